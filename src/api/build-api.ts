@@ -1,0 +1,80 @@
+// Builds one openapi-backend instance per document: routing, validation and handling are three
+// named steps, and every failure is thrown as one of our HTTP errors.
+import type { OpenAPIBackend, Context as OpenApiContext } from 'openapi-backend';
+import type { Context as KoaContext } from 'koa';
+import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, type ValidationIssue } from '../http/errors.js';
+import { toValidationIssues } from '../http/validation-errors.js';
+import { cloneDefinition, type ApiDocument } from './documents.js';
+import type { HandlerMap, OperationHandler } from './handler-types.js';
+import { createOpenApiBackend } from './openapi-backend.js';
+
+/** Lets a document refine the generic 422 issues (the engine replaces Ajv's filter noise). */
+export type IssueRefiner = (issues: ValidationIssue[], request: OpenApiContext) => ValidationIssue[];
+
+export interface BuiltApi {
+  name: string;
+  backend: OpenAPIBackend;
+}
+
+function withReply(handler: OperationHandler) {
+  return async (request: OpenApiContext, ctx: KoaContext): Promise<void> => {
+    const reply = await handler(request, ctx);
+    if (!reply) return; // the handler wrote a streaming response itself
+    ctx.status = reply.status;
+    if (reply.headers) ctx.set(reply.headers);
+    if (reply.body !== undefined) ctx.body = reply.body;
+  };
+}
+
+export async function buildApi(document: ApiDocument, handlers: HandlerMap, refine: IssueRefiner = (issues) => issues): Promise<BuiltApi> {
+  const backend = createOpenApiBackend({ definition: cloneDefinition(document), coerceRequests: true });
+  const operationHandlers = Object.fromEntries(Object.entries(handlers).map(([operationId, handler]) => [operationId, withReply(handler)]));
+  backend.register({
+    ...operationHandlers,
+    postRoutingHandler: (request: OpenApiContext, ctx: KoaContext) => {
+      ctx.state.operationId = request.operation?.operationId;
+    },
+    validationFail: (request: OpenApiContext) => {
+      throw new RequestValidationError(refine(toValidationIssues(request.validation.errors ?? []), request));
+    },
+    notImplemented: (request: OpenApiContext) => {
+      throw new NotImplementedError(request.operation.operationId ?? 'this operation');
+    },
+    notFound: () => {
+      throw new NotFoundError();
+    },
+    methodNotAllowed: () => {
+      throw new MethodNotAllowedError();
+    },
+  });
+  await backend.init();
+  return { name: document.name, backend };
+}
+
+type RouteMatch = 'match' | 'wrong-method' | 'none';
+
+function matchRoute(api: BuiltApi, method: string, path: string): RouteMatch {
+  try {
+    return api.backend.router.matchOperation({ method, path, headers: {} }, true) ? 'match' : 'none';
+  } catch (error) {
+    return error instanceof Error && error.message.startsWith('405') ? 'wrong-method' : 'none';
+  }
+}
+
+/** Koa middleware that hands a request to the API whose document declares its path. */
+export function dispatchTo(apis: BuiltApi[]) {
+  return async function dispatch(ctx: KoaContext): Promise<void> {
+    const matches = apis.map((api) => [api, matchRoute(api, ctx.method, ctx.path)] as const);
+    const target = matches.find(([, match]) => match === 'match');
+    if (!target) {
+      // ctx.matched: @koa/router found the path among the operations routes, with another method.
+      const opsPathMatched = ((ctx as KoaContext & { matched?: unknown[] }).matched?.length ?? 0) > 0;
+      if (opsPathMatched || matches.some(([, match]) => match === 'wrong-method')) throw new MethodNotAllowedError();
+      throw new NotFoundError();
+    }
+    await target[0].backend.handleRequest(
+      { method: ctx.method, path: ctx.path, query: ctx.query as Record<string, string | string[]>, headers: ctx.headers as Record<string, string | string[]>, body: ctx.request.body },
+      ctx,
+    );
+  };
+}

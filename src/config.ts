@@ -1,0 +1,131 @@
+// Owns the service configuration: every environment variable is read here, once,
+// checked, and turned into one typed object that the rest of the code receives.
+import path from 'node:path';
+
+export type ApiName = 'engine' | 'management';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface OidcConfig {
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  apis: ApiName[];
+  logLevel: LogLevel;
+  migrateOnStart: boolean;
+  jsonBodyLimitBytes: number;
+  ingestBodyLimitBytes: number;
+  shutdownTimeoutMs: number;
+  auth: {
+    tokenIssuer: string;
+    tokenAudience: string;
+    signingKeyFile: string;
+    accessTokenTtlSeconds: number;
+    clockToleranceSeconds: number;
+    oidc: OidcConfig | undefined;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function readApis(env: Env): ApiName[] {
+  const raw = env.SERVE_APIS ?? 'engine,management';
+  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+  const valid = names.every((name): name is ApiName => name === 'engine' || name === 'management');
+  if (!valid || names.length === 0) {
+    throw new ConfigError('SERVE_APIS', `must list engine, management or both (comma-separated), got "${raw}"`);
+  }
+  return [...new Set(names)] as ApiName[];
+}
+
+function readDatabaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^(mysql|sqlite):/.test(raw)) {
+    throw new ConfigError('DATABASE_URL', 'must start with mysql:// or sqlite: (unset it for the embedded SQLite default)');
+  }
+  if (raw.startsWith('mysql:')) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid mysql:// URL');
+    }
+  }
+  return raw;
+}
+
+function readOidc(env: Env): OidcConfig | undefined {
+  const issuer = env.OIDC_ISSUER || undefined;
+  const audience = env.OIDC_AUDIENCE || undefined;
+  const jwksUrl = env.OIDC_JWKS_URL || undefined;
+  if (!issuer && !audience && !jwksUrl) return undefined;
+  for (const [name, value] of [['OIDC_ISSUER', issuer], ['OIDC_AUDIENCE', audience], ['OIDC_JWKS_URL', jwksUrl]] as const) {
+    if (!value) throw new ConfigError(name, 'must be set when any OIDC_* variable is set');
+  }
+  try {
+    new URL(jwksUrl as string);
+  } catch {
+    throw new ConfigError('OIDC_JWKS_URL', 'must be an absolute URL');
+  }
+  return { issuer: issuer as string, audience: audience as string, jwksUrl: jwksUrl as string };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const dataDir = path.resolve(env.DATA_DIR || 'data');
+  return {
+    host: env.HOST || '0.0.0.0',
+    port: readInteger(env, 'PORT', 8080, 0, 65535),
+    databaseUrl: readDatabaseUrl(env),
+    dataDir,
+    apis: readApis(env),
+    logLevel,
+    migrateOnStart: readBoolean(env, 'MIGRATE_ON_START', true),
+    jsonBodyLimitBytes: readInteger(env, 'JSON_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    ingestBodyLimitBytes: readInteger(env, 'INGEST_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+    shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    auth: {
+      tokenIssuer: env.TOKEN_ISSUER || 'spanledger',
+      tokenAudience: env.TOKEN_AUDIENCE || 'spanledger',
+      signingKeyFile: path.resolve(env.SIGNING_KEY_FILE || path.join(dataDir, 'signing-key.json')),
+      accessTokenTtlSeconds: readInteger(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+      clockToleranceSeconds: readInteger(env, 'CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
+      oidc: readOidc(env),
+    },
+  };
+}

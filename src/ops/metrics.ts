@@ -1,0 +1,38 @@
+// Prometheus metrics: requests by operationId and status, and a latency histogram.
+import type { Context, Next } from 'koa';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class HttpMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'spanledger_http_requests_total',
+    help: 'HTTP requests by operation and status code',
+    labelNames: ['operation', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'spanledger_http_request_duration_seconds',
+    help: 'HTTP request latency by operation',
+    labelNames: ['operation'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  middleware() {
+    return async (ctx: Context, next: Next): Promise<void> => {
+      const stopTimer = this.latency.startTimer();
+      try {
+        await next();
+      } finally {
+        // Unrouted paths share one label so a scan of random URLs cannot grow the series without bound.
+        const operation = (ctx.state.operationId as string | undefined) ?? (ctx.state.route as string | undefined) ?? 'unmatched';
+        stopTimer({ operation });
+        this.requests.inc({ operation, method: ctx.method, status: String(ctx.status) });
+      }
+    };
+  }
+}

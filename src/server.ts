@@ -1,0 +1,44 @@
+// Owns the process lifecycle: database, migrations, HTTP listener and graceful shutdown.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createApp } from './http/app.js';
+import { createLogger } from './logger.js';
+import { openDatabase } from './storage/database.js';
+import { migrateToLatest } from './storage/migrations/index.js';
+
+export interface RunningServer {
+  url: string;
+  knex: Knex;
+  logger: Logger;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the pool. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  const knex = openDatabase(config.databaseUrl, config.dataDir);
+  if (config.migrateOnStart) await migrateToLatest(knex);
+  const app = await createApp({ config, knex, logger });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timeout = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      await stopped;
+      clearTimeout(timeout);
+      await knex.destroy();
+    })();
+    return closing;
+  };
+  return { url: `http://${host}:${port}`, knex, logger, close };
+}

@@ -1,0 +1,33 @@
+// The ordered list of migrations. Listed in code (not discovered on disk) so they run the same
+// under tsx, in tests and from a bundle.
+import type { Knex } from 'knex';
+import * as accounts from './20261122000000_accounts.js';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['20261122000000_accounts', accounts]];
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => MIGRATIONS.map(([name]) => name),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const found = MIGRATIONS.find(([candidate]) => candidate === name);
+    if (!found) throw new Error(`unknown migration ${name}`);
+    return found[1];
+  },
+};
+
+export const migratorConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
+
+export async function migrateToLatest(knex: Knex): Promise<void> {
+  await knex.migrate.latest(migratorConfig);
+}
+
+/** True when every known migration has been applied. */
+export async function migrationsAreCurrent(knex: Knex): Promise<boolean> {
+  const [, pending] = (await knex.migrate.list(migratorConfig)) as [unknown[], unknown[]];
+  return pending.length === 0;
+}

@@ -1,0 +1,55 @@
+// Starts the real service over a real, fresh database for one suite, once per configured database.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { testDatabases, type TestDatabase } from './databases.js';
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  server: RunningServer;
+  database: TestDatabase['name'];
+}
+
+export async function startTestServer(database: TestDatabase, env: Record<string, string> = {}): Promise<TestServer & { stop(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-test-'));
+  const created = await database.create(dataDir);
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: created.url, LOG_LEVEL: 'silent', ...env });
+  const server = await startServer(config, createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent'));
+  return {
+    url: server.url,
+    config,
+    server,
+    database: database.name,
+    async stop() {
+      await server.close();
+      await created.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Declares `suite` once per configured database, each with its own running server:
+ * `onEachDatabase('ops routes', (app) => { it('...', async () => { await fetch(app().url) }) })`.
+ */
+export function onEachDatabase(title: string, suite: (app: () => TestServer) => void, env: Record<string, string> = {}): void {
+  for (const database of testDatabases()) {
+    describe(`${title} [${database.name}]`, function () {
+      let running: (TestServer & { stop(): Promise<void> }) | undefined;
+      before(async function () {
+        running = await startTestServer(database, env);
+      });
+      after(async function () {
+        await running?.stop();
+      });
+      suite(() => {
+        if (!running) throw new Error('test server is not running');
+        return running;
+      });
+    });
+  }
+}
