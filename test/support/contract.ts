@@ -28,8 +28,11 @@ function declaredResponse(operation: Operation, status: number): unknown {
   return responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
 }
 
-/** Throws when the response is not what the document declares for this method and path. */
-export async function assertMatchesContract(method: string, path: string, response: ApiResponse): Promise<void> {
+/**
+ * Throws when the response is not what the document declares for this method and path.
+ * Returns the operationId it was checked against (undefined for routes outside the documents).
+ */
+export async function assertMatchesContract(method: string, path: string, response: ApiResponse): Promise<string | undefined> {
   backends ??= loadBackends();
   for (const backend of await backends) {
     const operation = backend.router.matchOperation({ method, path: path.split('?')[0] as string, headers: {} });
@@ -37,17 +40,24 @@ export async function assertMatchesContract(method: string, path: string, respon
     const where = `${method} ${path} (${operation.operationId}) answered ${response.status}`;
     if (!declaredResponse(operation, response.status)) {
       // The one allowed gap: an operation whose feature has not landed answers 501 {detail}.
-      if (response.status === 501 && typeof response.body?.detail === 'string') return;
+      if (response.status === 501 && typeof response.body?.detail === 'string') return operation.operationId;
       throw new Error(`${where}, a status the document does not declare: ${response.text.slice(0, 300)}`);
     }
     const contentType = response.headers.get('content-type') ?? '';
-    if (!contentType.includes('application/json')) return;
+    if (!contentType.includes('application/json')) return operation.operationId;
     const result = backend.validator.validateResponse(response.body, operation, response.status);
     if (result.errors?.length) {
       throw new Error(`${where} with a body that does not match the document: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${response.text.slice(0, 500)}`);
     }
-    return;
+    return operation.operationId;
   }
+  return undefined;
+}
+
+/** Every operationId of both documents, read from the documents themselves. */
+export async function allOperationIds(): Promise<string[]> {
+  backends ??= loadBackends();
+  return (await backends).flatMap((backend) => backend.getOperations().map((operation) => operation.operationId as string));
 }
 
 export interface CallOptions {

@@ -1,0 +1,71 @@
+// Step 1 of the filter compiler, table-driven from the corpus beside this file.
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../../src/engine/filter/ast.js';
+import { validateFilter } from '../../../src/engine/filter/validate.js';
+
+interface Corpus {
+  valid: Array<{ name: string; filter: unknown }>;
+  invalid: Array<{ name: string; filter: unknown; loc: Array<string | number>; type: string }>;
+}
+
+const corpus = parse(fs.readFileSync(new URL('./corpus.yaml', import.meta.url), 'utf8')) as Corpus;
+
+function nested(depth: number): unknown {
+  let node: unknown = { field: 'span_name', op: 'eq', value: 'x' };
+  for (let level = 1; level < depth; level += 1) node = { and: [node] };
+  return node;
+}
+
+describe('filter validation', () => {
+  for (const { name, filter } of corpus.valid) {
+    it(`accepts: ${name}`, () => {
+      const result = validateFilter(filter);
+      expect(result.ok, JSON.stringify(result)).to.equal(true);
+    });
+  }
+
+  for (const { name, filter, loc, type } of corpus.invalid) {
+    it(`rejects once, at its place: ${name}`, () => {
+      const result = validateFilter(filter);
+      if (result.ok) throw new Error('accepted an invalid filter');
+      expect(result.issues).to.have.length(1);
+      expect(result.issues[0]).to.include({ type });
+      expect(result.issues[0]?.loc).to.deep.equal(loc);
+    });
+  }
+
+  it('turns a valid tree into the AST', () => {
+    const result = validateFilter({ or: [{ field: 'cost', op: 'gte', value: '1' }, { and: [] }] });
+    expect(result).to.deep.equal({
+      ok: true,
+      filter: { kind: 'or', children: [{ kind: 'condition', field: 'cost', op: 'gte', value: '1' }, { kind: 'and', children: [] }] },
+    });
+  });
+
+  it(`accepts nesting down to ${MAX_FILTER_DEPTH} levels and refuses one more`, () => {
+    expect(validateFilter(nested(64)).ok).to.equal(true);
+    expect(validateFilter(nested(MAX_FILTER_DEPTH)).ok).to.equal(true);
+    const tooDeep = validateFilter(nested(MAX_FILTER_DEPTH + 1));
+    if (tooDeep.ok) throw new Error('accepted a filter past the depth limit');
+    expect(tooDeep.issues).to.have.length(1);
+    expect(tooDeep.issues[0]?.type).to.equal('too_deep');
+  });
+
+  it(`refuses more than ${MAX_FILTER_NODES} nodes with one issue`, () => {
+    const wide = { or: Array.from({ length: MAX_FILTER_NODES }, () => ({ field: 'span_id', op: 'eq', value: 'x' })) };
+    const result = validateFilter(wide);
+    if (result.ok) throw new Error('accepted a filter past the size limit');
+    expect(result.issues).to.deep.equal([{ loc: ['body', 'filter'], msg: `filter holds more than ${MAX_FILTER_NODES} nodes`, type: 'too_long' }]);
+  });
+
+  it('reports every bad condition of a group, each at its own index', () => {
+    const result = validateFilter({ and: [{ field: 'nope', op: 'eq', value: 'a' }, { field: 'cost', op: 'eq', value: 'b' }] });
+    if (result.ok) throw new Error('accepted an invalid filter');
+    expect(result.issues.map((issue) => issue.loc)).to.deep.equal([
+      ['body', 'filter', 'and', 0, 'field'],
+      ['body', 'filter', 'and', 1, 'value'],
+    ]);
+  });
+});

@@ -1,0 +1,53 @@
+// Configuration is read once and every bad variable is named in a one-line error.
+import path from 'node:path';
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has defaults that need nothing installed (embedded SQLite, both APIs)', () => {
+    const config = loadConfig({});
+    expect(config.port).to.equal(8080);
+    expect(config.databaseUrl).to.equal(undefined);
+    expect(config.apis).to.deep.equal(['engine', 'management']);
+    expect(config.migrateOnStart).to.equal(true);
+    expect(config.dataDir).to.equal(path.resolve('data'));
+    expect(config.auth.oidc).to.equal(undefined);
+  });
+
+  it('reads every setting', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/db',
+      SERVE_APIS: 'engine',
+      LOG_LEVEL: 'debug',
+      MIGRATE_ON_START: 'false',
+      OIDC_ISSUER: 'https://id.example.com/',
+      OIDC_AUDIENCE: 'spanledger',
+      OIDC_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+    });
+    expect(config).to.deep.include({ port: 9000, databaseUrl: 'mysql://u:p@127.0.0.1:3306/db', apis: ['engine'], logLevel: 'debug', migrateOnStart: false });
+    expect(config.auth.oidc).to.deep.equal({ issuer: 'https://id.example.com/', audience: 'spanledger', jwksUrl: 'https://id.example.com/.well-known/jwks.json' });
+  });
+
+  const BAD: Array<[string, Record<string, string>]> = [
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://localhost/db' }],
+    ['SERVE_APIS', { SERVE_APIS: 'engine,billing' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['MIGRATE_ON_START', { MIGRATE_ON_START: 'maybe' }],
+    ['OIDC_AUDIENCE', { OIDC_ISSUER: 'https://id.example.com/' }],
+    ['OIDC_JWKS_URL', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'not a url' }],
+    ['ACCESS_TOKEN_TTL_SECONDS', { ACCESS_TOKEN_TTL_SECONDS: '5' }],
+  ];
+  for (const [variable, env] of BAD) {
+    it(`names ${variable} when it is wrong (${JSON.stringify(env)})`, () => {
+      expect(() => loadConfig(env)).to.throw(ConfigError, variable);
+      try {
+        loadConfig(env);
+      } catch (error) {
+        expect((error as Error).message).not.to.include('\n');
+      }
+    });
+  }
+});
