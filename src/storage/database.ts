@@ -46,6 +46,18 @@ export function knexSettings(databaseUrl: string | undefined, dataDir: string): 
   };
 }
 
+export function isMysql(knex: Knex): boolean {
+  return knex.client.config.client === 'mysql2';
+}
+
+/**
+ * Text form of a BIGINT SQL expression (a column name or aggregate we write, never user text),
+ * so that 19-digit nanoseconds survive every driver exactly.
+ */
+export function bigintAsText(knex: Knex, expression: string): Knex.Raw {
+  return knex.raw(`CAST(${expression} AS ${isMysql(knex) ? 'CHAR' : 'TEXT'})`);
+}
+
 export function openDatabase(databaseUrl: string | undefined, dataDir: string): Knex {
   return knexFactory(knexSettings(databaseUrl, dataDir));
 }

@@ -1,6 +1,7 @@
 // Accounts: users, organizations, memberships, applications and API keys.
 // Timestamps are epoch milliseconds (BIGINT) so both dialects store them identically.
 import type { Knex } from 'knex';
+import { binaryCollation } from './mysql-table-options.js';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('users', (table) => {
@@ -13,6 +14,7 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('updated_at').notNullable();
     table.unique(['issuer', 'subject']);
     table.index(['email']);
+    binaryCollation(knex, table);
   });
   await knex.schema.createTable('organizations', (table) => {
     table.string('id', 40).primary();
@@ -24,6 +26,7 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('created_at').notNullable();
     table.bigInteger('updated_at').notNullable();
     table.bigInteger('deleted_at').nullable();
+    binaryCollation(knex, table);
   });
   await knex.schema.createTable('memberships', (table) => {
     table.string('organization_id', 40).notNullable().references('organizations.id');
@@ -33,6 +36,7 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('updated_at').notNullable();
     table.primary(['organization_id', 'user_id']);
     table.index(['user_id']);
+    binaryCollation(knex, table);
   });
   await knex.schema.createTable('applications', (table) => {
     table.string('id', 40).primary();
@@ -44,6 +48,7 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('updated_at').notNullable();
     table.bigInteger('deleted_at').nullable();
     table.index(['organization_id', 'deleted_at']);
+    binaryCollation(knex, table);
   });
   await knex.schema.createTable('api_keys', (table) => {
     table.string('id', 64).primary();
@@ -58,6 +63,7 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('last_used_at').nullable();
     table.bigInteger('deleted_at').nullable();
     table.index(['application_id', 'deleted_at']);
+    binaryCollation(knex, table);
   });
 }
 

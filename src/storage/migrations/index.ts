@@ -2,13 +2,17 @@
 // under tsx, in tests and from a bundle.
 import type { Knex } from 'knex';
 import * as accounts from './20261122000000_accounts.js';
+import * as spans from './20261122000100_spans.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
 }
 
-const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [['20261122000000_accounts', accounts]];
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
+  ['20261122000000_accounts', accounts],
+  ['20261122000100_spans', spans],
+];
 
 export const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => MIGRATIONS.map(([name]) => name),

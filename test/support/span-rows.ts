@@ -1,0 +1,33 @@
+// Builds stored span rows for tests that seed the database directly.
+import type { SpanRow } from '../../src/storage/spans/span-row.js';
+
+export function spanRow(overrides: Partial<SpanRow> & Pick<SpanRow, 'trace_id' | 'span_id'>): SpanRow {
+  const start = overrides.start_time_unix_nano ?? '1763800000123456789';
+  const end = overrides.end_time_unix_nano ?? (BigInt(start) + 5_000_000n).toString();
+  return {
+    application_id: 'app_test',
+    parent_span_id: null,
+    start_time_unix_nano: start,
+    end_time_unix_nano: end,
+    duration_ms: Number(BigInt(end) - BigInt(start)) / 1e6,
+    span_name: 'GET /checkout',
+    span_kind: 'SPAN_KIND_INTERNAL',
+    service_name: 'checkout',
+    unit: null,
+    parent_unit: null,
+    cost: null,
+    billing_resource_type: null,
+    billing_resource_name: null,
+    billing_service_id: null,
+    billing_service_name: null,
+    billing_sku_id: null,
+    billing_sku_name: null,
+    billing_region: null,
+    usage_amount: null,
+    usage_unit: null,
+    resource_attributes: null,
+    span_attributes: null,
+    received_at: Date.now(),
+    ...overrides,
+  };
+}
