@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { loadSigningKey } from './auth/signing-key.js';
+import { TokenService } from './auth/tokens.js';
 import { createApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { openDatabase } from './storage/database.js';
@@ -13,6 +15,7 @@ export interface RunningServer {
   url: string;
   knex: Knex;
   logger: Logger;
+  tokens: TokenService;
   /** Stops accepting connections, lets in-flight requests finish, then closes the pool. */
   close(): Promise<void>;
 }
@@ -20,7 +23,8 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const knex = openDatabase(config.databaseUrl, config.dataDir);
   if (config.migrateOnStart) await migrateToLatest(knex);
-  const app = await createApp({ config, knex, logger });
+  const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
+  const app = await createApp({ config, knex, logger, tokens });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -40,5 +44,5 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     })();
     return closing;
   };
-  return { url: `http://${host}:${port}`, knex, logger, close };
+  return { url: `http://${host}:${port}`, knex, logger, tokens, close };
 }

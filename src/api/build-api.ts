@@ -2,7 +2,7 @@
 // named steps, and every failure is thrown as one of our HTTP errors.
 import type { OpenAPIBackend, Context as OpenApiContext } from 'openapi-backend';
 import type { Context as KoaContext } from 'koa';
-import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, type ValidationIssue } from '../http/errors.js';
+import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, UnauthorizedError, type ValidationIssue } from '../http/errors.js';
 import { toValidationIssues } from '../http/validation-errors.js';
 import { cloneDefinition, type ApiDocument } from './documents.js';
 import type { HandlerMap, OperationHandler } from './handler-types.js';
@@ -10,6 +10,17 @@ import { createOpenApiBackend } from './openapi-backend.js';
 
 /** Lets a document refine the generic 422 issues (the engine replaces Ajv's filter noise). */
 export type IssueRefiner = (issues: ValidationIssue[], request: OpenApiContext) => ValidationIssue[];
+
+export interface ApiOptions {
+  handlers: HandlerMap;
+  /** The bearerAuth security handler: the principal, or a thrown error. */
+  authenticate: (ctx: KoaContext) => Promise<unknown>;
+  /** Runs after validation, before the operation handler (or the 501). */
+  authorize: (request: OpenApiContext, ctx: KoaContext) => Promise<void>;
+  refine?: IssueRefiner;
+  /** Operations whose validation failures are not 422 (OAuth's token endpoint answers 400). */
+  validationFailures?: Record<string, (issues: ValidationIssue[]) => Error>;
+}
 
 export interface BuiltApi {
   name: string;
@@ -26,7 +37,8 @@ function withReply(handler: OperationHandler) {
   };
 }
 
-export async function buildApi(document: ApiDocument, handlers: HandlerMap, refine: IssueRefiner = (issues) => issues): Promise<BuiltApi> {
+export async function buildApi(document: ApiDocument, options: ApiOptions): Promise<BuiltApi> {
+  const { handlers, refine = (issues) => issues } = options;
   const backend = createOpenApiBackend({ definition: cloneDefinition(document), coerceRequests: true });
   const operationHandlers = Object.fromEntries(Object.entries(handlers).map(([operationId, handler]) => [operationId, withReply(handler)]));
   backend.register({
@@ -35,8 +47,16 @@ export async function buildApi(document: ApiDocument, handlers: HandlerMap, refi
       ctx.state.operationId = request.operation?.operationId;
     },
     validationFail: (request: OpenApiContext) => {
-      throw new RequestValidationError(refine(toValidationIssues(request.validation.errors ?? []), request));
+      const issues = refine(toValidationIssues(request.validation.errors ?? []), request);
+      const custom = options.validationFailures?.[request.operation.operationId ?? ''];
+      throw custom ? custom(issues) : new RequestValidationError(issues);
     },
+    unauthorizedHandler: (request: OpenApiContext) => {
+      const failure = (request.security?.bearerAuth as { error?: unknown } | undefined)?.error;
+      // The security handler's own error (401, or 503 when the database is down) goes out as is.
+      throw failure ?? new UnauthorizedError();
+    },
+    preOperationHandler: (request: OpenApiContext, ctx: KoaContext) => options.authorize(request, ctx),
     notImplemented: (request: OpenApiContext) => {
       throw new NotImplementedError(request.operation.operationId ?? 'this operation');
     },
@@ -47,6 +67,7 @@ export async function buildApi(document: ApiDocument, handlers: HandlerMap, refi
       throw new MethodNotAllowedError();
     },
   });
+  backend.registerSecurityHandler('bearerAuth', (_request: OpenApiContext, ctx: KoaContext) => options.authenticate(ctx));
   await backend.init();
   return { name: document.name, backend };
 }

@@ -3,7 +3,14 @@
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Context as OpenApiContext } from 'openapi-backend';
+import type { ServiceDeps } from '../api/service-deps.js';
+import { authenticate } from '../auth/authenticate.js';
+import { authorize, setScope } from '../auth/authorize.js';
+import { principalOf } from '../auth/principal.js';
+import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
+import { managementValidationFailures } from '../management/validation-failures.js';
 import { buildApi, dispatchTo, type BuiltApi } from '../api/build-api.js';
 import { loadDocument } from '../api/documents.js';
 import { engineHandlers } from '../engine/handlers.js';
@@ -19,16 +26,32 @@ export interface AppDeps {
   config: Config;
   knex: Knex;
   logger: Logger;
+  tokens: TokenService;
 }
 
-async function buildApis(config: Config): Promise<BuiltApi[]> {
+async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
+  const { config, knex, tokens } = deps;
+  const security = {
+    authenticate: async (ctx: Koa.Context) => {
+      ctx.state.principal = await authenticate(ctx, knex, tokens);
+      return ctx.state.principal;
+    },
+    authorize: async (request: OpenApiContext, ctx: Koa.Context) => {
+      if (ctx.state.principal) setScope(ctx, await authorize(knex, principalOf(ctx), request));
+    },
+  };
   const apis: BuiltApi[] = [];
-  if (config.apis.includes('engine')) apis.push(await buildApi(loadDocument('engine'), engineHandlers(), refineFilterIssues));
-  if (config.apis.includes('management')) apis.push(await buildApi(loadDocument('management'), managementHandlers()));
+  if (config.apis.includes('engine')) {
+    apis.push(await buildApi(loadDocument('engine'), { ...security, handlers: engineHandlers(deps), refine: refineFilterIssues }));
+  }
+  if (config.apis.includes('management')) {
+    apis.push(await buildApi(loadDocument('management'), { ...security, handlers: managementHandlers(deps), validationFailures: managementValidationFailures }));
+  }
   return apis;
 }
 
-export async function createApp({ config, knex, logger }: AppDeps): Promise<Koa> {
+export async function createApp(deps: AppDeps): Promise<Koa> {
+  const { config, knex, logger } = deps;
   const app = new Koa();
   app.proxy = true;
   const metrics = new HttpMetrics();
@@ -38,7 +61,7 @@ export async function createApp({ config, knex, logger }: AppDeps): Promise<Koa>
   app.use(errorMiddleware(logger));
   app.use(jsonBodyParser(config.jsonBodyLimitBytes));
   app.use(ops.routes());
-  app.use(dispatchTo(await buildApis(config)));
+  app.use(dispatchTo(await buildApis(deps)));
   // Koa logs errors that reach it; ours never do, but keep stray ones in the structured log.
   app.on('error', (error: unknown) => logger.error({ err: error }, 'koa error'));
   return app;

@@ -1,13 +1,19 @@
 // The top of the middleware chain: every error becomes a response in our one shape.
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { HttpError } from './errors.js';
+import { isDatabaseUnavailable } from '../storage/unavailable.js';
+import { HttpError, ServiceUnavailableError } from './errors.js';
 
 export function errorMiddleware(logger: Logger) {
   return async function translateErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-    } catch (error) {
+    } catch (caught) {
+      let error = caught;
+      if (isDatabaseUnavailable(error)) {
+        (ctx.state.log as Logger | undefined ?? logger).warn({ err: error }, 'database unavailable');
+        error = new ServiceUnavailableError('The database is unavailable; retry later');
+      }
       if (error instanceof HttpError) {
         ctx.status = error.status;
         ctx.set(error.headers);

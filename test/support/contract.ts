@@ -54,6 +54,21 @@ export async function assertMatchesContract(method: string, path: string, respon
   return undefined;
 }
 
+export interface DocumentOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  operation: Operation;
+}
+
+/** Every operation of both documents, dereferenced, read from the documents themselves. */
+export async function documentOperations(): Promise<DocumentOperation[]> {
+  backends ??= loadBackends();
+  return (await backends).flatMap((backend) =>
+    backend.getOperations().map((operation) => ({ operationId: operation.operationId as string, method: operation.method.toUpperCase(), path: operation.path, operation })),
+  );
+}
+
 /** Every operationId of both documents, read from the documents themselves. */
 export async function allOperationIds(): Promise<string[]> {
   backends ??= loadBackends();

@@ -1,0 +1,38 @@
+// Who is calling: a dashboard user or an API key, with the permissions they hold now.
+import type { Context as KoaContext } from 'koa';
+
+export interface UserPrincipal {
+  kind: 'user';
+  userId: string;
+  email: string | null;
+  name: string | null;
+  permissions: ReadonlySet<string>;
+}
+
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
+  apiKey: string;
+  applicationId: string;
+  organizationId: string;
+  permissions: ReadonlySet<string>;
+}
+
+export type Principal = UserPrincipal | ApiKeyPrincipal;
+
+/** The organization (and application) the request touches, as the authorization step resolved it. */
+export interface RequestScope {
+  organizationId: string;
+  applicationId?: string;
+  /** The caller's role there; undefined for API keys. */
+  role?: 'member' | 'owner';
+}
+
+export function principalOf(ctx: KoaContext): Principal {
+  const principal = ctx.state.principal as Principal | undefined;
+  if (!principal) throw new Error('no authenticated principal on this request');
+  return principal;
+}
+
+export function scopeOf(ctx: KoaContext): RequestScope | undefined {
+  return ctx.state.scope as RequestScope | undefined;
+}

@@ -1,0 +1,143 @@
+// Issues and verifies bearer JWTs. Two issuers are trusted: the service itself (its ES256 key)
+// and, when configured, an external OIDC provider (its JWKS, fetched and cached by jose).
+import { randomUUID } from 'node:crypto';
+import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { Config } from '../config.js';
+import type { Permission } from '../accounts/permissions.js';
+import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
+
+/** Asymmetric algorithms only: no `none`, no HMAC (a public key must never work as a secret). */
+const OIDC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+export class InvalidTokenError extends Error {}
+
+export interface UserClaims {
+  kind: 'user';
+  issuer: string;
+  subject: string;
+  email: string | null;
+  name: string | null;
+  permissions: string[];
+}
+
+export interface ApiKeyClaims {
+  kind: 'api_key';
+  apiKey: string;
+  applicationId: string;
+  organizationId: string;
+  generation: number;
+}
+
+export type VerifiedClaims = UserClaims | ApiKeyClaims;
+
+interface Issuer {
+  name: string;
+  keys: JWTVerifyGetKey;
+  audience: string;
+  algorithms: string[];
+}
+
+function permissionsFrom(payload: JWTPayload): string[] {
+  if (Array.isArray(payload.permissions)) return payload.permissions.filter((item): item is string => typeof item === 'string');
+  if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
+  return [];
+}
+
+function stringClaim(payload: JWTPayload, name: string): string | null {
+  const value = payload[name];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+export class TokenService {
+  private readonly issuers: Issuer[];
+
+  constructor(
+    private readonly config: Config['auth'],
+    private readonly signingKey: SigningKey,
+  ) {
+    this.issuers = [
+      {
+        name: config.tokenIssuer,
+        keys: createLocalJWKSet({ keys: [signingKey.publicJwk] }),
+        audience: config.tokenAudience,
+        algorithms: [SIGNING_ALGORITHM],
+      },
+    ];
+    if (config.oidc) {
+      this.issuers.push({
+        name: config.oidc.issuer,
+        keys: createRemoteJWKSet(new URL(config.oidc.jwksUrl), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 }),
+        audience: config.oidc.audience,
+        algorithms: OIDC_ALGORITHMS,
+      });
+    }
+  }
+
+  publicJwks(): { keys: object[] } {
+    return { keys: [this.signingKey.publicJwk] };
+  }
+
+  private async sign(claims: JWTPayload, subject: string, ttlSeconds: number): Promise<string> {
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: this.signingKey.kid, typ: 'JWT' })
+      .setIssuer(this.config.tokenIssuer)
+      .setAudience(this.config.tokenAudience)
+      .setSubject(subject)
+      .setIssuedAt()
+      .setJti(randomUUID())
+      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+      .sign(this.signingKey.privateKey);
+  }
+
+  /** A dashboard-user token signed by the service itself (local and development use). */
+  signUserToken(user: { subject: string; email?: string; name?: string; permissions: readonly Permission[] }, ttlSeconds: number): Promise<string> {
+    return this.sign({ email: user.email, name: user.name, permissions: [...user.permissions] }, user.subject, ttlSeconds);
+  }
+
+  /** The token `POST /auth/token` answers: names the key, its application, organization and secret generation. */
+  signApiKeyToken(key: { apiKey: string; applicationId: string; organizationId: string; generation: number }): Promise<string> {
+    return this.sign(
+      { token_use: 'api_key', app_id: key.applicationId, org_id: key.organizationId, gen: key.generation },
+      key.apiKey,
+      this.config.accessTokenTtlSeconds,
+    );
+  }
+
+  async verify(token: string): Promise<VerifiedClaims> {
+    let unverified: JWTPayload;
+    try {
+      unverified = decodeJwt(token);
+    } catch {
+      throw new InvalidTokenError('malformed token');
+    }
+    const issuer = this.issuers.find((candidate) => candidate.name === unverified.iss);
+    if (!issuer) throw new InvalidTokenError('token issuer is not trusted');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, issuer.keys, {
+        algorithms: issuer.algorithms,
+        issuer: issuer.name,
+        audience: issuer.audience,
+        clockTolerance: this.config.clockToleranceSeconds,
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (error) {
+      throw new InvalidTokenError(`token rejected: ${(error as { code?: string }).code ?? 'invalid'}`);
+    }
+    const subject = payload.sub as string;
+    if (issuer.name === this.config.tokenIssuer && payload.token_use === 'api_key') {
+      if (typeof payload.app_id !== 'string' || typeof payload.org_id !== 'string' || typeof payload.gen !== 'number') {
+        throw new InvalidTokenError('API key token lacks its application, organization or generation');
+      }
+      return { kind: 'api_key', apiKey: subject, applicationId: payload.app_id, organizationId: payload.org_id, generation: payload.gen };
+    }
+    return {
+      kind: 'user',
+      issuer: issuer.name,
+      subject,
+      email: stringClaim(payload, 'email'),
+      name: stringClaim(payload, 'name'),
+      permissions: permissionsFrom(payload),
+    };
+  }
+}

@@ -1,0 +1,65 @@
+// POST /auth/token: OAuth 2.0 client credentials (RFC 6749 section 4.4). The API key and secret
+// come in the body or by HTTP Basic (not both); the answer is a service-signed JWT.
+import type { Context as KoaContext } from 'koa';
+import type { Context as OpenApiContext } from 'openapi-backend';
+import type { Reply } from '../api/handler-types.js';
+import type { ServiceDeps } from '../api/service-deps.js';
+import { secretMatches } from '../accounts/secrets.js';
+import { findActiveApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
+import type { components } from '../generated/management.js';
+import { OAuthError } from './oauth-error.js';
+
+type TokenResponse = components['schemas']['TokenResponse'];
+
+interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+function basicCredentials(header: string): ClientCredentials | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  // RFC 6749 section 2.3.1: both parts are form-urlencoded before Basic encoding.
+  const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+  try {
+    return { clientId: decode(decoded.slice(0, colon)), clientSecret: decode(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
+}
+
+function clientCredentials(ctx: KoaContext, body: Record<string, unknown>): ClientCredentials {
+  const inBody = typeof body.client_id === 'string' || typeof body.client_secret === 'string';
+  const authorization = ctx.get('Authorization');
+  if (authorization) {
+    if (inBody) throw new OAuthError(400, 'invalid_request', 'send the client credentials either in the body or by HTTP Basic, not both');
+    const basic = basicCredentials(authorization);
+    if (!basic) throw new OAuthError(401, 'invalid_client', 'client authentication must use HTTP Basic');
+    return basic;
+  }
+  if (typeof body.client_id !== 'string' || typeof body.client_secret !== 'string') {
+    throw new OAuthError(401, 'invalid_client', 'client_id and client_secret are required');
+  }
+  return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
+export function createAccessToken({ knex, tokens, config }: ServiceDeps) {
+  return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
+    const { clientId, clientSecret } = clientCredentials(ctx, (request.request.requestBody ?? {}) as Record<string, unknown>);
+    const key = await findActiveApiKeyCredentials(knex, clientId);
+    if (!key || !secretMatches(clientSecret, key.secretHash)) {
+      throw new OAuthError(401, 'invalid_client', 'unknown API key or wrong secret');
+    }
+    const accessToken = await tokens.signApiKeyToken({
+      apiKey: key.id,
+      applicationId: key.applicationId,
+      organizationId: key.organizationId,
+      generation: key.secretGeneration,
+    });
+    const body: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: config.auth.accessTokenTtlSeconds };
+    return { status: 200, body, headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } };
+  };
+}

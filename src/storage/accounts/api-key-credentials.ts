@@ -1,0 +1,46 @@
+// What authentication needs of an API key: its secret hash, generation and current permissions,
+// read with one primary-key lookup, so revocation and permission changes apply at once.
+import type { Knex } from 'knex';
+import type { Permission } from '../../accounts/permissions.js';
+
+export interface ApiKeyCredentials {
+  id: string;
+  applicationId: string;
+  organizationId: string;
+  permissions: Permission[];
+  secretHash: string;
+  secretGeneration: number;
+  lastUsedAt: number | null;
+}
+
+export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): Promise<ApiKeyCredentials | undefined> {
+  const row = await knex('api_keys as k')
+    .join('applications as a', 'a.id', 'k.application_id')
+    .join('organizations as o', 'o.id', 'a.organization_id')
+    .where('k.id', apiKey)
+    .whereNull('k.deleted_at')
+    .whereNull('a.deleted_at')
+    .whereNull('o.deleted_at')
+    .first('k.id', 'k.application_id', 'a.organization_id', 'k.permissions', 'k.secret_hash', 'k.secret_generation', 'k.last_used_at');
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    applicationId: row.application_id,
+    organizationId: row.organization_id,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    secretHash: row.secret_hash,
+    secretGeneration: Number(row.secret_generation),
+    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+  };
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Records use of a key, at most once a minute (a conditional update, so no write otherwise). */
+export async function touchApiKey(knex: Knex, credentials: ApiKeyCredentials, now = Date.now()): Promise<void> {
+  if (credentials.lastUsedAt !== null && now - credentials.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+  await knex('api_keys')
+    .where({ id: credentials.id })
+    .where((where) => where.whereNull('last_used_at').orWhere('last_used_at', '<', now - LAST_USED_RESOLUTION_MS))
+    .update({ last_used_at: now });
+}

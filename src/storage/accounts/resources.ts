@@ -1,0 +1,41 @@
+// Lookups the authorization step needs: which organization a resource belongs to, and the
+// caller's role there. Deleted things do not exist for these reads.
+import type { Knex } from 'knex';
+import type { Role } from '../../accounts/permissions.js';
+
+export interface OwnedResource {
+  organizationId: string;
+  applicationId?: string;
+}
+
+export async function activeOrganization(knex: Knex, organizationId: string): Promise<OwnedResource | undefined> {
+  const row = await knex('organizations').where({ id: organizationId }).whereNull('deleted_at').first('id');
+  return row ? { organizationId: row.id } : undefined;
+}
+
+export async function activeApplication(knex: Knex, applicationId: string): Promise<OwnedResource | undefined> {
+  const row = await knex('applications as a')
+    .join('organizations as o', 'o.id', 'a.organization_id')
+    .where('a.id', applicationId)
+    .whereNull('a.deleted_at')
+    .whereNull('o.deleted_at')
+    .first('a.id', 'a.organization_id');
+  return row ? { organizationId: row.organization_id, applicationId: row.id } : undefined;
+}
+
+export async function activeApiKeyOwner(knex: Knex, apiKey: string): Promise<OwnedResource | undefined> {
+  const row = await knex('api_keys as k')
+    .join('applications as a', 'a.id', 'k.application_id')
+    .join('organizations as o', 'o.id', 'a.organization_id')
+    .where('k.id', apiKey)
+    .whereNull('k.deleted_at')
+    .whereNull('a.deleted_at')
+    .whereNull('o.deleted_at')
+    .first('a.id', 'a.organization_id');
+  return row ? { organizationId: row.organization_id, applicationId: row.id } : undefined;
+}
+
+export async function membershipRole(knex: Knex, organizationId: string, userId: string): Promise<Role | undefined> {
+  const row = await knex('memberships').where({ organization_id: organizationId, user_id: userId }).whereNull('deleted_at').first('role');
+  return row?.role as Role | undefined;
+}
