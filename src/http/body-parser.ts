@@ -6,6 +6,27 @@ import { PayloadTooLargeError, RequestValidationError } from './errors.js';
 
 const RAW_BODY_PATHS = new Set(['/v1/traces']);
 
+/**
+ * JSON nesting allowed in a body. Schema validation recurses once per level, so without a bound a
+ * deep enough body overflows the stack. The filter tree (at most 100 levels, two JSON levels
+ * each) fits well inside.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Depth of a parsed JSON value, measured without recursion. */
+export function jsonDepth(value: unknown, stopAt: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (typeof current !== 'object' || current === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > stopAt) return deepest;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 export function jsonBodyParser(limitBytes: number) {
   const parse = bodyParser({
     enableTypes: ['json', 'form'],
@@ -18,6 +39,11 @@ export function jsonBodyParser(limitBytes: number) {
   });
   return async function parseBody(ctx: Context, next: Next): Promise<void> {
     if (RAW_BODY_PATHS.has(ctx.path)) return next();
-    await parse(ctx, next);
+    await parse(ctx, async () => {
+      if (jsonDepth(ctx.request.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+        throw new RequestValidationError([{ loc: ['body'], msg: `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
+      }
+      await next();
+    });
   };
 }

@@ -89,6 +89,14 @@ onEachDatabase('request validation answers 422 in the detail shape', (app) => {
     expect(response.status, response.text).not.to.be.oneOf([401, 403, 404, 422]);
   });
 
+  it('answers a body nested past any sane depth with 422, never a crash', async () => {
+    const depth = 20_000;
+    const rawBody = `{"filter":${'{"and":['.repeat(depth)}{"field":"span_name","op":"eq","value":"x"}${']}'.repeat(depth)}}`;
+    const response = await call(app().url, 'POST', '/engine/query', authorized({ query: WINDOW, headers: { 'X-Vendor-App-Id': appId, 'content-type': 'application/json' }, rawBody }));
+    expect(response.status).to.equal(422);
+    expect(response.body.detail[0].type).to.equal('too_deep');
+  });
+
   it('validates management bodies too: a 256-character organization name', async () => {
     const { token } = await seedUser(app(), 'validator');
     const response = await call(app().url, 'POST', '/organizations', { token, json: { name: 'x'.repeat(256) } });
