@@ -36,9 +36,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const close = () => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // Keep-alive connections turn idle as their last response ends: close them as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const timeout = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await stopped;
+      clearInterval(sweep);
       clearTimeout(timeout);
       await knex.destroy();
     })();
