@@ -2,6 +2,7 @@
 // read with one primary-key lookup, so revocation and permission changes apply at once.
 import type { Knex } from 'knex';
 import type { Permission } from '../../accounts/permissions.js';
+import { activeApiKey } from './resources.js';
 
 export interface ApiKeyCredentials {
   id: string;
@@ -14,14 +15,7 @@ export interface ApiKeyCredentials {
 }
 
 export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): Promise<ApiKeyCredentials | undefined> {
-  const row = await knex('api_keys as k')
-    .join('applications as a', 'a.id', 'k.application_id')
-    .join('organizations as o', 'o.id', 'a.organization_id')
-    .where('k.id', apiKey)
-    .whereNull('k.deleted_at')
-    .whereNull('a.deleted_at')
-    .whereNull('o.deleted_at')
-    .first('k.id', 'k.application_id', 'a.organization_id', 'k.permissions', 'k.secret_hash', 'k.secret_generation', 'k.last_used_at');
+  const row = await activeApiKey(knex, apiKey).first('k.id', 'k.application_id', 'a.organization_id', 'k.permissions', 'k.secret_hash', 'k.secret_generation', 'k.last_used_at');
   if (!row) return undefined;
   return {
     id: row.id,

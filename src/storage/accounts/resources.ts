@@ -23,15 +23,19 @@ export async function activeApplication(knex: Knex, applicationId: string): Prom
   return row ? { organizationId: row.organization_id, applicationId: row.id } : undefined;
 }
 
-export async function activeApiKeyOwner(knex: Knex, apiKey: string): Promise<OwnedResource | undefined> {
-  const row = await knex('api_keys as k')
+/** The key as `k`, its application as `a`, its organization as `o`: only when none is deleted. */
+export function activeApiKey(knex: Knex, apiKey: string): Knex.QueryBuilder {
+  return knex('api_keys as k')
     .join('applications as a', 'a.id', 'k.application_id')
     .join('organizations as o', 'o.id', 'a.organization_id')
     .where('k.id', apiKey)
     .whereNull('k.deleted_at')
     .whereNull('a.deleted_at')
-    .whereNull('o.deleted_at')
-    .first('a.id', 'a.organization_id');
+    .whereNull('o.deleted_at');
+}
+
+export async function activeApiKeyOwner(knex: Knex, apiKey: string): Promise<OwnedResource | undefined> {
+  const row = await activeApiKey(knex, apiKey).first('a.id', 'a.organization_id');
   return row ? { organizationId: row.organization_id, applicationId: row.id } : undefined;
 }
 
