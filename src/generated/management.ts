@@ -115,8 +115,11 @@ export interface paths {
          *     case-insensitively). If a user with that e-mail exists, the membership
          *     is `active` at once. Otherwise a placeholder user is created and the
          *     membership is `invited`; it binds when a user with that e-mail first
-         *     signs in, keeping the same `user_id`, and becomes `active`. A person
-         *     who is already a member (active or invited) is 409.
+         *     signs in, keeping the same `user_id`, and becomes `active`; one
+         *     placeholder serves every invitation of the same e-mail. If several
+         *     signed-in users share the e-mail, the one who signed in first is added.
+         *     A person who is already a member (active or invited) is 409; a removed
+         *     member can be added again and keeps their `user_id`.
          *
          *     Owners only; dashboard users only. A member gets 403.
          */
@@ -152,8 +155,10 @@ export interface paths {
          * Remove a member
          * @description Removes the membership (soft delete); the user loses access to the
          *     organization at once. An invited membership can be withdrawn the same
-         *     way. Removing the organization's last owner is 409. A `user_id` that
-         *     is not a member of the organization is 404.
+         *     way. Removing the organization's last owner is 409 (only owners who
+         *     have signed in count, as for a role change). Owners may remove
+         *     themselves while another owner remains. A `user_id` that is not a
+         *     member of the organization is 404.
          *
          *     Owners only; dashboard users only. A member gets 403.
          */
@@ -162,8 +167,11 @@ export interface paths {
         head?: never;
         /**
          * Change a member's role
-         * @description Sets the member's role. Demoting the organization's last owner is 409.
-         *     A `user_id` that is not a member of the organization is 404.
+         * @description Sets the member's role. Demoting the organization's last owner is 409:
+         *     only owners who have signed in count, so a pending invitation as owner
+         *     does not make the last signed-in owner demotable. Setting the role a
+         *     member already has changes nothing and answers 200. A `user_id` that is
+         *     not a member of the organization is 404.
          *
          *     Owners only; dashboard users only. A member gets 403.
          */
@@ -245,7 +253,8 @@ export interface paths {
          * @description Changes the application's name, the only mutable field. `region` and
          *     `pricing_plan` cannot be changed after creation: a body that contains
          *     either is 422 with a message saying the field is immutable (e.g. `loc`
-         *     `["body","region"]`, `msg` "region cannot be changed after creation").
+         *     `["body","region"]`, `msg` "region cannot be changed after creation",
+         *     `type` "frozen_field").
          *
          *     Members and owners of its organization, or an API key holding
          *     `update:applications` (its own application only).
@@ -385,7 +394,10 @@ export interface paths {
         get?: never;
         /**
          * Update the current user's profile
-         * @description Replaces the calling user's name and e-mail (both required).
+         * @description Replaces the calling user's name and e-mail (both required). E-mails
+         *     are not unique across users. Changing the e-mail does not claim
+         *     invitations already sent to the new address: an invitation binds only
+         *     at the first sign-in of a user with its e-mail.
          *
          *     Any dashboard user (`update:profile`); API keys cannot use it. No
          *     organization role is involved.
@@ -614,8 +626,12 @@ export interface components {
         UserId: string;
         Member: {
             user_id: components["schemas"]["UserId"];
-            /** @description The member's e-mail (for an invited member, the e-mail the invitation was sent to). */
-            email: string;
+            /**
+             * @description The member's e-mail (for an invited member, the e-mail the invitation was
+             *     sent to); null when the user signed in with a token that carried none and
+             *     has not set one with `PUT /users`.
+             */
+            email: string | null;
             /** @description The user's name; null while invited or when unknown. */
             name: string | null;
             role: components["schemas"]["Role"];
@@ -1789,6 +1805,8 @@ export interface operations {
             /** @description API key created; the secret is shown only in this answer. */
             201: {
                 headers: {
+                    /** @description Always `no-store`, as the answer carries a secret. */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1969,6 +1987,8 @@ export interface operations {
             /** @description Secret rotated; the new secret is shown only in this answer. */
             200: {
                 headers: {
+                    /** @description Always `no-store`, as the answer carries a secret. */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {

@@ -16,6 +16,7 @@ import { loadDocument } from '../api/documents.js';
 import { engineHandlers } from '../engine/handlers.js';
 import { refineFilterIssues } from '../engine/refine-filter-issues.js';
 import { managementHandlers } from '../management/handlers.js';
+import { refineManagementIssues } from '../management/refine-issues.js';
 import { HttpMetrics } from '../ops/metrics.js';
 import { opsRoutes } from '../ops/routes.js';
 import { jsonBodyParser } from './body-parser.js';
@@ -45,7 +46,7 @@ async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
     apis.push(await buildApi(loadDocument('engine'), { ...security, handlers: engineHandlers(deps), refine: refineFilterIssues }));
   }
   if (config.apis.includes('management')) {
-    apis.push(await buildApi(loadDocument('management'), { ...security, handlers: managementHandlers(deps), validationFailures: managementValidationFailures }));
+    apis.push(await buildApi(loadDocument('management'), { ...security, handlers: managementHandlers(deps), refine: refineManagementIssues, validationFailures: managementValidationFailures }));
   }
   return apis;
 }

@@ -2,11 +2,38 @@
 // Operations whose feature has not landed have no entry and answer 501.
 import type { HandlerMap } from '../api/handler-types.js';
 import type { ServiceDeps } from '../api/service-deps.js';
+import { createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKeySecret, updateApiKey } from './api-keys.js';
+import { createApplication, deleteApplication, getApplication, listApplications, updateApplication } from './applications.js';
 import { createAccessToken } from './create-access-token.js';
 import { getJwks } from './get-jwks.js';
+import { addMember, listMembers, removeMember, updateMember } from './members.js';
+import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations.js';
+import { getCurrentUser, updateCurrentUser } from './users.js';
 
 export function managementHandlers(deps: ServiceDeps): HandlerMap {
   return {
+    createOrganization: createOrganization(deps),
+    listOrganizations: listOrganizations(deps),
+    getOrganization: getOrganization(deps),
+    updateOrganization: updateOrganization(deps),
+    deleteOrganization: deleteOrganization(deps),
+    listMembers: listMembers(deps),
+    addMember: addMember(deps),
+    updateMember: updateMember(deps),
+    removeMember: removeMember(deps),
+    createApplication: createApplication(deps),
+    listApplications: listApplications(deps),
+    getApplication: getApplication(deps),
+    updateApplication: updateApplication(deps),
+    deleteApplication: deleteApplication(deps),
+    createApiKey: createApiKey(deps),
+    listApiKeys: listApiKeys(deps),
+    getApiKey: getApiKey(deps),
+    updateApiKey: updateApiKey(deps),
+    rotateApiKeySecret: rotateApiKeySecret(deps),
+    deleteApiKey: deleteApiKey(deps),
+    getCurrentUser: getCurrentUser(deps),
+    updateCurrentUser: updateCurrentUser(deps),
     createAccessToken: createAccessToken(deps),
     getJwks: getJwks(deps),
   };

@@ -34,6 +34,8 @@ export async function up(knex: Knex): Promise<void> {
     table.string('role', 16).notNullable();
     table.bigInteger('created_at').notNullable();
     table.bigInteger('updated_at').notNullable();
+    // Removal is soft; adding the person again revives this row (one row per organization and user).
+    table.bigInteger('deleted_at').nullable();
     table.primary(['organization_id', 'user_id']);
     table.index(['user_id']);
     binaryCollation(knex, table);

@@ -1,0 +1,71 @@
+// API key rules: permissions from the assignable list (the document enforces it), duplicates
+// removed in first-seen order; the secret exists only in the answer of create and rotate;
+// rotation bumps the secret generation so every earlier token dies at once.
+import type { Knex } from 'knex';
+import { NotFoundError } from '../http/errors.js';
+import {
+  findActiveApiKey,
+  insertApiKey,
+  replaceApiKeySecret,
+  softDeleteApiKey,
+  updateApiKeyRow,
+  type ApiKeyChanges,
+  type ApiKeyRecord,
+} from '../storage/accounts/api-keys.js';
+import { lockActiveApplication } from '../storage/accounts/applications.js';
+import { writeTransaction } from '../storage/accounts/paging.js';
+import { APPLICATION_NOT_FOUND } from './applications.js';
+import { newId, newSecret } from './ids.js';
+import type { Permission } from './permissions.js';
+import { hashSecret } from './secrets.js';
+
+export const API_KEY_NOT_FOUND = 'API key not found';
+
+export function uniquePermissions(permissions: readonly Permission[]): Permission[] {
+  return [...new Set(permissions)];
+}
+
+export interface NewApiKeyInput {
+  applicationId: string;
+  name: string;
+  permissions: readonly Permission[];
+}
+
+export async function createApiKey(knex: Knex, input: NewApiKeyInput, now = Date.now()): Promise<{ key: ApiKeyRecord; secret: string }> {
+  const secret = newSecret();
+  const key = await writeTransaction(knex, async (trx) => {
+    // Holds the application alive until the key is in: a concurrent DELETE of it deletes this key too.
+    if (!(await lockActiveApplication(trx, input.applicationId))) throw new NotFoundError(APPLICATION_NOT_FOUND);
+    return insertApiKey(
+      trx,
+      { id: newId('ak'), application_id: input.applicationId, name: input.name, permissions: uniquePermissions(input.permissions), secret_hash: hashSecret(secret) },
+      now,
+    );
+  });
+  return { key, secret };
+}
+
+export async function updateApiKey(knex: Knex, id: string, changes: ApiKeyChanges, now = Date.now()): Promise<ApiKeyRecord> {
+  const normalised: ApiKeyChanges = { ...changes, ...(changes.permissions ? { permissions: uniquePermissions(changes.permissions) } : {}) };
+  return writeTransaction(knex, async (trx) => {
+    if ((await updateApiKeyRow(trx, id, normalised, now)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
+    const updated = await findActiveApiKey(trx, id);
+    if (!updated) throw new NotFoundError(API_KEY_NOT_FOUND);
+    return updated;
+  });
+}
+
+export async function rotateApiKeySecret(knex: Knex, id: string, now = Date.now()): Promise<{ secret: string; rotatedAt: number }> {
+  const secret = newSecret();
+  await writeTransaction(knex, async (trx) => {
+    if ((await replaceApiKeySecret(trx, id, hashSecret(secret), now)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
+  });
+  return { secret, rotatedAt: now };
+}
+
+export async function deleteApiKey(knex: Knex, id: string, now = Date.now()): Promise<{ deletedAt: number }> {
+  return writeTransaction(knex, async (trx) => {
+    if ((await softDeleteApiKey(trx, id, now)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
+    return { deletedAt: now };
+  });
+}

@@ -1,0 +1,60 @@
+// Application rules: created in an active organization; only the name changes afterwards;
+// deleting one deletes its API keys in the same transaction (their tokens die at once).
+import type { Knex } from 'knex';
+import { NotFoundError } from '../http/errors.js';
+import {
+  findActiveApplication,
+  insertApplication,
+  renameApplication as renameApplicationRow,
+  softDeleteApplicationWithKeys,
+  type ApplicationRecord,
+  type PricingPlan,
+  type Region,
+} from '../storage/accounts/applications.js';
+import { lockActiveOrganization } from '../storage/accounts/organizations.js';
+import { writeTransaction } from '../storage/accounts/paging.js';
+import { newId } from './ids.js';
+import { ORGANIZATION_NOT_FOUND } from './organizations.js';
+
+export const APPLICATION_NOT_FOUND = 'Application not found';
+
+export interface NewApplication {
+  organizationId: string;
+  name: string;
+  region: Region;
+  pricingPlan: PricingPlan;
+}
+
+export async function createApplication(knex: Knex, input: NewApplication, now = Date.now()): Promise<ApplicationRecord> {
+  const application: ApplicationRecord = {
+    id: newId('app'),
+    organization_id: input.organizationId,
+    name: input.name,
+    region: input.region,
+    pricing_plan: input.pricingPlan,
+    created_at: now,
+    updated_at: now,
+  };
+  await writeTransaction(knex, async (trx) => {
+    // Shared lock: a concurrent DELETE of the organization waits for this insert, then sees it.
+    if (!(await lockActiveOrganization(trx, input.organizationId, 'share'))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
+    await insertApplication(trx, application);
+  });
+  return application;
+}
+
+export async function renameApplication(knex: Knex, id: string, name: string, now = Date.now()): Promise<ApplicationRecord> {
+  return writeTransaction(knex, async (trx) => {
+    if ((await renameApplicationRow(trx, id, name, now)) === 0) throw new NotFoundError(APPLICATION_NOT_FOUND);
+    const renamed = await findActiveApplication(trx, id);
+    if (!renamed) throw new NotFoundError(APPLICATION_NOT_FOUND);
+    return renamed;
+  });
+}
+
+export async function deleteApplication(knex: Knex, id: string, now = Date.now()): Promise<{ id: string; deletedAt: number }> {
+  return writeTransaction(knex, async (trx) => {
+    if ((await softDeleteApplicationWithKeys(trx, id, now)) === 0) throw new NotFoundError(APPLICATION_NOT_FOUND);
+    return { id, deletedAt: now };
+  });
+}

@@ -1,0 +1,72 @@
+// Membership rules: owners add people by e-mail (an unknown e-mail gets an invitation placeholder
+// that binds at first sign-in), change roles and remove members; an organization always keeps at
+// least one owner who has signed in. Every change holds the organization's row lock, so two
+// owners demoting each other at once cannot both succeed.
+import type { Knex } from 'knex';
+import { ConflictError, NotFoundError } from '../http/errors.js';
+import {
+  addMembership,
+  countActiveOwners,
+  findMember,
+  hasMemberWithEmail,
+  softDeleteMembership,
+  updateMembershipRole,
+  type MemberRecord,
+} from '../storage/accounts/memberships.js';
+import { lockActiveOrganization } from '../storage/accounts/organizations.js';
+import { writeTransaction } from '../storage/accounts/paging.js';
+import { createPlaceholderUser, findPlaceholderByEmail, findSignedInUserByEmail } from '../storage/accounts/users.js';
+import { ORGANIZATION_NOT_FOUND } from './organizations.js';
+import type { Role } from './permissions.js';
+
+export const MEMBER_NOT_FOUND = 'Member not found';
+
+async function lockOrganization(trx: Knex.Transaction, organizationId: string): Promise<void> {
+  if (!(await lockActiveOrganization(trx, organizationId, 'update'))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
+}
+
+async function existingMember(trx: Knex.Transaction, organizationId: string, userId: string): Promise<MemberRecord> {
+  const member = await findMember(trx, organizationId, userId);
+  if (!member) throw new NotFoundError(MEMBER_NOT_FOUND);
+  return member;
+}
+
+async function isLastOwner(trx: Knex.Transaction, organizationId: string, member: MemberRecord): Promise<boolean> {
+  return member.role === 'owner' && member.status === 'active' && (await countActiveOwners(trx, organizationId)) <= 1;
+}
+
+export async function addMember(knex: Knex, organizationId: string, email: string, role: Role, now = Date.now()): Promise<MemberRecord> {
+  return writeTransaction(knex, async (trx) => {
+    await lockOrganization(trx, organizationId);
+    if (await hasMemberWithEmail(trx, organizationId, email)) throw new ConflictError('User is already a member of this organization');
+    // A signed-in user with the e-mail wins; otherwise one placeholder per e-mail serves every invitation.
+    const user = (await findSignedInUserByEmail(trx, email)) ?? (await findPlaceholderByEmail(trx, email)) ?? (await createPlaceholderUser(trx, email, now));
+    await addMembership(trx, organizationId, user.id, role, now);
+    return existingMember(trx, organizationId, user.id);
+  });
+}
+
+export async function changeMemberRole(knex: Knex, organizationId: string, userId: string, role: Role, now = Date.now()): Promise<MemberRecord> {
+  return writeTransaction(knex, async (trx) => {
+    await lockOrganization(trx, organizationId);
+    const member = await existingMember(trx, organizationId, userId);
+    if (member.role === role) return member;
+    if (role !== 'owner' && (await isLastOwner(trx, organizationId, member))) {
+      throw new ConflictError('The last owner of an organization cannot be demoted; make another member an owner first');
+    }
+    await updateMembershipRole(trx, organizationId, userId, role, now);
+    return existingMember(trx, organizationId, userId);
+  });
+}
+
+export async function removeMember(knex: Knex, organizationId: string, userId: string, now = Date.now()): Promise<{ userId: string; deletedAt: number }> {
+  return writeTransaction(knex, async (trx) => {
+    await lockOrganization(trx, organizationId);
+    const member = await existingMember(trx, organizationId, userId);
+    if (await isLastOwner(trx, organizationId, member)) {
+      throw new ConflictError('The last owner of an organization cannot be removed; make another member an owner first');
+    }
+    if ((await softDeleteMembership(trx, organizationId, userId, now)) === 0) throw new NotFoundError(MEMBER_NOT_FOUND);
+    return { userId, deletedAt: now };
+  });
+}

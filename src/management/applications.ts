@@ -1,0 +1,87 @@
+// Application operations: createApplication, listApplications, getApplication,
+// updateApplication, deleteApplication.
+import type { Context as KoaContext } from 'koa';
+import type { Context as OpenApiContext } from 'openapi-backend';
+import * as applications from '../accounts/applications.js';
+import type { Reply } from '../api/handler-types.js';
+import type { ServiceDeps } from '../api/service-deps.js';
+import { principalOf } from '../auth/principal.js';
+import type { components, operations } from '../generated/management.js';
+import { NotFoundError } from '../http/errors.js';
+import { findActiveApplication, listApplications as listApplicationRows, type ApplicationFilter, type ApplicationRecord } from '../storage/accounts/applications.js';
+import { toIsoRequired } from '../storage/time.js';
+import { pageRequest, pagination } from './request.js';
+
+type Schemas = components['schemas'];
+
+function applicationBody(application: ApplicationRecord): Schemas['Application'] {
+  return {
+    id: application.id,
+    organization_id: application.organization_id,
+    name: application.name,
+    region: application.region,
+    pricing_plan: application.pricing_plan,
+    created_at: toIsoRequired(application.created_at),
+    updated_at: toIsoRequired(application.updated_at),
+  };
+}
+
+function appIdOf(request: OpenApiContext): string {
+  return (request.request.params as { app_id: string }).app_id;
+}
+
+export function createApplication({ knex }: ServiceDeps) {
+  return async (request: OpenApiContext): Promise<Reply> => {
+    const input = request.request.requestBody as Schemas['ApplicationCreate'];
+    const application = await applications.createApplication(knex, {
+      organizationId: input.organization_id,
+      name: input.name,
+      region: input.region,
+      pricingPlan: input.pricing_plan ?? 'free',
+    });
+    return { status: 201, body: applicationBody(application) };
+  };
+}
+
+export function listApplications({ knex }: ServiceDeps) {
+  return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
+    const query = (request.request.query ?? {}) as NonNullable<operations['listApplications']['parameters']['query']>;
+    const page = pageRequest(query);
+    const principal = principalOf(ctx);
+    const filter: ApplicationFilter = {
+      // Users see their organizations' applications; an API key sees its own application only.
+      ...(principal.kind === 'user' ? { memberUserId: principal.userId } : { applicationId: principal.applicationId }),
+      organizationId: query.organization_id,
+      region: query.region,
+      pricingPlan: query.pricing_plan,
+    };
+    const found = await listApplicationRows(knex, filter, page.window);
+    const body: Schemas['ApplicationList'] = { data: found.items.map(applicationBody), pagination: pagination(page, found.total) };
+    return { status: 200, body };
+  };
+}
+
+export function getApplication({ knex }: ServiceDeps) {
+  return async (request: OpenApiContext): Promise<Reply> => {
+    const application = await findActiveApplication(knex, appIdOf(request));
+    if (!application) throw new NotFoundError(applications.APPLICATION_NOT_FOUND);
+    return { status: 200, body: applicationBody(application) };
+  };
+}
+
+export function updateApplication({ knex }: ServiceDeps) {
+  return async (request: OpenApiContext): Promise<Reply> => {
+    const { name } = request.request.requestBody as Schemas['ApplicationUpdate'];
+    const renamed = await applications.renameApplication(knex, appIdOf(request), name);
+    const body: Schemas['ApplicationUpdated'] = { id: renamed.id, name: renamed.name, updated_at: toIsoRequired(renamed.updated_at) };
+    return { status: 200, body };
+  };
+}
+
+export function deleteApplication({ knex }: ServiceDeps) {
+  return async (request: OpenApiContext): Promise<Reply> => {
+    const deleted = await applications.deleteApplication(knex, appIdOf(request));
+    const body: Schemas['ApplicationDeleted'] = { id: deleted.id, message: 'Application deleted', deleted_at: toIsoRequired(deleted.deletedAt) };
+    return { status: 200, body };
+  };
+}

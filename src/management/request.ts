@@ -1,0 +1,38 @@
+// What every management handler reads off a request that authentication and authorization have
+// already passed: the calling user, the scope the request acts in, and the page it asks for.
+import type { Context as KoaContext } from 'koa';
+import { principalOf, scopeOf, type RequestScope, type UserPrincipal } from '../auth/principal.js';
+import { ForbiddenError } from '../http/errors.js';
+import type { components } from '../generated/management.js';
+import type { PageWindow } from '../storage/accounts/paging.js';
+
+/** The calling dashboard user; the document's `x-principals: [user]` already turned API keys away. */
+export function callingUser(ctx: KoaContext): UserPrincipal {
+  const principal = principalOf(ctx);
+  if (principal.kind !== 'user') throw new ForbiddenError('API keys cannot use this operation; it is for dashboard users');
+  return principal;
+}
+
+/** The organization the request touches; set by the authorization step for every path with an id. */
+export function requestScope(ctx: KoaContext): RequestScope {
+  const scope = scopeOf(ctx);
+  if (!scope) throw new Error(`operation ${String(ctx.state.operationId)} ran without an authorization scope`);
+  return scope;
+}
+
+export interface PageRequest {
+  page: number;
+  limit: number;
+  window: PageWindow;
+}
+
+/** `page` and `limit` arrive validated and defaulted by the document; the fallbacks only guard. */
+export function pageRequest(query: { page?: number; limit?: number } | undefined): PageRequest {
+  const page = query?.page ?? 1;
+  const limit = query?.limit ?? 20;
+  return { page, limit, window: { limit, offset: (page - 1) * limit } };
+}
+
+export function pagination({ page, limit }: PageRequest, total: number): components['schemas']['Pagination'] {
+  return { page, limit, total };
+}

@@ -1,0 +1,107 @@
+// API keys as the management API sees them: metadata reads (never the secret hash) and the
+// conditional writes (`where deleted_at is null`) whose affected-row count decides who won a race.
+import type { Knex } from 'knex';
+import type { Permission } from '../../accounts/permissions.js';
+import { totalOf, type Paged, type PageWindow } from './paging.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  application_id: string;
+  name: string;
+  permissions: Permission[];
+  created_at: number;
+  updated_at: number;
+  last_used_at: number | null;
+}
+
+interface ApiKeyRow {
+  id: string;
+  application_id: string;
+  name: string;
+  permissions: string;
+  created_at: number | string;
+  updated_at: number | string;
+  last_used_at: number | string | null;
+}
+
+// The secret hash and generation are deliberately not among the columns read here.
+const COLUMNS = ['k.id', 'k.application_id', 'k.name', 'k.permissions', 'k.created_at', 'k.updated_at', 'k.last_used_at'];
+
+function fromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    application_id: row.application_id,
+    name: row.name,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+    last_used_at: row.last_used_at === null ? null : Number(row.last_used_at),
+  };
+}
+
+export interface NewApiKey {
+  id: string;
+  application_id: string;
+  name: string;
+  permissions: Permission[];
+  secret_hash: string;
+}
+
+export async function insertApiKey(trx: Knex.Transaction, key: NewApiKey, now: number): Promise<ApiKeyRecord> {
+  await trx('api_keys').insert({ ...key, permissions: JSON.stringify(key.permissions), secret_generation: 1, created_at: now, updated_at: now });
+  return { id: key.id, application_id: key.application_id, name: key.name, permissions: key.permissions, created_at: now, updated_at: now, last_used_at: null };
+}
+
+function activeKeys(knex: Knex): Knex.QueryBuilder {
+  return knex('api_keys as k')
+    .join('applications as a', 'a.id', 'k.application_id')
+    .join('organizations as o', 'o.id', 'a.organization_id')
+    .whereNull('k.deleted_at')
+    .whereNull('a.deleted_at')
+    .whereNull('o.deleted_at');
+}
+
+export async function findActiveApiKey(knex: Knex, id: string): Promise<ApiKeyRecord | undefined> {
+  const row = (await activeKeys(knex).where('k.id', id).first(COLUMNS)) as ApiKeyRow | undefined;
+  return row && fromRow(row);
+}
+
+export async function listApiKeys(knex: Knex, applicationId: string, window: PageWindow): Promise<Paged<ApiKeyRecord>> {
+  const query = activeKeys(knex).where('k.application_id', applicationId);
+  const total = await totalOf(query);
+  const rows = (await query
+    .clone()
+    .select(COLUMNS)
+    .orderBy([{ column: 'k.created_at' }, { column: 'k.id' }])
+    .limit(window.limit)
+    .offset(window.offset)) as ApiKeyRow[];
+  return { items: rows.map(fromRow), total };
+}
+
+export interface ApiKeyChanges {
+  name?: string;
+  permissions?: Permission[];
+}
+
+export async function updateApiKeyRow(trx: Knex.Transaction, id: string, changes: ApiKeyChanges, now: number): Promise<number> {
+  return trx('api_keys')
+    .where({ id })
+    .whereNull('deleted_at')
+    .update({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.permissions !== undefined ? { permissions: JSON.stringify(changes.permissions) } : {}),
+      updated_at: now,
+    });
+}
+
+/** Replaces the secret hash and bumps the generation, so tokens issued under the old secret die. */
+export async function replaceApiKeySecret(trx: Knex.Transaction, id: string, secretHash: string, now: number): Promise<number> {
+  return trx('api_keys')
+    .where({ id })
+    .whereNull('deleted_at')
+    .update({ secret_hash: secretHash, secret_generation: trx.raw('secret_generation + 1'), updated_at: now });
+}
+
+export async function softDeleteApiKey(trx: Knex.Transaction, id: string, now: number): Promise<number> {
+  return trx('api_keys').where({ id }).whereNull('deleted_at').update({ deleted_at: now, updated_at: now });
+}

@@ -1,0 +1,90 @@
+// Applications of organizations. Region and pricing plan are written once, at insert; deleting an
+// application soft-deletes its API keys in the same transaction.
+import type { Knex } from 'knex';
+import { totalOf, type Paged, type PageWindow } from './paging.js';
+
+export type Region = 'US' | 'EU';
+export type PricingPlan = 'free' | 'pro' | 'enterprise';
+
+export interface ApplicationRecord {
+  id: string;
+  organization_id: string;
+  name: string;
+  region: Region;
+  pricing_plan: PricingPlan;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = ['a.id', 'a.organization_id', 'a.name', 'a.region', 'a.pricing_plan', 'a.created_at', 'a.updated_at'];
+
+function fromRow(row: ApplicationRecord): ApplicationRecord {
+  return { ...row, created_at: Number(row.created_at), updated_at: Number(row.updated_at) };
+}
+
+export async function insertApplication(trx: Knex.Transaction, application: ApplicationRecord): Promise<void> {
+  await trx('applications').insert(application);
+}
+
+function activeApplications(knex: Knex): Knex.QueryBuilder {
+  return knex('applications as a').join('organizations as o', 'o.id', 'a.organization_id').whereNull('a.deleted_at').whereNull('o.deleted_at');
+}
+
+export async function findActiveApplication(knex: Knex, id: string): Promise<ApplicationRecord | undefined> {
+  const row = (await activeApplications(knex).where('a.id', id).first(COLUMNS)) as ApplicationRecord | undefined;
+  return row && fromRow(row);
+}
+
+/**
+ * Reads the active application with a shared lock on its row until the transaction ends, so an
+ * API key cannot be added to an application that a concurrent DELETE is removing: the DELETE's
+ * exclusive lock waits for this transaction, or this read waits for the DELETE and sees it.
+ */
+export async function lockActiveApplication(trx: Knex.Transaction, id: string): Promise<ApplicationRecord | undefined> {
+  const row = (await trx('applications as a').where('a.id', id).whereNull('a.deleted_at').first(COLUMNS).forShare()) as ApplicationRecord | undefined;
+  return row && fromRow(row);
+}
+
+export interface ApplicationFilter {
+  /** Only applications of organizations this user is an active member of. */
+  memberUserId?: string;
+  organizationId?: string;
+  applicationId?: string;
+  region?: Region;
+  pricingPlan?: PricingPlan;
+}
+
+export async function listApplications(knex: Knex, filter: ApplicationFilter, window: PageWindow): Promise<Paged<ApplicationRecord>> {
+  const query = activeApplications(knex);
+  if (filter.memberUserId !== undefined) {
+    query.whereIn('a.organization_id', knex('memberships').select('organization_id').where({ user_id: filter.memberUserId }).whereNull('deleted_at'));
+  }
+  if (filter.organizationId !== undefined) query.where('a.organization_id', filter.organizationId);
+  if (filter.applicationId !== undefined) query.where('a.id', filter.applicationId);
+  if (filter.region !== undefined) query.where('a.region', filter.region);
+  if (filter.pricingPlan !== undefined) query.where('a.pricing_plan', filter.pricingPlan);
+  const total = await totalOf(query);
+  const rows = (await query
+    .clone()
+    .select(COLUMNS)
+    .orderBy([{ column: 'a.created_at' }, { column: 'a.id' }])
+    .limit(window.limit)
+    .offset(window.offset)) as ApplicationRecord[];
+  return { items: rows.map(fromRow), total };
+}
+
+export async function countActiveApplications(knex: Knex, organizationId: string): Promise<number> {
+  return totalOf(knex('applications').where({ organization_id: organizationId }).whereNull('deleted_at'));
+}
+
+export async function renameApplication(trx: Knex.Transaction, id: string, name: string, now: number): Promise<number> {
+  return trx('applications').where({ id }).whereNull('deleted_at').update({ name, updated_at: now });
+}
+
+/** Soft-deletes the application and every active key of it; answers 0 when it was already gone. */
+export async function softDeleteApplicationWithKeys(trx: Knex.Transaction, id: string, now: number): Promise<number> {
+  const deleted = await trx('applications').where({ id }).whereNull('deleted_at').update({ deleted_at: now, updated_at: now });
+  if (deleted === 0) return 0;
+  await trx('api_keys').where({ application_id: id }).whereNull('deleted_at').update({ deleted_at: now, updated_at: now });
+  return deleted;
+}

@@ -1,0 +1,141 @@
+// Organizations: rows (addresses as JSON text), the caller's role in each, and the row lock that
+// serialises the writes that must see a consistent organization (members, applications, delete).
+import type { Knex } from 'knex';
+import type { Role } from '../../accounts/permissions.js';
+import { totalOf, type Paged, type PageWindow } from './paging.js';
+
+export interface Address {
+  street: string;
+  city: string;
+  state: string;
+  postal_code: string;
+  country: string;
+}
+
+export const EMPTY_ADDRESS: Address = { street: '', city: '', state: '', postal_code: '', country: '' };
+
+export interface OrganizationRecord {
+  id: string;
+  name: string;
+  contract_email: string;
+  tax_id: string;
+  address: Address;
+  billing_address: Address;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OrganizationWithRole extends OrganizationRecord {
+  role: Role;
+}
+
+interface OrganizationRow {
+  id: string;
+  name: string;
+  contract_email: string;
+  tax_id: string;
+  address: string;
+  billing_address: string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+const COLUMNS = ['o.id', 'o.name', 'o.contract_email', 'o.tax_id', 'o.address', 'o.billing_address', 'o.created_at', 'o.updated_at'];
+
+function parseAddress(text: string): Address {
+  let stored: Partial<Address> = {};
+  try {
+    stored = JSON.parse(text) as Partial<Address>;
+  } catch {
+    // An unreadable stored address reads as empty rather than failing every read of the organization.
+  }
+  return { ...EMPTY_ADDRESS, ...stored };
+}
+
+function fromRow(row: OrganizationRow): OrganizationRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    contract_email: row.contract_email,
+    tax_id: row.tax_id,
+    address: parseAddress(row.address),
+    billing_address: parseAddress(row.billing_address),
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  };
+}
+
+/** Inserts the organization and makes `ownerUserId` its owner. */
+export async function insertOrganization(trx: Knex.Transaction, organization: OrganizationRecord, ownerUserId: string): Promise<void> {
+  await trx('organizations').insert({
+    ...organization,
+    address: JSON.stringify(organization.address),
+    billing_address: JSON.stringify(organization.billing_address),
+  });
+  await trx('memberships').insert({
+    organization_id: organization.id,
+    user_id: ownerUserId,
+    role: 'owner',
+    created_at: organization.created_at,
+    updated_at: organization.created_at,
+  });
+}
+
+export async function findActiveOrganization(knex: Knex, id: string): Promise<OrganizationRecord | undefined> {
+  const row = await knex('organizations as o').where('o.id', id).whereNull('o.deleted_at').first(COLUMNS);
+  return row ? fromRow(row as OrganizationRow) : undefined;
+}
+
+/**
+ * Reads the active organization and locks its row until the transaction ends: `update` for
+ * writers that must exclude each other (members, PATCH, delete), `share` for those that only
+ * need it to stay alive (creating an application). SQLite serialises write transactions anyway.
+ */
+export async function lockActiveOrganization(trx: Knex.Transaction, id: string, mode: 'update' | 'share'): Promise<OrganizationRecord | undefined> {
+  const query = trx('organizations as o').where('o.id', id).whereNull('o.deleted_at').first(COLUMNS);
+  const row = await (mode === 'update' ? query.forUpdate() : query.forShare());
+  return row ? fromRow(row as OrganizationRow) : undefined;
+}
+
+/** The active organizations `userId` belongs to, with the user's role, oldest first. */
+export async function listOrganizationsOfUser(knex: Knex, userId: string, window: PageWindow): Promise<Paged<OrganizationWithRole>> {
+  const query = knex('organizations as o')
+    .join('memberships as m', 'm.organization_id', 'o.id')
+    .where('m.user_id', userId)
+    .whereNull('m.deleted_at')
+    .whereNull('o.deleted_at');
+  const total = await totalOf(query);
+  const rows = (await query
+    .clone()
+    .select([...COLUMNS, 'm.role'])
+    .orderBy([{ column: 'o.created_at' }, { column: 'o.id' }])
+    .limit(window.limit)
+    .offset(window.offset)) as Array<OrganizationRow & { role: Role }>;
+  return { items: rows.map((row) => ({ ...fromRow(row), role: row.role })), total };
+}
+
+export interface OrganizationChanges {
+  name?: string;
+  contract_email?: string;
+  tax_id?: string;
+  address?: Address;
+  billing_address?: Address;
+}
+
+/** Writes the changed fields of an active organization; answers the number of rows changed (0 or 1). */
+export async function updateOrganizationRow(trx: Knex.Transaction, id: string, changes: OrganizationChanges, now: number): Promise<number> {
+  const { address, billing_address: billingAddress, ...plain } = changes;
+  return trx('organizations')
+    .where({ id })
+    .whereNull('deleted_at')
+    .update({
+      ...plain,
+      ...(address ? { address: JSON.stringify(address) } : {}),
+      ...(billingAddress ? { billing_address: JSON.stringify(billingAddress) } : {}),
+      updated_at: now,
+    });
+}
+
+export async function softDeleteOrganization(trx: Knex.Transaction, id: string, now: number): Promise<number> {
+  return trx('organizations').where({ id }).whereNull('deleted_at').update({ deleted_at: now, updated_at: now });
+}
