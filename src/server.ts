@@ -21,7 +21,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const knex = openDatabase(config.databaseUrl, config.dataDir);
+  const knex = openDatabase(config.databaseUrl, config.dataDir, logger);
   if (config.migrateOnStart) await migrateToLatest(knex);
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
   const app = await createApp({ config, knex, logger, tokens });

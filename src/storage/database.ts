@@ -58,6 +58,22 @@ export function bigintAsText(knex: Knex, expression: string): Knex.Raw {
   return knex.raw(`CAST(${expression} AS ${isMysql(knex) ? 'CHAR' : 'TEXT'})`);
 }
 
-export function openDatabase(databaseUrl: string | undefined, dataDir: string): Knex {
-  return knexFactory(knexSettings(databaseUrl, dataDir));
+interface WarningLogger {
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+  debug(object: object, message: string): void;
+}
+
+/** Knex's own warnings (pool, deprecations) go to the structured log, not to the console. */
+export function openDatabase(databaseUrl: string | undefined, dataDir: string, logger?: WarningLogger): Knex {
+  const settings = knexSettings(databaseUrl, dataDir);
+  if (logger) {
+    settings.log = {
+      warn: (message: unknown) => logger.warn({ knex: message }, 'knex warning'),
+      error: (message: unknown) => logger.error({ knex: message }, 'knex error'),
+      deprecate: (method: string, alternative: string) => logger.warn({ method, alternative }, 'knex deprecation'),
+      debug: (message: unknown) => logger.debug({ knex: message }, 'knex debug'),
+    };
+  }
+  return knexFactory(settings);
 }
