@@ -157,9 +157,16 @@ export interface paths {
          *     ```
          *
          *     The receive sequence is a positive integer, written in decimal, that orders the
-         *     spans by when ingestion committed them (it may skip numbers). A comment line
-         *     `: heartbeat` is sent every 15 seconds, so that proxies keep the connection open
-         *     and clients notice a dead one.
+         *     spans by when ingestion stored them (it may skip numbers). A comment line
+         *     `: heartbeat` is sent when the stream opens (so the response starts at once) and
+         *     then every 15 seconds, so that proxies keep the connection open and clients notice
+         *     a dead one.
+         *
+         *     **Late commits.** Concurrent ingestion can commit a span after spans with higher
+         *     receive sequences were already sent. Such a span is still sent, once, as soon as it
+         *     is committed (within 60 seconds of the higher sequences being seen), and its event
+         *     carries the `id` of the highest sequence sent so far rather than its own: event ids
+         *     never decrease, so resuming after the last id seen repeats nothing.
          *
          *     **Resuming.** Without `Last-Event-ID` the stream starts with the spans received
          *     after the connection opened. With `Last-Event-ID` it first sends every stored span
@@ -211,9 +218,13 @@ export interface paths {
          *     (`application/x-protobuf`) or OTLP JSON (`application/json`), optionally
          *     compressed with `Content-Encoding: gzip`. Any other content type or content
          *     encoding is a 415. A body that cannot be decoded (bad gzip, bad protobuf, bad
-         *     JSON, or JSON that is not an OTLP export request) is a 400, never a 422. In OTLP
-         *     JSON, ids are hex (any case), enums are integers, 64-bit integers are decimal
-         *     strings (numbers are accepted too), and unknown fields are ignored.
+         *     JSON, JSON that is not an OTLP export request, or an attribute value nested deeper
+         *     than 64 levels) is a 400, never a 422. In OTLP JSON, ids are hex (any case), enums
+         *     are integers (their names are accepted too), 64-bit integers are decimal strings
+         *     (numbers are accepted too, and read exactly however many digits they have), `null`
+         *     stands for the field's default, the proto field names (`trace_id`) are accepted
+         *     beside the JSON ones (`traceId`), and unknown fields are ignored. An empty protobuf
+         *     body is an empty request (nothing to store, 200).
          *
          *     **Size limit.** The body may hold at most 20 MiB after decompression by default
          *     (configurable with `INGEST_MAX_BODY_BYTES`); larger is a 413.
@@ -224,7 +235,7 @@ export interface paths {
          *     | Stored field | From |
          *     |---|---|
          *     | `trace_id`, `span_id` | span `trace_id`, `span_id`, as lowercase hex (32 and 16 digits) |
-         *     | `parent_span_id` | span `parent_span_id` as lowercase hex; empty → `null` |
+         *     | `parent_span_id` | span `parent_span_id` as lowercase hex; empty or all zeros → `null` |
          *     | `span_name` | span `name` |
          *     | `span_kind` | span `kind` as its OTLP enum name (`SPAN_KIND_SERVER`, …); an unknown number → `SPAN_KIND_UNSPECIFIED` |
          *     | `span_start_time_unix_nano`, `span_end_time_unix_nano` | span `start_time_unix_nano`, `end_time_unix_nano`, exact |
@@ -242,20 +253,31 @@ export interface paths {
          *     A derived field whose source attribute is absent is `null` (as is `cost` or
          *     `usage.amount` when the attribute has no numeric reading). Attributes are kept
          *     whole, as flat dotted keys (`"http.request.method": "POST"`, not nested objects):
-         *     strings, booleans, integers and doubles as JSON values, bytes as base64 strings,
-         *     arrays as JSON arrays and key-value lists as JSON objects. The derived fields'
-         *     source attributes stay in `span_attributes` too.
+         *     strings, booleans and doubles as JSON values; integers as JSON numbers when they are
+         *     safe integers (magnitude below 2^53) and as exact decimal strings beyond that;
+         *     doubles that JSON cannot hold as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`;
+         *     bytes as base64 strings; arrays as JSON arrays; key-value lists as JSON objects; an
+         *     empty value as `null`. A resource or span without attributes has `null` attributes.
+         *     The derived fields' source attributes stay in `span_attributes` too. A derived text
+         *     field (`unit`, `billing.*`, …) from a number or boolean holds its text (`"42"`), from
+         *     an array or list its JSON; `cost` and `usage.amount` read numbers and numeric
+         *     strings. Span events, links, status and the instrumentation scope are not stored.
          *
          *     **Idempotency.** Exporters deliver at least once and retry: a span whose
          *     application, `trace_id` and `span_id` are already stored is not stored again (the
          *     stored copy is kept and the duplicate is not counted as rejected).
          *
          *     **Durability.** 200 is answered only after every accepted span is durably
-         *     committed. Spans with an invalid `trace_id` or `span_id` (wrong length or all
-         *     zeros) or invalid times (start or end missing or zero, end before start) are
-         *     rejected one by one through OTLP partial success (`partialSuccess.rejectedSpans`
-         *     and `errorMessage`) while the rest of the request is stored. A database outage or
-         *     overload is a 503 with `Retry-After`, which exporters retry.
+         *     committed. Spans with an invalid `trace_id` or `span_id` (wrong length, not hex,
+         *     or all zeros), a `parent_span_id` that is neither empty nor 8 bytes (empty and
+         *     all zeros both mean "no parent"), invalid times (start or end missing or zero,
+         *     end before start, after the year 2262), or a derived text field (`span_name`,
+         *     `service_name`, `unit`, `parent_unit`, `billing.*`, `usage.unit`) longer than
+         *     65,535 bytes are rejected one by one through OTLP partial success
+         *     (`partialSuccess.rejectedSpans` and `errorMessage`, which spells out the first ten
+         *     reasons) while the rest of the request is stored. A database outage or overload
+         *     is a 503 with `Retry-After`, which exporters retry; the retry stores each span
+         *     once.
          *
          *     The response has the request's content type: an empty protobuf
          *     `ExportTraceServiceResponse` or `{}` when everything was accepted. Error bodies are
@@ -322,10 +344,11 @@ export interface components {
          *     - Attribute paths (`span_attributes.<key>`, `resource_attributes.<key>`) name one
          *       attribute by its whole flat dotted key (`span_attributes.http.response.status_code`
          *       is the span attribute `http.response.status_code`). String operators compare the
-         *       value's text form (`200`, `true`, `GET`; arrays and objects by their JSON text);
-         *       numeric operators compare its numeric value. A value with no numeric reading (text
-         *       that is not a number, a boolean, an array or an object) matches no numeric
-         *       operator.
+         *       value's text form (`200`, `true`, `GET`; arrays and objects by their compact JSON
+         *       text, `["a","b"]`); numeric operators compare its numeric value. Numbers read as
+         *       themselves and so does text that is a JSON number literal (`"200"`, `"-1.5"`,
+         *       `"2e3"`; not `" 200"`, `"+5"`, `".5"` or `"0x1F"`); a value with no numeric reading
+         *       (other text, a boolean, an array or an object) matches no numeric operator.
          *     - A condition on an absent value (a `null` field, a missing attribute) matches
          *       nothing, `neq` included.
          *     - `span_kind` accepts the short kind names: `SERVER` and `SPAN_KIND_SERVER` mean the
@@ -1270,8 +1293,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description An OTLP `ExportTraceServiceRequest`. */
-        requestBody: {
+        /**
+         * @description An OTLP `ExportTraceServiceRequest`. An empty `application/x-protobuf` body is an
+         *     empty request; an empty `application/json` body is not valid JSON (400).
+         */
+        requestBody?: {
             content: {
                 "application/x-protobuf": string;
                 /**

@@ -44,6 +44,68 @@ onEachDatabase('span writer', (app) => {
     expect(complete?.duration_ms).to.be.closeTo(50.0001, 1e-9);
   });
 
+  it('stores a batch larger than one insert statement, and stores it again once', async () => {
+    // 1,300 rows: SQLite writes them as 500 + 500 + 300, MariaDB as 1,024 + 256 + 16 + 4.
+    const rows = Array.from({ length: 1300 }, (_, index) =>
+      spanRow({ trace_id: (index % 13).toString(16).padStart(32, 'd'), span_id: (index + 1).toString(16).padStart(16, '0'), parent_span_id: 'f'.repeat(16), cost: 0.5 }),
+    );
+    await storeSpans(knex(), rows);
+    await storeSpans(knex(), rows);
+    const [{ count }] = await knex()('spans').whereIn('trace_id', [...new Set(rows.map((row) => row.trace_id))]).count({ count: '*' });
+    expect(Number(count)).to.equal(1300);
+    expect(await summary('0'.padStart(32, 'd'))).to.include({ spans_count: 100, total_cost: 50 });
+  });
+
+  it('refreshes the summaries of a batch touching more traces than one statement holds', async () => {
+    const rows = Array.from({ length: 1100 }, (_, index) => spanRow({ trace_id: `7${(index + 1).toString(16).padStart(31, '0')}`, span_id: 'a'.repeat(16), cost: 1 }));
+    await storeSpans(knex(), rows);
+    const [{ traces, counted }] = await knex()('traces').whereIn('trace_id', rows.map((row) => row.trace_id)).count({ traces: '*' }).sum({ counted: 'spans_count' });
+    expect([Number(traces), Number(counted)]).to.deep.equal([1100, 1100]);
+    expect(await summary(rows[1099].trace_id)).to.include({ root_span_id: 'a'.repeat(16), spans_count: 1, total_cost: 1 });
+  });
+
+  it('keeps every summary equal to one computed from all the spans, whatever the batches, order, re-sends and concurrency', async () => {
+    // A seeded generator: the same case on every run.
+    let state = 12345;
+    const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const kinds = ['SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT'];
+    const traces = Array.from({ length: 6 }, (_, index) => `5${index.toString(16).padStart(31, '0')}`);
+    const all = Array.from({ length: 240 }, (_, index) => {
+      const start = 1_763_800_000_000_000_000n + BigInt(Math.floor(random() * 1e9));
+      return spanRow({
+        trace_id: traces[index % traces.length],
+        span_id: (index + 1).toString(16).padStart(16, '0'),
+        parent_span_id: random() < 0.1 ? null : 'f'.repeat(16),
+        span_kind: kinds[Math.floor(random() * kinds.length)],
+        start_time_unix_nano: start.toString(),
+        end_time_unix_nano: (start + BigInt(Math.floor(random() * 1e8))).toString(),
+        cost: random() < 0.3 ? null : Math.round(random() * 1000) / 100,
+        span_name: `span ${index}`,
+      });
+    });
+    const shuffled = [...all].sort(() => random() - 0.5);
+    const batches: (typeof all)[] = [];
+    for (let offset = 0; offset < shuffled.length; offset += 17) {
+      const batch = shuffled.slice(offset, offset + 17);
+      if (offset > 0 && random() < 0.5) batch.push(...batches[batches.length - 1].slice(0, 5)); // re-sent spans
+      batches.push(batch);
+    }
+    for (let offset = 0; offset < batches.length; offset += 4) await Promise.all(batches.slice(offset, offset + 4).map((batch) => storeSpans(knex(), batch)));
+
+    for (const traceId of traces) {
+      const spans = all.filter((row) => row.trace_id === traceId);
+      const earliest = (rows: typeof spans) =>
+        [...rows].sort((a, b) => (BigInt(a.start_time_unix_nano) < BigInt(b.start_time_unix_nano) ? -1 : BigInt(a.start_time_unix_nano) > BigInt(b.start_time_unix_nano) ? 1 : a.span_id < b.span_id ? -1 : 1))[0];
+      const root = earliest(spans.filter((row) => row.parent_span_id === null)) ?? earliest(spans.filter((row) => row.span_kind === 'SPAN_KIND_SERVER'));
+      const minStart = spans.reduce((min, row) => (BigInt(row.start_time_unix_nano) < min ? BigInt(row.start_time_unix_nano) : min), BigInt(spans[0].start_time_unix_nano));
+      const maxEnd = spans.reduce((max, row) => (BigInt(row.end_time_unix_nano) > max ? BigInt(row.end_time_unix_nano) : max), 0n);
+      const got = await summary(traceId);
+      expect(got, traceId).to.include({ root_span_id: root?.span_id ?? null, span_name: root?.span_name ?? null, spans_count: spans.length, min_start: minStart.toString() });
+      expect(got?.total_cost).to.be.closeTo(spans.reduce((sum, row) => sum + (row.cost ?? 0), 0), 1e-9);
+      expect(got?.duration_ms).to.be.closeTo(Number(maxEnd - minStart) / 1e6, 1e-6);
+    }
+  });
+
   it('keeps summaries right when many batches of one trace are written at once', async () => {
     const trace = 'c'.repeat(32);
     const batches = Array.from({ length: 8 }, (_, batch) =>

@@ -1,12 +1,16 @@
 // Spans per application, and a per-trace summary kept current as spans arrive in any order.
 // Nanosecond times are BIGINT (exact); free-form strings are TEXT (OTLP puts no bound on them).
 import type { Knex } from 'knex';
+import { isMysql } from '../database.js';
 import { binaryCollation } from './mysql-table-options.js';
 
 export async function up(knex: Knex): Promise<void> {
+  const mysql = isMysql(knex);
   await knex.schema.createTable('spans', (table) => {
     // Receive order, for the live endpoints. Not gap-free and not commit-ordered: readers must cope.
-    table.bigIncrements('seq').primary();
+    // On MariaDB/MySQL it becomes AUTO_INCREMENT below, once the index it needs exists.
+    if (mysql) table.bigInteger('seq').unsigned().notNullable();
+    else table.bigIncrements('seq').primary();
     table.string('application_id', 40).notNullable();
     table.string('trace_id', 32).notNullable();
     table.string('span_id', 16).notNullable();
@@ -29,10 +33,20 @@ export async function up(knex: Knex): Promise<void> {
     table.json('span_attributes').nullable();
     table.bigInteger('received_at').notNullable();
     table.unique(['application_id', 'trace_id', 'span_id'], { indexName: 'spans_identity' });
-    table.index(['application_id', 'start_time_unix_nano'], 'spans_by_start');
+    if (mysql) {
+      // InnoDB stores rows in primary-key order: keyed by (application, start time), the spans of
+      // a time window lie together and a window is read as one range, not one random lookup per
+      // span (measured: 42k spans of an hour in ~20 ms instead of ~60-100 ms).
+      table.primary(['application_id', 'start_time_unix_nano', 'seq']);
+      table.unique(['seq'], { indexName: 'spans_seq' });
+    }
     table.index(['application_id', 'seq'], 'spans_by_receipt');
     binaryCollation(knex, table);
   });
+  if (mysql) await knex.raw('ALTER TABLE spans MODIFY seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT');
+  // The order of POST /engine/query (newest first, then trace_id, span_id): a page is read from
+  // the index in order, without sorting the window, and the index also serves time ranges.
+  await knex.raw('CREATE INDEX spans_newest_first ON spans (application_id, start_time_unix_nano DESC, trace_id, span_id)');
   await knex.schema.createTable('traces', (table) => {
     table.string('application_id', 40).notNullable();
     table.string('trace_id', 32).notNullable();

@@ -1,0 +1,402 @@
+// `npm run bench:ingest`: OTLP ingestion throughput on MariaDB/MySQL, against the ceiling of the
+// same rows written straight into the same table with multi-row INSERTs through mysql2.
+//
+//   BENCH_MYSQL_URL=mysql://user:password@127.0.0.1:3307/mysql npm run bench:ingest
+//
+// The bench creates three databases of its own on that server (dropped at the end), starts the
+// service as a child process on one of them, seeds an application and an API key holding
+// write:traces, and sends protobuf ExportTraceServiceRequests made by the OpenTelemetry SDK's
+// own serializer: BENCH_BATCH spans a request (512), BENCH_SENDERS concurrent senders (4),
+// BENCH_SPANS spans in all (about 1 million). Every span carries the vendor cost, billing and
+// usage attributes; traces are 8 spans deep and wide. And the ceiling, on two more databases:
+// the same rows (decoded and mapped by the service's code beforehand, outside the timing)
+// inserted by the same number of connections, one multi-row INSERT per batch, with mysql2's
+// client-side escaping (`query`) and with prepared statements (`execute`). Everything writes
+// with the server's durability settings. The three run in interleaved rounds, so that other
+// load on the machine weighs on all of them alike.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import knexFactory, { type Knex } from 'knex';
+import mysql from 'mysql2/promise';
+import { newId, newSecret } from '../src/accounts/ids.js';
+import { hashSecret } from '../src/accounts/secrets.js';
+import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
+import { toSpanRows } from '../src/ingest/span-mapping.js';
+import { migrateToLatest } from '../src/storage/migrations/index.js';
+import type { SpanRow } from '../src/storage/spans/span-row.js';
+
+const SERVER_URL = process.env.BENCH_MYSQL_URL;
+const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 1_048_576);
+const BATCH = Number(process.env.BENCH_BATCH ?? 512);
+const SENDERS = Number(process.env.BENCH_SENDERS ?? 4);
+const SPANS_PER_TRACE = 8;
+const SERVICES = ['gateway', 'summarizer', 'search', 'billing-worker'];
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+function databaseUrl(name: string): string {
+  const url = new URL(SERVER_URL as string);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function adminKnex(url: string): Knex {
+  return knexFactory({ client: 'mysql2', connection: { uri: url, supportBigNumbers: true, bigNumberStrings: true } as Knex.MySql2ConnectionConfig, pool: { min: 0, max: 1 } });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workload: one trace = an API request, two LLM calls, database queries and an outbound API call.
+
+function addTrace(tracer: Tracer, service: string, startNs: bigint, index: number): void {
+  const at = (offsetMs: number): [number, number] => {
+    const ns = startNs + BigInt(Math.round(offsetMs * 1e6));
+    return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
+  };
+  const outlier = index % 97 === 0 ? 20 : 1;
+  const failed = index % 53 === 0;
+  const root = tracer.startSpan(`POST /api/${service}`, {
+    kind: SpanKind.SERVER,
+    startTime: at(0),
+    attributes: { 'vendor.unit': service, 'http.request.method': 'POST', 'http.route': `/api/${service}`, 'http.response.status_code': failed ? 500 : 200 },
+  });
+  const rootContext = trace.setSpan(context.active(), root);
+  const llmCall = (offset: number, model: string, tokens: number) => {
+    const span = tracer.startSpan(
+      `${model}.generate_content`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: at(offset),
+        attributes: {
+          'vendor.unit': 'llm',
+          'vendor.parent_unit': service,
+          'vendor.cost': tokens * 0.0000025,
+          'vendor.billing.resource_type': 'llm_generate_content',
+          'vendor.billing.resource_name': model,
+          'vendor.billing.service_id': 'svc-genai',
+          'vendor.billing.service_name': 'Generative AI',
+          'vendor.billing.sku_id': `sku-${model}-out`,
+          'vendor.billing.sku_name': `${model} output tokens`,
+          'vendor.billing.region': 'europe-west4',
+          'vendor.usage.amount': tokens,
+          'vendor.usage.unit': 'tokens',
+          'gen_ai.request.model': model,
+        },
+      },
+      rootContext,
+    );
+    return span;
+  };
+  const first = llmCall(5, 'gemini-2.5-flash', 800 + (index % 900));
+  const query = (offset: number, parent: ReturnType<typeof llmCall>, table: string) => {
+    const span = tracer.startSpan(
+      `SELECT ${table}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: at(offset),
+        attributes: {
+          'vendor.unit': 'db',
+          'vendor.parent_unit': 'llm',
+          'vendor.cost': 0.00002,
+          'vendor.billing.resource_type': 'db_job',
+          'vendor.billing.resource_name': table,
+          'vendor.billing.region': 'europe-west4',
+          'vendor.usage.amount': 1 + (index % 40),
+          'vendor.usage.unit': 'rows',
+          'db.system.name': 'postgresql',
+        },
+      },
+      trace.setSpan(context.active(), parent),
+    );
+    span.end(at(offset + 3 * outlier));
+  };
+  query(8, first, 'documents');
+  query(12, first, 'embeddings');
+  first.end(at(400 * outlier));
+  const second = llmCall(410 * outlier, 'gemini-2.5-pro', 300 + (index % 500));
+  query(415 * outlier, second, 'prompts');
+  second.end(at(700 * outlier));
+  const api = tracer.startSpan(
+    'POST https://api.payments.example/charge',
+    {
+      kind: SpanKind.CLIENT,
+      startTime: at(705 * outlier),
+      attributes: { 'vendor.unit': 'api', 'vendor.parent_unit': service, 'vendor.cost': 0.001, 'vendor.billing.resource_type': 'api_request', 'vendor.usage.amount': 1, 'vendor.usage.unit': 'requests' },
+    },
+    rootContext,
+  );
+  api.end(at(760 * outlier));
+  const cache = tracer.startSpan('cache.get', { kind: SpanKind.INTERNAL, startTime: at(1), attributes: { 'vendor.unit': 'cache', 'cache.hit': index % 3 === 0 } }, rootContext);
+  cache.end(at(2));
+  root.end(at(770 * outlier));
+}
+
+/** Protobuf request bodies of BATCH spans each, as the OpenTelemetry exporter encodes them. */
+function makeBatches(): Uint8Array[] {
+  const tracesPerBatch = BATCH / SPANS_PER_TRACE;
+  const batches: Uint8Array[] = [];
+  const memory = new InMemorySpanExporter();
+  const providers = SERVICES.map(
+    (service) =>
+      new BasicTracerProvider({
+        resource: resourceFromAttributes({ 'service.name': service, 'deployment.environment': 'production', 'host.name': `${service}-7d9f` }),
+        spanProcessors: [new SimpleSpanProcessor(memory)],
+      }),
+  );
+  const tracers = providers.map((provider) => provider.getTracer('bench', '1.0.0'));
+  const day = 1_795_305_600_000_000_000n; // 2026-11-22T00:00:00Z
+  let traceIndex = 0;
+  for (let spans = 0; spans < TOTAL_SPANS; spans += BATCH) {
+    for (let index = 0; index < tracesPerBatch; index += 1, traceIndex += 1) {
+      const service = traceIndex % SERVICES.length;
+      addTrace(tracers[service], SERVICES[service], day + BigInt(traceIndex) * 80_000_000n, traceIndex);
+    }
+    batches.push(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans()) as Uint8Array);
+    memory.reset();
+  }
+  return batches;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The endpoint: the service as a child process, fed by SENDERS concurrent senders.
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function startService(dbUrl: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 120; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) return { url, child };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('the service did not become ready');
+}
+
+/** An organization, an application and a key holding write:traces, and the key's token. */
+async function ingestCaller(knex: Knex, serviceUrl: string): Promise<Record<string, string>> {
+  const now = Date.now();
+  const address = JSON.stringify({ street: '', city: '', state: '', postal_code: '', country: '' });
+  const organizationId = newId('org');
+  const applicationId = newId('app');
+  const apiKey = newId('ak');
+  const secret = newSecret();
+  await knex('organizations').insert({ id: organizationId, name: 'Bench', address, billing_address: address, created_at: now, updated_at: now });
+  await knex('applications').insert({ id: applicationId, organization_id: organizationId, name: 'Bench', region: 'EU', pricing_plan: 'free', created_at: now, updated_at: now });
+  await knex('api_keys').insert({ id: apiKey, application_id: applicationId, name: 'bench', permissions: JSON.stringify(['write:traces']), secret_hash: hashSecret(secret), created_at: now, updated_at: now });
+  const response = await fetch(`${serviceUrl}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: apiKey, client_secret: secret }),
+  });
+  if (response.status !== 200) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
+  const { access_token: token } = (await response.json()) as { access_token: string };
+  return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId, 'content-type': 'application/x-protobuf' };
+}
+
+async function runSenders<T>(items: T[], senders: number, send: (item: T) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: senders }, async () => {
+      while (next < items.length) await send(items[next++]);
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+interface Endpoint {
+  send(batches: Uint8Array[]): Promise<number>;
+  /** Checks that every span sent was stored once and every trace summary counts its spans. */
+  verify(spans: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function startEndpoint(dbName: string): Promise<Endpoint> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-bench-'));
+  const { url, child } = await startService(databaseUrl(dbName), dataDir);
+  const knex = adminKnex(databaseUrl(dbName));
+  const headers = await ingestCaller(knex, url);
+  const post = async (body: Uint8Array) => {
+    const response = await fetch(`${url}/v1/traces`, { method: 'POST', headers, body });
+    const answer = Buffer.from(await response.arrayBuffer());
+    if (response.status !== 200 || answer.length !== 0) throw new Error(`POST /v1/traces answered ${response.status}: ${answer.toString('utf8').slice(0, 300)}`);
+  };
+  return {
+    send: (batches) => runSenders(batches, SENDERS, post),
+    async verify(expected) {
+      const [{ spans }] = await knex('spans').count({ spans: '*' });
+      const [{ traces, counted }] = await knex('traces').count({ traces: '*' }).sum({ counted: 'spans_count' });
+      if (Number(spans) !== expected || Number(counted) !== expected || Number(traces) !== expected / SPANS_PER_TRACE) {
+        throw new Error(`stored ${spans} spans in ${traces} trace summaries counting ${counted}; expected ${expected} spans, ${expected / SPANS_PER_TRACE} traces`);
+      }
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      await knex.destroy();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The ceiling: the same rows, straight into the same table through mysql2.
+
+const COLUMNS: Array<keyof SpanRow> = [
+  'application_id', 'trace_id', 'span_id', 'parent_span_id', 'start_time_unix_nano', 'end_time_unix_nano', 'duration_ms', 'span_name', 'span_kind',
+  'service_name', 'unit', 'parent_unit', 'cost', 'billing_resource_type', 'billing_resource_name', 'billing_service_id', 'billing_service_name',
+  'billing_sku_id', 'billing_sku_name', 'billing_region', 'usage_amount', 'usage_unit', 'resource_attributes', 'span_attributes', 'received_at',
+];
+
+function insertSql(rows: number): string {
+  const tuple = `(${COLUMNS.map(() => '?').join(',')})`;
+  return `INSERT INTO spans (${COLUMNS.join(',')}) VALUES ${Array.from({ length: rows }, () => tuple).join(',')}`;
+}
+
+/** Each batch's rows as statement parameters, decoded and mapped by the service's own code. */
+type Value = string | number | null;
+
+function ceilingValues(batches: Uint8Array[]): Value[][] {
+  return batches.map((body) => toSpanRows(decodeProtobufRequest(body), 'app_ceiling', Date.now()).rows.flatMap((row) => COLUMNS.map((column) => row[column])));
+}
+
+interface Ceiling {
+  insert(values: Value[][]): Promise<number>;
+  verify(spans: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function startCeiling(dbName: string, method: 'query' | 'execute'): Ceiling {
+  const pool = mysql.createPool({ uri: databaseUrl(dbName), connectionLimit: SENDERS, supportBigNumbers: true, bigNumberStrings: true, charset: 'utf8mb4' });
+  return {
+    insert: (values) =>
+      runSenders(values, SENDERS, async (params) => {
+        const sql = insertSql(params.length / COLUMNS.length);
+        if (method === 'query') await pool.query(sql, params);
+        else await pool.execute(sql, params);
+      }),
+    async verify(expected) {
+      const [[{ stored }]] = (await pool.query('SELECT COUNT(*) AS stored FROM spans')) as unknown as [[{ stored: string }]];
+      if (Number(stored) !== expected) throw new Error(`the ${method} ceiling stored ${stored} rows, expected ${expected}`);
+    },
+    stop: () => pool.end(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  if (!SERVER_URL) {
+    log('Set BENCH_MYSQL_URL to a MariaDB/MySQL server the bench may create databases on, e.g. mysql://user:password@127.0.0.1:3307/mysql');
+    process.exit(2);
+  }
+  if (BATCH % SPANS_PER_TRACE !== 0) throw new Error(`BENCH_BATCH must be a multiple of ${SPANS_PER_TRACE}`);
+  const suffix = randomBytes(4).toString('hex');
+  const names = { endpoint: `spanledger_bench_${suffix}`, query: `spanledger_bench_query_${suffix}`, execute: `spanledger_bench_execute_${suffix}` };
+  const admin = adminKnex(SERVER_URL);
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    const [[server]] = await admin.raw('SELECT VERSION() AS version, @@innodb_flush_log_at_trx_commit AS flush, @@innodb_buffer_pool_size AS pool');
+    for (const name of Object.values(names)) await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+    for (const name of [names.query, names.execute]) {
+      const knex = adminKnex(databaseUrl(name));
+      await migrateToLatest(knex);
+      await knex.destroy();
+    }
+
+    const loadBefore = os.loadavg()[0];
+    let started = performance.now();
+    const batches = makeBatches();
+    const spans = batches.length * BATCH;
+    const megabytes = batches.reduce((sum, body) => sum + body.length, 0) / 1e6;
+    log(`made ${batches.length} protobuf requests of ${BATCH} spans (${spans} spans, ${megabytes.toFixed(0)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const endpoint = await startEndpoint(names.endpoint); // migrates its database at start
+    stops.push(() => endpoint.stop());
+    const query = startCeiling(names.query, 'query');
+    const execute = startCeiling(names.execute, 'execute');
+    stops.push(() => query.stop(), () => execute.stop());
+
+    // Warm-up (JIT, connections, prepared statements), then back to empty tables.
+    const warmUp = batches.slice(0, 2 * SENDERS);
+    await endpoint.send(warmUp);
+    await query.insert(ceilingValues(warmUp));
+    await execute.insert(ceilingValues(warmUp));
+    for (const name of Object.values(names)) {
+      await admin.raw(`DELETE FROM \`${name}\`.spans`);
+      await admin.raw(`DELETE FROM \`${name}\`.traces`);
+    }
+
+    // The three are measured in interleaved rounds, in a rotating order, so that whatever else
+    // runs on the machine weighs on each of them alike; the tables grow alike too.
+    const seconds = { endpoint: 0, query: 0, execute: 0 };
+    const rounds = 8;
+    const perRound = Math.ceil(batches.length / rounds);
+    started = performance.now();
+    for (let round = 0; round < rounds; round += 1) {
+      const slice = batches.slice(round * perRound, (round + 1) * perRound);
+      if (slice.length === 0) break;
+      const values = ceilingValues(slice); // outside the timing
+      const steps: Array<[keyof typeof seconds, () => Promise<number>]> = [
+        ['endpoint', () => endpoint.send(slice)],
+        ['query', () => query.insert(values)],
+        ['execute', () => execute.insert(values)],
+      ];
+      for (let step = 0; step < steps.length; step += 1) {
+        const [name, run] = steps[(round + step) % steps.length];
+        seconds[name] += await run();
+      }
+      log(`round ${round + 1}/${rounds}: endpoint ${seconds.endpoint.toFixed(1)} s, query ${seconds.query.toFixed(1)} s, execute ${seconds.execute.toFixed(1)} s so far`);
+    }
+    await endpoint.verify(spans);
+    await query.verify(spans);
+    await execute.verify(spans);
+    log(`all rounds: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+
+    const rate = (value: number) => Math.round(spans / value);
+    const ceiling = Math.max(rate(seconds.query), rate(seconds.execute));
+    const lines = [
+      `MariaDB/MySQL ${server.version} (innodb_flush_log_at_trx_commit=${server.flush}, buffer pool ${Math.round(Number(server.pool) / 2 ** 20)} MiB), ${os.cpus().length} cores, Node ${process.version}`,
+      `${spans} spans, ${BATCH} a request, ${SENDERS} concurrent senders, ${rounds} interleaved rounds; 1-minute load average before the run ${loadBefore.toFixed(1)}`,
+      '',
+      '| what | seconds | spans/s |',
+      '|---|---:|---:|',
+      `| POST /v1/traces (protobuf, stored and committed, trace summaries kept) | ${seconds.endpoint.toFixed(1)} | ${rate(seconds.endpoint)} |`,
+      `| ceiling: multi-row INSERT, mysql2 query (client-side escaping) | ${seconds.query.toFixed(1)} | ${rate(seconds.query)} |`,
+      `| ceiling: multi-row INSERT, mysql2 execute (prepared statements) | ${seconds.execute.toFixed(1)} | ${rate(seconds.execute)} |`,
+      '',
+      `endpoint / best ceiling: ${((100 * rate(seconds.endpoint)) / ceiling).toFixed(0)} %`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    for (const stop of stops) await stop();
+    for (const name of Object.values(names)) await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+    await admin.destroy();
+  }
+}
+
+await main();

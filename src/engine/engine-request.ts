@@ -1,0 +1,60 @@
+// The parts every engine read shares: the application named by X-Vendor-App-Id (authorization
+// has already checked that the caller may read it), the time window, the page and the filter.
+// Every problem the document's schema cannot express is gathered into one 422.
+import type { Context as OpenApiContext } from 'openapi-backend';
+import type { Reply } from '../api/handler-types.js';
+import { exactJson, JSON_CONTENT_TYPE } from '../http/exact-json.js';
+import { RequestValidationError, type ValidationIssue } from '../http/errors.js';
+import type { FilterNode } from './filter/ast.js';
+import { validateFilter } from './filter/validate.js';
+import { timeWindow, type TimeWindow } from './time-window.js';
+
+export interface EngineRequest {
+  applicationId: string;
+  window: TimeWindow;
+  filter: FilterNode | null;
+  page: number;
+  limit: number;
+  query: Record<string, unknown>;
+}
+
+function header(request: OpenApiContext, name: string): string | undefined {
+  const value = request.request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Reads and checks an engine request; the document has already checked types, ranges and presence. */
+export function engineRequest(request: OpenApiContext): EngineRequest {
+  const query = (request.request.query ?? {}) as Record<string, unknown>;
+  const issues: ValidationIssue[] = [];
+  let window: TimeWindow = { startNs: undefined, endNs: undefined };
+  try {
+    window = timeWindow(query);
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    issues.push(...error.issues);
+  }
+  const body = request.request.requestBody as { filter?: unknown } | undefined;
+  const filter = validateFilter(body && typeof body === 'object' ? body.filter : undefined);
+  if (!filter.ok) issues.push(...filter.issues);
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  return {
+    applicationId: header(request, 'x-vendor-app-id') ?? '',
+    window,
+    filter: filter.ok ? filter.filter : null,
+    page: Number(query.page ?? 1),
+    limit: Number(query.limit ?? 20),
+    query,
+  };
+}
+
+/** The engine's required window (querySpans, listTraces, getTraceMetrics): the document requires both bounds. */
+export function requiredWindow({ window }: EngineRequest): { startNs: bigint; endNs: bigint } {
+  if (window.startNs === undefined || window.endNs === undefined) throw new Error('start_time and end_time are required by the document');
+  return { startNs: window.startNs, endNs: window.endNs };
+}
+
+/** A 200 whose JSON keeps 19-digit integers exact. */
+export function exactJsonReply(body: unknown): Reply {
+  return { status: 200, body: exactJson(body), headers: { 'Content-Type': JSON_CONTENT_TYPE } };
+}

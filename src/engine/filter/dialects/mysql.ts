@@ -1,0 +1,92 @@
+// The MariaDB (and MySQL) side of the filter compiler. Tables use utf8mb4_bin, which is
+// case-sensitive but PAD SPACE (`'a' = 'a '` holds), so exact equality also asks LIKE, which
+// never pads; LIKE patterns escape `%`, `_` and the escape character `!`. Attribute text is
+// forced to utf8mb4_bin whatever the connection's collation. JSON_VALUE reads `true` as `1`,
+// and JSON_EXTRACT re-spaces arrays and objects, hence the CASE on the value's JSON type.
+import { attributePath, fragment, type FilterDialect, type SqlFragment, type TextMatch } from './dialect.js';
+
+export function escapeLike(value: string): string {
+  return value.replace(/[!%_]/g, (character) => `!${character}`);
+}
+
+const LIKE_PATTERN: Record<TextMatch, (escaped: string) => string> = {
+  contains: (escaped) => `%${escaped}%`,
+  starts_with: (escaped) => `${escaped}%`,
+  ends_with: (escaped) => `%${escaped}`,
+};
+
+/** Texts that a number, a boolean, an array or an object can have as their text form. */
+const NOT_ONLY_STRING_TEXT = /^(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?|true|false|\[.*|\{.*)$/s;
+
+// PCRE's `$` also matches before a final newline; `\z` does not.
+const NUMBER_TEXT_REGEXP = '^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?\\z';
+
+export const mysqlDialect: FilterDialect = {
+  name: 'mysql',
+
+  attributeText(column: string, key: string): SqlFragment {
+    const path = attributePath(key);
+    const raw = `JSON_EXTRACT(${column}, ?)`;
+    return fragment(
+      `CONVERT(CASE JSON_TYPE(${raw}) WHEN 'STRING' THEN JSON_VALUE(${column}, ?) WHEN 'ARRAY' THEN JSON_COMPACT(${raw}) ` +
+        `WHEN 'OBJECT' THEN JSON_COMPACT(${raw}) WHEN 'NULL' THEN NULL ELSE ${raw} END USING utf8mb4) COLLATE utf8mb4_bin`,
+      path,
+      path,
+      path,
+      path,
+      path,
+    );
+  },
+
+  attributeNumber(column: string, key: string): SqlFragment {
+    const path = attributePath(key);
+    const number = `CAST(JSON_VALUE(${column}, ?) AS DOUBLE)`;
+    return fragment(
+      `(CASE JSON_TYPE(JSON_EXTRACT(${column}, ?)) WHEN 'INTEGER' THEN ${number} WHEN 'DOUBLE' THEN ${number} ` +
+        `WHEN 'UNSIGNED INTEGER' THEN ${number} WHEN 'DECIMAL' THEN ${number} ` +
+        `WHEN 'STRING' THEN (CASE WHEN JSON_VALUE(${column}, ?) REGEXP ? THEN ${number} END) END)`,
+      path,
+      path,
+      path,
+      path,
+      path,
+      path,
+      NUMBER_TEXT_REGEXP,
+      path,
+    );
+  },
+
+  attributeEquals(column: string, key: string, value: string): SqlFragment | undefined {
+    // JSON_VALUE reads a string as itself, a number as its digits, a boolean as 1 or 0, and an
+    // array, object or null as NULL. For a value that cannot be the text of a number, boolean,
+    // array or object, only a string attribute can match: one JSON parse instead of two.
+    if (NOT_ONLY_STRING_TEXT.test(value)) return undefined;
+    return fragment(`CONVERT(JSON_VALUE(${column}, ?) USING utf8mb4) COLLATE utf8mb4_bin LIKE ? ESCAPE '!'`, attributePath(key), escapeLike(value));
+  },
+
+  textEquals(expression: SqlFragment, value: string, negate: boolean, plainColumn: boolean): SqlFragment {
+    const pattern = escapeLike(value);
+    if (negate) return fragment(`${expression.sql} NOT LIKE ? ESCAPE '!'`, ...expression.bindings, pattern);
+    // `=` lets an index serve a bare column; LIKE rules out the trailing-space padding.
+    if (plainColumn) return fragment(`(${expression.sql} = ? AND ${expression.sql} LIKE ? ESCAPE '!')`, ...expression.bindings, value, ...expression.bindings, pattern);
+    return fragment(`${expression.sql} LIKE ? ESCAPE '!'`, ...expression.bindings, pattern);
+  },
+
+  textMatches(expression: SqlFragment, match: TextMatch, value: string): SqlFragment {
+    return fragment(`${expression.sql} LIKE ? ESCAPE '!'`, ...expression.bindings, LIKE_PATTERN[match](escapeLike(value)));
+  },
+
+  exactInteger: 'CAST(? AS SIGNED)',
+
+  asDouble(expression: string): string {
+    return `CAST(${expression} AS DOUBLE)`;
+  },
+
+  tableThroughIndex(table: string, alias: string, index: string): string {
+    return `${table} AS ${alias} FORCE INDEX (${index})`;
+  },
+
+  integerDivision(dividend: string, divisor: string): string {
+    return `((${dividend}) DIV (${divisor}))`;
+  },
+};

@@ -1,0 +1,64 @@
+// The SQLite side of the filter compiler. Strings compare with the BINARY collation (exact and
+// case-sensitive); literal matching uses GLOB, which is case-sensitive, with its three special
+// characters bracketed. JSON through the built-in JSON functions; `->` returns a value's JSON
+// text exactly as stored (numbers keep their digits, booleans read `true`/`false`).
+import { attributePath, fragment, type FilterDialect, type SqlFragment, type TextMatch } from './dialect.js';
+
+/** `*`, `?` and `[` are GLOB's wildcards; inside brackets each stands for itself. */
+export function escapeGlob(value: string): string {
+  return value.replace(/[*?[]/g, (character) => `[${character}]`);
+}
+
+const GLOB_PATTERN: Record<TextMatch, (escaped: string) => string> = {
+  contains: (escaped) => `*${escaped}*`,
+  starts_with: (escaped) => `${escaped}*`,
+  ends_with: (escaped) => `*${escaped}`,
+};
+
+export const sqliteDialect: FilterDialect = {
+  name: 'sqlite',
+
+  attributeText(column: string, key: string): SqlFragment {
+    const path = attributePath(key);
+    return fragment(`(CASE json_type(${column}, ?) WHEN 'text' THEN json_extract(${column}, ?) WHEN 'null' THEN NULL ELSE ${column} -> ? END)`, path, path, path);
+  },
+
+  attributeNumber(column: string, key: string): SqlFragment {
+    const path = attributePath(key);
+    const value = `json_extract(${column}, ?)`;
+    // A string reads as a number when it is a JSON number literal: only number characters
+    // (GLOB), then the JSON grammar (json_valid never fails, unlike json_type on bad input).
+    return fragment(
+      `(CASE json_type(${column}, ?) WHEN 'integer' THEN CAST(${value} AS REAL) WHEN 'real' THEN ${value} ` +
+        `WHEN 'text' THEN (CASE WHEN ${value} NOT GLOB '*[^-+.0-9eE]*' AND json_valid(${value}) THEN CAST(${value} AS REAL) END) END)`,
+      path,
+      path,
+      path,
+      path,
+      path,
+      path,
+    );
+  },
+
+  textEquals(expression: SqlFragment, value: string, negate: boolean): SqlFragment {
+    return fragment(`${expression.sql} ${negate ? '<>' : '='} ?`, ...expression.bindings, value);
+  },
+
+  textMatches(expression: SqlFragment, match: TextMatch, value: string): SqlFragment {
+    return fragment(`${expression.sql} GLOB ?`, ...expression.bindings, GLOB_PATTERN[match](escapeGlob(value)));
+  },
+
+  exactInteger: 'CAST(? AS INTEGER)',
+
+  asDouble(expression: string): string {
+    return `CAST(${expression} AS REAL)`;
+  },
+
+  tableThroughIndex(table: string, alias: string, index: string): string {
+    return `${table} AS ${alias} INDEXED BY ${index}`;
+  },
+
+  integerDivision(dividend: string, divisor: string): string {
+    return `((${dividend}) / (${divisor}))`;
+  },
+};

@@ -1,0 +1,15 @@
+// POST /engine/metrics (getTraceMetrics): statistics over exactly the traces that
+// POST /traces?search_child_spans=true lists for the same window and filter.
+import type { OperationHandler } from '../api/handler-types.js';
+import type { ServiceDeps } from '../api/service-deps.js';
+import { traceMetricRanks } from '../storage/spans/span-queries.js';
+import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
+import { traceMetrics } from './trace-metrics.js';
+
+export function getTraceMetrics({ knex }: ServiceDeps): OperationHandler {
+  return async (request) => {
+    const parsed = engineRequest(request);
+    const ranks = await traceMetricRanks(knex, { applicationId: parsed.applicationId, ...requiredWindow(parsed), filter: parsed.filter });
+    return exactJsonReply(traceMetrics(ranks));
+  };
+}

@@ -1,0 +1,16 @@
+// GET /traces/live (listLiveSpans): the application's most recently received spans, newest
+// first by receive sequence; start_time/end_time are optional and filter by span start.
+import type { OperationHandler } from '../api/handler-types.js';
+import type { ServiceDeps } from '../api/service-deps.js';
+import { recentSpans } from '../storage/spans/span-queries.js';
+import { engineRequest, exactJsonReply } from './engine-request.js';
+import { liveSpan } from './wire.js';
+
+export function listLiveSpans({ knex }: ServiceDeps): OperationHandler {
+  return async (request) => {
+    const parsed = engineRequest(request);
+    const { page, limit } = parsed;
+    const { rows, total } = await recentSpans(knex, { applicationId: parsed.applicationId, ...parsed.window, page, limit });
+    return exactJsonReply({ data: rows.map(liveSpan), pagination: { page, limit, total } });
+  };
+}

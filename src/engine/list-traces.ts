@@ -1,0 +1,24 @@
+// POST /traces (listTraces): a page of trace summaries, one per trace whose root starts in the
+// window; the filter tests the root (search_child_spans=false) or any span of the trace (true).
+import type { OperationHandler } from '../api/handler-types.js';
+import type { ServiceDeps } from '../api/service-deps.js';
+import { findTraces } from '../storage/spans/span-queries.js';
+import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
+import { traceSummary } from './wire.js';
+
+export function listTraces({ knex }: ServiceDeps): OperationHandler {
+  return async (request) => {
+    const parsed = engineRequest(request);
+    const { page, limit } = parsed;
+    const searchChildSpans = parsed.query.search_child_spans === true || parsed.query.search_child_spans === 'true';
+    const { rows, total } = await findTraces(knex, {
+      applicationId: parsed.applicationId,
+      ...requiredWindow(parsed),
+      filter: parsed.filter,
+      searchChildSpans,
+      page,
+      limit,
+    });
+    return exactJsonReply({ data: rows.map(traceSummary), pagination: { page, limit, total } });
+  };
+}

@@ -1,0 +1,81 @@
+// The engine's response objects in their wire shape (the generated schema types), with the
+// nanosecond times as exact JSON integers and stored attribute maps embedded as their JSON text.
+// Handlers hand these to exactJson(); nothing here touches the database.
+import type { components } from '../generated/engine.js';
+import { JsonInteger, RawJson } from '../http/exact-json.js';
+import type { StoredSpan, StoredTraceSummary } from '../storage/spans/span-queries.js';
+
+type Schemas = components['schemas'];
+
+/** A schema type whose `*_unix_nano` fields are written as exact digits. */
+type Exact<T> = {
+  [K in keyof T]: K extends `${string}_unix_nano` ? JsonInteger : K extends 'resource_attributes' | 'span_attributes' ? RawJson | Record<string, unknown> | null : T[K];
+};
+
+export type WireSpanRecord = Exact<Schemas['SpanRecord']>;
+export type WireLiveSpan = Exact<Schemas['LiveSpan']>;
+export type WireTraceSummary = Exact<Schemas['TraceSummary']>;
+
+function attributes(stored: StoredSpan['span_attributes']): RawJson | Record<string, unknown> | null {
+  if (stored === null || stored === undefined) return null;
+  if (typeof stored !== 'string') return stored; // a driver that parses JSON columns itself
+  return new RawJson(stored);
+}
+
+export function spanRecord(span: StoredSpan): WireSpanRecord {
+  return {
+    trace_id: span.trace_id,
+    span_id: span.span_id,
+    span_start_time_unix_nano: new JsonInteger(span.start_time_unix_nano),
+    span_end_time_unix_nano: new JsonInteger(span.end_time_unix_nano),
+    duration_ms: span.duration_ms,
+    parent_span_id: span.parent_span_id,
+    span_name: span.span_name,
+    span_kind: span.span_kind as Schemas['SpanKind'],
+    service_name: span.service_name,
+    unit: span.unit,
+    parent_unit: span.parent_unit,
+    resource_attributes: attributes(span.resource_attributes),
+    span_attributes: attributes(span.span_attributes),
+    cost: span.cost,
+    billing: {
+      resource_type: span.billing_resource_type,
+      resource_name: span.billing_resource_name,
+      service_id: span.billing_service_id,
+      service_name: span.billing_service_name,
+      sku_id: span.billing_sku_id,
+      sku_name: span.billing_sku_name,
+      region: span.billing_region,
+    },
+    usage: { amount: span.usage_amount, unit: span.usage_unit },
+  };
+}
+
+export function liveSpan(span: StoredSpan): WireLiveSpan {
+  return {
+    trace_id: span.trace_id,
+    span_id: span.span_id,
+    span_name: span.span_name,
+    span_kind: span.span_kind as Schemas['SpanKind'],
+    span_start_time_unix_nano: new JsonInteger(span.start_time_unix_nano),
+    span_end_time_unix_nano: new JsonInteger(span.end_time_unix_nano),
+    parent_span_id: span.parent_span_id,
+    service_name: span.service_name,
+    resource_attributes: attributes(span.resource_attributes),
+    span_attributes: attributes(span.span_attributes),
+  };
+}
+
+export function traceSummary(trace: StoredTraceSummary): WireTraceSummary {
+  return {
+    trace_id: trace.trace_id,
+    span_name: trace.span_name,
+    duration_ms: trace.duration_ms,
+    spans_count: trace.spans_count,
+    total_cost: trace.total_cost,
+    min_start_time_unix_nano: new JsonInteger(trace.min_start_time_unix_nano),
+    service_name: trace.service_name,
+    unit: trace.unit,
+    parent_unit: trace.parent_unit,
+  };
+}

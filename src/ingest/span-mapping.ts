@@ -1,0 +1,111 @@
+// Maps decoded OTLP spans to stored span rows, exactly as the exportTraces operation of
+// openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes and
+// the resource's `service.name`, span kinds by their OTLP enum names, attributes kept whole.
+import type { SpanRow } from '../storage/spans/span-row.js';
+import type { AttributeValue, Attributes, DecodedExportRequest, DecodedSpan, PartialSuccess } from './otlp-request.js';
+import { hasParent, rowProblem, spanProblem } from './span-validation.js';
+
+const SPAN_KIND_NAMES = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
+
+/** At most this many rejection reasons are spelled out in the partial success message. */
+const MAX_REASONS = 10;
+
+/** A derived text field: strings as they are, numbers and booleans as their text, arrays and lists as JSON. */
+export function textOf(value: AttributeValue | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+const NUMERIC_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/** A derived numeric field: a finite number, or text that reads as one; anything else is null. */
+export function numberOf(value: AttributeValue | undefined): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string' && NUMERIC_TEXT.test(value)) {
+    const number = Number(value);
+    return Number.isFinite(number) ? number : null;
+  }
+  return null;
+}
+
+/** The attributes as JSON text; no attributes at all are stored as null. */
+function attributesJson(attributes: Attributes): string | null {
+  const json = JSON.stringify(attributes);
+  return json === '{}' ? null : json;
+}
+
+interface ResourceFields {
+  service_name: string | null;
+  resource_attributes: string | null;
+}
+
+function toRow(span: DecodedSpan, resource: ResourceFields, applicationId: string, receivedAt: number): SpanRow {
+  const attributes = span.attributes;
+  return {
+    application_id: applicationId,
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    parent_span_id: hasParent(span) ? span.parentSpanId : null,
+    start_time_unix_nano: span.startTimeUnixNano,
+    end_time_unix_nano: span.endTimeUnixNano,
+    duration_ms: Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6,
+    span_name: span.name,
+    span_kind: SPAN_KIND_NAMES[span.kind] ?? 'SPAN_KIND_UNSPECIFIED',
+    service_name: resource.service_name,
+    unit: textOf(attributes['vendor.unit']),
+    parent_unit: textOf(attributes['vendor.parent_unit']),
+    cost: numberOf(attributes['vendor.cost']),
+    // One line per BILLING_FIELDS entry (spelled out: this runs for every span received).
+    billing_resource_type: textOf(attributes['vendor.billing.resource_type']),
+    billing_resource_name: textOf(attributes['vendor.billing.resource_name']),
+    billing_service_id: textOf(attributes['vendor.billing.service_id']),
+    billing_service_name: textOf(attributes['vendor.billing.service_name']),
+    billing_sku_id: textOf(attributes['vendor.billing.sku_id']),
+    billing_sku_name: textOf(attributes['vendor.billing.sku_name']),
+    billing_region: textOf(attributes['vendor.billing.region']),
+    usage_amount: numberOf(attributes['vendor.usage.amount']),
+    usage_unit: textOf(attributes['vendor.usage.unit']),
+    resource_attributes: resource.resource_attributes,
+    span_attributes: attributesJson(attributes),
+    received_at: receivedAt,
+  };
+}
+
+function describe(span: DecodedSpan, problem: string): string {
+  const id = span.spanId === '' ? '(no span_id)' : span.spanId.slice(0, 32);
+  return `span ${id}: ${problem}`;
+}
+
+function summarize(problems: string[]): string {
+  const shown = problems.slice(0, MAX_REASONS).join('; ');
+  return problems.length > MAX_REASONS ? `${shown}; and ${problems.length - MAX_REASONS} more` : shown;
+}
+
+export interface MappedRequest {
+  rows: SpanRow[];
+  /** Present when some spans were rejected. */
+  partialSuccess: PartialSuccess | undefined;
+}
+
+/** The rows to store for a decoded request, and the spans rejected (with the reasons why). */
+export function toSpanRows(request: DecodedExportRequest, applicationId: string, receivedAt: number): MappedRequest {
+  const rows: SpanRow[] = [];
+  const problems: string[] = [];
+  for (const { resourceAttributes, spans } of request.resourceSpans) {
+    const resource = { service_name: textOf(resourceAttributes['service.name']), resource_attributes: attributesJson(resourceAttributes) };
+    for (const span of spans) {
+      const spanIssue = spanProblem(span);
+      if (spanIssue !== undefined) {
+        problems.push(describe(span, spanIssue));
+        continue;
+      }
+      const row = toRow(span, resource, applicationId, receivedAt);
+      const rowIssue = rowProblem(row);
+      if (rowIssue !== undefined) problems.push(describe(span, rowIssue));
+      else rows.push(row);
+    }
+  }
+  return { rows, partialSuccess: problems.length > 0 ? { rejectedSpans: problems.length, errorMessage: summarize(problems) } : undefined };
+}

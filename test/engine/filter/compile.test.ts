@@ -1,0 +1,171 @@
+// Steps 2 and 3 of the filter compiler without a database: for each dialect, the SQL and the
+// bindings a filter becomes (table-driven, as Knex's own query-builder tests do). Values are
+// always bound; only trusted column names appear in the SQL text.
+import { expect } from 'chai';
+import knexFactory, { type Knex } from 'knex';
+import { compileFilter } from '../../../src/engine/filter/compile.js';
+import type { FilterDialect } from '../../../src/engine/filter/dialects/dialect.js';
+import { escapeLike, mysqlDialect } from '../../../src/engine/filter/dialects/mysql.js';
+import { escapeGlob, sqliteDialect } from '../../../src/engine/filter/dialects/sqlite.js';
+import { storedSpanKind, targetOf } from '../../../src/engine/filter/targets.js';
+import { validateFilter } from '../../../src/engine/filter/validate.js';
+
+const c = (field: string, op: string, value: string) => ({ field, op, value });
+const PATH = '$."http.method"';
+const NUMBER_PATH = '$."k8s.replicas"';
+
+const SQLITE_TEXT = `(CASE json_type(s.span_attributes, ?) WHEN 'text' THEN json_extract(s.span_attributes, ?) WHEN 'null' THEN NULL ELSE s.span_attributes -> ? END)`;
+const SQLITE_NUMBER =
+  `(CASE json_type(s.resource_attributes, ?) WHEN 'integer' THEN CAST(json_extract(s.resource_attributes, ?) AS REAL) WHEN 'real' THEN json_extract(s.resource_attributes, ?) ` +
+  `WHEN 'text' THEN (CASE WHEN json_extract(s.resource_attributes, ?) NOT GLOB '*[^-+.0-9eE]*' AND json_valid(json_extract(s.resource_attributes, ?)) THEN CAST(json_extract(s.resource_attributes, ?) AS REAL) END) END)`;
+const MYSQL_TEXT =
+  `CONVERT(CASE JSON_TYPE(JSON_EXTRACT(s.span_attributes, ?)) WHEN 'STRING' THEN JSON_VALUE(s.span_attributes, ?) WHEN 'ARRAY' THEN JSON_COMPACT(JSON_EXTRACT(s.span_attributes, ?)) ` +
+  `WHEN 'OBJECT' THEN JSON_COMPACT(JSON_EXTRACT(s.span_attributes, ?)) WHEN 'NULL' THEN NULL ELSE JSON_EXTRACT(s.span_attributes, ?) END USING utf8mb4) COLLATE utf8mb4_bin`;
+const MYSQL_DOUBLE = 'CAST(JSON_VALUE(s.resource_attributes, ?) AS DOUBLE)';
+const MYSQL_NUMBER =
+  `(CASE JSON_TYPE(JSON_EXTRACT(s.resource_attributes, ?)) WHEN 'INTEGER' THEN ${MYSQL_DOUBLE} WHEN 'DOUBLE' THEN ${MYSQL_DOUBLE} ` +
+  `WHEN 'UNSIGNED INTEGER' THEN ${MYSQL_DOUBLE} WHEN 'DECIMAL' THEN ${MYSQL_DOUBLE} ` +
+  `WHEN 'STRING' THEN (CASE WHEN JSON_VALUE(s.resource_attributes, ?) REGEXP ? THEN ${MYSQL_DOUBLE} END) END)`;
+const MYSQL_NUMBER_REGEXP = '^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?\\z';
+
+type Want = { sql: string; bindings: unknown[] };
+type Case = [name: string, filter: unknown, want: { sqlite: Want; mysql: Want }];
+
+const CASES: Case[] = [
+  ['text eq', c('span_name', 'eq', 'GET /a'), {
+    sqlite: { sql: '(s.span_name = ?)', bindings: ['GET /a'] },
+    mysql: { sql: "((s.span_name = ? AND s.span_name LIKE ? ESCAPE '!'))", bindings: ['GET /a', 'GET /a'] },
+  }],
+  ['text neq', c('billing.sku_name', 'neq', 'x_y'), {
+    sqlite: { sql: '(s.billing_sku_name <> ?)', bindings: ['x_y'] },
+    mysql: { sql: "(s.billing_sku_name NOT LIKE ? ESCAPE '!')", bindings: ['x!_y'] },
+  }],
+  ['contains with every special character', c('span_name', 'contains', '50%_a\\b!*?['), {
+    sqlite: { sql: '(s.span_name GLOB ?)', bindings: ['*50%_a\\b![*][?][[]*'] },
+    mysql: { sql: "(s.span_name LIKE ? ESCAPE '!')", bindings: ['%50!%!_a\\b!!*?[%'] },
+  }],
+  ['starts_with', c('usage.unit', 'starts_with', 'tok'), {
+    sqlite: { sql: '(s.usage_unit GLOB ?)', bindings: ['tok*'] },
+    mysql: { sql: "(s.usage_unit LIKE ? ESCAPE '!')", bindings: ['tok%'] },
+  }],
+  ['ends_with', c('trace_id', 'ends_with', 'ab'), {
+    sqlite: { sql: '(s.trace_id GLOB ?)', bindings: ['*ab'] },
+    mysql: { sql: "(s.trace_id LIKE ? ESCAPE '!')", bindings: ['%ab'] },
+  }],
+  ['span_kind short name, eq', c('span_kind', 'eq', 'SERVER'), {
+    sqlite: { sql: '(s.span_kind = ?)', bindings: ['SPAN_KIND_SERVER'] },
+    mysql: { sql: "((s.span_kind = ? AND s.span_kind LIKE ? ESCAPE '!'))", bindings: ['SPAN_KIND_SERVER', 'SPAN!_KIND!_SERVER'] },
+  }],
+  ['span_kind short name, other operators as given', c('span_kind', 'contains', 'SERVER'), {
+    sqlite: { sql: '(s.span_kind GLOB ?)', bindings: ['*SERVER*'] },
+    mysql: { sql: "(s.span_kind LIKE ? ESCAPE '!')", bindings: ['%SERVER%'] },
+  }],
+  ['numeric field, value bound as a number', c('usage.amount', 'gte', '1e3'), {
+    sqlite: { sql: '(s.usage_amount >= ?)', bindings: [1000] },
+    mysql: { sql: '(s.usage_amount >= ?)', bindings: [1000] },
+  }],
+  ['numeric field eq and neq', { or: [c('cost', 'eq', '0.5'), c('duration_ms', 'neq', '-2')] }, {
+    sqlite: { sql: '(s.cost = ? or s.duration_ms <> ?)', bindings: [0.5, -2] },
+    mysql: { sql: '(s.cost = ? or s.duration_ms <> ?)', bindings: [0.5, -2] },
+  }],
+  ['attribute eq a text only a string can have: one JSON read on MariaDB', c('span_attributes.http.method', 'eq', 'GET_1'), {
+    sqlite: { sql: `(${SQLITE_TEXT} = ?)`, bindings: [PATH, PATH, PATH, 'GET_1'] },
+    mysql: { sql: "(CONVERT(JSON_VALUE(s.span_attributes, ?) USING utf8mb4) COLLATE utf8mb4_bin LIKE ? ESCAPE '!')", bindings: [PATH, 'GET!_1'] },
+  }],
+  ['attribute eq a text a number, boolean, array or object can have: the text form', { or: ['200', '-1.5e3', 'true', '[1]', '{}'].map((value) => c('span_attributes.http.method', 'eq', value)) }, {
+    sqlite: { sql: `(${Array(5).fill(`${SQLITE_TEXT} = ?`).join(' or ')})`, bindings: ['200', '-1.5e3', 'true', '[1]', '{}'].flatMap((value) => [PATH, PATH, PATH, value]) },
+    mysql: { sql: `(${Array(5).fill(`${MYSQL_TEXT} LIKE ? ESCAPE '!'`).join(' or ')})`, bindings: ['200', '-1.5e3', 'true', '[1]', '{}'].flatMap((value) => [PATH, PATH, PATH, PATH, PATH, value]) },
+  }],
+  ['attribute, text form, neq', c('span_attributes.http.method', 'neq', 'GET'), {
+    sqlite: { sql: `(${SQLITE_TEXT} <> ?)`, bindings: [PATH, PATH, PATH, 'GET'] },
+    mysql: { sql: `(${MYSQL_TEXT} NOT LIKE ? ESCAPE '!')`, bindings: [PATH, PATH, PATH, PATH, PATH, 'GET'] },
+  }],
+  ['attribute, numeric reading', c('resource_attributes.k8s.replicas', 'lt', '3'), {
+    sqlite: { sql: `(${SQLITE_NUMBER} < ?)`, bindings: [...Array(6).fill(NUMBER_PATH), 3] },
+    mysql: { sql: `(${MYSQL_NUMBER} < ?)`, bindings: [...Array(6).fill(NUMBER_PATH), MYSQL_NUMBER_REGEXP, NUMBER_PATH, 3] },
+  }],
+  ['empty groups are constants; nested groups are parenthesised', { or: [{ and: [] }, { or: [] }, { and: [c('unit', 'eq', 'a'), c('parent_unit', 'neq', 'b')] }] }, {
+    sqlite: { sql: '((1 = 1) or (1 = 0) or (s.unit = ? and s.parent_unit <> ?))', bindings: ['a', 'b'] },
+    mysql: { sql: "((1 = 1) or (1 = 0) or ((s.unit = ? AND s.unit LIKE ? ESCAPE '!') and s.parent_unit NOT LIKE ? ESCAPE '!'))", bindings: ['a', 'a', 'b'] },
+  }],
+  ['a top-level empty and', { and: [] }, { sqlite: { sql: '(1 = 1)', bindings: [] }, mysql: { sql: '(1 = 1)', bindings: [] } }],
+  ['a top-level empty or', { or: [] }, { sqlite: { sql: '(1 = 0)', bindings: [] }, mysql: { sql: '(1 = 0)', bindings: [] } }],
+];
+
+const DIALECTS: Array<[name: 'sqlite' | 'mysql', client: string, dialect: FilterDialect]> = [
+  ['sqlite', 'better-sqlite3', sqliteDialect],
+  ['mysql', 'mysql2', mysqlDialect],
+];
+
+function compiled(knex: Knex, dialect: FilterDialect, filter: unknown): Want {
+  const validated = validateFilter(filter);
+  if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+  const where = compileFilter(validated.filter, { dialect, column: (name) => `s.${name}` });
+  if (!where) throw new Error('no where-callback');
+  const { sql, bindings } = knex.queryBuilder().where(where).toSQL();
+  return { sql: sql.replace(/^select \* where /, ''), bindings: [...bindings] };
+}
+
+describe('filter compiler: SQL and bindings per dialect', () => {
+  for (const [dialectName, client, dialect] of DIALECTS) {
+    describe(dialectName, () => {
+      const knex = knexFactory({ client, useNullAsDefault: true });
+      after(() => knex.destroy());
+      for (const [name, filter, want] of CASES) {
+        it(name, () => {
+          expect(compiled(knex, dialect, filter)).to.deep.equal(want[dialectName]);
+        });
+      }
+
+      it('binds a hostile value and never writes it into the SQL', () => {
+        const hostile = "x'); DROP TABLE spans; --";
+        const { sql, bindings } = compiled(knex, dialect, { or: [c('span_name', 'eq', hostile), c('span_attributes.a', 'contains', hostile)] });
+        expect(sql).not.to.include('DROP');
+        expect(bindings.some((binding) => String(binding).includes('DROP TABLE'))).to.equal(true);
+      });
+
+      it('compiles 100 levels of nesting', () => {
+        let node: unknown = c('span_name', 'eq', 'x');
+        for (let level = 1; level < 100; level += 1) node = level % 2 ? { and: [node] } : { or: [node] };
+        expect(compiled(knex, dialect, node).bindings).to.have.length(dialectName === 'sqlite' ? 1 : 2);
+      });
+    });
+  }
+
+  it('takes no filter as no clause', () => {
+    expect(compileFilter(null, { dialect: sqliteDialect, column: (name) => name })).to.equal(undefined);
+  });
+});
+
+describe('filter compiler: field table', () => {
+  const CASES: Array<[string, ReturnType<typeof targetOf>]> = [
+    ['span_name', { kind: 'text', column: 'span_name' }],
+    ['service_name', { kind: 'text', column: 'service_name' }],
+    ['billing.sku_id', { kind: 'text', column: 'billing_sku_id' }],
+    ['usage.unit', { kind: 'text', column: 'usage_unit' }],
+    ['usage.amount', { kind: 'number', column: 'usage_amount' }],
+    ['duration_ms', { kind: 'number', column: 'duration_ms' }],
+    ['span_attributes.http.response.status_code', { kind: 'attribute', source: 'span_attributes', key: 'http.response.status_code' }],
+    ['resource_attributes.service.name', { kind: 'attribute', source: 'resource_attributes', key: 'service.name' }],
+  ];
+  for (const [field, target] of CASES) {
+    it(`${field} → ${JSON.stringify(target)}`, () => expect(targetOf(field)).to.deep.equal(target));
+  }
+
+  it('refuses a field that validation would have refused', () => {
+    expect(() => targetOf('colour')).to.throw();
+    expect(() => targetOf('span_attributes.a-b')).to.throw();
+  });
+
+  it('maps the short span kinds, and only those', () => {
+    expect(['SERVER', 'CLIENT', 'INTERNAL', 'PRODUCER', 'CONSUMER', 'UNSPECIFIED'].map(storedSpanKind)).to.deep.equal([
+      'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER', 'SPAN_KIND_UNSPECIFIED',
+    ]);
+    expect(['server', 'SPAN_KIND_SERVER', 'KIND_SERVER', ''].map(storedSpanKind)).to.deep.equal(['server', 'SPAN_KIND_SERVER', 'KIND_SERVER', '']);
+  });
+
+  it('escapes LIKE and GLOB patterns', () => {
+    expect(escapeLike('a%b_c!d\\e')).to.equal('a!%b!_c!!d\\e');
+    expect(escapeGlob('a*b?c[d]e')).to.equal('a[*]b[?]c[[]d]e');
+  });
+});

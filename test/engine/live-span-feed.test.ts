@@ -1,0 +1,74 @@
+// The live feed's polling logic against a fake storage whose commits can come out of sequence
+// order (as AUTO_INCREMENT values are taken at insert, not at commit).
+import { expect } from 'chai';
+import { LiveSpanFeed, type FeedReads } from '../../src/engine/live-span-feed.js';
+import type { StoredSpan } from '../../src/storage/spans/span-queries.js';
+
+class FakeStorage {
+  readonly committed = new Set<number>();
+  reads(): FeedReads {
+    const sorted = () => [...this.committed].sort((a, b) => a - b);
+    const span = (seq: number) => ({ seq: String(seq), span_name: `s${seq}` }) as StoredSpan;
+    return {
+      latestSeq: async () => String(Math.max(0, ...this.committed)),
+      seqsBetween: async (after, upTo, limit) => sorted().filter((seq) => seq > Number(after) && seq <= Number(upTo)).slice(0, limit).map(String),
+      countBetween: async (after, upTo) => sorted().filter((seq) => seq > Number(after) && seq <= Number(upTo)).length,
+      spansBySeq: async (seqs) => seqs.map(Number).filter((seq) => this.committed.has(seq)).sort((a, b) => a - b).map(span),
+      spansAfter: async (after, limit) => sorted().filter((seq) => seq > Number(after)).slice(0, limit).map(span),
+    };
+  }
+  commit(...seqs: number[]) {
+    for (const seq of seqs) this.committed.add(seq);
+  }
+}
+
+const sent = (events: Array<{ id: string; span: StoredSpan }>) => events.map((event) => [event.id, event.span.seq]);
+
+describe('live span feed', () => {
+  let now = 0;
+  const options = { graceMs: 60_000, batchSize: 3, now: () => now };
+
+  it('starts after the latest stored span and sends each new span once, by sequence', async () => {
+    const storage = new FakeStorage();
+    storage.commit(1, 2, 3);
+    const feed = await LiveSpanFeed.open(storage.reads(), undefined, options);
+    expect(await feed.next()).to.deep.equal([]);
+    storage.commit(4, 5);
+    expect(sent(await feed.next())).to.deep.equal([['4', '4'], ['5', '5']]);
+    expect(await feed.next()).to.deep.equal([]);
+  });
+
+  it('sends a span that commits after a higher sequence was sent, under the high-water id', async () => {
+    const storage = new FakeStorage();
+    storage.commit(10);
+    const feed = await LiveSpanFeed.open(storage.reads(), undefined, options);
+    storage.commit(12); // 11 is taken but not committed yet
+    expect(sent(await feed.next())).to.deep.equal([['12', '12']]);
+    now += 30_000;
+    storage.commit(11, 13);
+    expect(sent(await feed.next())).to.deep.equal([['12', '11'], ['13', '13']]);
+    expect(await feed.next()).to.deep.equal([]);
+  });
+
+  it('gives up on a sequence once the grace period has passed', async () => {
+    const storage = new FakeStorage();
+    const feed = await LiveSpanFeed.open(storage.reads(), undefined, options);
+    storage.commit(2);
+    expect(sent(await feed.next())).to.deep.equal([['2', '2']]);
+    now += 61_000;
+    await feed.next(); // the horizon passes 2: sequence 1 is taken to have rolled back
+    storage.commit(1);
+    expect(await feed.next()).to.deep.equal([]);
+  });
+
+  it('resumes after Last-Event-ID in batches, saying when it is behind', async () => {
+    const storage = new FakeStorage();
+    storage.commit(1, 2, 3, 4, 5, 6, 7, 8);
+    const feed = await LiveSpanFeed.open(storage.reads(), '2', options);
+    expect(sent(await feed.next()).map(([, seq]) => seq)).to.deep.equal(['3', '4', '5']);
+    expect(feed.behind).to.equal(true);
+    expect(sent(await feed.next()).map(([, seq]) => seq)).to.deep.equal(['6', '7', '8']);
+    expect(sent(await feed.next())).to.deep.equal([]);
+    expect(feed.behind).to.equal(false);
+  });
+});

@@ -1,0 +1,226 @@
+// GET /traces/live and GET /traces/live/stream over HTTP on every database: receive order,
+// the optional window, pagination, and the SSE stream (new spans only, Last-Event-ID resume
+// without loss or repetition, a span whose transaction commits late).
+import { expect } from 'chai';
+import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { engineCaller, type EngineCaller } from '../support/auth.js';
+import { call } from '../support/contract.js';
+import { nanosToRfc3339, parseExact } from '../support/engine-helpers.js';
+import { spanRow } from '../support/span-rows.js';
+import { onEachDatabase } from '../support/test-server.js';
+
+const BASE = 1_763_800_000_000_000_000n;
+const SECOND = 1_000_000_000n;
+
+interface SseEvent {
+  id?: string;
+  event?: string;
+  data?: string;
+}
+
+/** A fetch-based SSE client (EventSource cannot send Authorization). */
+async function openStream(url: string, headers: Record<string, string>) {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers, signal: controller.signal });
+  const events: SseEvent[] = [];
+  const comments: string[] = [];
+  let waiting: (() => void) | undefined;
+  const done = (async () => {
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done: finished } = await reader.read();
+        if (finished) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event: SseEvent = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) comments.push(line);
+            else {
+              const colon = line.indexOf(':');
+              const field = line.slice(0, colon) as keyof SseEvent;
+              event[field] = line.slice(colon + 1).replace(/^ /, '');
+            }
+          }
+          if (event.event) events.push(event);
+          waiting?.();
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  const until = async (predicate: () => boolean, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`timed out; events so far: ${JSON.stringify(events)}`);
+      await new Promise<void>((resolve) => {
+        waiting = resolve;
+        setTimeout(resolve, 100);
+      });
+    }
+  };
+  await until(() => comments.length > 0); // the first heartbeat: the stream is open
+  return {
+    response,
+    events,
+    comments,
+    until,
+    async close() {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+onEachDatabase('live spans', (app) => {
+  let caller: EngineCaller;
+  let counter = 0;
+  const span = (startSeconds: number, overrides: Partial<SpanRow> = {}) => {
+    counter += 1;
+    return spanRow({
+      application_id: caller.appId,
+      trace_id: `${counter}`.padStart(32, 'a'),
+      span_id: `${counter}`.padStart(16, '0'),
+      start_time_unix_nano: (BASE + BigInt(startSeconds) * SECOND + 123_456_789n).toString(),
+      span_name: `span-${counter}`,
+      ...overrides,
+    });
+  };
+  const live = async (query: Record<string, string | number> = {}) => {
+    const response = await call(app().url, 'GET', '/traces/live', { query, headers: caller.headers });
+    expect(response.status, response.text).to.equal(200);
+    return { ...parseExact(response.text), text: response.text };
+  };
+
+  before(async () => {
+    caller = await engineCaller(app());
+  });
+
+  describe('GET /traces/live', () => {
+    let names: string[];
+    before(async () => {
+      // Received in this order, whatever their start times.
+      const batches = [[span(50), span(10)], [span(30)], [span(5), span(40), span(20)]];
+      for (const batch of batches) await storeSpans(app().server.knex, batch);
+      names = batches.flat().map((row) => row.span_name);
+    });
+
+    it('lists the most recently received first, with exact nanoseconds', async () => {
+      const body = await live();
+      expect(body.data.map((row: any) => row.span_name)).to.deep.equal([...names].reverse());
+      expect(body.pagination).to.deep.equal({ page: 1, limit: 20, total: 6 });
+      expect(body.text).to.include(`"span_start_time_unix_nano":${BASE + 20n * SECOND + 123_456_789n}`);
+      expect(Object.keys(body.data[0]).sort()).to.deep.equal(
+        ['trace_id', 'span_id', 'span_name', 'span_kind', 'span_start_time_unix_nano', 'span_end_time_unix_nano', 'parent_span_id', 'service_name', 'resource_attributes', 'span_attributes'].sort(),
+      );
+    });
+
+    it('pages, and filters by span start when a bound is given', async () => {
+      const second = await live({ limit: 4, page: 2 });
+      expect(second.data.map((row: any) => row.span_name)).to.deep.equal([names[1], names[0]]);
+      expect(second.pagination).to.deep.equal({ page: 2, limit: 4, total: 6 });
+      expect((await live({ limit: 4, page: 3 })).data).to.deep.equal([]);
+      const windowed = await live({ start_time: nanosToRfc3339(BASE + 10n * SECOND), end_time: nanosToRfc3339(BASE + 40n * SECOND + 123_456_789n) });
+      expect(windowed.data.map((row: any) => row.span_name)).to.deep.equal([names[5], names[2], names[1]]);
+      expect(windowed.pagination.total).to.equal(3);
+      expect((await live({ start_time: nanosToRfc3339(BASE + 45n * SECOND) })).data.map((row: any) => row.span_name)).to.deep.equal([names[0]]);
+      expect((await live({ end_time: nanosToRfc3339(BASE + 10n * SECOND) })).data.map((row: any) => row.span_name)).to.deep.equal([names[3]]);
+    });
+
+    it('is a 422 on end_time when both bounds are given and the end is not after the start', async () => {
+      const response = await call(app().url, 'GET', '/traces/live', { query: { start_time: nanosToRfc3339(BASE), end_time: nanosToRfc3339(BASE) }, headers: caller.headers });
+      expect(response.status).to.equal(422);
+      expect(response.body.detail[0].loc).to.deep.equal(['query', 'end_time']);
+    });
+  });
+
+  describe('GET /traces/live/stream', () => {
+    const streamUrl = () => `${app().url}/traces/live/stream`;
+
+    it('sends the spans stored after it opened, then resumes after Last-Event-ID without loss or repetition', async function () {
+      this.timeout(30_000);
+      await storeSpans(app().server.knex, [span(1, { span_name: 'before-connect' })]);
+      const first = await openStream(streamUrl(), caller.headers);
+      expect(first.response.status).to.equal(200);
+      expect(first.response.headers.get('content-type')).to.match(/^text\/event-stream/);
+      expect(first.response.headers.get('cache-control')).to.equal('no-cache');
+      const early = [span(60, { span_name: 'a1' }), span(61, { span_name: 'a2' })];
+      await storeSpans(app().server.knex, early);
+      await storeSpans(app().server.knex, [span(62, { span_name: 'a3' })]);
+      await first.until(() => first.events.length >= 3);
+      await first.close();
+      expect(first.events.map((event) => JSON.parse(event.data as string).span_name)).to.deep.equal(['a1', 'a2', 'a3']);
+      expect(first.events.every((event) => event.event === 'span')).to.equal(true);
+      const ids = first.events.map((event) => BigInt(event.id as string));
+      expect(ids[0]! < ids[1]! && ids[1]! < ids[2]!).to.equal(true);
+      expect(first.events[0]?.data).to.include(`"span_start_time_unix_nano":${BASE + 60n * SECOND + 123_456_789n}`);
+
+      // Stored while no client is connected: the resumed stream sends these, and nothing twice.
+      await storeSpans(app().server.knex, [span(63, { span_name: 'b1' }), span(64, { span_name: 'b2' })]);
+      const resumed = await openStream(streamUrl(), { ...caller.headers, 'Last-Event-ID': first.events[1]?.id as string });
+      await storeSpans(app().server.knex, [span(65, { span_name: 'b3' })]);
+      await resumed.until(() => resumed.events.length >= 4);
+      await new Promise((resolve) => setTimeout(resolve, 800)); // nothing more is coming
+      await resumed.close();
+      expect(resumed.events.map((event) => JSON.parse(event.data as string).span_name)).to.deep.equal(['a3', 'b1', 'b2', 'b3']);
+    });
+
+    it('sends a span whose transaction commits after a later-numbered span was sent', async function () {
+      if (app().database !== 'mysql') this.skip(); // SQLite has one writer: commits cannot interleave
+      this.timeout(30_000);
+      const stream = await openStream(streamUrl(), caller.headers);
+      const knex = app().server.knex;
+      const trx = await knex.transaction();
+      try {
+        await trx('spans').insert(span(70, { span_name: 'slow' })); // takes its sequence now
+        await storeSpans(knex, [span(71, { span_name: 'fast' })]);
+        await stream.until(() => stream.events.length >= 1);
+        await trx.commit();
+      } catch (error) {
+        await trx.rollback();
+        throw error;
+      }
+      await stream.until(() => stream.events.length >= 2);
+      await stream.close();
+      const [fast, slow] = stream.events;
+      expect([JSON.parse(fast?.data as string).span_name, JSON.parse(slow?.data as string).span_name]).to.deep.equal(['fast', 'slow']);
+      // Ids never go down, so resuming after the late span repeats nothing.
+      expect(slow?.id).to.equal(fast?.id);
+    });
+
+    it('stops polling storage when the client disconnects', async function () {
+      this.timeout(20_000);
+      const knex = app().server.knex;
+      let polls = 0;
+      const count = (query: { sql: string }) => {
+        if (query.sql.includes('seq > ')) polls += 1;
+      };
+      knex.on('query', count);
+      try {
+        const stream = await openStream(streamUrl(), caller.headers);
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+        expect(polls, 'polls while connected').to.be.greaterThan(0);
+        await stream.close();
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        const afterClose = polls;
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        expect(polls, 'polls after the client left').to.equal(afterClose);
+      } finally {
+        knex.off('query', count);
+      }
+    });
+
+    it('is a 422 for a Last-Event-ID that is not a sequence number', async () => {
+      const response = await call(app().url, 'GET', '/traces/live/stream', { headers: { ...caller.headers, 'Last-Event-ID': 'abc' } });
+      expect(response.status).to.equal(422);
+      expect(response.body.detail[0].loc).to.deep.equal(['header', 'last-event-id']);
+    });
+  });
+});

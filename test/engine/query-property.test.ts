@@ -1,0 +1,270 @@
+// Property test on every database: random span sets and random filter trees (depth up to 6,
+// every field and operator); POST /engine/query, POST /traces (both search_child_spans values)
+// and POST /engine/metrics must agree with the plain reference evaluator written from
+// decisions.md. FC_SEED and FC_RUNS reproduce or widen a run.
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { engineCaller, type EngineCaller } from '../support/auth.js';
+import { call } from '../support/contract.js';
+import { clearSpans, isClose, nanosToRfc3339, parseExact } from '../support/engine-helpers.js';
+import { expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
+import { spanRow } from '../support/span-rows.js';
+import { onEachDatabase } from '../support/test-server.js';
+
+const RUNS = Number(process.env.FC_RUNS ?? 40);
+const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
+
+const BASE = 1_763_800_000_000_000_000n;
+const WIDTH = 7_200_000_000_000n; // two hours
+
+// Strings that trip up SQL: LIKE/GLOB wildcards and escapes, quotes, case, trailing spaces,
+// non-ASCII, numbers as text, JSON-looking text, a newline.
+const TEXTS = [
+  '', 'GET', 'get', 'GET ', ' GET', 'POST', '50%', '5_0', '5%0', 'a\\b', 'a%b_c\\d', "O'Brien", '"quoted"', 'café', 'CAFÉ', 'caf',
+  '日本語', '🚀 launch', '200', '-1.5', '1e3', '+5', ' 200', '0x1F', '007', 'true', 'null', '[1,"x"]', 'checkout', 'check', 'out',
+  '*', '?x', '[a]', '!', '!%', 'x\ny',
+];
+const NUMBERS = [0, 1, -1.5, 2.5, 200, 0.1, 1e21, 123456789.25, 4611686018427387904, 1e-7, 470562540];
+const NUMBER_VALUES = ['0', '1', '-1.5', '2.5', '200', '0.1', '1e21', '123456789.25', '1e3', '0x10', ' 7', '470562540', '1.5', '-0', '4611686018427387904'];
+const KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
+const KIND_VALUES = ['SERVER', 'CLIENT', 'INTERNAL', 'PRODUCER', 'CONSUMER', 'UNSPECIFIED', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'server', 'KIND_SERVER', '_SERVER'];
+const KEYS = ['http.method', 'http.status_code', 'retry', 'tags', 'meta', 'a_b', 'x.y.z', 'service.name'];
+const TEXT_FIELDS = [
+  'trace_id', 'span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit', 'billing.resource_type', 'billing.resource_name',
+  'billing.service_id', 'billing.service_name', 'billing.sku_id', 'billing.sku_name', 'billing.region', 'usage.unit',
+];
+const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount'];
+const STRING_OPS = ['eq', 'neq', 'contains', 'starts_with', 'ends_with'];
+const NUMERIC_OPS = ['gt', 'lt', 'gte', 'lte'];
+
+const hex = (value: number, width: number) => value.toString(16).padStart(width, '0');
+const TRACE_IDS = Array.from({ length: 12 }, (_, index) => `${index % 2 ? 'ab' : 'cd'}${hex(index + 1, 30)}`);
+const ID_VALUES = [...TRACE_IDS.slice(0, 3), hex(1, 16), hex(2, 16), hex(17, 16), 'ab', '0000', '01'];
+
+const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null, freq: 3 });
+
+const W = WIDTH;
+const startOffset = fc.oneof(
+  fc.constantFrom(-1n, 0n, 1n, W - 1n, W, W + 1n, W / 2n),
+  fc.bigInt({ min: -W / 4n, max: W + W / 4n }),
+);
+const durationNs = fc.constantFrom(0n, 1n, 1_500_000n, 123_456_789n, 2_500_000_001n, 470_562_540_123_456n);
+
+/**
+ * Spans whose strings and numbers come from a small palette drawn for the run, so that values
+ * repeat across spans and conditions match some spans but not all.
+ */
+function spanFrom(texts: string[], numbers: number[]) {
+  const text = fc.constantFrom(...texts);
+  const number = fc.constantFrom(...numbers);
+  const scalar = fc.oneof(text, number, fc.boolean());
+  const attributeValue = fc.oneof(
+    { weight: 4, arbitrary: scalar },
+    { weight: 1, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.array(scalar, { maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('k', 'z', 'a.b'), scalar, { maxKeys: 2 }) },
+  );
+  const attributes = maybe(fc.dictionary(fc.constantFrom(...KEYS), attributeValue, { maxKeys: 4 }).map((map) => JSON.stringify(map)));
+  return fc.record({
+    trace: fc.nat({ max: TRACE_IDS.length - 1 }),
+    parent: maybe(fc.constantFrom(hex(1, 16), hex(2, 16), hex(99, 16))),
+    offset: startOffset,
+    duration: durationNs,
+    span_name: text,
+    span_kind: fc.constantFrom(...KINDS),
+    service_name: maybe(text),
+    unit: maybe(text),
+    parent_unit: maybe(text),
+    cost: maybe(number),
+    usage_amount: maybe(number),
+    usage_unit: maybe(text),
+    billing: fc.array(maybe(text), { minLength: 7, maxLength: 7 }),
+    resource_attributes: attributes,
+    span_attributes: attributes,
+  });
+}
+type GeneratedSpan = ReturnType<typeof spanFrom> extends fc.Arbitrary<infer T> ? T : never;
+
+function toRows(applicationId: string, spans: GeneratedSpan[]): SpanRow[] {
+  return spans.map((generated, index) => {
+    const start = BASE + generated.offset;
+    const end = start + generated.duration;
+    const [resource_type, resource_name, service_id, service_name, sku_id, sku_name, region] = generated.billing;
+    return spanRow({
+      application_id: applicationId,
+      trace_id: TRACE_IDS[generated.trace] as string,
+      span_id: hex(index + 1, 16),
+      parent_span_id: generated.parent,
+      start_time_unix_nano: start.toString(),
+      end_time_unix_nano: end.toString(),
+      duration_ms: Number(end - start) / 1e6,
+      span_name: generated.span_name,
+      span_kind: generated.span_kind,
+      service_name: generated.service_name,
+      unit: generated.unit,
+      parent_unit: generated.parent_unit,
+      cost: generated.cost,
+      usage_amount: generated.usage_amount,
+      usage_unit: generated.usage_unit,
+      billing_resource_type: resource_type ?? null,
+      billing_resource_name: resource_name ?? null,
+      billing_service_id: service_id ?? null,
+      billing_service_name: service_name ?? null,
+      billing_sku_id: sku_id ?? null,
+      billing_sku_name: sku_name ?? null,
+      billing_region: region ?? null,
+      resource_attributes: generated.resource_attributes,
+      span_attributes: generated.span_attributes,
+    });
+  });
+}
+
+const attributeField = fc.tuple(fc.constantFrom('span_attributes.', 'resource_attributes.'), fc.constantFrom(...KEYS, 'missing.key')).map(([prefix, key]) => prefix + key);
+const COLUMN_OF: Record<string, keyof SpanRow> = {
+  trace_id: 'trace_id', span_id: 'span_id', span_kind: 'span_kind', span_name: 'span_name', service_name: 'service_name', unit: 'unit', parent_unit: 'parent_unit',
+  'billing.resource_type': 'billing_resource_type', 'billing.resource_name': 'billing_resource_name', 'billing.service_id': 'billing_service_id',
+  'billing.service_name': 'billing_service_name', 'billing.sku_id': 'billing_sku_id', 'billing.sku_name': 'billing_sku_name', 'billing.region': 'billing_region',
+  'usage.unit': 'usage_unit', duration_ms: 'duration_ms', cost: 'cost', 'usage.amount': 'usage_amount',
+};
+
+/** The values a field holds in the data, as text, so that conditions often hit something. */
+function valuesInData(rows: SpanRow[], field: string): string[] {
+  if (field in COLUMN_OF) {
+    return rows.map((row) => row[COLUMN_OF[field] as keyof SpanRow]).filter((value) => value !== null).map(String);
+  }
+  const [source, key] = field.startsWith('span_attributes.') ? ['span_attributes', field.slice(16)] : ['resource_attributes', field.slice(20)];
+  return rows.flatMap((row) => {
+    const json = row[source as 'span_attributes' | 'resource_attributes'];
+    const value = json === null ? undefined : (JSON.parse(json) as Record<string, unknown>)[key as string];
+    return value === undefined || value === null ? [] : [typeof value === 'string' ? value : JSON.stringify(value)];
+  });
+}
+
+/** A whole value from the data, a piece of one (by code points), or one from the pools. */
+function valueFor(rows: SpanRow[], field: string, op: string, pool: string[]): fc.Arbitrary<string> {
+  const seen = valuesInData(rows, field);
+  if (seen.length === 0) return fc.constantFrom(...pool);
+  const whole = fc.constantFrom(...seen);
+  if (NUMERIC_OPS.includes(op) || NUMBER_FIELDS.includes(field)) {
+    const numeric = seen.filter((value) => /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(value));
+    return numeric.length ? fc.oneof(fc.constantFrom(...numeric), fc.constantFrom(...pool)) : fc.constantFrom(...pool);
+  }
+  const piece = whole.chain((value) => {
+    const points = Array.from(value);
+    return fc.tuple(fc.nat({ max: points.length }), fc.nat({ max: points.length })).map(([from, length]) => points.slice(from, from + length).join(''));
+  });
+  // Near misses: padding (MariaDB's PAD SPACE), case, and wildcards that must stay literal.
+  const nearMiss = whole.chain((value) => fc.constantFrom(`${value} `, ` ${value}`, value.toUpperCase(), value.toLowerCase(), `${value}%`, `%${value}`, value.replace(/./u, '_')));
+  return fc.oneof({ weight: 3, arbitrary: whole }, { weight: 2, arbitrary: piece }, { weight: 2, arbitrary: nearMiss }, { weight: 1, arbitrary: fc.constantFrom(...pool) });
+}
+
+function conditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
+  const pick = (fields: fc.Arbitrary<string>, ops: string[], pool: string[]) =>
+    fc.tuple(fields, fc.constantFrom(...ops)).chain(([field, op]) => valueFor(rows, field, op, pool).map((value) => ({ field, op, value })));
+  return fc.oneof(
+    pick(fc.constantFrom(...TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'span_kind'].includes(field))), STRING_OPS, TEXTS),
+    pick(fc.constantFrom('trace_id', 'span_id'), STRING_OPS, ID_VALUES),
+    fc.record({ field: fc.constant('span_kind'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...KIND_VALUES) }),
+    pick(fc.constantFrom(...NUMBER_FIELDS), ['eq', 'neq', ...NUMERIC_OPS], NUMBER_VALUES),
+    pick(attributeField, STRING_OPS, TEXTS),
+    pick(attributeField, NUMERIC_OPS, NUMBER_VALUES),
+  );
+}
+
+/** Filter trees nested at most `MAX_DEPTH` levels (a condition alone is depth 1). */
+const MAX_DEPTH = 6;
+function treeFor(rows: SpanRow[], level = 1): fc.Arbitrary<unknown> {
+  const condition = conditionFor(rows);
+  if (level === MAX_DEPTH) return condition;
+  const child = treeFor(rows, level + 1);
+  return fc.oneof(
+    { weight: 2, arbitrary: condition },
+    { weight: 2, arbitrary: fc.record({ and: fc.array(child, { maxLength: 3, size: 'max' }) }) },
+    { weight: 1, arbitrary: fc.record({ or: fc.array(child, { maxLength: 3, size: 'max' }) }) },
+  );
+}
+
+const windowArbitrary = fc.constantFrom([BASE, BASE + W], [BASE + 1n, BASE + W - 1n], [BASE + W / 2n, BASE + W]);
+
+/** Spans (as stored rows, with a placeholder application), a filter over their values, a window. */
+const palette = fc.tuple(fc.subarray(TEXTS, { minLength: 2, maxLength: 6 }), fc.subarray(NUMBERS, { minLength: 1, maxLength: 4 }));
+const scenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 30, size: 'max' })).chain((generated) => {
+  const rows = toRows('app_placeholder', generated);
+  return fc.tuple(fc.constant(rows), fc.option(treeFor(rows), { nil: null, freq: 8 }), windowArbitrary);
+});
+
+function depth(node: unknown): number {
+  if (node === null || typeof node !== 'object') return 0;
+  const group = (node as { and?: unknown[]; or?: unknown[] }).and ?? (node as { or?: unknown[] }).or;
+  return group ? 1 + Math.max(0, ...group.map(depth)) : 1;
+}
+
+onEachDatabase('engine queries agree with the reference evaluator', (app) => {
+  let caller: EngineCaller;
+  before(async () => {
+    caller = await engineCaller(app());
+  });
+
+  async function post(path: string, windowNs: readonly bigint[], body: unknown, query: Record<string, string | number | boolean> = {}) {
+    const response = await call(app().url, 'POST', path, {
+      query: { start_time: nanosToRfc3339(windowNs[0] as bigint), end_time: nanosToRfc3339(windowNs[1] as bigint), ...query },
+      headers: caller.headers,
+      json: body,
+    });
+    expect(response.status, response.text).to.equal(200);
+    return parseExact(response.text);
+  }
+
+  it(`holds for ${RUNS} random span sets and filters of depth up to 6`, async function () {
+    this.timeout(240_000);
+    const knex = app().server.knex;
+    await fc.assert(
+      fc.asyncProperty(scenario, async ([placeholderRows, filterValue, windowNs]) => {
+        expect(depth(filterValue)).to.be.at.most(MAX_DEPTH);
+        const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
+        await clearSpans(knex, caller.appId);
+        await storeSpans(knex, rows);
+        const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
+        const context = `filter ${JSON.stringify(filterValue)}`;
+
+        const spans = await post('/engine/query', windowNs, { filter: filterValue }, { limit: 100 });
+        const wantedSpans = expectedSpans(rows, window, filterValue);
+        expect(spans.data.map((row: any) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
+        expect(spans.total).to.equal(wantedSpans.length);
+
+        for (const searchChildSpans of [false, true]) {
+          const traces = await post('/traces', windowNs, { filter: filterValue }, { limit: 100, search_child_spans: searchChildSpans });
+          const wanted = expectedTraces(rows, window, filterValue, searchChildSpans);
+          const where = `traces (search_child_spans=${searchChildSpans}), ${context}`;
+          expect(traces.data.map((row: any) => row.trace_id), where).to.deep.equal(wanted.map((row) => row.trace_id));
+          expect(traces.pagination.total, where).to.equal(wanted.length);
+          traces.data.forEach((row: any, index: number) => {
+            const { total_cost, duration_ms, ...exact } = wanted[index] as (typeof wanted)[number];
+            expect({ ...row, total_cost: undefined, duration_ms: undefined }, where).to.deep.equal({ ...exact, total_cost: undefined, duration_ms: undefined });
+            expect(isClose(row.duration_ms, duration_ms, 1e-12), `${where}: duration ${row.duration_ms} vs ${duration_ms}`).to.equal(true);
+            expect(isClose(row.total_cost, total_cost, 1e-9, 1e22), `${where}: total_cost ${row.total_cost} vs ${total_cost}`).to.equal(true);
+          });
+        }
+
+        const metrics = await post('/engine/metrics', windowNs, { filter: filterValue });
+        const wantedMetrics = expectedMetrics(rows, window, filterValue);
+        expect(metrics.trace_count, `metrics, ${context}`).to.equal(wantedMetrics.trace_count);
+        const traceList = expectedTraces(rows, window, filterValue, true);
+        const scales = {
+          duration: Math.max(0, ...traceList.map((trace) => trace.duration_ms)),
+          cost: Math.max(0, ...traceList.map((trace) => Math.abs(trace.total_cost)), ...rows.map((row) => Math.abs(row.cost ?? 0))),
+          spans_per_trace: Math.max(0, ...traceList.map((trace) => trace.spans_count)),
+        };
+        for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
+          for (const [statistic, expected] of Object.entries(wantedMetrics[figure])) {
+            const actual = metrics[figure][statistic] as number;
+            expect(isClose(actual, expected, 1e-9, scales[figure]), `metrics ${figure}.${statistic}: ${actual} vs ${expected}, ${context}`).to.equal(true);
+          }
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+});

@@ -1,0 +1,81 @@
+// Real OpenTelemetry SDK pieces for ingestion tests: spans recorded by a tracer, exported by the
+// official OTLP exporters, and a proxy that checks every answer the exporters get against the
+// documents (they do their own HTTP, so call() cannot check them).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Tracer } from '@opentelemetry/api';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { assertMatchesContract } from './contract.js';
+
+/** The spans a tracer records while `build` runs, as the SDK hands them to exporters. */
+export async function recordSpans(resourceAttributes: Record<string, string>, build: (tracer: Tracer) => void): Promise<ReadableSpan[]> {
+  const memory = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ resource: resourceFromAttributes(resourceAttributes), spanProcessors: [new SimpleSpanProcessor(memory)] });
+  build(provider.getTracer('spanledger-tests', '1.0.0'));
+  await provider.forceFlush();
+  const spans = memory.getFinishedSpans();
+  await provider.shutdown();
+  return spans;
+}
+
+/** Exports spans with a real exporter; resolves with the exporter's verdict. */
+export function exportSpans(exporter: SpanExporter, spans: ReadableSpan[]): Promise<ExportResult> {
+  return new Promise((resolve) => exporter.export(spans, resolve));
+}
+
+export function expectExported(result: ExportResult): void {
+  if (result.code !== ExportResultCode.SUCCESS) throw new Error(`export failed: ${result.error?.message ?? 'unknown error'}`);
+}
+
+/** Nanoseconds of an SDK HrTime, exact. */
+export function nanos([seconds, nanoseconds]: [number, number]): string {
+  return (BigInt(seconds) * 1_000_000_000n + BigInt(nanoseconds)).toString();
+}
+
+export interface CheckingProxy {
+  url: string;
+  /** Status of every answer relayed, in order. */
+  statuses: number[];
+  /** Contract violations seen; a test ends by expecting none. */
+  violations: string[];
+  close(): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+/** An HTTP relay to the app that checks each answer against the documents before passing it on. */
+export async function contractCheckingProxy(targetUrl: string): Promise<CheckingProxy> {
+  const statuses: number[] = [];
+  const violations: string[] = [];
+  const server = http.createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const headers = Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name)) as Array<[string, string]>;
+    const answer = await fetch(new URL(request.url ?? '/', targetUrl), { method: request.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    const text = bytes.toString('utf8');
+    const body = (answer.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text;
+    statuses.push(answer.status);
+    try {
+      await assertMatchesContract(request.method ?? 'GET', new URL(request.url ?? '/', targetUrl).pathname, { status: answer.status, headers: answer.headers, body, text });
+    } catch (error) {
+      violations.push((error as Error).message);
+    }
+    response.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !HOP_BY_HOP.has(name))));
+    response.end(bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    statuses,
+    violations,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

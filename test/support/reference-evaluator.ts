@@ -1,0 +1,241 @@
+// A plain TypeScript reading of decisions.md ("Spans: querying"), written without looking at
+// the SQL: which stored spans a filter matches, which traces POST /traces lists and in what
+// order, and the metrics POST /engine/metrics reports. The property tests compare the service
+// with it on random data.
+import type { SpanRow } from '../../src/storage/spans/span-row.js';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const SHORT_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
+const NUMBER_FIELDS: Record<string, keyof SpanRow> = { duration_ms: 'duration_ms', cost: 'cost', 'usage.amount': 'usage_amount' };
+const TEXT_FIELDS: Record<string, keyof SpanRow> = {
+  trace_id: 'trace_id',
+  span_id: 'span_id',
+  span_kind: 'span_kind',
+  span_name: 'span_name',
+  service_name: 'service_name',
+  unit: 'unit',
+  parent_unit: 'parent_unit',
+  'billing.resource_type': 'billing_resource_type',
+  'billing.resource_name': 'billing_resource_name',
+  'billing.service_id': 'billing_service_id',
+  'billing.service_name': 'billing_service_name',
+  'billing.sku_id': 'billing_sku_id',
+  'billing.sku_name': 'billing_sku_name',
+  'billing.region': 'billing_region',
+  'usage.unit': 'usage_unit',
+};
+
+/** A JSON number literal (RFC 8259) is the only text with a numeric reading. */
+const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/;
+
+function attribute(span: SpanRow, field: string): Json | undefined {
+  const source = field.startsWith('span_attributes.') ? span.span_attributes : span.resource_attributes;
+  if (source === null) return undefined;
+  const key = field.slice(field.indexOf('.') + 1);
+  const map = JSON.parse(source) as Record<string, Json>;
+  return Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
+}
+
+/** `GET`, `200`, `true`, arrays and objects as their compact JSON. */
+function textForm(value: Json): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function numericReading(value: Json): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && NUMBER_TEXT.test(value)) {
+    const number = Number(value);
+    return Number.isFinite(number) ? number : undefined;
+  }
+  return undefined;
+}
+
+function compareNumbers(actual: number, op: string, wanted: number): boolean {
+  switch (op) {
+    case 'eq':
+      return actual === wanted;
+    case 'neq':
+      return actual !== wanted;
+    case 'gt':
+      return actual > wanted;
+    case 'lt':
+      return actual < wanted;
+    case 'gte':
+      return actual >= wanted;
+    case 'lte':
+      return actual <= wanted;
+    default:
+      throw new Error(`no numeric meaning for ${op}`);
+  }
+}
+
+function compareText(actual: string, op: string, wanted: string): boolean {
+  switch (op) {
+    case 'eq':
+      return actual === wanted;
+    case 'neq':
+      return actual !== wanted;
+    case 'contains':
+      return actual.includes(wanted);
+    case 'starts_with':
+      return actual.startsWith(wanted);
+    case 'ends_with':
+      return actual.endsWith(wanted);
+    default:
+      throw new Error(`no text meaning for ${op}`);
+  }
+}
+
+const NUMERIC_OPS = new Set(['gt', 'lt', 'gte', 'lte']);
+
+/** Whether a span matches a filter given as the JSON of a request body (null: everything). */
+export function spanMatches(span: SpanRow, filter: unknown): boolean {
+  if (filter === null || filter === undefined) return true;
+  const node = filter as Record<string, unknown>;
+  if (Array.isArray(node.and)) return (node.and as unknown[]).every((child) => spanMatches(span, child));
+  if (Array.isArray(node.or)) return (node.or as unknown[]).some((child) => spanMatches(span, child));
+  const { field, op, value } = node as { field: string; op: string; value: string };
+
+  if (field in NUMBER_FIELDS) {
+    const actual = span[NUMBER_FIELDS[field] as keyof SpanRow] as number | null;
+    return actual !== null && compareNumbers(actual, op, Number(value));
+  }
+  if (field in TEXT_FIELDS) {
+    const actual = span[TEXT_FIELDS[field] as keyof SpanRow] as string | null;
+    if (actual === null) return false;
+    const wanted = field === 'span_kind' && (op === 'eq' || op === 'neq') && SHORT_KINDS.includes(value) ? `SPAN_KIND_${value}` : value;
+    return compareText(actual, op, wanted);
+  }
+  const actual = attribute(span, field);
+  if (actual === undefined || actual === null) return false;
+  if (NUMERIC_OPS.has(op)) {
+    const number = numericReading(actual);
+    return number !== undefined && compareNumbers(number, op, Number(value));
+  }
+  return compareText(textForm(actual), op, value);
+}
+
+function byNanos(left: string, right: string): number {
+  const a = BigInt(left);
+  const b = BigInt(right);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function byText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function inWindow(start: string, window: { startNs: bigint; endNs: bigint }): boolean {
+  const nanos = BigInt(start);
+  return nanos >= window.startNs && nanos < window.endNs;
+}
+
+/** POST /engine/query over all pages: matching spans of the window, newest first. */
+export function expectedSpans(spans: SpanRow[], window: { startNs: bigint; endNs: bigint }, filter: unknown): SpanRow[] {
+  return spans
+    .filter((span) => inWindow(span.start_time_unix_nano, window) && spanMatches(span, filter))
+    .sort((a, b) => byNanos(b.start_time_unix_nano, a.start_time_unix_nano) || byText(a.trace_id, b.trace_id) || byText(a.span_id, b.span_id));
+}
+
+export interface ExpectedTrace {
+  trace_id: string;
+  span_name: string;
+  duration_ms: number;
+  spans_count: number;
+  total_cost: number;
+  min_start_time_unix_nano: string;
+  service_name: string | null;
+  unit: string | null;
+  parent_unit: string | null;
+}
+
+/** The earliest parentless span, else the earliest SPAN_KIND_SERVER span; ties by span_id. */
+export function rootOf(spans: SpanRow[]): SpanRow | undefined {
+  const earliest = (candidates: SpanRow[]) =>
+    [...candidates].sort((a, b) => byNanos(a.start_time_unix_nano, b.start_time_unix_nano) || byText(a.span_id, b.span_id))[0];
+  const parentless = spans.filter((span) => span.parent_span_id === null);
+  return parentless.length > 0 ? earliest(parentless) : earliest(spans.filter((span) => span.span_kind === 'SPAN_KIND_SERVER'));
+}
+
+/** POST /traces over all pages, in its order. */
+export function expectedTraces(spans: SpanRow[], window: { startNs: bigint; endNs: bigint }, filter: unknown, searchChildSpans: boolean): ExpectedTrace[] {
+  const byTrace = new Map<string, SpanRow[]>();
+  for (const span of spans) byTrace.set(span.trace_id, [...(byTrace.get(span.trace_id) ?? []), span]);
+  const traces: ExpectedTrace[] = [];
+  for (const [traceId, members] of byTrace) {
+    const root = rootOf(members);
+    if (!root || !inWindow(root.start_time_unix_nano, window)) continue;
+    const matched = searchChildSpans ? members.some((span) => spanMatches(span, filter)) : spanMatches(root, filter);
+    if (!matched) continue;
+    const minStart = members.map((span) => BigInt(span.start_time_unix_nano)).reduce((a, b) => (b < a ? b : a));
+    const maxEnd = members.map((span) => BigInt(span.end_time_unix_nano)).reduce((a, b) => (b > a ? b : a));
+    traces.push({
+      trace_id: traceId,
+      span_name: root.span_name,
+      duration_ms: Number(maxEnd - minStart) / 1e6,
+      spans_count: members.length,
+      total_cost: members.reduce((sum, span) => sum + (span.cost ?? 0), 0),
+      min_start_time_unix_nano: minStart.toString(),
+      service_name: root.service_name,
+      unit: root.unit,
+      parent_unit: root.parent_unit,
+    });
+  }
+  return traces.sort((a, b) => byNanos(b.min_start_time_unix_nano, a.min_start_time_unix_nano) || byText(a.trace_id, b.trace_id));
+}
+
+export interface ExpectedDistribution {
+  mean: number;
+  median: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  min: number;
+  max: number;
+  stddev: number;
+}
+
+/**
+ * PERCENTILE_CONT: position p × (n − 1) in the sorted values (0-based), linear between the
+ * closest ranks. p is a whole percent so that the position is exact, not a rounded double.
+ */
+function percentile(sorted: number[], percent: number): number {
+  const scaled = percent * (sorted.length - 1);
+  const low = Math.floor(scaled / 100);
+  const fraction = (scaled % 100) / 100;
+  const lowValue = sorted[low] as number;
+  if (fraction === 0) return lowValue;
+  return lowValue + fraction * ((sorted[low + 1] as number) - lowValue);
+}
+
+export function expectedDistribution(values: number[]): ExpectedDistribution {
+  if (values.length === 0) return { mean: 0, median: 0, p50: 0, p90: 0, p95: 0, p99: 0, min: 0, max: 0, stddev: 0 };
+  const sorted = [...values].sort((a, b) => a - b);
+  const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+  const variance = values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length;
+  const p50 = percentile(sorted, 50);
+  return {
+    mean,
+    median: p50,
+    p50,
+    p90: percentile(sorted, 90),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    min: sorted[0] as number,
+    max: sorted[sorted.length - 1] as number,
+    stddev: Math.sqrt(variance),
+  };
+}
+
+/** POST /engine/metrics: over exactly the traces POST /traces?search_child_spans=true lists. */
+export function expectedMetrics(spans: SpanRow[], window: { startNs: bigint; endNs: bigint }, filter: unknown) {
+  const traces = expectedTraces(spans, window, filter, true);
+  return {
+    trace_count: traces.length,
+    duration: expectedDistribution(traces.map((trace) => trace.duration_ms)),
+    cost: expectedDistribution(traces.map((trace) => trace.total_cost)),
+    spans_per_trace: expectedDistribution(traces.map((trace) => trace.spans_count)),
+  };
+}
