@@ -24,6 +24,8 @@ export function knexSettings(databaseUrl: string | undefined, dataDir: string): 
         charset: 'utf8mb4',
       } as Knex.MySql2ConnectionConfig,
       pool: { min: 0, max: 10 },
+      // Under saturation answer 503 quickly: OTLP exporters give up on a request after 10 s.
+      acquireConnectionTimeout: 8000,
     };
   }
   const filename = databaseUrl ? databaseUrl.replace(/^sqlite:(\/\/)?/, '') : path.join(dataDir, 'spanledger.sqlite');
