@@ -352,7 +352,19 @@ function cases(applicationId: string): Case[] {
       ],
     },
   ];
+  const emptyHour = [String(DAY_START_NS - HOUR_NS), String(DAY_START_NS)];
   return [
+    {
+      // What every call costs besides its SQL: HTTP, the token and application checks (two
+      // queries), validation and the JSON answer; the statements themselves find nothing.
+      name: '(0) POST /engine/query, an hour without spans: the fixed cost of a call',
+      runs: RUNS,
+      http: { path: '/engine/query', query: { start_time: rfc3339(DAY_START_NS - HOUR_NS), end_time: rfc3339(DAY_START_NS) }, filter: null },
+      sql: [
+        [`SELECT COUNT(*) FROM spans WHERE ${spanWindow}`, [applicationId, ...emptyHour]],
+        [`SELECT ${SPAN_COLUMNS} FROM spans WHERE ${spanWindow} ORDER BY start_time_unix_nano DESC, trace_id, span_id LIMIT 20`, [applicationId, ...emptyHour]],
+      ],
+    },
     {
       name: '(a) POST /engine/query, one hour, span_attributes.gen_ai.request.model = gemini-2.5-pro',
       runs: RUNS,
