@@ -14,10 +14,8 @@
 // client-side escaping (`query`) and with prepared statements (`execute`). Everything writes
 // with the server's durability settings. The three run in interleaved rounds, so that other
 // load on the machine weighs on all of them alike.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
@@ -32,6 +30,8 @@ import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import type { SpanRow } from '../src/storage/spans/span-row.js';
+import { startService } from './bench-service.js';
+import { retryOnLockConflict } from '../src/storage/retry.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 1_048_576);
@@ -169,33 +169,6 @@ function makeBatches(): Uint8Array[] {
 // ---------------------------------------------------------------------------------------------
 // The endpoint: the service as a child process, fed by SENDERS concurrent senders.
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startService(dbUrl: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 120; attempt += 1) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error('the service did not become ready');
-}
-
 /** An organization, an application and a key holding write:traces, and the key's token. */
 async function ingestCaller(knex: Knex, serviceUrl: string): Promise<Record<string, string>> {
   const now = Date.now();
@@ -296,8 +269,12 @@ function startCeiling(dbName: string, method: 'query' | 'execute'): Ceiling {
     insert: (values) =>
       runSenders(values, SENDERS, async (params) => {
         const sql = insertSql(params.length / COLUMNS.length);
-        if (method === 'query') await pool.query(sql, params);
-        else await pool.execute(sql, params);
+        // With spans clustered by (application, start time), concurrent multi-row inserts can
+        // deadlock on InnoDB's gap locks; the service retries those, so the ceiling does too.
+        await retryOnLockConflict(async () => {
+          if (method === 'query') await pool.query(sql, params);
+          else await pool.execute(sql, params);
+        }, 20);
       }),
     async verify(expected) {
       const [[{ stored }]] = (await pool.query('SELECT COUNT(*) AS stored FROM spans')) as unknown as [[{ stored: string }]];

@@ -11,9 +11,7 @@
 // (30; fewer for the slow ones) one after another after 3 warm-up calls, and reported as p50
 // and p95 of the HTTP round trip. The hand-written SQL is what one would write by hand for the
 // same answer (the total and the page, or the statistics), timed the same way.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
@@ -23,6 +21,7 @@ import { hashSecret } from '../src/accounts/secrets.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import type { SpanRow } from '../src/storage/spans/span-row.js';
 import { storeSpans } from '../src/storage/spans/span-writer.js';
+import { startService } from './bench-service.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const DATABASE = process.env.BENCH_QUERY_DATABASE ?? 'spanledger_bench_query';
@@ -198,33 +197,6 @@ async function seed(knex: Knex, applicationId: string): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // The service and its caller.
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startService(dbUrl: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 120; attempt += 1) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error('the service did not become ready');
-}
 
 /** The bench's application (created once with the data) and a fresh read:traces key's token. */
 async function benchCaller(knex: Knex, applicationId: string, serviceUrl: string): Promise<Record<string, string>> {
