@@ -29,7 +29,7 @@ import { hashSecret } from '../src/accounts/secrets.js';
 import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
-import type { SpanRow } from '../src/storage/spans/span-row.js';
+import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
 import { startService } from './bench-service.js';
 import { retryOnLockConflict } from '../src/storage/retry.js';
 
@@ -239,11 +239,7 @@ async function startEndpoint(dbName: string): Promise<Endpoint> {
 // ---------------------------------------------------------------------------------------------
 // The ceiling: the same rows, straight into the same table through mysql2.
 
-const COLUMNS: Array<keyof SpanRow> = [
-  'application_id', 'trace_id', 'span_id', 'parent_span_id', 'start_time_unix_nano', 'end_time_unix_nano', 'duration_ms', 'span_name', 'span_kind',
-  'service_name', 'unit', 'parent_unit', 'cost', 'billing_resource_type', 'billing_resource_name', 'billing_service_id', 'billing_service_name',
-  'billing_sku_id', 'billing_sku_name', 'billing_region', 'usage_amount', 'usage_unit', 'resource_attributes', 'span_attributes', 'received_at',
-];
+const COLUMNS = SPAN_ROW_COLUMNS;
 
 function insertSql(rows: number): string {
   const tuple = `(${COLUMNS.map(() => '?').join(',')})`;

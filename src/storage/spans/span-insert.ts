@@ -5,35 +5,9 @@
 // second of the same statement built and escaped by Knex (see BENCHMARKS.md).
 import type { Knex } from 'knex';
 import { isMysql } from '../database.js';
-import type { SpanRow } from './span-row.js';
+import { SPAN_ROW_COLUMNS, type SpanRow } from './span-row.js';
 
-const COLUMNS = [
-  'application_id',
-  'trace_id',
-  'span_id',
-  'parent_span_id',
-  'start_time_unix_nano',
-  'end_time_unix_nano',
-  'duration_ms',
-  'span_name',
-  'span_kind',
-  'service_name',
-  'unit',
-  'parent_unit',
-  'cost',
-  'billing_resource_type',
-  'billing_resource_name',
-  'billing_service_id',
-  'billing_service_name',
-  'billing_sku_id',
-  'billing_sku_name',
-  'billing_region',
-  'usage_amount',
-  'usage_unit',
-  'resource_attributes',
-  'span_attributes',
-  'received_at',
-] as const satisfies ReadonlyArray<keyof SpanRow>;
+const COLUMNS = SPAN_ROW_COLUMNS;
 
 // Knex writes a multi-row SQLite insert as a compound SELECT, which SQLite caps at 500 terms.
 const SQLITE_ROWS_PER_INSERT = 500;

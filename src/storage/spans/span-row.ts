@@ -33,3 +33,32 @@ export interface SpanRow {
   /** Epoch milliseconds at which the service stored the span. */
   received_at: number;
 }
+
+/** Every column of a stored span, in the order the writers send them. */
+export const SPAN_ROW_COLUMNS = [
+  'application_id',
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+  'start_time_unix_nano',
+  'end_time_unix_nano',
+  'duration_ms',
+  'span_name',
+  'span_kind',
+  'service_name',
+  'unit',
+  'parent_unit',
+  'cost',
+  'billing_resource_type',
+  'billing_resource_name',
+  'billing_service_id',
+  'billing_service_name',
+  'billing_sku_id',
+  'billing_sku_name',
+  'billing_region',
+  'usage_amount',
+  'usage_unit',
+  'resource_attributes',
+  'span_attributes',
+  'received_at',
+] as const satisfies ReadonlyArray<keyof SpanRow>;
