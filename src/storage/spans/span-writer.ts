@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import { bigintAsText, isMysql } from '../database.js';
 import { retryOnLockConflict } from '../retry.js';
 import type { SpanRow } from './span-row.js';
-import { insertSpans, insertSpansMysql, mysqlConnection, send } from './span-insert.js';
+import { insertSpans } from './span-insert.js';
 
 /** Traces whose spans and summaries one round of statements writes. */
 const TRACES_PER_ROUND = 500;
@@ -44,11 +44,18 @@ interface Summary {
   service_name: string | null;
   unit: string | null;
   parent_unit: string | null;
+  /** The root's place in the root order (see the migration that adds it); null without a root. */
+  root_key: string | null;
   min_start_time_unix_nano: string;
   max_end_time_unix_nano: string;
   duration_ms: number;
   spans_count: number;
   total_cost: number;
+}
+
+/** Rank, zero-padded start and span_id: ordered as strings exactly as pickRoot orders candidates. */
+function rootKey(root: RootCandidate): string {
+  return `${root.parent_span_id === null ? '0' : '1'}${root.start.padStart(19, '0')}${root.span_id}`;
 }
 
 function summary(applicationId: string, traceId: string, root: RootCandidate | undefined, minStart: string, maxEnd: string, spansCount: number, totalCost: number): Summary {
@@ -61,6 +68,7 @@ function summary(applicationId: string, traceId: string, root: RootCandidate | u
     service_name: root?.service_name ?? null,
     unit: root?.unit ?? null,
     parent_unit: root?.parent_unit ?? null,
+    root_key: root ? rootKey(root) : null,
     min_start_time_unix_nano: minStart,
     max_end_time_unix_nano: maxEnd,
     duration_ms: Number(BigInt(maxEnd) - BigInt(minStart)) / 1e6,
@@ -69,11 +77,56 @@ function summary(applicationId: string, traceId: string, root: RootCandidate | u
   };
 }
 
+/** The summary of each trace's rows in this batch alone. */
+function batchSummaries(applicationId: string, rowsByTrace: Map<string, SpanRow[]>): Summary[] {
+  return [...rowsByTrace].map(([traceId, rows]) => {
+    let minStart = rows[0].start_time_unix_nano;
+    let maxEnd = rows[0].end_time_unix_nano;
+    let totalCost = 0;
+    for (const row of rows) {
+      if (compareNanos(row.start_time_unix_nano, minStart) < 0) minStart = row.start_time_unix_nano;
+      if (compareNanos(row.end_time_unix_nano, maxEnd) > 0) maxEnd = row.end_time_unix_nano;
+      totalCost += row.cost ?? 0;
+    }
+    return summary(applicationId, traceId, pickRoot(rows.filter(isRootCandidate).map(rootCandidate)), minStart, maxEnd, rows.length, totalCost);
+  });
+}
+
+const ROOT_COLUMNS = ['root_span_id', 'root_start_time_unix_nano', 'span_name', 'service_name', 'unit', 'parent_unit'] as const;
+
 /**
- * Creates the summary rows that do not exist yet and locks them all, in a fixed order: concurrent
- * writers of one trace take turns, and each then sees what the others committed (READ COMMITTED
- * on MySQL). ON DUPLICATE KEY UPDATE takes an exclusive lock on an existing row (the no-op update
- * leaves it as it is); SQLite has a single writer anyway.
+ * Upserts batch summaries of spans that were all new, merging each into the stored summary in
+ * the statement itself: counts and costs add up, the time range widens, and the smaller root_key
+ * keeps its root. The row lock the upsert takes orders concurrent writers of one trace, and every
+ * step is commutative, so no summary needs to be read first. MariaDB/MySQL evaluate the SET list
+ * left to right, each assignment seeing the ones before it, where SQLite sees the old row
+ * throughout: the order below reads the same under both (root_key, the time range, count and
+ * cost are assigned only after everything that reads their old values).
+ */
+function mergeQuery(trx: Knex.Transaction, summaries: Summary[]): Knex.QueryBuilder {
+  const mysql = isMysql(trx);
+  const incoming = (column: string) => trx.raw(mysql ? 'VALUES(??)' : 'excluded.??', [column]);
+  const greatest = mysql ? 'GREATEST' : 'MAX';
+  const least = mysql ? 'LEAST' : 'MIN';
+  const newRootWins = trx.raw('? IS NOT NULL AND (?? IS NULL OR ? < ??)', [incoming('root_key'), 'traces.root_key', incoming('root_key'), 'traces.root_key']);
+  const merge: Record<string, Knex.Raw> = {};
+  for (const column of [...ROOT_COLUMNS, 'root_key']) merge[column] = trx.raw('CASE WHEN ? THEN ? ELSE ?? END', [newRootWins, incoming(column), `traces.${column}`]);
+  const maxEnd = trx.raw(`${greatest}(??, ?)`, ['traces.max_end_time_unix_nano', incoming('max_end_time_unix_nano')]);
+  const minStart = trx.raw(`${least}(??, ?)`, ['traces.min_start_time_unix_nano', incoming('min_start_time_unix_nano')]);
+  merge.duration_ms = trx.raw('(? - ?) / 1e6', [maxEnd, minStart]);
+  merge.min_start_time_unix_nano = minStart;
+  merge.max_end_time_unix_nano = maxEnd;
+  merge.spans_count = trx.raw('?? + ?', ['traces.spans_count', incoming('spans_count')]);
+  merge.total_cost = trx.raw('?? + ?', ['traces.total_cost', incoming('total_cost')]);
+  return trx('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge(merge);
+}
+
+/**
+ * Creates the summary rows that do not exist yet and locks them all, in a fixed order, before
+ * they are recomputed from the stored spans: concurrent writers of one trace take turns, and
+ * each then sees what the others committed (READ COMMITTED on MySQL). ON DUPLICATE KEY UPDATE
+ * takes an exclusive lock on an existing row (the no-op update leaves it as it is); SQLite has a
+ * single writer anyway.
  */
 function lockQuery(trx: Knex.Transaction, applicationId: string, traceIds: string[]): Knex.QueryBuilder {
   const placeholders = traceIds.map((trace_id) => ({
@@ -86,71 +139,6 @@ function lockQuery(trx: Knex.Transaction, applicationId: string, traceIds: strin
     total_cost: 0,
   }));
   return trx('traces').insert(placeholders).onConflict(['application_id', 'trace_id']).merge({ spans_count: trx.raw('??', ['spans_count']) });
-}
-
-interface StoredSummary {
-  trace_id: string;
-  root_span_id: string | null;
-  /** The stored root's own parent (joined from spans). */
-  root_parent_span_id: string | null;
-  root_start: string | null;
-  span_name: string | null;
-  service_name: string | null;
-  unit: string | null;
-  parent_unit: string | null;
-  min_start: string;
-  max_end: string;
-  spans_count: number | string;
-  total_cost: number | string;
-}
-
-function storedSummariesQuery(trx: Knex.Transaction, applicationId: string, traceIds: string[]): Knex.QueryBuilder {
-  return trx('traces as t')
-    .leftJoin('spans as s', (join) => join.on('s.application_id', 't.application_id').andOn('s.trace_id', 't.trace_id').andOn('s.span_id', 't.root_span_id'))
-    .select('t.trace_id', 't.root_span_id', 's.parent_span_id as root_parent_span_id', 't.span_name', 't.service_name', 't.unit', 't.parent_unit', 't.spans_count', 't.total_cost')
-    .select({
-      root_start: bigintAsText(trx, 't.root_start_time_unix_nano'),
-      min_start: bigintAsText(trx, 't.min_start_time_unix_nano'),
-      max_end: bigintAsText(trx, 't.max_end_time_unix_nano'),
-    })
-    .where('t.application_id', applicationId)
-    .whereIn('t.trace_id', traceIds);
-}
-
-/**
- * The summaries after adding rows that were all new (none was stored before): each stored
- * summary merged with the rows, with no need to read the trace's other spans back. The stored root stays
- * a candidate: it is parentless (then it was the earliest parentless span) or, when it has a
- * parent, a SPAN_KIND_SERVER span chosen because the trace had no parentless span.
- */
-function mergedSummaries(applicationId: string, stored: StoredSummary[], rows: SpanRow[]): Summary[] {
-  const rowsByTrace = groupBy(rows, (row) => row.trace_id);
-  return stored.map((before) => {
-    const added = rowsByTrace.get(before.trace_id) ?? [];
-    const candidates: RootCandidate[] = added.filter(isRootCandidate).map(rootCandidate);
-    if (before.root_span_id !== null && before.root_start !== null) {
-      candidates.push({
-        span_id: before.root_span_id,
-        parent_span_id: before.root_parent_span_id,
-        span_kind: before.root_parent_span_id === null ? '' : 'SPAN_KIND_SERVER',
-        start: before.root_start,
-        span_name: before.span_name as string,
-        service_name: before.service_name,
-        unit: before.unit,
-        parent_unit: before.parent_unit,
-      });
-    }
-    const empty = Number(before.spans_count) === 0; // a placeholder just made
-    let minStart = empty ? added[0].start_time_unix_nano : before.min_start;
-    let maxEnd = empty ? added[0].end_time_unix_nano : before.max_end;
-    let totalCost = empty ? 0 : Number(before.total_cost);
-    for (const row of added) {
-      if (compareNanos(row.start_time_unix_nano, minStart) < 0) minStart = row.start_time_unix_nano;
-      if (compareNanos(row.end_time_unix_nano, maxEnd) > 0) maxEnd = row.end_time_unix_nano;
-      totalCost += row.cost ?? 0;
-    }
-    return summary(applicationId, before.trace_id, pickRoot(candidates), minStart, maxEnd, Number(before.spans_count) + added.length, totalCost);
-  });
 }
 
 /** The summaries recomputed from every stored span of the traces (after re-sent spans were skipped). */
@@ -203,30 +191,21 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
 }
 
 /**
- * Stores the rows of some traces of one application and brings their summaries up to date:
- * summary rows locked and read, spans inserted, then one multi-row upsert of the new summaries.
- * When every row was new (the usual case) the stored summaries are merged with the rows; when
- * some were stored already (an exporter's retry), the summaries are recomputed from the spans.
+ * Stores the rows of some traces of one application and brings their summaries up to date.
+ * When every row was new (the usual case) one upsert merges the batch into the stored
+ * summaries; when some were stored already (an exporter's retry), the summaries are locked and
+ * recomputed from the spans, so a re-sent span is never counted twice.
  */
-async function storeTraces(trx: Knex.Transaction, applicationId: string, traceIds: string[], rows: SpanRow[]): Promise<void> {
+async function storeTraces(trx: Knex.Transaction, applicationId: string, traceIds: string[], rowsByTrace: Map<string, SpanRow[]>): Promise<void> {
+  const rows = traceIds.flatMap((traceId) => rowsByTrace.get(traceId) ?? []);
   const unique = [...new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row])).values()];
-  const lock = lockQuery(trx, applicationId, traceIds);
-  const read = storedSummariesQuery(trx, applicationId, traceIds);
-  let stored: StoredSummary[];
-  let inserted: number;
-  if (isMysql(trx)) {
-    // Lock, read and insert go out at once and the connection runs them in that order: one
-    // wait for the client instead of three. Should the lock end in a deadlock, InnoDB rolls the
-    // transaction back and the insert behind it commits on its own; the retry then finds those
-    // spans stored and recomputes the summaries from the spans, so the end state is the same.
-    const connection = await mysqlConnection(trx);
-    [, stored, inserted] = await Promise.all([send(connection, lock), send<StoredSummary[]>(connection, read), insertSpansMysql(connection, unique)]);
-  } else {
-    await lock;
-    stored = await read;
-    inserted = await insertSpans(trx, unique);
+  const inserted = await insertSpans(trx, unique);
+  if (inserted === unique.length) {
+    await mergeQuery(trx, batchSummaries(applicationId, groupBy(unique, (row) => row.trace_id)));
+    return;
   }
-  const summaries = inserted === unique.length ? mergedSummaries(applicationId, stored, unique) : await recomputedSummaries(trx, applicationId, traceIds);
+  await lockQuery(trx, applicationId, traceIds);
+  const summaries = await recomputedSummaries(trx, applicationId, traceIds);
   if (summaries.length > 0) await trx('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge();
 }
 
@@ -259,8 +238,7 @@ export async function storeSpans(knex: Knex, rows: SpanRow[]): Promise<void> {
         // In sorted chunks: the lock order stays fixed, and no statement outgrows SQLite's
         // 500-term compound inserts or either database's placeholder limit.
         for (let offset = 0; offset < traceIds.length; offset += TRACES_PER_ROUND) {
-          const chunk = traceIds.slice(offset, offset + TRACES_PER_ROUND);
-          await storeTraces(trx, applicationId, chunk, chunk.flatMap((traceId) => rowsByTrace.get(traceId) ?? []));
+          await storeTraces(trx, applicationId, traceIds.slice(offset, offset + TRACES_PER_ROUND), rowsByTrace);
         }
       }
     }, options),

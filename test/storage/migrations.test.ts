@@ -1,0 +1,81 @@
+// Migrations on data that earlier releases stored: each later migration must carry the rows
+// forward so that the code of this release reads and extends them correctly.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import knexFactory, { type Knex } from 'knex';
+import { knexSettings } from '../../src/storage/database.js';
+import { migratorConfig, migrateToLatest } from '../../src/storage/migrations/index.js';
+import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { testDatabases } from '../support/databases.js';
+import { spanRow } from '../support/span-rows.js';
+
+for (const database of testDatabases()) {
+  describe(`migrations [${database.name}]`, () => {
+    let knex: Knex;
+    let drop: () => Promise<void>;
+    let dataDir: string;
+
+    beforeEach(async () => {
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-migrations-'));
+      const created = await database.create(dataDir);
+      drop = created.drop;
+      knex = knexFactory(knexSettings(created.url, dataDir));
+    });
+
+    afterEach(async () => {
+      await knex.destroy();
+      await drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    /** Applies the migrations up to and including `last`. */
+    async function migrateThrough(last: string): Promise<void> {
+      for (;;) {
+        const [done] = (await knex.migrate.list(migratorConfig)) as [Array<string | { name: string }>, unknown];
+        if (done.some((entry) => (typeof entry === 'string' ? entry : entry.name) === last)) return;
+        await knex.migrate.up(migratorConfig);
+      }
+    }
+
+    it('gives the trace summaries stored before root_key existed their root keys', async () => {
+      await migrateThrough('20261122000100_spans');
+      const parentless = spanRow({ trace_id: '1'.repeat(32), span_id: 'a'.repeat(16), start_time_unix_nano: '1763800000000000500' });
+      const server = spanRow({ trace_id: '2'.repeat(32), span_id: 'b'.repeat(16), parent_span_id: 'f'.repeat(16), span_kind: 'SPAN_KIND_SERVER', start_time_unix_nano: '1763800000000000700' });
+      const orphan = spanRow({ trace_id: '3'.repeat(32), span_id: 'c'.repeat(16), parent_span_id: 'f'.repeat(16) });
+      await knex('spans').insert([parentless, server, orphan]);
+      const stored = (row: typeof parentless, root: boolean) => ({
+        application_id: row.application_id,
+        trace_id: row.trace_id,
+        root_span_id: root ? row.span_id : null,
+        root_start_time_unix_nano: root ? row.start_time_unix_nano : null,
+        span_name: root ? row.span_name : null,
+        min_start_time_unix_nano: row.start_time_unix_nano,
+        max_end_time_unix_nano: row.end_time_unix_nano,
+        duration_ms: row.duration_ms,
+        spans_count: 1,
+        total_cost: 0,
+      });
+      await knex('traces').insert([stored(parentless, true), stored(server, true), stored(orphan, false)]);
+
+      await migrateToLatest(knex);
+
+      const keys = await knex('traces').orderBy('trace_id').pluck('root_key');
+      expect(keys).to.deep.equal([`0${parentless.start_time_unix_nano}${parentless.span_id}`, `1${server.start_time_unix_nano}${server.span_id}`, null]);
+
+      // And the summaries go on merging new spans correctly: an earlier SERVER span does not
+      // displace a parentless root, but a parentless span displaces a SERVER root.
+      await storeSpans(knex, [
+        spanRow({ trace_id: parentless.trace_id, span_id: 'd'.repeat(16), parent_span_id: 'f'.repeat(16), span_kind: 'SPAN_KIND_SERVER', start_time_unix_nano: '1763800000000000100' }),
+        spanRow({ trace_id: server.trace_id, span_id: 'e'.repeat(16), start_time_unix_nano: '1763800000000000900' }),
+      ]);
+      const roots = await knex('traces').orderBy('trace_id').select('root_span_id', 'spans_count');
+      expect(roots).to.deep.equal([
+        { root_span_id: parentless.span_id, spans_count: 2 },
+        { root_span_id: 'e'.repeat(16), spans_count: 2 },
+        { root_span_id: null, spans_count: 1 },
+      ]);
+    });
+  });
+}
