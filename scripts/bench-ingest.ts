@@ -18,10 +18,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
 import { newId, newSecret } from '../src/accounts/ids.js';
@@ -31,14 +27,14 @@ import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
 import { startService } from './bench-service.js';
+import { makeBatches, SPANS_PER_TRACE } from './bench-workload.js';
+import { cpuSeconds, databaseServerPid } from './process-cpu.js';
 import { retryOnLockConflict } from '../src/storage/retry.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 1_048_576);
 const BATCH = Number(process.env.BENCH_BATCH ?? 512);
 const SENDERS = Number(process.env.BENCH_SENDERS ?? 4);
-const SPANS_PER_TRACE = 8;
-const SERVICES = ['gateway', 'summarizer', 'search', 'billing-worker'];
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -52,118 +48,6 @@ function databaseUrl(name: string): string {
 
 function adminKnex(url: string): Knex {
   return knexFactory({ client: 'mysql2', connection: { uri: url, supportBigNumbers: true, bigNumberStrings: true } as Knex.MySql2ConnectionConfig, pool: { min: 0, max: 1 } });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Workload: one trace = an API request, two LLM calls, database queries and an outbound API call.
-
-function addTrace(tracer: Tracer, service: string, startNs: bigint, index: number): void {
-  const at = (offsetMs: number): [number, number] => {
-    const ns = startNs + BigInt(Math.round(offsetMs * 1e6));
-    return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
-  };
-  const outlier = index % 97 === 0 ? 20 : 1;
-  const failed = index % 53 === 0;
-  const root = tracer.startSpan(`POST /api/${service}`, {
-    kind: SpanKind.SERVER,
-    startTime: at(0),
-    attributes: { 'vendor.unit': service, 'http.request.method': 'POST', 'http.route': `/api/${service}`, 'http.response.status_code': failed ? 500 : 200 },
-  });
-  const rootContext = trace.setSpan(context.active(), root);
-  const llmCall = (offset: number, model: string, tokens: number) => {
-    const span = tracer.startSpan(
-      `${model}.generate_content`,
-      {
-        kind: SpanKind.CLIENT,
-        startTime: at(offset),
-        attributes: {
-          'vendor.unit': 'llm',
-          'vendor.parent_unit': service,
-          'vendor.cost': tokens * 0.0000025,
-          'vendor.billing.resource_type': 'llm_generate_content',
-          'vendor.billing.resource_name': model,
-          'vendor.billing.service_id': 'svc-genai',
-          'vendor.billing.service_name': 'Generative AI',
-          'vendor.billing.sku_id': `sku-${model}-out`,
-          'vendor.billing.sku_name': `${model} output tokens`,
-          'vendor.billing.region': 'europe-west4',
-          'vendor.usage.amount': tokens,
-          'vendor.usage.unit': 'tokens',
-          'gen_ai.request.model': model,
-        },
-      },
-      rootContext,
-    );
-    return span;
-  };
-  const first = llmCall(5, 'gemini-2.5-flash', 800 + (index % 900));
-  const query = (offset: number, parent: ReturnType<typeof llmCall>, table: string) => {
-    const span = tracer.startSpan(
-      `SELECT ${table}`,
-      {
-        kind: SpanKind.CLIENT,
-        startTime: at(offset),
-        attributes: {
-          'vendor.unit': 'db',
-          'vendor.parent_unit': 'llm',
-          'vendor.cost': 0.00002,
-          'vendor.billing.resource_type': 'db_job',
-          'vendor.billing.resource_name': table,
-          'vendor.billing.region': 'europe-west4',
-          'vendor.usage.amount': 1 + (index % 40),
-          'vendor.usage.unit': 'rows',
-          'db.system.name': 'postgresql',
-        },
-      },
-      trace.setSpan(context.active(), parent),
-    );
-    span.end(at(offset + 3 * outlier));
-  };
-  query(8, first, 'documents');
-  query(12, first, 'embeddings');
-  first.end(at(400 * outlier));
-  const second = llmCall(410 * outlier, 'gemini-2.5-pro', 300 + (index % 500));
-  query(415 * outlier, second, 'prompts');
-  second.end(at(700 * outlier));
-  const api = tracer.startSpan(
-    'POST https://api.payments.example/charge',
-    {
-      kind: SpanKind.CLIENT,
-      startTime: at(705 * outlier),
-      attributes: { 'vendor.unit': 'api', 'vendor.parent_unit': service, 'vendor.cost': 0.001, 'vendor.billing.resource_type': 'api_request', 'vendor.usage.amount': 1, 'vendor.usage.unit': 'requests' },
-    },
-    rootContext,
-  );
-  api.end(at(760 * outlier));
-  const cache = tracer.startSpan('cache.get', { kind: SpanKind.INTERNAL, startTime: at(1), attributes: { 'vendor.unit': 'cache', 'cache.hit': index % 3 === 0 } }, rootContext);
-  cache.end(at(2));
-  root.end(at(770 * outlier));
-}
-
-/** Protobuf request bodies of BATCH spans each, as the OpenTelemetry exporter encodes them. */
-function makeBatches(): Uint8Array[] {
-  const tracesPerBatch = BATCH / SPANS_PER_TRACE;
-  const batches: Uint8Array[] = [];
-  const memory = new InMemorySpanExporter();
-  const providers = SERVICES.map(
-    (service) =>
-      new BasicTracerProvider({
-        resource: resourceFromAttributes({ 'service.name': service, 'deployment.environment': 'production', 'host.name': `${service}-7d9f` }),
-        spanProcessors: [new SimpleSpanProcessor(memory)],
-      }),
-  );
-  const tracers = providers.map((provider) => provider.getTracer('bench', '1.0.0'));
-  const day = 1_795_305_600_000_000_000n; // 2026-11-22T00:00:00Z
-  let traceIndex = 0;
-  for (let spans = 0; spans < TOTAL_SPANS; spans += BATCH) {
-    for (let index = 0; index < tracesPerBatch; index += 1, traceIndex += 1) {
-      const service = traceIndex % SERVICES.length;
-      addTrace(tracers[service], SERVICES[service], day + BigInt(traceIndex) * 80_000_000n, traceIndex);
-    }
-    batches.push(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans()) as Uint8Array);
-    memory.reset();
-  }
-  return batches;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,6 +86,8 @@ async function runSenders<T>(items: T[], senders: number, send: (item: T) => Pro
 }
 
 interface Endpoint {
+  /** The service's process id, for its CPU time. */
+  pid: number;
   send(batches: Uint8Array[]): Promise<number>;
   /** Checks that every span sent was stored once and every trace summary counts its spans. */
   verify(spans: number): Promise<void>;
@@ -219,6 +105,7 @@ async function startEndpoint(dbName: string): Promise<Endpoint> {
     if (response.status !== 200 || answer.length !== 0) throw new Error(`POST /v1/traces answered ${response.status}: ${answer.toString('utf8').slice(0, 300)}`);
   };
   return {
+    pid: child.pid as number,
     send: (batches) => runSenders(batches, SENDERS, post),
     async verify(expected) {
       const [{ spans }] = await knex('spans').count({ spans: '*' });
@@ -303,7 +190,7 @@ async function main(): Promise<void> {
 
     const loadBefore = os.loadavg()[0];
     let started = performance.now();
-    const batches = makeBatches();
+    const batches = makeBatches(TOTAL_SPANS, BATCH);
     const spans = batches.length * BATCH;
     const megabytes = batches.reduce((sum, body) => sum + body.length, 0) / 1e6;
     log(`made ${batches.length} protobuf requests of ${BATCH} spans (${spans} spans, ${megabytes.toFixed(0)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -327,6 +214,11 @@ async function main(): Promise<void> {
     // The three are measured in interleaved rounds, in a rotating order, so that whatever else
     // runs on the machine weighs on each of them alike; the tables grow alike too.
     const seconds = { endpoint: 0, query: 0, execute: 0 };
+    // CPU seconds each phase cost: the service, this process (the senders, or the ceiling's
+    // mysql2 client) and the database server, when it runs on this machine.
+    const databasePid = databaseServerPid();
+    const processes = { service: () => cpuSeconds(endpoint.pid) ?? 0, bench: () => process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, database: () => (databasePid ? (cpuSeconds(databasePid) ?? 0) : 0) };
+    const cpu = Object.fromEntries(Object.keys(seconds).map((name) => [name, { service: 0, bench: 0, database: 0 }])) as Record<keyof typeof seconds, Record<keyof typeof processes, number>>;
     const rounds = 8;
     const perRound = Math.ceil(batches.length / rounds);
     started = performance.now();
@@ -341,7 +233,9 @@ async function main(): Promise<void> {
       ];
       for (let step = 0; step < steps.length; step += 1) {
         const [name, run] = steps[(round + step) % steps.length];
+        const before = Object.fromEntries(Object.entries(processes).map(([key, read]) => [key, read()]));
         seconds[name] += await run();
+        for (const [key, read] of Object.entries(processes) as Array<[keyof typeof processes, () => number]>) cpu[name][key] += read() - before[key];
       }
       log(`round ${round + 1}/${rounds}: endpoint ${seconds.endpoint.toFixed(1)} s, query ${seconds.query.toFixed(1)} s, execute ${seconds.execute.toFixed(1)} s so far`);
     }
@@ -351,16 +245,18 @@ async function main(): Promise<void> {
     log(`all rounds: ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
     const rate = (value: number) => Math.round(spans / value);
+    const perThousand = (value: number) => ((1e6 * value) / spans).toFixed(1);
+    const cpuCells = (name: keyof typeof seconds) => `${perThousand(cpu[name].service)} | ${perThousand(cpu[name].bench)} | ${databasePid ? perThousand(cpu[name].database) : 'n/a'}`;
     const ceiling = Math.max(rate(seconds.query), rate(seconds.execute));
     const lines = [
       `MariaDB/MySQL ${server.version} (innodb_flush_log_at_trx_commit=${server.flush}, buffer pool ${Math.round(Number(server.pool) / 2 ** 20)} MiB), ${os.cpus().length} cores, Node ${process.version}`,
       `${spans} spans, ${BATCH} a request, ${SENDERS} concurrent senders, ${rounds} interleaved rounds; 1-minute load average before the run ${loadBefore.toFixed(1)}`,
       '',
-      '| what | seconds | spans/s |',
-      '|---|---:|---:|',
-      `| POST /v1/traces (protobuf, stored and committed, trace summaries kept) | ${seconds.endpoint.toFixed(1)} | ${rate(seconds.endpoint)} |`,
-      `| ceiling: multi-row INSERT, mysql2 query (client-side escaping) | ${seconds.query.toFixed(1)} | ${rate(seconds.query)} |`,
-      `| ceiling: multi-row INSERT, mysql2 execute (prepared statements) | ${seconds.execute.toFixed(1)} | ${rate(seconds.execute)} |`,
+      '| what | seconds | spans/s | CPU ms per 1,000 spans: service | bench process | database server |',
+      '|---|---:|---:|---:|---:|---:|',
+      `| POST /v1/traces (protobuf, stored and committed, trace summaries kept) | ${seconds.endpoint.toFixed(1)} | ${rate(seconds.endpoint)} | ${cpuCells('endpoint')} |`,
+      `| ceiling: multi-row INSERT, mysql2 query (client-side escaping) | ${seconds.query.toFixed(1)} | ${rate(seconds.query)} | ${cpuCells('query')} |`,
+      `| ceiling: multi-row INSERT, mysql2 execute (prepared statements) | ${seconds.execute.toFixed(1)} | ${rate(seconds.execute)} | ${cpuCells('execute')} |`,
       '',
       `endpoint / best ceiling: ${((100 * rate(seconds.endpoint)) / ceiling).toFixed(0)} %`,
     ];

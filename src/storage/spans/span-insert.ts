@@ -4,7 +4,7 @@
 // parsing of a statement hundreds of kilobytes long; measured here about 1.4 times the rows per
 // second of the same statement built and escaped by Knex (see BENCHMARKS.md).
 import type { Knex } from 'knex';
-import { isMysql } from '../database.js';
+import type { Mysql2Connection } from './mysql-transaction.js';
 import { SPAN_ROW_COLUMNS, type SpanRow } from './span-row.js';
 
 const COLUMNS = SPAN_ROW_COLUMNS;
@@ -44,25 +44,7 @@ function mysqlInsert(rows: number): string {
   return sql;
 }
 
-/** The callback API of the mysql2 connection that Knex holds for a transaction. */
-export interface Mysql2Connection {
-  query(sql: string, values: readonly unknown[], callback: (error: Error | null, result?: unknown) => void): void;
-  execute(sql: string, values: unknown[], callback: (error: Error | null, result?: { affectedRows: number }) => void): void;
-}
 
-/** The connection of a MariaDB/MySQL transaction: inside one, Knex's client hands out its own. */
-export async function mysqlConnection(trx: Knex.Transaction): Promise<Mysql2Connection> {
-  return (await trx.client.acquireConnection()) as Mysql2Connection;
-}
-
-/**
- * Sends a Knex-built statement on the connection at once (mysql2 runs a connection's commands in
- * the order they were sent) and resolves with its rows or result.
- */
-export function send<T = unknown>(connection: Mysql2Connection, query: Knex.QueryBuilder): Promise<T> {
-  const { sql, bindings } = query.toSQL().toNative();
-  return new Promise((resolve, reject) => connection.query(sql, bindings, (error, result) => (error ? reject(error) : resolve(result as T))));
-}
 
 /** Inserts the rows not stored yet; answers how many that were. The first statement is sent at once. */
 export async function insertSpansMysql(connection: Mysql2Connection, rows: SpanRow[]): Promise<number> {
@@ -79,7 +61,8 @@ export async function insertSpansMysql(connection: Mysql2Connection, rows: SpanR
   return inserted;
 }
 
-async function insertSqlite(trx: Knex.Transaction, rows: SpanRow[]): Promise<number> {
+/** Inserts the rows not stored yet; answers how many that were. */
+export async function insertSpansSqlite(trx: Knex.Transaction, rows: SpanRow[]): Promise<number> {
   let inserted = 0;
   for (let offset = 0; offset < rows.length; offset += SQLITE_ROWS_PER_INSERT) {
     await trx('spans')
@@ -90,9 +73,4 @@ async function insertSqlite(trx: Knex.Transaction, rows: SpanRow[]): Promise<num
     inserted += Number(changed);
   }
   return inserted;
-}
-
-/** Inserts the rows not stored yet; answers how many that were. */
-export async function insertSpans(trx: Knex.Transaction, rows: SpanRow[]): Promise<number> {
-  return isMysql(trx) ? insertSpansMysql(await mysqlConnection(trx), rows) : insertSqlite(trx, rows);
 }

@@ -2,192 +2,21 @@
 // arrive in any order and in any number of batches. A span already stored (same application,
 // trace_id, span_id) is kept, never stored twice.
 import type { Knex } from 'knex';
-import { bigintAsText, isMysql } from '../database.js';
+import { isMysql } from '../database.js';
 import { retryOnLockConflict } from '../retry.js';
+import { insertSpansMysql, insertSpansSqlite } from './span-insert.js';
+import { send, withMysqlTransaction } from './mysql-transaction.js';
 import type { SpanRow } from './span-row.js';
-import { insertSpans } from './span-insert.js';
+import { batchSummaries, groupBy, lockQuery, mergeQuery, recomputedSummaries, type Run } from './trace-summaries.js';
 
 /** Traces whose spans and summaries one round of statements writes. */
 const TRACES_PER_ROUND = 500;
 
-interface RootCandidate {
-  span_id: string;
-  parent_span_id: string | null;
-  span_kind: string;
-  start: string;
-  span_name: string;
-  service_name: string | null;
-  unit: string | null;
-  parent_unit: string | null;
-}
-
-function compareNanos(left: string, right: string): number {
-  const a = BigInt(left);
-  const b = BigInt(right);
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Earliest parentless span, else earliest SPAN_KIND_SERVER span; ties broken by span_id. */
-function pickRoot(candidates: RootCandidate[]): RootCandidate | undefined {
-  const earliest = (spans: RootCandidate[]) =>
-    [...spans].sort((a, b) => compareNanos(a.start, b.start) || (a.span_id < b.span_id ? -1 : a.span_id > b.span_id ? 1 : 0))[0];
-  const parentless = candidates.filter((span) => span.parent_span_id === null);
-  return parentless.length > 0 ? earliest(parentless) : earliest(candidates.filter((span) => span.span_kind === 'SPAN_KIND_SERVER'));
-}
-
-interface Summary {
-  application_id: string;
-  trace_id: string;
-  root_span_id: string | null;
-  root_start_time_unix_nano: string | null;
-  span_name: string | null;
-  service_name: string | null;
-  unit: string | null;
-  parent_unit: string | null;
-  /** The root's place in the root order (see the migration that adds it); null without a root. */
-  root_key: string | null;
-  min_start_time_unix_nano: string;
-  max_end_time_unix_nano: string;
-  duration_ms: number;
-  spans_count: number;
-  total_cost: number;
-}
-
-/** Rank, zero-padded start and span_id: ordered as strings exactly as pickRoot orders candidates. */
-function rootKey(root: RootCandidate): string {
-  return `${root.parent_span_id === null ? '0' : '1'}${root.start.padStart(19, '0')}${root.span_id}`;
-}
-
-function summary(applicationId: string, traceId: string, root: RootCandidate | undefined, minStart: string, maxEnd: string, spansCount: number, totalCost: number): Summary {
-  return {
-    application_id: applicationId,
-    trace_id: traceId,
-    root_span_id: root?.span_id ?? null,
-    root_start_time_unix_nano: root?.start ?? null,
-    span_name: root?.span_name ?? null,
-    service_name: root?.service_name ?? null,
-    unit: root?.unit ?? null,
-    parent_unit: root?.parent_unit ?? null,
-    root_key: root ? rootKey(root) : null,
-    min_start_time_unix_nano: minStart,
-    max_end_time_unix_nano: maxEnd,
-    duration_ms: Number(BigInt(maxEnd) - BigInt(minStart)) / 1e6,
-    spans_count: spansCount,
-    total_cost: totalCost,
-  };
-}
-
-/** The summary of each trace's rows in this batch alone. */
-function batchSummaries(applicationId: string, rowsByTrace: Map<string, SpanRow[]>): Summary[] {
-  return [...rowsByTrace].map(([traceId, rows]) => {
-    let minStart = rows[0].start_time_unix_nano;
-    let maxEnd = rows[0].end_time_unix_nano;
-    let totalCost = 0;
-    for (const row of rows) {
-      if (compareNanos(row.start_time_unix_nano, minStart) < 0) minStart = row.start_time_unix_nano;
-      if (compareNanos(row.end_time_unix_nano, maxEnd) > 0) maxEnd = row.end_time_unix_nano;
-      totalCost += row.cost ?? 0;
-    }
-    return summary(applicationId, traceId, pickRoot(rows.filter(isRootCandidate).map(rootCandidate)), minStart, maxEnd, rows.length, totalCost);
-  });
-}
-
-const ROOT_COLUMNS = ['root_span_id', 'root_start_time_unix_nano', 'span_name', 'service_name', 'unit', 'parent_unit'] as const;
-
-/**
- * Upserts batch summaries of spans that were all new, merging each into the stored summary in
- * the statement itself: counts and costs add up, the time range widens, and the smaller root_key
- * keeps its root. The row lock the upsert takes orders concurrent writers of one trace, and every
- * step is commutative, so no summary needs to be read first. MariaDB/MySQL evaluate the SET list
- * left to right, each assignment seeing the ones before it, where SQLite sees the old row
- * throughout: the order below reads the same under both (root_key, the time range, count and
- * cost are assigned only after everything that reads their old values).
- */
-function mergeQuery(trx: Knex.Transaction, summaries: Summary[]): Knex.QueryBuilder {
-  const mysql = isMysql(trx);
-  const incoming = (column: string) => trx.raw(mysql ? 'VALUES(??)' : 'excluded.??', [column]);
-  const greatest = mysql ? 'GREATEST' : 'MAX';
-  const least = mysql ? 'LEAST' : 'MIN';
-  const newRootWins = trx.raw('? IS NOT NULL AND (?? IS NULL OR ? < ??)', [incoming('root_key'), 'traces.root_key', incoming('root_key'), 'traces.root_key']);
-  const merge: Record<string, Knex.Raw> = {};
-  for (const column of [...ROOT_COLUMNS, 'root_key']) merge[column] = trx.raw('CASE WHEN ? THEN ? ELSE ?? END', [newRootWins, incoming(column), `traces.${column}`]);
-  const maxEnd = trx.raw(`${greatest}(??, ?)`, ['traces.max_end_time_unix_nano', incoming('max_end_time_unix_nano')]);
-  const minStart = trx.raw(`${least}(??, ?)`, ['traces.min_start_time_unix_nano', incoming('min_start_time_unix_nano')]);
-  merge.duration_ms = trx.raw('(? - ?) / 1e6', [maxEnd, minStart]);
-  merge.min_start_time_unix_nano = minStart;
-  merge.max_end_time_unix_nano = maxEnd;
-  merge.spans_count = trx.raw('?? + ?', ['traces.spans_count', incoming('spans_count')]);
-  merge.total_cost = trx.raw('?? + ?', ['traces.total_cost', incoming('total_cost')]);
-  return trx('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge(merge);
-}
-
-/**
- * Creates the summary rows that do not exist yet and locks them all, in a fixed order, before
- * they are recomputed from the stored spans: concurrent writers of one trace take turns, and
- * each then sees what the others committed (READ COMMITTED on MySQL). ON DUPLICATE KEY UPDATE
- * takes an exclusive lock on an existing row (the no-op update leaves it as it is); SQLite has a
- * single writer anyway.
- */
-function lockQuery(trx: Knex.Transaction, applicationId: string, traceIds: string[]): Knex.QueryBuilder {
-  const placeholders = traceIds.map((trace_id) => ({
-    application_id: applicationId,
-    trace_id,
-    min_start_time_unix_nano: 0,
-    max_end_time_unix_nano: 0,
-    duration_ms: 0,
-    spans_count: 0,
-    total_cost: 0,
-  }));
-  return trx('traces').insert(placeholders).onConflict(['application_id', 'trace_id']).merge({ spans_count: trx.raw('??', ['spans_count']) });
-}
-
-/** The summaries recomputed from every stored span of the traces (after re-sent spans were skipped). */
-async function recomputedSummaries(trx: Knex.Transaction, applicationId: string, traceIds: string[]): Promise<Summary[]> {
-  const aggregates: Array<{ trace_id: string; min_start: string; max_end: string; spans_count: number | string; total_cost: number | string | null }> = await trx('spans')
-    .select('trace_id')
-    .select({ min_start: bigintAsText(trx, 'MIN(start_time_unix_nano)'), max_end: bigintAsText(trx, 'MAX(end_time_unix_nano)') })
-    .count({ spans_count: '*' })
-    .select(trx.raw('SUM(COALESCE(cost, 0)) AS total_cost'))
-    .where('application_id', applicationId)
-    .whereIn('trace_id', traceIds)
-    .groupBy('trace_id');
-  const candidates: Array<RootCandidate & { trace_id: string }> = await trx('spans')
-    .select('trace_id', 'span_id', 'parent_span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit')
-    .select({ start: bigintAsText(trx, 'start_time_unix_nano') })
-    .where('application_id', applicationId)
-    .whereIn('trace_id', traceIds)
-    .where((where) => where.whereNull('parent_span_id').orWhere('span_kind', 'SPAN_KIND_SERVER'));
-  const candidatesByTrace = groupBy(candidates, (candidate) => candidate.trace_id);
-  return aggregates.map((aggregate) =>
-    summary(
-      applicationId,
-      aggregate.trace_id,
-      pickRoot(candidatesByTrace.get(aggregate.trace_id) ?? []),
-      aggregate.min_start,
-      aggregate.max_end,
-      Number(aggregate.spans_count),
-      Number(aggregate.total_cost ?? 0),
-    ),
-  );
-}
-
-function isRootCandidate(row: SpanRow): boolean {
-  return row.parent_span_id === null || row.span_kind === 'SPAN_KIND_SERVER';
-}
-
-function rootCandidate(row: SpanRow): RootCandidate {
-  const { span_id, parent_span_id, span_kind, span_name, service_name, unit, parent_unit } = row;
-  return { span_id, parent_span_id, span_kind, start: row.start_time_unix_nano, span_name, service_name, unit, parent_unit };
-}
-
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const group = groups.get(key(item));
-    if (group) group.push(item);
-    else groups.set(key(item), [item]);
-  }
-  return groups;
+/** The statements of one write, inside its transaction: `db` builds them, the others run them. */
+interface Writer {
+  db: Knex;
+  insert(rows: SpanRow[]): Promise<number>;
+  run: Run;
 }
 
 /**
@@ -196,27 +25,36 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
  * summaries; when some were stored already (an exporter's retry), the summaries are locked and
  * recomputed from the spans, so a re-sent span is never counted twice.
  */
-async function storeTraces(trx: Knex.Transaction, applicationId: string, traceIds: string[], rowsByTrace: Map<string, SpanRow[]>): Promise<void> {
-  const rows = traceIds.flatMap((traceId) => rowsByTrace.get(traceId) ?? []);
+async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>): Promise<void> {
+  const rows = [...rowsByTrace.values()].flat();
   const unique = [...new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row])).values()];
-  const inserted = await insertSpans(trx, unique);
+  const inserted = await writer.insert(unique);
+  const { db, run } = writer;
   if (inserted === unique.length) {
-    await mergeQuery(trx, batchSummaries(applicationId, groupBy(unique, (row) => row.trace_id)));
+    await run(mergeQuery(db, batchSummaries(applicationId, unique.length === rows.length ? rowsByTrace : groupBy(unique, (row) => row.trace_id))));
     return;
   }
-  await lockQuery(trx, applicationId, traceIds);
-  const summaries = await recomputedSummaries(trx, applicationId, traceIds);
-  if (summaries.length > 0) await trx('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge();
+  const traceIds = [...rowsByTrace.keys()];
+  await run(lockQuery(db, applicationId, traceIds));
+  const summaries = await recomputedSummaries(db, applicationId, traceIds, run);
+  if (summaries.length > 0) await run(db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge());
 }
 
-function groupTraceIds(rows: SpanRow[]): Map<string, string[]> {
-  const byApplication = new Map<string, Set<string>>();
-  for (const row of rows) {
-    const traces = byApplication.get(row.application_id) ?? new Set<string>();
-    traces.add(row.trace_id);
-    byApplication.set(row.application_id, traces);
-  }
-  return new Map([...byApplication].map(([application, traces]) => [application, [...traces].sort()]));
+/**
+ * The rows of each application, by trace, in rounds of at most TRACES_PER_ROUND traces in
+ * trace_id order: the lock order stays fixed, and no statement outgrows SQLite's 500-term
+ * compound inserts or either database's placeholder limit.
+ */
+function rounds(rows: SpanRow[]): Array<{ applicationId: string; rowsByTrace: Map<string, SpanRow[]> }> {
+  const byApplication = groupBy(rows, (row) => row.application_id);
+  return [...byApplication].flatMap(([applicationId, applicationRows]) => {
+    const byTrace = [...groupBy(applicationRows, (row) => row.trace_id)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const result = [];
+    for (let offset = 0; offset < byTrace.length; offset += TRACES_PER_ROUND) {
+      result.push({ applicationId, rowsByTrace: new Map(byTrace.slice(offset, offset + TRACES_PER_ROUND)) });
+    }
+    return result;
+  });
 }
 
 /**
@@ -226,21 +64,17 @@ function groupTraceIds(rows: SpanRow[]): Map<string, string[]> {
  */
 export async function storeSpans(knex: Knex, rows: SpanRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const traceIdsByApplication = groupTraceIds(rows);
-  const options = isMysql(knex) ? { isolationLevel: 'read committed' as const } : undefined;
-  await retryOnLockConflict(() =>
-    knex.transaction(async (trx) => {
-      for (const [applicationId, traceIds] of traceIdsByApplication) {
-        const rowsByTrace = groupBy(
-          rows.filter((row) => row.application_id === applicationId),
-          (row) => row.trace_id,
-        );
-        // In sorted chunks: the lock order stays fixed, and no statement outgrows SQLite's
-        // 500-term compound inserts or either database's placeholder limit.
-        for (let offset = 0; offset < traceIds.length; offset += TRACES_PER_ROUND) {
-          await storeTraces(trx, applicationId, traceIds.slice(offset, offset + TRACES_PER_ROUND), rowsByTrace);
-        }
-      }
-    }, options),
-  );
+  const work = rounds(rows);
+  const write = async (writer: Writer) => {
+    for (const { applicationId, rowsByTrace } of work) await storeTraces(writer, applicationId, rowsByTrace);
+  };
+  if (isMysql(knex)) {
+    await retryOnLockConflict(() =>
+      withMysqlTransaction(knex, 'READ COMMITTED', (connection) => write({ db: knex, insert: (unique) => insertSpansMysql(connection, unique), run: (query) => send(connection, query) })),
+    );
+  } else {
+    await retryOnLockConflict(() =>
+      knex.transaction((trx) => write({ db: trx, insert: (unique) => insertSpansSqlite(trx, unique), run: async <T>(query: Knex.QueryBuilder) => (await query) as T })),
+    );
+  }
 }

@@ -1,0 +1,120 @@
+// The ingest benchmark's workload: protobuf ExportTraceServiceRequests as the OpenTelemetry SDK
+// encodes them, traces of 8 spans (an API request, two LLM calls, database queries, an outbound
+// API call, a cache lookup) from four services, every billable span with the vendor attributes.
+import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+export const SPANS_PER_TRACE = 8;
+const SERVICES = ['gateway', 'summarizer', 'search', 'billing-worker'];
+
+
+function addTrace(tracer: Tracer, service: string, startNs: bigint, index: number): void {
+  const at = (offsetMs: number): [number, number] => {
+    const ns = startNs + BigInt(Math.round(offsetMs * 1e6));
+    return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
+  };
+  const outlier = index % 97 === 0 ? 20 : 1;
+  const failed = index % 53 === 0;
+  const root = tracer.startSpan(`POST /api/${service}`, {
+    kind: SpanKind.SERVER,
+    startTime: at(0),
+    attributes: { 'vendor.unit': service, 'http.request.method': 'POST', 'http.route': `/api/${service}`, 'http.response.status_code': failed ? 500 : 200 },
+  });
+  const rootContext = trace.setSpan(context.active(), root);
+  const llmCall = (offset: number, model: string, tokens: number) => {
+    const span = tracer.startSpan(
+      `${model}.generate_content`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: at(offset),
+        attributes: {
+          'vendor.unit': 'llm',
+          'vendor.parent_unit': service,
+          'vendor.cost': tokens * 0.0000025,
+          'vendor.billing.resource_type': 'llm_generate_content',
+          'vendor.billing.resource_name': model,
+          'vendor.billing.service_id': 'svc-genai',
+          'vendor.billing.service_name': 'Generative AI',
+          'vendor.billing.sku_id': `sku-${model}-out`,
+          'vendor.billing.sku_name': `${model} output tokens`,
+          'vendor.billing.region': 'europe-west4',
+          'vendor.usage.amount': tokens,
+          'vendor.usage.unit': 'tokens',
+          'gen_ai.request.model': model,
+        },
+      },
+      rootContext,
+    );
+    return span;
+  };
+  const first = llmCall(5, 'gemini-2.5-flash', 800 + (index % 900));
+  const query = (offset: number, parent: ReturnType<typeof llmCall>, table: string) => {
+    const span = tracer.startSpan(
+      `SELECT ${table}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: at(offset),
+        attributes: {
+          'vendor.unit': 'db',
+          'vendor.parent_unit': 'llm',
+          'vendor.cost': 0.00002,
+          'vendor.billing.resource_type': 'db_job',
+          'vendor.billing.resource_name': table,
+          'vendor.billing.region': 'europe-west4',
+          'vendor.usage.amount': 1 + (index % 40),
+          'vendor.usage.unit': 'rows',
+          'db.system.name': 'postgresql',
+        },
+      },
+      trace.setSpan(context.active(), parent),
+    );
+    span.end(at(offset + 3 * outlier));
+  };
+  query(8, first, 'documents');
+  query(12, first, 'embeddings');
+  first.end(at(400 * outlier));
+  const second = llmCall(410 * outlier, 'gemini-2.5-pro', 300 + (index % 500));
+  query(415 * outlier, second, 'prompts');
+  second.end(at(700 * outlier));
+  const api = tracer.startSpan(
+    'POST https://api.payments.example/charge',
+    {
+      kind: SpanKind.CLIENT,
+      startTime: at(705 * outlier),
+      attributes: { 'vendor.unit': 'api', 'vendor.parent_unit': service, 'vendor.cost': 0.001, 'vendor.billing.resource_type': 'api_request', 'vendor.usage.amount': 1, 'vendor.usage.unit': 'requests' },
+    },
+    rootContext,
+  );
+  api.end(at(760 * outlier));
+  const cache = tracer.startSpan('cache.get', { kind: SpanKind.INTERNAL, startTime: at(1), attributes: { 'vendor.unit': 'cache', 'cache.hit': index % 3 === 0 } }, rootContext);
+  cache.end(at(2));
+  root.end(at(770 * outlier));
+}
+
+/** Protobuf request bodies of `batch` spans each, as the OpenTelemetry exporter encodes them. */
+export function makeBatches(totalSpans: number, batch: number): Uint8Array[] {
+  const tracesPerBatch = batch / SPANS_PER_TRACE;
+  const batches: Uint8Array[] = [];
+  const memory = new InMemorySpanExporter();
+  const providers = SERVICES.map(
+    (service) =>
+      new BasicTracerProvider({
+        resource: resourceFromAttributes({ 'service.name': service, 'deployment.environment': 'production', 'host.name': `${service}-7d9f` }),
+        spanProcessors: [new SimpleSpanProcessor(memory)],
+      }),
+  );
+  const tracers = providers.map((provider) => provider.getTracer('bench', '1.0.0'));
+  const day = 1_795_305_600_000_000_000n; // 2026-11-22T00:00:00Z
+  let traceIndex = 0;
+  for (let spans = 0; spans < totalSpans; spans += batch) {
+    for (let index = 0; index < tracesPerBatch; index += 1, traceIndex += 1) {
+      const service = traceIndex % SERVICES.length;
+      addTrace(tracers[service], SERVICES[service], day + BigInt(traceIndex) * 80_000_000n, traceIndex);
+    }
+    batches.push(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans()) as Uint8Array);
+    memory.reset();
+  }
+  return batches;
+}

@@ -1,0 +1,196 @@
+// The per-trace summaries (table `traces`): what a batch of spans contributes to each of its
+// traces, and the statements that merge it into the stored summaries or recompute them from the
+// stored spans. Builders only: the span writer runs them inside its transaction.
+import type { Knex } from 'knex';
+import { bigintAsText, isMysql } from '../database.js';
+import type { SpanRow } from './span-row.js';
+
+/** Runs a built statement inside the writer's transaction and resolves with its rows. */
+export type Run = <T>(query: Knex.QueryBuilder) => Promise<T>;
+
+interface RootCandidate {
+  span_id: string;
+  parent_span_id: string | null;
+  span_kind: string;
+  start: string;
+  span_name: string;
+  service_name: string | null;
+  unit: string | null;
+  parent_unit: string | null;
+}
+
+/**
+ * Orders two times in nanoseconds, as the canonical decimal strings the mapping and the database
+ * write (no sign, no leading zeros): the shorter is smaller, else the text order is the number order.
+ */
+function compareNanos(left: string, right: string): number {
+  if (left.length !== right.length) return left.length - right.length;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** Earliest parentless span, else earliest SPAN_KIND_SERVER span; ties broken by span_id. */
+function pickRoot(candidates: RootCandidate[]): RootCandidate | undefined {
+  const earliest = (spans: RootCandidate[]) =>
+    [...spans].sort((a, b) => compareNanos(a.start, b.start) || (a.span_id < b.span_id ? -1 : a.span_id > b.span_id ? 1 : 0))[0];
+  const parentless = candidates.filter((span) => span.parent_span_id === null);
+  return parentless.length > 0 ? earliest(parentless) : earliest(candidates.filter((span) => span.span_kind === 'SPAN_KIND_SERVER'));
+}
+
+export interface Summary {
+  application_id: string;
+  trace_id: string;
+  root_span_id: string | null;
+  root_start_time_unix_nano: string | null;
+  span_name: string | null;
+  service_name: string | null;
+  unit: string | null;
+  parent_unit: string | null;
+  /** The root's place in the root order (see the migration that adds it); null without a root. */
+  root_key: string | null;
+  min_start_time_unix_nano: string;
+  max_end_time_unix_nano: string;
+  duration_ms: number;
+  spans_count: number;
+  total_cost: number;
+}
+
+/** Rank, zero-padded start and span_id: ordered as strings exactly as pickRoot orders candidates. */
+function rootKey(root: RootCandidate): string {
+  return `${root.parent_span_id === null ? '0' : '1'}${root.start.padStart(19, '0')}${root.span_id}`;
+}
+
+function summary(applicationId: string, traceId: string, root: RootCandidate | undefined, minStart: string, maxEnd: string, spansCount: number, totalCost: number): Summary {
+  return {
+    application_id: applicationId,
+    trace_id: traceId,
+    root_span_id: root?.span_id ?? null,
+    root_start_time_unix_nano: root?.start ?? null,
+    span_name: root?.span_name ?? null,
+    service_name: root?.service_name ?? null,
+    unit: root?.unit ?? null,
+    parent_unit: root?.parent_unit ?? null,
+    root_key: root ? rootKey(root) : null,
+    min_start_time_unix_nano: minStart,
+    max_end_time_unix_nano: maxEnd,
+    duration_ms: Number(BigInt(maxEnd) - BigInt(minStart)) / 1e6,
+    spans_count: spansCount,
+    total_cost: totalCost,
+  };
+}
+
+/** The summary of each trace's rows in this batch alone. */
+export function batchSummaries(applicationId: string, rowsByTrace: Map<string, SpanRow[]>): Summary[] {
+  return [...rowsByTrace].map(([traceId, rows]) => {
+    let minStart = rows[0].start_time_unix_nano;
+    let maxEnd = rows[0].end_time_unix_nano;
+    let totalCost = 0;
+    for (const row of rows) {
+      if (compareNanos(row.start_time_unix_nano, minStart) < 0) minStart = row.start_time_unix_nano;
+      if (compareNanos(row.end_time_unix_nano, maxEnd) > 0) maxEnd = row.end_time_unix_nano;
+      totalCost += row.cost ?? 0;
+    }
+    return summary(applicationId, traceId, pickRoot(rows.filter(isRootCandidate).map(rootCandidate)), minStart, maxEnd, rows.length, totalCost);
+  });
+}
+
+const ROOT_COLUMNS = ['root_span_id', 'root_start_time_unix_nano', 'span_name', 'service_name', 'unit', 'parent_unit'] as const;
+
+/**
+ * Upserts batch summaries of spans that were all new, merging each into the stored summary in
+ * the statement itself: counts and costs add up, the time range widens, and the smaller root_key
+ * keeps its root. The row lock the upsert takes orders concurrent writers of one trace, and every
+ * step is commutative, so no summary needs to be read first. MariaDB/MySQL evaluate the SET list
+ * left to right, each assignment seeing the ones before it, where SQLite sees the old row
+ * throughout: the order below reads the same under both (root_key, the time range, count and
+ * cost are assigned only after everything that reads their old values).
+ */
+export function mergeQuery(db: Knex, summaries: Summary[]): Knex.QueryBuilder {
+  const mysql = isMysql(db);
+  const incoming = (column: string) => db.raw(mysql ? 'VALUES(??)' : 'excluded.??', [column]);
+  const greatest = mysql ? 'GREATEST' : 'MAX';
+  const least = mysql ? 'LEAST' : 'MIN';
+  const newRootWins = db.raw('? IS NOT NULL AND (?? IS NULL OR ? < ??)', [incoming('root_key'), 'traces.root_key', incoming('root_key'), 'traces.root_key']);
+  const merge: Record<string, Knex.Raw> = {};
+  for (const column of [...ROOT_COLUMNS, 'root_key']) merge[column] = db.raw('CASE WHEN ? THEN ? ELSE ?? END', [newRootWins, incoming(column), `traces.${column}`]);
+  const maxEnd = db.raw(`${greatest}(??, ?)`, ['traces.max_end_time_unix_nano', incoming('max_end_time_unix_nano')]);
+  const minStart = db.raw(`${least}(??, ?)`, ['traces.min_start_time_unix_nano', incoming('min_start_time_unix_nano')]);
+  merge.duration_ms = db.raw('(? - ?) / 1e6', [maxEnd, minStart]);
+  merge.min_start_time_unix_nano = minStart;
+  merge.max_end_time_unix_nano = maxEnd;
+  merge.spans_count = db.raw('?? + ?', ['traces.spans_count', incoming('spans_count')]);
+  merge.total_cost = db.raw('?? + ?', ['traces.total_cost', incoming('total_cost')]);
+  return db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge(merge);
+}
+
+/**
+ * Creates the summary rows that do not exist yet and locks them all, in a fixed order, before
+ * they are recomputed from the stored spans: concurrent writers of one trace take turns, and
+ * each then sees what the others committed (READ COMMITTED on MySQL). ON DUPLICATE KEY UPDATE
+ * takes an exclusive lock on an existing row (the no-op update leaves it as it is); SQLite has a
+ * single writer anyway.
+ */
+export function lockQuery(db: Knex, applicationId: string, traceIds: string[]): Knex.QueryBuilder {
+  const placeholders = traceIds.map((trace_id) => ({
+    application_id: applicationId,
+    trace_id,
+    min_start_time_unix_nano: 0,
+    max_end_time_unix_nano: 0,
+    duration_ms: 0,
+    spans_count: 0,
+    total_cost: 0,
+  }));
+  return db('traces').insert(placeholders).onConflict(['application_id', 'trace_id']).merge({ spans_count: db.raw('??', ['spans_count']) });
+}
+
+/** The summaries recomputed from every stored span of the traces (after re-sent spans were skipped). */
+export async function recomputedSummaries(db: Knex, applicationId: string, traceIds: string[], run: Run): Promise<Summary[]> {
+  const aggregates = await run<Array<{ trace_id: string; min_start: string; max_end: string; spans_count: number | string; total_cost: number | string | null }>>(
+    db('spans')
+      .select('trace_id')
+      .select({ min_start: bigintAsText(db, 'MIN(start_time_unix_nano)'), max_end: bigintAsText(db, 'MAX(end_time_unix_nano)') })
+      .count({ spans_count: '*' })
+      .select(db.raw('SUM(COALESCE(cost, 0)) AS total_cost'))
+      .where('application_id', applicationId)
+      .whereIn('trace_id', traceIds)
+      .groupBy('trace_id'),
+  );
+  const candidates = await run<Array<RootCandidate & { trace_id: string }>>(
+    db('spans')
+      .select('trace_id', 'span_id', 'parent_span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit')
+      .select({ start: bigintAsText(db, 'start_time_unix_nano') })
+      .where('application_id', applicationId)
+      .whereIn('trace_id', traceIds)
+      .where((where) => where.whereNull('parent_span_id').orWhere('span_kind', 'SPAN_KIND_SERVER')),
+  );
+  const candidatesByTrace = groupBy(candidates, (candidate) => candidate.trace_id);
+  return aggregates.map((aggregate) =>
+    summary(
+      applicationId,
+      aggregate.trace_id,
+      pickRoot(candidatesByTrace.get(aggregate.trace_id) ?? []),
+      aggregate.min_start,
+      aggregate.max_end,
+      Number(aggregate.spans_count),
+      Number(aggregate.total_cost ?? 0),
+    ),
+  );
+}
+
+function isRootCandidate(row: SpanRow): boolean {
+  return row.parent_span_id === null || row.span_kind === 'SPAN_KIND_SERVER';
+}
+
+function rootCandidate(row: SpanRow): RootCandidate {
+  const { span_id, parent_span_id, span_kind, span_name, service_name, unit, parent_unit } = row;
+  return { span_id, parent_span_id, span_kind, start: row.start_time_unix_nano, span_name, service_name, unit, parent_unit };
+}
+
+export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
