@@ -15,7 +15,8 @@ export async function startService(dbUrl: string, dataDir: string): Promise<{ ur
   const port = await freePort();
   // BENCH_PROFILE_DIR: write a V8 CPU profile of the service there when it stops.
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts'], {
+  // The same Node flags as `npm start` (package.json): the benchmarks measure the service as it runs.
+  const child = spawn(process.execPath, [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
