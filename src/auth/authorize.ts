@@ -111,7 +111,12 @@ export async function authorize(knex: Knex, principal: Principal, request: OpenA
   }
   const touched = touchedResource(request.request);
   if (!touched) return undefined;
-  const owned = await LOOKUPS[touched.kind](knex, touched.id);
+  // An API key's own application: authentication found it active (with its organization) in this
+  // same request, so it is not looked up twice.
+  const owned =
+    principal.kind === 'api_key' && touched.kind === 'application' && touched.id === principal.applicationId
+      ? { organizationId: principal.organizationId, applicationId: principal.applicationId }
+      : await LOOKUPS[touched.kind](knex, touched.id);
   if (!owned) throw new NotFoundError(NOT_FOUND[touched.kind]);
   return principal.kind === 'user' ? scopeForUser(knex, principal, owned, touched, access) : scopeForApiKey(principal, owned, touched);
 }

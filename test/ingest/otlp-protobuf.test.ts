@@ -75,6 +75,7 @@ describe('OTLP protobuf decoding', () => {
       keyValue('empty', new Uint8Array(0)),
       // Two members of the oneof on the wire: the last one counts.
       keyValue('twice', anyValue((w) => w.uint32((1 << 3) | 2).string('first').uint32(3 << 3).int64(5))),
+      keyValue('back', anyValue((w) => w.uint32((1 << 3) | 2).string('first').uint32(3 << 3).int64(5).uint32((1 << 3) | 2).string('last'))),
     ]);
     const [span] = decodeProtobufRequest(body).resourceSpans[0].spans;
     expect(JSON.parse(JSON.stringify(span.attributes))).to.deep.equal({
@@ -86,6 +87,7 @@ describe('OTLP protobuf decoding', () => {
       array: ['a', null],
       empty: null,
       twice: 5,
+      back: 'last',
     });
     expect(span).to.deep.include({ parentSpanId: '', name: '', kind: 0, startTimeUnixNano: '0', endTimeUnixNano: '0' });
   });

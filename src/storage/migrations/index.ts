@@ -3,7 +3,7 @@
 import type { Knex } from 'knex';
 import * as accounts from './20261122000000_accounts.js';
 import * as spans from './20261122000100_spans.js';
-import * as traceRootKey from './20261122000200_trace_root_key.js';
+import * as traceSummaryMerge from './20261122000200_trace_summary_merge.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -13,7 +13,7 @@ interface Migration {
 const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122000000_accounts', accounts],
   ['20261122000100_spans', spans],
-  ['20261122000200_trace_root_key', traceRootKey],
+  ['20261122000200_trace_summary_merge', traceSummaryMerge],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,6 +1,7 @@
-// The root's place in the root order, as one string column on `traces`, so that a batch of new
-// spans can merge its root candidate into a stored summary inside the upsert itself (one
-// comparison of two strings), with no lock taken and no row read back first.
+// Trace summaries that ingestion merges inside one upsert, with no lock taken and no row read
+// back first: the root's place in the root order becomes one string column, so the merge is a
+// comparison of two strings; and the index by earliest start goes, which no query used (trace
+// lists find their window by the root's start and sort after) but every new trace paid for.
 //
 // root_key = rank ('0' parentless, '1' a SPAN_KIND_SERVER span with a parent), the start time as
 // 19 zero-padded digits, then the span_id: the smallest key is the root (earliest parentless
@@ -11,6 +12,7 @@ import { isMysql } from '../database.js';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('traces', (table) => {
     table.string('root_key', 36).nullable();
+    table.dropIndex([], 'traces_by_min_start');
   });
   // Existing summaries: the rank comes from the stored root span's own parent.
   const parentless = knex('spans as s')
@@ -31,5 +33,6 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('traces', (table) => {
     table.dropColumn('root_key');
+    table.index(['application_id', 'min_start_time_unix_nano', 'trace_id'], 'traces_by_min_start');
   });
 }
