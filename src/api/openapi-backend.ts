@@ -11,6 +11,19 @@ class OpenApi31Backend extends OpenAPIBackend {
   override validateDefinition(): Document {
     return this.document;
   }
+
+  /**
+   * openapi-backend flattens the document's operations anew on every lookup, several times for
+   * each request it routes and validates (measured: about 0.7 ms of CPU a request). The
+   * document does not change once loaded, so the list is made once and shared, read-only.
+   */
+  override async init(): Promise<this> {
+    await super.init();
+    const operations = this.router.getOperations();
+    for (const operation of operations) Object.freeze(operation);
+    this.router.getOperations = () => operations;
+    return this;
+  }
 }
 
 export interface BackendOptions {
