@@ -26,6 +26,12 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
   const app = await createApp({ config, knex, logger, tokens });
   const server = http.createServer(app.callback());
+  // OTLP exporters keep their connections open between exports, which the batch processors send
+  // every 5 s by default: exactly Node's default keep-alive timeout, so the server would close
+  // idle connections just as exporters reuse them ("socket hang up"). Idle connections are kept
+  // for 65 s instead, the usual choice behind load balancers (headersTimeout must be longer).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

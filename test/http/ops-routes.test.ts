@@ -15,6 +15,12 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
     expect(ready.body.status).to.equal('ok');
   });
 
+  it('keeps idle connections longer than the 5 s between an OTLP exporter\'s batches', async () => {
+    const health = await call(app().url, 'GET', '/healthz');
+    // Node announces the idle timeout it enforces; its default (5 s) would race the exporters.
+    expect(health.headers.get('keep-alive')).to.equal('timeout=65');
+  });
+
   it('says /readyz is unavailable while migrations are pending', async () => {
     await app().server.knex.migrate.rollback(migratorConfig, true);
     try {
