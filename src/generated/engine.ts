@@ -171,7 +171,10 @@ export interface paths {
          *     **Resuming.** Without `Last-Event-ID` the stream starts with the spans received
          *     after the connection opened. With `Last-Event-ID` it first sends every stored span
          *     of the application whose receive sequence is greater than the one given, then goes
-         *     on with new spans; no span is skipped or repeated across a reconnection. Browsers'
+         *     on with new spans; no span is repeated across a reconnection. One case is not
+         *     covered: a span whose transaction was still open when the connection dropped, with a
+         *     receive sequence at or below `Last-Event-ID`, is not sent after resuming (the server
+         *     keeps no state between connections); `GET /traces/live` lists it. Browsers'
          *     `EventSource` sends the header by itself when it reconnects, but it cannot send
          *     `Authorization` or `X-Vendor-App-Id`: use a fetch-based SSE client.
          *
