@@ -21,13 +21,12 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
-import { newId, newSecret } from '../src/accounts/ids.js';
-import { hashSecret } from '../src/accounts/secrets.js';
+import { newId } from '../src/accounts/ids.js';
 import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
-import { startService } from './bench-service.js';
+import { apiKeyToken, startService } from './bench-service.js';
 import { makeBatches, SPANS_PER_TRACE } from './bench-workload.js';
 import { cpuSeconds, databaseServerPid } from './process-cpu.js';
 import { retryOnLockConflict } from '../src/storage/retry.js';
@@ -60,18 +59,9 @@ async function ingestCaller(knex: Knex, serviceUrl: string): Promise<Record<stri
   const address = JSON.stringify({ street: '', city: '', state: '', postal_code: '', country: '' });
   const organizationId = newId('org');
   const applicationId = newId('app');
-  const apiKey = newId('ak');
-  const secret = newSecret();
   await knex('organizations').insert({ id: organizationId, name: 'Bench', address, billing_address: address, created_at: now, updated_at: now });
   await knex('applications').insert({ id: applicationId, organization_id: organizationId, name: 'Bench', region: 'EU', pricing_plan: 'free', created_at: now, updated_at: now });
-  await knex('api_keys').insert({ id: apiKey, application_id: applicationId, name: 'bench', permissions: JSON.stringify(['write:traces']), secret_hash: hashSecret(secret), created_at: now, updated_at: now });
-  const response = await fetch(`${serviceUrl}/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: apiKey, client_secret: secret }),
-  });
-  if (response.status !== 200) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
-  const { access_token: token } = (await response.json()) as { access_token: string };
+  const token = await apiKeyToken(knex, serviceUrl, applicationId, ['write:traces']);
   return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId, 'content-type': 'application/x-protobuf' };
 }
 

@@ -16,12 +16,11 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
-import { newId, newSecret } from '../src/accounts/ids.js';
-import { hashSecret } from '../src/accounts/secrets.js';
+import { newId } from '../src/accounts/ids.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import type { SpanRow } from '../src/storage/spans/span-row.js';
 import { storeSpans } from '../src/storage/spans/span-writer.js';
-import { startService } from './bench-service.js';
+import { apiKeyToken, startService } from './bench-service.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const DATABASE = process.env.BENCH_QUERY_DATABASE ?? 'spanledger_bench_query';
@@ -200,17 +199,7 @@ async function seed(knex: Knex, applicationId: string): Promise<void> {
 
 /** The bench's application (created once with the data) and a fresh read:traces key's token. */
 async function benchCaller(knex: Knex, applicationId: string, serviceUrl: string): Promise<Record<string, string>> {
-  const now = Date.now();
-  const apiKey = newId('ak');
-  const secret = newSecret();
-  await knex('api_keys').insert({ id: apiKey, application_id: applicationId, name: 'bench', permissions: JSON.stringify(['read:traces']), secret_hash: hashSecret(secret), created_at: now, updated_at: now });
-  const response = await fetch(`${serviceUrl}/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: apiKey, client_secret: secret }),
-  });
-  if (response.status !== 200) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
-  const { access_token: token } = (await response.json()) as { access_token: string };
+  const token = await apiKeyToken(knex, serviceUrl, applicationId, ['read:traces']);
   return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId, 'content-type': 'application/json' };
 }
 

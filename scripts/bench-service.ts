@@ -1,7 +1,11 @@
 // Shared by the benchmarks: runs the service (src/main.ts) as a child process on a free port
-// against the given database, and waits until it is ready.
+// against the given database, and waits until it is ready; makes an API key and its token.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import type { Knex } from 'knex';
+import { newId, newSecret } from '../src/accounts/ids.js';
+import type { Permission } from '../src/accounts/permissions.js';
+import { hashSecret } from '../src/accounts/secrets.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -31,4 +35,19 @@ export async function startService(dbUrl: string, dataDir: string): Promise<{ ur
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error('the service did not become ready');
+}
+
+/** A new API key of the application, holding `permissions`, exchanged for a token at the service. */
+export async function apiKeyToken(knex: Knex, serviceUrl: string, applicationId: string, permissions: Permission[]): Promise<string> {
+  const now = Date.now();
+  const apiKey = newId('ak');
+  const secret = newSecret();
+  await knex('api_keys').insert({ id: apiKey, application_id: applicationId, name: 'bench', permissions: JSON.stringify(permissions), secret_hash: hashSecret(secret), created_at: now, updated_at: now });
+  const response = await fetch(`${serviceUrl}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: apiKey, client_secret: secret }),
+  });
+  if (response.status !== 200) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
 }

@@ -1,6 +1,6 @@
 // Which decoded spans cannot be stored. Each problem rejects that one span through OTLP partial
 // success; the rest of the request is stored.
-import type { SpanRow } from '../storage/spans/span-row.js';
+import { SPAN_TEXT_COLUMNS, type SpanRow } from '../storage/spans/span-row.js';
 import type { DecodedSpan } from './otlp-request.js';
 
 const LOWER_HEX = /^[0-9a-f]*$/;
@@ -41,24 +41,9 @@ export function spanProblem(span: DecodedSpan): string | undefined {
   );
 }
 
-const TEXT_COLUMNS = [
-  'span_name',
-  'service_name',
-  'unit',
-  'parent_unit',
-  'billing_resource_type',
-  'billing_resource_name',
-  'billing_service_id',
-  'billing_service_name',
-  'billing_sku_id',
-  'billing_sku_name',
-  'billing_region',
-  'usage_unit',
-] as const satisfies ReadonlyArray<keyof SpanRow>;
-
 /** Why the mapped row cannot be stored (a text field too long for its column), or undefined. */
 export function rowProblem(row: SpanRow): string | undefined {
-  for (const column of TEXT_COLUMNS) {
+  for (const column of SPAN_TEXT_COLUMNS) {
     const text = row[column];
     // A UTF-16 code unit is at most 3 UTF-8 bytes: only long strings need counting.
     if (text !== null && text.length * 3 > MAX_TEXT_BYTES && Buffer.byteLength(text) > MAX_TEXT_BYTES) {

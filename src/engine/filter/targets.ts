@@ -1,31 +1,11 @@
 // Step 2 of the filter compiler, the dialect-neutral half: which stored column or which
 // attribute each filterable field reads. Only names from this table ever become SQL identifiers;
 // an attribute key is user text and is only ever bound (inside a JSON path).
+import { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from '../../storage/spans/span-row.js';
 import { lookUpField } from './fields.js';
 
 /** The columns of table `spans` that a filter can read. */
-export const FILTER_COLUMNS = [
-  'trace_id',
-  'span_id',
-  'span_kind',
-  'span_name',
-  'service_name',
-  'unit',
-  'parent_unit',
-  'billing_resource_type',
-  'billing_resource_name',
-  'billing_service_id',
-  'billing_service_name',
-  'billing_sku_id',
-  'billing_sku_name',
-  'billing_region',
-  'usage_unit',
-  'duration_ms',
-  'cost',
-  'usage_amount',
-  'span_attributes',
-  'resource_attributes',
-] as const;
+export const FILTER_COLUMNS = ['trace_id', 'span_id', 'span_kind', ...SPAN_TEXT_COLUMNS, ...SPAN_NUMBER_COLUMNS, 'span_attributes', 'resource_attributes'] as const;
 export type FilterColumn = (typeof FILTER_COLUMNS)[number];
 
 export type AttributeSource = 'span_attributes' | 'resource_attributes';

@@ -14,6 +14,7 @@ import type { FilterDialect } from '../../engine/filter/dialects/dialect.js';
 import { dialectFor } from '../../engine/filter/dialects/index.js';
 import { targetOf, type FilterColumn } from '../../engine/filter/targets.js';
 import { bigintAsText, isMysql } from '../database.js';
+import { SPAN_ROW_COLUMNS, type SpanRow } from './span-row.js';
 
 export interface PageRequest {
   page: number;
@@ -32,34 +33,16 @@ export interface Page<T> {
   total: number;
 }
 
+/** The columns read back as other types than SpanRow's, or not at all. */
+type ConvertedColumn = 'application_id' | 'received_at' | 'resource_attributes' | 'span_attributes';
+
 /** A stored span as the engine reads it back: nanoseconds and receive sequence as decimal text. */
-export interface StoredSpan {
+export type StoredSpan = Omit<SpanRow, ConvertedColumn> & {
   seq: string;
-  trace_id: string;
-  span_id: string;
-  parent_span_id: string | null;
-  start_time_unix_nano: string;
-  end_time_unix_nano: string;
-  duration_ms: number;
-  span_name: string;
-  span_kind: string;
-  service_name: string | null;
-  unit: string | null;
-  parent_unit: string | null;
-  cost: number | null;
-  billing_resource_type: string | null;
-  billing_resource_name: string | null;
-  billing_service_id: string | null;
-  billing_service_name: string | null;
-  billing_sku_id: string | null;
-  billing_sku_name: string | null;
-  billing_region: string | null;
-  usage_amount: number | null;
-  usage_unit: string | null;
   /** JSON text of the attribute map (an object where a driver parses JSON columns itself). */
   resource_attributes: string | Record<string, unknown> | null;
   span_attributes: string | Record<string, unknown> | null;
-}
+};
 
 export interface StoredTraceSummary {
   trace_id: string;
@@ -73,27 +56,10 @@ export interface StoredTraceSummary {
   parent_unit: string | null;
 }
 
-const SPAN_COLUMNS = [
-  'trace_id',
-  'span_id',
-  'parent_span_id',
-  'duration_ms',
-  'span_name',
-  'span_kind',
-  'service_name',
-  'unit',
-  'parent_unit',
-  'cost',
-  'billing_resource_type',
-  'billing_resource_name',
-  'billing_service_id',
-  'billing_service_name',
-  'billing_sku_id',
-  'billing_sku_name',
-  'billing_region',
-  'usage_amount',
-  'usage_unit',
-] as const;
+/** The columns read as they are stored; selectSpanColumns() converts the others. */
+const SPAN_COLUMNS = SPAN_ROW_COLUMNS.filter(
+  (column) => !['application_id', 'received_at', 'start_time_unix_nano', 'end_time_unix_nano', 'resource_attributes', 'span_attributes'].includes(column),
+);
 
 function offsetOf({ page, limit }: PageRequest): number {
   return (page - 1) * limit;

@@ -62,3 +62,22 @@ export const SPAN_ROW_COLUMNS = [
   'span_attributes',
   'received_at',
 ] as const satisfies ReadonlyArray<keyof SpanRow>;
+
+/** The free-text columns (TEXT on MariaDB/MySQL): bounded in bytes at ingestion, text to filters. */
+export const SPAN_TEXT_COLUMNS = [
+  'span_name',
+  'service_name',
+  'unit',
+  'parent_unit',
+  'billing_resource_type',
+  'billing_resource_name',
+  'billing_service_id',
+  'billing_service_name',
+  'billing_sku_id',
+  'billing_sku_name',
+  'billing_region',
+  'usage_unit',
+] as const satisfies ReadonlyArray<keyof SpanRow>;
+
+/** The numeric columns (doubles). */
+export const SPAN_NUMBER_COLUMNS = ['duration_ms', 'cost', 'usage_amount'] as const satisfies ReadonlyArray<keyof SpanRow>;
