@@ -1,6 +1,7 @@
 // Members through HTTP: adding by e-mail (active at once, or invited until first sign-in),
 // duplicates, roles, removal, and the rule that the last owner can be neither removed nor demoted.
 import { expect } from 'chai';
+import { newId } from '../../src/accounts/ids.js';
 import { onEachDatabase } from '../support/test-server.js';
 import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatus, keyToken, ownerWithApplication, type Caller } from '../support/management.js';
 
@@ -57,6 +58,30 @@ onEachDatabase('members', (app) => {
     ]);
     const member = (await as('GET', `/organizations/${orgId}/members`)).body.data.find((entry: { user_id: string }) => entry.user_id === invited.body.user_id);
     expect(member).to.deep.include({ status: 'active', name: 'Dave' });
+  });
+
+  it('keeps an invitation that raced another one for the same new e-mail: the first sign-in gets both', async () => {
+    const as = callerFor(app(), (await dashboardUser(app(), 'Owner')).token);
+    const orgId = await createOrganization(as);
+    const otherOrg = await createOrganization(as, 'Second');
+    const email = `frank-${orgId.slice(4, 12)}@example.com`;
+    const invited = await as('POST', `/organizations/${orgId}/members`, { json: { email } });
+    expectStatus(invited, 201);
+    // The state two simultaneous invitations leave on MariaDB: each made its own placeholder.
+    const knex = app().server.knex;
+    const raced = newId('usr');
+    const later = Date.now() + 1;
+    await knex('users').insert({ id: raced, issuer: null, subject: null, email: email.toUpperCase(), name: null, created_at: later, updated_at: later });
+    await knex('memberships').insert({ organization_id: otherOrg, user_id: raced, role: 'owner', created_at: later, updated_at: later });
+
+    const asFrank = callerFor(app(), (await dashboardUser(app(), 'Frank', email)).token);
+    expect(await myUserId(asFrank)).to.equal(invited.body.user_id);
+    const organizations = await asFrank('GET', '/organizations');
+    expect(organizations.body.organizations.map((organization: { id: string; role: string }) => [organization.id, organization.role])).to.have.deep.members([
+      [orgId, 'member'],
+      [otherOrg, 'owner'],
+    ]);
+    expect(await knex('users').where({ id: raced }).first()).to.equal(undefined);
   });
 
   it('changes roles; a promoted member can then manage members', async () => {

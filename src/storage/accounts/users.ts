@@ -39,6 +39,22 @@ export async function findPlaceholderByEmail(knex: Knex, email: string): Promise
   );
 }
 
+/**
+ * Two invitations of one new e-mail to different organizations that run at the same moment can
+ * each make a placeholder. The first sign-in claims the oldest; the memberships of the others
+ * move to it (unless it already has one in that organization) and the others go, so no
+ * invitation is lost.
+ */
+async function foldRacedPlaceholders(trx: Knex.Transaction, userId: string, email: string, now: number): Promise<void> {
+  const others: string[] = await trx('users').whereNull('issuer').whereRaw('LOWER(email) = LOWER(?)', [email]).whereNot('id', userId).pluck('id');
+  for (const other of others) {
+    const held: string[] = await trx('memberships').where('user_id', userId).pluck('organization_id');
+    await trx('memberships').where('user_id', other).whereNotIn('organization_id', held).update({ user_id: userId, updated_at: now });
+    await trx('memberships').where('user_id', other).del();
+    await trx('users').where('id', other).del();
+  }
+}
+
 /** Returns the signed-in user, creating it (or claiming its invitation) on the first call. */
 export async function signInUser(knex: Knex, identity: SignIn, now = Date.now()): Promise<UserRecord> {
   const existing = await findUserByIdentity(knex, identity.issuer, identity.subject);
@@ -51,7 +67,10 @@ export async function signInUser(knex: Knex, identity: SignIn, now = Date.now())
           .where({ id: placeholder.id })
           .whereNull('issuer')
           .update({ issuer: identity.issuer, subject: identity.subject, name: identity.name ?? placeholder.name, updated_at: now });
-        if (claimed === 1) return (await findUserById(trx, placeholder.id)) as UserRecord;
+        if (claimed === 1) {
+          await foldRacedPlaceholders(trx, placeholder.id, placeholder.email as string, now);
+          return (await findUserById(trx, placeholder.id)) as UserRecord;
+        }
       }
       const user: UserRecord = { id: newId('usr'), ...identity, created_at: now, updated_at: now };
       await trx('users').insert(user);
