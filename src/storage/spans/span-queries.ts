@@ -333,7 +333,11 @@ export async function recentSpans(
     const bySeq = new Map((await spansBySeq(knex, query.applicationId, keys.map((key) => String(key.seq)))).map((span) => [span.seq, span]));
     return keys.map((key) => bySeq.get(String(key.seq))).filter((span): span is StoredSpan => span !== undefined);
   };
-  const [rows, counted] = await Promise.all([page(), base().count({ total: '*' }) as Promise<Array<{ total: unknown }>>]);
+  // Without a window the total is the sum of the trace summaries' span counts, which the span
+  // writer keeps in the same transactions as the spans: the same number, from a fraction of the
+  // rows (one per trace), where counting a million spans took 0.3 to 0.7 s.
+  const total = windowed ? base().count({ total: '*' }) : knex('traces').where('application_id', query.applicationId).sum({ total: 'spans_count' });
+  const [rows, counted] = await Promise.all([page(), total as Promise<Array<{ total: unknown }>>]);
   return { rows, total: asNumber(counted[0]?.total ?? 0) };
 }
 
