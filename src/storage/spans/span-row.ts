@@ -34,35 +34,6 @@ export interface SpanRow {
   received_at: number;
 }
 
-/** Every column of a stored span, in the order the writers send them. */
-export const SPAN_ROW_COLUMNS = [
-  'application_id',
-  'trace_id',
-  'span_id',
-  'parent_span_id',
-  'start_time_unix_nano',
-  'end_time_unix_nano',
-  'duration_ms',
-  'span_name',
-  'span_kind',
-  'service_name',
-  'unit',
-  'parent_unit',
-  'cost',
-  'billing_resource_type',
-  'billing_resource_name',
-  'billing_service_id',
-  'billing_service_name',
-  'billing_sku_id',
-  'billing_sku_name',
-  'billing_region',
-  'usage_amount',
-  'usage_unit',
-  'resource_attributes',
-  'span_attributes',
-  'received_at',
-] as const satisfies ReadonlyArray<keyof SpanRow>;
-
 /** The free-text columns (TEXT on MariaDB/MySQL): bounded in bytes at ingestion, text to filters. */
 export const SPAN_TEXT_COLUMNS = [
   'span_name',
@@ -81,3 +52,24 @@ export const SPAN_TEXT_COLUMNS = [
 
 /** The numeric columns (doubles). */
 export const SPAN_NUMBER_COLUMNS = ['duration_ms', 'cost', 'usage_amount'] as const satisfies ReadonlyArray<keyof SpanRow>;
+
+/** Every column of a stored span, in the order the writers send them. */
+export const SPAN_ROW_COLUMNS = [
+  'application_id',
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+  'start_time_unix_nano',
+  'end_time_unix_nano',
+  'span_kind',
+  ...SPAN_TEXT_COLUMNS,
+  ...SPAN_NUMBER_COLUMNS,
+  'resource_attributes',
+  'span_attributes',
+  'received_at',
+] as const satisfies ReadonlyArray<keyof SpanRow>;
+
+// Every field of SpanRow is a column: this fails to compile when one is left out above.
+type MissingColumn = Exclude<keyof SpanRow, (typeof SPAN_ROW_COLUMNS)[number]>;
+const everyFieldIsAColumn: [MissingColumn] extends [never] ? true : MissingColumn = true;
+void everyFieldIsAColumn;
