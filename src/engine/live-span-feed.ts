@@ -8,7 +8,11 @@
 // it was seen: a transaction still open that long is taken to have rolled back. Event ids never
 // go down (a late span carries the current high-water mark), so a client that resumes with
 // Last-Event-ID is sent nothing twice.
-import type { StoredSpan } from '../storage/spans/span-queries.js';
+import { MAX_STORED_INTEGER, type StoredSpan } from '../storage/spans/span-queries.js';
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
 
 export interface FeedReads {
   latestSeq(): Promise<string>;
@@ -61,7 +65,8 @@ export class LiveSpanFeed {
    * now: the stream carries the spans received after it opened.
    */
   static async open(reads: FeedReads, lastEventId: string | undefined, options: FeedOptions): Promise<LiveSpanFeed> {
-    const start = lastEventId !== undefined ? BigInt(lastEventId) : BigInt(await reads.latestSeq());
+    // No sequence is above the BIGINT range: an id past it resumes after the highest possible one.
+    const start = lastEventId !== undefined ? min(BigInt(lastEventId), MAX_STORED_INTEGER) : BigInt(await reads.latestSeq());
     return new LiveSpanFeed(reads, start, options);
   }
 

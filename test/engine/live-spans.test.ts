@@ -217,6 +217,20 @@ onEachDatabase('live spans', (app) => {
       }
     });
 
+    it('resumes after a Last-Event-ID beyond every sequence (even past the signed 64-bit range) with nothing, never an error', async function () {
+      this.timeout(30_000);
+      const stream = await openStream(streamUrl(), { ...caller.headers, 'Last-Event-ID': '9'.repeat(19) });
+      try {
+        expect(stream.response.status).to.equal(200);
+        await storeSpans(app().server.knex, [span(90, { span_name: 'after-huge-id' })]);
+        // Nothing is above such an id: the stream stays open and quiet rather than failing.
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        expect(stream.events).to.deep.equal([]);
+      } finally {
+        await stream.close();
+      }
+    });
+
     it('is a 422 for a Last-Event-ID that is not a sequence number', async () => {
       const response = await call(app().url, 'GET', '/traces/live/stream', { headers: { ...caller.headers, 'Last-Event-ID': 'abc' } });
       expect(response.status).to.equal(422);

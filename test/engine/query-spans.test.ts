@@ -166,6 +166,25 @@ onEachDatabase('POST /engine/query', (app) => {
     ]);
   });
 
+  it('takes windows reaching past the 64-bit nanosecond range (years 0001 and 9999) as they are', async () => {
+    // Stored times are signed 64-bit nanoseconds (years 1677 to 2262); MariaDB's CAST would wrap
+    // a bound beyond that to a wrong number, so such a bound is applied as what it means.
+    const total = async (start_time: string, end_time: string) => {
+      const response = await query({ query: { start_time, end_time } });
+      expect(response.status).to.equal(200);
+      return response.body.total as number;
+    };
+    const everything = await total('1970-01-01T00:00:00Z', '2200-01-01T00:00:00Z');
+    expect(everything).to.be.greaterThan(25);
+    expect(await total('0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z')).to.equal(everything);
+    expect(await total('2025-01-01T00:00:00Z', '9999-12-31T23:59:59Z')).to.equal(everything);
+    expect(await total('2263-01-01T00:00:00Z', '9999-12-31T23:59:59Z')).to.equal(0);
+    expect(await total('0001-01-01T00:00:00Z', '1000-01-01T00:00:00Z')).to.equal(0);
+    const traces = await call(app().url, 'POST', '/traces', { query: { start_time: '0001-01-01T00:00:00Z', end_time: '9999-12-31T23:59:59Z' }, headers: caller.headers, json: {} });
+    expect(traces.status).to.equal(200);
+    expect(traces.body.pagination.total).to.be.greaterThan(0);
+  });
+
   it('accepts offsets and sub-millisecond fractions in the window', async () => {
     // BASE + 1 ns, written in +02:00: the span exactly at BASE is left out.
     const seconds = Number(BASE / 1_000_000_000n) + 2 * 3600;

@@ -99,10 +99,25 @@ function normaliseSpan(row: Record<string, unknown>): StoredSpan {
   };
 }
 
+/** The range of the BIGINT time and sequence columns. */
+export const MIN_STORED_INTEGER = -(2n ** 63n);
+export const MAX_STORED_INTEGER = 2n ** 63n - 1n;
+
+/**
+ * `[startNs, endNs)` on a nanosecond column. A bound outside the column's signed 64-bit range
+ * (RFC 3339 reaches from year 0001 to 9999) is applied as what it means, either no bound or one
+ * that nothing meets: bound as it is, MariaDB's CAST would wrap it to a wrong number.
+ */
 function betweenNanos(dialect: FilterDialect, column: string, startNs: bigint | undefined, endNs: bigint | undefined) {
   return (query: Knex.QueryBuilder) => {
-    if (startNs !== undefined) query.whereRaw(`${column} >= ${dialect.exactInteger}`, [startNs.toString()]);
-    if (endNs !== undefined) query.whereRaw(`${column} < ${dialect.exactInteger}`, [endNs.toString()]);
+    if (startNs !== undefined) {
+      if (startNs > MAX_STORED_INTEGER) query.whereRaw('1 = 0');
+      else if (startNs > MIN_STORED_INTEGER) query.whereRaw(`${column} >= ${dialect.exactInteger}`, [startNs.toString()]);
+    }
+    if (endNs !== undefined) {
+      if (endNs <= MIN_STORED_INTEGER) query.whereRaw('1 = 0');
+      else if (endNs <= MAX_STORED_INTEGER) query.whereRaw(`${column} < ${dialect.exactInteger}`, [endNs.toString()]);
+    }
   };
 }
 
@@ -161,6 +176,8 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
   const dialect = dialectFor(knex);
   const builder = knex({ t: 'traces' })
     .where('t.application_id', query.applicationId)
+    // A trace without a root (no parentless and no SERVER span) belongs to no window.
+    .whereNotNull('t.root_start_time_unix_nano')
     .modify(betweenNanos(dialect, 't.root_start_time_unix_nano', query.startNs, query.endNs));
   if (query.filter === null) return builder;
   if (query.searchChildSpans) {
