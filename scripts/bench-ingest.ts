@@ -26,7 +26,7 @@ import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
-import { apiKeyToken, startService } from './bench-service.js';
+import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './bench-service.js';
 import { makeBatches, SPANS_PER_TRACE } from './bench-workload.js';
 import { cpuSeconds, databaseServerPid } from './process-cpu.js';
 import { retryOnLockConflict } from '../src/storage/retry.js';
@@ -36,14 +36,8 @@ const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 1_048_576);
 const BATCH = Number(process.env.BENCH_BATCH ?? 512);
 const SENDERS = Number(process.env.BENCH_SENDERS ?? 4);
 
-function log(message: string): void {
-  process.stderr.write(`${message}\n`);
-}
-
 function databaseUrl(name: string): string {
-  const url = new URL(SERVER_URL as string);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return databaseUrlOn(SERVER_URL as string, name);
 }
 
 function adminKnex(url: string): Knex {

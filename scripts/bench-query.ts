@@ -20,7 +20,7 @@ import { newId } from '../src/accounts/ids.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import type { SpanRow } from '../src/storage/spans/span-row.js';
 import { storeSpans } from '../src/storage/spans/span-writer.js';
-import { apiKeyToken, startService } from './bench-service.js';
+import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './bench-service.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const DATABASE = process.env.BENCH_QUERY_DATABASE ?? 'spanledger_bench_query';
@@ -34,14 +34,8 @@ const SERVICES = ['checkout', 'search', 'summarizer', 'billing', 'auth', 'catalo
 const MODELS = ['gemini-2.5-flash', 'gemini-2.5-pro', 'gpt-4o-mini', 'claude-haiku'];
 const DB_OPERATIONS = ['SELECT', 'INSERT', 'UPDATE'];
 
-function log(message: string): void {
-  process.stderr.write(`${message}\n`);
-}
-
 function databaseUrl(name: string): string {
-  const url = new URL(SERVER_URL as string);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return databaseUrlOn(SERVER_URL as string, name);
 }
 
 function knexFor(url: string, connections = 1): Knex {

@@ -7,6 +7,18 @@ import { newId, newSecret } from '../src/accounts/ids.js';
 import type { Permission } from '../src/accounts/permissions.js';
 import { hashSecret } from '../src/accounts/secrets.js';
 
+/** Progress and errors go to stderr, so that stdout holds only the results. */
+export function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** The URL of database `name` on the server of `serverUrl` (same credentials, other path). */
+export function databaseUrl(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
