@@ -1,7 +1,7 @@
 // `npm start`: reads the configuration, starts the service and stops it cleanly on SIGTERM/SIGINT.
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
-import { startServer } from './server.js';
+import { startServer, type RunningServer } from './server.js';
 
 function firstRunHint(config: Config, url: string): string {
   return [
@@ -24,8 +24,25 @@ try {
   throw error;
 }
 
+/** A start-up failure the user fixes in the environment: one line, like a configuration error. */
+function startProblem(error: unknown, { host, port }: Config): string | undefined {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EADDRINUSE') return `port ${port} is in use; set PORT to a free port (0 picks one)`;
+  if (code === 'EACCES') return `port ${port} needs privileges this process lacks; set PORT (1024 or above)`;
+  if (code === 'EADDRNOTAVAIL') return `address ${host} is not an address of this machine; set HOST`;
+  return undefined;
+}
+
 const logger = createLogger(config.logLevel);
-const server = await startServer(config, logger);
+let server: RunningServer;
+try {
+  server = await startServer(config, logger);
+} catch (error) {
+  const problem = startProblem(error, config);
+  if (!problem) throw error;
+  console.error(problem);
+  process.exit(1);
+}
 console.error(firstRunHint(config, server.url));
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
