@@ -23,7 +23,8 @@ export interface paths {
          *
          *     **Who may call it:** members and owners of the organization owning the application
          *     (users holding `read:traces`), or API keys of that application holding
-         *     `read:traces`.
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
          */
         post: operations["querySpans"];
         delete?: never;
@@ -57,7 +58,8 @@ export interface paths {
          *
          *     **Who may call it:** members and owners of the organization owning the application
          *     (users holding `read:traces`), or API keys of that application holding
-         *     `read:traces`.
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
          */
         post: operations["listTraces"];
         delete?: never;
@@ -92,7 +94,8 @@ export interface paths {
          *
          *     **Who may call it:** members and owners of the organization owning the application
          *     (users holding `read:traces`), or API keys of that application holding
-         *     `read:traces`.
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
          */
         post: operations["getTraceMetrics"];
         delete?: never;
@@ -123,7 +126,8 @@ export interface paths {
          *
          *     **Who may call it:** members and owners of the organization owning the application
          *     (users holding `read:traces`), or API keys of that application holding
-         *     `read:traces`.
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
          */
         get: operations["listLiveSpans"];
         put?: never;
@@ -189,7 +193,8 @@ export interface paths {
          *
          *     **Who may call it:** members and owners of the organization owning the application
          *     (users holding `read:traces`), or API keys of that application holding
-         *     `read:traces`.
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
          */
         get: operations["streamLiveSpans"];
         put?: never;
@@ -289,7 +294,8 @@ export interface paths {
          *     **Who may call it:** API keys of the application holding `write:traces` (the usual
          *     caller), or members and owners of the organization owning the application (users
          *     holding `write:traces`). For an API key, `X-Vendor-App-Id` must name the key's own
-         *     application.
+         *     application: another application of its organization is a 403; an application of
+         *     another organization, or none that exists, a 404.
          */
         post: operations["exportTraces"];
         delete?: never;
@@ -633,7 +639,7 @@ export interface components {
         };
         /**
          * @description The caller lacks the permission or organization role the operation needs, or an API
-         *     key names an application other than its own.
+         *     key names another application of its own organization.
          */
         Forbidden: {
             headers: {
@@ -650,7 +656,7 @@ export interface components {
         };
         /**
          * @description The application named by `X-Vendor-App-Id` does not exist, was deleted, or lies
-         *     outside the caller's organizations.
+         *     outside the caller's organizations (for an API key: outside the key's organization).
          */
         NotFound: {
             headers: {
@@ -734,7 +740,8 @@ export interface components {
         /**
          * @description The id of the application the request is about. Missing or malformed: 422. An
          *     application that does not exist, was deleted, or lies outside the caller's
-         *     organizations: 404. For an API key, any application other than the key's own: 403.
+         *     organizations: 404. For an API key, another application of the key's organization:
+         *     403; an application of another organization: 404 (existence is never revealed).
          * @example app_7Hq2LmP9xK4vT1sR
          */
         VendorAppId: string;
@@ -819,7 +826,8 @@ export interface operations {
                 /**
                  * @description The id of the application the request is about. Missing or malformed: 422. An
                  *     application that does not exist, was deleted, or lies outside the caller's
-                 *     organizations: 404. For an API key, any application other than the key's own: 403.
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
                  * @example app_7Hq2LmP9xK4vT1sR
                  */
                 "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
@@ -974,7 +982,8 @@ export interface operations {
                 /**
                  * @description The id of the application the request is about. Missing or malformed: 422. An
                  *     application that does not exist, was deleted, or lies outside the caller's
-                 *     organizations: 404. For an API key, any application other than the key's own: 403.
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
                  * @example app_7Hq2LmP9xK4vT1sR
                  */
                 "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
@@ -1052,7 +1061,8 @@ export interface operations {
                 /**
                  * @description The id of the application the request is about. Missing or malformed: 422. An
                  *     application that does not exist, was deleted, or lies outside the caller's
-                 *     organizations: 404. For an API key, any application other than the key's own: 403.
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
                  * @example app_7Hq2LmP9xK4vT1sR
                  */
                 "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
@@ -1145,7 +1155,8 @@ export interface operations {
                 /**
                  * @description The id of the application the request is about. Missing or malformed: 422. An
                  *     application that does not exist, was deleted, or lies outside the caller's
-                 *     organizations: 404. For an API key, any application other than the key's own: 403.
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
                  * @example app_7Hq2LmP9xK4vT1sR
                  */
                 "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
@@ -1227,7 +1238,8 @@ export interface operations {
                 /**
                  * @description The id of the application the request is about. Missing or malformed: 422. An
                  *     application that does not exist, was deleted, or lies outside the caller's
-                 *     organizations: 404. For an API key, any application other than the key's own: 403.
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
                  * @example app_7Hq2LmP9xK4vT1sR
                  */
                 "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
@@ -1282,7 +1294,8 @@ export interface operations {
                 /**
                  * @description The id of the application the request is about. Missing or malformed: 422. An
                  *     application that does not exist, was deleted, or lies outside the caller's
-                 *     organizations: 404. For an API key, any application other than the key's own: 403.
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
                  * @example app_7Hq2LmP9xK4vT1sR
                  */
                 "X-Vendor-App-Id": components["parameters"]["VendorAppId"];

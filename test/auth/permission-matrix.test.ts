@@ -3,6 +3,7 @@
 // one without it is refused, a caller of the wrong kind is refused, a member where an owner is
 // needed is refused; and nobody reaches another tenant's resources.
 import { expect } from 'chai';
+import { newId } from '../../src/accounts/ids.js';
 import { ASSIGNABLE_PERMISSIONS, DASHBOARD_USER_PERMISSIONS } from '../../src/accounts/permissions.js';
 import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
 import { call, documentOperations, type CallOptions, type DocumentOperation } from '../support/contract.js';
@@ -48,6 +49,11 @@ async function keyToken(app: TestServer, appId: string, permissions: readonly st
 }
 
 const REFUSED = [401, 403, 404];
+
+/** Engine operations name their application in X-Vendor-App-Id. */
+function namesApplicationInHeader(entry: DocumentOperation): boolean {
+  return ((entry.operation.parameters ?? []) as Array<{ name: string; in: string }>).some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'x-vendor-app-id');
+}
 
 onEachDatabase('permission matrix from the documents', (app) => {
   it('covers every protected operation of both documents', () => {
@@ -111,9 +117,23 @@ onEachDatabase('permission matrix from the documents', (app) => {
             const sibling = await seedApplication(app().server.knex, world.ids.orgId);
             const status = await statusOf(app(), entry, world.ids, await keyToken(app(), sibling, [access.permission!]));
             const touchesApplication = entry.path.includes('{app_id}') || entry.path.includes('{api_key}') || entry.path.startsWith('/engine') || entry.path.startsWith('/traces') || entry.path === '/v1/traces';
-            if (touchesApplication) expect(status).to.be.oneOf([403, 404]);
+            if (namesApplicationInHeader(entry)) expect(status, 'the key can see the organization: the application is not hidden').to.equal(403);
+            else if (touchesApplication) expect(status).to.be.oneOf([403, 404]);
             else expect(status, 'organization-level operations are open to keys of the organization').not.to.be.oneOf(REFUSED);
           });
+          if (namesApplicationInHeader(entry)) {
+            it('answers 404 to an API key naming an application of another organization (existence is never revealed)', async () => {
+              const victim = await seedWorld(app());
+              const intruder = await seedWorld(app());
+              const status = await statusOf(app(), entry, victim.ids, await keyToken(app(), intruder.ids.appId, [access.permission!]));
+              expect(status).to.equal(404);
+            });
+            it('answers 404 to an API key naming an application that does not exist', async () => {
+              const world = await seedWorld(app());
+              const status = await statusOf(app(), entry, { ...world.ids, appId: newId('app') }, await keyToken(app(), world.ids.appId, [access.permission!]));
+              expect(status).to.equal(404);
+            });
+          }
         }
       }
     });
