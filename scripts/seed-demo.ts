@@ -5,12 +5,14 @@
 // rhythm.
 //
 //   npm run seed:demo        (creates a demo organization, application and key, and prints how to query)
+//   npm run seed:demo -- --dry-run      (makes the day of traces and says how many spans it would send)
 //   SPANLEDGER_URL=http://127.0.0.1:8080 SPANLEDGER_TOKEN=<bearer token> SPANLEDGER_APP_ID=<app id> npm run seed:demo
 //   npm run seed:demo -- --url http://127.0.0.1:8080 --token <bearer token> --app-id <app id> [--traces 2000] [--seed 42]
 //
 // The token must carry write:traces for the application (an API key's token from
 // POST /auth/token, or a dashboard user's token).
 import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, localServiceUrl } from '../src/config.js';
 import { createDemoAccount } from './demo-account.js';
 import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
@@ -18,12 +20,14 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
-const USAGE = `usage: npm run seed:demo -- [--url <engine url>] [--token <bearer token>] [--app-id <application id>] [--traces <count>] [--seed <number>]
-  --url      the engine API base URL (default: $SPANLEDGER_URL, else http://127.0.0.1:8080)
+const USAGE = `usage: npm run seed:demo -- [--url <engine url>] [--token <bearer token>] [--app-id <application id>] [--traces <count>] [--seed <number>] [--dry-run]
+  --url      the engine API base URL (default: $SPANLEDGER_URL, else the service's own
+             address from PORT and HOST, as npm start reads them: http://127.0.0.1:8080)
   --token    a bearer token holding write:traces for the application (default: $SPANLEDGER_TOKEN)
   --app-id   the application to fill (default: $SPANLEDGER_APP_ID)
-  --traces   how many traces to send over the last 24 hours (default 2000, about 17,000 spans)
-  --seed     seed of the random generator, for the same day of data again (default 1)`;
+  --traces   how many traces to send over the last 24 hours (default 2000: about 13,000 spans)
+  --seed     seed of the random generator, for the same day of data again (default 1)
+  --dry-run  make the day of traces and print how many spans it holds, without sending them`;
 
 function fail(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -37,6 +41,7 @@ const { values } = parseArgs({
     'app-id': { type: 'string' },
     traces: { type: 'string', default: '2000' },
     seed: { type: 'string', default: '1' },
+    'dry-run': { type: 'boolean' },
     help: { type: 'boolean' },
   },
   strict: true,
@@ -45,18 +50,32 @@ if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const baseUrl = (values.url ?? process.env.SPANLEDGER_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-let token = values.token ?? process.env.SPANLEDGER_TOKEN;
-let appId = values['app-id'] ?? process.env.SPANLEDGER_APP_ID;
 const traceCount = Number(values.traces);
 if (!Number.isInteger(traceCount) || traceCount < 1 || traceCount > 1_000_000) fail('--traces must be a whole number from 1 to 1000000');
 
-let demoUserToken: string | undefined;
-if (!token && !appId) {
-  const account = await createDemoAccount(baseUrl);
-  ({ appId, keyToken: token, userToken: demoUserToken } = account);
+/** The running service's address as `npm start` would choose it, from the same PORT and HOST. */
+function serviceUrl(): string {
+  try {
+    const { host, port } = loadConfig();
+    return localServiceUrl(host, port);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
 }
-if (!token || !appId) fail('Give both the token and the application (--token/SPANLEDGER_TOKEN and --app-id/SPANLEDGER_APP_ID), or neither to create a demo account.');
+
+/** One line instead of fetch's stack when nothing answers at the URL (the usual first mistake). */
+async function assertReachable(url: string): Promise<void> {
+  try {
+    await fetch(`${url}/healthz`);
+  } catch (error) {
+    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    const why = code === 'ECONNREFUSED' ? 'connection refused' : typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+    console.error(`cannot reach spanledger at ${url} (${why}); start it with npm start, or give its URL with --url or SPANLEDGER_URL`);
+    process.exit(1);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // A small seeded random generator, so that --seed reproduces the same day.
@@ -370,6 +389,26 @@ async function send(spans: ReadableSpan[]): Promise<void> {
   }
 }
 
+if (values['dry-run']) {
+  makeDay();
+  const spans = memory.getFinishedSpans();
+  const traces = new Set(spans.map((span) => span.spanContext().traceId)).size;
+  console.log(`would send ${spans.length} spans in ${traces} traces (seed ${values.seed})`);
+  process.exit(0);
+}
+
+const baseUrl = (values.url ?? process.env.SPANLEDGER_URL ?? serviceUrl()).replace(/\/+$/, '');
+let token = values.token ?? process.env.SPANLEDGER_TOKEN;
+let appId = values['app-id'] ?? process.env.SPANLEDGER_APP_ID;
+await assertReachable(baseUrl);
+
+let demoUserToken: string | undefined;
+if (!token && !appId) {
+  const account = await createDemoAccount(baseUrl);
+  ({ appId, keyToken: token, userToken: demoUserToken } = account);
+}
+if (!token || !appId) fail('Give both the token and the application (--token/SPANLEDGER_TOKEN and --app-id/SPANLEDGER_APP_ID), or neither to create a demo account.');
+
 makeDay();
 const spans = memory.getFinishedSpans();
 const traces = new Set(spans.map((span) => span.spanContext().traceId)).size;
@@ -381,6 +420,7 @@ if (demoUserToken) {
   console.log(`
 Query it as the demo user (a member of the demo organization):
   export TOKEN=${demoUserToken}
+  export APP=${appId}
   curl -s -X POST '${baseUrl}/traces?start_time=${dayAgo.toISOString()}&end_time=${now.toISOString()}&limit=5' \\
-    -H "Authorization: Bearer $TOKEN" -H 'X-Vendor-App-Id: ${appId}' -H 'Content-Type: application/json' -d '{}'`);
+    -H "Authorization: Bearer $TOKEN" -H "X-Vendor-App-Id: $APP" -H 'Content-Type: application/json' -d '{}'`);
 }

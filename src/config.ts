@@ -129,3 +129,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
 }
+
+/** Where a client on this machine reaches the service: a wildcard listen address means loopback. */
+export function localServiceUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { localServiceUrl, type Config } from './config.js';
 import { loadSigningKey } from './auth/signing-key.js';
 import { TokenService } from './auth/tokens.js';
 import { createApp } from './http/app.js';
@@ -37,7 +37,6 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -52,5 +51,5 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     })();
     return closing;
   };
-  return { url: `http://${host}:${port}`, knex, logger, tokens, close };
+  return { url: localServiceUrl(config.host, port), knex, logger, tokens, close };
 }

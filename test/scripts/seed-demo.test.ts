@@ -1,0 +1,101 @@
+// `npm run seed:demo` as a user runs it: it finds the service where `npm start` puts it (PORT,
+// HOST), says in one line when nothing answers there, prints what the README promises, and the
+// span count its help and the README state is the one it sends.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { onEachDatabase } from '../support/test-server.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runSeed(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  // Only what the child needs: an inherited PORT or SPANLEDGER_* would change what is tested.
+  const { PATH, HOME } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed-demo.ts', ...args], { env: { PATH, HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A port nothing listens on: taken from the system, then let go. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const claimedSpans = (text: string): number | undefined => {
+  const match = /about ([\d,]+) spans/.exec(text);
+  return match ? Number(match[1]!.replace(/,/g, '')) : undefined;
+};
+
+describe('npm run seed:demo', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-seed-'));
+  });
+  afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('tries the service at PORT and HOST, and says so in one line with exit code 1 when nothing answers', async () => {
+    const port = await closedPort();
+    const { code, stderr } = await runSeed([], { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+    expect(code).to.equal(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines, stderr).to.have.length(1);
+    expect(lines[0]).to.include(`http://127.0.0.1:${port}`).and.to.include('--url').and.to.include('SPANLEDGER_URL');
+    expect(stderr).not.to.match(/fetch failed|\n\s+at /);
+  });
+
+  it('names the URL it was given when nothing answers there', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const { code, stderr } = await runSeed(['--token', 't', '--app-id', 'app_x'], { SPANLEDGER_URL: url, DATA_DIR: dataDir });
+    expect(code).to.equal(1);
+    expect(stderr.trim().split('\n')).to.have.length(1);
+    expect(stderr).to.include(url);
+  });
+
+  it('sends the number of spans its help and the README state, by default', async () => {
+    const help = await runSeed(['--help']);
+    const dryRun = await runSeed(['--dry-run']);
+    expect(dryRun.code, dryRun.stderr).to.equal(0);
+    const sent = Number(/would send (\d+) spans in 2000 traces/.exec(dryRun.stdout)?.[1]);
+    const inHelp = claimedSpans(help.stdout);
+    const inReadme = claimedSpans(fs.readFileSync('README.md', 'utf8'));
+    expect(inHelp, help.stdout).to.be.a('number');
+    expect(inReadme, 'README').to.equal(inHelp);
+    expect(Math.abs(inHelp! - sent) / sent, `help says about ${inHelp}, the default sends ${sent}`).to.be.lessThan(0.05);
+  });
+});
+
+onEachDatabase('npm run seed:demo against the service', (app) => {
+  it('finds the service from PORT, fills a demo application and prints export TOKEN= and export APP= lines', async () => {
+    const { config } = app();
+    const { code, stdout, stderr } = await runSeed(['--traces', '3'], {
+      PORT: new URL(app().url).port,
+      HOST: '127.0.0.1',
+      SIGNING_KEY_FILE: config.auth.signingKeyFile,
+      TOKEN_ISSUER: config.auth.tokenIssuer,
+      TOKEN_AUDIENCE: config.auth.tokenAudience,
+    });
+    expect(code, stderr).to.equal(0);
+    const appId = /^\s*export APP=(app_\w+)$/m.exec(stdout)?.[1];
+    expect(appId, stdout).to.be.a('string');
+    expect(stdout).to.match(/^\s*export TOKEN=\S+$/m);
+    const stored = await app().server.knex('spans').where({ application_id: appId }).count({ count: '*' });
+    expect(Number(stored[0]!.count)).to.be.greaterThan(0);
+  });
+});
