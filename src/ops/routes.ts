@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import swaggerUiDist from 'swagger-ui-dist';
 import type { ApiName } from '../config.js';
 import { loadDocument } from '../api/documents.js';
+import { docsVariant } from './docs-variant.js';
 import { migrationsAreCurrent } from '../storage/migrations/index.js';
 import { NotFoundError } from '../http/errors.js';
 import type { HttpMetrics } from './metrics.js';
@@ -19,7 +20,8 @@ const SWAGGER_ASSETS: Record<string, string> = {
 };
 
 function docsPage(apis: ApiName[]): string {
-  const urls = apis.map((name) => ({ url: `/openapi/${name}.json`, name: `spanledger ${name} API` }));
+  // The docs-only copies: "Try it out" calls the origin the page came from, with examples that work now.
+  const urls = apis.map((name) => ({ url: `/docs/openapi/${name}.json`, name: `spanledger ${name} API` }));
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -92,6 +94,12 @@ export function opsRoutes({ apis, knex, metrics }: OpsRouteDeps): Router {
     router.get(`/openapi/${api}.yaml`, name('openapi'), (ctx) => {
       ctx.type = 'application/yaml; charset=utf-8';
       ctx.body = loadDocument(api).yaml;
+    });
+    router.get(`/docs/openapi/${api}.json`, name('docs'), (ctx) => {
+      // Koa reads X-Forwarded-Proto/-Host only as far as app.proxy lets it. (Koa 3's ctx.origin
+      // is the Origin request header, not this.)
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = docsVariant(loadDocument(api).definition, `${ctx.protocol}://${ctx.host}`, new Date());
     });
   }
 

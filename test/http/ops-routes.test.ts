@@ -1,9 +1,28 @@
 // The routes outside the documents, and the HTTP edge's error shapes, on every database.
+import fs from 'node:fs';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { migrateToLatest, migratorConfig } from '../../src/storage/migrations/index.js';
+import { seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
 import { call } from '../support/contract.js';
 import { onEachDatabase } from '../support/test-server.js';
+
+interface Parameter {
+  name: string;
+  in: string;
+  example?: unknown;
+  examples?: unknown;
+  schema?: { example?: unknown; examples?: unknown };
+}
+
+/** Every parameter object a document declares, in its components and in its paths. */
+function parametersOf(document: { components?: { parameters?: Record<string, Parameter> }; paths: Record<string, Record<string, { parameters?: Parameter[] }>> }): Parameter[] {
+  const inPaths = Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.parameters ?? []));
+  return [...Object.values(document.components?.parameters ?? {}), ...inPaths].filter((parameter) => parameter.name !== undefined);
+}
+
+const hasIdExample = (parameter: Parameter): boolean =>
+  /(^|[_-])id$|^api_key$/i.test(parameter.name) && [parameter.example, parameter.examples, parameter.schema?.example, parameter.schema?.examples].some((value) => value !== undefined);
 
 onEachDatabase('operations routes and HTTP edge', (app) => {
   it('answers /healthz and /readyz once migrations are applied', async () => {
@@ -47,7 +66,7 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
   it('serves the docs page with its assets from the local package, not a CDN', async () => {
     const page = await call(app().url, 'GET', '/docs');
     expect(page.status).to.equal(200);
-    expect(page.text).to.include('/openapi/engine.json').and.include('/openapi/management.json');
+    expect(page.text).to.include('/docs/openapi/engine.json').and.include('/docs/openapi/management.json');
     expect(page.text).not.to.match(/https?:\/\//);
     for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js']) {
       const response = await call(app().url, 'GET', `/docs/assets/${asset}`);
@@ -56,6 +75,56 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
     }
     const missing = await call(app().url, 'GET', '/docs/assets/..%2Fpackage.json');
     expect(missing.status).to.equal(404);
+  });
+
+  it("gives the docs page copies of the documents whose server is the page's own origin, as koa reads it behind a proxy", async () => {
+    for (const name of ['engine', 'management']) {
+      const direct = await call(app().url, 'GET', `/docs/openapi/${name}.json`);
+      expect(direct.status).to.equal(200);
+      expect(direct.body.servers.map((server: { url: string }) => server.url)).to.deep.equal([app().url]);
+      const proxied = await call(app().url, 'GET', `/docs/openapi/${name}.json`, { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'traces.example.com:8443' } });
+      expect(proxied.body.servers.map((server: { url: string }) => server.url)).to.deep.equal(['https://traces.example.com:8443']);
+      const original = await call(app().url, 'GET', `/openapi/${name}.json`);
+      expect(original.body.servers, 'what integrators generate clients from is unchanged').to.deep.equal(parse(fs.readFileSync(`openapi/${name}.yaml`, 'utf8')).servers);
+    }
+  });
+
+  it('pre-fills Try it out with a window ending now and no id of a resource that cannot exist', async () => {
+    const before = Date.now();
+    for (const name of ['engine', 'management']) {
+      const original = parametersOf((await call(app().url, 'GET', `/openapi/${name}.json`)).body);
+      const variant = parametersOf((await call(app().url, 'GET', `/docs/openapi/${name}.json`)).body);
+      expect(original.filter(hasIdExample), `the written ${name} document has id examples`).not.to.be.empty;
+      expect(variant.filter(hasIdExample).map((parameter) => parameter.name), name).to.deep.equal([]);
+      for (const parameter of variant.filter((entry) => entry.name === 'start_time')) {
+        expect(Date.parse(parameter.example as string)).to.be.within(before - 86_400_000 - 1000, Date.now() - 86_400_000);
+      }
+      for (const parameter of variant.filter((entry) => entry.name === 'end_time')) {
+        expect(Date.parse(parameter.example as string)).to.be.greaterThan(Date.now());
+      }
+      // Request bodies name where an id goes (a 422 on that field) rather than one that cannot exist (a 404).
+      const { body: document } = await call(app().url, 'GET', `/docs/openapi/${name}.json`);
+      const bodyIds = Object.values(document.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>>)
+        .flatMap((item) => Object.values(item).flatMap((operation) => Object.values(operation.requestBody?.content ?? {}).map((media) => media.example)))
+        .flatMap((example) => Object.entries(typeof example === 'object' && example !== null ? example : {}).filter(([key]) => /(^|_)id$/.test(key)));
+      for (const [key, value] of bodyIds) expect(value, key).to.equal(`<${key}>`);
+    }
+  });
+
+  it('lets Try it out send the export example and find its spans with the pre-filled window', async () => {
+    const { body: variant } = await call(app().url, 'GET', '/docs/openapi/engine.json');
+    const owner = await seedUser(app(), 'docs');
+    const appId = await seedApplication(app().server.knex, await seedOrganization(app().server.knex, [[owner.userId, 'owner']]));
+    const exported = await call(app().url, 'POST', '/v1/traces', {
+      token: owner.token,
+      headers: { 'X-Vendor-App-Id': appId },
+      json: variant.paths['/v1/traces'].post.requestBody.content['application/json'].example,
+    });
+    expect(exported.status).to.equal(200);
+    const window = Object.fromEntries(parametersOf(variant).filter((entry) => entry.name === 'start_time' || entry.name === 'end_time').map((entry) => [entry.name, entry.example as string]));
+    const found = await call(app().url, 'POST', '/engine/query', { token: owner.token, headers: { 'X-Vendor-App-Id': appId }, query: window, json: {} });
+    expect(found.status).to.equal(200);
+    expect(found.body.total).to.be.greaterThan(0);
   });
 
   it('exposes Prometheus metrics with requests counted by operation and status', async () => {
