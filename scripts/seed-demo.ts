@@ -400,14 +400,14 @@ if (values['dry-run']) {
 const baseUrl = (values.url ?? process.env.SPANLEDGER_URL ?? serviceUrl()).replace(/\/+$/, '');
 let token = values.token ?? process.env.SPANLEDGER_TOKEN;
 let appId = values['app-id'] ?? process.env.SPANLEDGER_APP_ID;
+if (Boolean(token) !== Boolean(appId)) fail('Give both the token and the application (--token/SPANLEDGER_TOKEN and --app-id/SPANLEDGER_APP_ID), or neither to create a demo account.');
 await assertReachable(baseUrl);
 
 let demoUserToken: string | undefined;
-if (!token && !appId) {
+if (!token || !appId) {
   const account = await createDemoAccount(baseUrl);
   ({ appId, keyToken: token, userToken: demoUserToken } = account);
 }
-if (!token || !appId) fail('Give both the token and the application (--token/SPANLEDGER_TOKEN and --app-id/SPANLEDGER_APP_ID), or neither to create a demo account.');
 
 makeDay();
 const spans = memory.getFinishedSpans();
