@@ -696,6 +696,8 @@ export interface components {
         /**
          * @description The request body is too large: over 1 MiB for the JSON query operations, over
          *     20 MiB after decompression (by default, `INGEST_MAX_BODY_BYTES`) for OTLP export.
+         *     On the JSON operations the rest of the body is not read and the answer carries
+         *     `Connection: close`: send the next request on a new connection.
          */
         PayloadTooLarge: {
             headers: {

@@ -864,7 +864,11 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The request body is larger than 1 MiB. */
+        /**
+         * @description The request body is larger than 1 MiB (after decompression, for a gzip body). The
+         *     rest of the body is not read and the answer carries `Connection: close`: send the
+         *     next request on a new connection.
+         */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;

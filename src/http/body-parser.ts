@@ -1,5 +1,7 @@
 // JSON and form bodies for the JSON APIs. Malformed JSON is a 422 on `["body"]`, an
-// over-large body a 413. OTLP ingestion reads its own (binary, larger) bodies.
+// over-large body a 413 that closes the connection. OTLP ingestion reads its own (binary,
+// larger) bodies.
+import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { PayloadTooLargeError, RequestValidationError } from './errors.js';
@@ -27,13 +29,28 @@ export function jsonDepth(value: unknown, stopAt: number): number {
   return deepest;
 }
 
+/**
+ * The parser stops reading at the limit and leaves the rest of the body (possibly gigabytes, or a
+ * gzip stream that would inflate to them) on the wire; a keep-alive connection would then wait
+ * for it forever. So the 413 says `Connection: close` (Node closes the socket once the answer is
+ * written) and, until then, what still arrives is read and discarded: a socket closed with
+ * unread input resets, and the reset can destroy the 413 before the client reads it.
+ */
+function tooLargeAndClose(request: IncomingMessage, message: string): PayloadTooLargeError {
+  request.unpipe(); // from the gunzip stream, when the body is compressed
+  request.resume();
+  const error = new PayloadTooLargeError(message);
+  error.headers.Connection = 'close';
+  return error;
+}
+
 export function jsonBodyParser(limitBytes: number) {
   const parse = bodyParser({
     enableTypes: ['json', 'form'],
     jsonLimit: `${limitBytes}b`,
     formLimit: `${limitBytes}b`,
-    onerror: (error: Error & { status?: number; type?: string }) => {
-      if (error.status === 413) throw new PayloadTooLargeError(`request body exceeds ${limitBytes} bytes`);
+    onerror: (error: Error & { status?: number; type?: string }, ctx: Context) => {
+      if (error.status === 413) throw tooLargeAndClose(ctx.req, `request body exceeds ${limitBytes} bytes${ctx.get('Content-Encoding') ? ' after decoding' : ''}`);
       throw new RequestValidationError([{ loc: ['body'], msg: `Invalid JSON: ${error.message}`, type: 'json_invalid' }]);
     },
   });
