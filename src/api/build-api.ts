@@ -63,13 +63,27 @@ export async function buildApi(document: ApiDocument, options: ApiOptions): Prom
     notFound: () => {
       throw new NotFoundError();
     },
-    methodNotAllowed: () => {
-      throw new MethodNotAllowedError();
+    methodNotAllowed: (request: OpenApiContext) => {
+      throw new MethodNotAllowedError(methodsOf(backend, request.request.path));
     },
   });
   backend.registerSecurityHandler('bearerAuth', (_request: OpenApiContext, ctx: KoaContext) => options.authenticate(ctx));
   await backend.init();
   return { name: document.name, backend };
+}
+
+/** In the order an `Allow` header lists them. */
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
+
+/** The methods a document declares for a path, matched the way the router matches requests. */
+function methodsOf(backend: OpenAPIBackend, path: string): string[] {
+  return HTTP_METHODS.filter((method) => backend.router.matchOperation({ method, path, headers: {} }) !== undefined);
+}
+
+/** The methods of the @koa/router operations routes whose path matched (`ctx.matched`). */
+function opsRouteMethods(ctx: KoaContext): string[] {
+  const layers = (ctx as KoaContext & { matched?: Array<{ methods: string[] }> }).matched ?? [];
+  return layers.flatMap((layer) => layer.methods);
 }
 
 type RouteMatch = 'match' | 'wrong-method' | 'none';
@@ -88,9 +102,8 @@ export function dispatchTo(apis: BuiltApi[]) {
     const matches = apis.map((api) => [api, matchRoute(api, ctx.method, ctx.path)] as const);
     const target = matches.find(([, match]) => match === 'match');
     if (!target) {
-      // ctx.matched: @koa/router found the path among the operations routes, with another method.
-      const opsPathMatched = ((ctx as KoaContext & { matched?: unknown[] }).matched?.length ?? 0) > 0;
-      if (opsPathMatched || matches.some(([, match]) => match === 'wrong-method')) throw new MethodNotAllowedError();
+      const allowed = new Set([...opsRouteMethods(ctx), ...matches.filter(([, match]) => match === 'wrong-method').flatMap(([api]) => methodsOf(api.backend, ctx.path))]);
+      if (allowed.size > 0) throw new MethodNotAllowedError(HTTP_METHODS.filter((method) => allowed.has(method)));
       throw new NotFoundError();
     }
     await target[0].backend.handleRequest(
