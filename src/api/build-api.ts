@@ -2,11 +2,12 @@
 // named steps, and every failure is thrown as one of our HTTP errors.
 import type { OpenAPIBackend, Context as OpenApiContext } from 'openapi-backend';
 import type { Context as KoaContext } from 'koa';
-import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, UnauthorizedError, type ValidationIssue } from '../http/errors.js';
+import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, UnauthorizedError, type HttpError, type ValidationIssue } from '../http/errors.js';
 import { toValidationIssues } from '../http/validation-errors.js';
 import { cloneDefinition, type ApiDocument } from './documents.js';
 import type { HandlerMap, OperationHandler } from './handler-types.js';
 import { createOpenApiBackend } from './openapi-backend.js';
+import { requestBodyFailure } from './request-body.js';
 
 /** Lets a document refine the generic 422 issues (the engine replaces Ajv's filter noise). */
 export type IssueRefiner = (issues: ValidationIssue[], request: OpenApiContext) => ValidationIssue[];
@@ -18,8 +19,11 @@ export interface ApiOptions {
   /** Runs after validation, before the operation handler (or the 501). */
   authorize: (request: OpenApiContext, ctx: KoaContext) => Promise<void>;
   refine?: IssueRefiner;
-  /** Operations whose validation failures are not 422 (OAuth's token endpoint answers 400). */
-  validationFailures?: Record<string, (issues: ValidationIssue[]) => Error>;
+  /**
+   * Operations that answer a bad request (422 validation, 415 media type, unreadable body) in
+   * their own shape: OAuth's token endpoint answers 400 invalid_request.
+   */
+  requestFailures?: Record<string, (error: HttpError) => Error>;
 }
 
 export interface BuiltApi {
@@ -39,17 +43,18 @@ function withReply(handler: OperationHandler) {
 
 export async function buildApi(document: ApiDocument, options: ApiOptions): Promise<BuiltApi> {
   const { handlers, refine = (issues) => issues } = options;
+  const inOperationShape = (request: OpenApiContext, error: HttpError): Error => options.requestFailures?.[request.operation?.operationId ?? '']?.(error) ?? error;
   const backend = createOpenApiBackend({ definition: cloneDefinition(document), coerceRequests: true });
   const operationHandlers = Object.fromEntries(Object.entries(handlers).map(([operationId, handler]) => [operationId, withReply(handler)]));
   backend.register({
     ...operationHandlers,
     postRoutingHandler: (request: OpenApiContext, ctx: KoaContext) => {
       ctx.state.operationId = request.operation?.operationId;
+      const failure = request.operation && requestBodyFailure(request.operation, ctx);
+      if (failure) throw inOperationShape(request, failure);
     },
     validationFail: (request: OpenApiContext) => {
-      const issues = refine(toValidationIssues(request.validation.errors ?? []), request);
-      const custom = options.validationFailures?.[request.operation.operationId ?? ''];
-      throw custom ? custom(issues) : new RequestValidationError(issues);
+      throw inOperationShape(request, new RequestValidationError(refine(toValidationIssues(request.validation.errors ?? []), request)));
     },
     unauthorizedHandler: (request: OpenApiContext) => {
       const failure = (request.security?.bearerAuth as { error?: unknown } | undefined)?.error;

@@ -712,6 +712,36 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
+        /**
+         * @description The request carries a body whose `Content-Type` the operation does not accept
+         *     (or none). The accepted types are named in `detail`, and in `Accept-Post` (POST)
+         *     or `Accept-Patch` (PATCH). A body is never ignored: a filter sent as `text/plain`
+         *     is refused, not dropped. An empty body needs no `Content-Type` where the body is
+         *     optional.
+         */
+        UnsupportedMediaType: {
+            headers: {
+                /**
+                 * @description On POST, the accepted media types.
+                 * @example application/json
+                 */
+                "Accept-Post"?: string;
+                /**
+                 * @description On PATCH, the accepted media types.
+                 * @example application/json
+                 */
+                "Accept-Patch"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "unsupported content type text/plain; use application/json"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
         /** @description The database is unreachable or the service is overloaded; retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
@@ -938,6 +968,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1032,6 +1063,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1115,6 +1147,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
