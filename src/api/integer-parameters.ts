@@ -9,7 +9,8 @@ import type { Operation, ParsedRequest } from 'openapi-backend';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
 
-export const INTEGER_TEXT_KEYWORD = 'integerText';
+/** The keyword src/http/validation-errors.ts turns into `int_parsing`. */
+const INTEGER_TEXT_KEYWORD = 'integerText';
 
 interface Parameter {
   name: string;
