@@ -2,11 +2,12 @@
 // named steps, and every failure is thrown as one of our HTTP errors.
 import type { OpenAPIBackend, Context as OpenApiContext } from 'openapi-backend';
 import type { Context as KoaContext } from 'koa';
-import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, UnauthorizedError, type ValidationIssue } from '../http/errors.js';
+import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, UnauthorizedError, type HttpError, type ValidationIssue } from '../http/errors.js';
 import { toValidationIssues } from '../http/validation-errors.js';
 import { cloneDefinition, type ApiDocument } from './documents.js';
 import type { HandlerMap, OperationHandler } from './handler-types.js';
 import { createOpenApiBackend } from './openapi-backend.js';
+import { requestBodyFailure } from './request-body.js';
 
 /** Lets a document refine the generic 422 issues (the engine replaces Ajv's filter noise). */
 export type IssueRefiner = (issues: ValidationIssue[], request: OpenApiContext) => ValidationIssue[];
@@ -18,8 +19,11 @@ export interface ApiOptions {
   /** Runs after validation, before the operation handler (or the 501). */
   authorize: (request: OpenApiContext, ctx: KoaContext) => Promise<void>;
   refine?: IssueRefiner;
-  /** Operations whose validation failures are not 422 (OAuth's token endpoint answers 400). */
-  validationFailures?: Record<string, (issues: ValidationIssue[]) => Error>;
+  /**
+   * Operations that answer a bad request (422 validation, 415 media type, unreadable body) in
+   * their own shape: OAuth's token endpoint answers 400 invalid_request.
+   */
+  requestFailures?: Record<string, (error: HttpError) => Error>;
 }
 
 export interface BuiltApi {
@@ -39,17 +43,18 @@ function withReply(handler: OperationHandler) {
 
 export async function buildApi(document: ApiDocument, options: ApiOptions): Promise<BuiltApi> {
   const { handlers, refine = (issues) => issues } = options;
+  const inOperationShape = (request: OpenApiContext, error: HttpError): Error => options.requestFailures?.[request.operation?.operationId ?? '']?.(error) ?? error;
   const backend = createOpenApiBackend({ definition: cloneDefinition(document), coerceRequests: true });
   const operationHandlers = Object.fromEntries(Object.entries(handlers).map(([operationId, handler]) => [operationId, withReply(handler)]));
   backend.register({
     ...operationHandlers,
     postRoutingHandler: (request: OpenApiContext, ctx: KoaContext) => {
       ctx.state.operationId = request.operation?.operationId;
+      const failure = request.operation && requestBodyFailure(request.operation, ctx);
+      if (failure) throw inOperationShape(request, failure);
     },
     validationFail: (request: OpenApiContext) => {
-      const issues = refine(toValidationIssues(request.validation.errors ?? []), request);
-      const custom = options.validationFailures?.[request.operation.operationId ?? ''];
-      throw custom ? custom(issues) : new RequestValidationError(issues);
+      throw inOperationShape(request, new RequestValidationError(refine(toValidationIssues(request.validation.errors ?? []), request)));
     },
     unauthorizedHandler: (request: OpenApiContext) => {
       const failure = (request.security?.bearerAuth as { error?: unknown } | undefined)?.error;
@@ -63,13 +68,27 @@ export async function buildApi(document: ApiDocument, options: ApiOptions): Prom
     notFound: () => {
       throw new NotFoundError();
     },
-    methodNotAllowed: () => {
-      throw new MethodNotAllowedError();
+    methodNotAllowed: (request: OpenApiContext) => {
+      throw new MethodNotAllowedError(methodsOf(backend, request.request.path));
     },
   });
   backend.registerSecurityHandler('bearerAuth', (_request: OpenApiContext, ctx: KoaContext) => options.authenticate(ctx));
   await backend.init();
   return { name: document.name, backend };
+}
+
+/** In the order an `Allow` header lists them. */
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
+
+/** The methods a document declares for a path, matched the way the router matches requests. */
+function methodsOf(backend: OpenAPIBackend, path: string): string[] {
+  return HTTP_METHODS.filter((method) => backend.router.matchOperation({ method, path, headers: {} }) !== undefined);
+}
+
+/** The methods of the @koa/router operations routes whose path matched (`ctx.matched`). */
+function opsRouteMethods(ctx: KoaContext): string[] {
+  const layers = (ctx as KoaContext & { matched?: Array<{ methods: string[] }> }).matched ?? [];
+  return layers.flatMap((layer) => layer.methods);
 }
 
 type RouteMatch = 'match' | 'wrong-method' | 'none';
@@ -88,9 +107,8 @@ export function dispatchTo(apis: BuiltApi[]) {
     const matches = apis.map((api) => [api, matchRoute(api, ctx.method, ctx.path)] as const);
     const target = matches.find(([, match]) => match === 'match');
     if (!target) {
-      // ctx.matched: @koa/router found the path among the operations routes, with another method.
-      const opsPathMatched = ((ctx as KoaContext & { matched?: unknown[] }).matched?.length ?? 0) > 0;
-      if (opsPathMatched || matches.some(([, match]) => match === 'wrong-method')) throw new MethodNotAllowedError();
+      const allowed = new Set([...opsRouteMethods(ctx), ...matches.filter(([, match]) => match === 'wrong-method').flatMap(([api]) => methodsOf(api.backend, ctx.path))]);
+      if (allowed.size > 0) throw new MethodNotAllowedError(HTTP_METHODS.filter((method) => allowed.has(method)));
       throw new NotFoundError();
     }
     await target[0].backend.handleRequest(

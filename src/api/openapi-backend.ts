@@ -1,6 +1,7 @@
 // One place that configures openapi-backend for our OpenAPI 3.1 documents (server and tests).
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Document } from 'openapi-backend';
+import { OpenAPIBackend, type Document, type Operation, type Request } from 'openapi-backend';
+import { integerTextErrors } from './integer-parameters.js';
 
 /**
  * openapi-backend checks the document against the OpenAPI 3.0 schema whatever its version, and
@@ -22,7 +23,25 @@ class OpenApi31Backend extends OpenAPIBackend {
     const operations = this.router.getOperations();
     for (const operation of operations) Object.freeze(operation);
     this.router.getOperations = () => operations;
+    this.judgeIntegerText();
     return this;
+  }
+
+  /**
+   * Integer parameters are checked as text before Ajv's coercion reads `1e3` as 1000; the text's
+   * error replaces whatever Ajv says about the coerced number (`1e309` is not "above 100").
+   */
+  private judgeIntegerText(): void {
+    const validateRequest = this.validator.validateRequest.bind(this.validator);
+    this.validator.validateRequest = (request: Request, operation?: Operation | string) => {
+      const resolved = typeof operation === 'string' ? this.router.getOperation(operation) : (operation ?? this.router.matchOperation(request));
+      const textErrors = resolved ? integerTextErrors(resolved, this.router.parseRequest(request, resolved)) : [];
+      const result = validateRequest(request, operation);
+      if (textErrors.length === 0) return result;
+      const judged = new Set(textErrors.map((error) => error.instancePath));
+      const others = (result.errors ?? []).filter((error) => !judged.has(error.instancePath));
+      return { ...result, valid: false, errors: [...textErrors, ...others] };
+    };
   }
 }
 

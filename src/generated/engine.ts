@@ -702,6 +702,8 @@ export interface components {
         /**
          * @description The request body is too large: over 1 MiB for the JSON query operations, over
          *     20 MiB after decompression (by default, `INGEST_MAX_BODY_BYTES`) for OTLP export.
+         *     On the JSON operations the rest of the body is not read and the answer carries
+         *     `Connection: close`: send the next request on a new connection.
          */
         PayloadTooLarge: {
             headers: {
@@ -711,6 +713,36 @@ export interface components {
                 /**
                  * @example {
                  *       "detail": "request body exceeds 1048576 bytes"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /**
+         * @description The request carries a body whose `Content-Type` the operation does not accept
+         *     (or none). The accepted types are named in `detail`, and in `Accept-Post` (POST)
+         *     or `Accept-Patch` (PATCH). A body is never ignored: a filter sent as `text/plain`
+         *     is refused, not dropped. An empty body needs no `Content-Type` where the body is
+         *     optional.
+         */
+        UnsupportedMediaType: {
+            headers: {
+                /**
+                 * @description On POST, the accepted media types.
+                 * @example application/json
+                 */
+                "Accept-Post"?: string;
+                /**
+                 * @description On PATCH, the accepted media types.
+                 * @example application/json
+                 */
+                "Accept-Patch"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "unsupported content type text/plain; use application/json"
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorDetail"];
@@ -944,6 +976,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1039,6 +1072,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1123,6 +1157,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

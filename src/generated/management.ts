@@ -778,13 +778,24 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         /**
-         * @description OAuth 2.0 client credentials request. `client_id` and `client_secret`
-         *     go here or in HTTP Basic authentication; sending them both ways is 400
-         *     `invalid_request`. Other parameters are ignored (RFC 6749 section 3.1).
+         * @description OAuth 2.0 client credentials request. The schema requires nothing and
+         *     fixes no values on purpose: every rule below is enforced by the service
+         *     with the RFC 6749 errors this operation promises, so a gateway that
+         *     validates requests against this document never answers a 422 in their
+         *     place.
+         *
+         *     - `grant_type` is required (missing or empty: 400 `invalid_request`)
+         *       and must be `client_credentials` (another value: 400
+         *       `unsupported_grant_type`).
+         *     - `client_id` and `client_secret` go here or in HTTP Basic
+         *       authentication; sending them both ways is 400 `invalid_request`,
+         *       sending neither (or only one of them) is 401 `invalid_client`.
+         *     - A parameter that is not a string (JSON) or is repeated (form) is 400
+         *       `invalid_request`. Other parameters are ignored (RFC 6749 section 3.1).
          */
         TokenRequest: {
-            /** @constant */
-            grant_type: "client_credentials";
+            /** @description Must be `client_credentials`. */
+            grant_type?: string;
             /** @description The API key (`ak_…`). */
             client_id?: string;
             /** @description The API secret (`as_…`). */
@@ -864,7 +875,11 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The request body is larger than 1 MiB. */
+        /**
+         * @description The request body is larger than 1 MiB (after decompression, for a gzip body). The
+         *     rest of the body is not read and the answer carries `Connection: close`: send the
+         *     next request on a new connection.
+         */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -899,6 +914,36 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["HTTPValidationError"];
+            };
+        };
+        /**
+         * @description The request carries a body whose `Content-Type` the operation does not accept
+         *     (or none). The accepted types are named in `detail`, and in `Accept-Post` (POST)
+         *     or `Accept-Patch` (PATCH). A body is never ignored: a filter sent as `text/plain`
+         *     is refused, not dropped. An empty body needs no `Content-Type` where the body is
+         *     optional.
+         */
+        UnsupportedMediaType: {
+            headers: {
+                /**
+                 * @description On POST, the accepted media types.
+                 * @example application/json
+                 */
+                "Accept-Post"?: string;
+                /**
+                 * @description On PATCH, the accepted media types.
+                 * @example application/json
+                 */
+                "Accept-Patch"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "unsupported content type text/plain; use application/json"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorDetail"];
             };
         };
         /** @description The database is unreachable; retry later. */
@@ -1053,6 +1098,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1225,6 +1271,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1354,6 +1401,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1481,6 +1529,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1589,6 +1638,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1717,6 +1767,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1830,6 +1881,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1965,6 +2017,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2045,6 +2098,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -10,7 +10,7 @@ import { authorize, setScope } from '../auth/authorize.js';
 import { principalOf } from '../auth/principal.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import { managementValidationFailures } from '../management/validation-failures.js';
+import { managementRequestFailures } from '../management/validation-failures.js';
 import { buildApi, dispatchTo, type BuiltApi } from '../api/build-api.js';
 import { loadDocument } from '../api/documents.js';
 import { engineHandlers } from '../engine/handlers.js';
@@ -46,7 +46,7 @@ async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
     apis.push(await buildApi(loadDocument('engine'), { ...security, handlers: engineHandlers(deps), refine: refineFilterIssues }));
   }
   if (config.apis.includes('management')) {
-    apis.push(await buildApi(loadDocument('management'), { ...security, handlers: managementHandlers(deps), refine: refineManagementIssues, validationFailures: managementValidationFailures }));
+    apis.push(await buildApi(loadDocument('management'), { ...security, handlers: managementHandlers(deps), refine: refineManagementIssues, requestFailures: managementRequestFailures }));
   }
   return apis;
 }

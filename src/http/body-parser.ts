@@ -1,8 +1,12 @@
-// JSON and form bodies for the JSON APIs. Malformed JSON is a 422 on `["body"]`, an
-// over-large body a 413. OTLP ingestion reads its own (binary, larger) bodies.
+// JSON and form bodies for the JSON APIs. An over-large body is a 413 that closes the connection
+// at once. A body that cannot be read (malformed or too deep JSON, an unknown charset or content
+// encoding) is not answered here: the failure is kept for the API layer, which answers it once
+// the operation is known (422, 415, or the OAuth error of the token endpoint). OTLP ingestion
+// reads its own (binary, larger) bodies.
+import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { PayloadTooLargeError, RequestValidationError } from './errors.js';
+import { type HttpError, PayloadTooLargeError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
 
 const RAW_BODY_PATHS = new Set(['/v1/traces']);
 
@@ -27,23 +31,52 @@ export function jsonDepth(value: unknown, stopAt: number): number {
   return deepest;
 }
 
+/**
+ * The parser stops reading at the limit and leaves the rest of the body (possibly gigabytes, or a
+ * gzip stream that would inflate to them) on the wire; a keep-alive connection would then wait
+ * for it forever. So the 413 says `Connection: close` (Node closes the socket once the answer is
+ * written) and, until then, what still arrives is read and discarded: a socket closed with
+ * unread input resets, and the reset can destroy the 413 before the client reads it.
+ */
+function tooLargeAndClose(request: IncomingMessage, message: string): PayloadTooLargeError {
+  request.unpipe(); // from the gunzip stream, when the body is compressed
+  request.resume();
+  const error = new PayloadTooLargeError(message);
+  error.headers.Connection = 'close';
+  return error;
+}
+
 export function jsonBodyParser(limitBytes: number) {
   const parse = bodyParser({
     enableTypes: ['json', 'form'],
     jsonLimit: `${limitBytes}b`,
     formLimit: `${limitBytes}b`,
-    onerror: (error: Error & { status?: number; type?: string }) => {
-      if (error.status === 413) throw new PayloadTooLargeError(`request body exceeds ${limitBytes} bytes`);
-      throw new RequestValidationError([{ loc: ['body'], msg: `Invalid JSON: ${error.message}`, type: 'json_invalid' }]);
+    onerror: (error: Error & { status?: number; type?: string }, ctx: Context) => {
+      if (error.status === 413) throw tooLargeAndClose(ctx.req, `request body exceeds ${limitBytes} bytes${ctx.get('Content-Encoding') ? ' after decoding' : ''}`);
+      // raw-body and inflation say 415 for a charset or content encoding they cannot decode.
+      if (error.status === 415) keepBodyFailure(ctx, new UnsupportedMediaTypeError(`${error.message}; send JSON in UTF-8, with no content encoding or gzip`));
+      else keepBodyFailure(ctx, new RequestValidationError([{ loc: ['body'], msg: `Invalid JSON: ${error.message}`, type: 'json_invalid' }]));
     },
   });
   return async function parseBody(ctx: Context, next: Next): Promise<void> {
     if (RAW_BODY_PATHS.has(ctx.path)) return next();
     await parse(ctx, async () => {
       if (jsonDepth(ctx.request.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-        throw new RequestValidationError([{ loc: ['body'], msg: `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
+        ctx.request.body = undefined;
+        keepBodyFailure(ctx, new RequestValidationError([{ loc: ['body'], msg: `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]));
       }
       await next();
     });
   };
+}
+
+const BODY_FAILURE = Symbol('bodyFailure');
+
+function keepBodyFailure(ctx: Context, error: HttpError): void {
+  (ctx.state as Record<symbol, HttpError>)[BODY_FAILURE] = error;
+}
+
+/** Why the body could not be read, if it could not: the API layer answers it for the operation. */
+export function bodyFailureOf(ctx: Context): HttpError | undefined {
+  return (ctx.state as Record<symbol, HttpError | undefined>)[BODY_FAILURE];
 }

@@ -51,10 +51,12 @@ export class NotFoundError extends HttpError {
   }
 }
 
+/** 405, with the `Allow` header RFC 9110 requires: the methods the path does support. */
 export class MethodNotAllowedError extends HttpError {
   readonly status = 405;
-  constructor() {
+  constructor(readonly allowed: readonly string[]) {
     super('Method Not Allowed');
+    this.headers.Allow = allowed.join(', ');
   }
 }
 

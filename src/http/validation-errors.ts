@@ -62,6 +62,8 @@ function describe(error: ErrorObject): { extra?: string; msg: string; type: stri
       return { msg: `Object should have at least ${params.limit} properties`, type: 'too_short' };
     case 'uniqueItems':
       return { msg: 'List items should be unique', type: 'value_error' };
+    case 'integerText': // src/api/integer-parameters.ts
+      return { msg: error.message ?? 'Input should be a valid integer', type: 'int_parsing' };
     case 'parse':
       return { msg: `Invalid JSON: ${error.message ?? 'cannot parse body'}`, type: 'json_invalid' };
     default:

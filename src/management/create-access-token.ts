@@ -46,9 +46,17 @@ function clientCredentials(ctx: KoaContext, body: Record<string, unknown>): Clie
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
+/** The document leaves grant_type optional and free so that only these RFC 6749 errors answer it. */
+function requireClientCredentialsGrant(body: Record<string, unknown>): void {
+  if (body.grant_type === undefined || body.grant_type === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required');
+  if (body.grant_type !== 'client_credentials') throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
+}
+
 export function createAccessToken({ knex, tokens, config }: ServiceDeps) {
   return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
-    const { clientId, clientSecret } = clientCredentials(ctx, (request.request.requestBody ?? {}) as Record<string, unknown>);
+    const body = (request.request.requestBody ?? {}) as Record<string, unknown>;
+    requireClientCredentialsGrant(body);
+    const { clientId, clientSecret } = clientCredentials(ctx, body);
     const key = await findActiveApiKeyCredentials(knex, clientId);
     if (!key || !secretMatches(clientSecret, key.secretHash)) {
       throw new OAuthError(401, 'invalid_client', 'unknown API key or wrong secret');
@@ -59,7 +67,7 @@ export function createAccessToken({ knex, tokens, config }: ServiceDeps) {
       organizationId: key.organizationId,
       generation: key.secretGeneration,
     });
-    const body: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: config.auth.accessTokenTtlSeconds };
-    return { status: 200, body, headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } };
+    const answer: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: config.auth.accessTokenTtlSeconds };
+    return { status: 200, body: answer, headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } };
   };
 }

@@ -1,12 +1,14 @@
-// The token endpoint follows OAuth 2.0 (RFC 6749 section 5.2): a malformed request is
-// 400 {"error":"invalid_request"}, not the API's usual 422.
-import type { ValidationIssue } from '../http/errors.js';
+// The token endpoint follows OAuth 2.0 (RFC 6749 section 5.2): a malformed request (a body that
+// fails the schema, cannot be parsed, nests too deep, or is of another media type) is
+// 400 {"error":"invalid_request"}, not the API's usual 422 or 415.
+import { type HttpError, RequestValidationError } from '../http/errors.js';
 import { OAuthError } from './oauth-error.js';
 
-export const managementValidationFailures: Record<string, (issues: ValidationIssue[]) => Error> = {
-  createAccessToken: (issues) => {
-    const grantType = issues.find((issue) => issue.loc[1] === 'grant_type' && issue.type !== 'missing');
-    if (grantType) return new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
-    return new OAuthError(400, 'invalid_request', issues.map((issue) => `${issue.loc.slice(1).join('.') || 'body'}: ${issue.msg}`).join('; '));
-  },
+function describe(error: HttpError): string {
+  if (!(error instanceof RequestValidationError)) return error.message;
+  return error.issues.map((issue) => `${issue.loc.slice(1).join('.') || 'body'}: ${issue.msg}`).join('; ');
+}
+
+export const managementRequestFailures: Record<string, (error: HttpError) => Error> = {
+  createAccessToken: (error) => new OAuthError(400, 'invalid_request', describe(error)),
 };

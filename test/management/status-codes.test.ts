@@ -79,6 +79,10 @@ const PRODUCERS: Record<string, Producer> = {
     const request = VALID[operationId](fixture.ids, fixture);
     return { request: { ...request, options: { ...request.options, json: undefined, rawBody: TOO_LARGE, headers: { 'content-type': 'application/json' } } } };
   },
+  '415': async (fixture, operationId) => {
+    const request = VALID[operationId](fixture.ids, fixture);
+    return { request: { ...request, options: { ...request.options, json: undefined, rawBody: JSON.stringify(request.options.json), headers: { 'content-type': 'text/plain' } } } };
+  },
   '422': async (fixture, operationId) => ({ request: invalid(VALID[operationId](fixture.ids, fixture)) }),
   '409': async (fixture, operationId) => {
     if (operationId === 'addMember') {

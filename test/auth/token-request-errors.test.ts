@@ -1,0 +1,58 @@
+// POST /auth/token answers every malformed request as RFC 6749 section 5.2 promises (400
+// invalid_request or unsupported_grant_type, 401 invalid_client), never the API's 422 or 415:
+// malformed or too-deep JSON, wrong types, missing fields, a body of another media type.
+import { expect } from 'chai';
+import { loadDocument } from '../../src/api/documents.js';
+import { seedApiKey, seedApplication, seedOrganization } from '../support/accounts.js';
+import { call, type CallOptions } from '../support/contract.js';
+import { onEachDatabase } from '../support/test-server.js';
+
+type Want = { status: number; error: string };
+
+const json = (body: unknown): CallOptions => ({ rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+const raw = (rawBody: string, type = 'application/json'): CallOptions => ({ rawBody, headers: { 'content-type': type } });
+
+const CASES: Array<[string, CallOptions, Want]> = [
+  ['malformed JSON', raw('{"grant_type": "client_credentials",'), { status: 400, error: 'invalid_request' }],
+  ['JSON nested past the depth limit', raw(`{"grant_type":"client_credentials","x":${'['.repeat(1000)}${']'.repeat(1000)}}`), { status: 400, error: 'invalid_request' }],
+  ['a JSON array', json([{ grant_type: 'client_credentials' }]), { status: 400, error: 'invalid_request' }],
+  ['client_id as a number', json({ grant_type: 'client_credentials', client_id: 5, client_secret: 'as_x' }), { status: 400, error: 'invalid_request' }],
+  ['client_secret as an object', json({ grant_type: 'client_credentials', client_id: 'ak_x', client_secret: { a: 1 } }), { status: 400, error: 'invalid_request' }],
+  ['grant_type as a number', json({ grant_type: 5, client_id: 'ak_x', client_secret: 'as_x' }), { status: 400, error: 'invalid_request' }],
+  ['no grant_type', json({ client_id: 'ak_x', client_secret: 'as_x' }), { status: 400, error: 'invalid_request' }],
+  ['an empty grant_type', json({ grant_type: '', client_id: 'ak_x', client_secret: 'as_x' }), { status: 400, error: 'invalid_request' }],
+  ['another grant_type', json({ grant_type: 'password', client_id: 'ak_x', client_secret: 'as_x' }), { status: 400, error: 'unsupported_grant_type' }],
+  ['no body at all', {}, { status: 400, error: 'invalid_request' }],
+  ['an empty JSON object', json({}), { status: 400, error: 'invalid_request' }],
+  ['no client_secret', json({ grant_type: 'client_credentials', client_id: 'ak_x' }), { status: 401, error: 'invalid_client' }],
+  ['no credentials', json({ grant_type: 'client_credentials' }), { status: 401, error: 'invalid_client' }],
+  ['a text/plain body', raw('grant_type=client_credentials&client_id=ak_x&client_secret=as_x', 'text/plain'), { status: 400, error: 'invalid_request' }],
+  ['a body without Content-Type', { rawBody: new TextEncoder().encode('grant_type=client_credentials') }, { status: 400, error: 'invalid_request' }],
+];
+
+onEachDatabase('POST /auth/token malformed requests', (app) => {
+  it('declares a request body as lenient as its promised errors: nothing required, no constants', () => {
+    const schema = (loadDocument('management').definition as { components: { schemas: Record<string, { required?: unknown; properties: Record<string, Record<string, unknown>> }> } }).components.schemas.TokenRequest!;
+    expect(schema.required ?? []).to.deep.equal([]);
+    for (const [name, property] of Object.entries(schema.properties)) expect(property, name).to.deep.include({ type: 'string' }).and.not.have.property('const');
+  });
+
+  for (const [name, options, want] of CASES) {
+    it(`answers ${name} with ${want.status} ${want.error}`, async () => {
+      const response = await call(app().url, 'POST', '/auth/token', options);
+      expect(response.status, response.text).to.equal(want.status);
+      expect(response.body.error, response.text).to.equal(want.error);
+      expect(response.headers.get('cache-control')).to.equal('no-store');
+    });
+  }
+
+  it('still exchanges a form body, and a JSON body with a charset', async () => {
+    const orgId = await seedOrganization(app().server.knex, []);
+    const key = await seedApiKey(app().server.knex, await seedApplication(app().server.knex, orgId), ['read:traces']);
+    const credentials = { grant_type: 'client_credentials', client_id: key.apiKey, client_secret: key.secret };
+    const form = await call(app().url, 'POST', '/auth/token', raw(new URLSearchParams(credentials).toString(), 'application/x-www-form-urlencoded'));
+    expect(form.status, form.text).to.equal(200);
+    const charset = await call(app().url, 'POST', '/auth/token', raw(JSON.stringify(credentials), 'application/json; charset=utf-8'));
+    expect(charset.status, charset.text).to.equal(200);
+  });
+});

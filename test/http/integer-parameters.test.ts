@@ -1,0 +1,69 @@
+// An integer parameter (query, path or header, of any operation of both documents) accepts the
+// decimal digits of an integer and nothing else: `1e309`, `1e3`, `1.0`, `0x10` are a 422
+// `int_parsing` at the parameter, never a coerced (or infinite) number.
+import { expect } from 'chai';
+import type { ApiResponse } from '../support/contract.js';
+import { seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
+import { call, documentOperations } from '../support/contract.js';
+import { buildRequest, type ResourceIds } from '../support/operation-requests.js';
+import { onEachDatabase } from '../support/test-server.js';
+
+interface Parameter {
+  name: string;
+  in: string;
+  schema?: { type?: unknown };
+}
+
+const integerOperations = (await documentOperations())
+  .map((entry) => ({ entry, integers: ((entry.operation.parameters ?? []) as Parameter[]).filter((parameter) => parameter.schema?.type === 'integer') }))
+  .filter(({ integers }) => integers.length > 0);
+
+const NOT_INTEGERS = ['1e309', '1e3', '1E1', '1.0', '1.5', '0x10', '0b1', '1_000', ' 1', '1 ', '', '+1', 'Infinity', 'NaN', '１'];
+
+function issuesAt(response: ApiResponse, loc: string[]): Array<{ type: string; msg: string }> {
+  const detail = Array.isArray(response.body?.detail) ? (response.body.detail as Array<{ loc: unknown[]; type: string; msg: string }>) : [];
+  return detail.filter((issue) => JSON.stringify(issue.loc) === JSON.stringify(loc));
+}
+
+onEachDatabase('integer parameters', (app) => {
+  let ids: ResourceIds;
+  let token: string;
+  before(async () => {
+    const owner = await seedUser(app(), 'owner');
+    ids = { orgId: await seedOrganization(app().server.knex, [[owner.userId, 'owner']]), appId: '', apiKey: 'ak_unknown00000000000', userId: owner.userId };
+    ids.appId = await seedApplication(app().server.knex, ids.orgId);
+    token = owner.token;
+  });
+
+  it('covers the paginated lists of both documents', () => {
+    expect(integerOperations.map(({ entry }) => entry.operationId)).to.include.members(['querySpans', 'listTraces', 'listLiveSpans', 'listOrganizations', 'listMembers', 'listApplications', 'listApiKeys']);
+  });
+
+  for (const { entry, integers } of integerOperations) {
+    for (const parameter of integers) {
+      const loc = [parameter.in, parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name];
+      it(`${entry.operationId}: ${parameter.name} refuses anything but the digits of an integer`, async () => {
+        for (const value of NOT_INTEGERS) {
+          const request = buildRequest(entry, ids, parameter.in === 'query' ? { [parameter.name]: value } : {});
+          if (parameter.in === 'header') request.options.headers = { ...request.options.headers, [parameter.name]: value };
+          const response = await call(app().url, request.method, request.path, { ...request.options, token });
+          expect(response.status, `${parameter.name}=${JSON.stringify(value)}: ${response.text}`).to.equal(422);
+          const issues = issuesAt(response, loc);
+          expect(issues.map((issue) => issue.type), `${parameter.name}=${JSON.stringify(value)}: ${response.text}`).to.deep.equal(['int_parsing']);
+          expect(issues[0]?.msg).to.match(/valid integer/);
+        }
+      });
+    }
+  }
+
+  it('reads leading zeros as the integer they write, and a negative page as below the minimum', async () => {
+    const listMembers = integerOperations.find(({ entry }) => entry.operationId === 'listMembers')!.entry;
+    const request = buildRequest(listMembers, ids, { page: '007', limit: '0010' });
+    const zeros = await call(app().url, request.method, request.path, { ...request.options, token });
+    expect(zeros.status, zeros.text).to.equal(200);
+    expect(zeros.body.pagination).to.include({ page: 7, limit: 10 });
+    const negative = await call(app().url, request.method, request.path, { ...request.options, query: { page: '-5' }, token });
+    expect(negative.status, negative.text).to.equal(422);
+    expect(issuesAt(negative, ['query', 'page']).map((issue) => issue.type)).to.deep.equal(['greater_than_equal']);
+  });
+});
