@@ -1,7 +1,9 @@
 // Structured JSON logs (pino). Secrets never reach them: authorization headers are not logged.
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.js';
 
-export function createLogger(level: LogLevel): Logger {
-  return pino({ level, base: { service: 'spanledger' }, timestamp: pino.stdTimeFunctions.isoTime });
+/** `destination` defaults to stdout; tests pass one they read back. */
+export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+  const options = { level, base: { service: 'spanledger' }, timestamp: pino.stdTimeFunctions.isoTime };
+  return destination ? pino(options, destination) : pino(options);
 }
