@@ -1,8 +1,14 @@
 // What the service writes to its log, read back from a captured logger on every database:
-// a client leaving a live stream is not an error, a real failure still is.
+// a client leaving a live stream is not an error, a real failure still is; a refused token's
+// access-log line says why.
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { SignJWT, generateKeyPair, type CryptoKey } from 'jose';
+import { loadSigningKey } from '../../src/auth/signing-key.js';
+import { apiKeyToken, seedApiKey, seedApplication, seedOrganization } from '../support/accounts.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { testDatabases } from '../support/databases.js';
+import { call } from '../support/contract.js';
 import { captureLogs, LEVEL, type CapturedLogs } from '../support/log-capture.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -62,6 +68,76 @@ for (const database of testDatabases()) {
         await knex.schema.renameTable('spans_away', 'spans');
       }
       expect(errorLines().map((line) => line.msg)).to.deep.equal(['unhandled error']);
+    });
+
+    describe('a refused token', () => {
+      const now = () => Math.floor(Date.now() / 1000);
+      /** A token shaped like the service's own, signed with any key. */
+      const serviceShaped = (claims: Record<string, unknown>, key: CryptoKey, kid: string, exp = now() + 600) =>
+        new SignJWT(claims)
+          .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
+          .setIssuer(app.config.auth.tokenIssuer)
+          .setAudience(app.config.auth.tokenAudience)
+          .setSubject('local-erin')
+          .setIssuedAt()
+          .setExpirationTime(exp)
+          .sign(key);
+      const ownKey = () => loadSigningKey(app.config.auth.signingKeyFile);
+      const userToken = () => app.server.tokens.signUserToken({ subject: 'local-erin', permissions: ['read:organizations'] }, 600);
+      const keyToken = async (change: (apiKey: string) => Promise<unknown>) => {
+        const appId = await seedApplication(app.server.knex, await seedOrganization(app.server.knex, []));
+        const key = await seedApiKey(app.server.knex, appId, ['read:traces']);
+        const token = await apiKeyToken(app, key);
+        await change(key.apiKey);
+        return token;
+      };
+
+      // [reason logged, Authorization header, what the client is told (unchanged)]
+      const CASES: Array<[string, () => Promise<string | undefined>, string]> = [
+        ['missing', async () => undefined, 'Not authenticated: send Authorization: Bearer <token>'],
+        ['malformed', async () => `Basic ${Buffer.from('alice:secret').toString('base64')}`, 'Authorization must use the Bearer scheme with a JWT'],
+        ['malformed', async () => 'Bearer not-a-jwt', 'malformed token'],
+        ['untrusted_issuer', async () => `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setIssuer('https://evil.example/').setExpirationTime('10m').sign((await ownKey()).privateKey)}`, 'token issuer is not trusted'],
+        [
+          'unknown_signing_key',
+          async () => `Bearer ${await serviceShaped({}, (await generateKeyPair('ES256')).privateKey, 'some-other-key')}`,
+          'token rejected: ERR_JWKS_NO_MATCHING_KEY',
+        ],
+        [
+          'bad_signature',
+          async () => {
+            const [head, , signature] = (await userToken()).split('.');
+            const forged = Buffer.from(JSON.stringify({ sub: 'local-erin', permissions: ['*'], iss: app.config.auth.tokenIssuer, aud: app.config.auth.tokenAudience, exp: now() + 600 })).toString('base64url');
+            return `Bearer ${head}.${forged}.${signature}`;
+          },
+          'token rejected: ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+        ],
+        ['expired', async () => `Bearer ${await serviceShaped({}, (await ownKey()).privateKey, (await ownKey()).kid, now() - 3600)}`, 'token rejected: ERR_JWT_EXPIRED'],
+        ['unknown_key', async () => `Bearer ${await keyToken((apiKey) => app.server.knex('api_keys').where({ id: apiKey }).delete())}`, 'token revoked: the API key was deleted or its secret rotated'],
+        ['revoked', async () => `Bearer ${await keyToken((apiKey) => app.server.knex('api_keys').where({ id: apiKey }).update({ secret_generation: 2 }))}`, 'token revoked: the API key was deleted or its secret rotated'],
+      ];
+
+      for (const [reason, authorization, detail] of CASES) {
+        it(`puts auth_failure: "${reason}" on the 401's log line, and tells the client what it did before (${detail})`, async () => {
+          const requestId = randomUUID();
+          const header = await authorization();
+          const headers: Record<string, string> = { 'X-Request-Id': requestId, ...(header ? { Authorization: header } : {}) };
+          const response = await call(app.url, 'GET', '/organizations', { headers });
+          expect(response.status).to.equal(401);
+          expect(response.body.detail).to.equal(detail);
+          const line = logs.lines().find((entry) => entry.request_id === requestId && entry.msg === 'request');
+          expect(line, 'the access-log line').to.include({ status: 401, auth_failure: reason });
+        });
+      }
+
+      it('puts no auth_failure on a request that authenticates', async () => {
+        const requestId = randomUUID();
+        const response = await call(app.url, 'GET', '/organizations', { headers: { 'X-Request-Id': requestId, Authorization: `Bearer ${await userToken()}` } });
+        expect(response.status).to.equal(200);
+        const line = logs.lines().find((entry) => entry.request_id === requestId && entry.msg === 'request');
+        expect(line).to.include({ status: 200 });
+        expect(line).not.to.have.property('auth_failure');
+      });
     });
   });
 }
