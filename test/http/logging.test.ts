@@ -1,6 +1,6 @@
 // What the service writes to its log, read back from a captured logger on every database:
 // a client leaving a live stream is not an error, a real failure still is; a refused token's
-// access-log line says why.
+// access-log line says why; error lines stay a few KB and never carry a secret or a token.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { SignJWT, generateKeyPair, type CryptoKey } from 'jose';
@@ -9,6 +9,7 @@ import { apiKeyToken, seedApiKey, seedApplication, seedOrganization } from '../s
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { testDatabases } from '../support/databases.js';
 import { call } from '../support/contract.js';
+import { callerFor, createApiKey, createApplication, createOrganization, dashboardUser, keyToken } from '../support/management.js';
 import { captureLogs, LEVEL, type CapturedLogs } from '../support/log-capture.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -139,5 +140,85 @@ for (const database of testDatabases()) {
         expect(line).not.to.have.property('auth_failure');
       });
     });
+
+    describe('error lines', () => {
+      it('are bounded: a failed query with a 900 KB filter value logs a few KB that still say what failed', async () => {
+        const knex = app.server.knex;
+        const huge = `needle-${'v'.repeat(900_000)}`;
+        const before = logs.raw().length;
+        await knex.schema.renameTable('spans', 'spans_away');
+        try {
+          const url = `${app.url}/engine/query?${new URLSearchParams(WINDOW)}`;
+          const body = JSON.stringify({ filter: { and: [{ field: 'service_name', op: 'eq', value: huge }] } });
+          const response = await fetch(url, { method: 'POST', headers: { ...caller.headers, 'content-type': 'application/json' }, body });
+          expect(response.status).to.equal(500);
+        } finally {
+          await knex.schema.renameTable('spans_away', 'spans');
+        }
+        const raw = logs.raw().slice(before);
+        const failure = raw.find((line) => line.includes('"unhandled error"'));
+        expect(failure, 'the error line').to.be.a('string');
+        expect((failure as string).length, 'bytes in the error line').to.be.below(16_384);
+        // The database's own reason, which Knex puts after the statement, is kept.
+        expect(JSON.parse(failure as string).err.message).to.match(/no such table: spans|spans' doesn't exist/);
+        for (const line of raw) expect(line.length).to.be.below(16_384);
+      });
+
+      it('never carry a secret or a token: key creation, token exchange, authenticated calls, rotation, a failed exchange', async () => {
+        const user = await dashboardUser(app, 'Grace');
+        const as = callerFor(app, user.token);
+        const orgId = await createOrganization(as, 'Secretive');
+        const appId = await createApplication(as, orgId);
+        const key = await createApiKey(as, appId, ['read:traces', 'write:traces']);
+        const token = await keyToken(app, key.apiKey, key.secret);
+        const headers = { Authorization: `Bearer ${token}`, 'X-Vendor-App-Id': appId };
+        expect((await call(app.url, 'GET', '/traces/live', { headers })).status).to.equal(200);
+        const rotated = await as('POST', `/api-keys/${key.apiKey}/rotate-secret`);
+        expect(rotated.status).to.equal(200);
+        const newSecret = rotated.body.api_secret as string;
+        // A failed exchange (its table gone) logs an error; the secret it was given stays out.
+        await app.server.knex.schema.renameTable('api_keys', 'api_keys_away');
+        try {
+          const response = await fetch(`${app.url}/auth/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ grant_type: 'client_credentials', client_id: key.apiKey, client_secret: newSecret }),
+          });
+          expect(response.status).to.be.at.least(500);
+        } finally {
+          await app.server.knex.schema.renameTable('api_keys_away', 'api_keys');
+        }
+        expect((await call(app.url, 'GET', '/traces/live', { headers })).status).to.equal(401); // rotated: the old token is refused
+        const secrets = [key.secret, newSecret, token, token.split('.')[2] as string, user.token, user.token.split('.')[2] as string];
+        for (const line of logs.raw()) {
+          for (const secret of secrets) expect(line.includes(secret), `a secret in: ${line.slice(0, 300)}`).to.equal(false);
+        }
+      });
+    });
   });
 }
+
+describe('logger redaction', () => {
+  it('censors secret-bearing fields and passwords in URLs, and bounds error text', () => {
+    const logs = captureLogs('info');
+    const error = Object.assign(new Error(`connect failed: mysql://spanledger:hunter2@db:3306/x ${'x'.repeat(100_000)}`), {
+      sql: `select * from t where secret = 'hunter3' ${'y'.repeat(100_000)}`,
+      bindings: ['hunter4'],
+    });
+    logs.logger.error(
+      {
+        err: error,
+        headers: { authorization: 'Bearer hunter5' },
+        authorization: 'Bearer hunter6',
+        body: { client_secret: 'hunter7', api_secret: 'hunter8', access_token: 'hunter9' },
+        database_url: 'mysql://spanledger:hunter10@db/x',
+        password: 'hunter11',
+      },
+      'failed',
+    );
+    const [line] = logs.raw();
+    expect(line).not.to.match(/hunter/);
+    expect((line as string).length).to.be.below(16_384);
+    expect(JSON.parse(line as string).err.message).to.match(/^connect failed: mysql:\/\/spanledger:\*+@db:3306\/x/);
+  });
+});
