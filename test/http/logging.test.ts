@@ -113,6 +113,19 @@ for (const database of testDatabases()) {
           },
           'token rejected: ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
         ],
+        [
+          'algorithm_not_allowed',
+          async () => {
+            const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+            return `Bearer ${part({ alg: 'none', typ: 'JWT' })}.${part({ sub: 'local-erin', iss: app.config.auth.tokenIssuer, aud: app.config.auth.tokenAudience, exp: now() + 600 })}.`;
+          },
+          'token rejected: ERR_JOSE_ALG_NOT_ALLOWED',
+        ],
+        [
+          'invalid_claims',
+          async () => `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: (await ownKey()).kid }).setIssuer(app.config.auth.tokenIssuer).setAudience('someone-else').setSubject('x').setExpirationTime('10m').sign((await ownKey()).privateKey)}`,
+          'token rejected: ERR_JWT_CLAIM_VALIDATION_FAILED',
+        ],
         ['expired', async () => `Bearer ${await serviceShaped({}, (await ownKey()).privateKey, (await ownKey()).kid, now() - 3600)}`, 'token rejected: ERR_JWT_EXPIRED'],
         ['unknown_key', async () => `Bearer ${await keyToken((apiKey) => app.server.knex('api_keys').where({ id: apiKey }).delete())}`, 'token revoked: the API key was deleted or its secret rotated'],
         ['revoked', async () => `Bearer ${await keyToken((apiKey) => app.server.knex('api_keys').where({ id: apiKey }).update({ secret_generation: 2 }))}`, 'token revoked: the API key was deleted or its secret rotated'],
