@@ -11,7 +11,7 @@ export function isClientDisconnect(error: unknown, ctx: Context | undefined): bo
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !DISCONNECT_CODES.has(code)) return false;
   // The response's socket is gone: the peer left (a server-side failure leaves it open).
-  return !ctx || ctx.res.destroyed || ctx.req.destroyed;
+  return ctx !== undefined && (ctx.res.destroyed || ctx.req.destroyed);
 }
 
 export function logKoaError(logger: Logger) {
