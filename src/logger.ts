@@ -14,21 +14,30 @@ const SECRET_FIELDS = ['authorization', 'cookie', 'password', 'client_secret', '
 // Top-level, one and two levels down (e.g. `headers.authorization`, `req.headers.authorization`).
 const REDACT_PATHS = SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]);
 
+// Every pattern either always matches once it starts (so it consumes its run) or has bounded
+// repetitions: error texts carry callers' values, and a backtracking pattern over a crafted
+// megabyte would stall the event loop.
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^:/@\s]{0,256}:)[^@\s]{0,256}@/gi;
+const BEARER_TOKEN = /\bBearer\s+[A-Za-z0-9\-_.~+/]+=*/g;
+// A JWT starts with the base64url of '{"': mask the whole run of base64url and dots.
+const JWT = /\beyJ[A-Za-z0-9_.-]*/g;
+
 /** Passwords in URLs, bearer tokens and JWTs, wherever they appear in a text. */
 export function scrubSecrets(text: string): string {
-  return text
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@')
-    .replace(/\bBearer\s+[A-Za-z0-9\-_.~+/]+=*/g, 'Bearer [redacted]')
-    .replace(/\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[jwt]');
+  return text.replace(URL_PASSWORD, '$1***@').replace(BEARER_TOKEN, 'Bearer [redacted]').replace(JWT, '[jwt]');
 }
+
+// Scrubbed with this much beyond each cut, so a secret that crosses a cut is still recognised.
+const SCRUB_MARGIN = 8192;
 
 /** Keeps the start and the end: Knex appends the database's own reason after the statement. */
 function bounded(text: string, max: number): string {
-  // Scrubbed before it is cut, so no secret survives half-cut at an edge.
-  const clean = scrubSecrets(text);
-  if (clean.length <= max) return clean;
+  if (text.length <= max) return scrubSecrets(text);
   const tail = Math.floor(max / 4);
-  return `${clean.slice(0, max - tail)}… [${clean.length - max} characters cut] …${clean.slice(-tail)}`;
+  const head = max - tail;
+  const start = scrubSecrets(text.slice(0, head + SCRUB_MARGIN)).slice(0, head);
+  const end = scrubSecrets(text.slice(-(tail + SCRUB_MARGIN))).slice(-tail);
+  return `${start}… [${text.length - max} characters cut] …${end}`;
 }
 
 interface LoggedError {

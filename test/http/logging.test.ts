@@ -214,7 +214,8 @@ for (const database of testDatabases()) {
 describe('logger redaction', () => {
   it('censors secret-bearing fields and passwords in URLs, and bounds error text', () => {
     const logs = captureLogs('info');
-    const error = Object.assign(new Error(`connect failed: mysql://spanledger:hunter2@db:3306/x ${'x'.repeat(100_000)}`), {
+    const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJodW50ZXIxMiJ9.c2lnbmF0dXJlaHVudGVy';
+    const error = Object.assign(new Error(`connect failed: mysql://spanledger:hunter2@db:3306/x with Bearer hunter13 and ${jwt} ${'x'.repeat(100_000)} ${jwt}`), {
       sql: `select * from t where secret = 'hunter3' ${'y'.repeat(100_000)}`,
       bindings: ['hunter4'],
     });
@@ -234,4 +235,16 @@ describe('logger redaction', () => {
     expect((line as string).length).to.be.below(16_384);
     expect(JSON.parse(line as string).err.message).to.match(/^connect failed: mysql:\/\/spanledger:\*+@db:3306\/x/);
   });
+});
+
+describe('logger bounds on crafted error texts', () => {
+  // Error texts carry callers' values: a pattern that backtracks over them would stall the
+  // service. Each of these took 10 to 30 s per 200 KB with backtracking patterns.
+  for (const unit of ['a://b:', 'a.a.', 'eyJ-', 'Bearer  x', 'u://x:y@']) {
+    it(`logs a megabyte of ${JSON.stringify(unit)} as a bounded line`, () => {
+      const logs = captureLogs('info');
+      logs.logger.error({ err: new Error(unit.repeat(Math.ceil(1_000_000 / unit.length))) }, 'failed');
+      expect((logs.raw()[0] as string).length).to.be.below(16_384);
+    });
+  }
 });
