@@ -13,6 +13,7 @@ import { callerFor, createApiKey, createApplication, createOrganization, dashboa
 import { captureLogs, LEVEL, type CapturedLogs } from '../support/log-capture.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
+const UNREACHABLE_ISSUER = 'https://id.unreachable.example/';
 const WINDOW = { start_time: '2026-11-01T00:00:00Z', end_time: '2026-11-02T00:00:00Z' };
 
 /** Waits for a condition on the log; the bound is generous, the wait ends as soon as it holds. */
@@ -32,7 +33,8 @@ for (const database of testDatabases()) {
 
     before(async () => {
       logs = captureLogs('debug');
-      app = await startTestServer(database, {}, { logger: logs.logger });
+      // An OIDC provider whose keys cannot be fetched (nothing listens on port 1).
+      app = await startTestServer(database, { OIDC_ISSUER: UNREACHABLE_ISSUER, OIDC_AUDIENCE: 'dashboard', OIDC_JWKS_URL: 'http://127.0.0.1:1/jwks.json' }, { logger: logs.logger });
       caller = await engineCaller(app);
     });
     after(async () => {
@@ -125,6 +127,11 @@ for (const database of testDatabases()) {
           'invalid_claims',
           async () => `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: (await ownKey()).kid }).setIssuer(app.config.auth.tokenIssuer).setAudience('someone-else').setSubject('x').setExpirationTime('10m').sign((await ownKey()).privateKey)}`,
           'token rejected: ERR_JWT_CLAIM_VALIDATION_FAILED',
+        ],
+        [
+          'rejected',
+          async () => `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(UNREACHABLE_ISSUER).setAudience('dashboard').setSubject('x').setExpirationTime('10m').sign((await ownKey()).privateKey)}`,
+          'token rejected: invalid',
         ],
         ['expired', async () => `Bearer ${await serviceShaped({}, (await ownKey()).privateKey, (await ownKey()).kid, now() - 3600)}`, 'token rejected: ERR_JWT_EXPIRED'],
         ['unknown_key', async () => `Bearer ${await keyToken((apiKey) => app.server.knex('api_keys').where({ id: apiKey }).delete())}`, 'token revoked: the API key was deleted or its secret rotated'],
