@@ -22,6 +22,8 @@ export interface Config {
   jsonBodyLimitBytes: number;
   ingestBodyLimitBytes: number;
   shutdownTimeoutMs: number;
+  /** How often each live stream checks storage for new spans. */
+  livePollIntervalMs: number;
   auth: {
     tokenIssuer: string;
     tokenAudience: string;
@@ -119,6 +121,8 @@ export function loadConfig(env: Env = process.env): Config {
     jsonBodyLimitBytes: readInteger(env, 'JSON_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     ingestBodyLimitBytes: readInteger(env, 'INGEST_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    // Each open stream costs one storage read per interval: 10 ms is as busy as it gets.
+    livePollIntervalMs: readInteger(env, 'LIVE_POLL_INTERVAL_MS', 500, 10, 60_000),
     auth: {
       tokenIssuer: env.TOKEN_ISSUER || 'spanledger',
       tokenAudience: env.TOKEN_AUDIENCE || 'spanledger',

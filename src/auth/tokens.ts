@@ -9,7 +9,37 @@ import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
 /** Asymmetric algorithms only: no `none`, no HMAC (a public key must never work as a secret). */
 const OIDC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
-export class InvalidTokenError extends Error {}
+/** Why a token was refused, for the operator's log (the client sees only the message). */
+export type TokenFailure =
+  | 'malformed'
+  | 'untrusted_issuer'
+  | 'unknown_signing_key'
+  | 'algorithm_not_allowed'
+  | 'bad_signature'
+  | 'expired'
+  | 'invalid_claims'
+  | 'rejected';
+
+export class InvalidTokenError extends Error {
+  constructor(
+    message: string,
+    readonly reason: TokenFailure,
+  ) {
+    super(message);
+  }
+}
+
+// jose's error codes, grouped into the reasons an operator acts on.
+const JOSE_FAILURES: Record<string, TokenFailure> = {
+  ERR_JWT_EXPIRED: 'expired',
+  ERR_JWS_SIGNATURE_VERIFICATION_FAILED: 'bad_signature',
+  ERR_JWKS_NO_MATCHING_KEY: 'unknown_signing_key',
+  ERR_JWKS_MULTIPLE_MATCHING_KEYS: 'unknown_signing_key',
+  ERR_JOSE_ALG_NOT_ALLOWED: 'algorithm_not_allowed',
+  ERR_JWT_CLAIM_VALIDATION_FAILED: 'invalid_claims',
+  ERR_JWS_INVALID: 'malformed',
+  ERR_JWT_INVALID: 'malformed',
+};
 
 export interface UserClaims {
   kind: 'user';
@@ -108,10 +138,10 @@ export class TokenService {
     try {
       unverified = decodeJwt(token);
     } catch {
-      throw new InvalidTokenError('malformed token');
+      throw new InvalidTokenError('malformed token', 'malformed');
     }
     const issuer = this.issuers.find((candidate) => candidate.name === unverified.iss);
-    if (!issuer) throw new InvalidTokenError('token issuer is not trusted');
+    if (!issuer) throw new InvalidTokenError('token issuer is not trusted', 'untrusted_issuer');
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, issuer.keys, {
@@ -122,12 +152,13 @@ export class TokenService {
         requiredClaims: ['exp', 'sub'],
       }));
     } catch (error) {
-      throw new InvalidTokenError(`token rejected: ${(error as { code?: string }).code ?? 'invalid'}`);
+      const code = (error as { code?: string }).code;
+      throw new InvalidTokenError(`token rejected: ${code ?? 'invalid'}`, (code && JOSE_FAILURES[code]) || 'rejected');
     }
     const subject = payload.sub as string;
     if (issuer.name === this.config.tokenIssuer && payload.token_use === 'api_key') {
       if (typeof payload.app_id !== 'string' || typeof payload.org_id !== 'string' || typeof payload.gen !== 'number') {
-        throw new InvalidTokenError('API key token lacks its application, organization or generation');
+        throw new InvalidTokenError('API key token lacks its application, organization or generation', 'invalid_claims');
       }
       return { kind: 'api_key', apiKey: subject, applicationId: payload.app_id, organizationId: payload.org_id, generation: payload.gen };
     }

@@ -19,8 +19,9 @@ export interface StreamOptions {
 }
 
 // The grace outlasts InnoDB's default lock wait (50 s), the longest an ingest transaction that
-// already holds its sequences normally waits before it commits or rolls back.
-export const DEFAULT_STREAM_OPTIONS: StreamOptions = { pollIntervalMs: 500, heartbeatMs: 15_000, graceMs: 60_000, batchSize: 500 };
+// already holds its sequences normally waits before it commits or rolls back. The poll interval
+// is a setting (LIVE_POLL_INTERVAL_MS, config.livePollIntervalMs).
+export const DEFAULT_STREAM_OPTIONS: Omit<StreamOptions, 'pollIntervalMs'> = { heartbeatMs: 15_000, graceMs: 60_000, batchSize: 500 };
 
 /** One SSE event; CR and LF never occur inside JSON strings, so the data stays on one line. */
 export function formatSpanEvent(event: FeedEvent): string {
@@ -28,7 +29,8 @@ export function formatSpanEvent(event: FeedEvent): string {
   return `id: ${event.id}\nevent: span\ndata: ${data}\n\n`;
 }
 
-export function streamLiveSpans({ knex, logger }: ServiceDeps, options: StreamOptions = DEFAULT_STREAM_OPTIONS): OperationHandler {
+export function streamLiveSpans({ config, knex, logger }: ServiceDeps): OperationHandler {
+  const options: StreamOptions = { ...DEFAULT_STREAM_OPTIONS, pollIntervalMs: config.livePollIntervalMs };
   return async (request, ctx) => {
     const headers = request.request.headers;
     const applicationId = String(headers['x-vendor-app-id']);

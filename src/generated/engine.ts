@@ -185,6 +185,8 @@ export interface paths {
          *     **Every instance.** The stream works on any instance of a multi-instance
          *     deployment: each stream polls storage, so a span committed through any instance
          *     reaches every stream, including spans whose transactions commit out of order.
+         *     A span is sent within one poll interval of its commit (500 ms unless the operator
+         *     sets `LIVE_POLL_INTERVAL_MS`).
          *     The server may close the stream at any time (e.g. at shutdown or when the token
          *     expires); reconnect with a fresh token and `Last-Event-ID`.
          *

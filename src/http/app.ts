@@ -20,6 +20,7 @@ import { refineManagementIssues } from '../management/refine-issues.js';
 import { HttpMetrics } from '../ops/metrics.js';
 import { opsRoutes } from '../ops/routes.js';
 import { jsonBodyParser } from './body-parser.js';
+import { logKoaError } from './client-disconnect.js';
 import { errorMiddleware } from './error-middleware.js';
 import { requestContext } from './request-context.js';
 
@@ -63,7 +64,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(jsonBodyParser(config.jsonBodyLimitBytes));
   app.use(ops.routes());
   app.use(dispatchTo(await buildApis(deps)));
-  // Koa logs errors that reach it; ours never do, but keep stray ones in the structured log.
-  app.on('error', (error: unknown) => logger.error({ err: error }, 'koa error'));
+  // Koa logs errors that reach it: streamed responses that fail, a client leaving among them.
+  app.on('error', logKoaError(logger));
   return app;
 }

@@ -23,6 +23,8 @@ export function requestContext(logger: Logger) {
           path: ctx.path,
           operation: ctx.state.operationId,
           status: ctx.status,
+          // Set by authentication on a 401: why the token was refused, for the operator.
+          auth_failure: ctx.state.authFailure,
           duration_ms: Math.round((performance.now() - started) * 100) / 100,
         },
         'request',

@@ -1,64 +1,178 @@
 // A client generated from the documents (openapi-typescript types + openapi-fetch) calls every
-// operation. `tsc` type-checks each call; at run time every answer is checked against the
-// documents, and the set of operations called must equal the set the documents declare.
+// operation as someone allowed to, over real data: a dashboard user creates an organization, a
+// member, an application and an API key through the client (each id taken from an answer), the
+// key's token ingests a span, the engine queries find it, and the DELETEs come last. `tsc`
+// type-checks each call; at run time every answer is checked against the documents and must be
+// the operation's documented success status, and the set of operations called must equal the
+// set the documents declare.
 import { expect } from 'chai';
 import createClient from 'openapi-fetch';
 import type { paths as EnginePaths } from '../../src/generated/engine.js';
 import type { paths as ManagementPaths } from '../../src/generated/management.js';
-import { allOperationIds, assertMatchesContract } from '../support/contract.js';
+import { allOperationIds, assertMatchesContract, documentOperations } from '../support/contract.js';
+import { dashboardUser } from '../support/management.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 const WINDOW = { start_time: '2026-11-01T00:00:00Z', end_time: '2026-11-02T00:00:00Z' };
-const APP = { 'X-Vendor-App-Id': 'app_demo' };
+// 2026-11-01T12:00:00Z, inside WINDOW.
+const SPAN_START = 1_793_534_400_000_000_000n;
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+/** The one 2xx status each operation declares. */
+async function successStatuses(): Promise<Map<string, number>> {
+  const statuses = new Map<string, number>();
+  for (const { operationId, operation } of await documentOperations()) {
+    const success = Object.keys(operation.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
+    expect(success, `${operationId} declares one success status`).to.have.length(1);
+    statuses.set(operationId, Number(success[0]));
+  }
+  return statuses;
+}
+
+/** One OTLP/JSON export of a root span and its child in service `checkout`, inside WINDOW. */
+function otlpExport() {
+  const span = (spanId: string, parentSpanId: string, name: string, offsetMs: bigint, durationMs: bigint, cost: number) => ({
+    traceId: TRACE_ID,
+    spanId,
+    parentSpanId,
+    name,
+    kind: 2,
+    startTimeUnixNano: String(SPAN_START + offsetMs * 1_000_000n),
+    endTimeUnixNano: String(SPAN_START + (offsetMs + durationMs) * 1_000_000n),
+    attributes: [{ key: 'vendor.cost', value: { doubleValue: cost } }],
+    status: {},
+  });
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }] },
+        scopeSpans: [{ scope: { name: 'generated-client-test' }, spans: [span('00f067aa0ba902b7', '', 'POST /checkout', 0n, 1500n, 0.001), span('53995c3f42cd8ad8', '00f067aa0ba902b7', 'charge', 100n, 900n, 0.0042)] }],
+      },
+    ],
+  };
+}
+
+/** Reads an SSE body until a `span` event arrives, then lets the stream go. */
+async function firstSpanEvent(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (!/^event: span$/m.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    await reader.cancel();
+  }
+  return text;
+}
 
 onEachDatabase('generated client covers every operation', (app) => {
-  it('calls each operation with a type-checked request and gets a documented answer', async () => {
-    const called = new Set<string>();
+  it('calls each operation with a type-checked request, over real data, and gets its documented success answer', async function () {
+    this.timeout(30_000);
+    const expected = await successStatuses();
+    const answered = new Map<string, number>();
     const checkingFetch = async (input: Request): Promise<Response> => {
-      const response = await fetch(input, { signal: AbortSignal.timeout(5000) });
-      const text = await response.text();
+      const response = await fetch(input);
       const contentType = response.headers.get('content-type') ?? '';
+      const path = new URL(input.url).pathname;
+      if (contentType.startsWith('text/event-stream')) {
+        // An endless stream: its status and headers are checked, its body is read by the test.
+        const operationId = await assertMatchesContract(input.method, path, { status: response.status, headers: response.headers, body: '', text: '' });
+        if (operationId) answered.set(operationId, response.status);
+        return response;
+      }
+      const text = await response.text();
       const body = contentType.includes('json') && text ? JSON.parse(text) : text;
-      const operationId = await assertMatchesContract(input.method, new URL(input.url).pathname, { status: response.status, headers: response.headers, body, text });
-      if (operationId) called.add(operationId);
+      const operationId = await assertMatchesContract(input.method, path, { status: response.status, headers: response.headers, body, text });
+      if (operationId) {
+        answered.set(operationId, response.status);
+        expect(response.status, `${input.method} ${path} (${operationId}): ${text.slice(0, 300)}`).to.equal(expected.get(operationId));
+      }
       return new Response(text, { status: response.status, headers: response.headers });
     };
-    const engine = createClient<EnginePaths>({ baseUrl: app().url, fetch: checkingFetch });
-    const management = createClient<ManagementPaths>({ baseUrl: app().url, fetch: checkingFetch });
+
+    const alice = await dashboardUser(app(), 'Alice');
+    const bob = await dashboardUser(app(), 'Bob');
+    const management = createClient<ManagementPaths>({ baseUrl: app().url, fetch: checkingFetch, headers: { Authorization: `Bearer ${alice.token}` } });
+    const anonymous = createClient<ManagementPaths>({ baseUrl: app().url, fetch: checkingFetch });
+
+    // The user, their organization and a member.
+    const profile = await management.PUT('/users', { body: { name: 'Alice Example', email: alice.email } });
+    expect(profile.data?.updated_at).to.be.a('string');
+    expect((await management.GET('/users/me')).data).to.include({ name: 'Alice Example', email: alice.email });
+    const organization = await management.POST('/organizations', { body: { name: 'Acme' } });
+    const orgId = organization.data?.id as string;
+    expect(orgId).to.be.a('string');
+    expect((await management.GET('/organizations', { params: { query: { page: 1, limit: 20 } } })).data?.organizations.map((org) => org.id)).to.include(orgId);
+    const renamed = await management.PATCH('/organizations/{org_id}', { params: { path: { org_id: orgId } }, body: { name: 'Acme Corp', address: { city: 'Lyon' } } });
+    expect(renamed.data).to.include({ id: orgId });
+    expect((await management.GET('/organizations/{org_id}', { params: { path: { org_id: orgId } } })).data).to.include({ id: orgId, name: 'Acme Corp' });
+    const member = await management.POST('/organizations/{org_id}/members', { params: { path: { org_id: orgId } }, body: { email: bob.email, role: 'member' } });
+    const bobId = member.data?.user_id as string;
+    expect(bobId).to.be.a('string');
+    const members = await management.GET('/organizations/{org_id}/members', { params: { path: { org_id: orgId } } });
+    expect(members.data?.data.map((entry) => entry.user_id)).to.include(bobId);
+    const promoted = await management.PATCH('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } }, body: { role: 'owner' } });
+    expect(promoted.data).to.be.an('object').that.is.not.empty;
+
+    // An application and its API key.
+    const application = await management.POST('/applications', { body: { organization_id: orgId, name: 'Checkout', region: 'EU', pricing_plan: 'pro' } });
+    const appId = application.data?.id as string;
+    expect(appId).to.be.a('string');
+    const applications = await management.GET('/applications', { params: { query: { organization_id: orgId, region: 'EU', pricing_plan: 'pro', page: 1, limit: 5 } } });
+    expect(applications.data?.data.map((entry) => entry.id)).to.deep.equal([appId]);
+    expect((await management.PATCH('/applications/{app_id}', { params: { path: { app_id: appId } }, body: { name: 'Checkout v2' } })).data).to.be.an('object').that.is.not.empty;
+    expect((await management.GET('/applications/{app_id}', { params: { path: { app_id: appId } } })).data).to.include({ id: appId, organization_id: orgId, name: 'Checkout v2' });
+    const created = await management.POST('/api-keys', { body: { app_id: appId, name: 'ingest', permissions: ['write:traces'] } });
+    const apiKey = created.data?.api_key as string;
+    const secret = created.data?.api_secret as string;
+    expect(apiKey).to.be.a('string');
+    expect(secret).to.be.a('string').and.not.equal('');
+    expect((await management.GET('/api-keys', { params: { query: { app_id: appId } } })).data?.data.map((entry) => entry.api_key)).to.deep.equal([apiKey]);
+    const widened = await management.PATCH('/api-keys/{api_key}', { params: { path: { api_key: apiKey } }, body: { permissions: ['read:traces', 'write:traces'] } });
+    expect(widened.data).to.be.an('object').that.is.not.empty;
+    const key = await management.GET('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
+    expect(key.data).to.include({ api_key: apiKey });
+    expect(key.data?.permissions).to.have.members(['read:traces', 'write:traces']);
+
+    // The key's token, and the keys that verify it.
+    const exchanged = await anonymous.POST('/auth/token', { body: { grant_type: 'client_credentials', client_id: apiKey, client_secret: secret } });
+    const accessToken = exchanged.data?.access_token as string;
+    expect(accessToken).to.be.a('string');
+    expect((await anonymous.GET('/.well-known/jwks.json')).data?.keys).to.have.length.greaterThan(0);
+
+    // The engine, as the key: ingest a trace, then find it every way.
+    const engine = createClient<EnginePaths>({ baseUrl: app().url, fetch: checkingFetch, headers: { Authorization: `Bearer ${accessToken}` } });
+    const APP = { 'X-Vendor-App-Id': appId };
+    const ingested = await engine.POST('/v1/traces', { params: { header: APP }, body: otlpExport() });
+    expect(ingested.response.status).to.equal(200);
     const filter = { and: [{ field: 'service_name', op: 'eq' as const, value: 'checkout' }] };
+    const spans = await engine.POST('/engine/query', { params: { query: WINDOW, header: APP }, body: { filter } });
+    expect(spans.data?.data.map((span) => span.span_name)).to.have.members(['POST /checkout', 'charge']);
+    const traces = await engine.POST('/traces', { params: { query: { ...WINDOW, search_child_spans: true }, header: APP }, body: { filter } });
+    expect(traces.data?.data.map((trace) => trace.trace_id)).to.deep.equal([TRACE_ID]);
+    const metrics = await engine.POST('/engine/metrics', { params: { query: WINDOW, header: APP }, body: { filter: null } });
+    expect(metrics.data?.trace_count).to.equal(1);
+    const live = await engine.GET('/traces/live', { params: { query: { limit: 10 }, header: APP } });
+    expect(live.data?.data).to.have.length(2);
+    // From the start of the application's receive sequence: the stored spans come first.
+    const stream = await engine.GET('/traces/live/stream', { params: { header: { ...APP, 'Last-Event-ID': '0' } }, parseAs: 'stream' });
+    expect(stream.response.status).to.equal(200);
+    expect(await firstSpanEvent(stream.data as ReadableStream<Uint8Array>)).to.include(`"trace_id":"${TRACE_ID}"`);
 
-    await engine.POST('/engine/query', { params: { query: WINDOW, header: APP }, body: { filter } });
-    await engine.POST('/traces', { params: { query: { ...WINDOW, search_child_spans: true }, header: APP }, body: { filter } });
-    await engine.POST('/engine/metrics', { params: { query: WINDOW, header: APP }, body: { filter: null } });
-    await engine.GET('/traces/live', { params: { query: { limit: 10 }, header: APP } });
-    await engine.GET('/traces/live/stream', { params: { header: APP }, parseAs: 'text', signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-    await engine.POST('/v1/traces', { params: { header: APP }, body: { resourceSpans: [] } });
+    const rotated = await management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: apiKey } } });
+    expect(rotated.data?.api_secret).to.be.a('string').and.not.equal(secret);
 
-    await management.POST('/organizations', { body: { name: 'Acme' } });
-    await management.GET('/organizations', { params: { query: { page: 1, limit: 20 } } });
-    await management.GET('/organizations/{org_id}', { params: { path: { org_id: 'org_x' } } });
-    await management.PATCH('/organizations/{org_id}', { params: { path: { org_id: 'org_x' } }, body: { name: 'Acme Corp', address: { city: 'Lyon' } } });
-    await management.DELETE('/organizations/{org_id}', { params: { path: { org_id: 'org_x' } } });
-    await management.GET('/organizations/{org_id}/members', { params: { path: { org_id: 'org_x' } } });
-    await management.POST('/organizations/{org_id}/members', { params: { path: { org_id: 'org_x' } }, body: { email: 'bob@example.com', role: 'member' } });
-    await management.PATCH('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: 'org_x', user_id: 'usr_x' } }, body: { role: 'owner' } });
-    await management.DELETE('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: 'org_x', user_id: 'usr_x' } } });
-    await management.POST('/applications', { body: { organization_id: 'org_x', name: 'Checkout', region: 'EU', pricing_plan: 'pro' } });
-    await management.GET('/applications', { params: { query: { organization_id: 'org_x', region: 'EU', pricing_plan: 'pro', page: 1, limit: 5 } } });
-    await management.GET('/applications/{app_id}', { params: { path: { app_id: 'app_x' } } });
-    await management.PATCH('/applications/{app_id}', { params: { path: { app_id: 'app_x' } }, body: { name: 'Checkout v2' } });
-    await management.DELETE('/applications/{app_id}', { params: { path: { app_id: 'app_x' } } });
-    await management.POST('/api-keys', { body: { app_id: 'app_x', name: 'ingest', permissions: ['write:traces'] } });
-    await management.GET('/api-keys', { params: { query: { app_id: 'app_x' } } });
-    await management.GET('/api-keys/{api_key}', { params: { path: { api_key: 'ak_x' } } });
-    await management.PATCH('/api-keys/{api_key}', { params: { path: { api_key: 'ak_x' } }, body: { permissions: ['read:traces'] } });
-    await management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: 'ak_x' } } });
-    await management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: 'ak_x' } } });
-    await management.PUT('/users', { body: { name: 'Alice', email: 'alice@example.com' } });
-    await management.GET('/users/me');
-    await management.POST('/auth/token', { body: { grant_type: 'client_credentials', client_id: 'ak_x', client_secret: 'as_x' } });
-    await management.GET('/.well-known/jwks.json');
+    // The DELETEs last, the member and the key before what holds them.
+    await management.DELETE('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } } });
+    await management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
+    await management.DELETE('/applications/{app_id}', { params: { path: { app_id: appId } } });
+    await management.DELETE('/organizations/{org_id}', { params: { path: { org_id: orgId } } });
 
-    expect([...called].sort()).to.deep.equal((await allOperationIds()).sort());
+    expect([...answered.keys()].sort()).to.deep.equal((await allOperationIds()).sort());
+    for (const [operationId, status] of answered) expect(status, operationId).to.equal(expected.get(operationId));
   });
 });

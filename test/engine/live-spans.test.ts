@@ -1,7 +1,9 @@
 // GET /traces/live and GET /traces/live/stream over HTTP on every database: receive order,
 // the optional window, pagination, and the SSE stream (new spans only, Last-Event-ID resume
-// without loss or repetition, a span whose transaction commits late).
+// without loss or repetition, a span whose transaction commits late). The streams poll every
+// 20 ms (LIVE_POLL_INTERVAL_MS) and the tests wait for what they expect, never for a fixed time.
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
@@ -17,6 +19,36 @@ interface SseEvent {
   id?: string;
   event?: string;
   data?: string;
+}
+
+/** Waits until `predicate` holds; the bound is generous, the wait ends as soon as it holds. */
+async function waitFor(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Counts the live streams' completed polls (reads of the spans above a sequence) per application. */
+function countPolls(knex: Knex) {
+  const polls = new Map<string, number>();
+  const count = (_response: unknown, query: { sql: string; bindings?: unknown[] }) => {
+    if (!query.sql.includes('seq > ')) return;
+    for (const binding of query.bindings ?? []) {
+      if (typeof binding === 'string' && binding.startsWith('app_')) polls.set(binding, (polls.get(binding) ?? 0) + 1);
+    }
+  };
+  knex.on('query-response', count);
+  return {
+    of: (appId: string) => polls.get(appId) ?? 0,
+    /** Resolves once `appId`'s stream has completed `more` polls after now. */
+    async after(appId: string, more: number) {
+      const target = (polls.get(appId) ?? 0) + more;
+      await waitFor(() => (polls.get(appId) ?? 0) >= target, `${more} more polls of ${appId}`);
+    },
+    stop: () => knex.off('query-response', count),
+  };
 }
 
 /** A fetch-based SSE client (EventSource cannot send Authorization). */
@@ -167,9 +199,11 @@ onEachDatabase('live spans', (app) => {
       const resumed = await openStream(streamUrl(), { ...caller.headers, 'Last-Event-ID': first.events[1]?.id as string });
       await storeSpans(app().server.knex, [span(65, { span_name: 'b3' })]);
       await resumed.until(() => resumed.events.length >= 4);
-      await new Promise((resolve) => setTimeout(resolve, 800)); // nothing more is coming
+      // Events come in order: once a span stored last arrives, any repetition would be in view.
+      await storeSpans(app().server.knex, [span(66, { span_name: 'last' })]);
+      await resumed.until(() => resumed.events.some((event) => JSON.parse(event.data as string).span_name === 'last'));
       await resumed.close();
-      expect(resumed.events.map((event) => JSON.parse(event.data as string).span_name)).to.deep.equal(['a3', 'b1', 'b2', 'b3']);
+      expect(resumed.events.map((event) => JSON.parse(event.data as string).span_name)).to.deep.equal(['a3', 'b1', 'b2', 'b3', 'last']);
     });
 
     it('sends a span whose transaction commits after a later-numbered span was sent', async function () {
@@ -197,36 +231,39 @@ onEachDatabase('live spans', (app) => {
 
     it('stops polling storage when the client disconnects', async function () {
       this.timeout(20_000);
-      const knex = app().server.knex;
-      let polls = 0;
-      const count = (query: { sql: string }) => {
-        if (query.sql.includes('seq > ')) polls += 1;
-      };
-      knex.on('query', count);
+      const polls = countPolls(app().server.knex);
+      // A second application's stream stays open: its polls measure time in poll intervals.
+      const other = await engineCaller(app());
+      const control = await openStream(streamUrl(), other.headers);
       try {
         const stream = await openStream(streamUrl(), caller.headers);
-        await new Promise((resolve) => setTimeout(resolve, 1200));
-        expect(polls, 'polls while connected').to.be.greaterThan(0);
+        await polls.after(caller.appId, 1);
         await stream.close();
-        await new Promise((resolve) => setTimeout(resolve, 700));
-        const afterClose = polls;
-        await new Promise((resolve) => setTimeout(resolve, 1500));
-        expect(polls, 'polls after the client left').to.equal(afterClose);
+        // The server notices the disconnect at once; a poll already under way may still finish.
+        await polls.after(other.appId, 3);
+        const afterClose = polls.of(caller.appId);
+        await polls.after(other.appId, 10);
+        expect(polls.of(caller.appId), 'polls after the client left').to.equal(afterClose);
       } finally {
-        knex.off('query', count);
+        polls.stop();
+        await control.close();
       }
     });
 
     it('resumes after a Last-Event-ID beyond every sequence (even past the signed 64-bit range) with nothing, never an error', async function () {
       this.timeout(30_000);
+      const polls = countPolls(app().server.knex);
       const stream = await openStream(streamUrl(), { ...caller.headers, 'Last-Event-ID': '9'.repeat(19) });
       try {
         expect(stream.response.status).to.equal(200);
         await storeSpans(app().server.knex, [span(90, { span_name: 'after-huge-id' })]);
-        // Nothing is above such an id: the stream stays open and quiet rather than failing.
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        // Nothing is above such an id: polls that began after the span was stored send nothing,
+        // and the stream stays open and quiet rather than failing.
+        await polls.after(caller.appId, 3);
         expect(stream.events).to.deep.equal([]);
+        expect(stream.comments.length).to.be.greaterThan(0);
       } finally {
+        polls.stop();
         await stream.close();
       }
     });
@@ -237,4 +274,4 @@ onEachDatabase('live spans', (app) => {
       expect(response.body.detail[0].loc).to.deep.equal(['header', 'last-event-id']);
     });
   });
-});
+}, { LIVE_POLL_INTERVAL_MS: '20' });

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -14,11 +15,21 @@ export interface TestServer {
   database: TestDatabase['name'];
 }
 
-export async function startTestServer(database: TestDatabase, env: Record<string, string> = {}): Promise<TestServer & { stop(): Promise<void> }> {
+export interface TestServerOptions {
+  /** The service's logger (default: silent, or TEST_LOG_LEVEL); tests that read the log pass a captured one. */
+  logger?: Logger;
+}
+
+export async function startTestServer(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer & { stop(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-test-'));
   const created = await database.create(dataDir);
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: created.url, LOG_LEVEL: 'silent', ...env });
-  const server = await startServer(config, createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent'));
+  const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent');
+  const server = await startServer(config, logger);
   return {
     url: server.url,
     config,

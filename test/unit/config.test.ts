@@ -12,6 +12,7 @@ describe('configuration', () => {
     expect(config.migrateOnStart).to.equal(true);
     expect(config.dataDir).to.equal(path.resolve('data'));
     expect(config.auth.oidc).to.equal(undefined);
+    expect(config.livePollIntervalMs).to.equal(500);
   });
 
   it('reads every setting', () => {
@@ -21,11 +22,12 @@ describe('configuration', () => {
       SERVE_APIS: 'engine',
       LOG_LEVEL: 'debug',
       MIGRATE_ON_START: 'false',
+      LIVE_POLL_INTERVAL_MS: '20',
       OIDC_ISSUER: 'https://id.example.com/',
       OIDC_AUDIENCE: 'spanledger',
       OIDC_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
     });
-    expect(config).to.deep.include({ port: 9000, databaseUrl: 'mysql://u:p@127.0.0.1:3306/db', apis: ['engine'], logLevel: 'debug', migrateOnStart: false });
+    expect(config).to.deep.include({ port: 9000, databaseUrl: 'mysql://u:p@127.0.0.1:3306/db', apis: ['engine'], logLevel: 'debug', migrateOnStart: false, livePollIntervalMs: 20 });
     expect(config.auth.oidc).to.deep.equal({ issuer: 'https://id.example.com/', audience: 'spanledger', jwksUrl: 'https://id.example.com/.well-known/jwks.json' });
   });
 
@@ -39,6 +41,9 @@ describe('configuration', () => {
     ['OIDC_AUDIENCE', { OIDC_ISSUER: 'https://id.example.com/' }],
     ['OIDC_JWKS_URL', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'not a url' }],
     ['ACCESS_TOKEN_TTL_SECONDS', { ACCESS_TOKEN_TTL_SECONDS: '5' }],
+    ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '0' }],
+    ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '60001' }],
+    ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '1s' }],
   ];
   for (const [variable, env] of BAD) {
     it(`names ${variable} when it is wrong (${JSON.stringify(env)})`, () => {
