@@ -382,7 +382,8 @@ export interface components {
             /**
              * @description The value to compare with. Numeric comparisons carry the number as a string holding
              *     a finite JSON number literal and nothing else (`"250"`, `"0.5"`, `"-1e3"`; not
-             *     `" 250"`, `"+5"` or `"0x10"`): see FilterNode.
+             *     `" 250"`, `"+5"` or `"0x10"`): see FilterNode. A text value may be as long as the
+             *     request body allows, for every operator.
              */
             value: string;
         };

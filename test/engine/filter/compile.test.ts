@@ -6,14 +6,16 @@ import knexFactory, { type Knex } from 'knex';
 import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../../src/engine/filter/ast.js';
 import { compileFilter } from '../../../src/engine/filter/compile.js';
 import type { FilterDialect } from '../../../src/engine/filter/dialects/dialect.js';
-import { escapeLike, mysqlDialect } from '../../../src/engine/filter/dialects/mysql.js';
-import { escapeGlob, sqliteDialect } from '../../../src/engine/filter/dialects/sqlite.js';
+import { escapeLike, LIKE_VALUE_LIMIT, mysqlDialect } from '../../../src/engine/filter/dialects/mysql.js';
+import { escapeGlob, GLOB_PATTERN_LIMIT, sqliteDialect } from '../../../src/engine/filter/dialects/sqlite.js';
 import { storedSpanKind, targetOf } from '../../../src/engine/filter/targets.js';
 import { validateFilter } from '../../../src/engine/filter/validate.js';
 
 const c = (field: string, op: string, value: string) => ({ field, op, value });
 const PATH = '$."http.method"';
 const NUMBER_PATH = '$."k8s.replicas"';
+/** A value whose pattern passes SQLite's GLOB limit (50,000 bytes): `*` and `%` stay literal. */
+const LONG = `${'*%_'.repeat(17_000)}🚀`;
 
 const SQLITE_TEXT = `(CASE json_type(s.span_attributes, ?) WHEN 'text' THEN json_extract(s.span_attributes, ?) WHEN 'null' THEN NULL ELSE s.span_attributes -> ? END)`;
 const SQLITE_NUMBER =
@@ -110,6 +112,26 @@ const CASES: Case[] = [
   ['siblings keep their order', { and: ['a', 'b', 'c', 'd'].map((value) => c('span_name', 'neq', value)) }, {
     sqlite: { sql: '((s.span_name <> ? and s.span_name <> ?) and (s.span_name <> ? and s.span_name <> ?))', bindings: ['a', 'b', 'c', 'd'] },
     mysql: { sql: "((s.span_name NOT LIKE ? ESCAPE '!' and s.span_name NOT LIKE ? ESCAPE '!') and (s.span_name NOT LIKE ? ESCAPE '!' and s.span_name NOT LIKE ? ESCAPE '!'))", bindings: ['a', 'b', 'c', 'd'] },
+  }],
+  ['contains past the GLOB pattern limit (SQLite) and LIKE_VALUE_LIMIT (MariaDB): no pattern', c('span_name', 'contains', LONG), {
+    sqlite: { sql: '(instr(s.span_name, ?) > 0)', bindings: [LONG] },
+    mysql: { sql: '(LOCATE(CAST(? AS BINARY), CAST(s.span_name AS BINARY)) > 0)', bindings: [LONG] },
+  }],
+  ['starts_with past the limits', c('span_name', 'starts_with', LONG), {
+    sqlite: { sql: '(instr(s.span_name, ?) = 1)', bindings: [LONG] },
+    mysql: { sql: '(LEFT(CAST(s.span_name AS BINARY), LENGTH(?)) = CAST(? AS BINARY))', bindings: [LONG, LONG] },
+  }],
+  ['ends_with past the limits, on an attribute', c('span_attributes.http.method', 'ends_with', LONG), {
+    sqlite: { sql: `(substr(${SQLITE_TEXT}, -length(?)) = ?)`, bindings: [PATH, PATH, PATH, LONG, LONG] },
+    mysql: { sql: `(RIGHT(CAST(${MYSQL_TEXT} AS BINARY), LENGTH(?)) = CAST(? AS BINARY))`, bindings: [PATH, PATH, PATH, PATH, PATH, LONG, LONG] },
+  }],
+  ['a pattern of exactly the GLOB limit stays GLOB; a value past 1000 bytes leaves LIKE', c('span_name', 'contains', 'x'.repeat(GLOB_PATTERN_LIMIT - 2)), {
+    sqlite: { sql: '(s.span_name GLOB ?)', bindings: [`*${'x'.repeat(GLOB_PATTERN_LIMIT - 2)}*`] },
+    mysql: { sql: '(LOCATE(CAST(? AS BINARY), CAST(s.span_name AS BINARY)) > 0)', bindings: ['x'.repeat(GLOB_PATTERN_LIMIT - 2)] },
+  }],
+  ['1000 bytes of 2-byte characters stay LIKE', c('span_name', 'ends_with', 'é'.repeat(LIKE_VALUE_LIMIT / 2)), {
+    sqlite: { sql: '(s.span_name GLOB ?)', bindings: [`*${'é'.repeat(LIKE_VALUE_LIMIT / 2)}`] },
+    mysql: { sql: "(s.span_name LIKE ? ESCAPE '!')", bindings: [`%${'é'.repeat(LIKE_VALUE_LIMIT / 2)}`] },
   }],
   ['a top-level empty and', { and: [] }, { sqlite: { sql: '(1 = 1)', bindings: [] }, mysql: { sql: '(1 = 1)', bindings: [] } }],
   ['a top-level empty or', { or: [] }, { sqlite: { sql: '(1 = 0)', bindings: [] }, mysql: { sql: '(1 = 0)', bindings: [] } }],
