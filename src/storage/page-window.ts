@@ -18,9 +18,12 @@ export function pageWindow(page: number, limit: number): PageWindow {
   return { limit, offset: Number.isSafeInteger(page) && Number.isSafeInteger(offset) ? offset : null };
 }
 
-/** The rows of the window from a query in list order; none, without a read, past every row. */
-export async function readPage<T>(query: Knex.QueryBuilder, window: PageWindow): Promise<T[]> {
-  if (window.offset === null) return [];
+/**
+ * The rows of the window from a query in list order; none, without a read, past every row, and
+ * past `total` where the caller counted the rows first.
+ */
+export async function readPage<T>(query: Knex.QueryBuilder, window: PageWindow, total?: number): Promise<T[]> {
+  if (window.offset === null || (total !== undefined && window.offset >= total)) return [];
   return (await query.limit(window.limit).offset(window.offset)) as T[];
 }
 

@@ -75,6 +75,7 @@ export async function listApiKeys(knex: Knex, applicationId: string, window: Pag
       .select(COLUMNS)
       .orderBy([{ column: 'k.created_at' }, { column: 'k.id' }]),
     window,
+    total,
   );
   return { items: rows.map(fromRow), total };
 }

@@ -70,6 +70,7 @@ export async function listApplications(knex: Knex, filter: ApplicationFilter, wi
       .select(COLUMNS)
       .orderBy([{ column: 'a.created_at' }, { column: 'a.id' }]),
     window,
+    total,
   );
   return { items: rows.map(fromRow), total };
 }

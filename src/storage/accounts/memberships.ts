@@ -53,6 +53,7 @@ export async function listMembers(knex: Knex, organizationId: string, window: Pa
       .select(COLUMNS)
       .orderBy([{ column: 'm.created_at' }, { column: 'm.user_id' }]),
     window,
+    total,
   );
   return { items: rows.map(fromRow), total };
 }

@@ -111,6 +111,7 @@ export async function listOrganizationsOfUser(knex: Knex, userId: string, window
       .select([...COLUMNS, 'm.role'])
       .orderBy([{ column: 'o.created_at' }, { column: 'o.id' }]),
     window,
+    total,
   );
   return { items: rows.map((row) => ({ ...fromRow(row), role: row.role })), total };
 }
