@@ -345,13 +345,16 @@ export interface components {
          *     - Every string operator (`eq`, `neq`, `contains`, `starts_with`, `ends_with` on a
          *       text field) is case-sensitive and treats `%`, `_` and `\` in the value literally
          *       (no wildcards, no escapes).
-         *     - `gt`, `lt`, `gte`, `lte` need a `value` that parses as a finite number (else 422)
-         *       and compare numerically. On the text fields `trace_id`, `span_id`, `span_name`,
+         *     - `gt`, `lt`, `gte`, `lte` need a numeric `value` (else 422) and compare numerically.
+         *       A numeric `value` is a JSON number literal (RFC 8259) whose value is finite:
+         *       `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, nothing before or after it
+         *       (`"250"`, `"-0.5"`, `"2e3"`; not `" 5"`, `"+5"`, `".5"`, `"05"`, `"0x10"`, or
+         *       `"1e400"`, which is no finite number). On the text fields `trace_id`, `span_id`, `span_name`,
          *       `span_kind`, `service_name`, `unit`, `parent_unit`, `billing.*` and `usage.unit`
          *       they are a 422.
          *     - On the numeric fields `duration_ms`, `cost` and `usage.amount`, `contains`,
-         *       `starts_with` and `ends_with` are a 422, and `eq`/`neq` need a numeric `value`
-         *       (else 422) and compare numerically.
+         *       `starts_with` and `ends_with` are a 422, and `eq`/`neq` need a numeric `value` (the
+         *       same JSON number literal; else 422) and compare numerically.
          *     - Attribute paths (`span_attributes.<key>`, `resource_attributes.<key>`) name one
          *       attribute by its whole flat dotted key (`span_attributes.http.response.status_code`
          *       is the span attribute `http.response.status_code`). String operators compare the
@@ -384,7 +387,12 @@ export interface components {
         FilterCondition: {
             field: components["schemas"]["FilterField"];
             op: components["schemas"]["FilterOperator"];
-            /** @description The value to compare with; numeric comparisons carry the number as a string (`"250"`, `"0.5"`). */
+            /**
+             * @description The value to compare with. Numeric comparisons carry the number as a string holding
+             *     a finite JSON number literal and nothing else (`"250"`, `"0.5"`, `"-1e3"`; not
+             *     `" 250"`, `"+5"` or `"0x10"`): see FilterNode. A text value may be as long as the
+             *     request body allows, for every operator.
+             */
             value: string;
         };
         /** @description Matches when every member matches (`[]` matches everything). */

@@ -10,6 +10,7 @@ import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../http/errors.js';
 import { findActiveOrganization, listOrganizationsOfUser, type OrganizationRecord } from '../storage/accounts/organizations.js';
 import type { Paged } from '../storage/accounts/paging.js';
+import { slicePage } from '../storage/page-window.js';
 import { toIsoRequired } from '../storage/time.js';
 import { callingUser, pageRequest, pagination, requestScope } from './request.js';
 
@@ -54,7 +55,7 @@ export function listOrganizations({ knex }: ServiceDeps) {
       // An API key sees its own application's organization, as a member.
       const own = await findActiveOrganization(knex, principal.organizationId);
       const all = own ? [{ ...own, role: 'member' as const }] : [];
-      found = { items: all.slice(page.window.offset, page.window.offset + page.window.limit), total: all.length };
+      found = { items: slicePage(all, page.window), total: all.length };
     }
     const body: Schemas['OrganizationList'] = {
       organizations: found.items.map((organization) => organizationBody(organization, organization.role)),

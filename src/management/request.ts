@@ -4,7 +4,7 @@ import type { Context as KoaContext } from 'koa';
 import { principalOf, scopeOf, type RequestScope, type UserPrincipal } from '../auth/principal.js';
 import { ForbiddenError } from '../http/errors.js';
 import type { components } from '../generated/management.js';
-import type { PageWindow } from '../storage/accounts/paging.js';
+import { pageWindow, type PageWindow } from '../storage/page-window.js';
 
 /** The calling dashboard user; the document's `x-principals: [user]` already turned API keys away. */
 export function callingUser(ctx: KoaContext): UserPrincipal {
@@ -30,7 +30,7 @@ export interface PageRequest {
 export function pageRequest(query: { page?: number; limit?: number } | undefined): PageRequest {
   const page = query?.page ?? 1;
   const limit = query?.limit ?? 20;
-  return { page, limit, window: { limit, offset: (page - 1) * limit } };
+  return { page, limit, window: pageWindow(page, limit) };
 }
 
 export function pagination({ page, limit }: PageRequest, total: number): components['schemas']['Pagination'] {

@@ -136,6 +136,16 @@ onEachDatabase('filter semantics', (app) => {
     });
   }
 
+  for (const value of [' 5', '+5', '0x10', '5 ', '.5', '1e400']) {
+    it(`answers 422 at the value to the numeric value "${value}", which is no finite JSON number`, async () => {
+      for (const field of ['cost', 'span_attributes.http.status_code']) {
+        const response = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: { and: [c(field, 'gte', value)] } } });
+        expect(response.status, response.text).to.equal(422);
+        expect(response.body.detail).to.deep.include({ loc: ['body', 'filter', 'and', 0, 'value'], msg: `"gte" on "${field}" needs a finite number, got "${value}"`, type: 'float_parsing' });
+      }
+    });
+  }
+
   it('answers 422, never 500, one level past the nesting limit', async () => {
     const response = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: nested(101, c('span_name', 'eq', 'x')) } });
     expect(response.status).to.equal(422);

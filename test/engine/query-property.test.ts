@@ -27,7 +27,7 @@ const TEXTS = [
   '*', '?x', '[a]', '!', '!%', 'x\ny',
 ];
 const NUMBERS = [0, 1, -1.5, 2.5, 200, 0.1, 1e21, 123456789.25, 4611686018427387904, 1e-7, 470562540];
-const NUMBER_VALUES = ['0', '1', '-1.5', '2.5', '200', '0.1', '1e21', '123456789.25', '1e3', '0x10', ' 7', '470562540', '1.5', '-0', '4611686018427387904'];
+const NUMBER_VALUES = ['0', '1', '-1.5', '2.5', '200', '0.1', '1e21', '123456789.25', '1e3', '2E-1', '-12.50', '470562540', '1.5', '-0', '4611686018427387904'];
 const KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
 const KIND_VALUES = ['SERVER', 'CLIENT', 'INTERNAL', 'PRODUCER', 'CONSUMER', 'UNSPECIFIED', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'server', 'KIND_SERVER', '_SERVER'];
 const KEYS = ['http.method', 'http.status_code', 'retry', 'tags', 'meta', 'a_b', 'x.y.z', 'service.name'];

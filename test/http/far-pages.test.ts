@@ -1,37 +1,88 @@
 // A page number far past the end, up to what fits no 64-bit offset, is an empty page on every
-// list: never a 500 from an offset the database cannot take.
+// list: never a 500 from an offset the database cannot take, and never rows from an offset that
+// wrapped or was misread. Every list holds rows, so that a wrong offset shows.
 import { expect } from 'chai';
+import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { callerFor, createOrganization, dashboardUser } from '../support/management.js';
+import { callerFor, createApiKey, createApplication, createOrganization, dashboardUser, expectStatus, keyToken } from '../support/management.js';
+import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
-const WINDOW = { start_time: '2026-11-01T00:00:00Z', end_time: '2026-11-02T00:00:00Z' };
-const FAR_PAGES = ['1000000000', '9007199254740993', '99999999999999999999999'];
+const WINDOW = { start_time: '2025-11-22T00:00:00Z', end_time: '2025-11-23T00:00:00Z' };
+const START = 1_763_800_000_000_000_000n; // 2025-11-22T08:26:40Z, inside WINDOW
+// Around 2^53 (past exact doubles), 2^63 (past SQLite's and MariaDB's signed offsets) and 2^64.
+const FAR_PAGES = [
+  '1000000000',
+  '90071992547410',
+  '9007199254740993',
+  '92233720368547758',
+  '9223372036854775807',
+  '9223372036854775808',
+  '9223372036854775809',
+  '18446744073709551615',
+  '18446744073709551616',
+  '99999999999999999999999',
+];
+const LIMITS = Array.from({ length: 100 }, (_, index) => index + 1);
 
 onEachDatabase('pages far past the end', (app) => {
-  it('answers an empty page on the engine lists', async () => {
+  it('answers an empty page on the engine lists, with every limit', async () => {
     const caller = await engineCaller(app());
+    const spans = [1n, 2n, 3n].map((n) =>
+      spanRow({ application_id: caller.appId, trace_id: n.toString(16).padStart(32, '0'), span_id: n.toString(16).padStart(16, '0'), start_time_unix_nano: (START + n).toString() }),
+    );
+    await storeSpans(app().server.knex, spans);
+    const lists = [
+      ['POST', '/engine/query', WINDOW, {}],
+      ['POST', '/traces', WINDOW, {}],
+      ['GET', '/traces/live', WINDOW, undefined],
+      ['GET', '/traces/live', {}, undefined],
+    ] as const;
+    for (const [method, path, window, json] of lists) {
+      const first = await call(app().url, method, path, { query: { ...window, limit: 100 }, headers: caller.headers, json });
+      expect(first.body.data, `${path} page 1`).to.have.length(3);
+    }
     for (const page of FAR_PAGES) {
-      for (const [method, path, json] of [
-        ['POST', '/engine/query', {}],
-        ['POST', '/traces', {}],
-        ['GET', '/traces/live', undefined],
-      ] as const) {
-        const response = await call(app().url, method, path, { query: { ...WINDOW, page, limit: 100 }, headers: caller.headers, json });
-        expect(response.status, `${path} page ${page}: ${response.text}`).to.equal(200);
-        expect(response.body.data, `${path} page ${page}`).to.deep.equal([]);
+      for (const limit of LIMITS) {
+        for (const [method, path, window, json] of lists) {
+          const response = await call(app().url, method, path, { query: { ...window, page, limit }, headers: caller.headers, json });
+          expect(response.status, `${path} page ${page} limit ${limit}: ${response.text}`).to.equal(200);
+          expect(response.body.data, `${path} page ${page} limit ${limit}`).to.deep.equal([]);
+        }
       }
     }
   });
 
-  it('answers an empty page on the management lists', async () => {
+  it('answers an empty page on the management lists, with every limit', async () => {
     const as = callerFor(app(), (await dashboardUser(app(), 'Paula')).token);
     const orgId = await createOrganization(as);
+    await createOrganization(as, 'Second');
+    const appId = await createApplication(as, orgId);
+    await createApplication(as, orgId);
+    const { apiKey, secret } = await createApiKey(as, appId, ['read:organizations']);
+    await createApiKey(as, appId);
+    expectStatus(await as('POST', `/organizations/${orgId}/members`, { json: { email: 'quinn@example.com' } }), 201);
+    const asKey = callerFor(app(), await keyToken(app(), apiKey, secret));
+    const lists = [
+      [as, '/organizations', {}, 'organizations'],
+      [asKey, '/organizations', {}, 'organizations'],
+      [as, `/organizations/${orgId}/members`, {}, 'data'],
+      [as, '/applications', { organization_id: orgId }, 'data'],
+      [as, '/api-keys', { app_id: appId }, 'data'],
+    ] as const;
+    for (const [caller, path, query, items] of lists) {
+      const first = await caller('GET', path, { query: { ...query, limit: 100 } });
+      expectStatus(first, 200);
+      expect(first.body[items], `${path} page 1`).to.not.be.empty;
+    }
     for (const page of FAR_PAGES) {
-      for (const path of ['/organizations', `/organizations/${orgId}/members`]) {
-        const response = await as('GET', path, { query: { page, limit: 100 } });
-        expect(response.status, `${path} page ${page}: ${response.text}`).to.equal(200);
+      for (const limit of LIMITS) {
+        for (const [caller, path, query, items] of lists) {
+          const response = await caller('GET', path, { query: { ...query, page, limit } });
+          expect(response.status, `${path} page ${page} limit ${limit}: ${response.text}`).to.equal(200);
+          expect(response.body[items], `${path} page ${page} limit ${limit}`).to.deep.equal([]);
+        }
       }
     }
   });

@@ -1,7 +1,8 @@
-// Step 3 of the filter compiler: the validated AST (step 1) becomes a Knex where-callback.
-// Fields resolve through the field table (targets.ts) to trusted column names; every value a
-// caller sent is bound as a parameter, never written into the SQL text. Dialect differences
-// come from one small module per database (dialects/).
+// Step 3 of the filter compiler: the validated AST (step 1) becomes one SQL fragment, applied
+// by a Knex where-callback; its groups are balanced trees (joinBalanced). Fields resolve
+// through the field table (targets.ts) to trusted column names; every value a caller sent is
+// bound as a parameter, never written into the SQL text. Dialect differences come from one
+// small module per database (dialects/).
 //
 // Semantics (decisions.md, "Spans: querying"): `and: []` is true and `or: []` false; a condition
 // on an absent value (NULL column, missing or JSON-null attribute) is NULL, which the filter
@@ -53,28 +54,47 @@ export function conditionSql(condition: Condition, { dialect, column }: CompileO
   return compare(dialect.attributeNumber(source, target.key), op, Number(value));
 }
 
-function applyNode(builder: Knex.QueryBuilder, node: FilterNode, options: CompileOptions): void {
-  if (node.kind === 'condition') {
-    const { sql, bindings } = conditionSql(node, options);
-    builder.whereRaw(sql, bindings);
-    return;
+/** A compiled node: its SQL, and how many AND/OR levels deep its expression tree is. */
+interface Compiled extends SqlFragment {
+  height: number;
+}
+
+/** As an operand of AND/OR: a group's own expression in parentheses (they shape the parse tree). */
+function operand(node: Compiled): string {
+  return node.height > 0 ? `(${node.sql})` : node.sql;
+}
+
+/**
+ * The children of a group joined by one operator as a binary tree that keeps their order and is
+ * split where half of the weight 2^height lies on each side. A chain `a OR b OR c ...` parses as
+ * deep as it is long, past SQLite's expression depth of 1000 at 999 siblings; this tree is about
+ * log2(Σ 2^height) deep, so that a filter within the documented limits stays near 100 levels
+ * whatever its shape (a deep child sits near the top, shallow siblings share the rest).
+ */
+function joinBalanced(children: Compiled[], operator: 'and' | 'or', weights: number[], from: number, to: number): Compiled {
+  if (to - from === 1) return children[from] as Compiled;
+  let total = 0;
+  for (let index = from; index < to; index += 1) total += weights[index] as number;
+  let split = from + 1;
+  let left = weights[from] as number;
+  while (split < to - 1 && left + (weights[split] as number) / 2 < total / 2) {
+    left += weights[split] as number;
+    split += 1;
   }
-  if (node.children.length === 0) {
-    builder.whereRaw(node.kind === 'and' ? '1 = 1' : '1 = 0');
-    return;
-  }
-  for (const child of node.children) {
-    const nested = (inner: Knex.QueryBuilder) => applyNode(inner, child, options);
-    if (node.kind === 'and') {
-      if (child.kind === 'condition') applyNode(builder, child, options);
-      else builder.where(nested);
-    } else if (child.kind === 'condition') {
-      const { sql, bindings } = conditionSql(child, options);
-      builder.orWhereRaw(sql, bindings);
-    } else {
-      builder.orWhere(nested);
-    }
-  }
+  const head = joinBalanced(children, operator, weights, from, split);
+  const tail = joinBalanced(children, operator, weights, split, to);
+  return {
+    sql: `${operand(head)} ${operator} ${operand(tail)}`,
+    bindings: [...head.bindings, ...tail.bindings],
+    height: Math.max(head.height, tail.height) + 1,
+  };
+}
+
+function compileNode(node: FilterNode, options: CompileOptions): Compiled {
+  if (node.kind === 'condition') return { ...conditionSql(node, options), height: 0 };
+  if (node.children.length === 0) return { sql: node.kind === 'and' ? '1 = 1' : '1 = 0', bindings: [], height: 0 };
+  const children = node.children.map((child) => compileNode(child, options));
+  return joinBalanced(children, node.kind, children.map((child) => 2 ** child.height), 0, children.length);
 }
 
 /**
@@ -83,5 +103,6 @@ function applyNode(builder: Knex.QueryBuilder, node: FilterNode, options: Compil
  */
 export function compileFilter(filter: FilterNode | null, options: CompileOptions): ((builder: Knex.QueryBuilder) => void) | undefined {
   if (filter === null) return undefined;
-  return (builder: Knex.QueryBuilder) => applyNode(builder, filter, options);
+  const { sql, bindings } = compileNode(filter, options);
+  return (builder: Knex.QueryBuilder) => builder.whereRaw(sql, bindings);
 }

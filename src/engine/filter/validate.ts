@@ -2,6 +2,7 @@
 // Every problem is reported once, at the node where it is, as a 422 `detail` entry.
 import type { ValidationIssue } from '../../http/errors.js';
 import {
+  JSON_NUMBER,
   MAX_FILTER_DEPTH,
   MAX_FILTER_NODES,
   NUMERIC_OPERATORS,
@@ -22,8 +23,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+// Number() alone also reads ` 5`, `+5` and `0x10` (as 16); `1e400` is the grammar's but infinite.
 function isFiniteNumberText(value: string): boolean {
-  return value.trim() !== '' && Number.isFinite(Number(value));
+  return JSON_NUMBER.test(value) && Number.isFinite(Number(value));
 }
 
 class FilterValidator {

@@ -2,7 +2,7 @@
 // conditional writes (`where deleted_at is null`) whose affected-row count decides who won a race.
 import type { Knex } from 'knex';
 import type { Permission } from '../../accounts/permissions.js';
-import { totalOf, type Paged, type PageWindow } from './paging.js';
+import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -69,12 +69,14 @@ export async function findActiveApiKey(knex: Knex, id: string): Promise<ApiKeyRe
 export async function listApiKeys(knex: Knex, applicationId: string, window: PageWindow): Promise<Paged<ApiKeyRecord>> {
   const query = activeKeys(knex).where('k.application_id', applicationId);
   const total = await totalOf(query);
-  const rows = (await query
-    .clone()
-    .select(COLUMNS)
-    .orderBy([{ column: 'k.created_at' }, { column: 'k.id' }])
-    .limit(window.limit)
-    .offset(window.offset)) as ApiKeyRow[];
+  const rows = await readPage<ApiKeyRow>(
+    query
+      .clone()
+      .select(COLUMNS)
+      .orderBy([{ column: 'k.created_at' }, { column: 'k.id' }]),
+    window,
+    total,
+  );
   return { items: rows.map(fromRow), total };
 }
 

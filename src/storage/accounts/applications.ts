@@ -1,7 +1,7 @@
 // Applications of organizations. Region and pricing plan are written once, at insert; deleting an
 // application soft-deletes its API keys in the same transaction.
 import type { Knex } from 'knex';
-import { totalOf, type Paged, type PageWindow } from './paging.js';
+import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
 
 export type Region = 'US' | 'EU';
 export type PricingPlan = 'free' | 'pro' | 'enterprise';
@@ -64,12 +64,14 @@ export async function listApplications(knex: Knex, filter: ApplicationFilter, wi
   if (filter.region !== undefined) query.where('a.region', filter.region);
   if (filter.pricingPlan !== undefined) query.where('a.pricing_plan', filter.pricingPlan);
   const total = await totalOf(query);
-  const rows = (await query
-    .clone()
-    .select(COLUMNS)
-    .orderBy([{ column: 'a.created_at' }, { column: 'a.id' }])
-    .limit(window.limit)
-    .offset(window.offset)) as ApplicationRecord[];
+  const rows = await readPage<ApplicationRecord>(
+    query
+      .clone()
+      .select(COLUMNS)
+      .orderBy([{ column: 'a.created_at' }, { column: 'a.id' }]),
+    window,
+    total,
+  );
   return { items: rows.map(fromRow), total };
 }
 

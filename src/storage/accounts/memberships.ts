@@ -2,7 +2,7 @@
 // (no issuer yet) is `invited`; removal is soft, and adding the person again revives the row.
 import type { Knex } from 'knex';
 import type { Role } from '../../accounts/permissions.js';
-import { totalOf, type Paged, type PageWindow } from './paging.js';
+import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
 
 export type MemberStatus = 'active' | 'invited';
 
@@ -47,12 +47,14 @@ function activeMemberships(knex: Knex, organizationId: string): Knex.QueryBuilde
 export async function listMembers(knex: Knex, organizationId: string, window: PageWindow): Promise<Paged<MemberRecord>> {
   const query = activeMemberships(knex, organizationId);
   const total = await totalOf(query);
-  const rows = (await query
-    .clone()
-    .select(COLUMNS)
-    .orderBy([{ column: 'm.created_at' }, { column: 'm.user_id' }])
-    .limit(window.limit)
-    .offset(window.offset)) as MemberRow[];
+  const rows = await readPage<MemberRow>(
+    query
+      .clone()
+      .select(COLUMNS)
+      .orderBy([{ column: 'm.created_at' }, { column: 'm.user_id' }]),
+    window,
+    total,
+  );
   return { items: rows.map(fromRow), total };
 }
 

@@ -2,7 +2,7 @@
 // serialises the writes that must see a consistent organization (members, applications, delete).
 import type { Knex } from 'knex';
 import type { Role } from '../../accounts/permissions.js';
-import { totalOf, type Paged, type PageWindow } from './paging.js';
+import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
 
 export interface Address {
   street: string;
@@ -105,12 +105,14 @@ export async function listOrganizationsOfUser(knex: Knex, userId: string, window
     .whereNull('m.deleted_at')
     .whereNull('o.deleted_at');
   const total = await totalOf(query);
-  const rows = (await query
-    .clone()
-    .select([...COLUMNS, 'm.role'])
-    .orderBy([{ column: 'o.created_at' }, { column: 'o.id' }])
-    .limit(window.limit)
-    .offset(window.offset)) as Array<OrganizationRow & { role: Role }>;
+  const rows = await readPage<OrganizationRow & { role: Role }>(
+    query
+      .clone()
+      .select([...COLUMNS, 'm.role'])
+      .orderBy([{ column: 'o.created_at' }, { column: 'o.id' }]),
+    window,
+    total,
+  );
   return { items: rows.map((row) => ({ ...fromRow(row), role: row.role })), total };
 }
 

@@ -3,10 +3,7 @@
 import type { Knex } from 'knex';
 import { retryOnLockConflict } from '../retry.js';
 
-export interface PageWindow {
-  limit: number;
-  offset: number;
-}
+export { readPage, type PageWindow } from '../page-window.js';
 
 export interface Paged<T> {
   items: T[];

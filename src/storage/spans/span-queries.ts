@@ -14,6 +14,7 @@ import type { FilterDialect } from '../../engine/filter/dialects/dialect.js';
 import { dialectFor } from '../../engine/filter/dialects/index.js';
 import { targetOf, type FilterColumn } from '../../engine/filter/targets.js';
 import { bigintAsText, isMysql } from '../database.js';
+import { pageWindow, readPage, type PageWindow } from '../page-window.js';
 import { SPAN_ROW_COLUMNS, type SpanRow } from './span-row.js';
 
 export interface PageRequest {
@@ -60,10 +61,6 @@ export interface StoredTraceSummary {
 const SPAN_COLUMNS = SPAN_ROW_COLUMNS.filter(
   (column) => !['application_id', 'received_at', 'start_time_unix_nano', 'end_time_unix_nano', 'resource_attributes', 'span_attributes'].includes(column),
 );
-
-function offsetOf({ page, limit }: PageRequest): number {
-  return (page - 1) * limit;
-}
 
 function asNumber(value: unknown): number {
   return typeof value === 'number' ? value : Number(value);
@@ -122,9 +119,13 @@ function betweenNanos(dialect: FilterDialect, column: string, startNs: bigint | 
 }
 
 /** The rows of one page and the total over all pages, read at the same time. */
-async function pageAndTotal<T>(base: () => Knex.QueryBuilder, page: (query: Knex.QueryBuilder) => Promise<T[]>, request: PageRequest): Promise<Page<T>> {
+async function pageAndTotal<T>(
+  base: () => Knex.QueryBuilder,
+  page: (query: Knex.QueryBuilder, window: PageWindow) => Promise<T[]>,
+  request: PageRequest,
+): Promise<Page<T>> {
   const [rows, counted] = await Promise.all([
-    page(base().limit(request.limit).offset(offsetOf(request))),
+    page(base(), pageWindow(request.page, request.limit)),
     base().count({ total: '*' }) as Promise<Array<{ total: unknown }>>,
   ]);
   return { rows, total: asNumber(counted[0]?.total ?? 0) };
@@ -143,12 +144,15 @@ export async function findSpans(knex: Knex, query: WindowFilter & PageRequest): 
       });
   return pageAndTotal(
     base,
-    async (builder) => {
-      const rows: Array<Record<string, unknown>> = await selectSpanColumns(knex, builder, 's').orderBy([
-        { column: 's.start_time_unix_nano', order: 'desc' },
-        { column: 's.trace_id' },
-        { column: 's.span_id' },
-      ]);
+    async (builder, window) => {
+      const rows = await readPage<Record<string, unknown>>(
+        selectSpanColumns(knex, builder, 's').orderBy([
+          { column: 's.start_time_unix_nano', order: 'desc' },
+          { column: 's.trace_id' },
+          { column: 's.span_id' },
+        ]),
+        window,
+      );
       return rows.map(normaliseSpan);
     },
     query,
@@ -209,14 +213,17 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
 export async function findTraces(knex: Knex, query: TraceQuery & PageRequest): Promise<Page<StoredTraceSummary>> {
   return pageAndTotal(
     () => matchingTraces(knex, query),
-    async (builder) => {
+    async (builder, window) => {
       // Sorted after the window is found (traces_by_root_start or the primary key, as the
       // optimizer judges): an index in list order would let a page with few matches walk every
       // older trace of the application, since the window bounds the root's start, not the order.
-      const rows: Array<Record<string, unknown>> = await builder
-        .select('t.trace_id', 't.span_name', 't.duration_ms', 't.spans_count', 't.total_cost', 't.service_name', 't.unit', 't.parent_unit')
-        .select({ min_start_time_unix_nano: bigintAsText(knex, 't.min_start_time_unix_nano') })
-        .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }]);
+      const rows = await readPage<Record<string, unknown>>(
+        builder
+          .select('t.trace_id', 't.span_name', 't.duration_ms', 't.spans_count', 't.total_cost', 't.service_name', 't.unit', 't.parent_unit')
+          .select({ min_start_time_unix_nano: bigintAsText(knex, 't.min_start_time_unix_nano') })
+          .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }]),
+        window,
+      );
       return rows.map((row) => ({
         ...(row as unknown as StoredTraceSummary),
         duration_ms: asNumber(row.duration_ms),
@@ -334,19 +341,21 @@ export async function recentSpans(
   const windowed = query.startNs !== undefined || query.endNs !== undefined;
   const base = (from: string | Knex.Raw = 'spans as s') =>
     knex.from(from).where('s.application_id', query.applicationId).modify(betweenNanos(dialect, 's.start_time_unix_nano', query.startNs, query.endNs));
+  const window = pageWindow(query.page, query.limit);
   const page = async (): Promise<StoredSpan[]> => {
     if (!windowed) {
       // The (application_id, seq) index read backwards: the page, and nothing more.
-      const rows = (await selectSpanColumns(knex, base(), 's').orderBy('s.seq', 'desc').limit(query.limit).offset(offsetOf(query))) as Array<Record<string, unknown>>;
+      const rows = await readPage<Record<string, unknown>>(selectSpanColumns(knex, base(), 's').orderBy('s.seq', 'desc'), window);
       return rows.map(normaliseSpan);
     }
     // With a window, walking the receive order from the newest span can pass every span received
     // after the window first; the window's own (start time) index bounds the work by its size.
-    const keys = (await base(knex.raw(dialect.tableThroughIndex('spans', 's', 'spans_newest_first')))
-      .select({ seq: 's.seq' })
-      .orderBy('s.seq', 'desc')
-      .limit(query.limit)
-      .offset(offsetOf(query))) as Array<{ seq: unknown }>;
+    const keys = await readPage<{ seq: unknown }>(
+      base(knex.raw(dialect.tableThroughIndex('spans', 's', 'spans_newest_first')))
+        .select({ seq: 's.seq' })
+        .orderBy('s.seq', 'desc'),
+      window,
+    );
     const bySeq = new Map((await spansBySeq(knex, query.applicationId, keys.map((key) => String(key.seq)))).map((span) => [span.seq, span]));
     return keys.map((key) => bySeq.get(String(key.seq))).filter((span): span is StoredSpan => span !== undefined);
   };

@@ -3,16 +3,19 @@
 // always bound; only trusted column names appear in the SQL text.
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
+import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../../src/engine/filter/ast.js';
 import { compileFilter } from '../../../src/engine/filter/compile.js';
 import type { FilterDialect } from '../../../src/engine/filter/dialects/dialect.js';
-import { escapeLike, mysqlDialect } from '../../../src/engine/filter/dialects/mysql.js';
-import { escapeGlob, sqliteDialect } from '../../../src/engine/filter/dialects/sqlite.js';
+import { escapeLike, LIKE_VALUE_LIMIT, mysqlDialect } from '../../../src/engine/filter/dialects/mysql.js';
+import { escapeGlob, GLOB_PATTERN_LIMIT, sqliteDialect } from '../../../src/engine/filter/dialects/sqlite.js';
 import { storedSpanKind, targetOf } from '../../../src/engine/filter/targets.js';
 import { validateFilter } from '../../../src/engine/filter/validate.js';
 
 const c = (field: string, op: string, value: string) => ({ field, op, value });
 const PATH = '$."http.method"';
 const NUMBER_PATH = '$."k8s.replicas"';
+/** A value whose pattern passes SQLite's GLOB limit (50,000 bytes): `*` and `%` stay literal. */
+const LONG = `${'*%_'.repeat(17_000)}🚀`;
 
 const SQLITE_TEXT = `(CASE json_type(s.span_attributes, ?) WHEN 'text' THEN json_extract(s.span_attributes, ?) WHEN 'null' THEN NULL ELSE s.span_attributes -> ? END)`;
 const SQLITE_NUMBER =
@@ -29,6 +32,20 @@ const MYSQL_NUMBER =
 const MYSQL_NUMBER_REGEXP = '^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?\\z';
 
 type Want = { sql: string; bindings: unknown[] };
+
+/** Five equal siblings as the compiler joins them: a balanced tree in their order, in Knex's parentheses. */
+const balancedFive = (sql: string, op: string) => `((${sql} ${op} ${sql}) ${op} (${sql} ${op} (${sql} ${op} ${sql})))`;
+
+/** How deeply the parentheses of an SQL text nest: the depth of the AND/OR tree the database parses. */
+function parenthesisDepth(sql: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const character of sql.replace(/'[^']*'/g, '')) {
+    if (character === '(') deepest = Math.max(deepest, ++depth);
+    else if (character === ')') depth -= 1;
+  }
+  return deepest;
+}
 type Case = [name: string, filter: unknown, want: { sqlite: Want; mysql: Want }];
 
 const CASES: Case[] = [
@@ -73,8 +90,8 @@ const CASES: Case[] = [
     mysql: { sql: "(CONVERT(JSON_VALUE(s.span_attributes, ?) USING utf8mb4) COLLATE utf8mb4_bin LIKE ? ESCAPE '!')", bindings: [PATH, 'GET!_1'] },
   }],
   ['attribute eq a text a number, boolean, array or object can have: the text form', { or: ['200', '-1.5e3', 'true', '[1]', '{}'].map((value) => c('span_attributes.http.method', 'eq', value)) }, {
-    sqlite: { sql: `(${Array(5).fill(`${SQLITE_TEXT} = ?`).join(' or ')})`, bindings: ['200', '-1.5e3', 'true', '[1]', '{}'].flatMap((value) => [PATH, PATH, PATH, value]) },
-    mysql: { sql: `(${Array(5).fill(`${MYSQL_TEXT} LIKE ? ESCAPE '!'`).join(' or ')})`, bindings: ['200', '-1.5e3', 'true', '[1]', '{}'].flatMap((value) => [PATH, PATH, PATH, PATH, PATH, value]) },
+    sqlite: { sql: balancedFive(`${SQLITE_TEXT} = ?`, 'or'), bindings: ['200', '-1.5e3', 'true', '[1]', '{}'].flatMap((value) => [PATH, PATH, PATH, value]) },
+    mysql: { sql: balancedFive(`${MYSQL_TEXT} LIKE ? ESCAPE '!'`, 'or'), bindings: ['200', '-1.5e3', 'true', '[1]', '{}'].flatMap((value) => [PATH, PATH, PATH, PATH, PATH, value]) },
   }],
   ['attribute, text form, neq', c('span_attributes.http.method', 'neq', 'GET'), {
     sqlite: { sql: `(${SQLITE_TEXT} <> ?)`, bindings: [PATH, PATH, PATH, 'GET'] },
@@ -84,9 +101,37 @@ const CASES: Case[] = [
     sqlite: { sql: `(${SQLITE_NUMBER} < ?)`, bindings: [...Array(6).fill(NUMBER_PATH), 3] },
     mysql: { sql: `(${MYSQL_NUMBER} < ?)`, bindings: [...Array(6).fill(NUMBER_PATH), MYSQL_NUMBER_REGEXP, NUMBER_PATH, 3] },
   }],
-  ['empty groups are constants; nested groups are parenthesised', { or: [{ and: [] }, { or: [] }, { and: [c('unit', 'eq', 'a'), c('parent_unit', 'neq', 'b')] }] }, {
-    sqlite: { sql: '((1 = 1) or (1 = 0) or (s.unit = ? and s.parent_unit <> ?))', bindings: ['a', 'b'] },
-    mysql: { sql: "((1 = 1) or (1 = 0) or ((s.unit = ? AND s.unit LIKE ? ESCAPE '!') and s.parent_unit NOT LIKE ? ESCAPE '!'))", bindings: ['a', 'a', 'b'] },
+  ['empty groups are constants; nested groups are parenthesised; a deeper child is joined nearer the top', { or: [{ and: [] }, { or: [] }, { and: [c('unit', 'eq', 'a'), c('parent_unit', 'neq', 'b')] }] }, {
+    sqlite: { sql: '((1 = 1 or 1 = 0) or (s.unit = ? and s.parent_unit <> ?))', bindings: ['a', 'b'] },
+    mysql: { sql: "((1 = 1 or 1 = 0) or ((s.unit = ? AND s.unit LIKE ? ESCAPE '!') and s.parent_unit NOT LIKE ? ESCAPE '!'))", bindings: ['a', 'a', 'b'] },
+  }],
+  ['a group of one is its member', { and: [{ or: [c('unit', 'eq', 'a')] }] }, {
+    sqlite: { sql: '(s.unit = ?)', bindings: ['a'] },
+    mysql: { sql: "((s.unit = ? AND s.unit LIKE ? ESCAPE '!'))", bindings: ['a', 'a'] },
+  }],
+  ['siblings keep their order', { and: ['a', 'b', 'c', 'd'].map((value) => c('span_name', 'neq', value)) }, {
+    sqlite: { sql: '((s.span_name <> ? and s.span_name <> ?) and (s.span_name <> ? and s.span_name <> ?))', bindings: ['a', 'b', 'c', 'd'] },
+    mysql: { sql: "((s.span_name NOT LIKE ? ESCAPE '!' and s.span_name NOT LIKE ? ESCAPE '!') and (s.span_name NOT LIKE ? ESCAPE '!' and s.span_name NOT LIKE ? ESCAPE '!'))", bindings: ['a', 'b', 'c', 'd'] },
+  }],
+  ['contains past the GLOB pattern limit (SQLite) and LIKE_VALUE_LIMIT (MariaDB): no pattern', c('span_name', 'contains', LONG), {
+    sqlite: { sql: '(instr(s.span_name, ?) > 0)', bindings: [LONG] },
+    mysql: { sql: '(LOCATE(CAST(? AS BINARY), CAST(s.span_name AS BINARY)) > 0)', bindings: [LONG] },
+  }],
+  ['starts_with past the limits', c('span_name', 'starts_with', LONG), {
+    sqlite: { sql: '(instr(s.span_name, ?) = 1)', bindings: [LONG] },
+    mysql: { sql: '(LEFT(CAST(s.span_name AS BINARY), LENGTH(?)) = CAST(? AS BINARY))', bindings: [LONG, LONG] },
+  }],
+  ['ends_with past the limits, on an attribute', c('span_attributes.http.method', 'ends_with', LONG), {
+    sqlite: { sql: `(substr(${SQLITE_TEXT}, -length(?)) = ?)`, bindings: [PATH, PATH, PATH, LONG, LONG] },
+    mysql: { sql: `(RIGHT(CAST(${MYSQL_TEXT} AS BINARY), LENGTH(?)) = CAST(? AS BINARY))`, bindings: [PATH, PATH, PATH, PATH, PATH, LONG, LONG] },
+  }],
+  ['a pattern of exactly the GLOB limit stays GLOB; a value past 1000 bytes leaves LIKE', c('span_name', 'contains', 'x'.repeat(GLOB_PATTERN_LIMIT - 2)), {
+    sqlite: { sql: '(s.span_name GLOB ?)', bindings: [`*${'x'.repeat(GLOB_PATTERN_LIMIT - 2)}*`] },
+    mysql: { sql: '(LOCATE(CAST(? AS BINARY), CAST(s.span_name AS BINARY)) > 0)', bindings: ['x'.repeat(GLOB_PATTERN_LIMIT - 2)] },
+  }],
+  ['1000 bytes of 2-byte characters stay LIKE', c('span_name', 'ends_with', 'é'.repeat(LIKE_VALUE_LIMIT / 2)), {
+    sqlite: { sql: '(s.span_name GLOB ?)', bindings: [`*${'é'.repeat(LIKE_VALUE_LIMIT / 2)}`] },
+    mysql: { sql: "(s.span_name LIKE ? ESCAPE '!')", bindings: [`%${'é'.repeat(LIKE_VALUE_LIMIT / 2)}`] },
   }],
   ['a top-level empty and', { and: [] }, { sqlite: { sql: '(1 = 1)', bindings: [] }, mysql: { sql: '(1 = 1)', bindings: [] } }],
   ['a top-level empty or', { or: [] }, { sqlite: { sql: '(1 = 0)', bindings: [] }, mysql: { sql: '(1 = 0)', bindings: [] } }],
@@ -122,6 +167,31 @@ describe('filter compiler: SQL and bindings per dialect', () => {
         const { sql, bindings } = compiled(knex, dialect, { or: [c('span_name', 'eq', hostile), c('span_attributes.a', 'contains', hostile)] });
         expect(sql).not.to.include('DROP');
         expect(bindings.some((binding) => String(binding).includes('DROP TABLE'))).to.equal(true);
+      });
+
+      // SQLite parses `a OR b OR c ...` into a tree as deep as the chain (its limit: 1000).
+      it('joins siblings as a tree about log2(siblings) deep, never as a chain', () => {
+        const wide = { and: [{ or: Array.from({ length: 999 }, (_, index) => c('span_name', 'eq', `v${index}`)) }, { or: Array.from({ length: 998 }, (_, index) => c('unit', 'neq', `u${index}`)) }] };
+        const { sql } = compiled(knex, dialect, wide);
+        const conditionDepth = dialectName === 'sqlite' ? 0 : 1;
+        expect(parenthesisDepth(sql)).to.be.at.most(1 + 1 + 10 + conditionDepth);
+        expect(sql.match(/ or /g)).to.have.length(999 - 1 + 998 - 1);
+      });
+
+      it(`keeps the worst shapes within the limits about ${MAX_FILTER_DEPTH} levels deep`, () => {
+        // Every level a group of siblings and one deeper group; 20 nodes a level, 100 levels.
+        let deep: unknown = { or: Array.from({ length: 19 }, (_, index) => c('span_name', 'eq', `x${index}`)) };
+        for (let level = 2; level < MAX_FILTER_DEPTH; level += 1) {
+          deep = { [level % 2 ? 'or' : 'and']: [...Array.from({ length: 19 }, (_, index) => c('span_attributes.k', 'neq', `${level}-${index}`)), deep] };
+        }
+        expect(validateFilter(deep).ok).to.equal(true);
+        // 99 single-member groups, then the remaining nodes as siblings at the deepest level.
+        let narrow: unknown = { and: Array.from({ length: MAX_FILTER_NODES - MAX_FILTER_DEPTH }, (_, index) => c('cost', 'neq', String(index))) };
+        for (let level = 2; level < MAX_FILTER_DEPTH; level += 1) narrow = { or: [narrow] };
+        expect(validateFilter(narrow).ok).to.equal(true);
+        for (const filter of [deep, narrow]) {
+          expect(parenthesisDepth(compiled(knex, dialect, filter).sql)).to.be.at.most(MAX_FILTER_DEPTH + 20);
+        }
       });
 
       it('compiles 100 levels of nesting', () => {

@@ -49,12 +49,6 @@ export function attributePath(key: string): string {
   return `$."${key}"`;
 }
 
-/**
- * The JSON-number grammar (RFC 8259) that decides whether a string attribute has a numeric
- * reading: `200`, `-1.5`, `2e3` do; ` 200`, `+5`, `.5`, `0x1F`, `1_000` do not.
- */
-export const JSON_NUMBER_PATTERN = '^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?$';
-
 export function fragment(sql: string, ...bindings: Knex.Value[]): SqlFragment {
   return { sql, bindings };
 }

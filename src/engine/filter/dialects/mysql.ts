@@ -3,6 +3,7 @@
 // never pads; LIKE patterns escape `%`, `_` and the escape character `!`. Attribute text is
 // forced to utf8mb4_bin whatever the connection's collation. JSON_VALUE reads `true` as `1`,
 // and JSON_EXTRACT re-spaces arrays and objects, hence the CASE on the value's JSON type.
+// Long values match without LIKE (see LIKE_VALUE_LIMIT).
 import { attributePath, fragment, type FilterDialect, type SqlFragment, type TextMatch } from './dialect.js';
 
 export function escapeLike(value: string): string {
@@ -13,6 +14,20 @@ const LIKE_PATTERN: Record<TextMatch, (escaped: string) => string> = {
   contains: (escaped) => `%${escaped}%`,
   starts_with: (escaped) => `${escaped}%`,
   ends_with: (escaped) => `%${escaped}`,
+};
+
+/**
+ * LIKE backtracks: `%value` and `%value%` cost about value × text (a 900 KB ends_with ran for
+ * minutes). Longer values compare the UTF-8 bytes with LOCATE, LEFT and RIGHT instead, which
+ * are linear here and, on binary strings, as exact as LIKE (no collation, no space padding; a
+ * match of whole UTF-8 sequences is a match of characters).
+ */
+export const LIKE_VALUE_LIMIT = 1_000;
+
+const BINARY_MATCH: Record<TextMatch, (expression: string) => string> = {
+  contains: (expression) => `LOCATE(CAST(? AS BINARY), CAST(${expression} AS BINARY)) > 0`,
+  starts_with: (expression) => `LEFT(CAST(${expression} AS BINARY), LENGTH(?)) = CAST(? AS BINARY)`,
+  ends_with: (expression) => `RIGHT(CAST(${expression} AS BINARY), LENGTH(?)) = CAST(? AS BINARY)`,
 };
 
 /** Texts that a number, a boolean, an array or an object can have as their text form. */
@@ -73,7 +88,11 @@ export const mysqlDialect: FilterDialect = {
   },
 
   textMatches(expression: SqlFragment, match: TextMatch, value: string): SqlFragment {
-    return fragment(`${expression.sql} LIKE ? ESCAPE '!'`, ...expression.bindings, LIKE_PATTERN[match](escapeLike(value)));
+    if (Buffer.byteLength(value) <= LIKE_VALUE_LIMIT) {
+      return fragment(`${expression.sql} LIKE ? ESCAPE '!'`, ...expression.bindings, LIKE_PATTERN[match](escapeLike(value)));
+    }
+    if (match === 'contains') return fragment(BINARY_MATCH.contains(expression.sql), value, ...expression.bindings);
+    return fragment(BINARY_MATCH[match](expression.sql), ...expression.bindings, value, value);
   },
 
   exactInteger: 'CAST(? AS SIGNED)',

@@ -1,7 +1,8 @@
 // The SQLite side of the filter compiler. Strings compare with the BINARY collation (exact and
 // case-sensitive); literal matching uses GLOB, which is case-sensitive, with its three special
-// characters bracketed. JSON through the built-in JSON functions; `->` returns a value's JSON
-// text exactly as stored (numbers keep their digits, booleans read `true`/`false`).
+// characters bracketed, and instr()/substr() where the pattern would pass GLOB's length limit.
+// JSON through the built-in JSON functions; `->` returns a value's JSON text exactly as stored
+// (numbers keep their digits, booleans read `true`/`false`).
 import { attributePath, fragment, type FilterDialect, type SqlFragment, type TextMatch } from './dialect.js';
 
 /** `*`, `?` and `[` are GLOB's wildcards; inside brackets each stands for itself. */
@@ -13,6 +14,20 @@ const GLOB_PATTERN: Record<TextMatch, (escaped: string) => string> = {
   contains: (escaped) => `*${escaped}*`,
   starts_with: (escaped) => `${escaped}*`,
   ends_with: (escaped) => `*${escaped}`,
+};
+
+/** SQLITE_MAX_LIKE_PATTERN_LENGTH: a longer GLOB pattern fails ("LIKE or GLOB pattern too complex"). */
+export const GLOB_PATTERN_LIMIT = 50_000;
+
+// The same literal, binary tests without a pattern, for values past the limit (a 1 MiB body
+// holds ~1 MB). instr() and substr() count characters, so multi-byte and astral characters
+// keep their meaning. GLOB stays for the rest: `trace_id GLOB 'ab*'` can read an index range.
+const WITHOUT_PATTERN: Record<TextMatch, (expression: string) => string> = {
+  contains: (expression) => `instr(${expression}, ?) > 0`,
+  // The first occurrence is at the start exactly when the text starts with the value.
+  starts_with: (expression) => `instr(${expression}, ?) = 1`,
+  // A start before the first character is clamped: a shorter text is compared whole, and differs.
+  ends_with: (expression) => `substr(${expression}, -length(?)) = ?`,
 };
 
 export const sqliteDialect: FilterDialect = {
@@ -45,7 +60,10 @@ export const sqliteDialect: FilterDialect = {
   },
 
   textMatches(expression: SqlFragment, match: TextMatch, value: string): SqlFragment {
-    return fragment(`${expression.sql} GLOB ?`, ...expression.bindings, GLOB_PATTERN[match](escapeGlob(value)));
+    const pattern = GLOB_PATTERN[match](escapeGlob(value));
+    if (Buffer.byteLength(pattern) <= GLOB_PATTERN_LIMIT) return fragment(`${expression.sql} GLOB ?`, ...expression.bindings, pattern);
+    const values = match === 'ends_with' ? [value, value] : [value];
+    return fragment(WITHOUT_PATTERN[match](expression.sql), ...expression.bindings, ...values);
   },
 
   exactInteger: 'CAST(? AS INTEGER)',

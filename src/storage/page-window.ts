@@ -1,0 +1,33 @@
+// The one place a page number becomes the rows before it, for every list of both APIs. Pages
+// are unbounded integers in the documents, so the offset can pass what a double holds exactly
+// and what the databases take (SQLite's signed 64-bit OFFSET; `9223372036854775807 × 100` was a
+// 500, and Knex reads an offset of 1e21 or more, printed as `1e+21`, as 1). No table holds 2^53
+// rows: a page starting past that is empty, and the database is not asked for its rows.
+import type { Knex } from 'knex';
+
+export interface PageWindow {
+  limit: number;
+  /** The rows before the page; null when the page starts past every row a table can hold. */
+  offset: number | null;
+}
+
+/** The window of page `page` (1-based) of `limit` rows. */
+export function pageWindow(page: number, limit: number): PageWindow {
+  const offset = (page - 1) * limit;
+  // A product of safe integers that is itself a safe integer is exact.
+  return { limit, offset: Number.isSafeInteger(page) && Number.isSafeInteger(offset) ? offset : null };
+}
+
+/**
+ * The rows of the window from a query in list order; none, without a read, past every row, and
+ * past `total` where the caller counted the rows first.
+ */
+export async function readPage<T>(query: Knex.QueryBuilder, window: PageWindow, total?: number): Promise<T[]> {
+  if (window.offset === null || (total !== undefined && window.offset >= total)) return [];
+  return (await query.limit(window.limit).offset(window.offset)) as T[];
+}
+
+/** The items of the window from a list already in memory. */
+export function slicePage<T>(items: T[], window: PageWindow): T[] {
+  return window.offset === null ? [] : items.slice(window.offset, window.offset + window.limit);
+}
