@@ -3,7 +3,7 @@
 // `int_parsing` at the parameter, never a coerced (or infinite) number.
 import { expect } from 'chai';
 import type { ApiResponse } from '../support/contract.js';
-import { seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
+import { seedOwnedResources } from '../support/accounts.js';
 import { call, documentOperations } from '../support/contract.js';
 import { buildRequest, type ResourceIds } from '../support/operation-requests.js';
 import { onEachDatabase } from '../support/test-server.js';
@@ -29,10 +29,7 @@ onEachDatabase('integer parameters', (app) => {
   let ids: ResourceIds;
   let token: string;
   before(async () => {
-    const owner = await seedUser(app(), 'owner');
-    ids = { orgId: await seedOrganization(app().server.knex, [[owner.userId, 'owner']]), appId: '', apiKey: 'ak_unknown00000000000', userId: owner.userId };
-    ids.appId = await seedApplication(app().server.knex, ids.orgId);
-    token = owner.token;
+    ({ ids, token } = await seedOwnedResources(app()));
   });
 
   it('covers the paginated lists of both documents', () => {

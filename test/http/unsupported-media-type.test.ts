@@ -2,7 +2,7 @@
 // (naming the accepted types), never ignored: a filter sent as text/plain used to be dropped and
 // the query answered every span of the window. Checked on every operation with a JSON body.
 import { expect } from 'chai';
-import { seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
+import { seedOwnedResources } from '../support/accounts.js';
 import { engineCaller } from '../support/auth.js';
 import { call, documentOperations } from '../support/contract.js';
 import { buildRequest, type ResourceIds } from '../support/operation-requests.js';
@@ -25,10 +25,7 @@ onEachDatabase('415 Unsupported Media Type', (app) => {
   let ids: ResourceIds;
   let token: string;
   before(async () => {
-    const owner = await seedUser(app(), 'owner');
-    ids = { orgId: await seedOrganization(app().server.knex, [[owner.userId, 'owner']]), appId: '', apiKey: 'ak_unknown00000000000', userId: owner.userId };
-    ids.appId = await seedApplication(app().server.knex, ids.orgId);
-    token = owner.token;
+    ({ ids, token } = await seedOwnedResources(app()));
   });
 
   it('covers the JSON bodies of both documents', () => {

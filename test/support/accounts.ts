@@ -5,6 +5,7 @@ import { newId, newSecret } from '../../src/accounts/ids.js';
 import { DASHBOARD_USER_PERMISSIONS } from '../../src/accounts/permissions.js';
 import { hashSecret } from '../../src/accounts/secrets.js';
 import { signInUser } from '../../src/storage/accounts/users.js';
+import type { ResourceIds } from './operation-requests.js';
 import type { TestServer } from './test-server.js';
 
 const EMPTY_ADDRESS = JSON.stringify({ street: '', city: '', state: '', postal_code: '', country: '' });
@@ -72,4 +73,15 @@ export async function apiKeyToken(app: TestServer, key: SeededKey): Promise<stri
   });
   if (response.status !== 200) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * An owner with an organization and an application in it, as the ids a request builder fills in
+ * (`test/support/operation-requests.ts`); the API key named is one that does not exist.
+ */
+export async function seedOwnedResources(app: TestServer): Promise<{ ids: ResourceIds; token: string }> {
+  const owner = await seedUser(app, 'owner');
+  const orgId = await seedOrganization(app.server.knex, [[owner.userId, 'owner']]);
+  const appId = await seedApplication(app.server.knex, orgId);
+  return { ids: { orgId, appId, apiKey: 'ak_unknown00000000000', userId: owner.userId }, token: owner.token };
 }
