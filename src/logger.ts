@@ -11,8 +11,11 @@ const MAX_STACK_CHARS = 4096;
 
 const SECRET_FIELDS = ['authorization', 'cookie', 'password', 'client_secret', 'api_secret', 'access_token', 'refresh_token', 'token', 'secret', 'database_url', 'databaseUrl'];
 
-// Top-level, one and two levels down (e.g. `headers.authorization`, `req.headers.authorization`).
-const REDACT_PATHS = SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]);
+// The objects a log line may carry secrets in, named: pino's wildcard paths (`*.field`) cost
+// 15 to 45 µs on every line, ten times the line itself (measured on the access-log line), while
+// named paths cost nothing measurable.
+const SECRET_HOLDERS = ['', 'headers.', 'req.headers.', 'request.headers.', 'body.', 'query.', 'config.', 'config.auth.'];
+const REDACT_PATHS = SECRET_FIELDS.flatMap((field) => SECRET_HOLDERS.map((holder) => `${holder}${field}`));
 
 // Every pattern either always matches once it starts (so it consumes its run) or has bounded
 // repetitions: error texts carry callers' values, and a backtracking pattern over a crafted
