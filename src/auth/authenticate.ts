@@ -1,7 +1,7 @@
-// The bearerAuth security handler: turns `Authorization: Bearer <JWT>` into a Principal.
-// API-key tokens are checked against the key's row on every request (one primary-key read):
+// Turns an `Authorization` header value into a Principal, independent of the transport (the
+// koa security handler and the gRPC metadata check both call authenticateAuthorization).
+// API-key credentials are checked against the key's row on every request (one primary-key read):
 // a deleted key or rotated secret fails at once, a permission change applies at once.
-import type { Context as KoaContext } from 'koa';
 import type { Knex } from 'knex';
 import { UnauthorizedError } from '../http/errors.js';
 import { findActiveApiKeyCredentials, touchApiKey } from '../storage/accounts/api-key-credentials.js';
@@ -18,25 +18,40 @@ const BEARER = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/;
  */
 export type AuthFailure = 'missing' | TokenFailure | 'unknown_key' | 'revoked';
 
-function refuse(ctx: KoaContext, reason: AuthFailure, error: UnauthorizedError): UnauthorizedError {
-  ctx.state.authFailure = reason;
-  return error;
+/** A 401 that also says why, for the log line only (clients see the message and challenge). */
+export class AuthenticationError extends UnauthorizedError {
+  constructor(
+    readonly reason: AuthFailure,
+    message: string,
+    challenge?: string,
+  ) {
+    super(message, challenge);
+  }
 }
 
-function invalidToken(ctx: KoaContext, reason: AuthFailure, message: string): UnauthorizedError {
-  return refuse(ctx, reason, new UnauthorizedError(message, `Bearer error="invalid_token", error_description="${message}"`));
+export interface AuthenticationDeps {
+  knex: Knex;
+  tokens: TokenService;
 }
 
-export async function authenticate(ctx: KoaContext, knex: Knex, tokens: TokenService): Promise<Principal> {
-  const header = ctx.get('Authorization');
-  if (!header) throw refuse(ctx, 'missing', new UnauthorizedError('Not authenticated: send Authorization: Bearer <token>'));
-  const match = BEARER.exec(header);
-  if (!match) throw invalidToken(ctx, 'malformed', 'Authorization must use the Bearer scheme with a JWT');
+function invalidToken(reason: AuthFailure, message: string): AuthenticationError {
+  return new AuthenticationError(reason, message, `Bearer error="invalid_token", error_description="${message}"`);
+}
+
+/**
+ * The caller named by an `Authorization` header value (undefined or '' when absent), or a thrown
+ * AuthenticationError (401); storage failures propagate as they are.
+ */
+export async function authenticateAuthorization(authorization: string | undefined, deps: AuthenticationDeps): Promise<Principal> {
+  const { knex, tokens } = deps;
+  if (!authorization) throw new AuthenticationError('missing', 'Not authenticated: send Authorization: Bearer <token>');
+  const match = BEARER.exec(authorization);
+  if (!match) throw invalidToken('malformed', 'Authorization must use the Bearer scheme with a JWT');
   let claims;
   try {
     claims = await tokens.verify(match[1] as string);
   } catch (error) {
-    if (error instanceof InvalidTokenError) throw invalidToken(ctx, error.reason, error.message);
+    if (error instanceof InvalidTokenError) throw invalidToken(error.reason, error.message);
     throw error;
   }
   if (claims.kind === 'user') {
@@ -45,7 +60,7 @@ export async function authenticate(ctx: KoaContext, knex: Knex, tokens: TokenSer
   }
   const key = await findActiveApiKeyCredentials(knex, claims.apiKey);
   if (!key || key.secretGeneration !== claims.generation || key.applicationId !== claims.applicationId) {
-    throw invalidToken(ctx, key ? 'revoked' : 'unknown_key', 'token revoked: the API key was deleted or its secret rotated');
+    throw invalidToken(key ? 'revoked' : 'unknown_key', 'token revoked: the API key was deleted or its secret rotated');
   }
   await touchApiKey(knex, key);
   return {
