@@ -34,8 +34,8 @@ export interface AppDeps {
 async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
   const { config, knex, tokens } = deps;
   const security = {
-    authenticate: async (ctx: Koa.Context) => {
-      ctx.state.principal = await authenticateRequest(ctx, { knex, tokens });
+    authenticate: async (ctx: Koa.Context, operation: OpenApiContext['operation']) => {
+      ctx.state.principal = await authenticateRequest(ctx, operation, { knex, tokens });
       return ctx.state.principal;
     },
     authorize: async (request: OpenApiContext, ctx: Koa.Context) => {
