@@ -61,7 +61,10 @@ function invalidToken(reason: AuthFailure, message: string): AuthenticationError
  * AuthenticationError (401); storage failures propagate as they are.
  */
 export async function authenticateAuthorization(authorization: string | undefined, deps: AuthenticationDeps, options: AuthenticationOptions = {}): Promise<Principal> {
-  if (!authorization) throw new AuthenticationError('missing', 'Not authenticated: send Authorization: Bearer <token>');
+  if (!authorization) {
+    if (!options.acceptBasic) throw new AuthenticationError('missing', 'Not authenticated: send Authorization: Bearer <token>');
+    throw new AuthenticationError('missing', 'Not authenticated: send Authorization: Bearer <token> or Basic base64(api_key:api_secret)', `Bearer, ${BASIC_CHALLENGE}`);
+  }
   if (isBasic(authorization)) {
     if (!options.acceptBasic) throw new AuthenticationError('basic_not_accepted', BASIC_ELSEWHERE);
     return authenticateBasic(authorization, deps.knex);

@@ -227,7 +227,9 @@ export interface paths {
          *     They work until the key is deleted or its secret rotated (then 401 at once; the new
          *     secret works at once), and a change of the key's permissions applies to the next
          *     request. With a key (Basic or its token) `X-Vendor-App-Id` may be left out: the key's
-         *     own application is meant. Basic credentials that are not valid base64 of
+         *     own application is meant. Without any `Authorization`, the 401 offers both
+         *     schemes (`WWW-Authenticate: Bearer, Basic realm="spanledger ingestion",
+         *     charset="UTF-8"`). Basic credentials that are not valid base64 of
          *     `api_key:api_secret`, an unknown key or a wrong secret are a 401 with
          *     `WWW-Authenticate: Basic realm="spanledger ingestion", charset="UTF-8"` (the message
          *     does not say which of key or secret was wrong).
@@ -696,7 +698,8 @@ export interface components {
                 /**
                  * @description The challenge: `Bearer`, e.g. `Bearer error="invalid_token"`; for malformed or
                  *     wrong Basic credentials on `POST /v1/traces`,
-                 *     `Basic realm="spanledger ingestion", charset="UTF-8"`.
+                 *     `Basic realm="spanledger ingestion", charset="UTF-8"`; for no credentials
+                 *     there, both (`Bearer, Basic realm="spanledger ingestion", charset="UTF-8"`).
                  * @example Bearer error="invalid_token"
                  */
                 "WWW-Authenticate"?: string;

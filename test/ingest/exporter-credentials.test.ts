@@ -204,6 +204,13 @@ onEachDatabase('Basic credentials and X-Vendor-App-Id on POST /v1/traces', (app)
     });
   }
 
+  it('offers both schemes to a request without credentials', async () => {
+    const refused = await postJson(app(), {});
+    expectStatus(refused, 401);
+    expect(refused.headers.get('www-authenticate')).to.equal('Bearer, Basic realm="spanledger ingestion", charset="UTF-8"');
+    expect(refused.body.detail).to.include('Basic base64(api_key:api_secret)');
+  });
+
   it('answers Basic with an unknown key or a wrong secret 401 and WWW-Authenticate: Basic, the same for both', async () => {
     const { key } = await keyOfNewApplication(app());
     const unknown = await postJson(app(), { Authorization: basic('ak_unknown0000000000000', key.secret) });
