@@ -97,5 +97,16 @@ onEachDatabase('npm run seed:demo against the service', (app) => {
     expect(stdout).to.match(/^\s*export TOKEN=\S+$/m);
     const stored = await app().server.knex('spans').where({ application_id: appId }).count({ count: '*' });
     expect(Number(stored[0]!.count)).to.be.greaterThan(0);
+    // The first trace fails: ERROR spans with a recorded exception, and the next request links to it.
+    const failed = await app().server.knex('spans').where({ application_id: appId, status_code: 'STATUS_CODE_ERROR' }).select('status_message', 'scope_name', 'events');
+    expect(failed.length, 'ERROR spans').to.be.greaterThan(0);
+    for (const span of failed) {
+      expect(span.status_message).to.be.a('string').and.not.equal('');
+      expect(span.scope_name).to.match(/^@acme\//);
+      const events = typeof span.events === 'string' ? JSON.parse(span.events) : span.events;
+      expect(Object.keys(events.find((event: { name: string }) => event.name === 'exception').attributes)).to.include.members(['exception.type', 'exception.message', 'exception.stacktrace']);
+    }
+    const linked = await app().server.knex('spans').where({ application_id: appId }).whereNotNull('links').count({ count: '*' });
+    expect(Number(linked[0]!.count), 'spans with links').to.be.greaterThan(0);
   });
 });
