@@ -290,7 +290,8 @@ export interface paths {
          *     committed. Spans with an invalid `trace_id` or `span_id` (wrong length, not hex,
          *     or all zeros), a `parent_span_id` that is neither empty nor 8 bytes (empty and
          *     all zeros both mean "no parent"), invalid times (start or end missing or zero,
-         *     end before start, a span or event time after the year 2262), or a derived text field (`span_name`,
+         *     end before start, a span or event time after the year 2262), a link whose
+         *     `trace_id` or `span_id` is invalid in the same way, or a derived text field (`span_name`,
          *     `service_name`, `unit`, `parent_unit`, `billing.*`, `usage.unit`, `status_message`,
          *     `scope_name`, `scope_version`) longer than
          *     65,535 bytes are rejected one by one through OTLP partial success

@@ -187,6 +187,8 @@ function link(pb: PbLink): DecodedLink {
 }
 
 const NO_SCOPE: DecodedScope = { name: '', version: '' };
+const NO_EVENTS: DecodedEvent[] = [];
+const NO_LINKS: DecodedLink[] = [];
 
 function span(pb: PbSpan, scope: DecodedScope): DecodedSpan {
   return {
@@ -200,9 +202,9 @@ function span(pb: PbSpan, scope: DecodedScope): DecodedSpan {
     attributes: keyValues(pb.attributes),
     statusCode: pb.status?.code ?? 0,
     statusMessage: pb.status?.message ?? '',
-    // Most spans have neither: no closure is made for an empty list.
-    events: pb.events.length === 0 ? [] : pb.events.map(event),
-    links: pb.links.length === 0 ? [] : pb.links.map(link),
+    // Most spans have neither: they share one empty list (never written to).
+    events: pb.events.length === 0 ? NO_EVENTS : pb.events.map(event),
+    links: pb.links.length === 0 ? NO_LINKS : pb.links.map(link),
     droppedAttributesCount: pb.droppedAttributesCount,
     droppedEventsCount: pb.droppedEventsCount,
     droppedLinksCount: pb.droppedLinksCount,

@@ -32,13 +32,23 @@ function timeProblem(span: DecodedSpan): string | undefined {
   return undefined;
 }
 
+/** A link must name a valid span, as the span's own ids must be. */
+function linkProblem(span: DecodedSpan): string | undefined {
+  for (const link of span.links) {
+    const problem = idProblem(link.traceId, 16, 'link trace_id') ?? idProblem(link.spanId, 8, 'link span_id');
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
 /** Why the span cannot be stored, or undefined when it can. */
 export function spanProblem(span: DecodedSpan): string | undefined {
   return (
     idProblem(span.traceId, 16, 'trace_id') ??
     idProblem(span.spanId, 8, 'span_id') ??
     (hasParent(span) ? idProblem(span.parentSpanId, 8, 'parent_span_id') : undefined) ??
-    timeProblem(span)
+    timeProblem(span) ??
+    linkProblem(span)
   );
 }
 

@@ -166,6 +166,8 @@ describe('span mapping', () => {
     ['a span name over 65,535 bytes', { name: 'é'.repeat(40_000) }, 'span_name longer than 65535 bytes'],
     ['a unit over 65,535 bytes', { attributes: { 'vendor.unit': 'u'.repeat(65_536) } }, 'unit longer than 65535 bytes'],
     ['a status message over 65,535 bytes', { statusMessage: 'm'.repeat(65_536) }, 'status_message longer than 65535 bytes'],
+    ['a link to a 4-byte span id', { links: [{ traceId: TRACE, spanId: 'abcdef01', traceState: '', attributes: {}, droppedAttributesCount: 0 }] }, 'invalid link span_id: must be 8 bytes (16 hex digits)'],
+    ['a link to an all-zero trace id', { links: [{ traceId: '0'.repeat(32), spanId: 'abcdef0123456789', traceState: '', attributes: {}, droppedAttributesCount: 0 }] }, 'invalid link trace_id: all zeros'],
     ['an event time past 2^63', { events: [{ name: 'e', timeUnixNano: '9223372036854775808', attributes: {}, droppedAttributesCount: 0 }] }, 'event time out of range (after the year 2262)'],
   ];
   for (const [name, overrides, problem] of REJECTED) {
