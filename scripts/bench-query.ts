@@ -107,13 +107,23 @@ function traceRows(applicationId: string, index: number): SpanRow[] {
       ...EMPTY_BILLING,
       resource_attributes: resource,
       span_attributes: JSON.stringify(attributes),
+      status_code: 'STATUS_CODE_UNSET',
+      status_message: null,
+      scope_name: 'bench-query',
+      scope_version: '1.0.0',
+      events: null,
+      links: null,
+      dropped_attributes_count: 0,
+      dropped_events_count: 0,
+      dropped_links_count: 0,
       received_at: Date.now(),
       ...fields,
     });
   };
   const failed = next() < 0.02;
   const total = 50 + next() * 2000;
-  add(rootId, null, 0, total, { span_name: `POST /api/${service}`, span_kind: 'SPAN_KIND_SERVER', unit: service }, {
+  const status: Partial<SpanRow> = failed ? { status_code: 'STATUS_CODE_ERROR', status_message: 'HTTP 500' } : {};
+  add(rootId, null, 0, total, { span_name: `POST /api/${service}`, span_kind: 'SPAN_KIND_SERVER', unit: service, ...status }, {
     'vendor.unit': service,
     'http.request.method': 'POST',
     'http.route': `/api/${service}`,

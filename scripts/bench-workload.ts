@@ -1,7 +1,10 @@
 // The ingest benchmark's workload: protobuf ExportTraceServiceRequests as the OpenTelemetry SDK
 // encodes them, traces of 8 spans (an API request, two LLM calls, database queries, an outbound
 // API call, a cache lookup) from four services, every billable span with the vendor attributes.
-import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
+// As real instrumentation sends them: a scope per service (its tracer), an event on each LLM
+// call, status OK on the calls that succeed, and on failing requests (1 in 53) status ERROR with a
+// recorded exception; every 10th request links to the one before it.
+import { context, SpanKind, SpanStatusCode, trace, type Link, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -10,6 +13,13 @@ export const SPANS_PER_TRACE = 8;
 const SERVICES = ['gateway', 'summarizer', 'search', 'billing-worker'];
 
 
+const FAILURE = Object.assign(new Error('upstream model quota exceeded'), {
+  name: 'UpstreamError',
+  stack: 'UpstreamError: upstream model quota exceeded\n    at generate (/srv/app/dist/llm.js:88:11)\n    at handle (/srv/app/dist/handlers.js:214:17)',
+});
+
+let previousRoot: SpanContext | undefined;
+
 function addTrace(tracer: Tracer, service: string, startNs: bigint, index: number): void {
   const at = (offsetMs: number): [number, number] => {
     const ns = startNs + BigInt(Math.round(offsetMs * 1e6));
@@ -17,11 +27,14 @@ function addTrace(tracer: Tracer, service: string, startNs: bigint, index: numbe
   };
   const outlier = index % 97 === 0 ? 20 : 1;
   const failed = index % 53 === 0;
+  const links: Link[] | undefined = index % 10 === 0 && previousRoot ? [{ context: previousRoot, attributes: { 'link.kind': 'follows' } }] : undefined;
   const root = tracer.startSpan(`POST /api/${service}`, {
     kind: SpanKind.SERVER,
     startTime: at(0),
+    links,
     attributes: { 'vendor.unit': service, 'http.request.method': 'POST', 'http.route': `/api/${service}`, 'http.response.status_code': failed ? 500 : 200 },
   });
+  previousRoot = root.spanContext();
   const rootContext = trace.setSpan(context.active(), root);
   const llmCall = (offset: number, model: string, tokens: number) => {
     const span = tracer.startSpan(
@@ -47,6 +60,7 @@ function addTrace(tracer: Tracer, service: string, startNs: bigint, index: numbe
       },
       rootContext,
     );
+    span.addEvent('gen_ai.choice', { 'gen_ai.response.finish_reasons': ['stop'], index: 0 }, at(offset + 1));
     return span;
   };
   const first = llmCall(5, 'gemini-2.5-flash', 800 + (index % 900));
@@ -74,9 +88,16 @@ function addTrace(tracer: Tracer, service: string, startNs: bigint, index: numbe
   };
   query(8, first, 'documents');
   query(12, first, 'embeddings');
+  first.setStatus({ code: SpanStatusCode.OK });
   first.end(at(400 * outlier));
   const second = llmCall(410 * outlier, 'gemini-2.5-pro', 300 + (index % 500));
   query(415 * outlier, second, 'prompts');
+  if (failed) {
+    second.recordException(FAILURE, at(699 * outlier));
+    second.setStatus({ code: SpanStatusCode.ERROR, message: FAILURE.message });
+  } else {
+    second.setStatus({ code: SpanStatusCode.OK });
+  }
   second.end(at(700 * outlier));
   const api = tracer.startSpan(
     'POST https://api.payments.example/charge',
@@ -90,6 +111,10 @@ function addTrace(tracer: Tracer, service: string, startNs: bigint, index: numbe
   api.end(at(760 * outlier));
   const cache = tracer.startSpan('cache.get', { kind: SpanKind.INTERNAL, startTime: at(1), attributes: { 'vendor.unit': 'cache', 'cache.hit': index % 3 === 0 } }, rootContext);
   cache.end(at(2));
+  if (failed) {
+    root.recordException(FAILURE, at(769 * outlier));
+    root.setStatus({ code: SpanStatusCode.ERROR, message: 'HTTP 500' });
+  }
   root.end(at(770 * outlier));
 }
 
@@ -105,7 +130,7 @@ export function makeBatches(totalSpans: number, batch: number): Uint8Array[] {
         spanProcessors: [new SimpleSpanProcessor(memory)],
       }),
   );
-  const tracers = providers.map((provider) => provider.getTracer('bench', '1.0.0'));
+  const tracers = providers.map((provider, index) => provider.getTracer(`@acme/${SERVICES[index]}`, '2026.11.3'));
   const day = 1_795_305_600_000_000_000n; // 2026-11-22T00:00:00Z
   let traceIndex = 0;
   for (let spans = 0; spans < totalSpans; spans += batch) {

@@ -1,8 +1,10 @@
 // `npm run seed:demo`: sends a realistic day of traces to a running spanledger through
 // POST /v1/traces, with the official OpenTelemetry protobuf exporter: several services calling
 // each other, nested spans, LLM, database and API calls carrying cost, billing and usage
-// attributes, errors and latency and cost outliers, spread over the last 24 hours with a daily
-// rhythm.
+// attributes, failures (status ERROR with a recorded exception; the first trace always fails,
+// so a status_code filter finds something at once), retries linked to the request they repeat,
+// and latency and cost outliers, spread over the last 24 hours with a daily rhythm. Each service
+// records through its own tracer, so every span carries an instrumentation scope.
 //
 //   npm run seed:demo        (creates a demo organization, application and key, and prints how to query)
 //   npm run seed:demo -- --dry-run      (makes the day of traces and says how many spans it would send)
@@ -14,7 +16,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, localServiceUrl } from '../src/config.js';
 import { createDemoAccount } from './demo-account.js';
-import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -128,11 +130,31 @@ interface Step {
   unit: string;
   parentUnit?: string;
   attributes?: Record<string, string | number | boolean | string[]>;
+  links?: Link[];
 }
 
-function begin({ tracer, parent, name, kind, start, unit, parentUnit, attributes }: Step): Span {
+function begin({ tracer, parent, name, kind, start, unit, parentUnit, attributes, links }: Step): Span {
   const parentContext = parent ? trace.setSpan(context.active(), parent) : context.active();
-  return tracer.startSpan(name, { kind, startTime: hr(start), attributes: { 'vendor.unit': unit, ...(parentUnit ? { 'vendor.parent_unit': parentUnit } : {}), ...attributes } }, parentContext);
+  const options = { kind, startTime: hr(start), links, attributes: { 'vendor.unit': unit, ...(parentUnit ? { 'vendor.parent_unit': parentUnit } : {}), ...attributes } };
+  return tracer.startSpan(name, options, parentContext);
+}
+
+// A failed request is retried by its client: the next request's root links to the failed root.
+let failedRoot: SpanContext | undefined;
+
+/** Links for the next request's root: to the request it retries, if the last one failed. */
+function retryLinks(): Link[] | undefined {
+  const retried = failedRoot;
+  failedRoot = undefined;
+  return retried ? [{ context: retried, attributes: { 'link.kind': 'retry_of' } }] : undefined;
+}
+
+/** The exception a failing span records: exception.type, exception.message and exception.stacktrace. */
+function exceptionOf(type: string, message: string): Error {
+  const exception = new Error(message);
+  exception.name = type;
+  exception.stack = `${type}: ${message}\n    at handle (/srv/app/dist/handlers.js:214:17)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)`;
+  return exception;
 }
 
 function finish(span: Span, end: number, error?: { type: string; message: string; status?: number }): number {
@@ -140,7 +162,7 @@ function finish(span: Span, end: number, error?: { type: string; message: string
     span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
     span.setAttribute('error.type', error.type);
     if (error.status) span.setAttribute('http.response.status_code', error.status);
-    span.addEvent('exception', { 'exception.type': error.type, 'exception.message': error.message }, hr(end - 0.2));
+    span.recordException(exceptionOf(error.type, error.message), hr(end - 0.2));
   }
   span.end(hr(end));
   return end;
@@ -288,7 +310,7 @@ function hop(from: Service, to: Service, parent: Span, start: number, method: st
 // Trace shapes.
 
 function summarize(start: number, slow: number, failed: boolean): void {
-  const root = begin({ tracer: tracers.gateway, name: 'POST /api/summarize', kind: SpanKind.SERVER, start, unit: 'gateway', attributes: { 'http.request.method': 'POST', 'http.route': '/api/summarize', 'user_agent.original': 'acme-web/5.2' } });
+  const root = begin({ tracer: tracers.gateway, name: 'POST /api/summarize', kind: SpanKind.SERVER, start, unit: 'gateway', links: retryLinks(), attributes: { 'http.request.method': 'POST', 'http.route': '/api/summarize', 'user_agent.original': 'acme-web/5.2' } });
   const { client, server, serverStart } = hop('gateway', 'summarizer', root, start + between(1, 4), 'POST', '/summarize');
   const cached = cacheGet(tracers.summarizer, server, 'summarizer', serverStart + 0.5, 'summary:doc');
   let at = cached.end;
@@ -303,10 +325,11 @@ function summarize(start: number, slow: number, failed: boolean): void {
   at = finish(client, at + between(0.3, 1.5), error);
   root.setAttribute('http.response.status_code', failed ? 503 : 200);
   finish(root, at + between(0.5, 2), failed ? { type: 'UpstreamError', message: 'summarizer answered 503', status: 503 } : undefined);
+  if (failed) failedRoot = root.spanContext();
 }
 
 function search(start: number, slow: number, failed: boolean): void {
-  const root = begin({ tracer: tracers.gateway, name: 'GET /api/search', kind: SpanKind.SERVER, start, unit: 'gateway', attributes: { 'http.request.method': 'GET', 'http.route': '/api/search' } });
+  const root = begin({ tracer: tracers.gateway, name: 'GET /api/search', kind: SpanKind.SERVER, start, unit: 'gateway', links: retryLinks(), attributes: { 'http.request.method': 'GET', 'http.route': '/api/search' } });
   const { client, server, serverStart } = hop('gateway', 'search', root, start + between(1, 3), 'GET', '/search');
   let at = embedCall(tracers.search, server, 'search', serverStart + 1);
   at = dbQuery(tracers.search, server, 'search', at + 0.5, 'SELECT', 'document_vectors', slow * 3);
@@ -316,10 +339,11 @@ function search(start: number, slow: number, failed: boolean): void {
   at = finish(client, at + between(0.3, 1), error);
   root.setAttribute('http.response.status_code', failed ? 500 : 200);
   finish(root, at + between(0.5, 2), error);
+  if (failed) failedRoot = root.spanContext();
 }
 
 function checkout(start: number, slow: number, failed: boolean): void {
-  const root = begin({ tracer: tracers.gateway, name: 'POST /api/checkout', kind: SpanKind.SERVER, start, unit: 'gateway', attributes: { 'http.request.method': 'POST', 'http.route': '/api/checkout' } });
+  const root = begin({ tracer: tracers.gateway, name: 'POST /api/checkout', kind: SpanKind.SERVER, start, unit: 'gateway', links: retryLinks(), attributes: { 'http.request.method': 'POST', 'http.route': '/api/checkout' } });
   const { client, server, serverStart } = hop('gateway', 'billing-worker', root, start + between(1, 3), 'POST', '/charges');
   let at = dbQuery(tracers['billing-worker'], server, 'billing-worker', serverStart + 0.5, 'SELECT', 'customers');
   at = apiCall(tracers['billing-worker'], server, 'billing-worker', at + 1, 'POST', 'https://api.payments.example/v1/charges', 'Payments provider', 0.003, failed);
@@ -334,6 +358,7 @@ function checkout(start: number, slow: number, failed: boolean): void {
   at = finish(client, at + between(0.3, 1), error);
   root.setAttribute('http.response.status_code', failed ? 502 : 201);
   finish(root, at + between(0.5, 2), error);
+  if (failed) failedRoot = root.spanContext();
 }
 
 function invoiceRun(start: number): void {
@@ -361,7 +386,8 @@ function makeDay(): void {
     while (target > weights[hour] && hour < 23) target -= weights[hour++];
     const start = startOfWindow + (hour + random()) * 3_600_000;
     const slow = chance(0.015) ? between(8, 30) : between(0.7, 1.4);
-    const failed = chance(0.04);
+    // The first trace fails, so that a new user's status_code filter finds something at once.
+    const failed = chance(0.04) || index === 0;
     const shape = random();
     if (shape < 0.45) summarize(start, slow, failed);
     else if (shape < 0.8) search(start, slow, failed);

@@ -9,17 +9,31 @@ type Schemas = components['schemas'];
 
 /** A schema type whose `*_unix_nano` fields are written as exact digits. */
 type Exact<T> = {
-  [K in keyof T]: K extends `${string}_unix_nano` ? JsonInteger : K extends 'resource_attributes' | 'span_attributes' ? RawJson | Record<string, unknown> | null : T[K];
+  [K in keyof T]: K extends `${string}_unix_nano`
+    ? JsonInteger
+    : K extends 'resource_attributes' | 'span_attributes'
+      ? RawJson | Record<string, unknown> | null
+      : K extends 'events' | 'links'
+        ? RawJson | unknown[] | null
+        : T[K];
 };
 
 export type WireSpanRecord = Exact<Schemas['SpanRecord']>;
 export type WireLiveSpan = Exact<Schemas['LiveSpan']>;
 export type WireTraceSummary = Exact<Schemas['TraceSummary']>;
 
-function attributes(stored: StoredSpan['span_attributes']): RawJson | Record<string, unknown> | null {
+/** A stored JSON column (attribute map, events, links) embedded as its text, exact. */
+function embedded<T>(stored: string | T | null | undefined): RawJson | T | null {
   if (stored === null || stored === undefined) return null;
   if (typeof stored !== 'string') return stored; // a driver that parses JSON columns itself
   return new RawJson(stored);
+}
+
+const attributes = embedded<Record<string, unknown>>;
+
+/** A status code read back: one of the enum names (the column holds nothing else), or null. */
+function statusCode(stored: string | null): Schemas['StatusCode'] | null {
+  return stored as Schemas['StatusCode'] | null;
 }
 
 export function spanRecord(span: StoredSpan): WireSpanRecord {
@@ -48,6 +62,15 @@ export function spanRecord(span: StoredSpan): WireSpanRecord {
       region: span.billing_region,
     },
     usage: { amount: span.usage_amount, unit: span.usage_unit },
+    status_code: statusCode(span.status_code),
+    status_message: span.status_message,
+    scope_name: span.scope_name,
+    scope_version: span.scope_version,
+    events: embedded<unknown[]>(span.events),
+    links: embedded<unknown[]>(span.links),
+    dropped_attributes_count: span.dropped_attributes_count,
+    dropped_events_count: span.dropped_events_count,
+    dropped_links_count: span.dropped_links_count,
   };
 }
 
@@ -63,6 +86,8 @@ export function liveSpan(span: StoredSpan): WireLiveSpan {
     service_name: span.service_name,
     resource_attributes: attributes(span.resource_attributes),
     span_attributes: attributes(span.span_attributes),
+    status_code: statusCode(span.status_code),
+    status_message: span.status_message,
   };
 }
 
@@ -73,6 +98,7 @@ export function traceSummary(trace: StoredTraceSummary): WireTraceSummary {
     duration_ms: trace.duration_ms,
     spans_count: trace.spans_count,
     total_cost: trace.total_cost,
+    error_count: trace.error_count,
     min_start_time_unix_nano: new JsonInteger(trace.min_start_time_unix_nano),
     service_name: trace.service_name,
     unit: trace.unit,

@@ -320,6 +320,12 @@ export interface paths {
          *     | `usage.unit` | span attribute `vendor.usage.unit` |
          *     | `resource_attributes` | resource attributes |
          *     | `span_attributes` | span attributes |
+         *     | `status_code` | span `status.code` as its OTLP enum name (`STATUS_CODE_UNSET`, `STATUS_CODE_OK`, `STATUS_CODE_ERROR`); absent → `STATUS_CODE_UNSET`, an unknown number → `STATUS_CODE_UNSET` |
+         *     | `status_message` | span `status.message`; empty → `null` |
+         *     | `scope_name`, `scope_version` | the `scope.name` and `scope.version` of the span's `ScopeSpans` (the tracer's name and version); empty → `null` |
+         *     | `events` | span `events`, in the order sent: `name`, `time_unix_nano` (exact), `attributes`, `dropped_attributes_count`; none → `null` |
+         *     | `links` | span `links`, in the order sent: `trace_id`, `span_id` (lowercase hex), `trace_state` (empty → `null`), `attributes`, `dropped_attributes_count`; none → `null` |
+         *     | `dropped_attributes_count`, `dropped_events_count`, `dropped_links_count` | the span's counters of the same names (0 when absent) |
          *
          *     A derived field whose source attribute is absent is `null` (as is `cost` or
          *     `usage.amount` when the attribute has no numeric reading). Attributes are kept
@@ -332,7 +338,10 @@ export interface paths {
          *     The derived fields' source attributes stay in `span_attributes` too. A derived text
          *     field (`unit`, `billing.*`, …) from a number or boolean holds its text (`"42"`), from
          *     an array or list its JSON; `cost` and `usage.amount` read numbers and numeric
-         *     strings. Span events, links, status and the instrumentation scope are not stored.
+         *     strings. Event and link attributes are kept the same way (the `exception.*`
+         *     conventions of a recorded exception arrive as the attributes of an event named
+         *     `exception`). The span's own `trace_state` and `flags`, the scope's attributes and
+         *     `schema_url` are not stored.
          *
          *     **Idempotency.** Exporters deliver at least once and retry: a span whose
          *     application, `trace_id` and `span_id` are already stored is not stored again (the
@@ -342,8 +351,10 @@ export interface paths {
          *     committed. Spans with an invalid `trace_id` or `span_id` (wrong length, not hex,
          *     or all zeros), a `parent_span_id` that is neither empty nor 8 bytes (empty and
          *     all zeros both mean "no parent"), invalid times (start or end missing or zero,
-         *     end before start, after the year 2262), or a derived text field (`span_name`,
-         *     `service_name`, `unit`, `parent_unit`, `billing.*`, `usage.unit`) longer than
+         *     end before start, a span or event time after the year 2262), a link whose
+         *     `trace_id` or `span_id` is invalid in the same way, or a derived text field (`span_name`,
+         *     `service_name`, `unit`, `parent_unit`, `billing.*`, `usage.unit`, `status_message`,
+         *     `scope_name`, `scope_version`) longer than
          *     65,535 bytes are rejected one by one through OTLP partial success
          *     (`partialSuccess.rejectedSpans` and `errorMessage`, which spells out the first ten
          *     reasons) while the rest of the request is stored. A database outage or overload
@@ -411,8 +422,8 @@ export interface components {
          *       `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, nothing before or after it
          *       (`"250"`, `"-0.5"`, `"2e3"`; not `" 5"`, `"+5"`, `".5"`, `"05"`, `"0x10"`, or
          *       `"1e400"`, which is no finite number). On the text fields `trace_id`, `span_id`, `span_name`,
-         *       `span_kind`, `service_name`, `unit`, `parent_unit`, `billing.*` and `usage.unit`
-         *       they are a 422.
+         *       `span_kind`, `service_name`, `unit`, `parent_unit`, `billing.*`, `usage.unit`,
+         *       `status_code`, `status_message` and `scope_name` they are a 422.
          *     - On the numeric fields `duration_ms`, `cost` and `usage.amount`, `contains`,
          *       `starts_with` and `ends_with` are a 422, and `eq`/`neq` need a numeric `value` (the
          *       same JSON number literal; else 422) and compare numerically.
@@ -430,6 +441,14 @@ export interface components {
          *       same for `eq` and `neq`, and likewise `UNSPECIFIED`, `INTERNAL`, `CLIENT`,
          *       `PRODUCER` and `CONSUMER`. The other string operators compare with the stored full
          *       name (`SPAN_KIND_SERVER`).
+         *     - `status_code` accepts the short status names likewise: `ERROR` and
+         *       `STATUS_CODE_ERROR` mean the same for `eq` and `neq`, and so do `OK` and `UNSET`.
+         *       The other string operators compare with the stored full name
+         *       (`STATUS_CODE_ERROR`). Spans stored before status was kept (engine API 1.0) have
+         *       no status: they match no `status_code` condition, `neq` included.
+         *     - `status_message` is the span status message (`null`, matching nothing, when
+         *       empty); `scope_name` the name of the instrumentation scope (the tracer) that
+         *       recorded the span.
          *     - `service_name` is the resource attribute `service.name`, `unit` the span attribute
          *       `vendor.unit`, `parent_unit` the span attribute `vendor.parent_unit`.
          *     - Identifiers are stored as lowercase hex, and comparisons are case-sensitive.
@@ -477,12 +496,35 @@ export interface components {
          *     underscores. Any other field is a 422.
          * @example span_attributes.http.response.status_code
          */
-        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit") | string;
+        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name") | string;
         /**
          * @description The OTLP span kind, by its enum name.
          * @enum {string}
          */
         SpanKind: "SPAN_KIND_UNSPECIFIED" | "SPAN_KIND_INTERNAL" | "SPAN_KIND_SERVER" | "SPAN_KIND_CLIENT" | "SPAN_KIND_PRODUCER" | "SPAN_KIND_CONSUMER";
+        /**
+         * @description The OTLP span status code, by its enum name.
+         * @enum {string}
+         */
+        StatusCode: "STATUS_CODE_UNSET" | "STATUS_CODE_OK" | "STATUS_CODE_ERROR";
+        /** @description A span event, as sent (a recorded exception is an event named `exception` with `exception.*` attributes). */
+        SpanEvent: {
+            name: string;
+            time_unix_nano: components["schemas"]["UnixNano"];
+            attributes: components["schemas"]["Attributes"];
+            dropped_attributes_count: number;
+        };
+        /** @description A link from the span to another span, as sent. */
+        SpanLink: {
+            /** @description The linked span's trace (lowercase hex). */
+            trace_id: string;
+            /** @description The linked span (lowercase hex). */
+            span_id: string;
+            /** @description The W3C trace state of the link; `null` when empty. */
+            trace_state: string | null;
+            attributes: components["schemas"]["Attributes"];
+            dropped_attributes_count: number;
+        };
         /**
          * Format: int64
          * @description Unix time in nanoseconds, written as exact JSON integer digits. 19 digits exceed
@@ -529,6 +571,27 @@ export interface components {
             cost: number | null;
             billing: components["schemas"]["BillingInfo"];
             usage: components["schemas"]["UsageInfo"];
+            /**
+             * @description The span status (added in 1.1.0). `null` only for spans stored before status
+             *     was kept; a span sent without a status has `STATUS_CODE_UNSET`.
+             */
+            status_code: components["schemas"]["StatusCode"] | null;
+            /** @description The status message; `null` when empty. */
+            status_message: string | null;
+            /** @description The instrumentation scope (tracer) name; `null` when empty or not known. */
+            scope_name: string | null;
+            /** @description The instrumentation scope (tracer) version; `null` when empty or not known. */
+            scope_version: string | null;
+            /** @description The span's events in the order sent; `null` when it has none (or was stored before 1.1.0). */
+            events: components["schemas"]["SpanEvent"][] | null;
+            /** @description The span's links in the order sent; `null` when it has none (or was stored before 1.1.0). */
+            links: components["schemas"]["SpanLink"][] | null;
+            /** @description Attributes the sender dropped (its limits); `null` for spans stored before 1.1.0. */
+            dropped_attributes_count: number | null;
+            /** @description Events the sender dropped; `null` for spans stored before 1.1.0. */
+            dropped_events_count: number | null;
+            /** @description Links the sender dropped; `null` for spans stored before 1.1.0. */
+            dropped_links_count: number | null;
         };
         /**
          * @description Billing data, from the span attributes `vendor.billing.<field>`. Every key is
@@ -582,8 +645,9 @@ export interface components {
          *       description lists them as strings; `null` is how an absent value is written).
          *     - **Over all the trace's stored spans** (inside the window or not): `duration_ms`
          *       = latest end − earliest start, in milliseconds; `spans_count`; `total_cost`, the
-         *       sum of `cost` with an absent cost counting 0; `min_start_time_unix_nano`, the
-         *       earliest start.
+         *       sum of `cost` with an absent cost counting 0; `error_count`, the spans whose
+         *       `status_code` is `STATUS_CODE_ERROR`; `min_start_time_unix_nano`, the earliest
+         *       start.
          *     - **Order** of a list: `min_start_time_unix_nano` descending, then `trace_id`.
          */
         TraceSummary: {
@@ -596,6 +660,11 @@ export interface components {
             spans_count: number;
             /** @description Sum of the spans' `cost` (absent counts 0). */
             total_cost: number;
+            /**
+             * @description Number of the trace's stored spans with status `STATUS_CODE_ERROR` (added in
+             *     1.1.0; spans stored before have no status and count 0).
+             */
+            error_count: number;
             min_start_time_unix_nano: components["schemas"]["UnixNano"];
             /** @description The root span's `service_name`. */
             service_name: string | null;
@@ -652,6 +721,10 @@ export interface components {
             service_name: string | null;
             resource_attributes: components["schemas"]["Attributes"];
             span_attributes: components["schemas"]["Attributes"];
+            /** @description As in SpanRecord (added in 1.1.0). */
+            status_code: components["schemas"]["StatusCode"] | null;
+            /** @description As in SpanRecord (added in 1.1.0). */
+            status_message: string | null;
         };
         /** @description A page of live spans, newest received first. */
         LiveSpanListResponse: {
@@ -1011,7 +1084,16 @@ export interface operations {
                      *           "usage": {
                      *             "amount": 1680,
                      *             "unit": "tokens"
-                     *           }
+                     *           },
+                     *           "status_code": "STATUS_CODE_OK",
+                     *           "status_message": null,
+                     *           "scope_name": "@google/genai",
+                     *           "scope_version": "1.30.0",
+                     *           "events": null,
+                     *           "links": null,
+                     *           "dropped_attributes_count": 0,
+                     *           "dropped_events_count": 0,
+                     *           "dropped_links_count": 0
                      *         },
                      *         {
                      *           "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
@@ -1049,7 +1131,37 @@ export interface operations {
                      *           "usage": {
                      *             "amount": null,
                      *             "unit": null
-                     *           }
+                     *           },
+                     *           "status_code": "STATUS_CODE_ERROR",
+                     *           "status_message": "upstream model timed out",
+                     *           "scope_name": "@opentelemetry/instrumentation-http",
+                     *           "scope_version": "0.208.0",
+                     *           "events": [
+                     *             {
+                     *               "name": "exception",
+                     *               "time_unix_nano": 1795355101600000000,
+                     *               "attributes": {
+                     *                 "exception.type": "TimeoutError",
+                     *                 "exception.message": "upstream model timed out",
+                     *                 "exception.stacktrace": "TimeoutError: upstream model timed out\n    at summarize (summarize.js:42:11)"
+                     *               },
+                     *               "dropped_attributes_count": 0
+                     *             }
+                     *           ],
+                     *           "links": [
+                     *             {
+                     *               "trace_id": "0af7651916cd43dd8448eb211c80319c",
+                     *               "span_id": "b7ad6b7169203331",
+                     *               "trace_state": null,
+                     *               "attributes": {
+                     *                 "link.reason": "retry-of"
+                     *               },
+                     *               "dropped_attributes_count": 0
+                     *             }
+                     *           ],
+                     *           "dropped_attributes_count": 0,
+                     *           "dropped_events_count": 0,
+                     *           "dropped_links_count": 0
                      *         }
                      *       ],
                      *       "total": 2,
@@ -1129,6 +1241,7 @@ export interface operations {
                      *           "duration_ms": 1500,
                      *           "spans_count": 2,
                      *           "total_cost": 0.0042,
+                     *           "error_count": 1,
                      *           "min_start_time_unix_nano": 1795355100123456800,
                      *           "service_name": "summarizer",
                      *           "unit": "summarizer",
@@ -1140,6 +1253,7 @@ export interface operations {
                      *           "duration_ms": 820.5,
                      *           "spans_count": 1,
                      *           "total_cost": 0,
+                     *           "error_count": 0,
                      *           "min_start_time_unix_nano": 1795354980000000000,
                      *           "service_name": "batch-worker",
                      *           "unit": "reporting",
@@ -1315,7 +1429,9 @@ export interface operations {
                      *             "vendor.unit": "summarizer",
                      *             "http.request.method": "POST",
                      *             "http.response.status_code": 200
-                     *           }
+                     *           },
+                     *           "status_code": "STATUS_CODE_ERROR",
+                     *           "status_message": "upstream model timed out"
                      *         },
                      *         {
                      *           "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
@@ -1334,7 +1450,9 @@ export interface operations {
                      *             "vendor.unit": "llm",
                      *             "vendor.parent_unit": "summarizer",
                      *             "vendor.cost": 0.0042
-                     *           }
+                     *           },
+                     *           "status_code": "STATUS_CODE_OK",
+                     *           "status_message": null
                      *         }
                      *       ],
                      *       "pagination": {
@@ -1392,11 +1510,11 @@ export interface operations {
                     /**
                      * @example id: 1043
                      *     event: span
-                     *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"53995c3f42cd8ad8","span_name":"gemini.generate_content","span_kind":"SPAN_KIND_CLIENT","span_start_time_unix_nano":1795355100223456789,"span_end_time_unix_nano":1795355101423456789,"parent_span_id":"00f067aa0ba902b7","service_name":"summarizer","resource_attributes":{"service.name":"summarizer"},"span_attributes":{"vendor.unit":"llm","vendor.cost":0.0042}}
+                     *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"53995c3f42cd8ad8","span_name":"gemini.generate_content","span_kind":"SPAN_KIND_CLIENT","span_start_time_unix_nano":1795355100223456789,"span_end_time_unix_nano":1795355101423456789,"parent_span_id":"00f067aa0ba902b7","service_name":"summarizer","resource_attributes":{"service.name":"summarizer"},"span_attributes":{"vendor.unit":"llm","vendor.cost":0.0042},"status_code":"STATUS_CODE_OK","status_message":null}
                      *
                      *     id: 1044
                      *     event: span
-                     *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","span_name":"POST /api/summarize","span_kind":"SPAN_KIND_SERVER","span_start_time_unix_nano":1795355100123456789,"span_end_time_unix_nano":1795355101623456789,"parent_span_id":null,"service_name":"summarizer","resource_attributes":{"service.name":"summarizer"},"span_attributes":{"vendor.unit":"summarizer"}}
+                     *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","span_name":"POST /api/summarize","span_kind":"SPAN_KIND_SERVER","span_start_time_unix_nano":1795355100123456789,"span_end_time_unix_nano":1795355101623456789,"parent_span_id":null,"service_name":"summarizer","resource_attributes":{"service.name":"summarizer"},"span_attributes":{"vendor.unit":"summarizer"},"status_code":"STATUS_CODE_ERROR","status_message":"upstream model timed out"}
                      *
                      *     : heartbeat
                      */

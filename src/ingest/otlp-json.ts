@@ -4,7 +4,21 @@
 // names; 64-bit integers as decimal strings or numbers; null as the field's default; unknown
 // fields ignored. A body of the wrong shape is an OtlpDecodeError (400) naming the bad field.
 import { parseJsonExact } from './parse-json-exact.js';
-import { MAX_VALUE_DEPTH, OtlpDecodeError, doubleToJson, int64ToJson, type AttributeValue, type Attributes, type DecodedExportRequest, type DecodedSpan, type PartialSuccess, setAttribute } from './otlp-request.js';
+import {
+  MAX_VALUE_DEPTH,
+  OtlpDecodeError,
+  doubleToJson,
+  int64ToJson,
+  type AttributeValue,
+  type Attributes,
+  type DecodedEvent,
+  type DecodedExportRequest,
+  type DecodedLink,
+  type DecodedScope,
+  type DecodedSpan,
+  type PartialSuccess,
+  setAttribute,
+} from './otlp-request.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -16,6 +30,8 @@ const SPAN_KINDS: Record<string, number> = {
   SPAN_KIND_PRODUCER: 4,
   SPAN_KIND_CONSUMER: 5,
 };
+
+const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 
 const DECIMAL_INTEGER = /^-?\d+$/;
 const UNSIGNED_INTEGER = /^\d+$/;
@@ -78,6 +94,21 @@ function asSpanKind(value: unknown, path: string): number {
   return fail(path, 'must be a SpanKind number or name');
 }
 
+function asStatusCode(value: unknown, path: string): number {
+  if (value === undefined) return 0;
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string') return STATUS_CODES[value] ?? 0; // an unknown name reads like an unknown number
+  return fail(path, 'must be a StatusCode number or name');
+}
+
+/** A uint32 counter (the dropped_* counts): a JSON integer, or its decimal string. */
+function asCount(value: unknown, path: string): number {
+  if (value === undefined) return 0;
+  const count = typeof value === 'string' && UNSIGNED_INTEGER.test(value) ? Number(value) : value;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > 4_294_967_295) fail(path, 'must be an unsigned 32-bit integer');
+  return count;
+}
+
 function anyValue(value: unknown, path: string, depth: number): AttributeValue {
   if (depth > MAX_VALUE_DEPTH) fail(path, `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
   const object = asObject(value, path) ?? {};
@@ -113,8 +144,35 @@ function keyValues(value: unknown, path: string, depth = 0): Attributes {
   return attributes;
 }
 
-function span(value: unknown, path: string): DecodedSpan {
+function event(value: unknown, path: string): DecodedEvent {
   const object = asObject(value, path) ?? {};
+  return {
+    name: asString(field(object, 'name'), `${path}.name`),
+    timeUnixNano: asInteger(field(object, 'timeUnixNano', 'time_unix_nano'), `${path}.timeUnixNano`, true),
+    attributes: keyValues(field(object, 'attributes'), `${path}.attributes`),
+    droppedAttributesCount: asCount(field(object, 'droppedAttributesCount', 'dropped_attributes_count'), `${path}.droppedAttributesCount`),
+  };
+}
+
+function link(value: unknown, path: string): DecodedLink {
+  const object = asObject(value, path) ?? {};
+  return {
+    traceId: asHexId(field(object, 'traceId', 'trace_id'), `${path}.traceId`),
+    spanId: asHexId(field(object, 'spanId', 'span_id'), `${path}.spanId`),
+    traceState: asString(field(object, 'traceState', 'trace_state'), `${path}.traceState`),
+    attributes: keyValues(field(object, 'attributes'), `${path}.attributes`),
+    droppedAttributesCount: asCount(field(object, 'droppedAttributesCount', 'dropped_attributes_count'), `${path}.droppedAttributesCount`),
+  };
+}
+
+function scopeOf(value: unknown, path: string): DecodedScope {
+  const object = asObject(value, path) ?? {};
+  return { name: asString(field(object, 'name'), `${path}.name`), version: asString(field(object, 'version'), `${path}.version`) };
+}
+
+function span(value: unknown, path: string, scope: DecodedScope): DecodedSpan {
+  const object = asObject(value, path) ?? {};
+  const status = asObject(field(object, 'status'), `${path}.status`) ?? {};
   return {
     traceId: asHexId(field(object, 'traceId', 'trace_id'), `${path}.traceId`),
     spanId: asHexId(field(object, 'spanId', 'span_id'), `${path}.spanId`),
@@ -124,6 +182,14 @@ function span(value: unknown, path: string): DecodedSpan {
     startTimeUnixNano: asInteger(field(object, 'startTimeUnixNano', 'start_time_unix_nano'), `${path}.startTimeUnixNano`, true),
     endTimeUnixNano: asInteger(field(object, 'endTimeUnixNano', 'end_time_unix_nano'), `${path}.endTimeUnixNano`, true),
     attributes: keyValues(field(object, 'attributes'), `${path}.attributes`),
+    statusCode: asStatusCode(field(status, 'code'), `${path}.status.code`),
+    statusMessage: asString(field(status, 'message'), `${path}.status.message`),
+    events: asArray(field(object, 'events'), `${path}.events`).map((item, index) => event(item, `${path}.events[${index}]`)),
+    links: asArray(field(object, 'links'), `${path}.links`).map((item, index) => link(item, `${path}.links[${index}]`)),
+    droppedAttributesCount: asCount(field(object, 'droppedAttributesCount', 'dropped_attributes_count'), `${path}.droppedAttributesCount`),
+    droppedEventsCount: asCount(field(object, 'droppedEventsCount', 'dropped_events_count'), `${path}.droppedEventsCount`),
+    droppedLinksCount: asCount(field(object, 'droppedLinksCount', 'dropped_links_count'), `${path}.droppedLinksCount`),
+    scope,
   };
 }
 
@@ -147,8 +213,10 @@ export function decodeJsonRequest(body: Buffer): DecodedExportRequest {
         resourceAttributes: keyValues(field(resource, 'attributes'), `${path}.resource.attributes`),
         spans: scopeSpans.flatMap((scope, scopeIndex) => {
           const scopePath = `${path}.scopeSpans[${scopeIndex}]`;
-          const spans = asArray(field(asObject(scope, scopePath) ?? {}, 'spans'), `${scopePath}.spans`);
-          return spans.map((item, spanIndex) => span(item, `${scopePath}.spans[${spanIndex}]`));
+          const scopeObject = asObject(scope, scopePath) ?? {};
+          const decodedScope = scopeOf(field(scopeObject, 'scope'), `${scopePath}.scope`);
+          const spans = asArray(field(scopeObject, 'spans'), `${scopePath}.spans`);
+          return spans.map((item, spanIndex) => span(item, `${scopePath}.spans[${spanIndex}]`, decodedScope));
         }),
       };
     }),

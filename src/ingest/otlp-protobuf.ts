@@ -3,7 +3,21 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { MAX_VALUE_DEPTH, OtlpDecodeError, doubleToJson, int64ToJson, type AttributeValue, type Attributes, type DecodedExportRequest, type DecodedSpan, type PartialSuccess, setAttribute } from './otlp-request.js';
+import {
+  MAX_VALUE_DEPTH,
+  OtlpDecodeError,
+  doubleToJson,
+  int64ToJson,
+  type AttributeValue,
+  type Attributes,
+  type DecodedEvent,
+  type DecodedExportRequest,
+  type DecodedLink,
+  type DecodedScope,
+  type DecodedSpan,
+  type PartialSuccess,
+  setAttribute,
+} from './otlp-request.js';
 
 const PROTO_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'proto');
 
@@ -83,10 +97,31 @@ interface PbSpan {
   startTimeUnixNano: Int64;
   endTimeUnixNano: Int64;
   attributes: PbKeyValue[];
+  droppedAttributesCount: number;
+  events: PbEvent[];
+  droppedEventsCount: number;
+  links: PbLink[];
+  droppedLinksCount: number;
+  status: { code: number; message: string } | null;
+}
+
+interface PbEvent {
+  timeUnixNano: Int64;
+  name: string;
+  attributes: PbKeyValue[];
+  droppedAttributesCount: number;
+}
+
+interface PbLink {
+  traceId: Bytes;
+  spanId: Bytes;
+  traceState: string;
+  attributes: PbKeyValue[];
+  droppedAttributesCount: number;
 }
 
 interface PbRequest {
-  resourceSpans: Array<{ resource: { attributes: PbKeyValue[] } | null; scopeSpans: Array<{ spans: PbSpan[] }> }>;
+  resourceSpans: Array<{ resource: { attributes: PbKeyValue[] } | null; scopeSpans: Array<{ scope: { name: string; version: string } | null; spans: PbSpan[] }> }>;
 }
 
 function asBuffer(bytes: Bytes): Buffer {
@@ -137,7 +172,25 @@ function keyValues(list: PbKeyValue[], depth = 0): Attributes {
   return attributes;
 }
 
-function span(pb: PbSpan): DecodedSpan {
+function event(pb: PbEvent): DecodedEvent {
+  return { name: pb.name, timeUnixNano: uint64Decimal(pb.timeUnixNano), attributes: keyValues(pb.attributes), droppedAttributesCount: pb.droppedAttributesCount };
+}
+
+function link(pb: PbLink): DecodedLink {
+  return {
+    traceId: asBuffer(pb.traceId).toString('hex'),
+    spanId: asBuffer(pb.spanId).toString('hex'),
+    traceState: pb.traceState,
+    attributes: keyValues(pb.attributes),
+    droppedAttributesCount: pb.droppedAttributesCount,
+  };
+}
+
+const NO_SCOPE: DecodedScope = { name: '', version: '' };
+const NO_EVENTS: DecodedEvent[] = [];
+const NO_LINKS: DecodedLink[] = [];
+
+function span(pb: PbSpan, scope: DecodedScope): DecodedSpan {
   return {
     traceId: asBuffer(pb.traceId).toString('hex'),
     spanId: asBuffer(pb.spanId).toString('hex'),
@@ -147,6 +200,15 @@ function span(pb: PbSpan): DecodedSpan {
     startTimeUnixNano: uint64Decimal(pb.startTimeUnixNano),
     endTimeUnixNano: uint64Decimal(pb.endTimeUnixNano),
     attributes: keyValues(pb.attributes),
+    statusCode: pb.status?.code ?? 0,
+    statusMessage: pb.status?.message ?? '',
+    // Most spans have neither: they share one empty list (never written to).
+    events: pb.events.length === 0 ? NO_EVENTS : pb.events.map(event),
+    links: pb.links.length === 0 ? NO_LINKS : pb.links.map(link),
+    droppedAttributesCount: pb.droppedAttributesCount,
+    droppedEventsCount: pb.droppedEventsCount,
+    droppedLinksCount: pb.droppedLinksCount,
+    scope,
   };
 }
 
@@ -161,7 +223,10 @@ export function decodeProtobufRequest(body: Uint8Array): DecodedExportRequest {
   return {
     resourceSpans: message.resourceSpans.map((resourceSpans) => ({
       resourceAttributes: keyValues(resourceSpans.resource?.attributes ?? []),
-      spans: resourceSpans.scopeSpans.flatMap((scopeSpans) => scopeSpans.spans.map(span)),
+      spans: resourceSpans.scopeSpans.flatMap((scopeSpans) => {
+        const scope = scopeSpans.scope ? { name: scopeSpans.scope.name, version: scopeSpans.scope.version } : NO_SCOPE;
+        return scopeSpans.spans.map((pb) => span(pb, scope));
+      }),
     })),
   };
 }

@@ -22,6 +22,39 @@ export interface DecodedSpan {
   startTimeUnixNano: string;
   endTimeUnixNano: string;
   attributes: Attributes;
+  /** The OTLP StatusCode number (0 UNSET, 1 OK, 2 ERROR) and message ('' when absent). */
+  statusCode: number;
+  statusMessage: string;
+  events: DecodedEvent[];
+  links: DecodedLink[];
+  droppedAttributesCount: number;
+  droppedEventsCount: number;
+  droppedLinksCount: number;
+  /** The instrumentation scope of the span's ScopeSpans (one object shared by its spans). */
+  scope: DecodedScope;
+}
+
+export interface DecodedScope {
+  /** '' when absent. */
+  name: string;
+  version: string;
+}
+
+export interface DecodedEvent {
+  name: string;
+  /** Unix nanoseconds as an exact decimal string; '0' when absent. */
+  timeUnixNano: string;
+  attributes: Attributes;
+  droppedAttributesCount: number;
+}
+
+export interface DecodedLink {
+  /** Lowercase hex of the bytes received (validated by the mapping). */
+  traceId: string;
+  spanId: string;
+  traceState: string;
+  attributes: Attributes;
+  droppedAttributesCount: number;
 }
 
 export interface DecodedResourceSpans {

@@ -1,11 +1,13 @@
 // Maps decoded OTLP spans to stored span rows, exactly as the exportTraces operation of
 // openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes and
-// the resource's `service.name`, span kinds by their OTLP enum names, attributes kept whole.
+// the resource's `service.name`, span kinds and status codes by their OTLP enum names,
+// attributes kept whole, events and links as JSON arrays with their times as exact integers.
 import type { SpanRow } from '../storage/spans/span-row.js';
-import type { AttributeValue, Attributes, DecodedExportRequest, DecodedSpan, PartialSuccess } from './otlp-request.js';
+import type { AttributeValue, Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, DecodedSpan, PartialSuccess } from './otlp-request.js';
 import { hasParent, rowProblem, spanProblem } from './span-validation.js';
 
 const SPAN_KIND_NAMES = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
+const STATUS_CODE_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'];
 
 /** At most this many rejection reasons are spelled out in the partial success message. */
 const MAX_REASONS = 10;
@@ -34,6 +36,25 @@ export function numberOf(value: AttributeValue | undefined): number | null {
 function attributesJson(attributes: Attributes): string | null {
   const json = JSON.stringify(attributes);
   return json === '{}' ? null : json;
+}
+
+/** '' (protobuf's default for an absent string) is stored as null. */
+function textOrNull(text: string): string | null {
+  return text === '' ? null : text;
+}
+
+// Events and links are written as JSON text by hand: the event time goes in as its exact digits
+// (JSON.stringify has no 64-bit integers), and a span without any costs no allocation.
+function eventJson(event: DecodedEvent): string {
+  return `{"name":${JSON.stringify(event.name)},"time_unix_nano":${event.timeUnixNano},"attributes":${attributesJson(event.attributes) ?? 'null'},"dropped_attributes_count":${event.droppedAttributesCount}}`;
+}
+
+function linkJson(link: DecodedLink): string {
+  return `{"trace_id":${JSON.stringify(link.traceId)},"span_id":${JSON.stringify(link.spanId)},"trace_state":${JSON.stringify(textOrNull(link.traceState))},"attributes":${attributesJson(link.attributes) ?? 'null'},"dropped_attributes_count":${link.droppedAttributesCount}}`;
+}
+
+function listJson<T>(items: T[], write: (item: T) => string): string | null {
+  return items.length === 0 ? null : `[${items.map(write).join(',')}]`;
 }
 
 interface ResourceFields {
@@ -69,6 +90,15 @@ function toRow(span: DecodedSpan, resource: ResourceFields, applicationId: strin
     usage_unit: textOf(attributes['vendor.usage.unit']),
     resource_attributes: resource.resource_attributes,
     span_attributes: attributesJson(attributes),
+    status_code: STATUS_CODE_NAMES[span.statusCode] ?? 'STATUS_CODE_UNSET',
+    status_message: textOrNull(span.statusMessage),
+    scope_name: textOrNull(span.scope.name),
+    scope_version: textOrNull(span.scope.version),
+    events: listJson(span.events, eventJson),
+    links: listJson(span.links, linkJson),
+    dropped_attributes_count: span.droppedAttributesCount,
+    dropped_events_count: span.droppedEventsCount,
+    dropped_links_count: span.droppedLinksCount,
     received_at: receivedAt,
   };
 }

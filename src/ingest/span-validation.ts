@@ -28,6 +28,16 @@ function timeProblem(span: DecodedSpan): string | undefined {
   const end = BigInt(span.endTimeUnixNano);
   if (start > MAX_STORED_NANOS || end > MAX_STORED_NANOS) return 'time out of range (after the year 2262)';
   if (end < start) return 'end time before start time';
+  for (const event of span.events) if (BigInt(event.timeUnixNano) > MAX_STORED_NANOS) return 'event time out of range (after the year 2262)';
+  return undefined;
+}
+
+/** A link must name a valid span, as the span's own ids must be. */
+function linkProblem(span: DecodedSpan): string | undefined {
+  for (const link of span.links) {
+    const problem = idProblem(link.traceId, 16, 'link trace_id') ?? idProblem(link.spanId, 8, 'link span_id');
+    if (problem !== undefined) return problem;
+  }
   return undefined;
 }
 
@@ -37,7 +47,8 @@ export function spanProblem(span: DecodedSpan): string | undefined {
     idProblem(span.traceId, 16, 'trace_id') ??
     idProblem(span.spanId, 8, 'span_id') ??
     (hasParent(span) ? idProblem(span.parentSpanId, 8, 'parent_span_id') : undefined) ??
-    timeProblem(span)
+    timeProblem(span) ??
+    linkProblem(span)
   );
 }
 

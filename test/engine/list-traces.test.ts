@@ -57,6 +57,7 @@ onEachDatabase('POST /traces', (app) => {
       duration_ms: Number(BigInt(at(4000)) - BigInt(at(100, 123n))) / 1e6,
       spans_count: 2,
       total_cost: 1.75,
+      error_count: 0,
       min_start_time_unix_nano: at(100, 123n),
       service_name: 'web',
       unit: 'u-a',

@@ -150,7 +150,7 @@ onEachDatabase('live spans', (app) => {
       expect(body.pagination).to.deep.equal({ page: 1, limit: 20, total: 6 });
       expect(body.text).to.include(`"span_start_time_unix_nano":${BASE + 20n * SECOND + 123_456_789n}`);
       expect(Object.keys(body.data[0]).sort()).to.deep.equal(
-        ['trace_id', 'span_id', 'span_name', 'span_kind', 'span_start_time_unix_nano', 'span_end_time_unix_nano', 'parent_span_id', 'service_name', 'resource_attributes', 'span_attributes'].sort(),
+        ['trace_id', 'span_id', 'span_name', 'span_kind', 'span_start_time_unix_nano', 'span_end_time_unix_nano', 'parent_span_id', 'service_name', 'resource_attributes', 'span_attributes', 'status_code', 'status_message'].sort(),
       );
     });
 

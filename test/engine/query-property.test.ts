@@ -30,10 +30,14 @@ const NUMBERS = [0, 1, -1.5, 2.5, 200, 0.1, 1e21, 123456789.25, 4611686018427387
 const NUMBER_VALUES = ['0', '1', '-1.5', '2.5', '200', '0.1', '1e21', '123456789.25', '1e3', '2E-1', '-12.50', '470562540', '1.5', '-0', '4611686018427387904'];
 const KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
 const KIND_VALUES = ['SERVER', 'CLIENT', 'INTERNAL', 'PRODUCER', 'CONSUMER', 'UNSPECIFIED', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'server', 'KIND_SERVER', '_SERVER'];
+// null: a span stored before status was kept.
+const STATUSES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR', null];
+const STATUS_VALUES = ['ERROR', 'OK', 'UNSET', 'STATUS_CODE_ERROR', 'STATUS_CODE_OK', 'STATUS_CODE_UNSET', 'error', 'CODE_ERROR', '_ERROR', 'STATUS_CODE_', 'ERR'];
 const KEYS = ['http.method', 'http.status_code', 'retry', 'tags', 'meta', 'a_b', 'x.y.z', 'service.name'];
 const TEXT_FIELDS = [
   'trace_id', 'span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit', 'billing.resource_type', 'billing.resource_name',
-  'billing.service_id', 'billing.service_name', 'billing.sku_id', 'billing.sku_name', 'billing.region', 'usage.unit',
+  'billing.service_id', 'billing.service_name', 'billing.sku_id', 'billing.sku_name', 'billing.region', 'usage.unit', 'status_code',
+  'status_message', 'scope_name',
 ];
 const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount'];
 const STRING_OPS = ['eq', 'neq', 'contains', 'starts_with', 'ends_with'];
@@ -74,6 +78,9 @@ function spanFrom(texts: string[], numbers: number[]) {
     duration: durationNs,
     span_name: text,
     span_kind: fc.constantFrom(...KINDS),
+    status_code: fc.constantFrom(...STATUSES),
+    status_message: maybe(text),
+    scope_name: maybe(text),
     service_name: maybe(text),
     unit: maybe(text),
     parent_unit: maybe(text),
@@ -102,6 +109,9 @@ function toRows(applicationId: string, spans: GeneratedSpan[]): SpanRow[] {
       duration_ms: Number(end - start) / 1e6,
       span_name: generated.span_name,
       span_kind: generated.span_kind,
+      status_code: generated.status_code,
+      status_message: generated.status_message,
+      scope_name: generated.scope_name,
       service_name: generated.service_name,
       unit: generated.unit,
       parent_unit: generated.parent_unit,
@@ -126,7 +136,7 @@ const COLUMN_OF: Record<string, keyof SpanRow> = {
   trace_id: 'trace_id', span_id: 'span_id', span_kind: 'span_kind', span_name: 'span_name', service_name: 'service_name', unit: 'unit', parent_unit: 'parent_unit',
   'billing.resource_type': 'billing_resource_type', 'billing.resource_name': 'billing_resource_name', 'billing.service_id': 'billing_service_id',
   'billing.service_name': 'billing_service_name', 'billing.sku_id': 'billing_sku_id', 'billing.sku_name': 'billing_sku_name', 'billing.region': 'billing_region',
-  'usage.unit': 'usage_unit', duration_ms: 'duration_ms', cost: 'cost', 'usage.amount': 'usage_amount',
+  'usage.unit': 'usage_unit', status_code: 'status_code', status_message: 'status_message', scope_name: 'scope_name', duration_ms: 'duration_ms', cost: 'cost', 'usage.amount': 'usage_amount',
 };
 
 /** The values a field holds in the data, as text, so that conditions often hit something. */
@@ -164,9 +174,10 @@ function conditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
   const pick = (fields: fc.Arbitrary<string>, ops: string[], pool: string[]) =>
     fc.tuple(fields, fc.constantFrom(...ops)).chain(([field, op]) => valueFor(rows, field, op, pool).map((value) => ({ field, op, value })));
   return fc.oneof(
-    pick(fc.constantFrom(...TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'span_kind'].includes(field))), STRING_OPS, TEXTS),
+    pick(fc.constantFrom(...TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'span_kind', 'status_code'].includes(field))), STRING_OPS, TEXTS),
     pick(fc.constantFrom('trace_id', 'span_id'), STRING_OPS, ID_VALUES),
     fc.record({ field: fc.constant('span_kind'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...KIND_VALUES) }),
+    fc.record({ field: fc.constant('status_code'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...STATUS_VALUES) }),
     pick(fc.constantFrom(...NUMBER_FIELDS), ['eq', 'neq', ...NUMERIC_OPS], NUMBER_VALUES),
     pick(attributeField, STRING_OPS, TEXTS),
     pick(attributeField, NUMERIC_OPS, NUMBER_VALUES),

@@ -69,6 +69,15 @@ onEachDatabase('POST /engine/query', (app) => {
         usage_unit: 'tokens',
         resource_attributes: JSON.stringify({ 'service.name': 'summarizer' }),
         span_attributes: '{"vendor.unit":"llm","big":12345678901234567890,"nested":{"a":[1,"x"]}}',
+        status_code: 'STATUS_CODE_ERROR',
+        status_message: 'quota exceeded',
+        scope_name: '@google/genai',
+        scope_version: '1.30.0',
+        events: '[{"name":"exception","time_unix_nano":1763800000999999999,"attributes":{"exception.type":"QuotaError"},"dropped_attributes_count":0}]',
+        links: '[{"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"b7ad6b7169203331","trace_state":null,"attributes":null,"dropped_attributes_count":0}]',
+        dropped_attributes_count: 1,
+        dropped_events_count: 2,
+        dropped_links_count: 3,
       }),
     ]);
     try {
@@ -87,6 +96,7 @@ onEachDatabase('POST /engine/query', (app) => {
     expect(response.text).to.include('"span_end_time_unix_nano":1763800001000000001');
     // Stored attribute JSON is passed through verbatim: its own big integers keep every digit.
     expect(response.text).to.include('"big":12345678901234567890');
+    expect(response.text).to.include('"time_unix_nano":1763800000999999999');
     const body = parseExact(response.text);
     expect(body).to.deep.include({ total: 1, page: 1, limit: 20 });
     expect(body.data[0]).to.deep.equal({
@@ -106,6 +116,15 @@ onEachDatabase('POST /engine/query', (app) => {
       cost: 0.0042,
       billing: { resource_type: 'llm_generate_content', resource_name: null, service_id: null, service_name: null, sku_id: null, sku_name: null, region: 'europe-west4' },
       usage: { amount: 1680, unit: 'tokens' },
+      status_code: 'STATUS_CODE_ERROR',
+      status_message: 'quota exceeded',
+      scope_name: '@google/genai',
+      scope_version: '1.30.0',
+      events: [{ name: 'exception', time_unix_nano: '1763800000999999999', attributes: { 'exception.type': 'QuotaError' }, dropped_attributes_count: 0 }],
+      links: [{ trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331', trace_state: null, attributes: null, dropped_attributes_count: 0 }],
+      dropped_attributes_count: 1,
+      dropped_events_count: 2,
+      dropped_links_count: 3,
     });
   }
 

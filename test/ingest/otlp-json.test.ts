@@ -46,6 +46,14 @@ describe('OTLP JSON decoding', () => {
       startTimeUnixNano: '1795355100123456789',
       endTimeUnixNano: '1795355100223456789',
       attributes: {},
+      statusCode: 0,
+      statusMessage: '',
+      events: [],
+      links: [],
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+      scope: { name: '', version: '' },
     });
   });
 
@@ -57,13 +65,38 @@ describe('OTLP JSON decoding', () => {
     ['absent fields as their defaults', {}, { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, startTimeUnixNano: '0', endTimeUnixNano: '0' }],
     ['null as the default', { name: null, kind: null, startTimeUnixNano: null, attributes: null }, { name: '', kind: 0, startTimeUnixNano: '0' }],
     ['proto field names', { trace_id: 'AB', parent_span_id: 'CD', start_time_unix_nano: '5' }, { traceId: 'ab', parentSpanId: 'cd', startTimeUnixNano: '5' }],
-    ['unknown fields', { status: { code: 2 }, events: [{ name: 'x' }], flags: 1, somethingNew: [1, 2] }, { name: '' }],
+    ['unknown fields', { traceState: 'x=1', flags: 1, somethingNew: [1, 2], status: { other: 1 } }, { name: '' }],
+    ['the status code by name, with its message', { status: { code: 'STATUS_CODE_ERROR', message: 'boom' } }, { statusCode: 2, statusMessage: 'boom' }],
+    ['the status code as a number', { status: { code: 1 } }, { statusCode: 1, statusMessage: '' }],
+    ['an unknown status name', { status: { code: 'STATUS_CODE_MAYBE' } }, { statusCode: 0 }],
+    ['the dropped counts as numbers or strings', { droppedAttributesCount: 1, dropped_events_count: '2', droppedLinksCount: null }, { droppedAttributesCount: 1, droppedEventsCount: 2, droppedLinksCount: 0 }],
+    [
+      'events, their times exact',
+      '{"events":[{"name":"exception","timeUnixNano":1795355100123456789,"attributes":[{"key":"exception.type","value":{"stringValue":"E"}}]},{"time_unix_nano":"7","dropped_attributes_count":3}]}',
+      {
+        events: [
+          { name: 'exception', timeUnixNano: '1795355100123456789', attributes: { 'exception.type': 'E' }, droppedAttributesCount: 0 },
+          { name: '', timeUnixNano: '7', attributes: {}, droppedAttributesCount: 3 },
+        ],
+      },
+    ],
+    [
+      'links, ids in any case',
+      { links: [{ traceId: 'AB', span_id: 'Cd', traceState: 'k=v', attributes: [{ key: 'n', value: { intValue: '2' } }], droppedAttributesCount: 1 }] },
+      { links: [{ traceId: 'ab', spanId: 'cd', traceState: 'k=v', attributes: { n: 2 }, droppedAttributesCount: 1 }] },
+    ],
   ];
   for (const [name, given, want] of FIELD_CASES) {
     it(`reads ${name}`, () => {
-      expect(oneSpan(given).span).to.deep.include(want);
+      // Through JSON text: attribute objects may have no prototype, deep.include would see that.
+      expect(JSON.parse(JSON.stringify(oneSpan(given).span))).to.deep.include(want);
     });
   }
+
+  it('reads the scope of each ScopeSpans for its spans', () => {
+    const decoded = decode({ resourceSpans: [{ scopeSpans: [{ scope: { name: 'lib', version: '1.2' }, spans: [{}] }, { scope: null, spans: [{}] }] }] });
+    expect(decoded.resourceSpans[0]?.spans.map((span) => span.scope)).to.deep.equal([{ name: 'lib', version: '1.2' }, { name: '', version: '' }]);
+  });
 
   const VALUE_CASES: Array<[string, unknown, unknown]> = [
     ['a string', { stringValue: 'x' }, 'x'],

@@ -1,7 +1,7 @@
 // The protobuf decoder against the OpenTelemetry exporter's own encoder, and against messages
 // written field by field on the wire (field numbers of opentelemetry-proto v1) for the value
 // kinds the SDK cannot produce.
-import { context, SpanKind, trace } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { expect } from 'chai';
 import protobuf from 'protobufjs';
@@ -61,6 +61,37 @@ describe('OTLP protobuf decoding', () => {
       });
       expect(JSON.parse(JSON.stringify(got?.attributes))).to.deep.equal(span.attributes);
     }
+  });
+
+  it('decodes status, events (exact times), links, scope and dropped counts as the exporter encodes them', async () => {
+    const linked = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+    const spans = await recordSpans(
+      { 'service.name': 'api' },
+      (tracer) => {
+        const span = tracer.startSpan('work', { startTime: [1795355100, 1], links: [{ context: linked, attributes: { why: 'retry' } }], attributes: { a: 1, b: 2 } });
+        span.addEvent('step', { n: 1 }, [1795355100, 123456789]);
+        span.recordException(new Error('boom'), [1795355100, 223456789]);
+        span.addEvent('late', undefined, [1795355100, 323456789]);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'it broke' });
+        span.end([1795355101, 0]);
+      },
+      { scope: { name: 'lib', version: '9.8.7' }, spanLimits: { attributeCountLimit: 1, eventCountLimit: 2 } },
+    );
+    const [decoded] = decodeProtobufRequest(ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array).resourceSpans[0].spans;
+    expect(JSON.parse(JSON.stringify(decoded))).to.deep.include({
+      statusCode: 2,
+      statusMessage: 'it broke',
+      scope: { name: 'lib', version: '9.8.7' },
+      droppedAttributesCount: 1,
+      droppedEventsCount: 1,
+      droppedLinksCount: 0,
+      links: [{ traceId: linked.traceId, spanId: linked.spanId, traceState: '', attributes: { why: 'retry' }, droppedAttributesCount: 0 }],
+    });
+    expect(decoded.events.map((event) => [event.name, event.timeUnixNano])).to.deep.equal([
+      ['exception', '1795355100223456789'],
+      ['late', '1795355100323456789'],
+    ]);
+    expect(decoded.events[0]?.attributes).to.include({ 'exception.message': 'boom' });
   });
 
   it('decodes every kind of attribute value', () => {

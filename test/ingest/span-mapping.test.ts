@@ -1,7 +1,7 @@
 // The mapping from decoded OTLP spans to stored rows, and the per-span rejections reported as
 // partial success.
 import { expect } from 'chai';
-import type { DecodedSpan } from '../../src/ingest/otlp-request.js';
+import type { DecodedEvent, DecodedSpan } from '../../src/ingest/otlp-request.js';
 import { numberOf, textOf, toSpanRows } from '../../src/ingest/span-mapping.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -16,6 +16,14 @@ function span(overrides: Partial<DecodedSpan> = {}): DecodedSpan {
     startTimeUnixNano: '1795355100123456789',
     endTimeUnixNano: '1795355100223456789',
     attributes: {},
+    statusCode: 0,
+    statusMessage: '',
+    events: [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+    scope: { name: '', version: '' },
     ...overrides,
   };
 }
@@ -69,6 +77,15 @@ describe('span mapping', () => {
         usage_unit: 'tokens',
         resource_attributes: '{"service.name":"summarizer","host.name":"h1"}',
         span_attributes: JSON.stringify(attributes),
+        status_code: 'STATUS_CODE_UNSET',
+        status_message: null,
+        scope_name: null,
+        scope_version: null,
+        events: null,
+        links: null,
+        dropped_attributes_count: 0,
+        dropped_events_count: 0,
+        dropped_links_count: 0,
         received_at: 1_763_800_000_000,
       },
     ]);
@@ -148,6 +165,10 @@ describe('span mapping', () => {
     ['a time past 2^63', { startTimeUnixNano: '100', endTimeUnixNano: '9223372036854775808' }, 'time out of range (after the year 2262)'],
     ['a span name over 65,535 bytes', { name: 'é'.repeat(40_000) }, 'span_name longer than 65535 bytes'],
     ['a unit over 65,535 bytes', { attributes: { 'vendor.unit': 'u'.repeat(65_536) } }, 'unit longer than 65535 bytes'],
+    ['a status message over 65,535 bytes', { statusMessage: 'm'.repeat(65_536) }, 'status_message longer than 65535 bytes'],
+    ['a link to a 4-byte span id', { links: [{ traceId: TRACE, spanId: 'abcdef01', traceState: '', attributes: {}, droppedAttributesCount: 0 }] }, 'invalid link span_id: must be 8 bytes (16 hex digits)'],
+    ['a link to an all-zero trace id', { links: [{ traceId: '0'.repeat(32), spanId: 'abcdef0123456789', traceState: '', attributes: {}, droppedAttributesCount: 0 }] }, 'invalid link trace_id: all zeros'],
+    ['an event time past 2^63', { events: [{ name: 'e', timeUnixNano: '9223372036854775808', attributes: {}, droppedAttributesCount: 0 }] }, 'event time out of range (after the year 2262)'],
   ];
   for (const [name, overrides, problem] of REJECTED) {
     it(`rejects a span with ${name} and stores the rest`, () => {
@@ -158,6 +179,35 @@ describe('span mapping', () => {
       expect(partialSuccess).to.deep.equal({ rejectedSpans: 1, errorMessage: `span ${bad.spanId || '(no span_id)'}: ${problem}` });
     });
   }
+
+  it('maps status codes by name, events and links as JSON with exact times, and the scope', () => {
+    const scope = { name: 'lib', version: '' };
+    const events: DecodedEvent[] = [
+      { name: 'exception', timeUnixNano: '1795355100123456789', attributes: { 'exception.type': 'E', 'exception.message': 'é "quoted"' }, droppedAttributesCount: 1 },
+      { name: 'tick', timeUnixNano: '0', attributes: {}, droppedAttributesCount: 0 },
+    ];
+    const links = [{ traceId: TRACE, spanId: 'aaaaaaaaaaaaaaaa', traceState: '', attributes: { n: 1 }, droppedAttributesCount: 0 }];
+    const { rows } = map([
+      span({ spanId: '1111111111111111', statusCode: 2, statusMessage: 'boom', events, links, droppedAttributesCount: 4, droppedEventsCount: 5, droppedLinksCount: 6, scope }),
+      span({ spanId: '2222222222222222', statusCode: 1 }),
+      span({ spanId: '3333333333333333', statusCode: 9 }),
+    ]);
+    expect(rows[0]).to.deep.include({
+      status_code: 'STATUS_CODE_ERROR',
+      status_message: 'boom',
+      scope_name: 'lib',
+      scope_version: null,
+      dropped_attributes_count: 4,
+      dropped_events_count: 5,
+      dropped_links_count: 6,
+    });
+    expect(rows[0]?.events).to.equal(
+      '[{"name":"exception","time_unix_nano":1795355100123456789,"attributes":{"exception.type":"E","exception.message":"é \\"quoted\\""},"dropped_attributes_count":1},' +
+        '{"name":"tick","time_unix_nano":0,"attributes":null,"dropped_attributes_count":0}]',
+    );
+    expect(JSON.parse(rows[0]?.links ?? 'null')).to.deep.equal([{ trace_id: TRACE, span_id: 'aaaaaaaaaaaaaaaa', trace_state: null, attributes: { n: 1 }, dropped_attributes_count: 0 }]);
+    expect(rows.map((row) => row.status_code)).to.deep.equal(['STATUS_CODE_ERROR', 'STATUS_CODE_OK', 'STATUS_CODE_UNSET']);
+  });
 
   it('stores equal start and end times (a zero duration)', () => {
     const { rows } = map([span({ endTimeUnixNano: '1795355100123456789' })]);

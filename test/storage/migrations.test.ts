@@ -7,9 +7,21 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { knexSettings } from '../../src/storage/database.js';
 import { migratorConfig, migrateToLatest } from '../../src/storage/migrations/index.js';
+import { findSpans } from '../../src/storage/spans/span-queries.js';
+import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { testDatabases } from '../support/databases.js';
 import { spanRow } from '../support/span-rows.js';
+
+/** The columns 20261123000100_span_status_events added to spans. */
+const STATUS_EVENT_COLUMNS = ['status_code', 'status_message', 'scope_name', 'scope_version', 'events', 'links', 'dropped_attributes_count', 'dropped_events_count', 'dropped_links_count'] as const;
+
+/** A span row as releases before 20261123000100_span_status_events stored it. */
+function beforeStatus(row: SpanRow): Omit<SpanRow, (typeof STATUS_EVENT_COLUMNS)[number]> {
+  const old: Record<string, unknown> = { ...row };
+  for (const column of STATUS_EVENT_COLUMNS) delete old[column];
+  return old as Omit<SpanRow, (typeof STATUS_EVENT_COLUMNS)[number]>;
+}
 
 for (const database of testDatabases()) {
   describe(`migrations [${database.name}]`, () => {
@@ -44,7 +56,7 @@ for (const database of testDatabases()) {
       const parentless = spanRow({ trace_id: '1'.repeat(32), span_id: 'a'.repeat(16), start_time_unix_nano: '1763800000000000500' });
       const server = spanRow({ trace_id: '2'.repeat(32), span_id: 'b'.repeat(16), parent_span_id: 'f'.repeat(16), span_kind: 'SPAN_KIND_SERVER', start_time_unix_nano: '1763800000000000700' });
       const orphan = spanRow({ trace_id: '3'.repeat(32), span_id: 'c'.repeat(16), parent_span_id: 'f'.repeat(16) });
-      await knex('spans').insert([parentless, server, orphan]);
+      await knex('spans').insert([parentless, server, orphan].map(beforeStatus));
       const stored = (row: typeof parentless, root: boolean) => ({
         application_id: row.application_id,
         trace_id: row.trace_id,
@@ -77,5 +89,47 @@ for (const database of testDatabases()) {
         { root_span_id: null, spans_count: 1 },
       ]);
     });
+
+    it('reads spans stored before status, events and scope were kept as null, and counts their traces 0 errors', async () => {
+      await migrateThrough('20261122000200_trace_summary_merge');
+      const traceId = '4'.repeat(32);
+      const old = spanRow({ application_id: 'app_old', trace_id: traceId, span_id: 'a'.repeat(16) });
+      await storeSpansBefore(old);
+
+      await migrateToLatest(knex);
+
+      const startNs = BigInt(old.start_time_unix_nano) - 1n;
+      const read = await findSpans(knex, { applicationId: 'app_old', startNs, endNs: startNs + 10n ** 12n, filter: null, page: 1, limit: 10 });
+      expect(read.rows).to.have.length(1);
+      for (const column of STATUS_EVENT_COLUMNS) expect(read.rows[0]?.[column], column).to.equal(null);
+      expect(await knex('traces').where({ application_id: 'app_old' }).pluck('error_count')).to.deep.equal([0]);
+
+      // New spans of the same trace add to the count, old ones stay without a status.
+      await storeSpans(knex, [
+        spanRow({ application_id: 'app_old', trace_id: traceId, span_id: 'b'.repeat(16), parent_span_id: old.span_id, status_code: 'STATUS_CODE_ERROR', status_message: 'boom' }),
+      ]);
+      expect(await knex('traces').where({ application_id: 'app_old' }).first('spans_count', 'error_count')).to.deep.equal({ spans_count: 2, error_count: 1 });
+      const statuses = await knex('spans').where({ application_id: 'app_old' }).orderBy('span_id').pluck('status_code');
+      expect(statuses).to.deep.equal([null, 'STATUS_CODE_ERROR']);
+    });
+
+    /** Stores one span and its summary as the release before 20261123000100 did (same columns, same summary). */
+    async function storeSpansBefore(row: SpanRow): Promise<void> {
+      await knex('spans').insert(beforeStatus(row));
+      await knex('traces').insert({
+        application_id: row.application_id,
+        trace_id: row.trace_id,
+        root_span_id: row.span_id,
+        root_start_time_unix_nano: row.start_time_unix_nano,
+        span_name: row.span_name,
+        service_name: row.service_name,
+        root_key: `0${row.start_time_unix_nano}${row.span_id}`,
+        min_start_time_unix_nano: row.start_time_unix_nano,
+        max_end_time_unix_nano: row.end_time_unix_nano,
+        duration_ms: row.duration_ms,
+        spans_count: 1,
+        total_cost: 0,
+      });
+    }
   });
 }

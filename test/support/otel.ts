@@ -6,14 +6,21 @@ import type { AddressInfo } from 'node:net';
 import type { Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter, type SpanLimits } from '@opentelemetry/sdk-trace-base';
 import { assertMatchesContract } from './contract.js';
 
+export interface RecordOptions {
+  /** The instrumentation scope: the tracer's name and version. */
+  scope?: { name: string; version: string };
+  spanLimits?: SpanLimits;
+}
+
 /** The spans a tracer records while `build` runs, as the SDK hands them to exporters. */
-export async function recordSpans(resourceAttributes: Record<string, string>, build: (tracer: Tracer) => void): Promise<ReadableSpan[]> {
+export async function recordSpans(resourceAttributes: Record<string, string>, build: (tracer: Tracer) => void, options: RecordOptions = {}): Promise<ReadableSpan[]> {
   const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes(resourceAttributes), spanProcessors: [new SimpleSpanProcessor(memory)] });
-  build(provider.getTracer('spanledger-tests', '1.0.0'));
+  const provider = new BasicTracerProvider({ resource: resourceFromAttributes(resourceAttributes), spanProcessors: [new SimpleSpanProcessor(memory)], spanLimits: options.spanLimits });
+  const scope = options.scope ?? { name: 'spanledger-tests', version: '1.0.0' };
+  build(provider.getTracer(scope.name, scope.version));
   await provider.forceFlush();
   const spans = memory.getFinishedSpans();
   await provider.shutdown();

@@ -7,6 +7,7 @@ import type { SpanRow } from '../../src/storage/spans/span-row.js';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const SHORT_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
+const SHORT_STATUSES = ['UNSET', 'OK', 'ERROR'];
 const NUMBER_FIELDS: Record<string, keyof SpanRow> = { duration_ms: 'duration_ms', cost: 'cost', 'usage.amount': 'usage_amount' };
 const TEXT_FIELDS: Record<string, keyof SpanRow> = {
   trace_id: 'trace_id',
@@ -24,7 +25,18 @@ const TEXT_FIELDS: Record<string, keyof SpanRow> = {
   'billing.sku_name': 'billing_sku_name',
   'billing.region': 'billing_region',
   'usage.unit': 'usage_unit',
+  status_code: 'status_code',
+  status_message: 'status_message',
+  scope_name: 'scope_name',
 };
+
+/** eq/neq on span_kind and status_code also take the enum names without their prefix. */
+function spelledOut(field: string, op: string, value: string): string {
+  if (op !== 'eq' && op !== 'neq') return value;
+  if (field === 'span_kind' && SHORT_KINDS.includes(value)) return `SPAN_KIND_${value}`;
+  if (field === 'status_code' && SHORT_STATUSES.includes(value)) return `STATUS_CODE_${value}`;
+  return value;
+}
 
 /** A JSON number literal (RFC 8259) is the only text with a numeric reading. */
 const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/;
@@ -104,8 +116,7 @@ export function spanMatches(span: SpanRow, filter: unknown): boolean {
   if (field in TEXT_FIELDS) {
     const actual = span[TEXT_FIELDS[field] as keyof SpanRow] as string | null;
     if (actual === null) return false;
-    const wanted = field === 'span_kind' && (op === 'eq' || op === 'neq') && SHORT_KINDS.includes(value) ? `SPAN_KIND_${value}` : value;
-    return compareText(actual, op, wanted);
+    return compareText(actual, op, spelledOut(field, op, value));
   }
   const actual = attribute(span, field);
   if (actual === undefined || actual === null) return false;
@@ -144,6 +155,7 @@ export interface ExpectedTrace {
   duration_ms: number;
   spans_count: number;
   total_cost: number;
+  error_count: number;
   min_start_time_unix_nano: string;
   service_name: string | null;
   unit: string | null;
@@ -176,6 +188,7 @@ export function expectedTraces(spans: SpanRow[], window: { startNs: bigint; endN
       duration_ms: Number(maxEnd - minStart) / 1e6,
       spans_count: members.length,
       total_cost: members.reduce((sum, span) => sum + (span.cost ?? 0), 0),
+      error_count: members.filter((span) => span.status_code === 'STATUS_CODE_ERROR').length,
       min_start_time_unix_nano: minStart.toString(),
       service_name: root.service_name,
       unit: root.unit,

@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import type { Condition, FilterNode, Operator } from './ast.js';
 import { fragment, type FilterDialect, type SqlFragment, type TextMatch } from './dialects/dialect.js';
-import { storedSpanKind, targetOf, type FilterColumn } from './targets.js';
+import { storedEnumValue, targetOf, type FilterColumn } from './targets.js';
 
 export interface CompileOptions {
   dialect: FilterDialect;
@@ -43,8 +43,7 @@ export function conditionSql(condition: Condition, { dialect, column }: CompileO
     const expression = fragment(column(target.column));
     if (isTextMatch(op)) return dialect.textMatches(expression, op, value);
     if (op !== 'eq' && op !== 'neq') throw new Error(`operator ${op} on text field ${condition.field}`);
-    const compared = target.column === 'span_kind' ? storedSpanKind(value) : value;
-    return dialect.textEquals(expression, compared, op === 'neq', true);
+    return dialect.textEquals(expression, storedEnumValue(target.column, value), op === 'neq', true);
   }
 
   const source = column(target.source);

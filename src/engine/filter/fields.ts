@@ -19,6 +19,9 @@ export const TEXT_FIELDS = [
   'billing.sku_name',
   'billing.region',
   'usage.unit',
+  'status_code',
+  'status_message',
+  'scope_name',
 ] as const;
 
 export const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount'] as const;

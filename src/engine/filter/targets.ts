@@ -5,7 +5,7 @@ import { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from '../../storage/spans/span
 import { lookUpField } from './fields.js';
 
 /** The columns of table `spans` that a filter can read. */
-export const FILTER_COLUMNS = ['trace_id', 'span_id', 'span_kind', ...SPAN_TEXT_COLUMNS, ...SPAN_NUMBER_COLUMNS, 'span_attributes', 'resource_attributes'] as const;
+export const FILTER_COLUMNS = ['trace_id', 'span_id', 'span_kind', 'status_code', ...SPAN_TEXT_COLUMNS, ...SPAN_NUMBER_COLUMNS, 'span_attributes', 'resource_attributes'] as const;
 export type FilterColumn = (typeof FILTER_COLUMNS)[number];
 
 export type AttributeSource = 'span_attributes' | 'resource_attributes';
@@ -34,6 +34,9 @@ const COLUMN_OF_FIELD: Record<string, FilterColumn> = {
   'billing.sku_name': 'billing_sku_name',
   'billing.region': 'billing_region',
   'usage.unit': 'usage_unit',
+  status_code: 'status_code',
+  status_message: 'status_message',
+  scope_name: 'scope_name',
   duration_ms: 'duration_ms',
   cost: 'cost',
   'usage.amount': 'usage_amount',
@@ -58,4 +61,19 @@ export const SPAN_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODU
 /** `SERVER` → `SPAN_KIND_SERVER` (eq/neq only); any other value is compared as given. */
 export function storedSpanKind(value: string): string {
   return (SPAN_KINDS as readonly string[]).includes(value) ? `SPAN_KIND_${value}` : value;
+}
+
+/** The OTLP status codes; filters may name them without the `STATUS_CODE_` prefix. */
+export const STATUS_CODES = ['UNSET', 'OK', 'ERROR'] as const;
+
+/** `ERROR` → `STATUS_CODE_ERROR` (eq/neq only); any other value is compared as given. */
+export function storedStatusCode(value: string): string {
+  return (STATUS_CODES as readonly string[]).includes(value) ? `STATUS_CODE_${value}` : value;
+}
+
+/** The value an eq/neq condition on this column compares with: short enum names spelled out. */
+export function storedEnumValue(column: FilterColumn, value: string): string {
+  if (column === 'span_kind') return storedSpanKind(value);
+  if (column === 'status_code') return storedStatusCode(value);
+  return value;
 }

@@ -12,9 +12,9 @@ const COLUMNS = SPAN_ROW_COLUMNS;
 // Knex writes a multi-row SQLite insert as a compound SELECT, which SQLite caps at 500 terms.
 const SQLITE_ROWS_PER_INSERT = 500;
 
-// Statement sizes are powers of two up to 1,024 rows (25,600 values, under MySQL's 65,535), so
-// each connection prepares at most 11 distinct statements, whatever the batch sizes: the
-// server-wide max_prepared_stmt_count is never exhausted by one statement per tail size.
+// Statement sizes are powers of two up to 1,024 rows (34,816 values at 34 columns, under
+// MySQL's 65,535), so each connection prepares at most 11 distinct statements, whatever the
+// batch sizes: the server-wide max_prepared_stmt_count is never exhausted by one statement per tail size.
 const MYSQL_MAX_ROWS = 1024;
 
 /** Rows per statement: the largest powers of two that add up to `total`. */

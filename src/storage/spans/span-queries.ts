@@ -35,7 +35,7 @@ export interface Page<T> {
 }
 
 /** The columns read back as other types than SpanRow's, or not at all. */
-type ConvertedColumn = 'application_id' | 'received_at' | 'resource_attributes' | 'span_attributes';
+type ConvertedColumn = 'application_id' | 'received_at' | 'resource_attributes' | 'span_attributes' | 'events' | 'links';
 
 /** A stored span as the engine reads it back: nanoseconds and receive sequence as decimal text. */
 export type StoredSpan = Omit<SpanRow, ConvertedColumn> & {
@@ -43,6 +43,9 @@ export type StoredSpan = Omit<SpanRow, ConvertedColumn> & {
   /** JSON text of the attribute map (an object where a driver parses JSON columns itself). */
   resource_attributes: string | Record<string, unknown> | null;
   span_attributes: string | Record<string, unknown> | null;
+  /** JSON text of the events and links arrays (an array where a driver parses JSON columns itself). */
+  events: string | unknown[] | null;
+  links: string | unknown[] | null;
 };
 
 export interface StoredTraceSummary {
@@ -51,6 +54,7 @@ export interface StoredTraceSummary {
   duration_ms: number;
   spans_count: number;
   total_cost: number;
+  error_count: number;
   min_start_time_unix_nano: string;
   service_name: string | null;
   unit: string | null;
@@ -59,7 +63,7 @@ export interface StoredTraceSummary {
 
 /** The columns read as they are stored; selectSpanColumns() converts the others. */
 const SPAN_COLUMNS = SPAN_ROW_COLUMNS.filter(
-  (column) => !['application_id', 'received_at', 'start_time_unix_nano', 'end_time_unix_nano', 'resource_attributes', 'span_attributes'].includes(column),
+  (column) => !['application_id', 'received_at', 'start_time_unix_nano', 'end_time_unix_nano', 'resource_attributes', 'span_attributes', 'events', 'links'].includes(column),
 );
 
 function asNumber(value: unknown): number {
@@ -83,6 +87,8 @@ function selectSpanColumns(knex: Knex, query: Knex.QueryBuilder, alias: string):
       end_time_unix_nano: bigintAsText(knex, `${alias}.end_time_unix_nano`),
       resource_attributes: jsonText(knex, `${alias}.resource_attributes`),
       span_attributes: jsonText(knex, `${alias}.span_attributes`),
+      events: jsonText(knex, `${alias}.events`),
+      links: jsonText(knex, `${alias}.links`),
     });
 }
 
@@ -93,6 +99,9 @@ function normaliseSpan(row: Record<string, unknown>): StoredSpan {
     duration_ms: asNumber(row.duration_ms),
     cost: row.cost === null ? null : asNumber(row.cost),
     usage_amount: row.usage_amount === null ? null : asNumber(row.usage_amount),
+    dropped_attributes_count: row.dropped_attributes_count === null ? null : asNumber(row.dropped_attributes_count),
+    dropped_events_count: row.dropped_events_count === null ? null : asNumber(row.dropped_events_count),
+    dropped_links_count: row.dropped_links_count === null ? null : asNumber(row.dropped_links_count),
   };
 }
 
@@ -219,7 +228,7 @@ export async function findTraces(knex: Knex, query: TraceQuery & PageRequest): P
       // older trace of the application, since the window bounds the root's start, not the order.
       const rows = await readPage<Record<string, unknown>>(
         builder
-          .select('t.trace_id', 't.span_name', 't.duration_ms', 't.spans_count', 't.total_cost', 't.service_name', 't.unit', 't.parent_unit')
+          .select('t.trace_id', 't.span_name', 't.duration_ms', 't.spans_count', 't.total_cost', 't.error_count', 't.service_name', 't.unit', 't.parent_unit')
           .select({ min_start_time_unix_nano: bigintAsText(knex, 't.min_start_time_unix_nano') })
           .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }]),
         window,
@@ -229,6 +238,7 @@ export async function findTraces(knex: Knex, query: TraceQuery & PageRequest): P
         duration_ms: asNumber(row.duration_ms),
         spans_count: asNumber(row.spans_count),
         total_cost: asNumber(row.total_cost),
+        error_count: asNumber(row.error_count),
       }));
     },
     query,

@@ -30,6 +30,18 @@ export interface SpanRow {
   /** JSON text of the flat dotted-key attribute maps, or null. */
   resource_attributes: string | null;
   span_attributes: string | null;
+  /** The OTLP status code by its enum name (`STATUS_CODE_ERROR`); null for spans stored before it was kept. */
+  status_code: string | null;
+  status_message: string | null;
+  /** The instrumentation scope (the tracer's name and version). */
+  scope_name: string | null;
+  scope_version: string | null;
+  /** JSON text of the span's events and links (arrays; see span-mapping.ts), or null when it has none. */
+  events: string | null;
+  links: string | null;
+  dropped_attributes_count: number | null;
+  dropped_events_count: number | null;
+  dropped_links_count: number | null;
   /** Epoch milliseconds at which the service stored the span. */
   received_at: number;
 }
@@ -48,6 +60,9 @@ export const SPAN_TEXT_COLUMNS = [
   'billing_sku_name',
   'billing_region',
   'usage_unit',
+  'status_message',
+  'scope_name',
+  'scope_version',
 ] as const satisfies ReadonlyArray<keyof SpanRow>;
 
 /** The numeric columns (doubles). */
@@ -62,10 +77,16 @@ export const SPAN_ROW_COLUMNS = [
   'start_time_unix_nano',
   'end_time_unix_nano',
   'span_kind',
+  'status_code',
   ...SPAN_TEXT_COLUMNS,
   ...SPAN_NUMBER_COLUMNS,
   'resource_attributes',
   'span_attributes',
+  'events',
+  'links',
+  'dropped_attributes_count',
+  'dropped_events_count',
+  'dropped_links_count',
   'received_at',
 ] as const satisfies ReadonlyArray<keyof SpanRow>;
 

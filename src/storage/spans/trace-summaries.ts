@@ -52,14 +52,24 @@ export interface Summary {
   duration_ms: number;
   spans_count: number;
   total_cost: number;
+  /** Spans with status STATUS_CODE_ERROR. */
+  error_count: number;
 }
+
+const ERROR = 'STATUS_CODE_ERROR';
 
 /** Rank, zero-padded start and span_id: ordered as strings exactly as pickRoot orders candidates. */
 function rootKey(root: RootCandidate): string {
   return `${root.parent_span_id === null ? '0' : '1'}${root.start.padStart(19, '0')}${root.span_id}`;
 }
 
-function summary(applicationId: string, traceId: string, root: RootCandidate | undefined, minStart: string, maxEnd: string, spansCount: number, totalCost: number): Summary {
+interface Totals {
+  spansCount: number;
+  totalCost: number;
+  errorCount: number;
+}
+
+function summary(applicationId: string, traceId: string, root: RootCandidate | undefined, minStart: string, maxEnd: string, totals: Totals): Summary {
   return {
     application_id: applicationId,
     trace_id: traceId,
@@ -73,8 +83,9 @@ function summary(applicationId: string, traceId: string, root: RootCandidate | u
     min_start_time_unix_nano: minStart,
     max_end_time_unix_nano: maxEnd,
     duration_ms: Number(BigInt(maxEnd) - BigInt(minStart)) / 1e6,
-    spans_count: spansCount,
-    total_cost: totalCost,
+    spans_count: totals.spansCount,
+    total_cost: totals.totalCost,
+    error_count: totals.errorCount,
   };
 }
 
@@ -84,12 +95,15 @@ export function batchSummaries(applicationId: string, rowsByTrace: Map<string, S
     let minStart = rows[0].start_time_unix_nano;
     let maxEnd = rows[0].end_time_unix_nano;
     let totalCost = 0;
+    let errorCount = 0;
     for (const row of rows) {
       if (compareNanos(row.start_time_unix_nano, minStart) < 0) minStart = row.start_time_unix_nano;
       if (compareNanos(row.end_time_unix_nano, maxEnd) > 0) maxEnd = row.end_time_unix_nano;
       totalCost += row.cost ?? 0;
+      if (row.status_code === ERROR) errorCount += 1;
     }
-    return summary(applicationId, traceId, pickRoot(rows.filter(isRootCandidate).map(rootCandidate)), minStart, maxEnd, rows.length, totalCost);
+    const totals = { spansCount: rows.length, totalCost, errorCount };
+    return summary(applicationId, traceId, pickRoot(rows.filter(isRootCandidate).map(rootCandidate)), minStart, maxEnd, totals);
   });
 }
 
@@ -119,6 +133,7 @@ export function mergeQuery(db: Knex, summaries: Summary[]): Knex.QueryBuilder {
   merge.max_end_time_unix_nano = maxEnd;
   merge.spans_count = db.raw('?? + ?', ['traces.spans_count', incoming('spans_count')]);
   merge.total_cost = db.raw('?? + ?', ['traces.total_cost', incoming('total_cost')]);
+  merge.error_count = db.raw('?? + ?', ['traces.error_count', incoming('error_count')]);
   return db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge(merge);
 }
 
@@ -138,18 +153,26 @@ export function lockQuery(db: Knex, applicationId: string, traceIds: string[]): 
     duration_ms: 0,
     spans_count: 0,
     total_cost: 0,
+    error_count: 0,
   }));
   return db('traces').insert(placeholders).onConflict(['application_id', 'trace_id']).merge({ spans_count: db.raw('??', ['spans_count']) });
 }
 
-/** The summaries recomputed from every stored span of the traces (after re-sent spans were skipped). */
+/**
+ * The summaries recomputed from every stored span of the traces (after re-sent spans were
+ * skipped). The one recomputation of a summary: whatever changed the spans calls this, after
+ * lockQuery, and writes the result back.
+ */
 export async function recomputedSummaries(db: Knex, applicationId: string, traceIds: string[], run: Run): Promise<Summary[]> {
-  const aggregates = await run<Array<{ trace_id: string; min_start: string; max_end: string; spans_count: number | string; total_cost: number | string | null }>>(
+  const aggregates = await run<
+    Array<{ trace_id: string; min_start: string; max_end: string; spans_count: number | string; total_cost: number | string | null; error_count: number | string | null }>
+  >(
     db('spans')
       .select('trace_id')
       .select({ min_start: bigintAsText(db, 'MIN(start_time_unix_nano)'), max_end: bigintAsText(db, 'MAX(end_time_unix_nano)') })
       .count({ spans_count: '*' })
       .select(db.raw('SUM(COALESCE(cost, 0)) AS total_cost'))
+      .select(db.raw('SUM(CASE WHEN status_code = ? THEN 1 ELSE 0 END) AS error_count', [ERROR]))
       .where('application_id', applicationId)
       .whereIn('trace_id', traceIds)
       .groupBy('trace_id'),
@@ -170,8 +193,7 @@ export async function recomputedSummaries(db: Knex, applicationId: string, trace
       pickRoot(candidatesByTrace.get(aggregate.trace_id) ?? []),
       aggregate.min_start,
       aggregate.max_end,
-      Number(aggregate.spans_count),
-      Number(aggregate.total_cost ?? 0),
+      { spansCount: Number(aggregate.spans_count), totalCost: Number(aggregate.total_cost ?? 0), errorCount: Number(aggregate.error_count ?? 0) },
     ),
   );
 }
