@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import * as accounts from './20261122000000_accounts.js';
 import * as spans from './20261122000100_spans.js';
 import * as traceSummaryMerge from './20261122000200_trace_summary_merge.js';
+import * as applicationRetention from './20261123000200_application_retention.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,6 +15,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122000000_accounts', accounts],
   ['20261122000100_spans', spans],
   ['20261122000200_trace_summary_merge', traceSummaryMerge],
+  ['20261123000200_application_retention', applicationRetention],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
