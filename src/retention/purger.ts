@@ -64,12 +64,8 @@ export class RetentionPurger {
   }
 
   private async tick(): Promise<void> {
-    try {
-      await this.runOnce();
-    } catch (error) {
-      // Logged, never thrown: the next interval tries again (a database outage passes).
-      this.deps.logger.error({ err: error }, 'retention purge failed');
-    }
+    // The pass logged its failure; the next interval tries again (a database outage passes).
+    await this.runOnce().catch(() => undefined);
     this.start();
   }
 
@@ -77,15 +73,21 @@ export class RetentionPurger {
     const { knex, config, logger } = this.deps;
     const started = Date.now();
     let total = 0;
-    for (const target of await listRetentionTargets(knex)) {
-      const beforeNs = purgeBefore(target, config.defaultDays, started);
-      for (;;) {
-        if (this.stopped) return total;
-        const { deleted, full } = await purgeBatch(knex, { applicationId: target.id, beforeNs, limit: config.purgeBatchSize });
-        this.purged.inc(deleted);
-        total += deleted;
-        if (!full) break;
+    try {
+      for (const target of await listRetentionTargets(knex)) {
+        const beforeNs = purgeBefore(target, config.defaultDays, started);
+        for (;;) {
+          if (this.stopped) return total;
+          const { deleted, full } = await purgeBatch(knex, { applicationId: target.id, beforeNs, limit: config.purgeBatchSize });
+          this.purged.inc(deleted);
+          total += deleted;
+          if (!full) break;
+        }
       }
+    } catch (error) {
+      // The batches before the failure stay purged (each committed on its own); the failed one rolled back.
+      logger.error({ err: error, purged_spans: total, duration_ms: Date.now() - started }, 'retention purge failed');
+      throw error;
     }
     if (total > 0) logger.info({ purged_spans: total, duration_ms: Date.now() - started }, 'retention purge');
     return total;

@@ -12,6 +12,7 @@ import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
+import { captureLogs, LEVEL } from '../support/log-capture.js';
 import { expectedMetrics, expectedTraces, rootOf } from '../support/reference-evaluator.js';
 import { spanRow } from '../support/span-rows.js';
 import { testDatabases } from '../support/databases.js';
@@ -290,6 +291,36 @@ for (const database of testDatabases()) {
         const purged = await pass;
         await closing;
         expect(purged).to.be.within(0, old.length);
+      } finally {
+        await running.stop();
+      }
+    });
+
+    it('logs a failed pass, undoes its batch, and goes on at the next interval', async () => {
+      const logs = captureLogs('info');
+      const running = await startTestServer(database, { RETENTION_PURGE_INTERVAL_SECONDS: '1', RETENTION_PURGE_BATCH_SIZE: '10' }, { logger: logs.logger });
+      try {
+        const knex = running.server.knex;
+        const caller = await engineCaller(running);
+        await setRetention(knex, caller.appId, 1);
+        const old = Array.from({ length: 30 }, (_, index) =>
+          spanRow({ application_id: caller.appId, trace_id: hex((index % 3) + 1, 32), span_id: hex(index + 1, 16), start_time_unix_nano: daysAgo(2, BigInt(index)).toString() }),
+        );
+        await storeSpans(knex, old);
+        // The summaries table gone: each batch deletes its spans, then fails on the summaries.
+        await knex.schema.renameTable('traces', 'traces_away');
+        const failures = () => logs.lines().filter((line) => line.msg === 'retention purge failed' && line.level === LEVEL.error);
+        while (failures().length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        await knex.schema.renameTable('traces_away', 'traces');
+        expect(failures()[0].err).to.be.an('object');
+        while ((await spanCount(knex, caller.appId)) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(await knex('traces').where('application_id', caller.appId)).to.deep.equal([]);
+        // A failed batch is rolled back whole: had its deletes stayed, uncounted, the counter of
+        // the batches that committed would fall short of the 30 spans.
+        const metrics = await (await fetch(new URL('/metrics', running.url))).text();
+        expect(metrics).to.include(`\nspanledger_retention_purged_spans_total ${old.length}\n`);
+        const logged = logs.lines().filter((line) => line.msg === 'retention purge' || line.msg === 'retention purge failed');
+        expect(logged.reduce((sum, line) => sum + Number(line.purged_spans), 0)).to.equal(old.length);
       } finally {
         await running.stop();
       }
