@@ -21,7 +21,7 @@ export interface RunningServer {
   tokens: TokenService;
   /** Runs in the background every RETENTION_PURGE_INTERVAL_SECONDS; `runOnce()` runs a pass now. */
   purger: RetentionPurger;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the pool. */
+  /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
   close(): Promise<void>;
 }
 
