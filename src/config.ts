@@ -24,6 +24,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often each live stream checks storage for new spans. */
   livePollIntervalMs: number;
+  retention: RetentionConfig;
   auth: {
     tokenIssuer: string;
     tokenAudience: string;
@@ -33,6 +34,19 @@ export interface Config {
     oidc: OidcConfig | undefined;
   };
 }
+
+export interface RetentionConfig {
+  /** Days an application's spans are kept when it has not chosen its own `retention_days`. */
+  defaultDays: number;
+  /** Seconds between purge passes; 0 turns the background purger off. */
+  purgeIntervalSeconds: number;
+  /** Spans one purge statement deletes at most (one short transaction each). */
+  purgeBatchSize: number;
+}
+
+/** The bounds of `retention_days`, as the management document states them. */
+export const RETENTION_DAYS_MIN = 1;
+export const RETENTION_DAYS_MAX = 3650;
 
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
@@ -123,6 +137,12 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     // Each open stream costs one storage read per interval: 10 ms is as busy as it gets.
     livePollIntervalMs: readInteger(env, 'LIVE_POLL_INTERVAL_MS', 500, 10, 60_000),
+    retention: {
+      defaultDays: readInteger(env, 'RETENTION_DEFAULT_DAYS', 30, RETENTION_DAYS_MIN, RETENTION_DAYS_MAX),
+      purgeIntervalSeconds: readInteger(env, 'RETENTION_PURGE_INTERVAL_SECONDS', 600, 0, 86_400),
+      // Small enough that a batch's locks and its summary recomputes last milliseconds.
+      purgeBatchSize: readInteger(env, 'RETENTION_PURGE_BATCH_SIZE', 1000, 1, 10_000),
+    },
     auth: {
       tokenIssuer: env.TOKEN_ISSUER || 'spanledger',
       tokenAudience: env.TOKEN_AUDIENCE || 'spanledger',

@@ -1,4 +1,5 @@
-// Owns the process lifecycle: database, migrations, HTTP listener and graceful shutdown.
+// Owns the process lifecycle: database, migrations, HTTP listener, the retention purger and
+// graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
@@ -8,6 +9,8 @@ import { loadSigningKey } from './auth/signing-key.js';
 import { TokenService } from './auth/tokens.js';
 import { createApp } from './http/app.js';
 import { createLogger } from './logger.js';
+import { HttpMetrics } from './ops/metrics.js';
+import { RetentionPurger } from './retention/purger.js';
 import { openDatabase } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 
@@ -16,7 +19,9 @@ export interface RunningServer {
   knex: Knex;
   logger: Logger;
   tokens: TokenService;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the pool. */
+  /** Runs in the background every RETENTION_PURGE_INTERVAL_SECONDS; `runOnce()` runs a pass now. */
+  purger: RetentionPurger;
+  /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
   close(): Promise<void>;
 }
 
@@ -24,7 +29,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const knex = openDatabase(config.databaseUrl, config.dataDir, logger);
   if (config.migrateOnStart) await migrateToLatest(knex);
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
-  const app = await createApp({ config, knex, logger, tokens });
+  const metrics = new HttpMetrics();
+  const app = await createApp({ config, knex, logger, tokens, metrics });
   const server = http.createServer(app.callback());
   // OTLP exporters keep their connections open between exports, which the batch processors send
   // every 5 s by default: exactly Node's default keep-alive timeout, so the server would close
@@ -37,19 +43,24 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  const purger = new RetentionPurger({ knex, logger, config: config.retention, registry: metrics.registry });
+  purger.start();
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A purge batch in flight finishes (one short transaction) before the pool closes.
+      const purgerStopped = purger.stop();
       // Keep-alive connections turn idle as their last response ends: close them as they do.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const timeout = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await stopped;
       clearInterval(sweep);
       clearTimeout(timeout);
+      await purgerStopped;
       await knex.destroy();
     })();
     return closing;
   };
-  return { url: localServiceUrl(config.host, port), knex, logger, tokens, close };
+  return { url: localServiceUrl(config.host, port), knex, logger, tokens, purger, close };
 }

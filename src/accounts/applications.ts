@@ -1,12 +1,13 @@
-// Application rules: created in an active organization; only the name changes afterwards;
-// deleting one deletes its API keys in the same transaction (their tokens die at once).
+// Application rules: created in an active organization; only the name and the retention change
+// afterwards; deleting one deletes its API keys in the same transaction (their tokens die at once).
 import type { Knex } from 'knex';
 import { NotFoundError } from '../http/errors.js';
 import {
   findActiveApplication,
   insertApplication,
-  renameApplication as renameApplicationRow,
   softDeleteApplicationWithKeys,
+  updateApplicationRow,
+  type ApplicationChanges,
   type ApplicationRecord,
   type PricingPlan,
   type Region,
@@ -23,6 +24,8 @@ export interface NewApplication {
   name: string;
   region: Region;
   pricingPlan: PricingPlan;
+  /** Absent: the application follows the configured default. */
+  retentionDays?: number;
 }
 
 export async function createApplication(knex: Knex, input: NewApplication, now = Date.now()): Promise<ApplicationRecord> {
@@ -32,6 +35,7 @@ export async function createApplication(knex: Knex, input: NewApplication, now =
     name: input.name,
     region: input.region,
     pricing_plan: input.pricingPlan,
+    retention_days: input.retentionDays ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -43,12 +47,12 @@ export async function createApplication(knex: Knex, input: NewApplication, now =
   return application;
 }
 
-export async function renameApplication(knex: Knex, id: string, name: string, now = Date.now()): Promise<ApplicationRecord> {
+export async function updateApplication(knex: Knex, id: string, changes: ApplicationChanges, now = Date.now()): Promise<ApplicationRecord> {
   return writeTransaction(knex, async (trx) => {
-    if ((await renameApplicationRow(trx, id, name, now)) === 0) throw new NotFoundError(APPLICATION_NOT_FOUND);
-    const renamed = await findActiveApplication(trx, id);
-    if (!renamed) throw new NotFoundError(APPLICATION_NOT_FOUND);
-    return renamed;
+    if ((await updateApplicationRow(trx, id, changes, now)) === 0) throw new NotFoundError(APPLICATION_NOT_FOUND);
+    const updated = await findActiveApplication(trx, id);
+    if (!updated) throw new NotFoundError(APPLICATION_NOT_FOUND);
+    return updated;
   });
 }
 

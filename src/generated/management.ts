@@ -249,12 +249,17 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename an application
-         * @description Changes the application's name, the only mutable field. `region` and
+         * Rename an application or change its retention
+         * @description Changes the application's `name` and/or `retention_days`, the only
+         *     mutable fields; only the fields sent change (at least one). `region` and
          *     `pricing_plan` cannot be changed after creation: a body that contains
          *     either is 422 with a message saying the field is immutable (e.g. `loc`
          *     `["body","region"]`, `msg` "region cannot be changed after creation",
          *     `type` "frozen_field").
+         *
+         *     `{"retention_days": 90}` keeps the application's spans for 90 days. A
+         *     shorter `retention_days` takes effect at the next purge pass: spans
+         *     older than the new retention are then removed for good.
          *
          *     Members and owners of its organization, or an API key holding
          *     `update:applications` (its own application only).
@@ -664,12 +669,28 @@ export interface components {
         };
         /** @example app_8tR3vB6wY1zC */
         ApplicationId: string;
+        /**
+         * @description Days the application's spans are kept, counted from each span's start
+         *     time. Older spans are removed by a background purger (every
+         *     `RETENTION_PURGE_INTERVAL_SECONDS`, 600 by default), so a span may
+         *     outlive its retention by up to one purge interval.
+         * @example 30
+         */
+        RetentionDays: number;
         Application: {
             id: components["schemas"]["ApplicationId"];
             organization_id: components["schemas"]["OrganizationId"];
             name: string;
             region: components["schemas"]["Region"];
             pricing_plan: components["schemas"]["PricingPlan"];
+            /**
+             * @description The retention in effect. An application created without
+             *     `retention_days` (and every application created before the field
+             *     existed) follows the service's `RETENTION_DEFAULT_DAYS` and shows
+             *     its current value; once set by POST or PATCH, the value is the
+             *     application's own.
+             */
+            retention_days: components["schemas"]["RetentionDays"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -684,14 +705,22 @@ export interface components {
             region: components["schemas"]["Region"];
             /** @default free */
             pricing_plan?: components["schemas"]["PricingPlan"];
+            /** @description Absent means the service's `RETENTION_DEFAULT_DAYS` (30 unless configured), followed as it changes. */
+            retention_days?: components["schemas"]["RetentionDays"];
         };
-        /** @description Only `name` can change; `region` and `pricing_plan` are immutable (422). */
+        /**
+         * @description `name` and `retention_days` can change (at least one must be sent; the
+         *     others keep their values); `region` and `pricing_plan` are immutable (422).
+         */
         ApplicationUpdate: {
-            name: string;
+            name?: string;
+            retention_days?: components["schemas"]["RetentionDays"];
         };
         ApplicationUpdated: {
             id: components["schemas"]["ApplicationId"];
             name: string;
+            /** @description Present when the request set it (a rename answers as it always did). */
+            retention_days?: components["schemas"]["RetentionDays"];
             updated_at: components["schemas"]["Timestamp"];
         };
         ApplicationDeleted: {
@@ -1572,6 +1601,7 @@ export interface operations {
                      *           "name": "Checkout service",
                      *           "region": "EU",
                      *           "pricing_plan": "pro",
+                     *           "retention_days": 30,
                      *           "created_at": "2026-11-22T14:00:00.000Z",
                      *           "updated_at": "2026-11-22T14:00:00.000Z"
                      *         }
@@ -1627,6 +1657,7 @@ export interface operations {
                      *       "name": "Checkout service",
                      *       "region": "EU",
                      *       "pricing_plan": "pro",
+                     *       "retention_days": 30,
                      *       "created_at": "2026-11-22T14:00:00.000Z",
                      *       "updated_at": "2026-11-22T14:00:00.000Z"
                      *     }
@@ -1671,6 +1702,7 @@ export interface operations {
                      *       "name": "Checkout service",
                      *       "region": "EU",
                      *       "pricing_plan": "pro",
+                     *       "retention_days": 30,
                      *       "created_at": "2026-11-22T14:00:00.000Z",
                      *       "updated_at": "2026-11-22T14:00:00.000Z"
                      *     }
@@ -1747,7 +1779,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Application renamed. */
+            /** @description Application updated. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -16,7 +16,7 @@ import { engineHandlers } from '../engine/handlers.js';
 import { refineFilterIssues } from '../engine/refine-filter-issues.js';
 import { managementHandlers } from '../management/handlers.js';
 import { refineManagementIssues } from '../management/refine-issues.js';
-import { HttpMetrics } from '../ops/metrics.js';
+import type { HttpMetrics } from '../ops/metrics.js';
 import { opsRoutes } from '../ops/routes.js';
 import { authenticateRequest } from './authenticate-request.js';
 import { jsonBodyParser } from './body-parser.js';
@@ -29,6 +29,8 @@ export interface AppDeps {
   knex: Knex;
   logger: Logger;
   tokens: TokenService;
+  /** The /metrics registry's owner; the server shares it with the retention purger. */
+  metrics: HttpMetrics;
 }
 
 async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
@@ -53,10 +55,9 @@ async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
 }
 
 export async function createApp(deps: AppDeps): Promise<Koa> {
-  const { config, knex, logger } = deps;
+  const { config, knex, logger, metrics } = deps;
   const app = new Koa();
   app.proxy = true;
-  const metrics = new HttpMetrics();
   const ops = opsRoutes({ apis: config.apis, knex, metrics });
   app.use(requestContext(logger));
   app.use(metrics.middleware());

@@ -14,13 +14,14 @@ import { pageRequest, pagination } from './request.js';
 
 type Schemas = components['schemas'];
 
-function applicationBody(application: ApplicationRecord): Schemas['Application'] {
+function applicationBody(application: ApplicationRecord, defaultRetentionDays: number): Schemas['Application'] {
   return {
     id: application.id,
     organization_id: application.organization_id,
     name: application.name,
     region: application.region,
     pricing_plan: application.pricing_plan,
+    retention_days: application.retention_days ?? defaultRetentionDays,
     created_at: toIsoRequired(application.created_at),
     updated_at: toIsoRequired(application.updated_at),
   };
@@ -30,7 +31,7 @@ function appIdOf(request: OpenApiContext): string {
   return (request.request.params as { app_id: string }).app_id;
 }
 
-export function createApplication({ knex }: ServiceDeps) {
+export function createApplication({ knex, config }: ServiceDeps) {
   return async (request: OpenApiContext): Promise<Reply> => {
     const input = request.request.requestBody as Schemas['ApplicationCreate'];
     const application = await applications.createApplication(knex, {
@@ -38,12 +39,13 @@ export function createApplication({ knex }: ServiceDeps) {
       name: input.name,
       region: input.region,
       pricingPlan: input.pricing_plan ?? 'free',
+      retentionDays: input.retention_days,
     });
-    return { status: 201, body: applicationBody(application) };
+    return { status: 201, body: applicationBody(application, config.retention.defaultDays) };
   };
 }
 
-export function listApplications({ knex }: ServiceDeps) {
+export function listApplications({ knex, config }: ServiceDeps) {
   return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
     const query = (request.request.query ?? {}) as NonNullable<operations['listApplications']['parameters']['query']>;
     const page = pageRequest(query);
@@ -56,24 +58,29 @@ export function listApplications({ knex }: ServiceDeps) {
       pricingPlan: query.pricing_plan,
     };
     const found = await listApplicationRows(knex, filter, page.window);
-    const body: Schemas['ApplicationList'] = { data: found.items.map(applicationBody), pagination: pagination(page, found.total) };
+    const body: Schemas['ApplicationList'] = { data: found.items.map((item) => applicationBody(item, config.retention.defaultDays)), pagination: pagination(page, found.total) };
     return { status: 200, body };
   };
 }
 
-export function getApplication({ knex }: ServiceDeps) {
+export function getApplication({ knex, config }: ServiceDeps) {
   return async (request: OpenApiContext): Promise<Reply> => {
     const application = await findActiveApplication(knex, appIdOf(request));
     if (!application) throw new NotFoundError(applications.APPLICATION_NOT_FOUND);
-    return { status: 200, body: applicationBody(application) };
+    return { status: 200, body: applicationBody(application, config.retention.defaultDays) };
   };
 }
 
 export function updateApplication({ knex }: ServiceDeps) {
   return async (request: OpenApiContext): Promise<Reply> => {
-    const { name } = request.request.requestBody as Schemas['ApplicationUpdate'];
-    const renamed = await applications.renameApplication(knex, appIdOf(request), name);
-    const body: Schemas['ApplicationUpdated'] = { id: renamed.id, name: renamed.name, updated_at: toIsoRequired(renamed.updated_at) };
+    const { name, retention_days } = request.request.requestBody as Schemas['ApplicationUpdate'];
+    const updated = await applications.updateApplication(knex, appIdOf(request), {
+      ...(name !== undefined && { name }),
+      ...(retention_days !== undefined && { retention_days }),
+    });
+    const body: Schemas['ApplicationUpdated'] = { id: updated.id, name: updated.name, updated_at: toIsoRequired(updated.updated_at) };
+    // A rename answers exactly as before this field existed; a retention change echoes the value.
+    if (retention_days !== undefined) body.retention_days = retention_days;
     return { status: 200, body };
   };
 }

@@ -1,4 +1,5 @@
-// Prometheus metrics: requests by operationId and status, and a latency histogram.
+// Prometheus metrics: requests by operationId and status, and a latency histogram. The registry
+// is the one /metrics serves: the retention purger registers its counter there too.
 import type { Context, Next } from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 

@@ -9,6 +9,7 @@ import { knexSettings } from '../../src/storage/database.js';
 import { migratorConfig, migrateToLatest } from '../../src/storage/migrations/index.js';
 import { findSpans } from '../../src/storage/spans/span-queries.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { findActiveApplication } from '../../src/storage/accounts/applications.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { testDatabases } from '../support/databases.js';
 import { spanRow } from '../support/span-rows.js';
@@ -131,5 +132,16 @@ for (const database of testDatabases()) {
         total_cost: 0,
       });
     }
+
+    it('leaves the applications stored before retention_days existed on the configured default (null)', async () => {
+      await migrateThrough('20261122000200_trace_summary_merge');
+      await knex('organizations').insert({ id: 'org_old', name: 'Old', address: '', billing_address: '', created_at: 1, updated_at: 1 });
+      await knex('applications').insert({ id: 'app_old', organization_id: 'org_old', name: 'Old', region: 'EU', pricing_plan: 'free', created_at: 1, updated_at: 1 });
+
+      await migrateToLatest(knex);
+
+      expect(await knex('applications').where({ id: 'app_old' }).pluck('retention_days')).to.deep.equal([null]);
+      expect(await findActiveApplication(knex, 'app_old')).to.include({ id: 'app_old', retention_days: null });
+    });
   });
 }

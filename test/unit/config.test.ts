@@ -13,6 +13,7 @@ describe('configuration', () => {
     expect(config.dataDir).to.equal(path.resolve('data'));
     expect(config.auth.oidc).to.equal(undefined);
     expect(config.livePollIntervalMs).to.equal(500);
+    expect(config.retention).to.deep.equal({ defaultDays: 30, purgeIntervalSeconds: 600, purgeBatchSize: 1000 });
   });
 
   it('reads every setting', () => {
@@ -23,11 +24,15 @@ describe('configuration', () => {
       LOG_LEVEL: 'debug',
       MIGRATE_ON_START: 'false',
       LIVE_POLL_INTERVAL_MS: '20',
+      RETENTION_DEFAULT_DAYS: '365',
+      RETENTION_PURGE_INTERVAL_SECONDS: '0',
+      RETENTION_PURGE_BATCH_SIZE: '250',
       OIDC_ISSUER: 'https://id.example.com/',
       OIDC_AUDIENCE: 'spanledger',
       OIDC_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
     });
     expect(config).to.deep.include({ port: 9000, databaseUrl: 'mysql://u:p@127.0.0.1:3306/db', apis: ['engine'], logLevel: 'debug', migrateOnStart: false, livePollIntervalMs: 20 });
+    expect(config.retention).to.deep.equal({ defaultDays: 365, purgeIntervalSeconds: 0, purgeBatchSize: 250 });
     expect(config.auth.oidc).to.deep.equal({ issuer: 'https://id.example.com/', audience: 'spanledger', jwksUrl: 'https://id.example.com/.well-known/jwks.json' });
   });
 
@@ -38,6 +43,10 @@ describe('configuration', () => {
     ['SERVE_APIS', { SERVE_APIS: 'engine,billing' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['MIGRATE_ON_START', { MIGRATE_ON_START: 'maybe' }],
+    ['RETENTION_DEFAULT_DAYS', { RETENTION_DEFAULT_DAYS: '0' }],
+    ['RETENTION_DEFAULT_DAYS', { RETENTION_DEFAULT_DAYS: '3651' }],
+    ['RETENTION_PURGE_INTERVAL_SECONDS', { RETENTION_PURGE_INTERVAL_SECONDS: '-1' }],
+    ['RETENTION_PURGE_BATCH_SIZE', { RETENTION_PURGE_BATCH_SIZE: '0' }],
     ['OIDC_AUDIENCE', { OIDC_ISSUER: 'https://id.example.com/' }],
     ['OIDC_JWKS_URL', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'not a url' }],
     ['ACCESS_TOKEN_TTL_SECONDS', { ACCESS_TOKEN_TTL_SECONDS: '0' }],

@@ -1,5 +1,6 @@
 // Applications of organizations. Region and pricing plan are written once, at insert; deleting an
-// application soft-deletes its API keys in the same transaction.
+// application soft-deletes its API keys in the same transaction. A null retention_days follows
+// the configured default (RETENTION_DEFAULT_DAYS).
 import type { Knex } from 'knex';
 import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
 
@@ -12,14 +13,21 @@ export interface ApplicationRecord {
   name: string;
   region: Region;
   pricing_plan: PricingPlan;
+  /** Null: the configured default applies. */
+  retention_days: number | null;
   created_at: number;
   updated_at: number;
 }
 
-const COLUMNS = ['a.id', 'a.organization_id', 'a.name', 'a.region', 'a.pricing_plan', 'a.created_at', 'a.updated_at'];
+const COLUMNS = ['a.id', 'a.organization_id', 'a.name', 'a.region', 'a.pricing_plan', 'a.retention_days', 'a.created_at', 'a.updated_at'];
 
 function fromRow(row: ApplicationRecord): ApplicationRecord {
-  return { ...row, created_at: Number(row.created_at), updated_at: Number(row.updated_at) };
+  return {
+    ...row,
+    retention_days: row.retention_days === null ? null : Number(row.retention_days),
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  };
 }
 
 export async function insertApplication(trx: Knex.Transaction, application: ApplicationRecord): Promise<void> {
@@ -79,8 +87,30 @@ export async function countActiveApplications(knex: Knex, organizationId: string
   return totalOf(knex('applications').where({ organization_id: organizationId }).whereNull('deleted_at'));
 }
 
-export async function renameApplication(trx: Knex.Transaction, id: string, name: string, now: number): Promise<number> {
-  return trx('applications').where({ id }).whereNull('deleted_at').update({ name, updated_at: now });
+/** The mutable fields; an absent one keeps its stored value. */
+export interface ApplicationChanges {
+  name?: string;
+  retention_days?: number;
+}
+
+export async function updateApplicationRow(trx: Knex.Transaction, id: string, changes: ApplicationChanges, now: number): Promise<number> {
+  return trx('applications').where({ id }).whereNull('deleted_at').update({ ...changes, updated_at: now });
+}
+
+/** One application's retention, for the purger: deleted ones (or of a deleted organization) keep nothing. */
+export interface RetentionTarget {
+  id: string;
+  retention_days: number | null;
+  deleted: boolean;
+}
+
+export async function listRetentionTargets(knex: Knex): Promise<RetentionTarget[]> {
+  const rows = (await knex('applications as a')
+    .join('organizations as o', 'o.id', 'a.organization_id')
+    .select('a.id', 'a.retention_days')
+    .select(knex.raw('CASE WHEN a.deleted_at IS NULL AND o.deleted_at IS NULL THEN 0 ELSE 1 END AS deleted'))
+    .orderBy('a.id')) as Array<{ id: string; retention_days: number | string | null; deleted: number | string }>;
+  return rows.map((row) => ({ id: row.id, retention_days: row.retention_days === null ? null : Number(row.retention_days), deleted: Number(row.deleted) === 1 }));
 }
 
 /** Soft-deletes the application and every active key of it; answers 0 when it was already gone. */

@@ -7,7 +7,7 @@ import { retryOnLockConflict } from '../retry.js';
 import { insertSpansMysql, insertSpansSqlite } from './span-insert.js';
 import { send, withMysqlTransaction } from './mysql-transaction.js';
 import type { SpanRow } from './span-row.js';
-import { batchSummaries, groupBy, lockQuery, mergeQuery, recomputedSummaries, type Run } from './trace-summaries.js';
+import { batchSummaries, groupBy, mergeQuery, recomputeSummaries, type Run } from './trace-summaries.js';
 
 /** Traces whose spans and summaries one round of statements writes. */
 const TRACES_PER_ROUND = 500;
@@ -34,10 +34,7 @@ async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: M
     await run(mergeQuery(db, batchSummaries(applicationId, unique.length === rows.length ? rowsByTrace : groupBy(unique, (row) => row.trace_id))));
     return;
   }
-  const traceIds = [...rowsByTrace.keys()];
-  await run(lockQuery(db, applicationId, traceIds));
-  const summaries = await recomputedSummaries(db, applicationId, traceIds, run);
-  if (summaries.length > 0) await run(db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge());
+  await recomputeSummaries(db, applicationId, [...rowsByTrace.keys()], run);
 }
 
 /**

@@ -1,6 +1,6 @@
 // The per-trace summaries (table `traces`): what a batch of spans contributes to each of its
 // traces, and the statements that merge it into the stored summaries or recompute them from the
-// stored spans. Builders only: the span writer runs them inside its transaction.
+// stored spans. The caller (span writer, retention purger) runs them inside its transaction.
 import type { Knex } from 'knex';
 import { bigintAsText, isMysql } from '../database.js';
 import type { SpanRow } from './span-row.js';
@@ -196,6 +196,28 @@ export async function recomputedSummaries(db: Knex, applicationId: string, trace
       { spansCount: Number(aggregate.spans_count), totalCost: Number(aggregate.total_cost ?? 0), errorCount: Number(aggregate.error_count ?? 0) },
     ),
   );
+}
+
+/** Traces one lock-and-recompute statement covers: within SQLite's 500-term compound inserts. */
+const TRACES_PER_RECOMPUTE = 500;
+
+/**
+ * Brings the summaries of the traces up to date from the spans stored now: locks them in trace_id
+ * order (see lockQuery), recomputes them from the spans, and deletes those whose trace has no span
+ * left. The one recompute path: ingestion of re-sent spans and the retention purger both use it,
+ * so every summary column is recomputed the same way.
+ */
+export async function recomputeSummaries(db: Knex, applicationId: string, traceIds: string[], run: Run): Promise<void> {
+  const ordered = [...new Set(traceIds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (let offset = 0; offset < ordered.length; offset += TRACES_PER_RECOMPUTE) {
+    const chunk = ordered.slice(offset, offset + TRACES_PER_RECOMPUTE);
+    await run(lockQuery(db, applicationId, chunk));
+    const summaries = await recomputedSummaries(db, applicationId, chunk, run);
+    if (summaries.length > 0) await run(db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge());
+    const kept = new Set(summaries.map((summary) => summary.trace_id));
+    const empty = chunk.filter((traceId) => !kept.has(traceId));
+    if (empty.length > 0) await run(db('traces').where('application_id', applicationId).whereIn('trace_id', empty).del());
+  }
 }
 
 function isRootCandidate(row: SpanRow): boolean {

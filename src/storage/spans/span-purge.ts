@@ -1,0 +1,82 @@
+// Deletes expired spans of one application in bounded batches, each in its own short transaction
+// that also brings the touched traces' summaries up to date. No table lock: row locks on the
+// batch's spans and on its traces' summaries, held for one batch (docs/retention.md).
+import type { Knex } from 'knex';
+import { bigintAsText, isMysql } from '../database.js';
+import { retryOnLockConflict } from '../retry.js';
+import { send, withMysqlTransaction } from './mysql-transaction.js';
+import { recomputeSummaries, type Run } from './trace-summaries.js';
+
+export interface PurgeBatch {
+  applicationId: string;
+  /** Spans that started before this time (nanoseconds) go; null: every span of the application goes. */
+  beforeNs: bigint | null;
+  limit: number;
+}
+
+interface ExpiredSpan {
+  start: string;
+  seq: number | string;
+  trace_id: string;
+}
+
+/** A 19-digit nanosecond value compared exactly (bound as text, it would be compared as a double on MariaDB). */
+function exactInteger(knex: Knex): string {
+  return isMysql(knex) ? 'CAST(? AS SIGNED)' : 'CAST(? AS INTEGER)';
+}
+
+/**
+ * The keys of the batch's oldest expired spans, read along the index on (application_id,
+ * start_time_unix_nano): MariaDB/MySQL's clustered primary key, SQLite's spans_newest_first.
+ */
+export function expiredSpansQuery(knex: Knex, { applicationId, beforeNs, limit }: PurgeBatch): Knex.QueryBuilder {
+  const query = knex('spans').select({ start: bigintAsText(knex, 'start_time_unix_nano') }, 'seq', 'trace_id').where('application_id', applicationId);
+  if (beforeNs !== null) query.whereRaw(`start_time_unix_nano < ${exactInteger(knex)}`, [beforeNs.toString()]);
+  return query.orderBy('start_time_unix_nano').limit(limit);
+}
+
+/**
+ * Deletes exactly the spans read: the start-time range keeps the statement on the same index
+ * range, the seq list leaves alone any span ingested into that range meanwhile (the next batch
+ * takes it, with its trace).
+ */
+export function deleteSpansQuery(knex: Knex, applicationId: string, spans: ExpiredSpan[]): Knex.QueryBuilder {
+  const starts = spans.map((span) => BigInt(span.start));
+  const first = starts.reduce((a, b) => (b < a ? b : a));
+  const last = starts.reduce((a, b) => (b > a ? b : a));
+  return knex('spans')
+    .where('application_id', applicationId)
+    .whereRaw(`start_time_unix_nano >= ${exactInteger(knex)}`, [first.toString()])
+    .whereRaw(`start_time_unix_nano <= ${exactInteger(knex)}`, [last.toString()])
+    .whereIn(
+      'seq',
+      spans.map((span) => String(span.seq)),
+    )
+    .del();
+}
+
+function affectedRows(result: unknown): number {
+  if (typeof result === 'number') return result;
+  return Number((result as { affectedRows?: number } | null)?.affectedRows ?? 0);
+}
+
+/**
+ * Deletes one batch and recomputes its traces' summaries in one transaction. Resolves with the
+ * spans this call deleted (another purger may have taken some of them first) and whether more
+ * may be left.
+ */
+export async function purgeBatch(knex: Knex, batch: PurgeBatch): Promise<{ deleted: number; full: boolean }> {
+  const spans = (await expiredSpansQuery(knex, batch)) as ExpiredSpan[];
+  if (spans.length === 0) return { deleted: 0, full: false };
+  const traceIds = [...new Set(spans.map((span) => span.trace_id))];
+  const work = async (db: Knex, run: Run) => {
+    const deleted = affectedRows(await run(deleteSpansQuery(db, batch.applicationId, spans)));
+    await recomputeSummaries(db, batch.applicationId, traceIds, run);
+    return deleted;
+  };
+  const deleted = isMysql(knex)
+    ? await retryOnLockConflict(() => withMysqlTransaction(knex, 'READ COMMITTED', (connection) => work(knex, (query) => send(connection, query))))
+    : await retryOnLockConflict(() => knex.transaction((trx) => work(trx, async <T>(query: Knex.QueryBuilder) => (await query) as T)));
+  // A full batch that deleted nothing was taken by another purger: its next pass goes on.
+  return { deleted, full: spans.length === batch.limit && deleted > 0 };
+}
