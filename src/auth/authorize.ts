@@ -34,7 +34,7 @@ export function operationAccess(operation: OpenApiContext['operation']): Operati
 
 type ResourceKind = 'organization' | 'application' | 'api_key';
 
-interface TouchedResource {
+export interface TouchedResource {
   kind: ResourceKind;
   id: string;
   /** Named by X-Vendor-App-Id (an engine call) rather than by a path, body or query. */
@@ -101,6 +101,14 @@ function scopeForApiKey(principal: Principal & { kind: 'api_key' }, owned: Owned
 export async function authorize(knex: Knex, principal: Principal, request: OpenApiContext): Promise<RequestScope | undefined> {
   const access = operationAccess(request.operation);
   if (!access) return undefined;
+  return authorizeAccess(knex, principal, access, touchedResource(request.request));
+}
+
+/**
+ * authorize, given the operation's rule and the resource it touches rather than an OpenAPI
+ * request: transports without one (gRPC ingestion) apply exactly the same checks through it.
+ */
+export async function authorizeAccess(knex: Knex, principal: Principal, access: OperationAccess, touched: TouchedResource | undefined): Promise<RequestScope | undefined> {
   if (!access.principals.includes(principal.kind)) {
     if (!access.declaresForbidden) throw new NotFoundError('Not Found');
     throw new ForbiddenError(principal.kind === 'api_key' ? 'API keys cannot use this operation; it is for dashboard users' : 'this operation is for API keys');
@@ -109,7 +117,6 @@ export async function authorize(knex: Knex, principal: Principal, request: OpenA
     if (!access.declaresForbidden) throw new NotFoundError('Not Found');
     throw new ForbiddenError(`missing permission ${access.permission}`);
   }
-  const touched = touchedResource(request.request);
   if (!touched) return undefined;
   // An API key's own application: authentication found it active (with its organization) in this
   // same request, so it is not looked up twice.

@@ -29,6 +29,10 @@ export interface AppDeps {
   knex: Knex;
   logger: Logger;
   tokens: TokenService;
+  /** Shared with the gRPC listener, so that /metrics counts its calls too. */
+  metrics?: HttpMetrics;
+  /** For /readyz: false while OTLP/gRPC ingestion is configured but not listening. */
+  grpcListening?: () => boolean;
 }
 
 async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
@@ -56,8 +60,8 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   const { config, knex, logger } = deps;
   const app = new Koa();
   app.proxy = true;
-  const metrics = new HttpMetrics();
-  const ops = opsRoutes({ apis: config.apis, knex, metrics });
+  const metrics = deps.metrics ?? new HttpMetrics();
+  const ops = opsRoutes({ apis: config.apis, knex, metrics, grpcListening: deps.grpcListening });
   app.use(requestContext(logger));
   app.use(metrics.middleware());
   app.use(errorMiddleware(logger));

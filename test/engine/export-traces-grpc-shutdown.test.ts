@@ -1,0 +1,80 @@
+// Graceful shutdown covers OTLP/gRPC: an export in flight when the service is told to stop is
+// completed (its spans committed, its caller answered OK) before the database pool closes.
+// The export is held in flight by a transaction of the test's own that it must wait for.
+import { Client, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { expect } from 'chai';
+import knexFactory, { type Knex } from 'knex';
+import { EXPORT_PATH } from '../../src/grpc/trace-service.js';
+import { engineCaller } from '../support/auth.js';
+import { testDatabases } from '../support/databases.js';
+import { recordSpans } from '../support/otel.js';
+import { spanRow } from '../support/span-rows.js';
+import { startTestServer } from '../support/test-server.js';
+
+function exportCall(address: string, body: Uint8Array, headers: Record<string, string>): Promise<ServiceError | null> {
+  const client = new Client(address, credentials.createInsecure(), {});
+  const metadata = new Metadata();
+  for (const [name, value] of Object.entries(headers)) metadata.set(name.toLowerCase(), value);
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(EXPORT_PATH, (bytes: Buffer) => bytes, (bytes: Buffer) => bytes, Buffer.from(body), metadata, { deadline: Date.now() + 30_000 }, (error) => {
+      client.close();
+      resolve(error);
+    });
+  });
+}
+
+/** Whether an export is now waiting on the test's transaction (for the pool, or for a row lock). */
+async function exportIsWaiting(knex: Knex): Promise<boolean> {
+  const pool = (knex.client as { pool: { numPendingAcquires(): number } }).pool;
+  if (pool.numPendingAcquires() > 0) return true; // SQLite: its one connection is the test's
+  if (knex.client.config.client !== 'mysql2') return false;
+  const [rows] = await knex.raw(
+    `SELECT COUNT(*) AS n FROM information_schema.innodb_trx t JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
+     WHERE t.trx_state = 'LOCK WAIT' AND p.db = DATABASE()`,
+  );
+  return Number(rows[0].n) > 0;
+}
+
+function sqliteOrMysqlKnex(databaseUrl: string): Knex {
+  if (databaseUrl.startsWith('mysql:')) return knexFactory({ client: 'mysql2', connection: databaseUrl, pool: { min: 0, max: 1 } });
+  return knexFactory({ client: 'better-sqlite3', connection: { filename: databaseUrl.replace(/^sqlite:(\/\/)?/, '') }, useNullAsDefault: true });
+}
+
+for (const database of testDatabases()) {
+  describe(`OTLP/gRPC graceful shutdown [${database.name}]`, () => {
+    it('completes an export in flight before the service stops', async function () {
+      this.timeout(60_000);
+      const running = await startTestServer(database, { GRPC_PORT: '0' });
+      try {
+        const caller = await engineCaller(running);
+        const spans = await recordSpans({ 'service.name': 'shutdown' }, (tracer) => {
+          for (let index = 0; index < 3; index += 1) tracer.startSpan(`work ${index}`, { startTime: [1795355100, index] }).end([1795355100, index + 10]);
+        });
+        const knex = running.server.knex;
+        // The first span's row, uncommitted: the export waits on it (a row lock on MariaDB,
+        // the one connection on SQLite), and stores it itself once the test rolls it back.
+        const first = spans[0]?.spanContext() as { traceId: string; spanId: string };
+        const trx = await knex.transaction();
+        await trx('spans').insert(spanRow({ application_id: caller.appId, trace_id: first.traceId, span_id: first.spanId }));
+        const exported = exportCall(running.grpcAddress as string, ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array, caller.headers);
+        while (!(await exportIsWaiting(knex))) await new Promise((resolve) => setTimeout(resolve, 20));
+
+        const closing = running.server.close();
+        await trx.rollback();
+        expect(await exported).to.equal(null);
+        await closing;
+
+        const reader = sqliteOrMysqlKnex(running.config.databaseUrl as string);
+        try {
+          const stored: Array<{ span_id: string }> = await reader('spans').where({ application_id: caller.appId }).select('span_id');
+          expect(stored.map((row) => row.span_id).sort()).to.deep.equal(spans.map((span) => span.spanContext().spanId).sort());
+        } finally {
+          await reader.destroy();
+        }
+      } finally {
+        await running.stop();
+      }
+    });
+  });
+}
