@@ -10,6 +10,9 @@ export interface DemoAccount {
   userToken: string;
   appId: string;
   keyToken: string;
+  /** The key's own credentials, for an exporter configured by environment variables. */
+  apiKey: string;
+  apiSecret: string;
 }
 
 async function post<T>(baseUrl: string, path: string, body: unknown, token?: string): Promise<T> {
@@ -48,5 +51,5 @@ export async function createDemoAccount(baseUrl: string): Promise<DemoAccount> {
     client_id: key.api_key,
     client_secret: key.api_secret,
   });
-  return { userToken, appId: application.id, keyToken: exchanged.access_token };
+  return { userToken, appId: application.id, keyToken: exchanged.access_token, apiKey: key.api_key, apiSecret: key.api_secret };
 }

@@ -404,9 +404,13 @@ if (Boolean(token) !== Boolean(appId)) fail('Give both the token and the applica
 await assertReachable(baseUrl);
 
 let demoUserToken: string | undefined;
+let exporterHeaders: string | undefined;
 if (!token || !appId) {
   const account = await createDemoAccount(baseUrl);
   ({ appId, keyToken: token, userToken: demoUserToken } = account);
+  // OTEL_EXPORTER_OTLP_HEADERS values are URL-decoded by the SDKs: the space and base64's + / = are encoded.
+  const basic = Buffer.from(`${account.apiKey}:${account.apiSecret}`, 'utf8').toString('base64');
+  exporterHeaders = `Authorization=${encodeURIComponent(`Basic ${basic}`)}`;
 }
 
 makeDay();
@@ -423,4 +427,12 @@ Query it as the demo user (a member of the demo organization):
   export APP=${appId}
   curl -s -X POST '${baseUrl}/traces?start_time=${dayAgo.toISOString()}&end_time=${now.toISOString()}&limit=5' \\
     -H "Authorization: Bearer $TOKEN" -H "X-Vendor-App-Id: $APP" -H 'Content-Type: application/json' -d '{}'`);
+}
+if (exporterHeaders) {
+  console.log(`
+Export more spans with the demo key from any OpenTelemetry SDK, configured by environment alone
+(these credentials do not expire; rotating the key's secret or deleting the key stops them):
+  export OTEL_EXPORTER_OTLP_ENDPOINT=${baseUrl}
+  export OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf
+  export OTEL_EXPORTER_OTLP_HEADERS='${exporterHeaders}'`);
 }

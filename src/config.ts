@@ -142,7 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
       tokenIssuer: env.TOKEN_ISSUER || 'spanledger',
       tokenAudience: env.TOKEN_AUDIENCE || 'spanledger',
       signingKeyFile: path.resolve(env.SIGNING_KEY_FILE || path.join(dataDir, 'signing-key.json')),
-      accessTokenTtlSeconds: readInteger(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+      accessTokenTtlSeconds: readInteger(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400),
       clockToleranceSeconds: readInteger(env, 'CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
       oidc: readOidc(env),
     },

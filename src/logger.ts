@@ -19,12 +19,14 @@ const REDACT_PATHS = SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*
 // megabyte would stall the event loop.
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^:/@\s]{0,256}:)[^@\s]{0,256}@/gi;
 const BEARER_TOKEN = /\bBearer\s+[A-Za-z0-9\-_.~+/]+=*/g;
+// Basic credentials carry an API secret (base64 of api_key:api_secret, taken by POST /v1/traces).
+const BASIC_CREDENTIALS = /\bBasic\s+[A-Za-z0-9+/]+=*/g;
 // A JWT starts with the base64url of '{"': mask the whole run of base64url and dots.
 const JWT = /\beyJ[A-Za-z0-9_.-]*/g;
 
-/** Passwords in URLs, bearer tokens and JWTs, wherever they appear in a text. */
+/** Passwords in URLs, bearer tokens, Basic credentials and JWTs, wherever they appear in a text. */
 export function scrubSecrets(text: string): string {
-  return text.replace(URL_PASSWORD, '$1***@').replace(BEARER_TOKEN, 'Bearer [redacted]').replace(JWT, '[jwt]');
+  return text.replace(URL_PASSWORD, '$1***@').replace(BEARER_TOKEN, 'Bearer [redacted]').replace(BASIC_CREDENTIALS, 'Basic [redacted]').replace(JWT, '[jwt]');
 }
 
 // Scrubbed with this much beyond each cut, so a secret that crosses a cut is still recognised.

@@ -14,8 +14,8 @@ export type IssueRefiner = (issues: ValidationIssue[], request: OpenApiContext) 
 
 export interface ApiOptions {
   handlers: HandlerMap;
-  /** The bearerAuth security handler: the principal, or a thrown error. */
-  authenticate: (ctx: KoaContext) => Promise<unknown>;
+  /** The security handler of every scheme the document declares: the principal, or a thrown error. */
+  authenticate: (ctx: KoaContext, operation: OpenApiContext['operation']) => Promise<unknown>;
   /** Runs after validation, before the operation handler (or the 501). */
   authorize: (request: OpenApiContext, ctx: KoaContext) => Promise<void>;
   refine?: IssueRefiner;
@@ -57,7 +57,8 @@ export async function buildApi(document: ApiDocument, options: ApiOptions): Prom
       throw inOperationShape(request, new RequestValidationError(refine(toValidationIssues(request.validation.errors ?? []), request)));
     },
     unauthorizedHandler: (request: OpenApiContext) => {
-      const failure = (request.security?.bearerAuth as { error?: unknown } | undefined)?.error;
+      const results = Object.values(request.security ?? {}) as Array<{ error?: unknown } | undefined>;
+      const failure = results.find((result) => typeof result === 'object' && result?.error)?.error;
       // The security handler's own error (401, or 503 when the database is down) goes out as is.
       throw failure ?? new UnauthorizedError();
     },
@@ -72,7 +73,10 @@ export async function buildApi(document: ApiDocument, options: ApiOptions): Prom
       throw new MethodNotAllowedError(methodsOf(backend, request.request.path));
     },
   });
-  backend.registerSecurityHandler('bearerAuth', (_request: OpenApiContext, ctx: KoaContext) => options.authenticate(ctx));
+  // The schemes an operation lists (bearerAuth, and basicAuth on ingestion) all read the one
+  // Authorization header: it is checked once per request, whichever handler runs first.
+  const authenticateOnce = (request: OpenApiContext, ctx: KoaContext): Promise<unknown> => (ctx.state.authentication ??= options.authenticate(ctx, request.operation)) as Promise<unknown>;
+  for (const scheme of Object.keys(document.definition.components?.securitySchemes ?? {})) backend.registerSecurityHandler(scheme, authenticateOnce);
   await backend.init();
   return { name: document.name, backend };
 }

@@ -5,7 +5,7 @@ import type { Context as KoaContext } from 'koa';
 import type { Knex } from 'knex';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import { roleSatisfies, type Role } from '../accounts/permissions.js';
-import { ForbiddenError, NotFoundError } from '../http/errors.js';
+import { ForbiddenError, NotFoundError, RequestValidationError } from '../http/errors.js';
 import { activeApiKeyOwner, activeApplication, activeOrganization, membershipRole, type OwnedResource } from '../storage/accounts/resources.js';
 import type { Principal, RequestScope } from './principal.js';
 
@@ -62,6 +62,23 @@ function touchedResource(request: OpenApiContext['request']): TouchedResource | 
   return found && { kind: found[0], id: found[1] as string, viaHeader: found[2] };
 }
 
+const APP_HEADER = 'x-vendor-app-id';
+
+/** Whether the operation declares X-Vendor-App-Id optional (ingestion: a key's own application is the default). */
+function appHeaderOptional(operation: OpenApiContext['operation']): boolean {
+  return (operation.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'header' && parameter.name.toLowerCase() === APP_HEADER && !parameter.required);
+}
+
+/**
+ * Where X-Vendor-App-Id is optional and absent: an API key acts on its own application (as if it
+ * had named it); a user must still name one, with the 422 a required header gets.
+ */
+export function impliedApplication(principal: Principal, operation: OpenApiContext['operation']): TouchedResource | undefined {
+  if (!appHeaderOptional(operation)) return undefined;
+  if (principal.kind === 'api_key') return { kind: 'application', id: principal.applicationId, viaHeader: true };
+  throw new RequestValidationError([{ loc: ['header', APP_HEADER], msg: 'Field required', type: 'missing' }]);
+}
+
 const LOOKUPS: Record<ResourceKind, (knex: Knex, id: string) => Promise<OwnedResource | undefined>> = {
   organization: activeOrganization,
   application: activeApplication,
@@ -96,12 +113,13 @@ function scopeForApiKey(principal: Principal & { kind: 'api_key' }, owned: Owned
 /**
  * Checks the principal against the operation's rule and returns the scope the request acts in.
  * 403: wrong kind of caller, missing permission, or too low a role; 404: the resource does not
- * exist or lies outside what the caller can see (never revealing which).
+ * exist or lies outside what the caller can see (never revealing which); 422: a user omitted an
+ * optional-for-keys X-Vendor-App-Id (checked first, where a required header's 422 came before).
  */
 export async function authorize(knex: Knex, principal: Principal, request: OpenApiContext): Promise<RequestScope | undefined> {
   const access = operationAccess(request.operation);
   if (!access) return undefined;
-  return authorizeAccess(knex, principal, access, touchedResource(request.request));
+  return authorizeAccess(knex, principal, access, touchedResource(request.request) ?? impliedApplication(principal, request.operation));
 }
 
 /**

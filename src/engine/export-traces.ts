@@ -1,19 +1,22 @@
 // POST /v1/traces (operationId exportTraces): OTLP/HTTP trace export. The body is read here,
 // raw, not by the JSON body parser: it may be protobuf, gzip-compressed and up to
 // INGEST_MAX_BODY_BYTES. Authentication and authorization (write:traces on the application named
-// by X-Vendor-App-Id) have run before.
+// by X-Vendor-App-Id, or an API key's own application when it is absent) have run before, and
+// left the application in the request's scope.
 import type { Logger } from 'pino';
 import type { OperationHandler } from '../api/handler-types.js';
 import type { ServiceDeps } from '../api/service-deps.js';
+import { scopeOf } from '../auth/principal.js';
 import { ingestTraces } from '../ingest/ingest-traces.js';
 import { decodeExportRequest, encodeExportResponse, otlpFormatOf } from '../ingest/otlp-format.js';
 import { readOtlpBody } from '../ingest/read-body.js';
 
 export function exportTraces({ config, knex }: ServiceDeps): OperationHandler {
-  return async (request, ctx) => {
+  return async (_request, ctx) => {
     const format = otlpFormatOf(ctx.get('Content-Type'));
     const body = await readOtlpBody(ctx.req, config.ingestBodyLimitBytes);
-    const applicationId = String(request.request.headers['x-vendor-app-id']);
+    const applicationId = scopeOf(ctx)?.applicationId;
+    if (!applicationId) throw new Error('exportTraces ran without an authorized application');
     const partialSuccess = await ingestTraces(knex, applicationId, decodeExportRequest(format, body), ctx.state.log as Logger);
     const response = encodeExportResponse(format, partialSuccess);
     return { status: 200, headers: { 'Content-Type': response.contentType }, body: response.body };

@@ -220,9 +220,68 @@ export interface paths {
          * Export spans (OTLP/HTTP)
          * @description The [OTLP/HTTP](https://opentelemetry.io/docs/specs/otlp/#otlphttp) trace export
          *     endpoint. Any OpenTelemetry SDK exporter or Collector pointed at the engine base URL
-         *     works, e.g.
-         *     `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://localhost:8080/v1/traces` and
-         *     `OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer <token>,x-vendor-app-id=<app id>`.
+         *     works.
+         *
+         *     **Credentials an exporter can hold.** Besides a Bearer token, this operation takes
+         *     the API key and secret themselves: `Authorization: Basic base64(api_key:api_secret)`.
+         *     They work until the key is deleted or its secret rotated (then 401 at once; the new
+         *     secret works at once), and a change of the key's permissions applies to the next
+         *     request. With a key (Basic or its token) `X-Vendor-App-Id` may be left out: the key's
+         *     own application is meant. Basic credentials that are not valid base64 of
+         *     `api_key:api_secret`, an unknown key or a wrong secret are a 401 with
+         *     `WWW-Authenticate: Basic realm="spanledger ingestion", charset="UTF-8"` (the message
+         *     does not say which of key or secret was wrong).
+         *
+         *     *SDK exporters*, configured by environment variables alone. The value of
+         *     `OTEL_EXPORTER_OTLP_HEADERS` is URL-decoded by the SDKs: write the space after
+         *     `Basic` as `%20`, and percent-encode base64's `+`, `/` and `=` (`%2B`, `%2F`, `%3D`;
+         *     some SDKs decode a bare `+` as a space):
+         *
+         *     ```sh
+         *     BASIC=$(printf %s "$API_KEY:$API_SECRET" | base64 -w0 | sed 's/+/%2B/g; s#/#%2F#g; s/=/%3D/g')
+         *     export OTEL_EXPORTER_OTLP_HEADERS="Authorization=Basic%20$BASIC"
+         *     # HTTP/protobuf (the exporters append /v1/traces to the endpoint)
+         *     export OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf
+         *     export OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:8080
+         *     # or HTTP/JSON: the same endpoint
+         *     export OTEL_EXPORTER_OTLP_PROTOCOL=http/json
+         *     # or gRPC: the service's gRPC port (GRPC_PORT, 4317 by default)
+         *     export OTEL_EXPORTER_OTLP_PROTOCOL=grpc
+         *     export OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4317
+         *     ```
+         *
+         *     *OpenTelemetry Collector*: the `basicauth` extension (Collector contrib
+         *     distribution) holds the key and secret; `otlphttp` exports over HTTP/protobuf,
+         *     `otlp` over gRPC:
+         *
+         *     ```yaml
+         *     extensions:
+         *       basicauth/spanledger:
+         *         client_auth:
+         *           username: ${env:SPANLEDGER_API_KEY}
+         *           password: ${env:SPANLEDGER_API_SECRET}
+         *     exporters:
+         *       otlphttp/spanledger:
+         *         endpoint: http://spanledger:8080
+         *         auth:
+         *           authenticator: basicauth/spanledger
+         *       otlp/spanledger:
+         *         endpoint: spanledger:4317
+         *         tls:
+         *           insecure: true
+         *         auth:
+         *           authenticator: basicauth/spanledger
+         *     service:
+         *       extensions: [basicauth/spanledger]
+         *       pipelines:
+         *         traces:
+         *           receivers: [otlp]
+         *           exporters: [otlphttp/spanledger]
+         *     ```
+         *
+         *     Without the extension (core distribution), an exporter's `headers` carry the same
+         *     value: `headers: {Authorization: "Basic ${env:SPANLEDGER_BASIC}"}` with
+         *     `SPANLEDGER_BASIC` the plain base64 of `api_key:api_secret` (no URL-encoding here).
          *
          *     **Body.** An `ExportTraceServiceRequest`, as binary protobuf
          *     (`application/x-protobuf`) or OTLP JSON (`application/json`), optionally
@@ -295,9 +354,9 @@ export interface paths {
          *
          *     **Who may call it:** API keys of the application holding `write:traces` (the usual
          *     caller), or members and owners of the organization owning the application (users
-         *     holding `write:traces`). For an API key, `X-Vendor-App-Id` must name the key's own
-         *     application: another application of its organization is a 403; an application of
-         *     another organization, or none that exists, a 404.
+         *     holding `write:traces`). For an API key, `X-Vendor-App-Id`, when sent, must name the
+         *     key's own application: another application of its organization is a 403; an
+         *     application of another organization, or none that exists, a 404.
          */
         post: operations["exportTraces"];
         delete?: never;
@@ -628,11 +687,16 @@ export interface components {
         };
     };
     responses: {
-        /** @description Missing, malformed, expired or revoked bearer token. */
+        /**
+         * @description Missing, malformed, expired or revoked bearer token; on `POST /v1/traces` also
+         *     malformed or wrong Basic credentials; elsewhere, Basic credentials at all.
+         */
         Unauthorized: {
             headers: {
                 /**
-                 * @description The bearer challenge, e.g. `Bearer error="invalid_token"`.
+                 * @description The challenge: `Bearer`, e.g. `Bearer error="invalid_token"`; for malformed or
+                 *     wrong Basic credentials on `POST /v1/traces`,
+                 *     `Basic realm="spanledger ingestion", charset="UTF-8"`.
                  * @example Bearer error="invalid_token"
                  */
                 "WWW-Authenticate"?: string;
@@ -787,6 +851,17 @@ export interface components {
          * @example app_7Hq2LmP9xK4vT1sR
          */
         VendorAppId: string;
+        /**
+         * @description The id of the application the spans belong to. For an API key (Basic credentials or
+         *     the key's token) it is optional: absent, the key's own application is meant; when
+         *     sent it must be that application (another application of the key's organization:
+         *     403; of another organization, or none that exists: 404). Users must send it
+         *     (absent: 422, `loc` `["header", "x-vendor-app-id"]`); an application that does not
+         *     exist, was deleted, or lies outside their organizations is a 404. Malformed (empty
+         *     or longer than 64 characters): 422.
+         * @example app_7Hq2LmP9xK4vT1sR
+         */
+        IngestAppId: string;
         /**
          * @description Inclusive lower bound of the window (RFC 3339). A span is in the window when its start time is.
          * @example 2026-11-22T13:00:00.000Z
@@ -1335,15 +1410,18 @@ export interface operations {
     exportTraces: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /**
-                 * @description The id of the application the request is about. Missing or malformed: 422. An
-                 *     application that does not exist, was deleted, or lies outside the caller's
-                 *     organizations: 404. For an API key, another application of the key's organization:
-                 *     403; an application of another organization: 404 (existence is never revealed).
+                 * @description The id of the application the spans belong to. For an API key (Basic credentials or
+                 *     the key's token) it is optional: absent, the key's own application is meant; when
+                 *     sent it must be that application (another application of the key's organization:
+                 *     403; of another organization, or none that exists: 404). Users must send it
+                 *     (absent: 422, `loc` `["header", "x-vendor-app-id"]`); an application that does not
+                 *     exist, was deleted, or lies outside their organizations is a 404. Malformed (empty
+                 *     or longer than 64 characters): 422.
                  * @example app_7Hq2LmP9xK4vT1sR
                  */
-                "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
+                "X-Vendor-App-Id"?: components["parameters"]["IngestAppId"];
                 /**
                  * @description `gzip` or `identity` (the default when absent). Any other coding is a 415.
                  *     The size limit applies to the decompressed body.

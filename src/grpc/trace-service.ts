@@ -3,15 +3,14 @@
 // the operation's authorization rule read from the engine document, the protobuf decoder and
 // the one ingestion service. Only the transport differs.
 import { status as Status, type Metadata, type MethodDefinition, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
-import type { Context as KoaContext } from 'koa';
 import type { Logger } from 'pino';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import { loadDocument } from '../api/documents.js';
 import type { ServiceDeps } from '../api/service-deps.js';
-import { authenticate } from '../auth/authenticate.js';
-import { authorizeAccess, operationAccess, type OperationAccess } from '../auth/authorize.js';
+import { AuthenticationError, authenticateAuthorization, type AuthFailure } from '../auth/authenticate.js';
+import { authorizeAccess, impliedApplication, operationAccess, type TouchedResource } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
-import { RequestValidationError } from '../http/errors.js';
+import { acceptsBasic } from '../http/authenticate-request.js';
 import { ingestTraces } from '../ingest/ingest-traces.js';
 import { decodeProtobufRequest, encodeProtobufResponse } from '../ingest/otlp-protobuf.js';
 import type { PartialSuccess } from '../ingest/otlp-request.js';
@@ -37,54 +36,58 @@ export const EXPORT_METHOD: MethodDefinition<Buffer, ExportReply> = {
   responseDeserialize: () => ({ partialSuccess: undefined }),
 };
 
-/** POST /v1/traces's rule (permission, principals, role), read from the engine document. */
-function exportTracesAccess(): OperationAccess {
-  const operation = loadDocument('engine').definition.paths?.['/v1/traces']?.post;
-  const access = operation && operationAccess(operation as OpenApiContext['operation']);
-  if (!access) throw new Error('the engine document declares no access rule for POST /v1/traces');
-  return access;
+/**
+ * POST /v1/traces as the engine document declares it (its access rule, schemes and headers),
+ * with its `#/components/parameters/…` references resolved, as openapi-backend sees it.
+ */
+function exportTracesOperation(): OpenApiContext['operation'] {
+  const { definition } = loadDocument('engine');
+  const operation = definition.paths?.['/v1/traces']?.post;
+  if (!operation) throw new Error('the engine document declares no POST /v1/traces');
+  const shared = (definition.components?.parameters ?? {}) as Record<string, unknown>;
+  const parameters = (operation.parameters ?? []).map((parameter) => ('$ref' in parameter ? shared[parameter.$ref.replace('#/components/parameters/', '')] : parameter));
+  return { ...operation, parameters } as OpenApiContext['operation'];
 }
 
-function metadataText(metadata: Metadata, name: string): string {
+function metadataText(metadata: Metadata, name: string): string | undefined {
   const value = metadata.get(name)[0];
-  return typeof value === 'string' ? value.trim() : '';
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /**
- * The Authorization check of HTTP ingestion, given the metadata value. authenticate reads a Koa
- * context; this one carries only what it reads (the header) and writes (the failure reason).
+ * The application the spans are for: x-vendor-app-id when sent, else (as over HTTP) an API
+ * key's own application, while a user without it gets the 422 of a missing header.
  */
-async function authenticateMetadata(deps: ServiceDeps, metadata: Metadata, state: Record<string, unknown>): Promise<Principal> {
-  const authorization = metadataText(metadata, 'authorization');
-  const ctx = { get: (name: string) => (name.toLowerCase() === 'authorization' ? authorization : ''), state } as unknown as KoaContext;
-  return authenticate(ctx, deps.knex, deps.tokens);
-}
-
-/** The application the spans are for: x-vendor-app-id, which HTTP requires as a header too. */
-function applicationIdOf(metadata: Metadata): string {
+function touchedApplication(metadata: Metadata, principal: Principal, operation: OpenApiContext['operation']): TouchedResource | undefined {
   const applicationId = metadataText(metadata, 'x-vendor-app-id');
-  if (!applicationId) throw new RequestValidationError([{ loc: ['metadata', 'x-vendor-app-id'], msg: 'x-vendor-app-id metadata is required', type: 'missing' }]);
-  return applicationId;
+  return applicationId ? { kind: 'application', id: applicationId, viaHeader: true } : impliedApplication(principal, operation);
 }
 
 /** What a finished call reports to the log and the metrics. */
 export interface CallOutcome {
   code: Status;
   /** Why authentication refused the call, as on a 401's access-log line. */
-  authFailure: unknown;
+  authFailure: AuthFailure | undefined;
   durationMs: number;
 }
 
 export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome: CallOutcome) => void) {
-  const access = exportTracesAccess();
+  const operation = exportTracesOperation();
+  const access = operationAccess(operation);
+  if (!access) throw new Error('the engine document declares no access rule for POST /v1/traces');
+  const acceptBasic = acceptsBasic(operation);
   return async (call: ServerUnaryCall<Buffer, ExportReply>, callback: sendUnaryData<ExportReply>): Promise<void> => {
     const started = performance.now();
-    const state: Record<string, unknown> = {};
+    let authFailure: AuthFailure | undefined;
     let code: Status = Status.OK;
     try {
-      const principal = await authenticateMetadata(deps, call.metadata, state);
-      const applicationId = applicationIdOf(call.metadata);
-      await authorizeAccess(deps.knex, principal, access, { kind: 'application', id: applicationId, viaHeader: true });
+      const principal = await authenticateAuthorization(metadataText(call.metadata, 'authorization'), deps, { acceptBasic }).catch((error: unknown) => {
+        if (error instanceof AuthenticationError) authFailure = error.reason;
+        throw error;
+      });
+      const scope = await authorizeAccess(deps.knex, principal, access, touchedApplication(call.metadata, principal, operation));
+      const applicationId = scope?.applicationId;
+      if (!applicationId) throw new Error('gRPC export authorized without an application');
       const request = decodeProtobufRequest(call.request);
       // Answered only once ingestTraces has committed the spans, as over HTTP.
       const partialSuccess = await ingestTraces(deps.knex, applicationId, request, log);
@@ -95,7 +98,7 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
       if (code === Status.INTERNAL) log.error({ err: error }, 'gRPC export failed');
       callback(failure);
     } finally {
-      finished({ code, authFailure: state.authFailure, durationMs: performance.now() - started });
+      finished({ code, authFailure, durationMs: performance.now() - started });
     }
   };
 }

@@ -5,7 +5,6 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import type { ServiceDeps } from '../api/service-deps.js';
-import { authenticate } from '../auth/authenticate.js';
 import { authorize, setScope } from '../auth/authorize.js';
 import { principalOf } from '../auth/principal.js';
 import type { TokenService } from '../auth/tokens.js';
@@ -19,6 +18,7 @@ import { managementHandlers } from '../management/handlers.js';
 import { refineManagementIssues } from '../management/refine-issues.js';
 import { HttpMetrics } from '../ops/metrics.js';
 import { opsRoutes } from '../ops/routes.js';
+import { authenticateRequest } from './authenticate-request.js';
 import { jsonBodyParser } from './body-parser.js';
 import { logKoaError } from './client-disconnect.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -38,8 +38,8 @@ export interface AppDeps {
 async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
   const { config, knex, tokens } = deps;
   const security = {
-    authenticate: async (ctx: Koa.Context) => {
-      ctx.state.principal = await authenticate(ctx, knex, tokens);
+    authenticate: async (ctx: Koa.Context, operation: OpenApiContext['operation']) => {
+      ctx.state.principal = await authenticateRequest(ctx, operation, { knex, tokens });
       return ctx.state.principal;
     },
     authorize: async (request: OpenApiContext, ctx: Koa.Context) => {

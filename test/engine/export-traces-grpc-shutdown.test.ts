@@ -1,7 +1,7 @@
 // Graceful shutdown covers OTLP/gRPC: an export in flight when the service is told to stop is
 // completed (its spans committed, its caller answered OK) before the database pool closes.
 // The export is held in flight by a transaction of the test's own that it must wait for.
-import { Client, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
+import { Client, Metadata, credentials, status as Status, type ServiceError } from '@grpc/grpc-js';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
@@ -29,10 +29,8 @@ async function exportIsWaiting(knex: Knex): Promise<boolean> {
   const pool = (knex.client as { pool: { numPendingAcquires(): number } }).pool;
   if (pool.numPendingAcquires() > 0) return true; // SQLite: its one connection is the test's
   if (knex.client.config.client !== 'mysql2') return false;
-  const [rows] = await knex.raw(
-    `SELECT COUNT(*) AS n FROM information_schema.innodb_trx t JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
-     WHERE t.trx_state = 'LOCK WAIT' AND p.db = DATABASE()`,
-  );
+  // The test's own insert has finished: an INSERT into spans still running is the export's.
+  const [rows] = await knex.raw(`SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE 'INSERT%INTO spans%'`);
   return Number(rows[0].n) > 0;
 }
 
@@ -58,12 +56,18 @@ for (const database of testDatabases()) {
         const trx = await knex.transaction();
         await trx('spans').insert(spanRow({ application_id: caller.appId, trace_id: first.traceId, span_id: first.spanId }));
         const exported = exportCall(running.grpcAddress as string, ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array, caller.headers);
-        while (!(await exportIsWaiting(knex))) await new Promise((resolve) => setTimeout(resolve, 20));
+        let settled: ServiceError | null | undefined;
+        void exported.then((error) => (settled = error));
+        while (settled === undefined && !(await exportIsWaiting(knex))) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(settled, 'the export ended before it could be held in flight').to.equal(undefined);
 
         const closing = running.server.close();
         await trx.rollback();
         expect(await exported).to.equal(null);
         await closing;
+        // Closed: the port takes no more calls.
+        const after = await exportCall(running.grpcAddress as string, new Uint8Array(), caller.headers);
+        expect(after?.code).to.equal(Status.UNAVAILABLE);
 
         const reader = sqliteOrMysqlKnex(running.config.databaseUrl as string);
         try {

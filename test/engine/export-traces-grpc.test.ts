@@ -174,6 +174,43 @@ onEachDatabase(
       expect(await querySpans(app(), caller)).to.have.length(2);
     });
 
+    it('takes Basic base64(api_key:api_secret) from the official exporter configured by OTEL_EXPORTER_OTLP_* alone (the documented recipe); the key\'s application is the default', async function () {
+      this.timeout(30_000);
+      const organizationId = await seedOrganization(app().server.knex, []);
+      const appId = await seedApplication(app().server.knex, organizationId);
+      const key = await seedApiKey(app().server.knex, appId, ['write:traces', 'read:traces']);
+      const spans = await recordSpans({ 'service.name': 'basic' }, nestedTrace);
+      const basic = Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64').replace(/\+/g, '%2B').replace(/\//g, '%2F').replace(/=/g, '%3D');
+      const env = {
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://${app().grpcAddress}`,
+        OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Basic%20${basic}`,
+        OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+      };
+      const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+      Object.assign(process.env, env);
+      let exporter: GrpcTraceExporter;
+      try {
+        exporter = new GrpcTraceExporter();
+      } finally {
+        for (const [name, value] of Object.entries(saved)) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      }
+      try {
+        expectExported(await exportSpans(exporter, spans));
+      } finally {
+        await exporter.shutdown();
+      }
+      const reader = { appId, headers: { Authorization: `Bearer ${await apiKeyToken(app(), key)}`, 'X-Vendor-App-Id': appId } };
+      expect(await querySpans(app(), reader)).to.have.length(3);
+      const wrong = `Basic ${Buffer.from(`${key.apiKey}:${key.secret.slice(0, -1)}x`).toString('base64')}`;
+      const { error } = await rawExport(app(), ProtobufTraceSerializer.serializeRequest(await oneSpan('refused')) as Uint8Array, { authorization: wrong });
+      expect(error?.code).to.equal(Status.UNAUTHENTICATED);
+      expect(await querySpans(app(), reader)).to.have.length(3);
+    });
+
     describe('status codes', () => {
       let caller: EngineCaller;
       let body: Uint8Array;
@@ -217,9 +254,11 @@ onEachDatabase(
         expect(error).to.equal(null);
       });
 
-      it('INVALID_ARGUMENT for bytes that are not an export request, or without x-vendor-app-id', async () => {
+      it('INVALID_ARGUMENT for bytes that are not an export request, or for a user without x-vendor-app-id', async () => {
         await expectCode(Status.INVALID_ARGUMENT, caller.headers, Buffer.from('not protobuf at all'));
-        await expectCode(Status.INVALID_ARGUMENT, { authorization: caller.headers.Authorization as string });
+        const member = await seedUser(app(), 'member');
+        await seedOrganization(app().server.knex, [[member.userId, 'member']]);
+        await expectCode(Status.INVALID_ARGUMENT, { authorization: `Bearer ${member.token}` });
       });
 
       it('RESOURCE_EXHAUSTED (without retry info) for a message over INGEST_MAX_BODY_BYTES, compressed or not', async () => {

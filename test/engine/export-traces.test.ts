@@ -11,6 +11,7 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import { bigintAsText } from '../../src/storage/database.js';
+import { seedUser } from '../support/accounts.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { assertMatchesContract, call } from '../support/contract.js';
 import { contractCheckingProxy, expectExported, exportSpans, recordSpans, type CheckingProxy } from '../support/otel.js';
@@ -369,9 +370,9 @@ onEachDatabase(
       expect(brotli.status).to.equal(415);
     });
 
-    it('answers 422 without X-Vendor-App-Id', async () => {
-      const caller = await engineCaller(app());
-      const response = await call(app().url, 'POST', '/v1/traces', { headers: { Authorization: caller.headers.Authorization, 'Content-Type': 'application/json' }, rawBody: '{}' });
+    it("answers 422 to a user without X-Vendor-App-Id (API keys default to their own application: exporter-credentials.test.ts)", async () => {
+      const user = await seedUser(app(), 'ingester');
+      const response = await call(app().url, 'POST', '/v1/traces', { headers: { Authorization: `Bearer ${user.token}`, 'Content-Type': 'application/json' }, rawBody: '{}' });
       expect(response.status).to.equal(422);
       expect(response.body.detail[0].loc).to.deep.equal(['header', 'x-vendor-app-id']);
     });

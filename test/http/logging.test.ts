@@ -95,11 +95,21 @@ for (const database of testDatabases()) {
         return token;
       };
 
-      // [reason logged, Authorization header, what the client is told (unchanged)]
+      // [reason logged, Authorization header, what the client is told]
       const CASES: Array<[string, () => Promise<string | undefined>, string]> = [
         ['missing', async () => undefined, 'Not authenticated: send Authorization: Bearer <token>'],
-        ['malformed', async () => `Basic ${Buffer.from('alice:secret').toString('base64')}`, 'Authorization must use the Bearer scheme with a JWT'],
-        ['malformed', async () => 'Bearer not-a-jwt', 'malformed token'],
+        ['malformed', async () => 'Token abc', 'Authorization must use the Bearer scheme with a JWT'],
+        [
+          'basic_not_accepted',
+          async () => `Basic ${Buffer.from('alice:secret').toString('base64')}`,
+          'Authorization: Basic is accepted by POST /v1/traces only: exchange the API key and secret at POST /auth/token for a token and send Authorization: Bearer <token>',
+        ],
+        [
+          'malformed',
+          async () => 'Bearer not-a-jwt',
+          'Authorization: Bearer takes a JWT, not an API key or secret: exchange the key and secret at POST /auth/token for a token (POST /v1/traces also accepts Authorization: Basic base64(api_key:api_secret))',
+        ],
+        ['malformed', async () => 'Bearer eyJhbGciOiJFUzI1NiJ9.not-json.sig', 'malformed token'],
         ['untrusted_issuer', async () => `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setIssuer('https://evil.example/').setExpirationTime('10m').sign((await ownKey()).privateKey)}`, 'token issuer is not trusted'],
         [
           'unknown_signing_key',
@@ -139,13 +149,32 @@ for (const database of testDatabases()) {
       ];
 
       for (const [reason, authorization, detail] of CASES) {
-        it(`puts auth_failure: "${reason}" on the 401's log line, and tells the client what it did before (${detail})`, async () => {
+        it(`puts auth_failure: "${reason}" on the 401's log line, and tells the client ${detail}`, async () => {
           const requestId = randomUUID();
           const header = await authorization();
           const headers: Record<string, string> = { 'X-Request-Id': requestId, ...(header ? { Authorization: header } : {}) };
           const response = await call(app.url, 'GET', '/organizations', { headers });
           expect(response.status).to.equal(401);
           expect(response.body.detail).to.equal(detail);
+          const line = logs.lines().find((entry) => entry.request_id === requestId && entry.msg === 'request');
+          expect(line, 'the access-log line').to.include({ status: 401, auth_failure: reason });
+        });
+      }
+
+      // [reason logged, Basic credentials on POST /v1/traces]
+      const BASIC_CASES: Array<[string, (key: { apiKey: string; secret: string }) => string]> = [
+        ['malformed', () => `Basic ${Buffer.from('no colon').toString('base64')}`],
+        ['unknown_key', (key) => `Basic ${Buffer.from(`ak_unknown0000000000000:${key.secret}`).toString('base64')}`],
+        ['wrong_secret', (key) => `Basic ${Buffer.from(`${key.apiKey}:as_wrong`).toString('base64')}`],
+      ];
+      for (const [reason, authorization] of BASIC_CASES) {
+        it(`puts auth_failure: "${reason}" on the log line of a 401 to Basic credentials on ingestion`, async () => {
+          const appId = await seedApplication(app.server.knex, await seedOrganization(app.server.knex, []));
+          const key = await seedApiKey(app.server.knex, appId, ['write:traces']);
+          const requestId = randomUUID();
+          const headers = { 'X-Request-Id': requestId, Authorization: authorization(key), 'Content-Type': 'application/json' };
+          const response = await call(app.url, 'POST', '/v1/traces', { headers, rawBody: '{}' });
+          expect(response.status).to.equal(401);
           const line = logs.lines().find((entry) => entry.request_id === requestId && entry.msg === 'request');
           expect(line, 'the access-log line').to.include({ status: 401, auth_failure: reason });
         });
@@ -222,7 +251,8 @@ describe('logger redaction', () => {
   it('censors secret-bearing fields and passwords in URLs, and bounds error text', () => {
     const logs = captureLogs('info');
     const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJodW50ZXIxMiJ9.c2lnbmF0dXJlaHVudGVy';
-    const error = Object.assign(new Error(`connect failed: mysql://spanledger:hunter2@db:3306/x with Bearer hunter13 and ${jwt} ${'x'.repeat(100_000)} ${jwt}`), {
+    const basic = Buffer.from('ak_demo:as_hunter14').toString('base64');
+    const error = Object.assign(new Error(`connect failed: mysql://spanledger:hunter2@db:3306/x with Bearer hunter13 and Basic ${basic} and ${jwt} ${'x'.repeat(100_000)} ${jwt}`), {
       sql: `select * from t where secret = 'hunter3' ${'y'.repeat(100_000)}`,
       bindings: ['hunter4'],
     });
@@ -239,6 +269,7 @@ describe('logger redaction', () => {
     );
     const [line] = logs.raw();
     expect(line).not.to.match(/hunter/);
+    expect(line).not.to.include(basic);
     expect((line as string).length).to.be.below(16_384);
     expect(JSON.parse(line as string).err.message).to.match(/^connect failed: mysql:\/\/spanledger:\*+@db:3306\/x/);
   });
@@ -247,7 +278,7 @@ describe('logger redaction', () => {
 describe('logger bounds on crafted error texts', () => {
   // Error texts carry callers' values: a pattern that backtracks over them would stall the
   // service. Each of these took 10 to 30 s per 200 KB with backtracking patterns.
-  for (const unit of ['a://b:', 'a.a.', 'eyJ-', 'Bearer  x', 'u://x:y@']) {
+  for (const unit of ['a://b:', 'a.a.', 'eyJ-', 'Bearer  x', 'Basic  x', 'u://x:y@']) {
     it(`logs a megabyte of ${JSON.stringify(unit)} as a bounded line`, () => {
       const logs = captureLogs('info');
       logs.logger.error({ err: new Error(unit.repeat(Math.ceil(1_000_000 / unit.length))) }, 'failed');

@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { call } from '../support/contract.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 interface Run {
@@ -97,5 +98,10 @@ onEachDatabase('npm run seed:demo against the service', (app) => {
     expect(stdout).to.match(/^\s*export TOKEN=\S+$/m);
     const stored = await app().server.knex('spans').where({ application_id: appId }).count({ count: '*' });
     expect(Number(stored[0]!.count)).to.be.greaterThan(0);
+    // The printed exporter headers work as an SDK reads them (URL-decoded), with no X-Vendor-App-Id.
+    const headers = /^\s*export OTEL_EXPORTER_OTLP_HEADERS='Authorization=(\S+)'$/m.exec(stdout)?.[1];
+    expect(headers, stdout).to.be.a('string');
+    const exported = await call(app().url, 'POST', '/v1/traces', { headers: { Authorization: decodeURIComponent(headers!), 'Content-Type': 'application/json' }, rawBody: '{}' });
+    expect(exported.status, exported.text).to.equal(200);
   });
 });

@@ -50,7 +50,9 @@ export function buildRequest({ method, path, operation }: DocumentOperation, ids
   const query: Record<string, string> = { ...extraQuery };
   const headers: Record<string, string> = {};
   for (const parameter of (operation.parameters ?? []) as Parameter[]) {
-    if (!parameter.required && !(parameter.in === 'query' && parameter.name in WINDOW && path !== '/traces/live')) continue;
+    // Optional headers that name a resource (X-Vendor-App-Id on ingestion) are sent too.
+    const namesResource = parameter.in === 'header' && idFor(parameter.name, ids) !== undefined;
+    if (!parameter.required && !namesResource && !(parameter.in === 'query' && parameter.name in WINDOW && path !== '/traces/live')) continue;
     const value = idFor(parameter.name, ids) ?? WINDOW[parameter.name];
     if (value === undefined) continue;
     if (parameter.in === 'query') query[parameter.name] = value;

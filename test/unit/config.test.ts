@@ -49,7 +49,7 @@ describe('configuration', () => {
     ['MIGRATE_ON_START', { MIGRATE_ON_START: 'maybe' }],
     ['OIDC_AUDIENCE', { OIDC_ISSUER: 'https://id.example.com/' }],
     ['OIDC_JWKS_URL', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'not a url' }],
-    ['ACCESS_TOKEN_TTL_SECONDS', { ACCESS_TOKEN_TTL_SECONDS: '5' }],
+    ['ACCESS_TOKEN_TTL_SECONDS', { ACCESS_TOKEN_TTL_SECONDS: '0' }],
     ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '0' }],
     ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '60001' }],
     ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '1s' }],
