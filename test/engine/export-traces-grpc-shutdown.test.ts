@@ -1,28 +1,16 @@
 // Graceful shutdown covers OTLP/gRPC: an export in flight when the service is told to stop is
 // completed (its spans committed, its caller answered OK) before the database pool closes.
 // The export is held in flight by a transaction of the test's own that it must wait for.
-import { Client, Metadata, credentials, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
-import { EXPORT_PATH } from '../../src/grpc/trace-service.js';
 import { engineCaller } from '../support/auth.js';
 import { testDatabases } from '../support/databases.js';
+import { rawExport } from '../support/grpc.js';
 import { recordSpans } from '../support/otel.js';
 import { spanRow } from '../support/span-rows.js';
 import { startTestServer } from '../support/test-server.js';
-
-function exportCall(address: string, body: Uint8Array, headers: Record<string, string>): Promise<ServiceError | null> {
-  const client = new Client(address, credentials.createInsecure(), {});
-  const metadata = new Metadata();
-  for (const [name, value] of Object.entries(headers)) metadata.set(name.toLowerCase(), value);
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(EXPORT_PATH, (bytes: Buffer) => bytes, (bytes: Buffer) => bytes, Buffer.from(body), metadata, { deadline: Date.now() + 30_000 }, (error) => {
-      client.close();
-      resolve(error);
-    });
-  });
-}
 
 /** Whether an export is now waiting on the test's transaction (for the pool, or for a row lock). */
 async function exportIsWaiting(knex: Knex): Promise<boolean> {
@@ -55,7 +43,7 @@ for (const database of testDatabases()) {
         const first = spans[0]?.spanContext() as { traceId: string; spanId: string };
         const trx = await knex.transaction();
         await trx('spans').insert(spanRow({ application_id: caller.appId, trace_id: first.traceId, span_id: first.spanId }));
-        const exported = exportCall(running.grpcAddress as string, ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array, caller.headers);
+        const exported = rawExport(running.grpcAddress as string, ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array, caller.headers).then(({ error }) => error);
         let settled: ServiceError | null | undefined;
         void exported.then((error) => (settled = error));
         while (settled === undefined && !(await exportIsWaiting(knex))) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -66,7 +54,7 @@ for (const database of testDatabases()) {
         expect(await exported).to.equal(null);
         await closing;
         // Closed: the port takes no more calls.
-        const after = await exportCall(running.grpcAddress as string, new Uint8Array(), caller.headers);
+        const { error: after } = await rawExport(running.grpcAddress as string, new Uint8Array(), caller.headers);
         expect(after?.code).to.equal(Status.UNAVAILABLE);
 
         const reader = sqliteOrMysqlKnex(running.config.databaseUrl as string);

@@ -2,7 +2,7 @@
 // sends spans that read back through POST /engine/query exactly as the same spans sent over
 // OTLP/HTTP; a raw grpc-js client sees each status code the OTLP specification asks for.
 import { gzipSync } from 'node:zlib';
-import { Client, Metadata, credentials, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -10,12 +10,11 @@ import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
-import protobuf from 'protobufjs';
-import { EXPORT_PATH } from '../../src/grpc/trace-service.js';
 import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { parseExact } from '../support/engine-helpers.js';
+import { grpcCallCount, metadataOf, rawExport, retryDelaySeconds, untilMoreCalls } from '../support/grpc.js';
 import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
@@ -50,38 +49,8 @@ function nestedTrace(tracer: Tracer): void {
   root.end([T0 + 1, 623456789]);
 }
 
-function metadataOf(headers: Record<string, string>): Metadata {
-  const metadata = new Metadata();
-  for (const [name, value] of Object.entries(headers)) metadata.set(name.toLowerCase(), value);
-  return metadata;
-}
-
 function grpcExporter(app: TestServer, headers: Record<string, string>): GrpcTraceExporter {
   return new GrpcTraceExporter({ url: `http://${app.grpcAddress}`, metadata: metadataOf(headers), compression: CompressionAlgorithm.GZIP, timeoutMillis: 20_000 });
-}
-
-interface RawAnswer {
-  error: ServiceError | null;
-  response: Buffer | undefined;
-}
-
-/** One Export call from a plain grpc-js client, bytes in and bytes out. */
-function rawExport(app: TestServer, body: Uint8Array, headers: Record<string, string>, options: { gzip?: boolean; channel?: Record<string, unknown> } = {}): Promise<RawAnswer> {
-  const client = new Client(app.grpcAddress as string, credentials.createInsecure(), { 'grpc.default_compression_algorithm': options.gzip ? 2 : 0, ...options.channel });
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(
-      EXPORT_PATH,
-      (bytes: Buffer) => bytes,
-      (bytes: Buffer) => bytes,
-      Buffer.from(body),
-      metadataOf(headers),
-      { deadline: Date.now() + 20_000 },
-      (error, response) => {
-        client.close();
-        resolve({ error, response });
-      },
-    );
-  });
 }
 
 async function querySpans(app: TestServer, caller: EngineCaller) {
@@ -92,30 +61,6 @@ async function querySpans(app: TestServer, caller: EngineCaller) {
 
 function withoutApplication(items: Array<Record<string, unknown>>) {
   return items.map(({ application_id: _app, ...item }) => item);
-}
-
-/** The google.rpc.Status in grpc-status-details-bin, read far enough to find a RetryInfo's delay. */
-function retryDelaySeconds(error: ServiceError): number | undefined {
-  const details = error.metadata.get('grpc-status-details-bin')[0];
-  if (!Buffer.isBuffer(details)) return undefined;
-  const root = protobuf.Root.fromJSON({
-    nested: {
-      Status: { fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 }, details: { rule: 'repeated', type: 'Any', id: 3 } } },
-      Any: { fields: { type_url: { type: 'string', id: 1 }, value: { type: 'bytes', id: 2 } } },
-      RetryInfo: { fields: { retry_delay: { type: 'Duration', id: 1 } } },
-      Duration: { fields: { seconds: { type: 'int64', id: 1 }, nanos: { type: 'int32', id: 2 } } },
-    },
-  });
-  const status = root.lookupType('Status').toObject(root.lookupType('Status').decode(details), { longs: Number }) as { code: number; details: Array<{ type_url: string; value: Uint8Array }> };
-  const retry = status.details.find((detail) => detail.type_url === 'type.googleapis.com/google.rpc.RetryInfo');
-  if (!retry || status.code !== error.code) return undefined;
-  return (root.lookupType('RetryInfo').toObject(root.lookupType('RetryInfo').decode(retry.value), { longs: Number }) as { retry_delay: { seconds: number } }).retry_delay.seconds;
-}
-
-/** How many exports the service has answered UNAVAILABLE, from /metrics. */
-async function unavailableCount(app: TestServer): Promise<number> {
-  const metrics = await fetch(new URL('/metrics', app.url)).then((response) => response.text());
-  return Number(/spanledger_grpc_requests_total\{method="TraceService\/Export",code="UNAVAILABLE"\} (\d+)/.exec(metrics)?.[1] ?? 0);
 }
 
 function oneSpan(name: string): Promise<ReadableSpan[]> {
@@ -158,7 +103,7 @@ onEachDatabase(
       const good = await oneSpan('kept');
       const body = ProtobufTraceSerializer.serializeRequest(good) as Uint8Array;
       for (let round = 0; round < 2; round += 1) {
-        const { error, response } = await rawExport(app(), body, caller.headers);
+        const { error, response } = await rawExport(app().grpcAddress as string, body, caller.headers);
         expect(error).to.equal(null);
         expect(ProtobufTraceSerializer.deserializeResponse(response as Buffer).partialSuccess).to.equal(undefined);
       }
@@ -166,7 +111,7 @@ onEachDatabase(
 
       const bad = await oneSpan('no trace id');
       (bad[0] as { spanContext(): { traceId: string } }).spanContext().traceId = '0'.repeat(32);
-      const { error, response } = await rawExport(app(), ProtobufTraceSerializer.serializeRequest([...bad, ...(await oneSpan('also kept'))]) as Uint8Array, caller.headers);
+      const { error, response } = await rawExport(app().grpcAddress as string, ProtobufTraceSerializer.serializeRequest([...bad, ...(await oneSpan('also kept'))]) as Uint8Array, caller.headers);
       expect(error).to.equal(null);
       const partial = ProtobufTraceSerializer.deserializeResponse(response as Buffer).partialSuccess;
       expect(Number(partial?.rejectedSpans)).to.equal(1);
@@ -206,7 +151,7 @@ onEachDatabase(
       const reader = { appId, headers: { Authorization: `Bearer ${await apiKeyToken(app(), key)}`, 'X-Vendor-App-Id': appId } };
       expect(await querySpans(app(), reader)).to.have.length(3);
       const wrong = `Basic ${Buffer.from(`${key.apiKey}:${key.secret.slice(0, -1)}x`).toString('base64')}`;
-      const { error } = await rawExport(app(), ProtobufTraceSerializer.serializeRequest(await oneSpan('refused')) as Uint8Array, { authorization: wrong });
+      const { error } = await rawExport(app().grpcAddress as string, ProtobufTraceSerializer.serializeRequest(await oneSpan('refused')) as Uint8Array, { authorization: wrong });
       expect(error?.code).to.equal(Status.UNAUTHENTICATED);
       expect(await querySpans(app(), reader)).to.have.length(3);
     });
@@ -220,7 +165,7 @@ onEachDatabase(
       });
 
       async function expectCode(code: Status, headers: Record<string, string>, payload: Uint8Array = body, gzip = false): Promise<ServiceError> {
-        const { error } = await rawExport(app(), payload, headers, { gzip });
+        const { error } = await rawExport(app().grpcAddress as string, payload, headers, { gzip });
         expect(error?.code, error?.details).to.equal(code);
         return error as ServiceError;
       }
@@ -250,7 +195,7 @@ onEachDatabase(
         const member = await seedUser(app(), 'member');
         const organizationId = await seedOrganization(app().server.knex, [[member.userId, 'member']]);
         const appId = await seedApplication(app().server.knex, organizationId);
-        const { error } = await rawExport(app(), body, { authorization: `Bearer ${member.token}`, 'x-vendor-app-id': appId });
+        const { error } = await rawExport(app().grpcAddress as string, body, { authorization: `Bearer ${member.token}`, 'x-vendor-app-id': appId });
         expect(error).to.equal(null);
       });
 
@@ -300,17 +245,9 @@ onEachDatabase(
           }
           // A client with the usual gRPC retry policy for UNAVAILABLE (as the Collector's otlp
           // exporter retries): its first attempt fails during the outage, a later one succeeds.
-          const policy = {
-            methodConfig: [
-              {
-                name: [{ service: 'opentelemetry.proto.collector.trace.v1.TraceService' }],
-                retryPolicy: { maxAttempts: 5, initialBackoff: '0.5s', maxBackoff: '2s', backoffMultiplier: 2, retryableStatusCodes: ['UNAVAILABLE'] },
-              },
-            ],
-          };
-          const refusals = await unavailableCount(app());
-          const answer = rawExport(app(), payload, retrying.headers, { channel: { 'grpc.service_config': JSON.stringify(policy) } });
-          while ((await unavailableCount(app())) === refusals) await new Promise((resolve) => setImmediate(resolve));
+          const refusals = await grpcCallCount(app().url, 'UNAVAILABLE');
+          const answer = rawExport(app().grpcAddress as string, payload, retrying.headers, { retryUnavailable: true });
+          await untilMoreCalls(app().url, 'UNAVAILABLE', refusals);
           await restore();
           expect((await answer).error).to.equal(null);
         } finally {
