@@ -150,7 +150,9 @@ onEachDatabase(
       }
       const reader = { appId, headers: { Authorization: `Bearer ${await apiKeyToken(app(), key)}`, 'X-Vendor-App-Id': appId } };
       expect(await querySpans(app(), reader)).to.have.length(3);
-      const wrong = `Basic ${Buffer.from(`${key.apiKey}:${key.secret.slice(0, -1)}x`).toString('base64')}`;
+      // The secret with its last character changed (to one it cannot already be).
+      const wrongSecret = `${key.secret.slice(0, -1)}${key.secret.endsWith('x') ? 'y' : 'x'}`;
+      const wrong = `Basic ${Buffer.from(`${key.apiKey}:${wrongSecret}`).toString('base64')}`;
       const { error } = await rawExport(app().grpcAddress as string, ProtobufTraceSerializer.serializeRequest(await oneSpan('refused')) as Uint8Array, { authorization: wrong });
       expect(error?.code).to.equal(Status.UNAUTHENTICATED);
       expect(await querySpans(app(), reader)).to.have.length(3);
