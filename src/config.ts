@@ -11,9 +11,16 @@ export interface OidcConfig {
   jwksUrl: string;
 }
 
+/** Where OTLP/gRPC ingestion listens; absent from Config when GRPC_PORT=off. */
+export interface GrpcConfig {
+  host: string;
+  port: number;
+}
+
 export interface Config {
   host: string;
   port: number;
+  grpc: GrpcConfig | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   apis: ApiName[];
@@ -76,6 +83,12 @@ function readBoolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
+/** GRPC_PORT: a port (0 picks a free one), or `off` for no gRPC listener at all. */
+function readGrpc(env: Env, host: string): GrpcConfig | undefined {
+  if ((env.GRPC_PORT ?? '').trim().toLowerCase() === 'off') return undefined;
+  return { host: env.GRPC_HOST || host, port: readInteger(env, 'GRPC_PORT', 4317, 0, 65535) };
+}
+
 function readApis(env: Env): ApiName[] {
   const raw = env.SERVE_APIS ?? 'engine,management';
   const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
@@ -124,9 +137,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
   const dataDir = path.resolve(env.DATA_DIR || 'data');
+  const host = env.HOST || '0.0.0.0';
   return {
-    host: env.HOST || '0.0.0.0',
+    host,
     port: readInteger(env, 'PORT', 8080, 0, 65535),
+    grpc: readGrpc(env, host),
     databaseUrl: readDatabaseUrl(env),
     dataDir,
     apis: readApis(env),

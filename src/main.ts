@@ -1,13 +1,15 @@
 // `npm start`: reads the configuration, starts the service and stops it cleanly on SIGTERM/SIGINT.
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { GrpcListenError } from './grpc/server.js';
 import { createLogger } from './logger.js';
 import { startServer, type RunningServer } from './server.js';
 
-function firstRunHint(config: Config, url: string): string {
+function firstRunHint(config: Config, url: string, grpcPort: number | undefined): string {
   return [
     `spanledger is listening on ${url} (APIs: ${config.apis.join(', ')}; database: ${config.databaseUrl ? config.databaseUrl.replace(/\/\/[^@]*@/, '//***@') : 'embedded SQLite in ' + config.dataDir})`,
     `  API docs:      ${url}/docs`,
     `  Health:        ${url}/healthz`,
+    ...(grpcPort === undefined ? [] : [`  OTLP/gRPC:     port ${grpcPort} (TraceService/Export; GRPC_PORT=off turns it off)`]),
     `  Get a token:   TOKEN=$(npm run --silent token -- --sub alice --email alice@example.com --name Alice)`,
     `  First call:    curl -s -X POST ${url}/organizations -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"name":"Acme"}'`,
   ].join('\n');
@@ -25,8 +27,14 @@ try {
 }
 
 /** A start-up failure the user fixes in the environment: one line, like a configuration error. */
-function startProblem(error: unknown, { host, port }: Config): string | undefined {
+function startProblem(error: unknown, { host, port, grpc }: Config): string | undefined {
   const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (error instanceof GrpcListenError && grpc) {
+    if (code === 'EADDRINUSE') return `gRPC port ${grpc.port} is in use; set GRPC_PORT to a free port (0 picks one) or GRPC_PORT=off`;
+    if (code === 'EACCES') return `gRPC port ${grpc.port} needs privileges this process lacks; set GRPC_PORT (1024 or above)`;
+    if (code === 'EADDRNOTAVAIL') return `address ${grpc.host} is not an address of this machine; set GRPC_HOST`;
+    return `the gRPC port ${grpc.port} cannot be opened (${error.message}); set GRPC_PORT or GRPC_HOST`;
+  }
   if (code === 'EADDRINUSE') return `port ${port} is in use; set PORT to a free port (0 picks one)`;
   if (code === 'EACCES') return `port ${port} needs privileges this process lacks; set PORT (1024 or above)`;
   if (code === 'EADDRNOTAVAIL') return `address ${host} is not an address of this machine; set HOST`;
@@ -43,7 +51,7 @@ try {
   console.error(problem);
   process.exit(1);
 }
-console.error(firstRunHint(config, server.url));
+console.error(firstRunHint(config, server.url, server.grpcPort));
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

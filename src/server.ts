@@ -1,5 +1,5 @@
-// Owns the process lifecycle: database, migrations, HTTP listener, the retention purger and
-// graceful shutdown.
+// Owns the process lifecycle: database, migrations, HTTP and gRPC listeners, the retention purger
+// and graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { localServiceUrl, type Config } from './config.js';
 import { loadSigningKey } from './auth/signing-key.js';
 import { TokenService } from './auth/tokens.js';
+import { startGrpcServer, type GrpcListener } from './grpc/server.js';
 import { createApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { HttpMetrics } from './ops/metrics.js';
@@ -16,6 +17,8 @@ import { migrateToLatest } from './storage/migrations/index.js';
 
 export interface RunningServer {
   url: string;
+  /** The OTLP/gRPC port, when that listener is on (GRPC_PORT is not `off` and the engine is served). */
+  grpcPort: number | undefined;
   knex: Knex;
   logger: Logger;
   tokens: TokenService;
@@ -25,12 +28,27 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+function closeHttp(server: http.Server, timeoutMs: number): Promise<void> {
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Keep-alive connections turn idle as their last response ends: close them as they do.
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  const timeout = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  return stopped.finally(() => {
+    clearInterval(sweep);
+    clearTimeout(timeout);
+  });
+}
+
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const knex = openDatabase(config.databaseUrl, config.dataDir, logger);
   if (config.migrateOnStart) await migrateToLatest(knex);
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
   const metrics = new HttpMetrics();
-  const app = await createApp({ config, knex, logger, tokens, metrics });
+  // Ingestion is the engine's: a management-only process opens no gRPC port.
+  const grpcConfig = config.apis.includes('engine') ? config.grpc : undefined;
+  let grpc: GrpcListener | undefined;
+  const grpcListening = () => !grpcConfig || (grpc?.listening() ?? false);
+  const app = await createApp({ config, knex, logger, tokens, metrics, grpcListening });
   const server = http.createServer(app.callback());
   // OTLP exporters keep their connections open between exports, which the batch processors send
   // every 5 s by default: exactly Node's default keep-alive timeout, so the server would close
@@ -43,24 +61,25 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  if (grpcConfig) {
+    try {
+      grpc = await startGrpcServer(grpcConfig, { config, knex, logger, tokens }, metrics);
+    } catch (error) {
+      await closeHttp(server, 0);
+      await knex.destroy();
+      throw error;
+    }
+  }
   const purger = new RetentionPurger({ knex, logger, config: config.retention, registry: metrics.registry });
   purger.start();
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // A purge batch in flight finishes (one short transaction) before the pool closes.
-      const purgerStopped = purger.stop();
-      // Keep-alive connections turn idle as their last response ends: close them as they do.
-      const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      const timeout = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-      await stopped;
-      clearInterval(sweep);
-      clearTimeout(timeout);
-      await purgerStopped;
+      await Promise.all([closeHttp(server, config.shutdownTimeoutMs), grpc?.close(config.shutdownTimeoutMs), purger.stop()]);
       await knex.destroy();
     })();
     return closing;
   };
-  return { url: localServiceUrl(config.host, port), knex, logger, tokens, purger, close };
+  return { url: localServiceUrl(config.host, port), grpcPort: grpc?.port, knex, logger, tokens, purger, close };
 }

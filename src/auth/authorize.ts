@@ -34,7 +34,7 @@ export function operationAccess(operation: OpenApiContext['operation']): Operati
 
 type ResourceKind = 'organization' | 'application' | 'api_key';
 
-interface TouchedResource {
+export interface TouchedResource {
   kind: ResourceKind;
   id: string;
   /** Named by X-Vendor-App-Id (an engine call) rather than by a path, body or query. */
@@ -73,7 +73,7 @@ function appHeaderOptional(operation: OpenApiContext['operation']): boolean {
  * Where X-Vendor-App-Id is optional and absent: an API key acts on its own application (as if it
  * had named it); a user must still name one, with the 422 a required header gets.
  */
-function impliedApplication(principal: Principal, operation: OpenApiContext['operation']): TouchedResource | undefined {
+export function impliedApplication(principal: Principal, operation: OpenApiContext['operation']): TouchedResource | undefined {
   if (!appHeaderOptional(operation)) return undefined;
   if (principal.kind === 'api_key') return { kind: 'application', id: principal.applicationId, viaHeader: true };
   throw new RequestValidationError([{ loc: ['header', APP_HEADER], msg: 'Field required', type: 'missing' }]);
@@ -119,7 +119,14 @@ function scopeForApiKey(principal: Principal & { kind: 'api_key' }, owned: Owned
 export async function authorize(knex: Knex, principal: Principal, request: OpenApiContext): Promise<RequestScope | undefined> {
   const access = operationAccess(request.operation);
   if (!access) return undefined;
-  const touched = touchedResource(request.request) ?? impliedApplication(principal, request.operation);
+  return authorizeAccess(knex, principal, access, touchedResource(request.request) ?? impliedApplication(principal, request.operation));
+}
+
+/**
+ * authorize, given the operation's rule and the resource it touches rather than an OpenAPI
+ * request: transports without one (gRPC ingestion) apply exactly the same checks through it.
+ */
+export async function authorizeAccess(knex: Knex, principal: Principal, access: OperationAccess, touched: TouchedResource | undefined): Promise<RequestScope | undefined> {
   if (!access.principals.includes(principal.kind)) {
     if (!access.declaresForbidden) throw new NotFoundError('Not Found');
     throw new ForbiddenError(principal.kind === 'api_key' ? 'API keys cannot use this operation; it is for dashboard users' : 'this operation is for API keys');

@@ -29,8 +29,10 @@ export interface AppDeps {
   knex: Knex;
   logger: Logger;
   tokens: TokenService;
-  /** The /metrics registry's owner; the server shares it with the retention purger. */
+  /** The /metrics registry's owner; the server shares it with the gRPC listener and the retention purger. */
   metrics: HttpMetrics;
+  /** For /readyz: false while OTLP/gRPC ingestion is configured but not listening. */
+  grpcListening?: () => boolean;
 }
 
 async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
@@ -58,7 +60,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   const { config, knex, logger, metrics } = deps;
   const app = new Koa();
   app.proxy = true;
-  const ops = opsRoutes({ apis: config.apis, knex, metrics });
+  const ops = opsRoutes({ apis: config.apis, knex, metrics, grpcListening: deps.grpcListening });
   app.use(requestContext(logger));
   app.use(metrics.middleware());
   app.use(errorMiddleware(logger));

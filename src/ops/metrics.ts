@@ -1,5 +1,6 @@
-// Prometheus metrics: requests by operationId and status, and a latency histogram. The registry
-// is the one /metrics serves: the retention purger registers its counter there too.
+// Prometheus metrics: requests by operationId and status, and a latency histogram; gRPC calls
+// (OTLP ingestion) by method and status code. The registry is the one /metrics serves: the
+// retention purger registers its counter there too.
 import type { Context, Next } from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -19,6 +20,13 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  private readonly grpcRequests = new Counter({
+    name: 'spanledger_grpc_requests_total',
+    help: 'gRPC calls by method and status code',
+    labelNames: ['method', 'code'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -35,5 +43,10 @@ export class HttpMetrics {
         this.requests.inc({ operation, method: ctx.method, status: String(ctx.status) });
       }
     };
+  }
+
+  /** `code` is the status name (OK, UNAVAILABLE, …); `method` one of the few the server serves. */
+  countGrpcCall(method: string, code: string): void {
+    this.grpcRequests.inc({ method, code });
   }
 }

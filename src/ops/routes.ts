@@ -51,9 +51,10 @@ export interface OpsRouteDeps {
   apis: ApiName[];
   knex: Knex;
   metrics: HttpMetrics;
+  grpcListening?: () => boolean;
 }
 
-export function opsRoutes({ apis, knex, metrics }: OpsRouteDeps): Router {
+export function opsRoutes({ apis, knex, metrics, grpcListening = () => true }: OpsRouteDeps): Router {
   const router = new Router();
   const assetDir = swaggerUiDist.getAbsoluteFSPath();
   const name = (route: string) => async (ctx: RouterContext, next: () => Promise<unknown>) => {
@@ -66,6 +67,11 @@ export function opsRoutes({ apis, knex, metrics }: OpsRouteDeps): Router {
   });
 
   router.get('/readyz', name('readyz'), async (ctx) => {
+    if (!grpcListening()) {
+      ctx.status = 503;
+      ctx.body = { status: 'unavailable', detail: 'OTLP/gRPC ingestion is not listening' };
+      return;
+    }
     try {
       await knex.raw('select 1');
       if (!(await migrationsAreCurrent(knex))) {

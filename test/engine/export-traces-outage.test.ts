@@ -143,6 +143,7 @@ async function mysqlUnreachable(app: TestServer): Promise<void> {
     const config = loadConfig({
       PORT: '0',
       HOST: '127.0.0.1',
+      GRPC_PORT: 'off',
       DATA_DIR: dataDir,
       DATABASE_URL: relayed.toString(),
       MIGRATE_ON_START: 'false',

@@ -1,7 +1,11 @@
 // The routes outside the documents, and the HTTP edge's error shapes, on every database.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import { createApp } from '../../src/http/app.js';
+import { HttpMetrics } from '../../src/ops/metrics.js';
 import { migrateToLatest, migratorConfig } from '../../src/storage/migrations/index.js';
 import { seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
 import { call } from '../support/contract.js';
@@ -48,6 +52,21 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
       expect(ready.body.detail).to.match(/migrations/);
     } finally {
       await migrateToLatest(app().server.knex);
+    }
+  });
+
+  it('says /readyz is unavailable while configured OTLP/gRPC ingestion is not listening', async () => {
+    const { config, server } = app();
+    const koa = await createApp({ config, knex: server.knex, logger: server.logger, tokens: server.tokens, metrics: new HttpMetrics(), grpcListening: () => false });
+    const edge = http.createServer(koa.callback());
+    await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
+    try {
+      const ready = await call(`http://127.0.0.1:${(edge.address() as AddressInfo).port}`, 'GET', '/readyz');
+      expect(ready.status).to.equal(503);
+      expect(ready.body.detail).to.match(/gRPC/);
+    } finally {
+      edge.closeAllConnections();
+      await new Promise<void>((resolve) => edge.close(() => resolve()));
     }
   });
 

@@ -42,11 +42,20 @@ describe('npm start', () => {
   });
 
   it('stops with one line naming the port and PORT, exit code 1, when the port is in use', async () => {
-    const { code, stderr } = await runMain({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const { code, stderr } = await runMain({ PORT: String(port), HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     expect(code).to.equal(1);
     const lines = stderr.trim().split('\n');
     expect(lines, stderr).to.have.length(1);
     expect(lines[0]).to.include(`port ${port} is in use`).and.to.include('PORT');
+    expect(stderr).not.to.match(/EADDRINUSE|\n\s+at /);
+  });
+
+  it('stops with one line naming the port and GRPC_PORT, exit code 1, when the gRPC port is in use', async () => {
+    const { code, stderr } = await runMain({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    expect(code).to.equal(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines, stderr).to.have.length(1);
+    expect(lines[0]).to.include(`gRPC port ${port} is in use`).and.to.include('GRPC_PORT');
     expect(stderr).not.to.match(/EADDRINUSE|\n\s+at /);
   });
 

@@ -10,6 +10,8 @@ import { testDatabases, type TestDatabase } from './databases.js';
 
 export interface TestServer {
   url: string;
+  /** `127.0.0.1:<port>` of OTLP/gRPC ingestion; only for suites that pass GRPC_PORT (e.g. '0'). */
+  grpcAddress: string | undefined;
   config: Config;
   server: RunningServer;
   database: TestDatabase['name'];
@@ -27,11 +29,13 @@ export async function startTestServer(
 ): Promise<TestServer & { stop(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-test-'));
   const created = await database.create(dataDir);
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: created.url, LOG_LEVEL: 'silent', ...env });
+  // No gRPC port unless the suite asks for one (GRPC_PORT: '0' binds a free port).
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, DATABASE_URL: created.url, LOG_LEVEL: 'silent', ...env });
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent');
   const server = await startServer(config, logger);
   return {
     url: server.url,
+    grpcAddress: server.grpcPort === undefined ? undefined : `127.0.0.1:${server.grpcPort}`,
     config,
     server,
     database: database.name,

@@ -14,6 +14,13 @@ describe('configuration', () => {
     expect(config.auth.oidc).to.equal(undefined);
     expect(config.livePollIntervalMs).to.equal(500);
     expect(config.retention).to.deep.equal({ defaultDays: 30, purgeIntervalSeconds: 600, purgeBatchSize: 1000 });
+    expect(config.grpc).to.deep.equal({ host: '0.0.0.0', port: 4317 });
+  });
+
+  it('moves the gRPC port (and host), or turns it off', () => {
+    expect(loadConfig({ HOST: '127.0.0.1', GRPC_PORT: '0' }).grpc).to.deep.equal({ host: '127.0.0.1', port: 0 });
+    expect(loadConfig({ GRPC_PORT: '5317', GRPC_HOST: '::1' }).grpc).to.deep.equal({ host: '::1', port: 5317 });
+    expect(loadConfig({ GRPC_PORT: 'off' }).grpc).to.equal(undefined);
   });
 
   it('reads every setting', () => {
@@ -39,6 +46,8 @@ describe('configuration', () => {
   const BAD: Array<[string, Record<string, string>]> = [
     ['PORT', { PORT: 'eighty' }],
     ['PORT', { PORT: '70000' }],
+    ['GRPC_PORT', { GRPC_PORT: '-1' }],
+    ['GRPC_PORT', { GRPC_PORT: 'no' }],
     ['DATABASE_URL', { DATABASE_URL: 'postgres://localhost/db' }],
     ['SERVE_APIS', { SERVE_APIS: 'engine,billing' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],

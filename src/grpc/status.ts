@@ -1,0 +1,54 @@
+// Translates the service's errors into gRPC statuses, in one place, as the OTLP specification
+// asks: only UNAVAILABLE is retryable (with google.rpc.RetryInfo saying when), every client
+// error is a status the exporter does not retry, and nothing a client sends is UNKNOWN.
+import { Metadata, status as Status, type ServerErrorResponse } from '@grpc/grpc-js';
+import protobuf from 'protobufjs';
+import { HttpError } from '../http/errors.js';
+import { isDatabaseUnavailable } from '../storage/unavailable.js';
+
+/** The HTTP answer each of our errors stands for, as the gRPC status an OTLP exporter expects. */
+const BY_HTTP_STATUS: Record<number, Status> = {
+  400: Status.INVALID_ARGUMENT,
+  401: Status.UNAUTHENTICATED,
+  403: Status.PERMISSION_DENIED,
+  404: Status.NOT_FOUND,
+  // A message over the limit: never retried (RESOURCE_EXHAUSTED is retryable only with RetryInfo).
+  413: Status.RESOURCE_EXHAUSTED,
+  415: Status.INVALID_ARGUMENT,
+  422: Status.INVALID_ARGUMENT,
+  503: Status.UNAVAILABLE,
+};
+
+const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
+
+/**
+ * A google.rpc.Status carrying one google.rpc.RetryInfo, the `grpc-status-details-bin` trailer
+ * OTLP names for "retry after". Written by hand (five fields) rather than from vendored protos.
+ */
+export function retryStatusDetails(code: Status, message: string, retryDelaySeconds: number): Buffer {
+  const duration = protobuf.Writer.create().uint32(8).int64(retryDelaySeconds).finish(); // Duration.seconds
+  const retryInfo = protobuf.Writer.create().uint32(10).bytes(duration).finish(); // RetryInfo.retry_delay
+  const any = protobuf.Writer.create().uint32(10).string(RETRY_INFO_TYPE).uint32(18).bytes(retryInfo).finish(); // Any
+  const status = protobuf.Writer.create().uint32(8).int32(code).uint32(18).string(message).uint32(26).bytes(any).finish();
+  return Buffer.from(status.buffer, status.byteOffset, status.byteLength);
+}
+
+function unavailable(message: string, retryAfterSeconds: number): ServerErrorResponse {
+  const metadata = new Metadata();
+  metadata.set('grpc-status-details-bin', retryStatusDetails(Status.UNAVAILABLE, message, retryAfterSeconds));
+  return Object.assign(new Error(message), { code: Status.UNAVAILABLE, details: message, metadata });
+}
+
+/**
+ * The gRPC error for a failed export. Anything else than our errors and a database outage is a
+ * bug of ours: INTERNAL, like HTTP's 500, with the cause left to the log.
+ */
+export function grpcErrorOf(error: unknown): ServerErrorResponse {
+  if (error instanceof HttpError) {
+    const code = BY_HTTP_STATUS[error.status] ?? Status.INTERNAL;
+    if (code === Status.UNAVAILABLE) return unavailable(error.message, Number(error.headers['Retry-After'] ?? 5));
+    return Object.assign(new Error(error.message), { code, details: error.message });
+  }
+  if (isDatabaseUnavailable(error)) return unavailable('database unavailable, retry later', 5);
+  return Object.assign(new Error('internal error'), { code: Status.INTERNAL, details: 'internal error' });
+}

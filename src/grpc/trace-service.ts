@@ -1,0 +1,104 @@
+// opentelemetry.proto.collector.trace.v1.TraceService/Export: OTLP over gRPC. The same steps as
+// POST /v1/traces (src/engine/export-traces.ts) with metadata for headers: authentication,
+// the operation's authorization rule read from the engine document, the protobuf decoder and
+// the one ingestion service. Only the transport differs.
+import { status as Status, type Metadata, type MethodDefinition, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { Context as OpenApiContext } from 'openapi-backend';
+import { loadDocument } from '../api/documents.js';
+import type { ServiceDeps } from '../api/service-deps.js';
+import { AuthenticationError, authenticateAuthorization, type AuthFailure } from '../auth/authenticate.js';
+import { authorizeAccess, impliedApplication, operationAccess, type TouchedResource } from '../auth/authorize.js';
+import type { Principal } from '../auth/principal.js';
+import { acceptsBasic } from '../http/authenticate-request.js';
+import { ingestTraces } from '../ingest/ingest-traces.js';
+import { decodeProtobufRequest, encodeProtobufResponse } from '../ingest/otlp-protobuf.js';
+import type { PartialSuccess } from '../ingest/otlp-request.js';
+import { grpcErrorOf } from './status.js';
+
+export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+
+export interface ExportReply {
+  partialSuccess: PartialSuccess | undefined;
+}
+
+/**
+ * The method, with the request left as bytes: decoding in the handler makes a bad message an
+ * INVALID_ARGUMENT, where a throwing deserializer would make grpc-js answer INTERNAL.
+ */
+export const EXPORT_METHOD: MethodDefinition<Buffer, ExportReply> = {
+  path: EXPORT_PATH,
+  requestStream: false,
+  responseStream: false,
+  requestSerialize: (bytes) => bytes,
+  requestDeserialize: (bytes) => bytes,
+  responseSerialize: (reply) => Buffer.from(encodeProtobufResponse(reply.partialSuccess)),
+  responseDeserialize: () => ({ partialSuccess: undefined }),
+};
+
+/**
+ * POST /v1/traces as the engine document declares it (its access rule, schemes and headers),
+ * with its `#/components/parameters/…` references resolved, as openapi-backend sees it.
+ */
+function exportTracesOperation(): OpenApiContext['operation'] {
+  const { definition } = loadDocument('engine');
+  const operation = definition.paths?.['/v1/traces']?.post;
+  if (!operation) throw new Error('the engine document declares no POST /v1/traces');
+  const shared = (definition.components?.parameters ?? {}) as Record<string, unknown>;
+  const parameters = (operation.parameters ?? []).map((parameter) => ('$ref' in parameter ? shared[parameter.$ref.replace('#/components/parameters/', '')] : parameter));
+  return { ...operation, parameters } as OpenApiContext['operation'];
+}
+
+function metadataText(metadata: Metadata, name: string): string | undefined {
+  const value = metadata.get(name)[0];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/**
+ * The application the spans are for: x-vendor-app-id when sent, else (as over HTTP) an API
+ * key's own application, while a user without it gets the 422 of a missing header.
+ */
+function touchedApplication(metadata: Metadata, principal: Principal, operation: OpenApiContext['operation']): TouchedResource | undefined {
+  const applicationId = metadataText(metadata, 'x-vendor-app-id');
+  return applicationId ? { kind: 'application', id: applicationId, viaHeader: true } : impliedApplication(principal, operation);
+}
+
+/** What a finished call reports to the log and the metrics. */
+export interface CallOutcome {
+  code: Status;
+  /** Why authentication refused the call, as on a 401's access-log line. */
+  authFailure: AuthFailure | undefined;
+  durationMs: number;
+}
+
+export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome: CallOutcome) => void) {
+  const operation = exportTracesOperation();
+  const access = operationAccess(operation);
+  if (!access) throw new Error('the engine document declares no access rule for POST /v1/traces');
+  const acceptBasic = acceptsBasic(operation);
+  return async (call: ServerUnaryCall<Buffer, ExportReply>, callback: sendUnaryData<ExportReply>): Promise<void> => {
+    const started = performance.now();
+    let authFailure: AuthFailure | undefined;
+    let code: Status = Status.OK;
+    try {
+      const principal = await authenticateAuthorization(metadataText(call.metadata, 'authorization'), deps, { acceptBasic }).catch((error: unknown) => {
+        if (error instanceof AuthenticationError) authFailure = error.reason;
+        throw error;
+      });
+      const scope = await authorizeAccess(deps.knex, principal, access, touchedApplication(call.metadata, principal, operation));
+      const applicationId = scope?.applicationId;
+      if (!applicationId) throw new Error('gRPC export authorized without an application');
+      const request = decodeProtobufRequest(call.request);
+      // Answered only once ingestTraces has committed the spans, as over HTTP.
+      const partialSuccess = await ingestTraces(deps.knex, applicationId, request, log);
+      callback(null, { partialSuccess });
+    } catch (error) {
+      const failure = grpcErrorOf(error);
+      code = failure.code ?? Status.INTERNAL;
+      if (code === Status.INTERNAL) log.error({ err: error }, 'gRPC export failed');
+      callback(failure);
+    } finally {
+      finished({ code, authFailure, durationMs: performance.now() - started });
+    }
+  };
+}
