@@ -3,30 +3,35 @@
 //
 //   BENCH_MYSQL_URL=mysql://user:password@127.0.0.1:3307/mysql npm run bench:ingest
 //
-// The bench creates three databases of its own on that server (dropped at the end), starts the
-// service as a child process on one of them, seeds an application and an API key holding
+// The bench creates five databases of its own on that server (dropped at the end). On three of
+// them it starts the service as a child process, seeds an application and an API key holding
 // write:traces, and sends protobuf ExportTraceServiceRequests made by the OpenTelemetry SDK's
 // own serializer: BENCH_BATCH spans a request (512), BENCH_SENDERS concurrent senders (4),
 // BENCH_SPANS spans in all (about 1 million). Every span carries the vendor cost, billing and
-// usage attributes; traces are 8 spans deep and wide. And the ceiling, on two more databases:
+// usage attributes; traces are 8 spans deep and wide. The three endpoint rows differ only in how
+// they send: POST /v1/traces with a Bearer token, POST /v1/traces with Basic key:secret, and
+// OTLP/gRPC TraceService/Export with Basic key:secret. And the ceiling, on two more databases:
 // the same rows (decoded and mapped by the service's code beforehand, outside the timing)
 // inserted by the same number of connections, one multi-row INSERT per batch, with mysql2's
 // client-side escaping (`query`) and with prepared statements (`execute`). Everything writes
-// with the server's durability settings. The three run in interleaved rounds, so that other
-// load on the machine weighs on all of them alike.
+// with the server's durability settings. The five run in interleaved rounds, so that other
+// load on the machine weighs on all of them alike; each on its own database, so that every
+// table grows alike and each row's verification counts only its own spans.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, credentials, Metadata } from '@grpc/grpc-js';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
 import { newId } from '../src/accounts/ids.js';
+import { EXPORT_PATH } from '../src/grpc/trace-service.js';
 import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
-import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './bench-service.js';
+import { apiKeyToken, createApiKey, databaseUrl as databaseUrlOn, log, startService } from './bench-service.js';
 import { makeBatches, SPANS_PER_TRACE } from './bench-workload.js';
 import { cpuSeconds, databaseServerPid } from './process-cpu.js';
 import { retryOnLockConflict } from '../src/storage/retry.js';
@@ -47,24 +52,33 @@ function adminKnex(url: string): Knex {
 // ---------------------------------------------------------------------------------------------
 // The endpoint: the service as a child process, fed by SENDERS concurrent senders.
 
-/** An organization, an application and a key holding write:traces, and the key's token. */
-async function ingestCaller(knex: Knex, serviceUrl: string): Promise<Record<string, string>> {
+/** How an endpoint row sends: POST /v1/traces with a token or with Basic key:secret, or OTLP/gRPC with Basic. */
+type Transport = 'bearer' | 'basic' | 'grpc';
+
+/** An organization, an application and a key holding write:traces; the credentials `transport` sends. */
+async function ingestCaller(knex: Knex, serviceUrl: string, transport: Transport): Promise<Record<string, string>> {
   const now = Date.now();
   const address = JSON.stringify({ street: '', city: '', state: '', postal_code: '', country: '' });
   const organizationId = newId('org');
   const applicationId = newId('app');
   await knex('organizations').insert({ id: organizationId, name: 'Bench', address, billing_address: address, created_at: now, updated_at: now });
   await knex('applications').insert({ id: applicationId, organization_id: organizationId, name: 'Bench', region: 'EU', pricing_plan: 'free', created_at: now, updated_at: now });
-  const token = await apiKeyToken(knex, serviceUrl, applicationId, ['write:traces']);
-  return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId, 'content-type': 'application/x-protobuf' };
+  if (transport === 'bearer') {
+    const token = await apiKeyToken(knex, serviceUrl, applicationId, ['write:traces']);
+    return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId };
+  }
+  // The secret checked on every request; no X-Vendor-App-Id: the spans go to the key's own application.
+  const { apiKey, secret } = await createApiKey(knex, applicationId, ['write:traces']);
+  return { authorization: `Basic ${Buffer.from(`${apiKey}:${secret}`).toString('base64')}` };
 }
 
-async function runSenders<T>(items: T[], senders: number, send: (item: T) => Promise<void>): Promise<number> {
+/** Runs `send` over the items from `senders` concurrent loops; `sender` says which loop sends. */
+async function runSenders<T>(items: T[], senders: number, send: (item: T, sender: number) => Promise<void>): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: senders }, async () => {
-      while (next < items.length) await send(items[next++]);
+    Array.from({ length: senders }, async (_, sender) => {
+      while (next < items.length) await send(items[next++], sender);
     }),
   );
   return (performance.now() - started) / 1000;
@@ -79,18 +93,19 @@ interface Endpoint {
   stop(): Promise<void>;
 }
 
-async function startEndpoint(dbName: string): Promise<Endpoint> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-bench-'));
-  const { url, child } = await startService(databaseUrl(dbName), dataDir);
-  const knex = adminKnex(databaseUrl(dbName));
-  const headers = await ingestCaller(knex, url);
+interface Sender {
+  send(body: Uint8Array, sender: number): Promise<void>;
+  close(): void;
+}
+
+function httpSender(serviceUrl: string, headers: Record<string, string>): Sender {
   // node:http with keep-alive connections, as the OpenTelemetry OTLP/HTTP exporters send (fetch
   // would cost the senders about twice the CPU, which the machine's two cores share with the service).
   const agent = new http.Agent({ keepAlive: true, maxSockets: SENDERS });
-  const target = new URL('/v1/traces', url);
-  const post = (body: Uint8Array) =>
+  const target = new URL('/v1/traces', serviceUrl);
+  const send = (body: Uint8Array) =>
     new Promise<void>((resolve, reject) => {
-      const request = http.request(target, { method: 'POST', agent, headers: { ...headers, 'content-length': body.length } }, (response) => {
+      const request = http.request(target, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/x-protobuf', 'content-length': body.length } }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
@@ -103,9 +118,38 @@ async function startEndpoint(dbName: string): Promise<Endpoint> {
       request.on('error', reject);
       request.end(body);
     });
+  return { send, close: () => agent.destroy() };
+}
+
+function grpcSender(address: string, headers: Record<string, string>): Sender {
+  // A client, and so an HTTP/2 connection, per sender, as each HTTP sender holds a keep-alive
+  // connection; without a local subchannel pool grpc-js would share one connection among them.
+  const clients = Array.from({ length: SENDERS }, () => new Client(address, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }));
+  const metadata = new Metadata();
+  for (const [name, value] of Object.entries(headers)) metadata.set(name, value);
+  const bytes = (data: Buffer) => data;
+  const send = (body: Uint8Array, sender: number) =>
+    new Promise<void>((resolve, reject) => {
+      // The same request bytes as the HTTP senders send (a Buffer view of them, not a copy).
+      const request = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+      clients[sender].makeUnaryRequest(EXPORT_PATH, bytes, bytes, request, metadata.clone(), (error, response) => {
+        // An empty ExportTraceServiceResponse: every span accepted, as the HTTP 200 with an empty body.
+        if (!error && response?.length === 0) resolve();
+        else reject(new Error(`TraceService/Export answered ${error ? `${error.code} ${error.details}` : `a partial success (${response?.length} bytes)`}`));
+      });
+    });
+  return { send, close: () => clients.forEach((client) => client.close()) };
+}
+
+async function startEndpoint(dbName: string, transport: Transport): Promise<Endpoint> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-bench-'));
+  const { url, grpcPort, child } = await startService(databaseUrl(dbName), dataDir);
+  const knex = adminKnex(databaseUrl(dbName));
+  const headers = await ingestCaller(knex, url, transport);
+  const sender = transport === 'grpc' ? grpcSender(`127.0.0.1:${grpcPort}`, headers) : httpSender(url, headers);
   return {
     pid: child.pid as number,
-    send: (batches) => runSenders(batches, SENDERS, post),
+    send: (batches) => runSenders(batches, SENDERS, sender.send),
     async verify(expected) {
       const [{ spans }] = await knex('spans').count({ spans: '*' });
       const [{ traces, counted }] = await knex('traces').count({ traces: '*' }).sum({ counted: 'spans_count' });
@@ -114,7 +158,7 @@ async function startEndpoint(dbName: string): Promise<Endpoint> {
       }
     },
     async stop() {
-      agent.destroy();
+      sender.close();
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
       await knex.destroy();
@@ -176,7 +220,7 @@ async function main(): Promise<void> {
   }
   if (BATCH % SPANS_PER_TRACE !== 0) throw new Error(`BENCH_BATCH must be a multiple of ${SPANS_PER_TRACE}`);
   const suffix = randomBytes(4).toString('hex');
-  const names = { endpoint: `spanledger_bench_${suffix}`, query: `spanledger_bench_query_${suffix}`, execute: `spanledger_bench_execute_${suffix}` };
+  const names = { bearer: `spanledger_bench_bearer_${suffix}`, basic: `spanledger_bench_basic_${suffix}`, grpc: `spanledger_bench_grpc_${suffix}`, query: `spanledger_bench_query_${suffix}`, execute: `spanledger_bench_execute_${suffix}` };
   const admin = adminKnex(SERVER_URL);
   const stops: Array<() => Promise<void>> = [];
   try {
@@ -195,15 +239,19 @@ async function main(): Promise<void> {
     const megabytes = batches.reduce((sum, body) => sum + body.length, 0) / 1e6;
     log(`made ${batches.length} protobuf requests of ${BATCH} spans (${spans} spans, ${megabytes.toFixed(0)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-    const endpoint = await startEndpoint(names.endpoint); // migrates its database at start
-    stops.push(() => endpoint.stop());
+    // Each service migrates its database at start.
+    const endpoints = {} as Record<Transport, Endpoint>;
+    for (const transport of ['bearer', 'basic', 'grpc'] as const) {
+      endpoints[transport] = await startEndpoint(names[transport], transport);
+      stops.push(() => endpoints[transport].stop());
+    }
     const query = startCeiling(names.query, 'query');
     const execute = startCeiling(names.execute, 'execute');
     stops.push(() => query.stop(), () => execute.stop());
 
     // Warm-up (JIT, connections, prepared statements), then back to empty tables.
     const warmUp = batches.slice(0, 2 * SENDERS);
-    await endpoint.send(warmUp);
+    for (const endpoint of Object.values(endpoints)) await endpoint.send(warmUp);
     await query.insert(ceilingValues(warmUp));
     await execute.insert(ceilingValues(warmUp));
     for (const name of Object.values(names)) {
@@ -211,13 +259,15 @@ async function main(): Promise<void> {
       await admin.raw(`DELETE FROM \`${name}\`.traces`);
     }
 
-    // The three are measured in interleaved rounds, in a rotating order, so that whatever else
+    // The five are measured in interleaved rounds, in a rotating order, so that whatever else
     // runs on the machine weighs on each of them alike; the tables grow alike too.
-    const seconds = { endpoint: 0, query: 0, execute: 0 };
-    // CPU seconds each phase cost: the service, this process (the senders, or the ceiling's
-    // mysql2 client) and the database server, when it runs on this machine.
+    const seconds = { bearer: 0, basic: 0, grpc: 0, query: 0, execute: 0 };
+    // CPU seconds each phase cost: the services (all three, the idle ones cost next to nothing),
+    // this process (the senders, or the ceiling's mysql2 client) and the database server, when
+    // it runs on this machine.
     const databasePid = databaseServerPid();
-    const processes = { service: () => cpuSeconds(endpoint.pid) ?? 0, bench: () => process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, database: () => (databasePid ? (cpuSeconds(databasePid) ?? 0) : 0) };
+    const services = Object.values(endpoints).map((endpoint) => endpoint.pid);
+    const processes = { service: () => services.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0), bench: () => process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, database: () => (databasePid ? (cpuSeconds(databasePid) ?? 0) : 0) };
     const cpu = Object.fromEntries(Object.keys(seconds).map((name) => [name, { service: 0, bench: 0, database: 0 }])) as Record<keyof typeof seconds, Record<keyof typeof processes, number>>;
     const rounds = 8;
     const perRound = Math.ceil(batches.length / rounds);
@@ -227,7 +277,9 @@ async function main(): Promise<void> {
       if (slice.length === 0) break;
       const values = ceilingValues(slice); // outside the timing
       const steps: Array<[keyof typeof seconds, () => Promise<number>]> = [
-        ['endpoint', () => endpoint.send(slice)],
+        ['bearer', () => endpoints.bearer.send(slice)],
+        ['basic', () => endpoints.basic.send(slice)],
+        ['grpc', () => endpoints.grpc.send(slice)],
         ['query', () => query.insert(values)],
         ['execute', () => execute.insert(values)],
       ];
@@ -237,9 +289,9 @@ async function main(): Promise<void> {
         seconds[name] += await run();
         for (const [key, read] of Object.entries(processes) as Array<[keyof typeof processes, () => number]>) cpu[name][key] += read() - before[key];
       }
-      log(`round ${round + 1}/${rounds}: endpoint ${seconds.endpoint.toFixed(1)} s, query ${seconds.query.toFixed(1)} s, execute ${seconds.execute.toFixed(1)} s so far`);
+      log(`round ${round + 1}/${rounds}: ${Object.entries(seconds).map(([name, value]) => `${name} ${value.toFixed(1)} s`).join(', ')} so far`);
     }
-    await endpoint.verify(spans);
+    for (const endpoint of Object.values(endpoints)) await endpoint.verify(spans);
     await query.verify(spans);
     await execute.verify(spans);
     log(`all rounds: ${((performance.now() - started) / 1000).toFixed(0)} s`);
@@ -254,11 +306,15 @@ async function main(): Promise<void> {
       '',
       '| what | seconds | spans/s | CPU ms per 1,000 spans: service | bench process | database server |',
       '|---|---:|---:|---:|---:|---:|',
-      `| POST /v1/traces (protobuf, stored and committed, trace summaries kept) | ${seconds.endpoint.toFixed(1)} | ${rate(seconds.endpoint)} | ${cpuCells('endpoint')} |`,
+      `| POST /v1/traces, Bearer token (protobuf, stored and committed, trace summaries kept) | ${seconds.bearer.toFixed(1)} | ${rate(seconds.bearer)} | ${cpuCells('bearer')} |`,
+      `| POST /v1/traces, Basic key:secret (the key's own application) | ${seconds.basic.toFixed(1)} | ${rate(seconds.basic)} | ${cpuCells('basic')} |`,
+      `| OTLP/gRPC TraceService/Export, Basic key:secret (a connection per sender) | ${seconds.grpc.toFixed(1)} | ${rate(seconds.grpc)} | ${cpuCells('grpc')} |`,
       `| ceiling: multi-row INSERT, mysql2 query (client-side escaping) | ${seconds.query.toFixed(1)} | ${rate(seconds.query)} | ${cpuCells('query')} |`,
       `| ceiling: multi-row INSERT, mysql2 execute (prepared statements) | ${seconds.execute.toFixed(1)} | ${rate(seconds.execute)} | ${cpuCells('execute')} |`,
       '',
-      `endpoint / best ceiling: ${((100 * rate(seconds.endpoint)) / ceiling).toFixed(0)} %`,
+      `endpoint / best ceiling: ${((100 * rate(seconds.bearer)) / ceiling).toFixed(0)} %`,
+      `endpoint (Basic) / best ceiling: ${((100 * rate(seconds.basic)) / ceiling).toFixed(0)} %`,
+      `endpoint (OTLP/gRPC) / best ceiling: ${((100 * rate(seconds.grpc)) / ceiling).toFixed(0)} %`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -1,5 +1,5 @@
-// Shared by the benchmarks: runs the service (src/main.ts) as a child process on a free port
-// against the given database, and waits until it is ready; makes an API key and its token.
+// Shared by the benchmarks: runs the service (src/main.ts) as a child process on free HTTP and
+// gRPC ports against the given database, and waits until it is ready; makes API keys and tokens.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import type { Knex } from 'knex';
@@ -27,21 +27,23 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startService(dbUrl: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startService(dbUrl: string, dataDir: string): Promise<{ url: string; grpcPort: number; child: ChildProcess }> {
   const port = await freePort();
+  const grpcPort = await freePort();
   // BENCH_PROFILE_DIR: write a V8 CPU profile of the service there when it stops.
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
   // The same Node flags as `npm start` (package.json): the benchmarks measure the service as it runs.
   const child = spawn(process.execPath, [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'], {
-    // No bench sends over gRPC yet (issue 11 asks for a gRPC row): keep 4317 free for a service running beside.
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', GRPC_PORT: 'off' },
+    // A free gRPC port rather than 4317, which a service running beside may hold.
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', GRPC_PORT: String(grpcPort) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 120; attempt += 1) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     try {
-      if ((await fetch(`${url}/readyz`)).status === 200) return { url, child };
+      // Ready only once the gRPC port listens too.
+      if ((await fetch(`${url}/readyz`)).status === 200) return { url, grpcPort, child };
     } catch {
       // not listening yet
     }
@@ -50,12 +52,18 @@ export async function startService(dbUrl: string, dataDir: string): Promise<{ ur
   throw new Error('the service did not become ready');
 }
 
-/** A new API key of the application, holding `permissions`, exchanged for a token at the service. */
-export async function apiKeyToken(knex: Knex, serviceUrl: string, applicationId: string, permissions: Permission[]): Promise<string> {
+/** A new API key of the application, holding `permissions`, and its secret. */
+export async function createApiKey(knex: Knex, applicationId: string, permissions: Permission[]): Promise<{ apiKey: string; secret: string }> {
   const now = Date.now();
   const apiKey = newId('ak');
   const secret = newSecret();
   await knex('api_keys').insert({ id: apiKey, application_id: applicationId, name: 'bench', permissions: JSON.stringify(permissions), secret_hash: hashSecret(secret), created_at: now, updated_at: now });
+  return { apiKey, secret };
+}
+
+/** A new API key of the application, holding `permissions`, exchanged for a token at the service. */
+export async function apiKeyToken(knex: Knex, serviceUrl: string, applicationId: string, permissions: Permission[]): Promise<string> {
+  const { apiKey, secret } = await createApiKey(knex, applicationId, permissions);
   const response = await fetch(`${serviceUrl}/auth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
