@@ -1,10 +1,11 @@
 // Span status, events, links, instrumentation scope and dropped counts, end to end on every
 // database: a real tracer records them (status, addEvent/recordException, links at span start,
 // the scope from getTracer(name, version), span limits that drop some), the official OTLP
-// exporters send them (protobuf and JSON), and POST /engine/query reads them back exactly
+// exporters send them (OTLP/HTTP protobuf and JSON, OTLP/gRPC), and POST /engine/query reads them back exactly
 // (event times digit for digit). Then the new filter fields and the traces' error_count.
 import { context, SpanKind, SpanStatusCode, trace, type Link, type Tracer } from '@opentelemetry/api';
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
+import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -12,6 +13,7 @@ import { expect } from 'chai';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { nanosToRfc3339, parseExact } from '../support/engine-helpers.js';
+import { metadataOf } from '../support/grpc.js';
 import { contractCheckingProxy, expectExported, exportSpans, nanos, recordSpans, type CheckingProxy } from '../support/otel.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -100,6 +102,7 @@ onEachDatabase(
     const exporters = {
       protobuf: (caller: EngineCaller) => new ProtoTraceExporter({ url: `${proxy.url}/v1/traces`, headers: caller.headers, compression: CompressionAlgorithm.NONE }),
       json: (caller: EngineCaller) => new JsonTraceExporter({ url: `${proxy.url}/v1/traces`, headers: caller.headers }),
+      grpc: (caller: EngineCaller) => new GrpcTraceExporter({ url: `http://${app().grpcAddress}`, metadata: metadataOf(caller.headers) }),
     };
 
     async function send(caller: EngineCaller, encoding: keyof typeof exporters, spans: ReadableSpan[]): Promise<void> {
@@ -122,7 +125,7 @@ onEachDatabase(
       return (page.data as Array<{ span_id: string }>).map((span) => span.span_id).sort();
     }
 
-    for (const encoding of ['protobuf', 'json'] as const) {
+    for (const encoding of ['protobuf', 'json', 'grpc'] as const) {
       it(`reads back status, events, links, scope and dropped counts exactly (${encoding} exporter)`, async () => {
         const caller = await engineCaller(app());
         const spans = await recordSpans(RESOURCE, failingCheckout, { scope: SCOPE, spanLimits: LIMITS });
@@ -203,4 +206,6 @@ onEachDatabase(
       expect(list.data[0]).to.include({ spans_count: 3, error_count: 2 });
     });
   },
+  // The gRPC exporter sends the same spans over OTLP/gRPC.
+  { GRPC_PORT: '0' },
 );
