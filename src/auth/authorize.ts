@@ -19,6 +19,11 @@ export interface OperationAccess {
   declaresForbidden: boolean;
 }
 
+/** Whether the operation lists the basicAuth scheme among its security requirements (ingestion does). */
+export function acceptsBasic(operation: OpenApiContext['operation']): boolean {
+  return (operation.security ?? []).some((requirement) => 'basicAuth' in requirement);
+}
+
 /** Reads the access rule of an operation from its (dereferenced) OpenAPI object; undefined when public. */
 export function operationAccess(operation: OpenApiContext['operation']): OperationAccess | undefined {
   const requirement = (operation.security ?? []).find((entry) => 'bearerAuth' in entry);

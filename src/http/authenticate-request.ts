@@ -3,12 +3,8 @@
 import type { Context as KoaContext } from 'koa';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import { AuthenticationError, authenticateAuthorization, type AuthenticationDeps } from '../auth/authenticate.js';
+import { acceptsBasic } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
-
-/** Whether the operation lists the basicAuth scheme among its security requirements. */
-export function acceptsBasic(operation: OpenApiContext['operation']): boolean {
-  return (operation.security ?? []).some((requirement) => 'basicAuth' in requirement);
-}
 
 export async function authenticateRequest(ctx: KoaContext, operation: OpenApiContext['operation'], deps: AuthenticationDeps): Promise<Principal> {
   try {
