@@ -25,7 +25,7 @@ import path from 'node:path';
 import { Client, credentials, Metadata } from '@grpc/grpc-js';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
-import { newId } from '../src/accounts/ids.js';
+import { newId } from '../src/storage/accounts/ids.js';
 import { EXPORT_PATH } from '../src/grpc/trace-service.js';
 import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
@@ -34,7 +34,7 @@ import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
 import { apiKeyToken, createApiKey, databaseUrl as databaseUrlOn, log, startService } from './bench-service.js';
 import { makeBatches, SPANS_PER_TRACE } from './bench-workload.js';
 import { cpuSeconds, databaseServerPid } from './process-cpu.js';
-import { retryOnLockConflict } from '../src/storage/retry.js';
+import { retryOnLockConflict } from '../src/storage/transactions.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 1_048_576);

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
-import { newId } from '../src/accounts/ids.js';
+import { newId } from '../src/storage/accounts/ids.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import type { SpanRow } from '../src/storage/spans/span-row.js';
 import { storeSpans } from '../src/storage/spans/span-writer.js';

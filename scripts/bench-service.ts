@@ -3,8 +3,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import type { Knex } from 'knex';
-import { newId, newSecret } from '../src/accounts/ids.js';
-import type { Permission } from '../src/accounts/permissions.js';
+import { newId, newSecret } from '../src/storage/accounts/ids.js';
+import type { Permission } from '../src/permissions.js';
 import { hashSecret } from '../src/accounts/secrets.js';
 
 /** Progress and errors go to stderr, so that stdout holds only the results. */

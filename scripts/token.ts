@@ -1,7 +1,7 @@
 // `npm run --silent token -- --sub <id> --email <address> --name <name>`: prints one dashboard-user
 // token signed by the service's own key (created in the data folder if it does not exist yet).
 import { parseArgs } from 'node:util';
-import { DASHBOARD_USER_PERMISSIONS, PERMISSIONS, type Permission } from '../src/accounts/permissions.js';
+import { DASHBOARD_USER_PERMISSIONS, PERMISSIONS, type Permission } from '../src/permissions.js';
 import { loadSigningKey } from '../src/auth/signing-key.js';
 import { TokenService } from '../src/auth/tokens.js';
 import { loadConfig } from '../src/config.js';

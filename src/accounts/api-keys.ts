@@ -2,7 +2,7 @@
 // removed in first-seen order; the secret exists only in the answer of create and rotate;
 // rotation bumps the secret generation so every earlier token dies at once.
 import type { Knex } from 'knex';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 import {
   findActiveApiKey,
   insertApiKey,
@@ -15,8 +15,8 @@ import {
 import { lockActiveApplication } from '../storage/accounts/applications.js';
 import { writeTransaction } from '../storage/accounts/paging.js';
 import { APPLICATION_NOT_FOUND } from './applications.js';
-import { newId, newSecret } from './ids.js';
-import type { Permission } from './permissions.js';
+import { newId, newSecret } from '../storage/accounts/ids.js';
+import type { Permission } from '../permissions.js';
 import { hashSecret } from './secrets.js';
 
 export const API_KEY_NOT_FOUND = 'API key not found';

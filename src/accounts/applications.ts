@@ -1,7 +1,7 @@
 // Application rules: created in an active organization; only the name and the retention change
 // afterwards; deleting one deletes its API keys in the same transaction (their tokens die at once).
 import type { Knex } from 'knex';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 import {
   findActiveApplication,
   insertApplication,
@@ -14,7 +14,7 @@ import {
 } from '../storage/accounts/applications.js';
 import { lockActiveOrganization } from '../storage/accounts/organizations.js';
 import { writeTransaction } from '../storage/accounts/paging.js';
-import { newId } from './ids.js';
+import { newId } from '../storage/accounts/ids.js';
 import { ORGANIZATION_NOT_FOUND } from './organizations.js';
 
 export const APPLICATION_NOT_FOUND = 'Application not found';

@@ -3,7 +3,7 @@
 // least one owner who has signed in. Every change holds the organization's row lock, so two
 // owners demoting each other at once cannot both succeed.
 import type { Knex } from 'knex';
-import { ConflictError, NotFoundError } from '../http/errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import {
   addMembership,
   countActiveOwners,
@@ -17,7 +17,7 @@ import { lockActiveOrganization } from '../storage/accounts/organizations.js';
 import { writeTransaction } from '../storage/accounts/paging.js';
 import { createPlaceholderUser, findPlaceholderByEmail, findSignedInUserByEmail } from '../storage/accounts/users.js';
 import { ORGANIZATION_NOT_FOUND } from './organizations.js';
-import type { Role } from './permissions.js';
+import type { Role } from '../permissions.js';
 
 export const MEMBER_NOT_FOUND = 'Member not found';
 

@@ -1,7 +1,7 @@
 // Organization rules: the creator becomes the owner; PATCH changes only the fields sent and merges
 // addresses field by field; an organization with active applications cannot be deleted.
 import type { Knex } from 'knex';
-import { BadRequestError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import { countActiveApplications } from '../storage/accounts/applications.js';
 import {
   EMPTY_ADDRESS,
@@ -14,7 +14,7 @@ import {
   type OrganizationRecord,
 } from '../storage/accounts/organizations.js';
 import { writeTransaction } from '../storage/accounts/paging.js';
-import { newId } from './ids.js';
+import { newId } from '../storage/accounts/ids.js';
 
 export const ORGANIZATION_NOT_FOUND = 'Organization not found';
 

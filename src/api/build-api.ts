@@ -2,10 +2,10 @@
 // named steps, and every failure is thrown as one of our HTTP errors.
 import type { OpenAPIBackend, Context as OpenApiContext } from 'openapi-backend';
 import type { Context as KoaContext } from 'koa';
-import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, UnauthorizedError, type HttpError, type ValidationIssue } from '../http/errors.js';
-import { toValidationIssues } from '../http/validation-errors.js';
+import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, UnauthorizedError, type HttpError, type ValidationIssue } from '../errors.js';
+import { toValidationIssues } from './validation-issues.js';
 import { cloneDefinition, type ApiDocument } from './documents.js';
-import type { HandlerMap, OperationHandler } from './handler-types.js';
+import type { HandlerMap, OperationHandler } from '../operations/handler.js';
 import { createOpenApiBackend } from './openapi-backend.js';
 import { requestBodyFailure } from './request-body.js';
 

@@ -5,7 +5,7 @@
 import type { Context as KoaContext } from 'koa';
 import type { Operation } from 'openapi-backend';
 import { bodyFailureOf } from '../http/body-parser.js';
-import { UnsupportedMediaTypeError, type HttpError } from '../http/errors.js';
+import { UnsupportedMediaTypeError, type HttpError } from '../errors.js';
 
 /** An empty body (no Content-Length, or 0, and not chunked) needs no type: it is no body. */
 function hasBody(ctx: KoaContext): boolean {

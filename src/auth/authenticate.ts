@@ -3,7 +3,7 @@
 // API-key credentials are checked against the key's row on every request (one primary-key read):
 // a deleted key or rotated secret fails at once, a permission change applies at once.
 import type { Knex } from 'knex';
-import { UnauthorizedError } from '../http/errors.js';
+import { UnauthorizedError } from '../errors.js';
 import { findActiveApiKeyCredentials, touchApiKey, type ApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
 import { signInUser } from '../storage/accounts/users.js';
 import { secretMatches } from '../accounts/secrets.js';

@@ -4,8 +4,8 @@
 import type { Context as KoaContext } from 'koa';
 import type { Knex } from 'knex';
 import type { Context as OpenApiContext } from 'openapi-backend';
-import { roleSatisfies, type Role } from '../accounts/permissions.js';
-import { ForbiddenError, NotFoundError, RequestValidationError } from '../http/errors.js';
+import { roleSatisfies, type Role } from '../permissions.js';
+import { ForbiddenError, NotFoundError, RequestValidationError } from '../errors.js';
 import { activeApiKeyOwner, activeApplication, activeOrganization, membershipRole, type OwnedResource } from '../storage/accounts/resources.js';
 import type { Principal, RequestScope } from './principal.js';
 

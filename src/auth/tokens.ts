@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config.js';
-import type { Permission } from '../accounts/permissions.js';
+import type { Permission } from '../permissions.js';
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
 
 /** Asymmetric algorithms only: no `none`, no HMAC (a public key must never work as a secret). */

@@ -2,12 +2,12 @@
 // has already checked that the caller may read it), the time window, the page and the filter.
 // Every problem the document's schema cannot express is gathered into one 422.
 import type { Context as OpenApiContext } from 'openapi-backend';
-import type { Reply } from '../api/handler-types.js';
-import { exactJson, JSON_CONTENT_TYPE } from '../http/exact-json.js';
-import { RequestValidationError, type ValidationIssue } from '../http/errors.js';
-import type { FilterNode } from './filter/ast.js';
-import { validateFilter } from './filter/validate.js';
-import { timeWindow, type TimeWindow } from './time-window.js';
+import type { Reply } from '../operations/handler.js';
+import { exactJson, JSON_CONTENT_TYPE } from '../json/exact-json.js';
+import { RequestValidationError, type ValidationIssue } from '../errors.js';
+import type { FilterNode } from '../filter/ast.js';
+import { validateFilter } from '../filter/validate.js';
+import { timeWindow, type TimeWindow } from '../traces/time-window.js';
 
 export interface EngineRequest {
   applicationId: string;

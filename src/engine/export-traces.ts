@@ -4,8 +4,8 @@
 // by X-Vendor-App-Id, or an API key's own application when it is absent) have run before, and
 // left the application in the request's scope.
 import type { Logger } from 'pino';
-import type { OperationHandler } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { OperationHandler } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { scopeOf } from '../auth/principal.js';
 import { ingestTraces } from '../ingest/ingest-traces.js';
 import { decodeExportRequest, encodeExportResponse, otlpFormatOf } from '../ingest/otlp-format.js';

@@ -1,10 +1,10 @@
 // POST /engine/metrics (getTraceMetrics): statistics over exactly the traces that
 // POST /traces?search_child_spans=true lists for the same window and filter.
-import type { OperationHandler } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { OperationHandler } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { traceMetricRanks } from '../storage/spans/span-queries.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
-import { traceMetrics } from './trace-metrics.js';
+import { traceMetrics } from '../traces/trace-metrics.js';
 
 export function getTraceMetrics({ knex }: ServiceDeps): OperationHandler {
   return async (request) => {

@@ -1,7 +1,7 @@
 // The engine API's handler map, keyed by operationId of openapi/engine.yaml.
 // Operations whose feature has not landed have no entry and answer 501.
-import type { HandlerMap } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { HandlerMap } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { exportTraces } from './export-traces.js';
 import { getTraceMetrics } from './get-trace-metrics.js';
 import { listLiveSpans } from './list-live-spans.js';

@@ -1,7 +1,7 @@
 // GET /traces/live (listLiveSpans): the application's most recently received spans, newest
 // first by receive sequence; start_time/end_time are optional and filter by span start.
-import type { OperationHandler } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { OperationHandler } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { recentSpans } from '../storage/spans/span-queries.js';
 import { engineRequest, exactJsonReply } from './engine-request.js';
 import { liveSpan } from './wire.js';

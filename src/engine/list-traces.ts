@@ -1,7 +1,7 @@
 // POST /traces (listTraces): a page of trace summaries, one per trace whose root starts in the
 // window; the filter tests the root (search_child_spans=false) or any span of the trace (true).
-import type { OperationHandler } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { OperationHandler } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { findTraces } from '../storage/spans/span-queries.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { traceSummary } from './wire.js';

@@ -1,6 +1,6 @@
 // POST /engine/query (querySpans): a page of the window's spans matching the filter, newest first.
-import type { OperationHandler } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { OperationHandler } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { findSpans } from '../storage/spans/span-queries.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { spanRecord } from './wire.js';

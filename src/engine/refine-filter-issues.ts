@@ -1,8 +1,8 @@
 // Ajv reports one bad node deep in the recursive filter schema as a dozen errors, one per
 // oneOf branch it tried. The filter validator names the real problem once, at its real place.
 import type { Context as OpenApiContext } from 'openapi-backend';
-import type { ValidationIssue } from '../http/errors.js';
-import { validateFilter } from './filter/validate.js';
+import type { ValidationIssue } from '../errors.js';
+import { validateFilter } from '../filter/validate.js';
 
 function isFilterIssue(issue: ValidationIssue): boolean {
   return issue.loc[0] === 'body' && issue.loc[1] === 'filter';

@@ -3,11 +3,11 @@
 // polls storage (live-span-feed.ts), so it sees spans committed through any instance.
 import { PassThrough } from 'node:stream';
 import type { Logger } from 'pino';
-import type { OperationHandler } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
-import { exactJson } from '../http/exact-json.js';
+import type { OperationHandler } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
+import { exactJson } from '../json/exact-json.js';
 import { countSeqsBetween, latestSeq, seqsBetween, spansAfter, spansBySeq } from '../storage/spans/span-queries.js';
-import { LiveSpanFeed, type FeedEvent, type FeedReads } from './live-span-feed.js';
+import { LiveSpanFeed, type FeedEvent, type FeedReads } from '../traces/live-span-feed.js';
 import { liveSpan } from './wire.js';
 
 export interface StreamOptions {

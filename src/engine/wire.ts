@@ -2,7 +2,7 @@
 // nanosecond times as exact JSON integers and stored attribute maps embedded as their JSON text.
 // Handlers hand these to exactJson(); nothing here touches the database.
 import type { components } from '../generated/engine.js';
-import { JsonInteger, RawJson } from '../http/exact-json.js';
+import { JsonInteger, RawJson } from '../json/exact-json.js';
 import type { StoredSpan, StoredTraceSummary } from '../storage/spans/span-queries.js';
 
 type Schemas = components['schemas'];

@@ -2,7 +2,7 @@
 // listening (for /readyz) and shuts it down gracefully (in-flight exports finish first).
 import { Server, ServerCredentials, setLogger, status as Status } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import type { GrpcConfig } from '../config.js';
 import type { HttpMetrics } from '../ops/metrics.js';
 import { EXPORT_METHOD, exportHandler } from './trace-service.js';

@@ -3,7 +3,7 @@
 // error is a status the exporter does not retry, and nothing a client sends is UNKNOWN.
 import { Metadata, status as Status, type ServerErrorResponse } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../errors.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 
 /** The HTTP answer each of our errors stands for, as the gRPC status an OTLP exporter expects. */

@@ -6,7 +6,7 @@ import { status as Status, type Metadata, type MethodDefinition, type ServerUnar
 import type { Logger } from 'pino';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import { loadDocument } from '../api/documents.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { AuthenticationError, authenticateAuthorization, type AuthFailure } from '../auth/authenticate.js';
 import { acceptsBasic, authorizeAccess, impliedApplication, operationAccess, type TouchedResource } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';

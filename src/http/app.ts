@@ -4,7 +4,7 @@ import Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Context as OpenApiContext } from 'openapi-backend';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { authorize, setScope } from '../auth/authorize.js';
 import { principalOf } from '../auth/principal.js';
 import type { TokenService } from '../auth/tokens.js';

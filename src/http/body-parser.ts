@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { type HttpError, PayloadTooLargeError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
+import { type HttpError, PayloadTooLargeError, RequestValidationError, UnsupportedMediaTypeError } from '../errors.js';
 
 const RAW_BODY_PATHS = new Set(['/v1/traces']);
 

@@ -2,7 +2,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
-import { HttpError, ServiceUnavailableError } from './errors.js';
+import { HttpError, ServiceUnavailableError } from '../errors.js';
 
 export function errorMiddleware(logger: Logger) {
   return async function translateErrors(ctx: Context, next: Next): Promise<void> {

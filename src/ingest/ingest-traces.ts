@@ -2,7 +2,7 @@
 // ones durably, report the rejected ones. Resolves only once the spans are committed.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { ServiceUnavailableError } from '../http/errors.js';
+import { ServiceUnavailableError } from '../errors.js';
 import { storeSpans } from '../storage/spans/span-writer.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';

@@ -1,6 +1,6 @@
 // The two OTLP/HTTP encodings, chosen by the request's Content-Type: binary protobuf and OTLP
 // JSON. The response is written in the request's encoding.
-import { UnsupportedMediaTypeError } from '../http/errors.js';
+import { UnsupportedMediaTypeError } from '../errors.js';
 import { decodeJsonRequest, jsonResponse } from './otlp-json.js';
 import { decodeProtobufRequest, encodeProtobufResponse } from './otlp-protobuf.js';
 import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';

@@ -1,7 +1,7 @@
 // The decoded form of an OTLP ExportTraceServiceRequest that both decoders (protobuf and OTLP
 // JSON) produce and the span mapping reads: ids as lowercase hex, times as decimal strings,
 // attributes already turned into the JSON values they are stored as.
-import { BadRequestError } from '../http/errors.js';
+import { BadRequestError } from '../errors.js';
 
 /** An attribute value as stored: the JSON form of an OTLP AnyValue. */
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };

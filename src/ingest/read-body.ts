@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../http/errors.js';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import { OtlpDecodeError } from './otlp-request.js';
 
 type ContentCoding = 'identity' | 'gzip';

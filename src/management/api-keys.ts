@@ -2,10 +2,10 @@
 // deleteApiKey. Only create and rotate ever answer a secret.
 import type { Context as OpenApiContext } from 'openapi-backend';
 import * as apiKeys from '../accounts/api-keys.js';
-import type { Reply } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { Reply } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components, operations } from '../generated/management.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 import { findActiveApiKey, listApiKeys as listApiKeyRows, type ApiKeyRecord } from '../storage/accounts/api-keys.js';
 import { toIso, toIsoRequired } from '../storage/time.js';
 import { pageRequest, pagination } from './request.js';

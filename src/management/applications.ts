@@ -3,11 +3,11 @@
 import type { Context as KoaContext } from 'koa';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import * as applications from '../accounts/applications.js';
-import type { Reply } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { Reply } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { principalOf } from '../auth/principal.js';
 import type { components, operations } from '../generated/management.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 import { findActiveApplication, listApplications as listApplicationRows, type ApplicationFilter, type ApplicationRecord } from '../storage/accounts/applications.js';
 import { toIsoRequired } from '../storage/time.js';
 import { pageRequest, pagination } from './request.js';

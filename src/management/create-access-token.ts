@@ -2,8 +2,8 @@
 // come in the body or by HTTP Basic (not both); the answer is a service-signed JWT.
 import type { Context as KoaContext } from 'koa';
 import type { Context as OpenApiContext } from 'openapi-backend';
-import type { Reply } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { Reply } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { secretMatches } from '../accounts/secrets.js';
 import { findActiveApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
 import type { components } from '../generated/management.js';

@@ -1,7 +1,7 @@
 // The management API's handler map, keyed by operationId of openapi/management.yaml.
 // Operations whose feature has not landed have no entry and answer 501.
-import type { HandlerMap } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { HandlerMap } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKeySecret, updateApiKey } from './api-keys.js';
 import { createApplication, deleteApplication, getApplication, listApplications, updateApplication } from './applications.js';
 import { createAccessToken } from './create-access-token.js';

@@ -1,8 +1,8 @@
 // Member operations: listMembers, addMember, updateMember, removeMember.
 import type { Context as OpenApiContext } from 'openapi-backend';
 import * as members from '../accounts/members.js';
-import type { Reply } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { Reply } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components, operations } from '../generated/management.js';
 import { listMembers as listMemberRows, type MemberRecord } from '../storage/accounts/memberships.js';
 import { toIsoRequired } from '../storage/time.js';

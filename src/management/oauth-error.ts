@@ -1,5 +1,5 @@
 // OAuth 2.0 error responses (RFC 6749 section 5.2) of POST /auth/token.
-import { HttpError } from '../http/errors.js';
+import { HttpError } from '../errors.js';
 
 export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
 

@@ -3,14 +3,14 @@
 import type { Context as KoaContext } from 'koa';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import * as organizations from '../accounts/organizations.js';
-import type { Reply } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { Reply } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import { principalOf } from '../auth/principal.js';
 import type { components, operations } from '../generated/management.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 import { findActiveOrganization, listOrganizationsOfUser, type OrganizationRecord } from '../storage/accounts/organizations.js';
 import type { Paged } from '../storage/accounts/paging.js';
-import { slicePage } from '../storage/page-window.js';
+import { slicePage } from '../storage/paging.js';
 import { toIsoRequired } from '../storage/time.js';
 import { callingUser, pageRequest, pagination, requestScope } from './request.js';
 

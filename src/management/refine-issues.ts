@@ -1,7 +1,7 @@
 // Management 422 refinements: Ajv reports `region` or `pricing_plan` in a PATCH of an application
 // as an unknown property; the caller should learn that the field exists but is immutable.
 import type { Context as OpenApiContext } from 'openapi-backend';
-import type { ValidationIssue } from '../http/errors.js';
+import type { ValidationIssue } from '../errors.js';
 
 const IMMUTABLE_APPLICATION_FIELDS = new Set(['region', 'pricing_plan']);
 

@@ -2,9 +2,9 @@
 // already passed: the calling user, the scope the request acts in, and the page it asks for.
 import type { Context as KoaContext } from 'koa';
 import { principalOf, scopeOf, type RequestScope, type UserPrincipal } from '../auth/principal.js';
-import { ForbiddenError } from '../http/errors.js';
+import { ForbiddenError } from '../errors.js';
 import type { components } from '../generated/management.js';
-import { pageWindow, type PageWindow } from '../storage/page-window.js';
+import { pageWindow, type PageWindow } from '../storage/paging.js';
 
 /** The calling dashboard user; the document's `x-principals: [user]` already turned API keys away. */
 export function callingUser(ctx: KoaContext): UserPrincipal {

@@ -1,8 +1,8 @@
 // The calling user's profile: getCurrentUser, updateCurrentUser.
 import type { Context as KoaContext } from 'koa';
 import type { Context as OpenApiContext } from 'openapi-backend';
-import type { Reply } from '../api/handler-types.js';
-import type { ServiceDeps } from '../api/service-deps.js';
+import type { Reply } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components } from '../generated/management.js';
 import { findUserById, updateUserProfile } from '../storage/accounts/users.js';
 import { toIsoRequired } from '../storage/time.js';

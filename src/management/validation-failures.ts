@@ -1,7 +1,7 @@
 // The token endpoint follows OAuth 2.0 (RFC 6749 section 5.2): a malformed request (a body that
 // fails the schema, cannot be parsed, nests too deep, or is of another media type) is
 // 400 {"error":"invalid_request"}, not the API's usual 422 or 415.
-import { type HttpError, RequestValidationError } from '../http/errors.js';
+import { type HttpError, RequestValidationError } from '../errors.js';
 import { OAuthError } from './oauth-error.js';
 
 function describe(error: HttpError): string {

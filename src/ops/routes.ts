@@ -9,7 +9,7 @@ import type { ApiName } from '../config.js';
 import { loadDocument } from '../api/documents.js';
 import { docsVariant } from './docs-variant.js';
 import { migrationsAreCurrent } from '../storage/migrations/index.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 import type { HttpMetrics } from './metrics.js';
 
 const SWAGGER_ASSETS: Record<string, string> = {

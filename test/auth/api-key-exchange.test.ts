@@ -1,7 +1,7 @@
 // POST /auth/token (OAuth 2.0 client credentials) and revocation that holds: a deleted key or a
 // rotated secret kills earlier tokens at once; a permission change applies on the next request.
 import { expect } from 'chai';
-import { newSecret } from '../../src/accounts/ids.js';
+import { newSecret } from '../../src/storage/accounts/ids.js';
 import { hashSecret } from '../../src/accounts/secrets.js';
 import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, type SeededKey } from '../support/accounts.js';
 import { call } from '../support/contract.js';

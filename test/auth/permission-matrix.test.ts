@@ -3,8 +3,8 @@
 // one without it is refused, a caller of the wrong kind is refused, a member where an owner is
 // needed is refused; and nobody reaches another tenant's resources.
 import { expect } from 'chai';
-import { newId } from '../../src/accounts/ids.js';
-import { ASSIGNABLE_PERMISSIONS, DASHBOARD_USER_PERMISSIONS } from '../../src/accounts/permissions.js';
+import { newId } from '../../src/storage/accounts/ids.js';
+import { ASSIGNABLE_PERMISSIONS, DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
 import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
 import { call, documentOperations, type CallOptions, type DocumentOperation } from '../support/contract.js';
 import { accessOf, buildRequest, touchesResource, type ResourceIds } from '../support/operation-requests.js';

@@ -3,7 +3,7 @@
 // every answer; at run time each answer is also checked against the document.
 import { expect } from 'chai';
 import createClient, { type Client } from 'openapi-fetch';
-import { DASHBOARD_USER_PERMISSIONS } from '../../src/accounts/permissions.js';
+import { DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
 import type { paths as EnginePaths } from '../../src/generated/engine.js';
 import type { paths as ManagementPaths } from '../../src/generated/management.js';
 import { assertMatchesContract } from '../support/contract.js';

@@ -4,8 +4,8 @@
 // every level. Each answers 200 on every engine read of every database, and agrees with the
 // reference evaluator.
 import { expect } from 'chai';
-import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../src/engine/filter/ast.js';
-import { validateFilter } from '../../src/engine/filter/validate.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../src/filter/ast.js';
+import { validateFilter } from '../../src/filter/validate.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';

@@ -3,7 +3,7 @@
 // attribute: 200 on every database, literal and case-sensitive as for short values, multi-byte
 // and astral characters included. The reference evaluator must agree with every answer.
 import { expect } from 'chai';
-import { GLOB_PATTERN_LIMIT } from '../../src/engine/filter/dialects/sqlite.js';
+import { GLOB_PATTERN_LIMIT } from '../../src/storage/sql/sqlite.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';

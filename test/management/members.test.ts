@@ -1,7 +1,7 @@
 // Members through HTTP: adding by e-mail (active at once, or invited until first sign-in),
 // duplicates, roles, removal, and the rule that the last owner can be neither removed nor demoted.
 import { expect } from 'chai';
-import { newId } from '../../src/accounts/ids.js';
+import { newId } from '../../src/storage/accounts/ids.js';
 import { onEachDatabase } from '../support/test-server.js';
 import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatus, keyToken, ownerWithApplication, type Caller } from '../support/management.js';
 

@@ -1,6 +1,6 @@
 // The calling user's profile: GET /users/me and PUT /users.
 import { expect } from 'chai';
-import { DASHBOARD_USER_PERMISSIONS } from '../../src/accounts/permissions.js';
+import { DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
 import { onEachDatabase } from '../support/test-server.js';
 import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatus, keyToken, ownerWithApplication } from '../support/management.js';
 

@@ -1,8 +1,8 @@
 // Seeds accounts straight into the database (organizations, memberships, applications, API keys)
 // so authentication and authorization tests do not depend on the management handlers.
 import type { Knex } from 'knex';
-import { newId, newSecret } from '../../src/accounts/ids.js';
-import { DASHBOARD_USER_PERMISSIONS } from '../../src/accounts/permissions.js';
+import { newId, newSecret } from '../../src/storage/accounts/ids.js';
+import { DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
 import { hashSecret } from '../../src/accounts/secrets.js';
 import { signInUser } from '../../src/storage/accounts/users.js';
 import type { ResourceIds } from './operation-requests.js';

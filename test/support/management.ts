@@ -3,7 +3,7 @@
 // create steps, all through HTTP.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { DASHBOARD_USER_PERMISSIONS } from '../../src/accounts/permissions.js';
+import { DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
 import { call, type ApiResponse, type CallOptions } from './contract.js';
 import type { TestServer } from './test-server.js';
 

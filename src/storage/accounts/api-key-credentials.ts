@@ -1,7 +1,7 @@
 // What authentication needs of an API key: its secret hash, generation and current permissions,
 // read with one primary-key lookup, so revocation and permission changes apply at once.
 import type { Knex } from 'knex';
-import type { Permission } from '../../accounts/permissions.js';
+import type { Permission } from '../../permissions.js';
 import { activeApiKey } from './resources.js';
 
 export interface ApiKeyCredentials {

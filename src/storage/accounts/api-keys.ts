@@ -1,7 +1,7 @@
 // API keys as the management API sees them: metadata reads (never the secret hash) and the
 // conditional writes (`where deleted_at is null`) whose affected-row count decides who won a race.
 import type { Knex } from 'knex';
-import type { Permission } from '../../accounts/permissions.js';
+import type { Permission } from '../../permissions.js';
 import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
 
 export interface ApiKeyRecord {

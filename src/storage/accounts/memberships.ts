@@ -1,7 +1,7 @@
 // Memberships of users in organizations. A membership whose user is an invitation placeholder
 // (no issuer yet) is `invited`; removal is soft, and adding the person again revives the row.
 import type { Knex } from 'knex';
-import type { Role } from '../../accounts/permissions.js';
+import type { Role } from '../../permissions.js';
 import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
 
 export type MemberStatus = 'active' | 'invited';

@@ -1,7 +1,7 @@
 // Organizations: rows (addresses as JSON text), the caller's role in each, and the row lock that
 // serialises the writes that must see a consistent organization (members, applications, delete).
 import type { Knex } from 'knex';
-import type { Role } from '../../accounts/permissions.js';
+import type { Role } from '../../permissions.js';
 import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
 
 export interface Address {

@@ -1,9 +1,9 @@
 // What the account repositories share: a page window for lists, counting a list's total, and
 // the write transaction every change of an organization, member, application or key runs in.
 import type { Knex } from 'knex';
-import { retryOnLockConflict } from '../retry.js';
+import { retryOnLockConflict } from '../transactions.js';
 
-export { readPage, type PageWindow } from '../page-window.js';
+export { readPage, type PageWindow } from '../paging.js';
 
 export interface Paged<T> {
   items: T[];

@@ -1,7 +1,7 @@
 // Lookups the authorization step needs: which organization a resource belongs to, and the
 // caller's role there. Deleted things do not exist for these reads.
 import type { Knex } from 'knex';
-import type { Role } from '../../accounts/permissions.js';
+import type { Role } from '../../permissions.js';
 
 export interface OwnedResource {
   organizationId: string;

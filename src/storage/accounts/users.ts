@@ -1,7 +1,7 @@
 // Users: identified by issuer + subject. A user invited by e-mail before ever signing in is a
 // placeholder row (no issuer/subject) that the first sign-in with that e-mail claims.
 import type { Knex } from 'knex';
-import { newId } from '../../accounts/ids.js';
+import { newId } from './ids.js';
 
 export interface UserRecord {
   id: string;

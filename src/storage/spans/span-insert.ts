@@ -4,7 +4,7 @@
 // parsing of a statement hundreds of kilobytes long; measured here about 1.4 times the rows per
 // second of the same statement built and escaped by Knex (see BENCHMARKS.md).
 import type { Knex } from 'knex';
-import type { Mysql2Connection } from './mysql-transaction.js';
+import type { Mysql2Connection } from '../sql/mysql-transaction.js';
 import { SPAN_ROW_COLUMNS, type SpanRow } from './span-row.js';
 
 const COLUMNS = SPAN_ROW_COLUMNS;

@@ -3,8 +3,8 @@
 // batch's spans and on its traces' summaries, held for one batch (docs/retention.md).
 import type { Knex } from 'knex';
 import { bigintAsText, isMysql } from '../database.js';
-import { retryOnLockConflict } from '../retry.js';
-import { send, withMysqlTransaction } from './mysql-transaction.js';
+import { retryOnLockConflict } from '../transactions.js';
+import { send, withMysqlTransaction } from '../sql/mysql-transaction.js';
 import { recomputeSummaries, type Run } from './trace-summaries.js';
 
 export interface PurgeBatch {

@@ -8,13 +8,13 @@
 // tried: it materialises every matching row, 7 s for a day of 1M spans.) Nanosecond times are
 // bound as exact integers and read back as decimal text.
 import type { Knex } from 'knex';
-import type { FilterNode } from '../../engine/filter/ast.js';
-import { compileFilter } from '../../engine/filter/compile.js';
-import type { FilterDialect } from '../../engine/filter/dialects/dialect.js';
-import { dialectFor } from '../../engine/filter/dialects/index.js';
-import { targetOf, type FilterColumn } from '../../engine/filter/targets.js';
+import type { FilterNode } from '../../filter/ast.js';
+import { compileFilter } from './filter-sql.js';
+import type { FilterDialect } from '../sql/dialect.js';
+import { dialectFor } from '../sql/index.js';
+import { targetOf, type FilterColumn } from './filter-targets.js';
 import { bigintAsText, isMysql } from '../database.js';
-import { pageWindow, readPage, type PageWindow } from '../page-window.js';
+import { pageWindow, readPage, type PageWindow } from '../paging.js';
 import { SPAN_ROW_COLUMNS, type SpanRow } from './span-row.js';
 
 export interface PageRequest {

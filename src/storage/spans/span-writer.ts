@@ -3,9 +3,9 @@
 // trace_id, span_id) is kept, never stored twice.
 import type { Knex } from 'knex';
 import { isMysql } from '../database.js';
-import { retryOnLockConflict } from '../retry.js';
+import { retryOnLockConflict } from '../transactions.js';
 import { insertSpansMysql, insertSpansSqlite } from './span-insert.js';
-import { send, withMysqlTransaction } from './mysql-transaction.js';
+import { send, withMysqlTransaction } from '../sql/mysql-transaction.js';
 import type { SpanRow } from './span-row.js';
 import { batchSummaries, groupBy, mergeQuery, recomputeSummaries, type Run } from './trace-summaries.js';
 

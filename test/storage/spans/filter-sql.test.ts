@@ -3,13 +3,13 @@
 // always bound; only trusted column names appear in the SQL text.
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
-import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../../src/engine/filter/ast.js';
-import { compileFilter } from '../../../src/engine/filter/compile.js';
-import type { FilterDialect } from '../../../src/engine/filter/dialects/dialect.js';
-import { escapeLike, LIKE_VALUE_LIMIT, mysqlDialect } from '../../../src/engine/filter/dialects/mysql.js';
-import { escapeGlob, GLOB_PATTERN_LIMIT, sqliteDialect } from '../../../src/engine/filter/dialects/sqlite.js';
-import { storedSpanKind, targetOf } from '../../../src/engine/filter/targets.js';
-import { validateFilter } from '../../../src/engine/filter/validate.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../../src/filter/ast.js';
+import { compileFilter } from '../../../src/storage/spans/filter-sql.js';
+import type { FilterDialect } from '../../../src/storage/sql/dialect.js';
+import { escapeLike, LIKE_VALUE_LIMIT, mysqlDialect } from '../../../src/storage/sql/mysql.js';
+import { escapeGlob, GLOB_PATTERN_LIMIT, sqliteDialect } from '../../../src/storage/sql/sqlite.js';
+import { storedSpanKind, targetOf } from '../../../src/storage/spans/filter-targets.js';
+import { validateFilter } from '../../../src/filter/validate.js';
 
 const c = (field: string, op: string, value: string) => ({ field, op, value });
 const PATH = '$."http.method"';

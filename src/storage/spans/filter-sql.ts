@@ -8,9 +8,9 @@
 // on an absent value (NULL column, missing or JSON-null attribute) is NULL, which the filter
 // language can never negate (it has no `not`), so it matches nothing, `neq` included.
 import type { Knex } from 'knex';
-import type { Condition, FilterNode, Operator } from './ast.js';
-import { fragment, type FilterDialect, type SqlFragment, type TextMatch } from './dialects/dialect.js';
-import { storedEnumValue, targetOf, type FilterColumn } from './targets.js';
+import type { Condition, FilterNode, Operator } from '../../filter/ast.js';
+import { fragment, type FilterDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
+import { storedEnumValue, targetOf, type FilterColumn } from './filter-targets.js';
 
 export interface CompileOptions {
   dialect: FilterDialect;

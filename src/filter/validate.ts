@@ -1,6 +1,6 @@
 // Step 1 of the filter compiler: check an untrusted filter value and turn it into the AST.
 // Every problem is reported once, at the node where it is, as a 422 `detail` entry.
-import type { ValidationIssue } from '../../http/errors.js';
+import type { ValidationIssue } from '../errors.js';
 import {
   JSON_NUMBER,
   MAX_FILTER_DEPTH,

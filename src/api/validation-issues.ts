@@ -1,7 +1,7 @@
 // Translates the errors of openapi-backend's Ajv validation into FastAPI-style 422 entries:
 // `loc` starts at query, path, header or body and follows the JSON down to the bad value.
 import type { ErrorObject } from 'ajv';
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from '../errors.js';
 
 type Loc = Array<string | number>;
 

@@ -1,7 +1,7 @@
 // The time window of engine requests: RFC 3339 date-times to exact Unix nanoseconds
 // (fractions finer than a millisecond are kept), start inclusive, end exclusive, and the one
 // rule the document cannot express (end after start), answered as a 422 on `end_time`.
-import { RequestValidationError } from '../http/errors.js';
+import { RequestValidationError } from '../errors.js';
 
 /** `[startNs, endNs)`; a bound is undefined where the operation lets it be left out. */
 export interface TimeWindow {

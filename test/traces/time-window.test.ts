@@ -1,7 +1,7 @@
 // The time window: RFC 3339 to exact nanoseconds (table-driven), and the end-after-start rule.
 import { expect } from 'chai';
-import { RequestValidationError } from '../../src/http/errors.js';
-import { rfc3339ToNanos, timeWindow } from '../../src/engine/time-window.js';
+import { RequestValidationError } from '../../src/errors.js';
+import { rfc3339ToNanos, timeWindow } from '../../src/traces/time-window.js';
 
 const CASES: Array<[string, bigint]> = [
   ['1970-01-01T00:00:00Z', 0n],

@@ -1,8 +1,8 @@
 // Step 2 of the filter compiler, the dialect-neutral half: which stored column or which
 // attribute each filterable field reads. Only names from this table ever become SQL identifiers;
 // an attribute key is user text and is only ever bound (inside a JSON path).
-import { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from '../../storage/spans/span-row.js';
-import { lookUpField } from './fields.js';
+import { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from './span-row.js';
+import { lookUpField } from '../../filter/fields.js';
 
 /** The columns of table `spans` that a filter can read. */
 export const FILTER_COLUMNS = ['trace_id', 'span_id', 'span_kind', 'status_code', ...SPAN_TEXT_COLUMNS, ...SPAN_NUMBER_COLUMNS, 'span_attributes', 'resource_attributes'] as const;

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../../src/engine/filter/ast.js';
-import { validateFilter } from '../../../src/engine/filter/validate.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../src/filter/ast.js';
+import { validateFilter } from '../../src/filter/validate.js';
 
 interface Corpus {
   valid: Array<{ name: string; filter: unknown }>;

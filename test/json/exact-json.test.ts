@@ -1,6 +1,6 @@
 // exactJson: JSON.stringify's output, except that big integers keep every digit.
 import { expect } from 'chai';
-import { exactJson, JsonInteger, RawJson } from '../../src/http/exact-json.js';
+import { exactJson, JsonInteger, RawJson } from '../../src/json/exact-json.js';
 
 describe('exact JSON', () => {
   const CASES: Array<[string, unknown]> = [

@@ -1,6 +1,6 @@
 // Picks the filter dialect of a Knex instance.
 import type { Knex } from 'knex';
-import { isMysql } from '../../../storage/database.js';
+import { isMysql } from '../database.js';
 import type { FilterDialect } from './dialect.js';
 import { mysqlDialect } from './mysql.js';
 import { sqliteDialect } from './sqlite.js';

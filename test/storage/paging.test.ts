@@ -1,6 +1,6 @@
 // The one offset computation of every list, without a database (table-driven).
 import { expect } from 'chai';
-import { pageWindow, slicePage } from '../../src/storage/page-window.js';
+import { pageWindow, slicePage } from '../../src/storage/paging.js';
 
 const CASES: Array<[name: string, page: number, limit: number, offset: number | null]> = [
   ['the first page', 1, 20, 0],

@@ -1,7 +1,7 @@
 // The arithmetic of trace metrics, without a database: PERCENTILE_CONT positions in whole
 // numbers, interpolation, and the zero answer.
 import { expect } from 'chai';
-import { percentileAt, traceMetrics } from '../../src/engine/trace-metrics.js';
+import { percentileAt, traceMetrics } from '../../src/traces/trace-metrics.js';
 
 describe('trace metrics arithmetic', () => {
   const values = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110];

@@ -1,7 +1,7 @@
 // The live feed's polling logic against a fake storage whose commits can come out of sequence
 // order (as AUTO_INCREMENT values are taken at insert, not at commit).
 import { expect } from 'chai';
-import { LiveSpanFeed, type FeedReads } from '../../src/engine/live-span-feed.js';
+import { LiveSpanFeed, type FeedReads } from '../../src/traces/live-span-feed.js';
 import type { StoredSpan } from '../../src/storage/spans/span-queries.js';
 
 class FakeStorage {
