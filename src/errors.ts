@@ -1,88 +1,82 @@
-// The service's small vocabulary of client-facing errors. They are translated to HTTP in
-// one place (error-middleware.ts); anything else is a 500 whose cause goes only to the log.
+// The service's vocabulary of failures a caller is told about, in the domain's own terms and
+// without any transport: the HTTP edge (src/http/error-middleware.ts) and the gRPC edge
+// (src/grpc/status.ts) each translate them in one place. Anything else thrown is a bug, answered
+// as an internal error whose cause goes only to the log.
 
+/** One problem with a request, located from its root (`["body", "filter", "field"]`). */
 export interface ValidationIssue {
   loc: Array<string | number>;
   msg: string;
   type: string;
 }
 
-export abstract class HttpError extends Error {
-  abstract readonly status: number;
-  readonly headers: Record<string, string> = {};
+/** A failure the caller is told about; its message is what the caller reads. */
+export abstract class ServiceError extends Error {}
 
-  /** The JSON body sent to the client. */
-  body(): unknown {
-    return { detail: this.message };
-  }
-}
-
-/** 422: the request does not match the document or the contract's rules. */
-export class RequestValidationError extends HttpError {
-  readonly status = 422;
+/** The request breaks the contract's rules: every problem found, by location. */
+export class RequestValidationError extends ServiceError {
   constructor(readonly issues: ValidationIssue[]) {
     super(issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; '));
   }
-  override body(): unknown {
-    return { detail: this.issues };
-  }
 }
 
-export class BadRequestError extends HttpError {
-  readonly status = 400;
-}
+/** The request cannot be read at all (a message that does not decode, a body cut short). */
+export class MalformedRequestError extends ServiceError {}
 
-export class UnauthorizedError extends HttpError {
-  readonly status = 401;
-  constructor(message = 'Not authenticated', challenge = 'Bearer') {
+/** The caller is not known. `challenge` is the authentication challenge to answer with (RFC 9110 §11.6.1). */
+export class NotAuthenticatedError extends ServiceError {
+  constructor(
+    message = 'Not authenticated',
+    readonly challenge = 'Bearer',
+  ) {
     super(message);
-    this.headers['WWW-Authenticate'] = challenge;
   }
 }
 
-export class ForbiddenError extends HttpError {
-  readonly status = 403;
-}
+/** The caller is known but may not do this. */
+export class PermissionDeniedError extends ServiceError {}
 
-export class NotFoundError extends HttpError {
-  readonly status = 404;
+export class NotFoundError extends ServiceError {
   constructor(message = 'Not Found') {
     super(message);
   }
 }
 
-/** 405, with the `Allow` header RFC 9110 requires: the methods the path does support. */
-export class MethodNotAllowedError extends HttpError {
-  readonly status = 405;
-  constructor(readonly allowed: readonly string[]) {
-    super('Method Not Allowed');
-    this.headers.Allow = allowed.join(', ');
-  }
-}
+/** The change would break a rule of the stored state (a duplicate, the last owner leaving). */
+export class ConflictError extends ServiceError {}
 
-export class ConflictError extends HttpError {
-  readonly status = 409;
-}
+/** The request is larger than the service takes. */
+export class TooLargeError extends ServiceError {}
 
-export class PayloadTooLargeError extends HttpError {
-  readonly status = 413;
-}
-
-export class UnsupportedMediaTypeError extends HttpError {
-  readonly status = 415;
-}
-
-export class NotImplementedError extends HttpError {
-  readonly status = 501;
-  constructor(operationId: string) {
-    super(`${operationId} is not implemented yet`);
-  }
-}
-
-export class ServiceUnavailableError extends HttpError {
-  readonly status = 503;
-  constructor(message = 'Service temporarily unavailable, retry later', retryAfterSeconds = 5) {
+/** A body in a format (media type or content coding) the operation does not take. */
+export class UnsupportedMediaTypeError extends ServiceError {
+  /** The media types the operation does take, when the failure is the media type. */
+  constructor(
+    message: string,
+    readonly accepted: readonly string[] = [],
+  ) {
     super(message);
-    this.headers['Retry-After'] = String(retryAfterSeconds);
+  }
+}
+
+/** The service cannot answer now (the database is down or saturated); the same request may succeed later. */
+export class UnavailableError extends ServiceError {
+  constructor(
+    message = 'Service temporarily unavailable, retry later',
+    readonly retryAfterSeconds = 5,
+  ) {
+    super(message);
+  }
+}
+
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
+
+/** A refusal of the token endpoint in OAuth 2.0's own terms (RFC 6749 §5.2). */
+export class OAuthError extends ServiceError {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description?: string,
+  ) {
+    super(description ?? code);
   }
 }

@@ -1,7 +1,7 @@
 // Organization rules: the creator becomes the owner; PATCH changes only the fields sent and merges
 // addresses field by field; an organization with active applications cannot be deleted.
 import type { Knex } from 'knex';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { MalformedRequestError, NotFoundError } from '../errors.js';
 import { countActiveApplications } from '../storage/accounts/applications.js';
 import {
   EMPTY_ADDRESS,
@@ -73,7 +73,7 @@ export async function deleteOrganization(knex: Knex, id: string, now = Date.now(
   return writeTransaction(knex, async (trx) => {
     if (!(await lockActiveOrganization(trx, id, 'update'))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
     if ((await countActiveApplications(trx, id)) > 0) {
-      throw new BadRequestError('Organization still has active applications; delete them first');
+      throw new MalformedRequestError('Organization still has active applications; delete them first');
     }
     if ((await softDeleteOrganization(trx, id, now)) === 0) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
     return { id, deletedAt: now };

@@ -2,7 +2,7 @@
 // named steps, and every failure is thrown as one of our HTTP errors.
 import type { OpenAPIBackend, Context as OpenApiContext } from 'openapi-backend';
 import type { Context as KoaContext } from 'koa';
-import { NotFoundError, MethodNotAllowedError, NotImplementedError, RequestValidationError, UnauthorizedError, type HttpError, type ValidationIssue } from '../errors.js';
+import { NotFoundError, RequestValidationError, NotAuthenticatedError, type ServiceError, type ValidationIssue } from '../errors.js';
 import { toValidationIssues } from './validation-issues.js';
 import { cloneDefinition, type ApiDocument } from './documents.js';
 import type { HandlerMap, OperationHandler } from '../operations/handler.js';
@@ -23,7 +23,9 @@ export interface ApiOptions {
    * Operations that answer a bad request (422 validation, 415 media type, unreadable body) in
    * their own shape: OAuth's token endpoint answers 400 invalid_request.
    */
-  requestFailures?: Record<string, (error: HttpError) => Error>;
+  requestFailures?: Record<string, (error: ServiceError) => Error>;
+  /** The failure of an operation the document declares and no handler implements (the edge's 501). */
+  notImplemented: (operationId: string) => Error;
 }
 
 export interface BuiltApi {
@@ -43,7 +45,7 @@ function withReply(handler: OperationHandler) {
 
 export async function buildApi(document: ApiDocument, options: ApiOptions): Promise<BuiltApi> {
   const { handlers, refine = (issues) => issues } = options;
-  const inOperationShape = (request: OpenApiContext, error: HttpError): Error => options.requestFailures?.[request.operation?.operationId ?? '']?.(error) ?? error;
+  const inOperationShape = (request: OpenApiContext, error: ServiceError): Error => options.requestFailures?.[request.operation?.operationId ?? '']?.(error) ?? error;
   const backend = createOpenApiBackend({ definition: cloneDefinition(document), coerceRequests: true });
   const operationHandlers = Object.fromEntries(Object.entries(handlers).map(([operationId, handler]) => [operationId, withReply(handler)]));
   backend.register({
@@ -60,17 +62,16 @@ export async function buildApi(document: ApiDocument, options: ApiOptions): Prom
       const results = Object.values(request.security ?? {}) as Array<{ error?: unknown } | undefined>;
       const failure = results.find((result) => typeof result === 'object' && result?.error)?.error;
       // The security handler's own error (401, or 503 when the database is down) goes out as is.
-      throw failure ?? new UnauthorizedError();
+      throw failure ?? new NotAuthenticatedError();
     },
     preOperationHandler: (request: OpenApiContext, ctx: KoaContext) => options.authorize(request, ctx),
     notImplemented: (request: OpenApiContext) => {
-      throw new NotImplementedError(request.operation.operationId ?? 'this operation');
+      throw options.notImplemented(request.operation.operationId ?? 'this operation');
     },
+    // The dispatcher (src/http/dispatch.ts) hands over only requests that match an operation;
+    // openapi-backend sends a wrong method here too when no methodNotAllowed handler is registered.
     notFound: () => {
       throw new NotFoundError();
-    },
-    methodNotAllowed: (request: OpenApiContext) => {
-      throw new MethodNotAllowedError(methodsOf(backend, request.request.path));
     },
   });
   // The schemes an operation lists (bearerAuth, and basicAuth on ingestion) all read the one
@@ -79,45 +80,4 @@ export async function buildApi(document: ApiDocument, options: ApiOptions): Prom
   for (const scheme of Object.keys(document.definition.components?.securitySchemes ?? {})) backend.registerSecurityHandler(scheme, authenticateOnce);
   await backend.init();
   return { name: document.name, backend };
-}
-
-/** In the order an `Allow` header lists them. */
-const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
-
-/** The methods a document declares for a path, matched the way the router matches requests. */
-function methodsOf(backend: OpenAPIBackend, path: string): string[] {
-  return HTTP_METHODS.filter((method) => backend.router.matchOperation({ method, path, headers: {} }) !== undefined);
-}
-
-/** The methods of the @koa/router operations routes whose path matched (`ctx.matched`). */
-function opsRouteMethods(ctx: KoaContext): string[] {
-  const layers = (ctx as KoaContext & { matched?: Array<{ methods: string[] }> }).matched ?? [];
-  return layers.flatMap((layer) => layer.methods);
-}
-
-type RouteMatch = 'match' | 'wrong-method' | 'none';
-
-function matchRoute(api: BuiltApi, method: string, path: string): RouteMatch {
-  try {
-    return api.backend.router.matchOperation({ method, path, headers: {} }, true) ? 'match' : 'none';
-  } catch (error) {
-    return error instanceof Error && error.message.startsWith('405') ? 'wrong-method' : 'none';
-  }
-}
-
-/** Koa middleware that hands a request to the API whose document declares its path. */
-export function dispatchTo(apis: BuiltApi[]) {
-  return async function dispatch(ctx: KoaContext): Promise<void> {
-    const matches = apis.map((api) => [api, matchRoute(api, ctx.method, ctx.path)] as const);
-    const target = matches.find(([, match]) => match === 'match');
-    if (!target) {
-      const allowed = new Set([...opsRouteMethods(ctx), ...matches.filter(([, match]) => match === 'wrong-method').flatMap(([api]) => methodsOf(api.backend, ctx.path))]);
-      if (allowed.size > 0) throw new MethodNotAllowedError(HTTP_METHODS.filter((method) => allowed.has(method)));
-      throw new NotFoundError();
-    }
-    await target[0].backend.handleRequest(
-      { method: ctx.method, path: ctx.path, query: ctx.query as Record<string, string | string[]>, headers: ctx.headers as Record<string, string | string[]>, body: ctx.request.body },
-      ctx,
-    );
-  };
 }

@@ -4,28 +4,22 @@
 // parser could not read is answered now that the operation, and so its error shape, is known.
 import type { Context as KoaContext } from 'koa';
 import type { Operation } from 'openapi-backend';
-import { bodyFailureOf } from '../http/body-parser.js';
-import { UnsupportedMediaTypeError, type HttpError } from '../errors.js';
+import { UnsupportedMediaTypeError, type ServiceError } from '../errors.js';
 
 /** An empty body (no Content-Length, or 0, and not chunked) needs no type: it is no body. */
 function hasBody(ctx: KoaContext): boolean {
   return Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
 }
 
-/** The headers that advertise what a method's body may be (W3C LDP Accept-Post, RFC 5789 Accept-Patch). */
-const ACCEPT_HEADERS: Record<string, string> = { POST: 'Accept-Post', PATCH: 'Accept-Patch' };
 
-export function requestBodyFailure(operation: Operation, ctx: KoaContext): HttpError | undefined {
+export function requestBodyFailure(operation: Operation, ctx: KoaContext): ServiceError | undefined {
   const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
   if (content && hasBody(ctx)) {
     const accepted = Object.keys(content);
     if (!ctx.is(accepted)) {
       const mediaType = ctx.get('Content-Type').split(';')[0]?.trim().toLowerCase();
-      const error = new UnsupportedMediaTypeError(`unsupported content type ${mediaType || '(none)'}; use ${accepted.join(' or ')}`);
-      const header = ACCEPT_HEADERS[ctx.method];
-      if (header) error.headers[header] = accepted.join(', ');
-      return error;
+      return new UnsupportedMediaTypeError(`unsupported content type ${mediaType || '(none)'}; use ${accepted.join(' or ')}`, accepted);
     }
   }
-  return bodyFailureOf(ctx);
+  return ctx.state.bodyFailure;
 }

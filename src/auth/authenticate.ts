@@ -3,7 +3,7 @@
 // API-key credentials are checked against the key's row on every request (one primary-key read):
 // a deleted key or rotated secret fails at once, a permission change applies at once.
 import type { Knex } from 'knex';
-import { UnauthorizedError } from '../errors.js';
+import { NotAuthenticatedError } from '../errors.js';
 import { findActiveApiKeyCredentials, touchApiKey, type ApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
 import { signInUser } from '../storage/accounts/users.js';
 import { secretMatches } from '../accounts/secrets.js';
@@ -32,7 +32,7 @@ const BAD_KEY_OR_SECRET = 'invalid API key or secret (a deleted key or a rotated
 export type AuthFailure = 'missing' | TokenFailure | 'unknown_key' | 'revoked' | 'wrong_secret' | 'basic_not_accepted';
 
 /** A 401 that also says why, for the log line only (clients see the message and challenge). */
-export class AuthenticationError extends UnauthorizedError {
+export class AuthenticationError extends NotAuthenticatedError {
   constructor(
     readonly reason: AuthFailure,
     message: string,

@@ -1,11 +1,10 @@
 // Authorization read from the OpenAPI documents: each operation's security requirement names the
 // one permission it needs, `x-principals` who may call it, `x-organization-role` the least role
 // a user needs in the organization the request touches.
-import type { Context as KoaContext } from 'koa';
 import type { Knex } from 'knex';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import { roleSatisfies, type Role } from '../permissions.js';
-import { ForbiddenError, NotFoundError, RequestValidationError } from '../errors.js';
+import { PermissionDeniedError, NotFoundError, RequestValidationError } from '../errors.js';
 import { activeApiKeyOwner, activeApplication, activeOrganization, membershipRole, type OwnedResource } from '../storage/accounts/resources.js';
 import type { Principal, RequestScope } from './principal.js';
 
@@ -101,7 +100,7 @@ async function scopeForUser(knex: Knex, principal: Principal & { kind: 'user' },
   if (!role) throw new NotFoundError(NOT_FOUND[touched.kind]);
   if (access.role && !roleSatisfies(role, access.role)) {
     if (!access.declaresForbidden) throw new NotFoundError(NOT_FOUND[touched.kind]);
-    throw new ForbiddenError(`this operation needs the ${access.role} role in the organization; you are a ${role}`);
+    throw new PermissionDeniedError(`this operation needs the ${access.role} role in the organization; you are a ${role}`);
   }
   return { ...owned, role };
 }
@@ -109,7 +108,7 @@ async function scopeForUser(knex: Knex, principal: Principal & { kind: 'user' },
 function scopeForApiKey(principal: Principal & { kind: 'api_key' }, owned: OwnedResource, touched: TouchedResource): RequestScope {
   if (owned.organizationId !== principal.organizationId) throw new NotFoundError(NOT_FOUND[touched.kind]);
   if (owned.applicationId !== undefined && owned.applicationId !== principal.applicationId) {
-    if (touched.viaHeader) throw new ForbiddenError("an API key may only act on its own application");
+    if (touched.viaHeader) throw new PermissionDeniedError("an API key may only act on its own application");
     throw new NotFoundError(NOT_FOUND[touched.kind]);
   }
   return owned;
@@ -134,11 +133,11 @@ export async function authorize(knex: Knex, principal: Principal, request: OpenA
 export async function authorizeAccess(knex: Knex, principal: Principal, access: OperationAccess, touched: TouchedResource | undefined): Promise<RequestScope | undefined> {
   if (!access.principals.includes(principal.kind)) {
     if (!access.declaresForbidden) throw new NotFoundError('Not Found');
-    throw new ForbiddenError(principal.kind === 'api_key' ? 'API keys cannot use this operation; it is for dashboard users' : 'this operation is for API keys');
+    throw new PermissionDeniedError(principal.kind === 'api_key' ? 'API keys cannot use this operation; it is for dashboard users' : 'this operation is for API keys');
   }
   if (access.permission && !principal.permissions.has(access.permission)) {
     if (!access.declaresForbidden) throw new NotFoundError('Not Found');
-    throw new ForbiddenError(`missing permission ${access.permission}`);
+    throw new PermissionDeniedError(`missing permission ${access.permission}`);
   }
   if (!touched) return undefined;
   // An API key's own application: authentication found it active (with its organization) in this
@@ -151,6 +150,3 @@ export async function authorizeAccess(knex: Knex, principal: Principal, access: 
   return principal.kind === 'user' ? scopeForUser(knex, principal, owned, touched, access) : scopeForApiKey(principal, owned, touched);
 }
 
-export function setScope(ctx: KoaContext, scope: RequestScope | undefined): void {
-  ctx.state.scope = scope;
-}

@@ -1,5 +1,4 @@
 // Who is calling: a dashboard user or an API key, with the permissions they hold now.
-import type { Context as KoaContext } from 'koa';
 
 export interface UserPrincipal {
   kind: 'user';
@@ -25,14 +24,4 @@ export interface RequestScope {
   applicationId?: string;
   /** The caller's role there; undefined for API keys. */
   role?: 'member' | 'owner';
-}
-
-export function principalOf(ctx: KoaContext): Principal {
-  const principal = ctx.state.principal as Principal | undefined;
-  if (!principal) throw new Error('no authenticated principal on this request');
-  return principal;
-}
-
-export function scopeOf(ctx: KoaContext): RequestScope | undefined {
-  return ctx.state.scope as RequestScope | undefined;
 }

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { scopeOf } from '../auth/principal.js';
+import { scopeOf } from '../operations/request-state.js';
 import { ingestTraces } from '../ingest/ingest-traces.js';
 import { decodeExportRequest, encodeExportResponse, otlpFormatOf } from '../ingest/otlp-format.js';
 import { readOtlpBody } from '../ingest/read-body.js';

@@ -3,21 +3,34 @@
 // error is a status the exporter does not retry, and nothing a client sends is UNKNOWN.
 import { Metadata, status as Status, type ServerErrorResponse } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
-import { HttpError } from '../errors.js';
+import {
+  ConflictError,
+  MalformedRequestError,
+  NotAuthenticatedError,
+  NotFoundError,
+  OAuthError,
+  PermissionDeniedError,
+  RequestValidationError,
+  ServiceError,
+  TooLargeError,
+  UnavailableError,
+  UnsupportedMediaTypeError,
+} from '../errors.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 
-/** The HTTP answer each of our errors stands for, as the gRPC status an OTLP exporter expects. */
-const BY_HTTP_STATUS: Record<number, Status> = {
-  400: Status.INVALID_ARGUMENT,
-  401: Status.UNAUTHENTICATED,
-  403: Status.PERMISSION_DENIED,
-  404: Status.NOT_FOUND,
+/** The gRPC status of each of our failures, as an OTLP exporter expects it. */
+const STATUS_OF: Array<[new (...args: never[]) => ServiceError, Status]> = [
+  [RequestValidationError, Status.INVALID_ARGUMENT],
+  [MalformedRequestError, Status.INVALID_ARGUMENT],
+  [UnsupportedMediaTypeError, Status.INVALID_ARGUMENT],
+  [NotAuthenticatedError, Status.UNAUTHENTICATED],
+  [OAuthError, Status.UNAUTHENTICATED],
+  [PermissionDeniedError, Status.PERMISSION_DENIED],
+  [NotFoundError, Status.NOT_FOUND],
+  [ConflictError, Status.FAILED_PRECONDITION],
   // A message over the limit: never retried (RESOURCE_EXHAUSTED is retryable only with RetryInfo).
-  413: Status.RESOURCE_EXHAUSTED,
-  415: Status.INVALID_ARGUMENT,
-  422: Status.INVALID_ARGUMENT,
-  503: Status.UNAVAILABLE,
-};
+  [TooLargeError, Status.RESOURCE_EXHAUSTED],
+];
 
 const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
 
@@ -44,9 +57,9 @@ function unavailable(message: string, retryAfterSeconds: number): ServerErrorRes
  * bug of ours: INTERNAL, like HTTP's 500, with the cause left to the log.
  */
 export function grpcErrorOf(error: unknown): ServerErrorResponse {
-  if (error instanceof HttpError) {
-    const code = BY_HTTP_STATUS[error.status] ?? Status.INTERNAL;
-    if (code === Status.UNAVAILABLE) return unavailable(error.message, Number(error.headers['Retry-After'] ?? 5));
+  if (error instanceof UnavailableError) return unavailable(error.message, error.retryAfterSeconds);
+  if (error instanceof ServiceError) {
+    const code = STATUS_OF.find(([type]) => error instanceof type)?.[1] ?? Status.INTERNAL;
     return Object.assign(new Error(error.message), { code, details: error.message });
   }
   if (isDatabaseUnavailable(error)) return unavailable('database unavailable, retry later', 5);

@@ -5,12 +5,14 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { authorize, setScope } from '../auth/authorize.js';
-import { principalOf } from '../auth/principal.js';
+import { authorize } from '../auth/authorize.js';
+import { principalOf, setScope } from '../operations/request-state.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import { managementRequestFailures } from '../management/validation-failures.js';
-import { buildApi, dispatchTo, type BuiltApi } from '../api/build-api.js';
+import { buildApi, type BuiltApi } from '../api/build-api.js';
+import { dispatchTo } from './dispatch.js';
+import { NotImplementedError } from './edge-errors.js';
 import { loadDocument } from '../api/documents.js';
 import { engineHandlers } from '../engine/handlers.js';
 import { refineFilterIssues } from '../engine/refine-filter-issues.js';
@@ -38,6 +40,7 @@ export interface AppDeps {
 async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
   const { config, knex, tokens } = deps;
   const security = {
+    notImplemented: (operationId: string) => new NotImplementedError(operationId),
     authenticate: async (ctx: Koa.Context, operation: OpenApiContext['operation']) => {
       ctx.state.principal = await authenticateRequest(ctx, operation, { knex, tokens });
       return ctx.state.principal;

@@ -3,10 +3,9 @@
 // encoding) is not answered here: the failure is kept for the API layer, which answers it once
 // the operation is known (422, 415, or the OAuth error of the token endpoint). OTLP ingestion
 // reads its own (binary, larger) bodies.
-import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { type HttpError, PayloadTooLargeError, RequestValidationError, UnsupportedMediaTypeError } from '../errors.js';
+import { type ServiceError, TooLargeError, RequestValidationError, UnsupportedMediaTypeError } from '../errors.js';
 
 const RAW_BODY_PATHS = new Set(['/v1/traces']);
 
@@ -38,12 +37,11 @@ export function jsonDepth(value: unknown, stopAt: number): number {
  * written) and, until then, what still arrives is read and discarded: a socket closed with
  * unread input resets, and the reset can destroy the 413 before the client reads it.
  */
-function tooLargeAndClose(request: IncomingMessage, message: string): PayloadTooLargeError {
-  request.unpipe(); // from the gunzip stream, when the body is compressed
-  request.resume();
-  const error = new PayloadTooLargeError(message);
-  error.headers.Connection = 'close';
-  return error;
+function tooLargeAndClose(ctx: Context, message: string): TooLargeError {
+  ctx.req.unpipe(); // from the gunzip stream, when the body is compressed
+  ctx.req.resume();
+  ctx.set('Connection', 'close');
+  return new TooLargeError(message);
 }
 
 export function jsonBodyParser(limitBytes: number) {
@@ -52,7 +50,7 @@ export function jsonBodyParser(limitBytes: number) {
     jsonLimit: `${limitBytes}b`,
     formLimit: `${limitBytes}b`,
     onerror: (error: Error & { status?: number; type?: string }, ctx: Context) => {
-      if (error.status === 413) throw tooLargeAndClose(ctx.req, `request body exceeds ${limitBytes} bytes${ctx.get('Content-Encoding') ? ' after decoding' : ''}`);
+      if (error.status === 413) throw tooLargeAndClose(ctx, `request body exceeds ${limitBytes} bytes${ctx.get('Content-Encoding') ? ' after decoding' : ''}`);
       // raw-body and inflation say 415 for a charset or content encoding they cannot decode.
       if (error.status === 415) keepBodyFailure(ctx, new UnsupportedMediaTypeError(`${error.message}; send JSON in UTF-8, with no content encoding or gzip`));
       else keepBodyFailure(ctx, new RequestValidationError([{ loc: ['body'], msg: `Invalid JSON: ${error.message}`, type: 'json_invalid' }]));
@@ -70,13 +68,7 @@ export function jsonBodyParser(limitBytes: number) {
   };
 }
 
-const BODY_FAILURE = Symbol('bodyFailure');
-
-function keepBodyFailure(ctx: Context, error: HttpError): void {
-  (ctx.state as Record<symbol, HttpError>)[BODY_FAILURE] = error;
-}
-
-/** Why the body could not be read, if it could not: the API layer answers it for the operation. */
-export function bodyFailureOf(ctx: Context): HttpError | undefined {
-  return (ctx.state as Record<symbol, HttpError | undefined>)[BODY_FAILURE];
+/** Kept for the API layer (src/api/request-body.ts), which answers it for the operation. */
+function keepBodyFailure(ctx: Context, error: ServiceError): void {
+  ctx.state.bodyFailure = error;
 }

@@ -1,8 +1,59 @@
-// The top of the middleware chain: every error becomes a response in our one shape.
+// The top of the middleware chain and the one map from the service's failures (src/errors.ts,
+// ./edge-errors.ts) to HTTP: status, headers and the JSON body. Anything else is a 500 whose
+// cause goes only to the log.
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
+import {
+  ConflictError,
+  MalformedRequestError,
+  NotAuthenticatedError,
+  NotFoundError,
+  OAuthError,
+  PermissionDeniedError,
+  RequestValidationError,
+  ServiceError,
+  TooLargeError,
+  UnavailableError,
+  UnsupportedMediaTypeError,
+} from '../errors.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
-import { HttpError, ServiceUnavailableError } from '../errors.js';
+import { MethodNotAllowedError, NotImplementedError } from './edge-errors.js';
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** The headers that advertise what a method's body may be (W3C LDP Accept-Post, RFC 5789 Accept-Patch). */
+const ACCEPT_HEADERS: Record<string, string> = { POST: 'Accept-Post', PATCH: 'Accept-Patch' };
+
+/** The HTTP answer to a failure of a request with this method. */
+export function httpAnswerOf(error: ServiceError, method: string): HttpAnswer {
+  const detail = { detail: error.message };
+  if (error instanceof RequestValidationError) return { status: 422, headers: {}, body: { detail: error.issues } };
+  if (error instanceof MalformedRequestError) return { status: 400, headers: {}, body: detail };
+  if (error instanceof NotAuthenticatedError) return { status: 401, headers: { 'WWW-Authenticate': error.challenge }, body: detail };
+  if (error instanceof PermissionDeniedError) return { status: 403, headers: {}, body: detail };
+  if (error instanceof NotFoundError) return { status: 404, headers: {}, body: detail };
+  if (error instanceof MethodNotAllowedError) return { status: 405, headers: { Allow: error.allowed.join(', ') }, body: detail };
+  if (error instanceof ConflictError) return { status: 409, headers: {}, body: detail };
+  if (error instanceof TooLargeError) return { status: 413, headers: {}, body: detail };
+  if (error instanceof UnsupportedMediaTypeError) {
+    const header = ACCEPT_HEADERS[method];
+    return { status: 415, headers: header && error.accepted.length > 0 ? { [header]: error.accepted.join(', ') } : {}, body: detail };
+  }
+  if (error instanceof NotImplementedError) return { status: 501, headers: {}, body: detail };
+  if (error instanceof UnavailableError) return { status: 503, headers: { 'Retry-After': String(error.retryAfterSeconds) }, body: detail };
+  if (error instanceof OAuthError) {
+    // RFC 6749 §5.2: invalid_client is a 401 with a challenge for the client authentication used.
+    const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+    if (error.code === 'invalid_client') headers['WWW-Authenticate'] = 'Basic realm="spanledger", charset="UTF-8"';
+    const body = error.description ? { error: error.code, error_description: error.description } : { error: error.code };
+    return { status: error.code === 'invalid_client' ? 401 : 400, headers, body };
+  }
+  return { status: 500, headers: {}, body: { detail: 'Internal Server Error' } };
+}
 
 export function errorMiddleware(logger: Logger) {
   return async function translateErrors(ctx: Context, next: Next): Promise<void> {
@@ -11,16 +62,17 @@ export function errorMiddleware(logger: Logger) {
     } catch (caught) {
       let error = caught;
       if (isDatabaseUnavailable(error)) {
-        (ctx.state.log as Logger | undefined ?? logger).warn({ err: error }, 'database unavailable');
-        error = new ServiceUnavailableError('The database is unavailable; retry later');
+        (ctx.state.log ?? logger).warn({ err: error }, 'database unavailable');
+        error = new UnavailableError('The database is unavailable; retry later');
       }
-      if (error instanceof HttpError) {
-        ctx.status = error.status;
-        ctx.set(error.headers);
-        ctx.body = error.body();
+      if (error instanceof ServiceError) {
+        const answer = httpAnswerOf(error, ctx.method);
+        ctx.status = answer.status;
+        ctx.set(answer.headers);
+        ctx.body = answer.body;
         return;
       }
-      (ctx.state.log as Logger | undefined ?? logger).error({ err: error }, 'unhandled error');
+      (ctx.state.log ?? logger).error({ err: error }, 'unhandled error');
       ctx.status = 500;
       ctx.body = { detail: 'Internal Server Error' };
     }

@@ -2,7 +2,7 @@
 // ones durably, report the rejected ones. Resolves only once the spans are committed.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { ServiceUnavailableError } from '../errors.js';
+import { UnavailableError } from '../errors.js';
 import { storeSpans } from '../storage/spans/span-writer.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';
@@ -24,7 +24,7 @@ export async function ingestTraces(knex: Knex, applicationId: string, request: D
     const cause = { name, code, message: String(message).slice(0, 500) };
     if (isDatabaseUnavailable(error)) log.warn({ cause }, 'spans not stored: database unavailable');
     else log.error({ cause }, 'spans not stored');
-    throw new ServiceUnavailableError('database unavailable, retry later');
+    throw new UnavailableError('database unavailable, retry later');
   }
   return partialSuccess;
 }

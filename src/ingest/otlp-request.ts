@@ -1,7 +1,7 @@
 // The decoded form of an OTLP ExportTraceServiceRequest that both decoders (protobuf and OTLP
 // JSON) produce and the span mapping reads: ids as lowercase hex, times as decimal strings,
 // attributes already turned into the JSON values they are stored as.
-import { BadRequestError } from '../errors.js';
+import { MalformedRequestError } from '../errors.js';
 
 /** An attribute value as stored: the JSON form of an OTLP AnyValue. */
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
@@ -86,7 +86,7 @@ export interface PartialSuccess {
 export const MAX_VALUE_DEPTH = 64;
 
 /** A body that is not an OTLP export request: 400, which exporters do not retry. */
-export class OtlpDecodeError extends BadRequestError {}
+export class OtlpDecodeError extends MalformedRequestError {}
 
 /**
  * An OTLP int64 attribute value (`intValue`) as stored: a JSON number when it is a safe

@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import { MalformedRequestError, TooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import { OtlpDecodeError } from './otlp-request.js';
 
 type ContentCoding = 'identity' | 'gzip';
@@ -45,7 +45,7 @@ function collect(stream: Readable, limitBytes: number, tooLarge: () => Error): P
       else chunks.push(chunk);
     };
     const onEnd = () => settle(undefined);
-    const onClose = () => settle(new BadRequestError('the request ended before its body was complete'));
+    const onClose = () => settle(new MalformedRequestError('the request ended before its body was complete'));
     stream.on('data', onData).on('end', onEnd).on('error', settle).on('close', onClose);
   });
 }
@@ -55,7 +55,7 @@ const gunzip = promisify(zlib.gunzip);
 /** The request body, decompressed: 413 past the limit, 400 for bad gzip data, 415 for another coding. */
 export async function readOtlpBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const coding = contentCodingOf(request.headers['content-encoding']);
-  const tooLarge = () => new PayloadTooLargeError(`request body exceeds ${limitBytes} bytes${coding === 'gzip' ? ' after decompression' : ''}`);
+  const tooLarge = () => new TooLargeError(`request body exceeds ${limitBytes} bytes${coding === 'gzip' ? ' after decompression' : ''}`);
   const maxWireBytes = wireLimit(limitBytes, coding);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxWireBytes) {

@@ -5,7 +5,7 @@ import type { Context as OpenApiContext } from 'openapi-backend';
 import * as applications from '../accounts/applications.js';
 import type { Reply } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { principalOf } from '../auth/principal.js';
+import { principalOf } from '../operations/request-state.js';
 import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../errors.js';
 import { findActiveApplication, listApplications as listApplicationRows, type ApplicationFilter, type ApplicationRecord } from '../storage/accounts/applications.js';

@@ -7,7 +7,7 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import { secretMatches } from '../accounts/secrets.js';
 import { findActiveApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
 import type { components } from '../generated/management.js';
-import { OAuthError } from './oauth-error.js';
+import { OAuthError } from '../errors.js';
 
 type TokenResponse = components['schemas']['TokenResponse'];
 
@@ -35,21 +35,21 @@ function clientCredentials(ctx: KoaContext, body: Record<string, unknown>): Clie
   const inBody = typeof body.client_id === 'string' || typeof body.client_secret === 'string';
   const authorization = ctx.get('Authorization');
   if (authorization) {
-    if (inBody) throw new OAuthError(400, 'invalid_request', 'send the client credentials either in the body or by HTTP Basic, not both');
+    if (inBody) throw new OAuthError('invalid_request', 'send the client credentials either in the body or by HTTP Basic, not both');
     const basic = basicCredentials(authorization);
-    if (!basic) throw new OAuthError(401, 'invalid_client', 'client authentication must use HTTP Basic');
+    if (!basic) throw new OAuthError('invalid_client', 'client authentication must use HTTP Basic');
     return basic;
   }
   if (typeof body.client_id !== 'string' || typeof body.client_secret !== 'string') {
-    throw new OAuthError(401, 'invalid_client', 'client_id and client_secret are required');
+    throw new OAuthError('invalid_client', 'client_id and client_secret are required');
   }
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
 /** The document leaves grant_type optional and free so that only these RFC 6749 errors answer it. */
 function requireClientCredentialsGrant(body: Record<string, unknown>): void {
-  if (body.grant_type === undefined || body.grant_type === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required');
-  if (body.grant_type !== 'client_credentials') throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
+  if (body.grant_type === undefined || body.grant_type === '') throw new OAuthError('invalid_request', 'grant_type is required');
+  if (body.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials');
 }
 
 export function createAccessToken({ knex, tokens, config }: ServiceDeps) {
@@ -59,7 +59,7 @@ export function createAccessToken({ knex, tokens, config }: ServiceDeps) {
     const { clientId, clientSecret } = clientCredentials(ctx, body);
     const key = await findActiveApiKeyCredentials(knex, clientId);
     if (!key || !secretMatches(clientSecret, key.secretHash)) {
-      throw new OAuthError(401, 'invalid_client', 'unknown API key or wrong secret');
+      throw new OAuthError('invalid_client', 'unknown API key or wrong secret');
     }
     const accessToken = await tokens.signApiKeyToken({
       apiKey: key.id,

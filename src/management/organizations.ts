@@ -5,7 +5,7 @@ import type { Context as OpenApiContext } from 'openapi-backend';
 import * as organizations from '../accounts/organizations.js';
 import type { Reply } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { principalOf } from '../auth/principal.js';
+import { principalOf } from '../operations/request-state.js';
 import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../errors.js';
 import { findActiveOrganization, listOrganizationsOfUser, type OrganizationRecord } from '../storage/accounts/organizations.js';

@@ -1,15 +1,16 @@
 // What every management handler reads off a request that authentication and authorization have
 // already passed: the calling user, the scope the request acts in, and the page it asks for.
 import type { Context as KoaContext } from 'koa';
-import { principalOf, scopeOf, type RequestScope, type UserPrincipal } from '../auth/principal.js';
-import { ForbiddenError } from '../errors.js';
+import type { RequestScope, UserPrincipal } from '../auth/principal.js';
+import { principalOf, scopeOf } from '../operations/request-state.js';
+import { PermissionDeniedError } from '../errors.js';
 import type { components } from '../generated/management.js';
 import { pageWindow, type PageWindow } from '../storage/paging.js';
 
 /** The calling dashboard user; the document's `x-principals: [user]` already turned API keys away. */
 export function callingUser(ctx: KoaContext): UserPrincipal {
   const principal = principalOf(ctx);
-  if (principal.kind !== 'user') throw new ForbiddenError('API keys cannot use this operation; it is for dashboard users');
+  if (principal.kind !== 'user') throw new PermissionDeniedError('API keys cannot use this operation; it is for dashboard users');
   return principal;
 }
 

@@ -3,14 +3,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import Koa from 'koa';
-import { buildApi, dispatchTo } from '../../src/api/build-api.js';
+import { buildApi } from '../../src/api/build-api.js';
+import { dispatchTo } from '../../src/http/dispatch.js';
+import { NotImplementedError } from '../../src/http/edge-errors.js';
 import { loadDocument } from '../../src/api/documents.js';
 import { errorMiddleware } from '../../src/http/error-middleware.js';
 import { createLogger } from '../../src/logger.js';
 
 describe('operations without a handler', () => {
   it('answer 501 with a detail naming the operation, after authentication and validation', async () => {
-    const api = await buildApi(loadDocument('engine'), { handlers: {}, authenticate: async () => ({ kind: 'test' }), authorize: async () => {} });
+    const api = await buildApi(loadDocument('engine'), { handlers: {}, authenticate: async () => ({ kind: 'test' }), authorize: async () => {}, notImplemented: (operationId) => new NotImplementedError(operationId) });
     const app = new Koa();
     app.use(errorMiddleware(createLogger('silent')));
     app.use(dispatchTo([api]));
