@@ -13,7 +13,7 @@ import {
   type ApiKeyRecord,
 } from '../storage/accounts/api-keys.js';
 import { lockActiveApplication } from '../storage/accounts/applications.js';
-import { writeTransaction } from '../storage/accounts/paging.js';
+import { writeTransaction } from '../storage/transactions.js';
 import { APPLICATION_NOT_FOUND } from './applications.js';
 import { newId, newSecret } from '../storage/accounts/ids.js';
 import type { Permission } from '../permissions.js';

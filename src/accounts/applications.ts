@@ -13,7 +13,7 @@ import {
   type Region,
 } from '../storage/accounts/applications.js';
 import { lockActiveOrganization } from '../storage/accounts/organizations.js';
-import { writeTransaction } from '../storage/accounts/paging.js';
+import { writeTransaction } from '../storage/transactions.js';
 import { newId } from '../storage/accounts/ids.js';
 import { ORGANIZATION_NOT_FOUND } from './organizations.js';
 

@@ -14,7 +14,7 @@ import {
   type MemberRecord,
 } from '../storage/accounts/memberships.js';
 import { lockActiveOrganization } from '../storage/accounts/organizations.js';
-import { writeTransaction } from '../storage/accounts/paging.js';
+import { writeTransaction } from '../storage/transactions.js';
 import { createPlaceholderUser, findPlaceholderByEmail, findSignedInUserByEmail } from '../storage/accounts/users.js';
 import { ORGANIZATION_NOT_FOUND } from './organizations.js';
 import type { Role } from '../permissions.js';

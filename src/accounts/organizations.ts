@@ -13,7 +13,7 @@ import {
   type OrganizationChanges,
   type OrganizationRecord,
 } from '../storage/accounts/organizations.js';
-import { writeTransaction } from '../storage/accounts/paging.js';
+import { writeTransaction } from '../storage/transactions.js';
 import { newId } from '../storage/accounts/ids.js';
 
 export const ORGANIZATION_NOT_FOUND = 'Organization not found';

@@ -2,7 +2,7 @@
 // POST /traces?search_child_spans=true lists for the same window and filter.
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { traceMetricRanks } from '../storage/spans/span-queries.js';
+import { traceMetricRanks } from '../storage/spans/metric-ranks.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { traceMetrics } from '../traces/trace-metrics.js';
 

@@ -2,7 +2,7 @@
 // first by receive sequence; start_time/end_time are optional and filter by span start.
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { recentSpans } from '../storage/spans/span-queries.js';
+import { recentSpans } from '../storage/spans/live-reads.js';
 import { engineRequest, exactJsonReply } from './engine-request.js';
 import { liveSpan } from './wire.js';
 
@@ -10,7 +10,7 @@ export function listLiveSpans({ knex }: ServiceDeps): OperationHandler {
   return async (request) => {
     const parsed = engineRequest(request);
     const { page, limit } = parsed;
-    const { rows, total } = await recentSpans(knex, { applicationId: parsed.applicationId, ...parsed.window, page, limit });
-    return exactJsonReply({ data: rows.map(liveSpan), pagination: { page, limit, total } });
+    const { items, total } = await recentSpans(knex, { applicationId: parsed.applicationId, ...parsed.window, page, limit });
+    return exactJsonReply({ data: items.map(liveSpan), pagination: { page, limit, total } });
   };
 }

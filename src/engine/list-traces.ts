@@ -2,7 +2,7 @@
 // window; the filter tests the root (search_child_spans=false) or any span of the trace (true).
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { findTraces } from '../storage/spans/span-queries.js';
+import { findTraces } from '../storage/spans/trace-pages.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { traceSummary } from './wire.js';
 
@@ -11,7 +11,7 @@ export function listTraces({ knex }: ServiceDeps): OperationHandler {
     const parsed = engineRequest(request);
     const { page, limit } = parsed;
     const searchChildSpans = parsed.query.search_child_spans === true || parsed.query.search_child_spans === 'true';
-    const { rows, total } = await findTraces(knex, {
+    const { items, total } = await findTraces(knex, {
       applicationId: parsed.applicationId,
       ...requiredWindow(parsed),
       filter: parsed.filter,
@@ -19,6 +19,6 @@ export function listTraces({ knex }: ServiceDeps): OperationHandler {
       page,
       limit,
     });
-    return exactJsonReply({ data: rows.map(traceSummary), pagination: { page, limit, total } });
+    return exactJsonReply({ data: items.map(traceSummary), pagination: { page, limit, total } });
   };
 }

@@ -1,7 +1,7 @@
 // POST /engine/query (querySpans): a page of the window's spans matching the filter, newest first.
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { findSpans } from '../storage/spans/span-queries.js';
+import { findSpans } from '../storage/spans/span-pages.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { spanRecord } from './wire.js';
 
@@ -9,7 +9,7 @@ export function querySpans({ knex }: ServiceDeps): OperationHandler {
   return async (request) => {
     const parsed = engineRequest(request);
     const { page, limit } = parsed;
-    const { rows, total } = await findSpans(knex, { applicationId: parsed.applicationId, ...requiredWindow(parsed), filter: parsed.filter, page, limit });
-    return exactJsonReply({ data: rows.map(spanRecord), total, page, limit });
+    const { items, total } = await findSpans(knex, { applicationId: parsed.applicationId, ...requiredWindow(parsed), filter: parsed.filter, page, limit });
+    return exactJsonReply({ data: items.map(spanRecord), total, page, limit });
   };
 }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { exactJson } from '../json/exact-json.js';
-import { countSeqsBetween, latestSeq, seqsBetween, spansAfter, spansBySeq } from '../storage/spans/span-queries.js';
+import { countSeqsBetween, latestSeq, seqsBetween, spansAfter, spansBySeq } from '../storage/spans/live-reads.js';
 import { LiveSpanFeed, type FeedEvent, type FeedReads } from '../traces/live-span-feed.js';
 import { liveSpan } from './wire.js';
 

@@ -3,7 +3,8 @@
 // Handlers hand these to exactJson(); nothing here touches the database.
 import type { components } from '../generated/engine.js';
 import { JsonInteger, RawJson } from '../json/exact-json.js';
-import type { StoredSpan, StoredTraceSummary } from '../storage/spans/span-queries.js';
+import type { StoredSpan } from '../storage/spans/stored-span.js';
+import type { StoredTraceSummary } from '../storage/spans/trace-pages.js';
 
 type Schemas = components['schemas'];
 

@@ -9,7 +9,7 @@ import { principalOf } from '../operations/request-state.js';
 import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../errors.js';
 import { findActiveOrganization, listOrganizationsOfUser, type OrganizationRecord } from '../storage/accounts/organizations.js';
-import type { Paged } from '../storage/accounts/paging.js';
+import type { Page } from '../storage/paging.js';
 import { slicePage } from '../storage/paging.js';
 import { toIsoRequired } from '../storage/time.js';
 import { callingUser, pageRequest, pagination, requestScope } from './request.js';
@@ -48,7 +48,7 @@ export function listOrganizations({ knex }: ServiceDeps) {
   return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
     const page = pageRequest(request.request.query as operations['listOrganizations']['parameters']['query']);
     const principal = principalOf(ctx);
-    let found: Paged<OrganizationRecord & { role: Role }>;
+    let found: Page<OrganizationRecord & { role: Role }>;
     if (principal.kind === 'user') {
       found = await listOrganizationsOfUser(knex, principal.userId, page.window);
     } else {

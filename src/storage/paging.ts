@@ -1,9 +1,23 @@
-// The one place a page number becomes the rows before it, for every list of both APIs. Pages
+// The one paging vocabulary of every list of both APIs: a page request (1-based page, limit), its
+// window of rows, and a page of items with the total over all pages. Also the one place a page
+// number becomes the rows before it. Pages
 // are unbounded integers in the documents, so the offset can pass what a double holds exactly
 // and what the databases take (SQLite's signed 64-bit OFFSET; `9223372036854775807 × 100` was a
 // 500, and Knex reads an offset of 1e21 or more, printed as `1e+21`, as 1). No table holds 2^53
 // rows: a page starting past that is empty, and the database is not asked for its rows.
 import type { Knex } from 'knex';
+
+/** Page `page` (1-based) of `limit` items. */
+export interface PageRequest {
+  page: number;
+  limit: number;
+}
+
+/** The items of one page, and how many there are over all pages. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
 
 export interface PageWindow {
   limit: number;
@@ -30,4 +44,19 @@ export async function readPage<T>(query: Knex.QueryBuilder, window: PageWindow, 
 /** The items of the window from a list already in memory. */
 export function slicePage<T>(items: T[], window: PageWindow): T[] {
   return window.offset === null ? [] : items.slice(window.offset, window.offset + window.limit);
+}
+
+/** Number of rows a list query matches over all pages. */
+export async function totalOf(query: Knex.QueryBuilder): Promise<number> {
+  const row = (await query.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
+  return Number(row?.total ?? 0);
+}
+
+/**
+ * The items of one page and the total over all pages, read side by side: COUNT(*) over `base()`,
+ * and the page of `base()` read by `page`.
+ */
+export async function pageAndTotal<T>(base: () => Knex.QueryBuilder, page: (query: Knex.QueryBuilder, window: PageWindow) => Promise<T[]>, request: PageRequest): Promise<Page<T>> {
+  const [items, counted] = await Promise.all([page(base(), pageWindow(request.page, request.limit)), base().count({ total: '*' }) as Promise<Array<{ total: unknown }>>]);
+  return { items, total: Number(counted[0]?.total ?? 0) };
 }

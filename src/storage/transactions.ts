@@ -1,6 +1,10 @@
-// Retries a whole transaction when the database aborts it for a lock conflict: MySQL/MariaDB
-// deadlocks and lock-wait timeouts (also how Galera/TiDB report certification conflicts at
-// commit), and SQLite's busy writer lock.
+// The write transactions of storage, each retried whole when the database aborts it for a lock
+// conflict: MySQL/MariaDB deadlocks and lock-wait timeouts (also how Galera/TiDB report
+// certification conflicts at commit), and SQLite's busy writer lock.
+import type { Knex } from 'knex';
+import type { WriteTransaction } from './sql/dialect.js';
+import { dialectFor } from './sql/index.js';
+
 const RETRYABLE_MYSQL_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 const RETRYABLE_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
 
@@ -19,4 +23,20 @@ export async function retryOnLockConflict<T>(work: () => Promise<T>, attempts = 
       await new Promise((resolve) => setTimeout(resolve, 5 * 2 ** attempt + Math.random() * 20));
     }
   }
+}
+
+/**
+ * A Knex transaction, retried whole on a lock conflict: every change of an organization, member,
+ * application or key runs in one (two writers of one organization can deadlock on MariaDB).
+ */
+export function writeTransaction<T>(knex: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return retryOnLockConflict(() => knex.transaction(work));
+}
+
+/**
+ * The dialect's own write transaction (sql/dialect.ts), retried whole on a lock conflict: for the
+ * span writer and the purger, whose statements go out back to back.
+ */
+export function bulkWriteTransaction<T>(knex: Knex, work: (transaction: WriteTransaction) => Promise<T>): Promise<T> {
+  return retryOnLockConflict(() => dialectFor(knex).writeTransaction(knex, work));
 }

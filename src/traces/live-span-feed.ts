@@ -8,7 +8,8 @@
 // it was seen: a transaction still open that long is taken to have rolled back. Event ids never
 // go down (a late span carries the current high-water mark), so a client that resumes with
 // Last-Event-ID is sent nothing twice.
-import { MAX_STORED_INTEGER, type StoredSpan } from '../storage/spans/span-queries.js';
+import type { StoredSpan } from '../storage/spans/stored-span.js';
+import { MAX_STORED_INTEGER } from '../storage/spans/time-bounds.js';
 
 function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b;

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { knexSettings } from '../../src/storage/database.js';
 import { migratorConfig, migrateToLatest } from '../../src/storage/migrations/index.js';
-import { findSpans } from '../../src/storage/spans/span-queries.js';
+import { findSpans } from '../../src/storage/spans/span-pages.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { findActiveApplication } from '../../src/storage/accounts/applications.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
@@ -101,8 +101,8 @@ for (const database of testDatabases()) {
 
       const startNs = BigInt(old.start_time_unix_nano) - 1n;
       const read = await findSpans(knex, { applicationId: 'app_old', startNs, endNs: startNs + 10n ** 12n, filter: null, page: 1, limit: 10 });
-      expect(read.rows).to.have.length(1);
-      for (const column of STATUS_EVENT_COLUMNS) expect(read.rows[0]?.[column], column).to.equal(null);
+      expect(read.items).to.have.length(1);
+      for (const column of STATUS_EVENT_COLUMNS) expect(read.items[0]?.[column], column).to.equal(null);
       expect(await knex('traces').where({ application_id: 'app_old' }).pluck('error_count')).to.deep.equal([0]);
 
       // New spans of the same trace add to the count, old ones stay without a status.

@@ -3,7 +3,7 @@
 // primary key on MariaDB/MySQL: a batch touches its own rows, never a scan of the table.
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
-import { isMysql } from '../../src/storage/database.js';
+import { isMysql } from '../../src/storage/sql/index.js';
 import { deleteSpansQuery, expiredSpansQuery } from '../../src/storage/spans/span-purge.js';
 import { purgeBefore } from '../../src/retention/purger.js';
 import { spanRow } from '../support/span-rows.js';

@@ -2,7 +2,7 @@
 // order (as AUTO_INCREMENT values are taken at insert, not at commit).
 import { expect } from 'chai';
 import { LiveSpanFeed, type FeedReads } from '../../src/traces/live-span-feed.js';
-import type { StoredSpan } from '../../src/storage/spans/span-queries.js';
+import type { StoredSpan } from '../../src/storage/spans/stored-span.js';
 
 class FakeStorage {
   readonly committed = new Set<number>();

@@ -2,7 +2,7 @@
 // conditional writes (`where deleted_at is null`) whose affected-row count decides who won a race.
 import type { Knex } from 'knex';
 import type { Permission } from '../../permissions.js';
-import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
+import { readPage, totalOf, type Page, type PageWindow } from '../paging.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -66,7 +66,7 @@ export async function findActiveApiKey(knex: Knex, id: string): Promise<ApiKeyRe
   return row && fromRow(row);
 }
 
-export async function listApiKeys(knex: Knex, applicationId: string, window: PageWindow): Promise<Paged<ApiKeyRecord>> {
+export async function listApiKeys(knex: Knex, applicationId: string, window: PageWindow): Promise<Page<ApiKeyRecord>> {
   const query = activeKeys(knex).where('k.application_id', applicationId);
   const total = await totalOf(query);
   const rows = await readPage<ApiKeyRow>(

@@ -2,7 +2,7 @@
 // application soft-deletes its API keys in the same transaction. A null retention_days follows
 // the configured default (RETENTION_DEFAULT_DAYS).
 import type { Knex } from 'knex';
-import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
+import { readPage, totalOf, type Page, type PageWindow } from '../paging.js';
 
 export type Region = 'US' | 'EU';
 export type PricingPlan = 'free' | 'pro' | 'enterprise';
@@ -62,7 +62,7 @@ export interface ApplicationFilter {
   pricingPlan?: PricingPlan;
 }
 
-export async function listApplications(knex: Knex, filter: ApplicationFilter, window: PageWindow): Promise<Paged<ApplicationRecord>> {
+export async function listApplications(knex: Knex, filter: ApplicationFilter, window: PageWindow): Promise<Page<ApplicationRecord>> {
   const query = activeApplications(knex);
   if (filter.memberUserId !== undefined) {
     query.whereIn('a.organization_id', knex('memberships').select('organization_id').where({ user_id: filter.memberUserId }).whereNull('deleted_at'));

@@ -2,7 +2,7 @@
 // (no issuer yet) is `invited`; removal is soft, and adding the person again revives the row.
 import type { Knex } from 'knex';
 import type { Role } from '../../permissions.js';
-import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
+import { readPage, totalOf, type Page, type PageWindow } from '../paging.js';
 
 export type MemberStatus = 'active' | 'invited';
 
@@ -44,7 +44,7 @@ function activeMemberships(knex: Knex, organizationId: string): Knex.QueryBuilde
     .whereNull('m.deleted_at');
 }
 
-export async function listMembers(knex: Knex, organizationId: string, window: PageWindow): Promise<Paged<MemberRecord>> {
+export async function listMembers(knex: Knex, organizationId: string, window: PageWindow): Promise<Page<MemberRecord>> {
   const query = activeMemberships(knex, organizationId);
   const total = await totalOf(query);
   const rows = await readPage<MemberRow>(

@@ -2,7 +2,7 @@
 // serialises the writes that must see a consistent organization (members, applications, delete).
 import type { Knex } from 'knex';
 import type { Role } from '../../permissions.js';
-import { readPage, totalOf, type Paged, type PageWindow } from './paging.js';
+import { readPage, totalOf, type Page, type PageWindow } from '../paging.js';
 
 export interface Address {
   street: string;
@@ -98,7 +98,7 @@ export async function lockActiveOrganization(trx: Knex.Transaction, id: string, 
 }
 
 /** The active organizations `userId` belongs to, with the user's role, oldest first. */
-export async function listOrganizationsOfUser(knex: Knex, userId: string, window: PageWindow): Promise<Paged<OrganizationWithRole>> {
+export async function listOrganizationsOfUser(knex: Knex, userId: string, window: PageWindow): Promise<Page<OrganizationWithRole>> {
   const query = knex('organizations as o')
     .join('memberships as m', 'm.organization_id', 'o.id')
     .where('m.user_id', userId)

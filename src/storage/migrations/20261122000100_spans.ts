@@ -1,7 +1,7 @@
 // Spans per application, and a per-trace summary kept current as spans arrive in any order.
 // Nanosecond times are BIGINT (exact); free-form strings are TEXT (OTLP puts no bound on them).
 import type { Knex } from 'knex';
-import { isMysql } from '../database.js';
+import { isMysql } from '../sql/index.js';
 import { binaryCollation } from './mysql-table-options.js';
 
 export async function up(knex: Knex): Promise<void> {

@@ -7,7 +7,7 @@
 // 19 zero-padded digits, then the span_id: the smallest key is the root (earliest parentless
 // span, else earliest SERVER span, ties by span_id). Null when the trace has no root.
 import type { Knex } from 'knex';
-import { isMysql } from '../database.js';
+import { isMysql } from '../sql/index.js';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('traces', (table) => {

@@ -9,11 +9,11 @@
 // language can never negate (it has no `not`), so it matches nothing, `neq` included.
 import type { Knex } from 'knex';
 import type { Condition, FilterNode, Operator } from '../../filter/ast.js';
-import { fragment, type FilterDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
+import { fragment, type SqlDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
 import { storedEnumValue, targetOf, type FilterColumn } from './filter-targets.js';
 
 export interface CompileOptions {
-  dialect: FilterDialect;
+  dialect: SqlDialect;
   /** The qualified SQL name of a `spans` column in the query at hand, e.g. `s.span_name`. */
   column(name: FilterColumn): string;
 }

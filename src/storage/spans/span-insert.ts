@@ -62,7 +62,7 @@ export async function insertSpansMysql(connection: Mysql2Connection, rows: SpanR
 }
 
 /** Inserts the rows not stored yet; answers how many that were. */
-export async function insertSpansSqlite(trx: Knex.Transaction, rows: SpanRow[]): Promise<number> {
+export async function insertSpansSqlite(trx: Knex, rows: SpanRow[]): Promise<number> {
   let inserted = 0;
   for (let offset = 0; offset < rows.length; offset += SQLITE_ROWS_PER_INSERT) {
     await trx('spans')

@@ -2,10 +2,10 @@
 // that also brings the touched traces' summaries up to date. No table lock: row locks on the
 // batch's spans and on its traces' summaries, held for one batch (docs/retention.md).
 import type { Knex } from 'knex';
-import { bigintAsText, isMysql } from '../database.js';
-import { retryOnLockConflict } from '../transactions.js';
-import { send, withMysqlTransaction } from '../sql/mysql-transaction.js';
-import { recomputeSummaries, type Run } from './trace-summaries.js';
+import { bigintAsText } from '../database.js';
+import { dialectFor } from '../sql/index.js';
+import { bulkWriteTransaction } from '../transactions.js';
+import { recomputeSummaries } from './trace-summaries.js';
 
 export interface PurgeBatch {
   applicationId: string;
@@ -20,18 +20,13 @@ interface ExpiredSpan {
   trace_id: string;
 }
 
-/** A 19-digit nanosecond value compared exactly (bound as text, it would be compared as a double on MariaDB). */
-function exactInteger(knex: Knex): string {
-  return isMysql(knex) ? 'CAST(? AS SIGNED)' : 'CAST(? AS INTEGER)';
-}
-
 /**
  * The keys of the batch's oldest expired spans, read along the index on (application_id,
  * start_time_unix_nano): MariaDB/MySQL's clustered primary key, SQLite's spans_newest_first.
  */
 export function expiredSpansQuery(knex: Knex, { applicationId, beforeNs, limit }: PurgeBatch): Knex.QueryBuilder {
   const query = knex('spans').select({ start: bigintAsText(knex, 'start_time_unix_nano') }, 'seq', 'trace_id').where('application_id', applicationId);
-  if (beforeNs !== null) query.whereRaw(`start_time_unix_nano < ${exactInteger(knex)}`, [beforeNs.toString()]);
+  if (beforeNs !== null) query.whereRaw(`start_time_unix_nano < ${dialectFor(knex).exactInteger}`, [beforeNs.toString()]);
   return query.orderBy('start_time_unix_nano').limit(limit);
 }
 
@@ -46,8 +41,8 @@ export function deleteSpansQuery(knex: Knex, applicationId: string, spans: Expir
   const last = starts.reduce((a, b) => (b > a ? b : a));
   return knex('spans')
     .where('application_id', applicationId)
-    .whereRaw(`start_time_unix_nano >= ${exactInteger(knex)}`, [first.toString()])
-    .whereRaw(`start_time_unix_nano <= ${exactInteger(knex)}`, [last.toString()])
+    .whereRaw(`start_time_unix_nano >= ${dialectFor(knex).exactInteger}`, [first.toString()])
+    .whereRaw(`start_time_unix_nano <= ${dialectFor(knex).exactInteger}`, [last.toString()])
     .whereIn(
       'seq',
       spans.map((span) => String(span.seq)),
@@ -69,14 +64,11 @@ export async function purgeBatch(knex: Knex, batch: PurgeBatch): Promise<{ delet
   const spans = (await expiredSpansQuery(knex, batch)) as ExpiredSpan[];
   if (spans.length === 0) return { deleted: 0, full: false };
   const traceIds = [...new Set(spans.map((span) => span.trace_id))];
-  const work = async (db: Knex, run: Run) => {
+  const deleted = await bulkWriteTransaction(knex, async ({ db, run }) => {
     const deleted = affectedRows(await run(deleteSpansQuery(db, batch.applicationId, spans)));
     await recomputeSummaries(db, batch.applicationId, traceIds, run);
     return deleted;
-  };
-  const deleted = isMysql(knex)
-    ? await retryOnLockConflict(() => withMysqlTransaction(knex, 'READ COMMITTED', (connection) => work(knex, (query) => send(connection, query))))
-    : await retryOnLockConflict(() => knex.transaction((trx) => work(trx, async <T>(query: Knex.QueryBuilder) => (await query) as T)));
+  });
   // A full batch that deleted nothing was taken by another purger: its next pass goes on.
   return { deleted, full: spans.length === batch.limit && deleted > 0 };
 }

@@ -2,12 +2,11 @@
 // arrive in any order and in any number of batches. A span already stored (same application,
 // trace_id, span_id) is kept, never stored twice.
 import type { Knex } from 'knex';
-import { isMysql } from '../database.js';
-import { retryOnLockConflict } from '../transactions.js';
+import type { Run } from '../sql/dialect.js';
+import { bulkWriteTransaction } from '../transactions.js';
 import { insertSpansMysql, insertSpansSqlite } from './span-insert.js';
-import { send, withMysqlTransaction } from '../sql/mysql-transaction.js';
 import type { SpanRow } from './span-row.js';
-import { batchSummaries, groupBy, mergeQuery, recomputeSummaries, type Run } from './trace-summaries.js';
+import { batchSummaries, groupBy, mergeQuery, recomputeSummaries } from './trace-summaries.js';
 
 /** Traces whose spans and summaries one round of statements writes. */
 const TRACES_PER_ROUND = 500;
@@ -65,13 +64,8 @@ export async function storeSpans(knex: Knex, rows: SpanRow[]): Promise<void> {
   const write = async (writer: Writer) => {
     for (const { applicationId, rowsByTrace } of work) await storeTraces(writer, applicationId, rowsByTrace);
   };
-  if (isMysql(knex)) {
-    await retryOnLockConflict(() =>
-      withMysqlTransaction(knex, 'READ COMMITTED', (connection) => write({ db: knex, insert: (unique) => insertSpansMysql(connection, unique), run: (query) => send(connection, query) })),
-    );
-  } else {
-    await retryOnLockConflict(() =>
-      knex.transaction((trx) => write({ db: trx, insert: (unique) => insertSpansSqlite(trx, unique), run: async <T>(query: Knex.QueryBuilder) => (await query) as T })),
-    );
-  }
+  await bulkWriteTransaction(knex, ({ db, run, connection }) =>
+    // MariaDB/MySQL insert through prepared statements on the transaction's own connection.
+    write({ db, run, insert: (unique) => (connection ? insertSpansMysql(connection, unique) : insertSpansSqlite(db, unique)) }),
+  );
 }

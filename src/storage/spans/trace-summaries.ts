@@ -2,11 +2,10 @@
 // traces, and the statements that merge it into the stored summaries or recompute them from the
 // stored spans. The caller (span writer, retention purger) runs them inside its transaction.
 import type { Knex } from 'knex';
-import { bigintAsText, isMysql } from '../database.js';
+import { bigintAsText } from '../database.js';
+import type { Run } from '../sql/dialect.js';
+import { dialectFor } from '../sql/index.js';
 import type { SpanRow } from './span-row.js';
-
-/** Runs a built statement inside the writer's transaction and resolves with its rows. */
-export type Run = <T>(query: Knex.QueryBuilder) => Promise<T>;
 
 interface RootCandidate {
   span_id: string;
@@ -119,10 +118,8 @@ const ROOT_COLUMNS = ['root_span_id', 'root_start_time_unix_nano', 'span_name', 
  * cost are assigned only after everything that reads their old values).
  */
 export function mergeQuery(db: Knex, summaries: Summary[]): Knex.QueryBuilder {
-  const mysql = isMysql(db);
-  const incoming = (column: string) => db.raw(mysql ? 'VALUES(??)' : 'excluded.??', [column]);
-  const greatest = mysql ? 'GREATEST' : 'MAX';
-  const least = mysql ? 'LEAST' : 'MIN';
+  const { insertedValue, greatest, least } = dialectFor(db);
+  const incoming = (column: string) => db.raw(insertedValue, [column]);
   const newRootWins = db.raw('? IS NOT NULL AND (?? IS NULL OR ? < ??)', [incoming('root_key'), 'traces.root_key', incoming('root_key'), 'traces.root_key']);
   const merge: Record<string, Knex.Raw> = {};
   for (const column of [...ROOT_COLUMNS, 'root_key']) merge[column] = db.raw('CASE WHEN ? THEN ? ELSE ?? END', [newRootWins, incoming(column), `traces.${column}`]);

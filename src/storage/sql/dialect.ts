@@ -1,8 +1,10 @@
-// What differs between the databases when a filter becomes SQL: JSON access, the text form and
-// the numeric reading of an attribute value, literal string matching (LIKE/GLOB escaping,
-// collation, trailing-space padding) and exact 64-bit integer parameters. One small module per
-// dialect implements it; the compiler (compile.ts) is shared.
+// Every difference between the databases the service runs on, as one interface: one module per
+// database implements it (sqlite.ts, mysql.ts) and nothing outside this folder asks which
+// database it talks to. The filter's parts (JSON access, the text form and numeric reading of an
+// attribute, literal string matching with its escaping, collation and padding rules) serve the
+// compiler (../spans/filter-sql.ts); the rest serve the span reads and writes and the connection.
 import type { Knex } from 'knex';
+import type { Mysql2Connection } from './mysql-transaction.js';
 
 /** SQL text with `?` placeholders and the values bound to them, in order. */
 export interface SqlFragment {
@@ -12,7 +14,7 @@ export interface SqlFragment {
 
 export type TextMatch = 'contains' | 'starts_with' | 'ends_with';
 
-export interface FilterDialect {
+export interface SqlDialect {
   readonly name: 'sqlite' | 'mysql';
   /**
    * The text form of an attribute (`GET`, `200`, `true`, arrays and objects as compact JSON),
@@ -38,10 +40,42 @@ export interface FilterDialect {
   readonly exactInteger: string;
   /** An expression as a double (averages of integers must not become decimals). */
   asDouble(expression: string): string;
-  /** Integer division of two non-negative integer expressions. */
-  integerDivision(dividend: string, divisor: string): string;
+  /** An integer expression as decimal text, so that 19-digit nanoseconds survive every driver exactly. */
+  asText(expression: string): string;
+  /**
+   * A JSON column as its stored text: mysql2 parses MariaDB's JSON columns into objects (through
+   * a double, so large integers lose digits).
+   */
+  jsonText(column: string): string;
   /** `table AS alias`, read through the named index (a trusted name). */
   tableThroughIndex(table: string, alias: string, index: string): string;
+  /** In an upsert's update list, the value the insert brought for a column (`??` is the column). */
+  readonly insertedValue: string;
+  /** The scalar functions of the larger and the smaller of two values. */
+  readonly greatest: string;
+  readonly least: string;
+  /** Whether the database has VAR_POP (else the variance takes a second pass). */
+  readonly hasVarPop: boolean;
+  /** The transaction settings under which two reads see one snapshot. */
+  readonly snapshot: Knex.TransactionConfig | undefined;
+  /**
+   * Runs a write transaction: MariaDB/MySQL straight on one pooled connection (see
+   * mysql-transaction.ts), SQLite through Knex.
+   */
+  writeTransaction<T>(knex: Knex, work: (transaction: WriteTransaction) => Promise<T>): Promise<T>;
+  /** The Knex settings for a database URL of this database; SQLite's file lives in dataDir unless the URL names one. */
+  knexSettings(databaseUrl: string | undefined, dataDir: string): Knex.Config;
+}
+
+/** Runs one statement of a write transaction, resolving with its rows or result. */
+export type Run = <T>(query: Knex.QueryBuilder) => Promise<T>;
+
+/** A write transaction in progress: `db` builds statements, `run` runs them inside it. */
+export interface WriteTransaction {
+  db: Knex;
+  run: Run;
+  /** MariaDB/MySQL: the connection the transaction holds, for statements sent without Knex. */
+  connection?: Mysql2Connection;
 }
 
 /** The JSON path of one flat dotted attribute key: `$."http.method"` (keys never hold quotes). */

@@ -1,10 +1,12 @@
-// The MariaDB (and MySQL) side of the filter compiler. Tables use utf8mb4_bin, which is
+// The MariaDB (and MySQL) dialect. In filters: tables use utf8mb4_bin, which is
 // case-sensitive but PAD SPACE (`'a' = 'a '` holds), so exact equality also asks LIKE, which
 // never pads; LIKE patterns escape `%`, `_` and the escape character `!`. Attribute text is
 // forced to utf8mb4_bin whatever the connection's collation. JSON_VALUE reads `true` as `1`,
 // and JSON_EXTRACT re-spaces arrays and objects, hence the CASE on the value's JSON type.
 // Long values match without LIKE (see LIKE_VALUE_LIMIT).
-import { attributePath, fragment, type FilterDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import type { Knex } from 'knex';
+import { attributePath, fragment, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import { send, withMysqlTransaction } from './mysql-transaction.js';
 
 export function escapeLike(value: string): string {
   return value.replace(/[!%_]/g, (character) => `!${character}`);
@@ -36,7 +38,7 @@ const NOT_ONLY_STRING_TEXT = /^(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?|t
 // PCRE's `$` also matches before a final newline; `\z` does not.
 const NUMBER_TEXT_REGEXP = '^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?\\z';
 
-export const mysqlDialect: FilterDialect = {
+export const mysqlDialect: SqlDialect = {
   name: 'mysql',
 
   attributeText(column: string, key: string): SqlFragment {
@@ -105,7 +107,43 @@ export const mysqlDialect: FilterDialect = {
     return `${table} AS ${alias} FORCE INDEX (${index})`;
   },
 
-  integerDivision(dividend: string, divisor: string): string {
-    return `((${dividend}) DIV (${divisor}))`;
+
+  asText(expression: string): string {
+    return `CAST(${expression} AS CHAR)`;
+  },
+
+  jsonText(column: string): string {
+    return `CAST(${column} AS CHAR)`;
+  },
+
+  insertedValue: 'VALUES(??)',
+  greatest: 'GREATEST',
+  least: 'LEAST',
+  hasVarPop: true,
+  // InnoDB's consistent read: every read of the transaction sees the first one's snapshot.
+  snapshot: { isolationLevel: 'repeatable read' },
+
+  writeTransaction(knex, work) {
+    // READ COMMITTED: each statement sees what other writers committed before it, after the
+    // summary rows it locks (see ../spans/trace-summaries.ts, lockQuery).
+    return withMysqlTransaction(knex, 'READ COMMITTED', (connection) => work({ db: knex, run: (query) => send(connection, query), connection }));
+  },
+
+  knexSettings(databaseUrl: string | undefined): Knex.Config {
+    return {
+      client: 'mysql2',
+      connection: {
+        uri: databaseUrl,
+        // Exact 64-bit integers (nanosecond timestamps) come back as strings, never as lossy doubles.
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+        dateStrings: true,
+        timezone: 'Z',
+        charset: 'utf8mb4',
+      } as Knex.MySql2ConnectionConfig,
+      pool: { min: 0, max: 10 },
+      // Under saturation answer 503 quickly: OTLP exporters give up on a request after 10 s.
+      acquireConnectionTimeout: 8000,
+    };
   },
 };

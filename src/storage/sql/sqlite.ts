@@ -1,9 +1,12 @@
-// The SQLite side of the filter compiler. Strings compare with the BINARY collation (exact and
+// The SQLite dialect. In filters: strings compare with the BINARY collation (exact and
 // case-sensitive); literal matching uses GLOB, which is case-sensitive, with its three special
 // characters bracketed, and instr()/substr() where the pattern would pass GLOB's length limit.
 // JSON through the built-in JSON functions; `->` returns a value's JSON text exactly as stored
 // (numbers keep their digits, booleans read `true`/`false`).
-import { attributePath, fragment, type FilterDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import { attributePath, fragment, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
 
 /** `*`, `?` and `[` are GLOB's wildcards; inside brackets each stands for itself. */
 export function escapeGlob(value: string): string {
@@ -30,7 +33,7 @@ const WITHOUT_PATTERN: Record<TextMatch, (expression: string) => string> = {
   ends_with: (expression) => `substr(${expression}, -length(?)) = ?`,
 };
 
-export const sqliteDialect: FilterDialect = {
+export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
 
   attributeText(column: string, key: string): SqlFragment {
@@ -76,7 +79,44 @@ export const sqliteDialect: FilterDialect = {
     return `${table} AS ${alias} INDEXED BY ${index}`;
   },
 
-  integerDivision(dividend: string, divisor: string): string {
-    return `((${dividend}) / (${divisor}))`;
+
+  asText(expression: string): string {
+    return `CAST(${expression} AS TEXT)`;
+  },
+
+  jsonText(column: string): string {
+    return column;
+  },
+
+  insertedValue: 'excluded.??',
+  greatest: 'MAX',
+  least: 'MIN',
+  hasVarPop: false,
+  // One connection, and a reader's transaction sees one snapshot in WAL mode.
+  snapshot: undefined,
+
+  writeTransaction(knex, work) {
+    return knex.transaction((trx) => work({ db: trx, run: async <T>(query: Knex.QueryBuilder) => (await query) as T }));
+  },
+
+  knexSettings(databaseUrl: string | undefined, dataDir: string): Knex.Config {
+    const filename = databaseUrl ? databaseUrl.replace(/^sqlite:(\/\/)?/, '') : path.join(dataDir, 'spanledger.sqlite');
+    if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+    return {
+      client: 'better-sqlite3',
+      connection: { filename },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(connection: { pragma(sql: string): unknown }, done: (error: Error | null, connection: unknown) => void) {
+          // WAL lets readers run beside the writer; foreign keys are off by default in SQLite.
+          connection.pragma('journal_mode = WAL');
+          connection.pragma('foreign_keys = ON');
+          connection.pragma('busy_timeout = 5000');
+          done(null, connection);
+        },
+      },
+    };
   },
 };

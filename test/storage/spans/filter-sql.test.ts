@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../../src/filter/ast.js';
 import { compileFilter } from '../../../src/storage/spans/filter-sql.js';
-import type { FilterDialect } from '../../../src/storage/sql/dialect.js';
+import type { SqlDialect } from '../../../src/storage/sql/dialect.js';
 import { escapeLike, LIKE_VALUE_LIMIT, mysqlDialect } from '../../../src/storage/sql/mysql.js';
 import { escapeGlob, GLOB_PATTERN_LIMIT, sqliteDialect } from '../../../src/storage/sql/sqlite.js';
 import { storedSpanKind, targetOf } from '../../../src/storage/spans/filter-targets.js';
@@ -137,12 +137,12 @@ const CASES: Case[] = [
   ['a top-level empty or', { or: [] }, { sqlite: { sql: '(1 = 0)', bindings: [] }, mysql: { sql: '(1 = 0)', bindings: [] } }],
 ];
 
-const DIALECTS: Array<[name: 'sqlite' | 'mysql', client: string, dialect: FilterDialect]> = [
+const DIALECTS: Array<[name: 'sqlite' | 'mysql', client: string, dialect: SqlDialect]> = [
   ['sqlite', 'better-sqlite3', sqliteDialect],
   ['mysql', 'mysql2', mysqlDialect],
 ];
 
-function compiled(knex: Knex, dialect: FilterDialect, filter: unknown): Want {
+function compiled(knex: Knex, dialect: SqlDialect, filter: unknown): Want {
   const validated = validateFilter(filter);
   if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
   const where = compileFilter(validated.filter, { dialect, column: (name) => `s.${name}` });

@@ -1,0 +1,104 @@
+// The statistics GET /traces/metrics is made of, computed in the database: count, mean, spread,
+// extremes, and the values at the ranks around each percentile, over the matching traces.
+import type { Knex } from 'knex';
+import { dialectFor } from '../sql/index.js';
+import type { WindowFilter } from './span-pages.js';
+import { asNumber } from './stored-span.js';
+import { matchingTraces } from './trace-pages.js';
+
+/** The percentiles of trace metrics, as whole percents: position = p × (n − 1) / 100. */
+export const METRIC_PERCENTS = [50, 90, 95, 99] as const;
+
+export const METRIC_FIGURES = ['duration', 'cost', 'spans'] as const;
+export type MetricFigure = (typeof METRIC_FIGURES)[number];
+
+export interface FigureStatistics {
+  mean: number;
+  /** Population standard deviation. */
+  stddev: number;
+  min: number;
+  max: number;
+  /** Values by 0-based rank in ascending order, at least around every percentile position. */
+  byRank: Map<number, number>;
+}
+
+export interface MetricRanks {
+  count: number;
+  figures: Record<MetricFigure, FigureStatistics>;
+}
+
+/** The ranks either side of each percentile position p × (n − 1), in whole numbers. */
+export function percentileRanks(count: number): number[] {
+  const ranks = new Set<number>();
+  for (const percent of METRIC_PERCENTS) {
+    const low = Math.floor((percent * (count - 1)) / 100);
+    ranks.add(low);
+    if (low + 1 < count) ranks.add(low + 1);
+  }
+  return [...ranks].sort((a, b) => a - b);
+}
+
+const FIGURE_COLUMNS: Record<MetricFigure, string> = { duration: 'd', cost: 'c', spans: 's' };
+
+/**
+ * The statistics trace metrics are made of, computed in the database over the traces that
+ * `POST /traces?search_child_spans=true` lists, in two reads of one snapshot:
+ *  1. count, mean, population variance, min and max of each figure (VAR_POP, a single
+ *     accurate pass, where the database has it; two passes on SQLite);
+ *  2. each figure's values at the ranks around its percentile positions (ROW_NUMBER(); never
+ *     MariaDB's PERCENTILE_CONT, whose DOUBLE(18,10) result is wrong from about 1e8, and with
+ *     the ranks bound as constants: COUNT(*) OVER () costs as much as a sort there).
+ * At most a few dozen values reach Node, however many traces match.
+ */
+export async function traceMetricRanks(knex: Knex, query: WindowFilter): Promise<MetricRanks> {
+  const { hasVarPop, snapshot } = dialectFor(knex);
+  const work = async (trx: Knex.Transaction): Promise<MetricRanks> => {
+    const dialect = dialectFor(trx);
+    const matched = () =>
+      matchingTraces(trx, { ...query, searchChildSpans: true })
+        .select({ d: 't.duration_ms', c: 't.total_cost' })
+        .select(trx.raw(`${dialect.asDouble('t.spans_count')} AS s`))
+        .as('m');
+    const figures = Object.values(FIGURE_COLUMNS);
+    const summary = figures.flatMap((v) => [`AVG(${v}) AS mean_${v}`, `MIN(${v}) AS min_${v}`, `MAX(${v}) AS max_${v}`]);
+    let aggregates: Record<string, unknown> | undefined;
+    if (hasVarPop) {
+      const spreads = figures.map((v) => `VAR_POP(${v}) AS variance_${v}`);
+      [aggregates] = await trx.select(trx.raw(['COUNT(*) AS n', ...summary, ...spreads].join(', '))).from(matched());
+    } else {
+      // SQLite has no VAR_POP: the mean first, then the mean squared deviation from it.
+      const spreads = figures.map((v) => `(SELECT AVG((${v} - a.mean_${v}) * (${v} - a.mean_${v})) FROM m) AS variance_${v}`);
+      [aggregates] = await trx
+        .with('m', (inner) => inner.select('*').from(matched()))
+        .select(trx.raw(['a.*', ...spreads].join(', ')))
+        .from(trx.select(trx.raw(['COUNT(*) AS n', ...summary].join(', '))).from('m').as('a'));
+    }
+    const count = asNumber(aggregates?.n ?? 0);
+    const ranks = count > 0 ? percentileRanks(count) : [];
+    const ranked: Array<Record<string, unknown>> =
+      ranks.length === 0
+        ? []
+        : await trx
+            .select('*')
+            .from(
+              trx
+                .select(figures)
+                .select(trx.raw(figures.map((v) => `ROW_NUMBER() OVER (ORDER BY ${v}) - 1 AS rank_${v}`).join(', ')))
+                .from(matched())
+                .as('r'),
+            )
+            .where((where) => {
+              for (const v of figures) where.orWhereIn(`rank_${v}`, ranks);
+            });
+    const statistics = (v: string): FigureStatistics => ({
+      mean: asNumber(aggregates?.[`mean_${v}`] ?? 0),
+      stddev: Math.sqrt(Math.max(0, asNumber(aggregates?.[`variance_${v}`] ?? 0))),
+      min: asNumber(aggregates?.[`min_${v}`] ?? 0),
+      max: asNumber(aggregates?.[`max_${v}`] ?? 0),
+      byRank: new Map(ranked.filter((row) => ranks.includes(asNumber(row[`rank_${v}`]))).map((row) => [asNumber(row[`rank_${v}`]), asNumber(row[v])])),
+    });
+    return { count, figures: { duration: statistics('d'), cost: statistics('c'), spans: statistics('s') } };
+  };
+  // One snapshot for both reads, so that spans stored in between cannot shift the ranks.
+  return knex.transaction(work, snapshot);
+}

@@ -1,0 +1,102 @@
+// POST /traces's read: the traces whose root starts in the window and that match a filter (on
+// the root span, or on any span), as a page of summaries, latest first, and their total.
+import type { Knex } from 'knex';
+import type { FilterNode } from '../../filter/ast.js';
+import { bigintAsText } from '../database.js';
+import { pageAndTotal, readPage, type Page, type PageRequest } from '../paging.js';
+import { dialectFor } from '../sql/index.js';
+import { compileFilter } from './filter-sql.js';
+import { targetOf, type FilterColumn } from './filter-targets.js';
+import type { WindowFilter } from './span-pages.js';
+import { asNumber } from './stored-span.js';
+import { betweenNanos } from './time-bounds.js';
+
+export interface StoredTraceSummary {
+  trace_id: string;
+  span_name: string;
+  duration_ms: number;
+  spans_count: number;
+  total_cost: number;
+  error_count: number;
+  min_start_time_unix_nano: string;
+  service_name: string | null;
+  unit: string | null;
+  parent_unit: string | null;
+}
+
+// The root's span_name, service_name, unit and parent_unit are copied into its trace summary;
+// a filter on root spans that reads nothing else needs no join to the root span.
+const SUMMARY_COLUMNS: ReadonlySet<FilterColumn> = new Set(['trace_id', 'span_name', 'service_name', 'unit', 'parent_unit']);
+
+function filterFields(node: FilterNode | null, out: Set<string> = new Set()): Set<string> {
+  if (node === null) return out;
+  if (node.kind === 'condition') out.add(node.field);
+  else node.children.forEach((child) => filterFields(child, out));
+  return out;
+}
+
+export interface TraceQuery extends WindowFilter {
+  /** false: the filter tests each trace's root span; true: at least one of its spans. */
+  searchChildSpans: boolean;
+}
+
+/** Traces whose root starts in the window and that match the filter (a builder over `traces t`). */
+export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder {
+  const dialect = dialectFor(knex);
+  const builder = knex({ t: 'traces' })
+    .where('t.application_id', query.applicationId)
+    // A trace without a root (no parentless and no SERVER span) belongs to no window.
+    .whereNotNull('t.root_start_time_unix_nano')
+    .modify(betweenNanos(dialect, 't.root_start_time_unix_nano', query.startNs, query.endNs));
+  if (query.filter === null) return builder;
+  if (query.searchChildSpans) {
+    const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}` });
+    return builder.whereExists((exists) => {
+      exists
+        .select(knex.raw('1'))
+        .from({ s: 'spans' })
+        .whereRaw('s.application_id = t.application_id')
+        .whereRaw('s.trace_id = t.trace_id')
+        .where(where as (inner: Knex.QueryBuilder) => void);
+    });
+  }
+  const onSummary = (name: FilterColumn) => SUMMARY_COLUMNS.has(name);
+  const needsRoot = [...filterFields(query.filter)].some((field) => {
+    const target = targetOf(field);
+    return target.kind === 'attribute' || !onSummary(target.column);
+  });
+  if (needsRoot) {
+    builder.join({ r: 'spans' }, (join) => {
+      join.on('r.application_id', 't.application_id').andOn('r.trace_id', 't.trace_id').andOn('r.span_id', 't.root_span_id');
+    });
+  }
+  const where = compileFilter(query.filter, { dialect, column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`) });
+  return builder.where(where as (inner: Knex.QueryBuilder) => void);
+}
+
+/** POST /traces: one summary per matching trace, latest first. */
+export async function findTraces(knex: Knex, query: TraceQuery & PageRequest): Promise<Page<StoredTraceSummary>> {
+  return pageAndTotal(
+    () => matchingTraces(knex, query),
+    async (builder, window) => {
+      // Sorted after the window is found (traces_by_root_start or the primary key, as the
+      // optimizer judges): an index in list order would let a page with few matches walk every
+      // older trace of the application, since the window bounds the root's start, not the order.
+      const rows = await readPage<Record<string, unknown>>(
+        builder
+          .select('t.trace_id', 't.span_name', 't.duration_ms', 't.spans_count', 't.total_cost', 't.error_count', 't.service_name', 't.unit', 't.parent_unit')
+          .select({ min_start_time_unix_nano: bigintAsText(knex, 't.min_start_time_unix_nano') })
+          .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }]),
+        window,
+      );
+      return rows.map((row) => ({
+        ...(row as unknown as StoredTraceSummary),
+        duration_ms: asNumber(row.duration_ms),
+        spans_count: asNumber(row.spans_count),
+        total_cost: asNumber(row.total_cost),
+        error_count: asNumber(row.error_count),
+      }));
+    },
+    query,
+  );
+}
