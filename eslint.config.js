@@ -1,6 +1,63 @@
-// ESLint: the recommended TypeScript rules over src/, test/ and scripts/.
+// ESLint: the recommended TypeScript rules over src/, test/ and scripts/, and the one-way layering
+// of src/ (README, "Layout"): each folder imports only the folders below it.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/**
+ * What each top-level entry of src/ may import from src/, lowest first. A folder not listed may
+ * import nothing of src/; server.ts and main.ts compose everything and are not restricted.
+ */
+const LAYERS = {
+  errors: [],
+  permissions: [],
+  json: [],
+  generated: [],
+  config: [],
+  logger: ['config'],
+  filter: ['errors', 'generated'],
+  storage: ['filter', 'errors', 'permissions', 'json', 'config'],
+  accounts: ['storage', 'errors', 'permissions'],
+  auth: ['accounts', 'storage', 'errors', 'permissions', 'config'],
+  ingest: ['storage', 'errors', 'json', 'config'],
+  traces: ['storage', 'filter', 'errors', 'generated'],
+  retention: ['storage', 'errors', 'config'],
+  operations: ['auth', 'errors', 'config'],
+  engine: ['operations', 'traces', 'ingest', 'auth', 'filter', 'storage', 'errors', 'json', 'generated', 'config'],
+  management: ['operations', 'accounts', 'auth', 'storage', 'errors', 'permissions', 'generated', 'config'],
+  api: ['operations', 'errors', 'generated', 'config'],
+  ops: ['api', 'storage', 'errors', 'json', 'config'],
+  grpc: ['ops', 'api', 'operations', 'ingest', 'auth', 'storage', 'errors', 'config'],
+  http: ['ops', 'api', 'engine', 'management', 'operations', 'traces', 'ingest', 'auth', 'accounts', 'storage', 'errors', 'json', 'generated', 'config', 'logger'],
+};
+
+const ENTRIES = [...Object.keys(LAYERS), 'server', 'main'];
+
+const SINGLE_FILES = new Set(['errors', 'permissions', 'config', 'logger']);
+
+/** The pattern that keeps an import climbing back to src/ (`climb`) to what `entry` allows. */
+function layerPattern(entry, climb) {
+  const allowed = LAYERS[entry];
+  const forbidden = ENTRIES.filter((other) => other !== entry && !allowed.includes(other));
+  const message = `src/${entry} may import only ${allowed.length > 0 ? allowed.join(', ') : 'nothing'} of src/ (eslint.config.js, LAYERS)`;
+  return { regex: `^${climb}(${forbidden.join('|')})(/|\\.js$)`, message };
+}
+
+const restrict = (files, patterns) => ({ files: [files], rules: { 'no-restricted-imports': ['error', { patterns }] } });
+
+/**
+ * One block per entry and file depth: an import that climbs back to src/ (`./x` from a file of
+ * src/, `../x` from a file one folder down, ...) may name only what the entry allows.
+ */
+function layeringRules() {
+  const blocks = Object.keys(LAYERS).flatMap((entry) => {
+    if (SINGLE_FILES.has(entry)) return [restrict(`src/${entry}.ts`, [layerPattern(entry, '\\./')])];
+    return [1, 2, 3, 4].map((depth) => restrict(`src/${entry}/${'*/'.repeat(depth - 1)}*.ts`, [layerPattern(entry, '(\\.\\./)'.repeat(depth))]));
+  });
+  // Inside storage, the dialects are the bottom: they know nothing of the tables they serve.
+  const siblings = { regex: '^\\.\\./(?!\\.\\./)', message: 'src/storage/sql imports only its own modules (eslint.config.js)' };
+  blocks.push(restrict('src/storage/sql/*.ts', [layerPattern('storage', '(\\.\\./){2}'), siblings]));
+  return blocks;
+}
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'src/generated/'] },
@@ -12,6 +69,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  ...layeringRules(),
   {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-unused-expressions': 'off' },
