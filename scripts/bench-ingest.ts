@@ -31,9 +31,9 @@ import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
-import { apiKeyToken, createApiKey, databaseUrl as databaseUrlOn, log, startService } from './bench-service.js';
-import { makeBatches, SPANS_PER_TRACE } from './bench-workload.js';
-import { cpuSeconds, databaseServerPid } from './process-cpu.js';
+import { apiKeyToken, createApiKey, databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
+import { makeBatches, SPANS_PER_TRACE } from './lib/bench-workload.js';
+import { cpuSeconds, databaseServerPid } from './lib/process-cpu.js';
 import { retryOnLockConflict } from '../src/storage/retry.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;

@@ -20,7 +20,7 @@ import { newId } from '../src/accounts/ids.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import type { SpanRow } from '../src/storage/spans/span-row.js';
 import { storeSpans } from '../src/storage/spans/span-writer.js';
-import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './bench-service.js';
+import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const DATABASE = process.env.BENCH_QUERY_DATABASE ?? 'spanledger_bench_query';

@@ -3,9 +3,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import type { Knex } from 'knex';
-import { newId, newSecret } from '../src/accounts/ids.js';
-import type { Permission } from '../src/accounts/permissions.js';
-import { hashSecret } from '../src/accounts/secrets.js';
+import { newId, newSecret } from '../../src/accounts/ids.js';
+import type { Permission } from '../../src/accounts/permissions.js';
+import { hashSecret } from '../../src/accounts/secrets.js';
 
 /** Progress and errors go to stderr, so that stdout holds only the results. */
 export function log(message: string): void {
