@@ -25,15 +25,15 @@ import path from 'node:path';
 import { Client, credentials, Metadata } from '@grpc/grpc-js';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
-import { newId } from '../src/storage/accounts/ids.js';
 import { EXPORT_PATH } from '../src/grpc/trace-service.js';
 import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
-import { apiKeyToken, createApiKey, databaseUrl as databaseUrlOn, log, startService } from './bench-service.js';
-import { makeBatches, SPANS_PER_TRACE } from './bench-workload.js';
-import { cpuSeconds, databaseServerPid } from './process-cpu.js';
+import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
+import { makeBatches, SPANS_PER_TRACE } from './lib/bench-workload.js';
+import { cpuSeconds, databaseServerPid } from './lib/process-cpu.js';
+import { seedApiKey, seedApplication, seedOrganization } from './lib/seed-accounts.js';
 import { retryOnLockConflict } from '../src/storage/transactions.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
@@ -57,18 +57,13 @@ type Transport = 'bearer' | 'basic' | 'grpc';
 
 /** An organization, an application and a key holding write:traces; the credentials `transport` sends. */
 async function ingestCaller(knex: Knex, serviceUrl: string, transport: Transport): Promise<Record<string, string>> {
-  const now = Date.now();
-  const address = JSON.stringify({ street: '', city: '', state: '', postal_code: '', country: '' });
-  const organizationId = newId('org');
-  const applicationId = newId('app');
-  await knex('organizations').insert({ id: organizationId, name: 'Bench', address, billing_address: address, created_at: now, updated_at: now });
-  await knex('applications').insert({ id: applicationId, organization_id: organizationId, name: 'Bench', region: 'EU', pricing_plan: 'free', created_at: now, updated_at: now });
+  const applicationId = await seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), { name: 'Bench' });
   if (transport === 'bearer') {
     const token = await apiKeyToken(knex, serviceUrl, applicationId, ['write:traces']);
     return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId };
   }
   // The secret checked on every request; no X-Vendor-App-Id: the spans go to the key's own application.
-  const { apiKey, secret } = await createApiKey(knex, applicationId, ['write:traces']);
+  const { apiKey, secret } = await seedApiKey(knex, applicationId, ['write:traces'], { name: 'bench' });
   return { authorization: `Basic ${Buffer.from(`${apiKey}:${secret}`).toString('base64')}` };
 }
 

@@ -16,11 +16,11 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
-import { newId } from '../src/storage/accounts/ids.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import type { SpanRow } from '../src/storage/spans/span-row.js';
 import { storeSpans } from '../src/storage/spans/span-writer.js';
-import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './bench-service.js';
+import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
+import { seedApplication, seedOrganization } from './lib/seed-accounts.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const DATABASE = process.env.BENCH_QUERY_DATABASE ?? 'spanledger_bench_query';
@@ -216,14 +216,9 @@ async function seededApplication(knex: Knex): Promise<string | undefined> {
   return Number(spans) === TRACES * SPANS_PER_TRACE ? existing.id : undefined;
 }
 
+/** The bench's organization and application (the name is how seededApplication() finds it again). */
 async function createApplication(knex: Knex): Promise<string> {
-  const now = Date.now();
-  const address = JSON.stringify({ street: '', city: '', state: '', postal_code: '', country: '' });
-  const organizationId = newId('org');
-  const applicationId = newId('app');
-  await knex('organizations').insert({ id: organizationId, name: 'Bench', address, billing_address: address, created_at: now, updated_at: now });
-  await knex('applications').insert({ id: applicationId, organization_id: organizationId, name: 'bench:query', region: 'EU', pricing_plan: 'free', created_at: now, updated_at: now });
-  return applicationId;
+  return seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), { name: 'bench:query' });
 }
 
 // ---------------------------------------------------------------------------------------------

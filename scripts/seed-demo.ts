@@ -15,7 +15,7 @@
 // POST /auth/token, or a dashboard user's token).
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, localServiceUrl } from '../src/config.js';
-import { createDemoAccount } from './demo-account.js';
+import { createDemoAccount } from './lib/demo-account.js';
 import { context, SpanKind, SpanStatusCode, trace, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';

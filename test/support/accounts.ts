@@ -1,14 +1,12 @@
-// Seeds accounts straight into the database (organizations, memberships, applications, API keys)
-// so authentication and authorization tests do not depend on the management handlers.
+// Accounts for tests: a thin layer over scripts/lib/seed-accounts.ts (which writes through the
+// storage repositories) keeping the signatures the tests call, plus what only tests need: user
+// tokens signed by the test server's own key and the key-for-token exchange at POST /auth/token.
 import type { Knex } from 'knex';
-import { newId, newSecret } from '../../src/storage/accounts/ids.js';
-import { DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
-import { hashSecret } from '../../src/accounts/secrets.js';
-import { signInUser } from '../../src/storage/accounts/users.js';
+import { newId } from '../../src/storage/accounts/ids.js';
+import { DASHBOARD_USER_PERMISSIONS, type Permission, type Role } from '../../src/permissions.js';
+import * as seed from '../../scripts/lib/seed-accounts.js';
 import type { ResourceIds } from './operation-requests.js';
 import type { TestServer } from './test-server.js';
-
-const EMPTY_ADDRESS = JSON.stringify({ street: '', city: '', state: '', postal_code: '', country: '' });
 
 export interface SeededUser {
   userId: string;
@@ -16,52 +14,29 @@ export interface SeededUser {
   token: string;
 }
 
-export interface SeededKey {
-  apiKey: string;
-  secret: string;
-}
+export type SeededKey = seed.SeededApiKey;
 
 /** A dashboard user known to the service, with a token signed by the service's own key. */
 export async function seedUser(app: TestServer, name: string, permissions: readonly string[] = DASHBOARD_USER_PERMISSIONS): Promise<SeededUser> {
   const subject = `${name}-${newId('usr').slice(4, 12)}`;
   const email = `${subject}@example.com`;
-  const user = await signInUser(app.server.knex, { issuer: app.config.auth.tokenIssuer, subject, email, name });
+  const user = await seed.seedUser(app.server.knex, { issuer: app.config.auth.tokenIssuer, subject, email, name });
   const token = await app.server.tokens.signUserToken({ subject, email, name, permissions: permissions as never }, 3600);
   return { userId: user.id, subject, token };
 }
 
-export async function seedOrganization(knex: Knex, members: Array<[userId: string, role: 'owner' | 'member']>): Promise<string> {
-  const id = newId('org');
-  const now = Date.now();
-  await knex('organizations').insert({ id, name: `Org ${id}`, address: EMPTY_ADDRESS, billing_address: EMPTY_ADDRESS, created_at: now, updated_at: now });
-  for (const [userId, role] of members) {
-    await knex('memberships').insert({ organization_id: id, user_id: userId, role, created_at: now, updated_at: now });
-  }
-  return id;
+/** An organization with these members; without an owner among them, the seed owner owns it. */
+export async function seedOrganization(knex: Knex, members: Array<[userId: string, role: Role]>): Promise<string> {
+  return seed.seedOrganization(knex, { members });
 }
 
 export async function seedApplication(knex: Knex, organizationId: string): Promise<string> {
-  const id = newId('app');
-  const now = Date.now();
-  await knex('applications').insert({ id, organization_id: organizationId, name: `App ${id}`, region: 'EU', pricing_plan: 'free', created_at: now, updated_at: now });
-  return id;
+  return seed.seedApplication(knex, organizationId);
 }
 
 export async function seedApiKey(knex: Knex, applicationId: string, permissions: readonly string[]): Promise<SeededKey> {
-  const apiKey = newId('ak');
-  const secret = newSecret();
-  const now = Date.now();
-  await knex('api_keys').insert({
-    id: apiKey,
-    application_id: applicationId,
-    name: `key ${apiKey}`,
-    permissions: JSON.stringify(permissions),
-    secret_hash: hashSecret(secret),
-    secret_generation: 1,
-    created_at: now,
-    updated_at: now,
-  });
-  return { apiKey, secret };
+  // The tests name permissions as plain strings; they are stored as given.
+  return seed.seedApiKey(knex, applicationId, permissions as readonly Permission[]);
 }
 
 /** Exchanges a key and secret for a token at POST /auth/token (JSON body). */

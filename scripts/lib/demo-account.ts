@@ -1,10 +1,10 @@
 // What `npm run seed:demo` needs when it is given no application: a demo user (a token signed with
 // the service's own key, from the same data folder as the running service), an organization, an
 // application and an API key holding write:traces and read:traces, all made through the management API.
-import { DASHBOARD_USER_PERMISSIONS } from '../src/permissions.js';
-import { loadSigningKey } from '../src/auth/signing-key.js';
-import { TokenService } from '../src/auth/tokens.js';
-import { loadConfig } from '../src/config.js';
+import { DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
+import { loadSigningKey } from '../../src/auth/signing-key.js';
+import { TokenService } from '../../src/auth/tokens.js';
+import { loadConfig } from '../../src/config.js';
 
 export interface DemoAccount {
   userToken: string;

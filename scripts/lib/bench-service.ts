@@ -1,11 +1,11 @@
 // Shared by the benchmarks: runs the service (src/main.ts) as a child process on free HTTP and
-// gRPC ports against the given database, and waits until it is ready; makes API keys and tokens.
+// gRPC ports against the given database, and waits until it is ready; exchanges a seeded API key
+// (seed-accounts.ts) for a token at the service.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import type { Knex } from 'knex';
-import { newId, newSecret } from '../src/storage/accounts/ids.js';
-import type { Permission } from '../src/permissions.js';
-import { hashSecret } from '../src/accounts/secrets.js';
+import type { Permission } from '../../src/permissions.js';
+import { seedApiKey } from './seed-accounts.js';
 
 /** Progress and errors go to stderr, so that stdout holds only the results. */
 export function log(message: string): void {
@@ -52,18 +52,9 @@ export async function startService(dbUrl: string, dataDir: string): Promise<{ ur
   throw new Error('the service did not become ready');
 }
 
-/** A new API key of the application, holding `permissions`, and its secret. */
-export async function createApiKey(knex: Knex, applicationId: string, permissions: Permission[]): Promise<{ apiKey: string; secret: string }> {
-  const now = Date.now();
-  const apiKey = newId('ak');
-  const secret = newSecret();
-  await knex('api_keys').insert({ id: apiKey, application_id: applicationId, name: 'bench', permissions: JSON.stringify(permissions), secret_hash: hashSecret(secret), created_at: now, updated_at: now });
-  return { apiKey, secret };
-}
-
 /** A new API key of the application, holding `permissions`, exchanged for a token at the service. */
 export async function apiKeyToken(knex: Knex, serviceUrl: string, applicationId: string, permissions: Permission[]): Promise<string> {
-  const { apiKey, secret } = await createApiKey(knex, applicationId, permissions);
+  const { apiKey, secret } = await seedApiKey(knex, applicationId, permissions, { name: 'bench' });
   const response = await fetch(`${serviceUrl}/auth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
