@@ -9,7 +9,7 @@ import type { Operation, ParsedRequest } from 'openapi-backend';
 
 const INTEGER_TEXT = /^-?[0-9]+$/;
 
-/** The keyword src/http/validation-errors.ts turns into `int_parsing`. */
+/** The keyword src/api/validation-issues.ts turns into `int_parsing`. */
 const INTEGER_TEXT_KEYWORD = 'integerText';
 
 interface Parameter {

@@ -1,4 +1,4 @@
-// Trace metrics from the ranked rows the database returns (span-queries.ts, traceMetricRanks):
+// Trace metrics from the ranked rows the database returns (src/storage/spans/metric-ranks.ts, traceMetricRanks):
 // percentiles interpolate linearly between the closest ranks, as SQL's PERCENTILE_CONT does, at
 // position p × (n − 1), computed in whole numbers so that it is exact; median = p50; stddev is
 // the population standard deviation; with no trace every figure is 0.

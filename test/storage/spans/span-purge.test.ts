@@ -3,11 +3,11 @@
 // primary key on MariaDB/MySQL: a batch touches its own rows, never a scan of the table.
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
-import { isMysql } from '../../src/storage/sql/index.js';
-import { deleteSpansQuery, expiredSpansQuery } from '../../src/storage/spans/span-purge.js';
-import { purgeBefore } from '../../src/retention/purger.js';
-import { spanRow } from '../support/span-rows.js';
-import { onEachDatabase } from '../support/test-server.js';
+import { isMysql } from '../../../src/storage/sql/index.js';
+import { deleteSpansQuery, expiredSpansQuery } from '../../../src/storage/spans/span-purge.js';
+import { purgeBefore } from '../../../src/retention/purger.js';
+import { spanRow } from '../../support/span-rows.js';
+import { onEachDatabase } from '../../support/test-server.js';
 
 const BATCH = { applicationId: 'app_a', beforeNs: 1763800000123456789n, limit: 1000 };
 const SPANS = [

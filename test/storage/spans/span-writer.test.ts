@@ -1,10 +1,10 @@
 // Span storage on every database: idempotent writes, exact nanoseconds, and trace summaries
 // that stay right whatever order (and concurrency) the spans arrive in.
 import { expect } from 'chai';
-import { bigintAsText } from '../../src/storage/database.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
-import { spanRow } from '../support/span-rows.js';
-import { onEachDatabase } from '../support/test-server.js';
+import { bigintAsText } from '../../../src/storage/database.js';
+import { storeSpans } from '../../../src/storage/spans/span-writer.js';
+import { spanRow } from '../../support/span-rows.js';
+import { onEachDatabase } from '../../support/test-server.js';
 
 onEachDatabase('span writer', (app) => {
   const knex = () => app().server.knex;
