@@ -31,8 +31,8 @@ const everyStatusListed: [MissingStatus] extends [never] ? true : MissingStatus 
 void everyKindListed;
 void everyStatusListed;
 
-export const SPAN_KIND_PREFIX = 'SPAN_KIND_';
-export const STATUS_CODE_PREFIX = 'STATUS_CODE_';
+const SPAN_KIND_PREFIX = 'SPAN_KIND_';
+const STATUS_CODE_PREFIX = 'STATUS_CODE_';
 
 /** The name of an OTLP span kind number; an unknown number reads as UNSPECIFIED. */
 export function spanKindName(kind: number): SpanKind {

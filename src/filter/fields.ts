@@ -41,7 +41,7 @@ export type TextField = Exclude<FixedField, NumberField>;
 export const TEXT_FIELDS = FILTER_FIELDS.filter((field): field is TextField => !(NUMBER_FIELDS as readonly string[]).includes(field));
 
 /** The attribute maps a field `<source>.<key>` reads. */
-export const ATTRIBUTE_SOURCES = ['span_attributes', 'resource_attributes'] as const;
+const ATTRIBUTE_SOURCES = ['span_attributes', 'resource_attributes'] as const;
 export type AttributeSource = (typeof ATTRIBUTE_SOURCES)[number];
 
 const ATTRIBUTE_PATH = /^[A-Za-z0-9_.]+$/;
