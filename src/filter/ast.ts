@@ -1,16 +1,33 @@
-// The filter tree of engine requests as a discriminated union, and the operator vocabulary.
+// The validated filter tree of engine requests as a discriminated union, the operator
+// vocabulary (openapi/engine.yaml, FilterOperator) and the documented limits of a filter.
+// What a filter means is written in docs/filter-semantics.md.
+import type { components } from '../generated/engine.js';
+import type { ResolvedField } from './fields.js';
 
-export const OPERATORS = ['eq', 'neq', 'contains', 'starts_with', 'ends_with', 'gt', 'lt', 'gte', 'lte'] as const;
+type DocumentOperator = components['schemas']['FilterOperator'];
+
+/** The operators, in the order of the document's enum (test/filter/ast.test.ts). */
+export const OPERATORS = ['eq', 'neq', 'contains', 'starts_with', 'ends_with', 'gt', 'lt', 'gte', 'lte'] as const satisfies readonly DocumentOperator[];
 export type Operator = (typeof OPERATORS)[number];
+
+// Every operator of the document is listed: this fails to compile when one is left out above.
+type MissingOperator = Exclude<DocumentOperator, Operator>;
+const everyOperatorListed: [MissingOperator] extends [never] ? true : MissingOperator = true;
+void everyOperatorListed;
 
 export const STRING_OPERATORS = ['contains', 'starts_with', 'ends_with'] as const satisfies readonly Operator[];
 export const NUMERIC_OPERATORS = ['gt', 'lt', 'gte', 'lte'] as const satisfies readonly Operator[];
 
+/** One comparison as the caller sent it, with what validation made of it. */
 export interface Condition {
   kind: 'condition';
   field: string;
   op: Operator;
   value: string;
+  /** What `field` reads (fields.ts). */
+  resolved: ResolvedField;
+  /** `value` as a number, for every numeric comparison: any operator on a number field, gt/lt/gte/lte on an attribute. */
+  number?: number;
 }
 
 export interface Group {

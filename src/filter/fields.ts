@@ -1,9 +1,11 @@
-// The filterable fields of the contract and the kind of value each holds.
-// Which column or attribute expression a field maps to is the compiler's business.
+// The filter's field vocabulary: the fixed fields of the engine document (openapi/engine.yaml,
+// FilterField), which of them hold numbers, the attribute paths, and resolving a field name to
+// what it reads. Which column or attribute expression a resolved field becomes is the
+// compiler's business (src/storage/spans/filter-targets.ts).
+import type { components } from '../generated/engine.js';
 
-export type FieldKind = 'text' | 'number' | 'attribute';
-
-export const TEXT_FIELDS = [
+/** The fixed fields, in the order of the document's FilterField enum (test/filter/fields.test.ts). */
+export const FILTER_FIELDS = [
   'trace_id',
   'span_id',
   'span_kind',
@@ -11,6 +13,8 @@ export const TEXT_FIELDS = [
   'service_name',
   'unit',
   'parent_unit',
+  'duration_ms',
+  'cost',
   'billing.resource_type',
   'billing.resource_name',
   'billing.service_id',
@@ -18,26 +22,44 @@ export const TEXT_FIELDS = [
   'billing.sku_id',
   'billing.sku_name',
   'billing.region',
+  'usage.amount',
   'usage.unit',
   'status_code',
   'status_message',
   'scope_name',
-] as const;
+] as const satisfies readonly components['schemas']['FilterField'][];
+// The generated FilterField is `(enum) | string`, which TypeScript widens to string: no
+// compile-time check can catch a name missing here, so the test against the document does.
+export type FixedField = (typeof FILTER_FIELDS)[number];
 
-export const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount'] as const;
+/** The fixed fields that hold numbers; every other fixed field holds text. */
+export const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount'] as const satisfies readonly FixedField[];
+export type NumberField = (typeof NUMBER_FIELDS)[number];
+export type TextField = Exclude<FixedField, NumberField>;
 
-export const ATTRIBUTE_PREFIXES = ['span_attributes.', 'resource_attributes.'] as const;
+/** The fixed fields that hold text, in the document's order. */
+export const TEXT_FIELDS = FILTER_FIELDS.filter((field): field is TextField => !(NUMBER_FIELDS as readonly string[]).includes(field));
+
+/** The attribute maps a field `<source>.<key>` reads. */
+const ATTRIBUTE_SOURCES = ['span_attributes', 'resource_attributes'] as const;
+export type AttributeSource = (typeof ATTRIBUTE_SOURCES)[number];
 
 const ATTRIBUTE_PATH = /^[A-Za-z0-9_.]+$/;
 
-export type FieldLookup =
-  | { ok: true; kind: FieldKind }
-  | { ok: false; reason: 'unknown' | 'bad_path' };
+/** What a valid field reads: a fixed field holding text or numbers, or one attribute. */
+export type ResolvedField =
+  | { kind: 'text'; name: TextField }
+  | { kind: 'number'; name: NumberField }
+  /** One attribute, named by its whole flat dotted key (`http.response.status_code`). */
+  | { kind: 'attribute'; source: AttributeSource; key: string };
 
-export function lookUpField(field: string): FieldLookup {
-  if ((TEXT_FIELDS as readonly string[]).includes(field)) return { ok: true, kind: 'text' };
-  if ((NUMBER_FIELDS as readonly string[]).includes(field)) return { ok: true, kind: 'number' };
-  const prefix = ATTRIBUTE_PREFIXES.find((candidate) => field.startsWith(candidate));
-  if (!prefix) return { ok: false, reason: 'unknown' };
-  return ATTRIBUTE_PATH.test(field.slice(prefix.length)) ? { ok: true, kind: 'attribute' } : { ok: false, reason: 'bad_path' };
+export type FieldResolution = { ok: true; field: ResolvedField } | { ok: false; reason: 'unknown' | 'bad_path' };
+
+export function resolveField(field: string): FieldResolution {
+  if ((NUMBER_FIELDS as readonly string[]).includes(field)) return { ok: true, field: { kind: 'number', name: field as NumberField } };
+  if ((TEXT_FIELDS as readonly string[]).includes(field)) return { ok: true, field: { kind: 'text', name: field as TextField } };
+  const source = ATTRIBUTE_SOURCES.find((candidate) => field.startsWith(`${candidate}.`));
+  if (!source) return { ok: false, reason: 'unknown' };
+  const key = field.slice(source.length + 1);
+  return ATTRIBUTE_PATH.test(key) ? { ok: true, field: { kind: 'attribute', source, key } } : { ok: false, reason: 'bad_path' };
 }

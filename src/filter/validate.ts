@@ -1,5 +1,7 @@
-// Step 1 of the filter compiler: check an untrusted filter value and turn it into the AST.
-// Every problem is reported once, at the node where it is, as a 422 `detail` entry.
+// Step 1 of the filter compiler: checks an untrusted filter value and turns it into the
+// validated tree (ast.ts), each condition carrying its resolved field and, for a numeric
+// comparison, its parsed number, so that the compiler looks nothing up again. Every problem is
+// reported once, at the node where it is, as a 422 `detail` entry.
 import type { ValidationIssue } from '../errors.js';
 import {
   JSON_NUMBER,
@@ -11,7 +13,7 @@ import {
   type FilterNode,
   type Operator,
 } from './ast.js';
-import { lookUpField, NUMBER_FIELDS, TEXT_FIELDS } from './fields.js';
+import { NUMBER_FIELDS, resolveField, TEXT_FIELDS } from './fields.js';
 
 export type FilterValidation = { ok: true; filter: FilterNode | null } | { ok: false; issues: ValidationIssue[] };
 
@@ -85,7 +87,7 @@ class FilterValidator {
     const field = value.field as string;
     const op = value.op as string;
     const text = value.value as string;
-    const lookup = lookUpField(field);
+    const lookup = resolveField(field);
     if (!lookup.ok) {
       const msg =
         lookup.reason === 'bad_path'
@@ -99,17 +101,19 @@ class FilterValidator {
     const operator = op as Operator;
     const numericOp = (NUMERIC_OPERATORS as readonly string[]).includes(operator);
     const stringOp = (STRING_OPERATORS as readonly string[]).includes(operator);
-    if (lookup.kind === 'text' && numericOp) {
+    const resolved = lookup.field;
+    if (resolved.kind === 'text' && numericOp) {
       return this.fail([...loc, 'op'], `operator "${op}" compares numbers; "${field}" holds text`, 'value_error');
     }
-    if (lookup.kind === 'number' && stringOp) {
+    if (resolved.kind === 'number' && stringOp) {
       return this.fail([...loc, 'op'], `operator "${op}" compares text; "${field}" holds numbers`, 'value_error');
     }
-    const needsNumber = numericOp || lookup.kind === 'number';
-    if (needsNumber && !isFiniteNumberText(text)) {
+    const needsNumber = numericOp || resolved.kind === 'number';
+    if (!needsNumber) return { kind: 'condition', field, op: operator, value: text, resolved };
+    if (!isFiniteNumberText(text)) {
       return this.fail([...loc, 'value'], `"${op}" on "${field}" needs a finite number, got "${text}"`, 'float_parsing');
     }
-    return { kind: 'condition', field, op: operator, value: text };
+    return { kind: 'condition', field, op: operator, value: text, resolved, number: Number(text) };
   }
 }
 

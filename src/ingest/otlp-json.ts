@@ -3,6 +3,7 @@
 // too, as protobuf JSON parsers do); trace and span ids as hex, any case; enums as numbers or
 // names; 64-bit integers as decimal strings or numbers; null as the field's default; unknown
 // fields ignored. A body of the wrong shape is an OtlpDecodeError (400) naming the bad field.
+import { spanKindNumber, statusCodeNumber } from '../span-enums.js';
 import { parseJsonExact } from './parse-json-exact.js';
 import {
   MAX_VALUE_DEPTH,
@@ -21,17 +22,6 @@ import {
 } from './otlp-request.js';
 
 type JsonObject = Record<string, unknown>;
-
-const SPAN_KINDS: Record<string, number> = {
-  SPAN_KIND_UNSPECIFIED: 0,
-  SPAN_KIND_INTERNAL: 1,
-  SPAN_KIND_SERVER: 2,
-  SPAN_KIND_CLIENT: 3,
-  SPAN_KIND_PRODUCER: 4,
-  SPAN_KIND_CONSUMER: 5,
-};
-
-const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 
 const DECIMAL_INTEGER = /^-?\d+$/;
 const UNSIGNED_INTEGER = /^\d+$/;
@@ -90,14 +80,14 @@ function asHexId(value: unknown, path: string): string {
 function asSpanKind(value: unknown, path: string): number {
   if (value === undefined) return 0;
   if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string') return SPAN_KINDS[value] ?? 0; // an unknown name reads like an unknown number
+  if (typeof value === 'string') return spanKindNumber(value); // an unknown name reads like an unknown number
   return fail(path, 'must be a SpanKind number or name');
 }
 
 function asStatusCode(value: unknown, path: string): number {
   if (value === undefined) return 0;
   if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string') return STATUS_CODES[value] ?? 0; // an unknown name reads like an unknown number
+  if (typeof value === 'string') return statusCodeNumber(value); // an unknown name reads like an unknown number
   return fail(path, 'must be a StatusCode number or name');
 }
 

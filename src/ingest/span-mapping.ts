@@ -2,12 +2,11 @@
 // openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes and
 // the resource's `service.name`, span kinds and status codes by their OTLP enum names,
 // attributes kept whole, events and links as JSON arrays with their times as exact integers.
+import { spanKindName, statusCodeName } from '../span-enums.js';
 import type { SpanRow } from '../storage/spans/span-row.js';
 import type { AttributeValue, Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, DecodedSpan, PartialSuccess } from './otlp-request.js';
 import { hasParent, rowProblem, spanProblem } from './span-validation.js';
 
-const SPAN_KIND_NAMES = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
-const STATUS_CODE_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'];
 
 /** At most this many rejection reasons are spelled out in the partial success message. */
 const MAX_REASONS = 10;
@@ -73,12 +72,12 @@ function toRow(span: DecodedSpan, resource: ResourceFields, applicationId: strin
     end_time_unix_nano: span.endTimeUnixNano,
     duration_ms: Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6,
     span_name: span.name,
-    span_kind: SPAN_KIND_NAMES[span.kind] ?? 'SPAN_KIND_UNSPECIFIED',
+    span_kind: spanKindName(span.kind),
     service_name: resource.service_name,
     unit: textOf(attributes['vendor.unit']),
     parent_unit: textOf(attributes['vendor.parent_unit']),
     cost: numberOf(attributes['vendor.cost']),
-    // One line per BILLING_FIELDS entry (spelled out: this runs for every span received).
+    // One line per billing column (spelled out: this runs for every span received).
     billing_resource_type: textOf(attributes['vendor.billing.resource_type']),
     billing_resource_name: textOf(attributes['vendor.billing.resource_name']),
     billing_service_id: textOf(attributes['vendor.billing.service_id']),
@@ -90,7 +89,7 @@ function toRow(span: DecodedSpan, resource: ResourceFields, applicationId: strin
     usage_unit: textOf(attributes['vendor.usage.unit']),
     resource_attributes: resource.resource_attributes,
     span_attributes: attributesJson(attributes),
-    status_code: STATUS_CODE_NAMES[span.statusCode] ?? 'STATUS_CODE_UNSET',
+    status_code: statusCodeName(span.statusCode),
     status_message: textOrNull(span.statusMessage),
     scope_name: textOrNull(span.scope.name),
     scope_version: textOrNull(span.scope.version),

@@ -44,12 +44,3 @@ export function timeWindow(query: { start_time?: unknown; end_time?: unknown }):
   }
   return { startNs, endNs };
 }
-
-/** The window of operations where both bounds are required (the document enforces presence). */
-export function requiredTimeWindow(query: { start_time?: unknown; end_time?: unknown }): { startNs: bigint; endNs: bigint } {
-  const { startNs, endNs } = timeWindow(query);
-  if (startNs === undefined || endNs === undefined) {
-    throw new RequestValidationError([{ loc: ['query', startNs === undefined ? 'start_time' : 'end_time'], msg: 'Field required', type: 'missing' }]);
-  }
-  return { startNs, endNs };
-}

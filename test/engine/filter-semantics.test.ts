@@ -1,4 +1,4 @@
-// The filter semantics of decisions.md, case by case, through POST /engine/query on every
+// The filter semantics of docs/filter-semantics.md, case by case, through POST /engine/query on every
 // database (table-driven): each pitfall of SQL string matching, absent values, attribute text
 // forms and numeric readings, span kinds, empty groups and deep nesting. The reference
 // evaluator must agree with every expectation too.

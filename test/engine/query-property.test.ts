@@ -1,7 +1,7 @@
 // Property test on every database: random span sets and random filter trees (depth up to 6,
 // every field and operator); POST /engine/query, POST /traces (both search_child_spans values)
 // and POST /engine/metrics must agree with the plain reference evaluator written from
-// decisions.md. FC_SEED and FC_RUNS reproduce or widen a run.
+// docs/filter-semantics.md and openapi/engine.yaml. FC_SEED and FC_RUNS reproduce or widen a run.
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';

@@ -40,7 +40,13 @@ describe('filter validation', () => {
     const result = validateFilter({ or: [{ field: 'cost', op: 'gte', value: '1' }, { and: [] }] });
     expect(result).to.deep.equal({
       ok: true,
-      filter: { kind: 'or', children: [{ kind: 'condition', field: 'cost', op: 'gte', value: '1' }, { kind: 'and', children: [] }] },
+      filter: {
+        kind: 'or',
+        children: [
+          { kind: 'condition', field: 'cost', op: 'gte', value: '1', resolved: { kind: 'number', name: 'cost' }, number: 1 },
+          { kind: 'and', children: [] },
+        ],
+      },
     });
   });
 

@@ -1,6 +1,8 @@
-// A plain TypeScript reading of decisions.md ("Spans: querying"), written without looking at
-// the SQL: which stored spans a filter matches, which traces POST /traces lists and in what
-// order, and the metrics POST /engine/metrics reports. The property tests compare the service
+// A plain TypeScript reading of docs/filter-semantics.md and of openapi/engine.yaml (FilterNode,
+// listTraces, getTraceMetrics), written without looking at the SQL: which stored spans a filter
+// matches, which traces POST /traces lists and in what order, and the metrics POST
+// /engine/metrics reports. It keeps its own field and enum lists on purpose: an oracle that
+// shared the source's lists would share their mistakes. The property tests compare the service
 // with it on random data.
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 

@@ -1,16 +1,17 @@
-// Step 3 of the filter compiler: the validated AST (step 1) becomes one SQL fragment, applied
-// by a Knex where-callback; its groups are balanced trees (joinBalanced). Fields resolve
-// through the field table (targets.ts) to trusted column names; every value a caller sent is
-// bound as a parameter, never written into the SQL text. Dialect differences come from one
-// small module per database (dialects/).
+// Step 3 of the filter compiler: the validated tree (step 1, src/filter/validate.ts) becomes
+// one SQL fragment, applied by a Knex where-callback; its groups are balanced trees
+// (joinBalanced). Each condition's resolved field maps through the field table
+// (filter-targets.ts) to a trusted column name or an attribute read; every value a caller sent
+// is bound as a parameter, never written into the SQL text, and numbers are the ones validation
+// parsed. Dialect differences come from one small module per database (src/storage/sql/).
 //
-// Semantics (decisions.md, "Spans: querying"): `and: []` is true and `or: []` false; a condition
-// on an absent value (NULL column, missing or JSON-null attribute) is NULL, which the filter
-// language can never negate (it has no `not`), so it matches nothing, `neq` included.
+// Semantics (docs/filter-semantics.md): `and: []` is true and `or: []` false; a condition on an
+// absent value (NULL column, missing or JSON-null attribute) is NULL, which the filter language
+// can never negate (it has no `not`), so it matches nothing, `neq` included.
 import type { Knex } from 'knex';
 import type { Condition, FilterNode, Operator } from '../../filter/ast.js';
 import { fragment, type SqlDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
-import { storedEnumValue, targetOf, type FilterColumn } from './filter-targets.js';
+import { storedEnumValue, targetOfResolved, type FilterColumn } from './filter-targets.js';
 
 export interface CompileOptions {
   dialect: SqlDialect;
@@ -28,15 +29,20 @@ function compare(expression: SqlFragment, op: keyof typeof COMPARISON, value: nu
   return fragment(`${expression.sql} ${COMPARISON[op]} ?`, ...expression.bindings, value);
 }
 
+/** The number validation parsed for a numeric comparison. */
+function numberOf(condition: Condition): number {
+  if (condition.number === undefined) throw new Error(`no number for ${condition.op} on ${condition.field}`);
+  return condition.number;
+}
+
 /** One condition as SQL; the value is bound. */
-export function conditionSql(condition: Condition, { dialect, column }: CompileOptions): SqlFragment {
+function conditionSql(condition: Condition, { dialect, column }: CompileOptions): SqlFragment {
   const { op, value } = condition;
-  const target = targetOf(condition.field);
+  const target = targetOfResolved(condition.resolved);
 
   if (target.kind === 'number') {
-    // Validation guarantees a finite number for every operator allowed here.
     if (isTextMatch(op)) throw new Error(`operator ${op} on numeric field ${condition.field}`);
-    return compare(fragment(column(target.column)), op, Number(value));
+    return compare(fragment(column(target.column)), op, numberOf(condition));
   }
 
   if (target.kind === 'text') {
@@ -50,7 +56,7 @@ export function conditionSql(condition: Condition, { dialect, column }: CompileO
   if (op === 'eq') return dialect.attributeEquals?.(source, target.key, value) ?? dialect.textEquals(dialect.attributeText(source, target.key), value, false, false);
   if (op === 'neq') return dialect.textEquals(dialect.attributeText(source, target.key), value, true, false);
   if (isTextMatch(op)) return dialect.textMatches(dialect.attributeText(source, target.key), op, value);
-  return compare(dialect.attributeNumber(source, target.key), op, Number(value));
+  return compare(dialect.attributeNumber(source, target.key), op, numberOf(condition));
 }
 
 /** A compiled node: its SQL, and how many AND/OR levels deep its expression tree is. */

@@ -1,16 +1,22 @@
 // Step 2 of the filter compiler, the dialect-neutral half: which stored column or which
-// attribute each filterable field reads. Only names from this table ever become SQL identifiers;
-// an attribute key is user text and is only ever bound (inside a JSON path).
-import { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from './span-row.js';
-import { lookUpField } from '../../filter/fields.js';
+// attribute a resolved field (src/filter/fields.ts) reads, and how an eq/neq value on the enum
+// columns is stored. Only names from this table ever become SQL identifiers; an attribute key
+// is user text and is only ever bound (inside a JSON path).
+import type { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from './span-row.js';
+import { resolveField, type AttributeSource, type FixedField, type ResolvedField } from '../../filter/fields.js';
+import { spelledOutSpanKind, spelledOutStatusCode } from '../../span-enums.js';
 
 /** The columns of table `spans` that a filter can read. */
-export const FILTER_COLUMNS = ['trace_id', 'span_id', 'span_kind', 'status_code', ...SPAN_TEXT_COLUMNS, ...SPAN_NUMBER_COLUMNS, 'span_attributes', 'resource_attributes'] as const;
-export type FilterColumn = (typeof FILTER_COLUMNS)[number];
+export type FilterColumn =
+  | 'trace_id'
+  | 'span_id'
+  | 'span_kind'
+  | 'status_code'
+  | (typeof SPAN_TEXT_COLUMNS)[number]
+  | (typeof SPAN_NUMBER_COLUMNS)[number]
+  | AttributeSource;
 
-export type AttributeSource = 'span_attributes' | 'resource_attributes';
-
-export type FieldTarget =
+type FieldTarget =
   | { kind: 'text'; column: FilterColumn }
   | { kind: 'number'; column: FilterColumn }
   /** One attribute, named by its whole flat dotted key (`http.response.status_code`). */
@@ -18,7 +24,7 @@ export type FieldTarget =
 
 // service_name, unit and parent_unit are the resource attribute service.name and the span
 // attributes vendor.unit / vendor.parent_unit, kept as columns by ingestion.
-const COLUMN_OF_FIELD: Record<string, FilterColumn> = {
+const COLUMN_OF_FIELD: Record<FixedField, FilterColumn> = {
   trace_id: 'trace_id',
   span_id: 'span_id',
   span_kind: 'span_kind',
@@ -42,38 +48,25 @@ const COLUMN_OF_FIELD: Record<string, FilterColumn> = {
   'usage.amount': 'usage_amount',
 };
 
-/** The target of a field that step 1 (validate.ts) accepted; throws on any other. */
-export function targetOf(field: string): FieldTarget {
-  const lookup = lookUpField(field);
-  if (!lookup.ok) throw new Error(`not a filterable field: ${field}`);
-  if (lookup.kind === 'attribute') {
-    const source: AttributeSource = field.startsWith('span_attributes.') ? 'span_attributes' : 'resource_attributes';
-    return { kind: 'attribute', source, key: field.slice(source.length + 1) };
-  }
-  const column = COLUMN_OF_FIELD[field];
-  if (!column) throw new Error(`no column for field ${field}`);
-  return { kind: lookup.kind, column };
+/** The target of a resolved field: its column, or its attribute source and key. */
+export function targetOfResolved(field: ResolvedField): FieldTarget {
+  if (field.kind === 'attribute') return field;
+  return { kind: field.kind, column: COLUMN_OF_FIELD[field.name] };
 }
 
-/** The OTLP span kinds; filters may name them without the `SPAN_KIND_` prefix. */
-export const SPAN_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'] as const;
+/** The target of a field named as a filter names it; throws on a field validation refuses. */
+export function targetOf(field: string): FieldTarget {
+  const resolution = resolveField(field);
+  if (!resolution.ok) throw new Error(`not a filterable field: ${field}`);
+  return targetOfResolved(resolution.field);
+}
 
 /** `SERVER` → `SPAN_KIND_SERVER` (eq/neq only); any other value is compared as given. */
-export function storedSpanKind(value: string): string {
-  return (SPAN_KINDS as readonly string[]).includes(value) ? `SPAN_KIND_${value}` : value;
-}
-
-/** The OTLP status codes; filters may name them without the `STATUS_CODE_` prefix. */
-export const STATUS_CODES = ['UNSET', 'OK', 'ERROR'] as const;
-
-/** `ERROR` → `STATUS_CODE_ERROR` (eq/neq only); any other value is compared as given. */
-export function storedStatusCode(value: string): string {
-  return (STATUS_CODES as readonly string[]).includes(value) ? `STATUS_CODE_${value}` : value;
-}
+export const storedSpanKind = spelledOutSpanKind;
 
 /** The value an eq/neq condition on this column compares with: short enum names spelled out. */
 export function storedEnumValue(column: FilterColumn, value: string): string {
-  if (column === 'span_kind') return storedSpanKind(value);
-  if (column === 'status_code') return storedStatusCode(value);
+  if (column === 'span_kind') return spelledOutSpanKind(value);
+  if (column === 'status_code') return spelledOutStatusCode(value);
   return value;
 }

@@ -1,8 +1,5 @@
 // The stored form of one span (table `spans`), shared by ingestion and the engine queries.
 
-export const BILLING_FIELDS = ['resource_type', 'resource_name', 'service_id', 'service_name', 'sku_id', 'sku_name', 'region'] as const;
-export type BillingField = (typeof BILLING_FIELDS)[number];
-
 export interface SpanRow {
   application_id: string;
   trace_id: string;
