@@ -10,7 +10,7 @@ import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { nanosToRfc3339, parseExact } from '../support/engine-helpers.js';
+import { type EngineReadPath, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
 import { expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
@@ -102,10 +102,10 @@ onEachDatabase('filters at the documented limits', (app) => {
     await storeSpans(app().server.knex, stored);
   });
 
-  async function post(path: string, filter: Node, query: Record<string, string | number | boolean> = {}) {
+  async function post<P extends EngineReadPath>(path: P, filter: Node, query: Record<string, string | number | boolean> = {}) {
     const response = await call(app().url, 'POST', path, { query: { ...QUERY, ...query }, headers: caller.headers, json: { filter } });
     expect(response.status, `${path}: ${response.text.slice(0, 300)}`).to.equal(200);
-    return parseExact(response.text);
+    return parseEngineRead(path, response.text);
   }
 
   for (const [name, filter] of FILTERS) {

@@ -5,7 +5,7 @@ import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { nanosToRfc3339, parseExact } from '../support/engine-helpers.js';
+import { nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -22,7 +22,7 @@ onEachDatabase('POST /traces', (app) => {
   const list = async (query: Record<string, string | number | boolean> = {}, filter: unknown = null) => {
     const response = await call(app().url, 'POST', '/traces', { query: { ...WINDOW, ...query }, headers: caller.headers, json: { filter } });
     expect(response.status, response.text).to.equal(200);
-    return { body: parseExact(response.text), text: response.text };
+    return { body: parseEngineRead('/traces', response.text), text: response.text };
   };
 
   before(async () => {
@@ -49,7 +49,7 @@ onEachDatabase('POST /traces', (app) => {
   it('lists one summary per trace whose root starts in the window, latest first, with exact digits', async () => {
     const { body, text } = await list();
     expect(body.pagination).to.deep.equal({ page: 1, limit: 20, total: 3 });
-    expect(body.data.map((row: any) => row.trace_id)).to.deep.equal([trace('b'), trace('a'), trace('e')]);
+    expect(body.data.map((row) => row.trace_id)).to.deep.equal([trace('b'), trace('a'), trace('e')]);
     expect(text).to.include(`"min_start_time_unix_nano":${at(100, 123n)}`);
     expect(body.data[1]).to.deep.equal({
       trace_id: trace('a'),
@@ -73,13 +73,13 @@ onEachDatabase('POST /traces', (app) => {
     expect((await list({}, onDb)).body.data).to.deep.equal([]);
     expect((await list({ search_child_spans: false }, onDb)).body.pagination.total).to.equal(0);
     const children = await list({ search_child_spans: true }, onDb);
-    expect(children.body.data.map((row: any) => row.trace_id)).to.deep.equal([trace('a')]);
+    expect(children.body.data.map((row) => row.trace_id)).to.deep.equal([trace('a')]);
     expect(children.body.pagination.total).to.equal(1);
     // A root field the summary does not hold (span_kind) joins the root span.
     const servers = await list({}, { field: 'span_kind', op: 'eq', value: 'SERVER' });
-    expect(servers.body.data.map((row: any) => row.trace_id)).to.deep.equal([trace('b')]);
+    expect(servers.body.data.map((row) => row.trace_id)).to.deep.equal([trace('b')]);
     const roots = await list({}, { and: [{ field: 'service_name', op: 'eq', value: 'web' }, { field: 'span_name', op: 'starts_with', value: 'root-' }] });
-    expect(roots.body.data.map((row: any) => row.trace_id)).to.deep.equal([trace('a'), trace('e')]);
+    expect(roots.body.data.map((row) => row.trace_id)).to.deep.equal([trace('a'), trace('e')]);
     expect((await list({ search_child_spans: true }, { or: [] })).body.pagination.total).to.equal(0);
   });
 
@@ -88,7 +88,7 @@ onEachDatabase('POST /traces', (app) => {
     for (const page of [1, 2, 3]) {
       const { body } = await list({ limit: 2, page });
       expect(body.pagination).to.deep.equal({ page, limit: 2, total: 3 });
-      pages.push(body.data.map((row: any) => row.trace_id));
+      pages.push(body.data.map((row) => row.trace_id));
     }
     expect(pages).to.deep.equal([[trace('b'), trace('a')], [trace('e')], []]);
   });

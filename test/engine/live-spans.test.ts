@@ -8,7 +8,7 @@ import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { nanosToRfc3339, parseExact } from '../support/engine-helpers.js';
+import { nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -128,7 +128,7 @@ onEachDatabase('live spans', (app) => {
   const live = async (query: Record<string, string | number> = {}) => {
     const response = await call(app().url, 'GET', '/traces/live', { query, headers: caller.headers });
     expect(response.status, response.text).to.equal(200);
-    return { ...parseExact(response.text), text: response.text };
+    return { ...parseEngineRead('/traces/live', response.text), text: response.text };
   };
 
   before(async () => {
@@ -146,7 +146,7 @@ onEachDatabase('live spans', (app) => {
 
     it('lists the most recently received first, with exact nanoseconds', async () => {
       const body = await live();
-      expect(body.data.map((row: any) => row.span_name)).to.deep.equal([...names].reverse());
+      expect(body.data.map((row) => row.span_name)).to.deep.equal([...names].reverse());
       expect(body.pagination).to.deep.equal({ page: 1, limit: 20, total: 6 });
       expect(body.text).to.include(`"span_start_time_unix_nano":${BASE + 20n * SECOND + 123_456_789n}`);
       expect(Object.keys(body.data[0]).sort()).to.deep.equal(
@@ -156,14 +156,14 @@ onEachDatabase('live spans', (app) => {
 
     it('pages, and filters by span start when a bound is given', async () => {
       const second = await live({ limit: 4, page: 2 });
-      expect(second.data.map((row: any) => row.span_name)).to.deep.equal([names[1], names[0]]);
+      expect(second.data.map((row) => row.span_name)).to.deep.equal([names[1], names[0]]);
       expect(second.pagination).to.deep.equal({ page: 2, limit: 4, total: 6 });
       expect((await live({ limit: 4, page: 3 })).data).to.deep.equal([]);
       const windowed = await live({ start_time: nanosToRfc3339(BASE + 10n * SECOND), end_time: nanosToRfc3339(BASE + 40n * SECOND + 123_456_789n) });
-      expect(windowed.data.map((row: any) => row.span_name)).to.deep.equal([names[5], names[2], names[1]]);
+      expect(windowed.data.map((row) => row.span_name)).to.deep.equal([names[5], names[2], names[1]]);
       expect(windowed.pagination.total).to.equal(3);
-      expect((await live({ start_time: nanosToRfc3339(BASE + 45n * SECOND) })).data.map((row: any) => row.span_name)).to.deep.equal([names[0]]);
-      expect((await live({ end_time: nanosToRfc3339(BASE + 10n * SECOND) })).data.map((row: any) => row.span_name)).to.deep.equal([names[3]]);
+      expect((await live({ start_time: nanosToRfc3339(BASE + 45n * SECOND) })).data.map((row) => row.span_name)).to.deep.equal([names[0]]);
+      expect((await live({ end_time: nanosToRfc3339(BASE + 10n * SECOND) })).data.map((row) => row.span_name)).to.deep.equal([names[3]]);
     });
 
     it('is a 422 on end_time when both bounds are given and the end is not after the start', async () => {

@@ -8,7 +8,7 @@ import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { clearSpans, isClose, nanosToRfc3339, parseExact } from '../support/engine-helpers.js';
+import { clearSpans, type EngineReadPath, type EngineSchemas, isClose, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
 import { expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
@@ -218,14 +218,14 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     caller = await engineCaller(app());
   });
 
-  async function post(path: string, windowNs: readonly bigint[], body: unknown, query: Record<string, string | number | boolean> = {}) {
+  async function post<P extends EngineReadPath>(path: P, windowNs: readonly bigint[], body: unknown, query: Record<string, string | number | boolean> = {}) {
     const response = await call(app().url, 'POST', path, {
       query: { start_time: nanosToRfc3339(windowNs[0] as bigint), end_time: nanosToRfc3339(windowNs[1] as bigint), ...query },
       headers: caller.headers,
       json: body,
     });
     expect(response.status, response.text).to.equal(200);
-    return parseExact(response.text);
+    return parseEngineRead(path, response.text);
   }
 
   it(`holds for ${RUNS} random span sets and filters of depth up to 6`, async function () {
@@ -242,16 +242,16 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
 
         const spans = await post('/engine/query', windowNs, { filter: filterValue }, { limit: 100 });
         const wantedSpans = expectedSpans(rows, window, filterValue);
-        expect(spans.data.map((row: any) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
+        expect(spans.data.map((row) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
         expect(spans.total).to.equal(wantedSpans.length);
 
         for (const searchChildSpans of [false, true]) {
           const traces = await post('/traces', windowNs, { filter: filterValue }, { limit: 100, search_child_spans: searchChildSpans });
           const wanted = expectedTraces(rows, window, filterValue, searchChildSpans);
           const where = `traces (search_child_spans=${searchChildSpans}), ${context}`;
-          expect(traces.data.map((row: any) => row.trace_id), where).to.deep.equal(wanted.map((row) => row.trace_id));
+          expect(traces.data.map((row) => row.trace_id), where).to.deep.equal(wanted.map((row) => row.trace_id));
           expect(traces.pagination.total, where).to.equal(wanted.length);
-          traces.data.forEach((row: any, index: number) => {
+          traces.data.forEach((row, index) => {
             const { total_cost, duration_ms, ...exact } = wanted[index] as (typeof wanted)[number];
             expect({ ...row, total_cost: undefined, duration_ms: undefined }, where).to.deep.equal({ ...exact, total_cost: undefined, duration_ms: undefined });
             expect(isClose(row.duration_ms, duration_ms, 1e-12), `${where}: duration ${row.duration_ms} vs ${duration_ms}`).to.equal(true);
@@ -270,7 +270,7 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
         };
         for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
           for (const [statistic, expected] of Object.entries(wantedMetrics[figure])) {
-            const actual = metrics[figure][statistic] as number;
+            const actual = metrics[figure][statistic as keyof EngineSchemas['Distribution']];
             expect(isClose(actual, expected, 1e-9, scales[figure]), `metrics ${figure}.${statistic}: ${actual} vs ${expected}, ${context}`).to.equal(true);
           }
         }

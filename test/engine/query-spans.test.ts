@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { nanosToRfc3339, parseExact } from '../support/engine-helpers.js';
+import { type EngineSchemas, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -97,7 +97,7 @@ onEachDatabase('POST /engine/query', (app) => {
     // Stored attribute JSON is passed through verbatim: its own big integers keep every digit.
     expect(response.text).to.include('"big":12345678901234567890');
     expect(response.text).to.include('"time_unix_nano":1763800000999999999');
-    const body = parseExact(response.text);
+    const body = parseEngineRead('/engine/query', response.text);
     expect(body).to.deep.include({ total: 1, page: 1, limit: 20 });
     expect(body.data[0]).to.deep.equal({
       trace_id: trace,
@@ -129,11 +129,11 @@ onEachDatabase('POST /engine/query', (app) => {
   }
 
   it('orders newest first, then by trace_id and span_id, within [start_time, end_time)', async () => {
-    const body = parseExact((await query({ query: { limit: 100 } })).text);
+    const body = parseEngineRead('/engine/query', (await query({ query: { limit: 100 } })).text);
     expect(body.total).to.equal(25);
     const names: string[] = body.data.map((span: { span_name: string }) => span.span_name);
     expect(names).not.to.include.members(['at-end', 'before']);
-    const keys = body.data.map((span: any) => [BigInt(span.span_start_time_unix_nano), span.trace_id, span.span_id] as const);
+    const keys = body.data.map((span) => [BigInt(span.span_start_time_unix_nano), span.trace_id, span.span_id] as const);
     for (let index = 1; index < keys.length; index += 1) {
       const [start, trace, spanId] = keys[index - 1];
       const [nextStart, nextTrace, nextSpan] = keys[index];
@@ -143,16 +143,16 @@ onEachDatabase('POST /engine/query', (app) => {
   });
 
   it('pages: totals, a last partial page, a page past the end, the same order as one big page', async () => {
-    const all = parseExact((await query({ query: { limit: 100 } })).text).data.map((span: any) => span.span_id);
+    const all = parseEngineRead('/engine/query', (await query({ query: { limit: 100 } })).text).data.map((span) => span.span_id);
     const pages = [];
     for (const page of [1, 2, 3, 4]) {
-      const body = parseExact((await query({ query: { limit: 10, page } })).text);
+      const body = parseEngineRead('/engine/query', (await query({ query: { limit: 10, page } })).text);
       expect(body).to.deep.include({ total: 25, page, limit: 10 });
-      pages.push(body.data.map((span: any) => span.span_id));
+      pages.push(body.data.map((span) => span.span_id));
     }
     expect(pages.map((page) => page.length)).to.deep.equal([10, 10, 5, 0]);
     expect(pages.flat()).to.deep.equal(all);
-    const farAway = parseExact((await query({ query: { limit: 10, page: 1000 } })).text);
+    const farAway = parseEngineRead('/engine/query', (await query({ query: { limit: 10, page: 1000 } })).text);
     expect(farAway).to.deep.equal({ data: [], total: 25, page: 1000, limit: 10 });
   });
 
@@ -179,7 +179,7 @@ onEachDatabase('POST /engine/query', (app) => {
       json: { filter: { and: [{ field: 'span_name', op: 'eq', value: 'x' }, { field: 'span_name', op: 'gt', value: '5' }] } },
     });
     expect(response.status).to.equal(422);
-    expect(response.body.detail.map((issue: any) => issue.loc)).to.deep.equal([
+    expect((response.body as EngineSchemas['HTTPValidationError']).detail.map((issue) => issue.loc)).to.deep.equal([
       ['query', 'end_time'],
       ['body', 'filter', 'and', 1, 'op'],
     ]);
@@ -209,7 +209,7 @@ onEachDatabase('POST /engine/query', (app) => {
     const seconds = Number(BASE / 1_000_000_000n) + 2 * 3600;
     const local = new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', 'T');
     const start_time = `${local}.${((BASE % 1_000_000_000n) + 1n).toString().padStart(9, '0')}+02:00`;
-    const body = parseExact((await query({ query: { start_time, limit: 100 } })).text);
+    const body = parseEngineRead('/engine/query', (await query({ query: { start_time, limit: 100 } })).text);
     expect(body.total).to.equal(23);
   });
 });

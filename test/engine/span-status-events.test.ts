@@ -12,7 +12,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { nanosToRfc3339, parseExact } from '../support/engine-helpers.js';
+import { type EngineReadPath, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
 import { metadataOf } from '../support/grpc.js';
 import { contractCheckingProxy, expectExported, exportSpans, nanos, recordSpans, type CheckingProxy } from '../support/otel.js';
 import { onEachDatabase } from '../support/test-server.js';
@@ -114,10 +114,10 @@ onEachDatabase(
       }
     }
 
-    async function post(caller: EngineCaller, path: string, filter: unknown, query: Record<string, string | boolean> = {}) {
+    async function post<P extends EngineReadPath>(caller: EngineCaller, path: P, filter: unknown, query: Record<string, string | boolean> = {}) {
       const response = await call(app().url, 'POST', path, { query: { ...WINDOW, ...query }, headers: caller.headers, json: { filter } });
       expect(response.status, response.text).to.equal(200);
-      return parseExact(response.text);
+      return parseEngineRead(path, response.text);
     }
 
     async function spanIds(caller: EngineCaller, filter: unknown): Promise<string[]> {

@@ -6,7 +6,7 @@ import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { isClose, nanosToRfc3339 } from '../support/engine-helpers.js';
+import { type EngineSchemas, isClose, nanosToRfc3339 } from '../support/engine-helpers.js';
 import { expectedMetrics } from '../support/reference-evaluator.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
@@ -51,13 +51,14 @@ onEachDatabase('POST /engine/metrics', (app) => {
   const metrics = async (filter: unknown, query: Record<string, string> = QUERY) => {
     const response = await call(app().url, 'POST', '/engine/metrics', { query, headers: caller.headers, json: { filter } });
     expect(response.status, response.text).to.equal(200);
-    return response.body;
+    return response.body as EngineSchemas['TraceMetrics'];
   };
-  const expectClose = (actual: any, expected: any) => {
+  const expectClose = (actual: EngineSchemas['TraceMetrics'], expected: EngineSchemas['TraceMetrics']) => {
     expect(actual.trace_count).to.equal(expected.trace_count);
-    for (const figure of ['duration', 'cost', 'spans_per_trace']) {
-      for (const [statistic, value] of Object.entries(expected[figure] as Record<string, number>)) {
-        expect(isClose(actual[figure][statistic], value, 1e-9), `${figure}.${statistic}: ${actual[figure][statistic]} vs ${value}`).to.equal(true);
+    for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
+      for (const [statistic, value] of Object.entries(expected[figure])) {
+        const actualValue = actual[figure][statistic as keyof EngineSchemas['Distribution']];
+        expect(isClose(actualValue, value, 1e-9), `${figure}.${statistic}: ${actualValue} vs ${value}`).to.equal(true);
       }
     }
   };

@@ -1,6 +1,25 @@
 // Helpers for engine tests: RFC 3339 strings from exact nanoseconds, JSON parsing that keeps
 // 19-digit *_unix_nano integers exact (as strings), and a relative closeness check.
 import type { Knex } from 'knex';
+import type { components } from '../../src/generated/engine.js';
+
+export type EngineSchemas = components['schemas'];
+
+/** A response body as parseExact reads it: every `*_unix_nano` integer as its exact digits. */
+export type ExactNanos<T> = T extends Array<infer Item>
+  ? Array<ExactNanos<Item>>
+  : T extends object
+    ? { [K in keyof T]: K extends `${string}_unix_nano` ? string : ExactNanos<T[K]> }
+    : T;
+
+/** The 200 body of each engine read, typed from the engine document, as parseExact reads it. */
+export interface EngineReadBodies {
+  '/engine/query': ExactNanos<EngineSchemas['SpanQueryResponse']>;
+  '/traces': ExactNanos<EngineSchemas['TraceListResponse']>;
+  '/engine/metrics': EngineSchemas['TraceMetrics'];
+  '/traces/live': ExactNanos<EngineSchemas['LiveSpanListResponse']>;
+}
+export type EngineReadPath = keyof EngineReadBodies;
 
 /** `1763800000123456789n` → `2025-11-22T08:26:40.123456789Z`. */
 export function nanosToRfc3339(nanos: bigint): string {
@@ -10,8 +29,13 @@ export function nanosToRfc3339(nanos: bigint): string {
 }
 
 /** JSON.parse, with every `*_unix_nano` integer read as its exact digits (a string). */
-export function parseExact<T = any>(text: string): T {
-  return JSON.parse(text.replace(/"([A-Za-z_]*_unix_nano)":(-?\d+)/g, '"$1":"$2"')) as T;
+export function parseExact<T>(text: string): ExactNanos<T> {
+  return JSON.parse(text.replace(/"([A-Za-z_]*_unix_nano)":(-?\d+)/g, '"$1":"$2"')) as ExactNanos<T>;
+}
+
+/** The 200 body of an engine read (`path`), typed from the document. */
+export function parseEngineRead<P extends EngineReadPath>(_path: P, text: string): EngineReadBodies[P] {
+  return parseExact<unknown>(text) as EngineReadBodies[P];
 }
 
 /** |actual − expected| within `relative` of the larger magnitude (or of `scale`, for values near 0). */
