@@ -32,13 +32,23 @@ export function pageWindow(page: number, limit: number): PageWindow {
   return { limit, offset: Number.isSafeInteger(page) && Number.isSafeInteger(offset) ? offset : null };
 }
 
+/** The statement that reads the rows of a window (one that starts within the rows) from a query in list order. */
+export function windowQuery(query: Knex.QueryBuilder, window: { limit: number; offset: number }): Knex.QueryBuilder {
+  return query.limit(window.limit).offset(window.offset);
+}
+
+/** The statement that counts the rows of a list query over all pages, as `total`. */
+export function countQuery(query: Knex.QueryBuilder): Knex.QueryBuilder {
+  return query.count({ total: '*' });
+}
+
 /**
  * The rows of the window from a query in list order; none, without a read, past every row, and
  * past `total` where the caller counted the rows first.
  */
 export async function readPage<T>(query: Knex.QueryBuilder, window: PageWindow, total?: number): Promise<T[]> {
   if (window.offset === null || (total !== undefined && window.offset >= total)) return [];
-  return (await query.limit(window.limit).offset(window.offset)) as T[];
+  return (await windowQuery(query, { limit: window.limit, offset: window.offset })) as T[];
 }
 
 /** The items of the window from a list already in memory. */
@@ -48,7 +58,7 @@ export function slicePage<T>(items: T[], window: PageWindow): T[] {
 
 /** Number of rows a list query matches over all pages. */
 export async function totalOf(query: Knex.QueryBuilder): Promise<number> {
-  const row = (await query.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
+  const row = (await countQuery(query.clone().clearSelect().clearOrder()).first()) as { total: number | string } | undefined;
   return Number(row?.total ?? 0);
 }
 
@@ -57,6 +67,6 @@ export async function totalOf(query: Knex.QueryBuilder): Promise<number> {
  * and the page of `base()` read by `page`.
  */
 export async function pageAndTotal<T>(base: () => Knex.QueryBuilder, page: (query: Knex.QueryBuilder, window: PageWindow) => Promise<T[]>, request: PageRequest): Promise<Page<T>> {
-  const [items, counted] = await Promise.all([page(base(), pageWindow(request.page, request.limit)), base().count({ total: '*' }) as Promise<Array<{ total: unknown }>>]);
+  const [items, counted] = await Promise.all([page(base(), pageWindow(request.page, request.limit)), countQuery(base()) as Promise<Array<{ total: unknown }>>]);
   return { items, total: Number(counted[0]?.total ?? 0) };
 }

@@ -39,6 +39,49 @@ export function percentileRanks(count: number): number[] {
 }
 
 const FIGURE_COLUMNS: Record<MetricFigure, string> = { duration: 'd', cost: 'c', spans: 's' };
+const FIGURES = Object.values(FIGURE_COLUMNS);
+
+/** The figures of every trace `POST /traces?search_child_spans=true` lists, as the derived table `m`. */
+function matchedFigures(knex: Knex, query: WindowFilter): Knex.QueryBuilder {
+  return matchingTraces(knex, { ...query, searchChildSpans: true })
+    .select({ d: 't.duration_ms', c: 't.total_cost' })
+    .select(knex.raw(`${dialectFor(knex).asDouble('t.spans_count')} AS s`))
+    .as('m');
+}
+
+/**
+ * The first read: count, and each figure's mean, min, max and population variance (VAR_POP, a
+ * single accurate pass, where the database has it; else the mean first, then the mean squared
+ * deviation from it, over the CTE `m`).
+ */
+export function metricAggregatesQuery(knex: Knex, query: WindowFilter): Knex.QueryBuilder {
+  const summary = FIGURES.flatMap((v) => [`AVG(${v}) AS mean_${v}`, `MIN(${v}) AS min_${v}`, `MAX(${v}) AS max_${v}`]);
+  if (dialectFor(knex).hasVarPop) {
+    const spreads = FIGURES.map((v) => `VAR_POP(${v}) AS variance_${v}`);
+    return knex.select(knex.raw(['COUNT(*) AS n', ...summary, ...spreads].join(', '))).from(matchedFigures(knex, query));
+  }
+  const spreads = FIGURES.map((v) => `(SELECT AVG((${v} - a.mean_${v}) * (${v} - a.mean_${v})) FROM m) AS variance_${v}`);
+  return knex
+    .with('m', (inner) => inner.select('*').from(matchedFigures(knex, query)))
+    .select(knex.raw(['a.*', ...spreads].join(', ')))
+    .from(knex.select(knex.raw(['COUNT(*) AS n', ...summary].join(', '))).from('m').as('a'));
+}
+
+/** The second read: each figure's values at the given 0-based ranks in ascending order (ROW_NUMBER()). */
+export function rankedValuesQuery(knex: Knex, query: WindowFilter, ranks: number[]): Knex.QueryBuilder {
+  return knex
+    .select('*')
+    .from(
+      knex
+        .select(FIGURES)
+        .select(knex.raw(FIGURES.map((v) => `ROW_NUMBER() OVER (ORDER BY ${v}) - 1 AS rank_${v}`).join(', ')))
+        .from(matchedFigures(knex, query))
+        .as('r'),
+    )
+    .where((where) => {
+      for (const v of FIGURES) where.orWhereIn(`rank_${v}`, ranks);
+    });
+}
 
 /**
  * The statistics trace metrics are made of, computed in the database over the traces that
@@ -51,45 +94,12 @@ const FIGURE_COLUMNS: Record<MetricFigure, string> = { duration: 'd', cost: 'c',
  * At most a few dozen values reach Node, however many traces match.
  */
 export async function traceMetricRanks(knex: Knex, query: WindowFilter): Promise<MetricRanks> {
-  const { hasVarPop, snapshot } = dialectFor(knex);
+  const { snapshot } = dialectFor(knex);
   const work = async (trx: Knex.Transaction): Promise<MetricRanks> => {
-    const dialect = dialectFor(trx);
-    const matched = () =>
-      matchingTraces(trx, { ...query, searchChildSpans: true })
-        .select({ d: 't.duration_ms', c: 't.total_cost' })
-        .select(trx.raw(`${dialect.asDouble('t.spans_count')} AS s`))
-        .as('m');
-    const figures = Object.values(FIGURE_COLUMNS);
-    const summary = figures.flatMap((v) => [`AVG(${v}) AS mean_${v}`, `MIN(${v}) AS min_${v}`, `MAX(${v}) AS max_${v}`]);
-    let aggregates: Record<string, unknown> | undefined;
-    if (hasVarPop) {
-      const spreads = figures.map((v) => `VAR_POP(${v}) AS variance_${v}`);
-      [aggregates] = await trx.select(trx.raw(['COUNT(*) AS n', ...summary, ...spreads].join(', '))).from(matched());
-    } else {
-      // SQLite has no VAR_POP: the mean first, then the mean squared deviation from it.
-      const spreads = figures.map((v) => `(SELECT AVG((${v} - a.mean_${v}) * (${v} - a.mean_${v})) FROM m) AS variance_${v}`);
-      [aggregates] = await trx
-        .with('m', (inner) => inner.select('*').from(matched()))
-        .select(trx.raw(['a.*', ...spreads].join(', ')))
-        .from(trx.select(trx.raw(['COUNT(*) AS n', ...summary].join(', '))).from('m').as('a'));
-    }
+    const [aggregates] = (await metricAggregatesQuery(trx, query)) as Array<Record<string, unknown> | undefined>;
     const count = asNumber(aggregates?.n ?? 0);
     const ranks = count > 0 ? percentileRanks(count) : [];
-    const ranked: Array<Record<string, unknown>> =
-      ranks.length === 0
-        ? []
-        : await trx
-            .select('*')
-            .from(
-              trx
-                .select(figures)
-                .select(trx.raw(figures.map((v) => `ROW_NUMBER() OVER (ORDER BY ${v}) - 1 AS rank_${v}`).join(', ')))
-                .from(matched())
-                .as('r'),
-            )
-            .where((where) => {
-              for (const v of figures) where.orWhereIn(`rank_${v}`, ranks);
-            });
+    const ranked: Array<Record<string, unknown>> = ranks.length === 0 ? [] : await rankedValuesQuery(trx, query, ranks);
     const statistics = (v: string): FigureStatistics => ({
       mean: asNumber(aggregates?.[`mean_${v}`] ?? 0),
       stddev: Math.sqrt(Math.max(0, asNumber(aggregates?.[`variance_${v}`] ?? 0))),

@@ -31,19 +31,21 @@ export function matchingSpans(knex: Knex, query: WindowFilter): Knex.QueryBuilde
     });
 }
 
+/** The stored spans of `matching` (a matchingSpans() builder), newest first: the list a page is read from. */
+export function spanPageQuery(knex: Knex, matching: Knex.QueryBuilder): Knex.QueryBuilder {
+  return selectSpanColumns(knex, matching, 's').orderBy([
+    { column: 's.start_time_unix_nano', order: 'desc' },
+    { column: 's.trace_id' },
+    { column: 's.span_id' },
+  ]);
+}
+
 /** POST /engine/query: spans of the window matching the filter, newest first. */
 export async function findSpans(knex: Knex, query: WindowFilter & PageRequest): Promise<Page<StoredSpan>> {
   return pageAndTotal(
     () => matchingSpans(knex, query),
     async (builder, window) => {
-      const rows = await readPage<Record<string, unknown>>(
-        selectSpanColumns(knex, builder, 's').orderBy([
-          { column: 's.start_time_unix_nano', order: 'desc' },
-          { column: 's.trace_id' },
-          { column: 's.span_id' },
-        ]),
-        window,
-      );
+      const rows = await readPage<Record<string, unknown>>(spanPageQuery(knex, builder), window);
       return rows.map(normaliseSpan);
     },
     query,

@@ -74,21 +74,25 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
   return builder.where(where as (inner: Knex.QueryBuilder) => void);
 }
 
+/**
+ * The summaries of `matching` (a matchingTraces() builder), latest first: the list a page is read
+ * from. Sorted after the window is found (traces_by_root_start or the primary key, as the
+ * optimizer judges): an index in list order would let a page with few matches walk every older
+ * trace of the application, since the window bounds the root's start, not the order.
+ */
+export function tracePageQuery(knex: Knex, matching: Knex.QueryBuilder): Knex.QueryBuilder {
+  return matching
+    .select('t.trace_id', 't.span_name', 't.duration_ms', 't.spans_count', 't.total_cost', 't.error_count', 't.service_name', 't.unit', 't.parent_unit')
+    .select({ min_start_time_unix_nano: bigintAsText(knex, 't.min_start_time_unix_nano') })
+    .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }]);
+}
+
 /** POST /traces: one summary per matching trace, latest first. */
 export async function findTraces(knex: Knex, query: TraceQuery & PageRequest): Promise<Page<StoredTraceSummary>> {
   return pageAndTotal(
     () => matchingTraces(knex, query),
     async (builder, window) => {
-      // Sorted after the window is found (traces_by_root_start or the primary key, as the
-      // optimizer judges): an index in list order would let a page with few matches walk every
-      // older trace of the application, since the window bounds the root's start, not the order.
-      const rows = await readPage<Record<string, unknown>>(
-        builder
-          .select('t.trace_id', 't.span_name', 't.duration_ms', 't.spans_count', 't.total_cost', 't.error_count', 't.service_name', 't.unit', 't.parent_unit')
-          .select({ min_start_time_unix_nano: bigintAsText(knex, 't.min_start_time_unix_nano') })
-          .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }]),
-        window,
-      );
+      const rows = await readPage<Record<string, unknown>>(tracePageQuery(knex, builder), window);
       return rows.map((row) => ({
         ...(row as unknown as StoredTraceSummary),
         duration_ms: asNumber(row.duration_ms),

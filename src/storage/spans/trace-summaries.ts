@@ -155,6 +155,29 @@ export function lockQuery(db: Knex, applicationId: string, traceIds: string[]): 
   return db('traces').insert(placeholders).onConflict(['application_id', 'trace_id']).merge({ spans_count: db.raw('??', ['spans_count']) });
 }
 
+/** Per trace, from its stored spans: time range (as text), span count, total cost and error count. */
+export function spanAggregatesQuery(db: Knex, applicationId: string, traceIds: string[]): Knex.QueryBuilder {
+  return db('spans')
+    .select('trace_id')
+    .select({ min_start: bigintAsText(db, 'MIN(start_time_unix_nano)'), max_end: bigintAsText(db, 'MAX(end_time_unix_nano)') })
+    .count({ spans_count: '*' })
+    .select(db.raw('SUM(COALESCE(cost, 0)) AS total_cost'))
+    .select(db.raw('SUM(CASE WHEN status_code = ? THEN 1 ELSE 0 END) AS error_count', [ERROR]))
+    .where('application_id', applicationId)
+    .whereIn('trace_id', traceIds)
+    .groupBy('trace_id');
+}
+
+/** The stored spans of the traces that can be a root (parentless or SPAN_KIND_SERVER), with what a summary copies of its root. */
+export function rootCandidatesQuery(db: Knex, applicationId: string, traceIds: string[]): Knex.QueryBuilder {
+  return db('spans')
+    .select('trace_id', 'span_id', 'parent_span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit')
+    .select({ start: bigintAsText(db, 'start_time_unix_nano') })
+    .where('application_id', applicationId)
+    .whereIn('trace_id', traceIds)
+    .where((where) => where.whereNull('parent_span_id').orWhere('span_kind', 'SPAN_KIND_SERVER'));
+}
+
 /**
  * The summaries recomputed from every stored span of the traces (after re-sent spans were
  * skipped). The one recomputation of a summary: whatever changed the spans calls this, after
@@ -163,25 +186,8 @@ export function lockQuery(db: Knex, applicationId: string, traceIds: string[]): 
 export async function recomputedSummaries(db: Knex, applicationId: string, traceIds: string[], run: Run): Promise<Summary[]> {
   const aggregates = await run<
     Array<{ trace_id: string; min_start: string; max_end: string; spans_count: number | string; total_cost: number | string | null; error_count: number | string | null }>
-  >(
-    db('spans')
-      .select('trace_id')
-      .select({ min_start: bigintAsText(db, 'MIN(start_time_unix_nano)'), max_end: bigintAsText(db, 'MAX(end_time_unix_nano)') })
-      .count({ spans_count: '*' })
-      .select(db.raw('SUM(COALESCE(cost, 0)) AS total_cost'))
-      .select(db.raw('SUM(CASE WHEN status_code = ? THEN 1 ELSE 0 END) AS error_count', [ERROR]))
-      .where('application_id', applicationId)
-      .whereIn('trace_id', traceIds)
-      .groupBy('trace_id'),
-  );
-  const candidates = await run<Array<RootCandidate & { trace_id: string }>>(
-    db('spans')
-      .select('trace_id', 'span_id', 'parent_span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit')
-      .select({ start: bigintAsText(db, 'start_time_unix_nano') })
-      .where('application_id', applicationId)
-      .whereIn('trace_id', traceIds)
-      .where((where) => where.whereNull('parent_span_id').orWhere('span_kind', 'SPAN_KIND_SERVER')),
-  );
+  >(spanAggregatesQuery(db, applicationId, traceIds));
+  const candidates = await run<Array<RootCandidate & { trace_id: string }>>(rootCandidatesQuery(db, applicationId, traceIds));
   const candidatesByTrace = groupBy(candidates, (candidate) => candidate.trace_id);
   return aggregates.map((aggregate) =>
     summary(

@@ -2,14 +2,15 @@
 // bindings a filter becomes (table-driven, as Knex's own query-builder tests do). Values are
 // always bound; only trusted column names appear in the SQL text.
 import { expect } from 'chai';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../../src/filter/ast.js';
 import { compileFilter } from '../../../src/storage/spans/filter-sql.js';
 import type { SqlDialect } from '../../../src/storage/sql/dialect.js';
-import { escapeLike, LIKE_VALUE_LIMIT, mysqlDialect } from '../../../src/storage/sql/mysql.js';
+import { escapeLike, LIKE_VALUE_LIMIT } from '../../../src/storage/sql/mysql.js';
 import { escapeGlob, GLOB_PATTERN_LIMIT, sqliteDialect } from '../../../src/storage/sql/sqlite.js';
 import { storedSpanKind, targetOf } from '../../../src/storage/spans/filter-targets.js';
 import { validateFilter } from '../../../src/filter/validate.js';
+import { forEachDialect, sqlOf, type Sql, type SqlCase } from '../../support/sql-cases.js';
 
 const c = (field: string, op: string, value: string) => ({ field, op, value });
 const PATH = '$."http.method"';
@@ -31,8 +32,6 @@ const MYSQL_NUMBER =
   `WHEN 'STRING' THEN (CASE WHEN JSON_VALUE(s.resource_attributes, ?) REGEXP ? THEN ${MYSQL_DOUBLE} END) END)`;
 const MYSQL_NUMBER_REGEXP = '^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?\\z';
 
-type Want = { sql: string; bindings: unknown[] };
-
 /** Five equal siblings as the compiler joins them: a balanced tree in their order, in Knex's parentheses. */
 const balancedFive = (sql: string, op: string) => `((${sql} ${op} ${sql}) ${op} (${sql} ${op} (${sql} ${op} ${sql})))`;
 
@@ -46,9 +45,7 @@ function parenthesisDepth(sql: string): number {
   }
   return deepest;
 }
-type Case = [name: string, filter: unknown, want: { sqlite: Want; mysql: Want }];
-
-const CASES: Case[] = [
+const CASES: Array<SqlCase<unknown>> = [
   ['text eq', c('span_name', 'eq', 'GET /a'), {
     sqlite: { sql: '(s.span_name = ?)', bindings: ['GET /a'] },
     mysql: { sql: "((s.span_name = ? AND s.span_name LIKE ? ESCAPE '!'))", bindings: ['GET /a', 'GET /a'] },
@@ -137,70 +134,61 @@ const CASES: Case[] = [
   ['a top-level empty or', { or: [] }, { sqlite: { sql: '(1 = 0)', bindings: [] }, mysql: { sql: '(1 = 0)', bindings: [] } }],
 ];
 
-const DIALECTS: Array<[name: 'sqlite' | 'mysql', client: string, dialect: SqlDialect]> = [
-  ['sqlite', 'better-sqlite3', sqliteDialect],
-  ['mysql', 'mysql2', mysqlDialect],
-];
-
-function compiled(knex: Knex, dialect: SqlDialect, filter: unknown): Want {
+function compiled(knex: Knex, dialect: SqlDialect, filter: unknown): Sql {
   const validated = validateFilter(filter);
   if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
   const where = compileFilter(validated.filter, { dialect, column: (name) => `s.${name}` });
   if (!where) throw new Error('no where-callback');
-  const { sql, bindings } = knex.queryBuilder().where(where).toSQL();
-  return { sql: sql.replace(/^select \* where /, ''), bindings: [...bindings] };
+  const { sql, bindings } = sqlOf(knex.queryBuilder().where(where));
+  return { sql: sql.replace(/^select \* where /, ''), bindings };
 }
 
 describe('filter compiler: SQL and bindings per dialect', () => {
-  for (const [dialectName, client, dialect] of DIALECTS) {
-    describe(dialectName, () => {
-      const knex = knexFactory({ client, useNullAsDefault: true });
-      after(() => knex.destroy());
-      for (const [name, filter, want] of CASES) {
-        it(name, () => {
-          expect(compiled(knex, dialect, filter)).to.deep.equal(want[dialectName]);
-        });
-      }
-
-      it('binds a hostile value and never writes it into the SQL', () => {
-        const hostile = "x'); DROP TABLE spans; --";
-        const { sql, bindings } = compiled(knex, dialect, { or: [c('span_name', 'eq', hostile), c('span_attributes.a', 'contains', hostile)] });
-        expect(sql).not.to.include('DROP');
-        expect(bindings.some((binding) => String(binding).includes('DROP TABLE'))).to.equal(true);
+  forEachDialect((knex, dialect, dialectName) => {
+    for (const [name, filter, want] of CASES) {
+      it(name, () => {
+        expect(compiled(knex, dialect, filter)).to.deep.equal(want[dialectName]);
       });
+    }
 
-      // SQLite parses `a OR b OR c ...` into a tree as deep as the chain (its limit: 1000).
-      it('joins siblings as a tree about log2(siblings) deep, never as a chain', () => {
-        const wide = { and: [{ or: Array.from({ length: 999 }, (_, index) => c('span_name', 'eq', `v${index}`)) }, { or: Array.from({ length: 998 }, (_, index) => c('unit', 'neq', `u${index}`)) }] };
-        const { sql } = compiled(knex, dialect, wide);
-        const conditionDepth = dialectName === 'sqlite' ? 0 : 1;
-        expect(parenthesisDepth(sql)).to.be.at.most(1 + 1 + 10 + conditionDepth);
-        expect(sql.match(/ or /g)).to.have.length(999 - 1 + 998 - 1);
-      });
-
-      it(`keeps the worst shapes within the limits about ${MAX_FILTER_DEPTH} levels deep`, () => {
-        // Every level a group of siblings and one deeper group; 20 nodes a level, 100 levels.
-        let deep: unknown = { or: Array.from({ length: 19 }, (_, index) => c('span_name', 'eq', `x${index}`)) };
-        for (let level = 2; level < MAX_FILTER_DEPTH; level += 1) {
-          deep = { [level % 2 ? 'or' : 'and']: [...Array.from({ length: 19 }, (_, index) => c('span_attributes.k', 'neq', `${level}-${index}`)), deep] };
-        }
-        expect(validateFilter(deep).ok).to.equal(true);
-        // 99 single-member groups, then the remaining nodes as siblings at the deepest level.
-        let narrow: unknown = { and: Array.from({ length: MAX_FILTER_NODES - MAX_FILTER_DEPTH }, (_, index) => c('cost', 'neq', String(index))) };
-        for (let level = 2; level < MAX_FILTER_DEPTH; level += 1) narrow = { or: [narrow] };
-        expect(validateFilter(narrow).ok).to.equal(true);
-        for (const filter of [deep, narrow]) {
-          expect(parenthesisDepth(compiled(knex, dialect, filter).sql)).to.be.at.most(MAX_FILTER_DEPTH + 20);
-        }
-      });
-
-      it('compiles 100 levels of nesting', () => {
-        let node: unknown = c('span_name', 'eq', 'x');
-        for (let level = 1; level < 100; level += 1) node = level % 2 ? { and: [node] } : { or: [node] };
-        expect(compiled(knex, dialect, node).bindings).to.have.length(dialectName === 'sqlite' ? 1 : 2);
-      });
+    it('binds a hostile value and never writes it into the SQL', () => {
+      const hostile = "x'); DROP TABLE spans; --";
+      const { sql, bindings } = compiled(knex, dialect, { or: [c('span_name', 'eq', hostile), c('span_attributes.a', 'contains', hostile)] });
+      expect(sql).not.to.include('DROP');
+      expect(bindings.some((binding) => String(binding).includes('DROP TABLE'))).to.equal(true);
     });
-  }
+
+    // SQLite parses `a OR b OR c ...` into a tree as deep as the chain (its limit: 1000).
+    it('joins siblings as a tree about log2(siblings) deep, never as a chain', () => {
+      const wide = { and: [{ or: Array.from({ length: 999 }, (_, index) => c('span_name', 'eq', `v${index}`)) }, { or: Array.from({ length: 998 }, (_, index) => c('unit', 'neq', `u${index}`)) }] };
+      const { sql } = compiled(knex, dialect, wide);
+      const conditionDepth = dialectName === 'sqlite' ? 0 : 1;
+      expect(parenthesisDepth(sql)).to.be.at.most(1 + 1 + 10 + conditionDepth);
+      expect(sql.match(/ or /g)).to.have.length(999 - 1 + 998 - 1);
+    });
+
+    it(`keeps the worst shapes within the limits about ${MAX_FILTER_DEPTH} levels deep`, () => {
+      // Every level a group of siblings and one deeper group; 20 nodes a level, 100 levels.
+      let deep: unknown = { or: Array.from({ length: 19 }, (_, index) => c('span_name', 'eq', `x${index}`)) };
+      for (let level = 2; level < MAX_FILTER_DEPTH; level += 1) {
+        deep = { [level % 2 ? 'or' : 'and']: [...Array.from({ length: 19 }, (_, index) => c('span_attributes.k', 'neq', `${level}-${index}`)), deep] };
+      }
+      expect(validateFilter(deep).ok).to.equal(true);
+      // 99 single-member groups, then the remaining nodes as siblings at the deepest level.
+      let narrow: unknown = { and: Array.from({ length: MAX_FILTER_NODES - MAX_FILTER_DEPTH }, (_, index) => c('cost', 'neq', String(index))) };
+      for (let level = 2; level < MAX_FILTER_DEPTH; level += 1) narrow = { or: [narrow] };
+      expect(validateFilter(narrow).ok).to.equal(true);
+      for (const filter of [deep, narrow]) {
+        expect(parenthesisDepth(compiled(knex, dialect, filter).sql)).to.be.at.most(MAX_FILTER_DEPTH + 20);
+      }
+    });
+
+    it('compiles 100 levels of nesting', () => {
+      let node: unknown = c('span_name', 'eq', 'x');
+      for (let level = 1; level < 100; level += 1) node = level % 2 ? { and: [node] } : { or: [node] };
+      expect(compiled(knex, dialect, node).bindings).to.have.length(dialectName === 'sqlite' ? 1 : 2);
+    });
+  });
 
   it('takes no filter as no clause', () => {
     expect(compileFilter(null, { dialect: sqliteDialect, column: (name) => name })).to.equal(undefined);

@@ -1,7 +1,7 @@
 // Configuration is read once and every bad variable is named in a one-line error.
 import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('configuration', () => {
   it('has defaults that need nothing installed (embedded SQLite, both APIs)', () => {
