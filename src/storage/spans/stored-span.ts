@@ -20,19 +20,6 @@ export type StoredSpan = Omit<SpanRow, ConvertedColumn> & {
   links: string | unknown[] | null;
 };
 
-export interface StoredTraceSummary {
-  trace_id: string;
-  span_name: string;
-  duration_ms: number;
-  spans_count: number;
-  total_cost: number;
-  error_count: number;
-  min_start_time_unix_nano: string;
-  service_name: string | null;
-  unit: string | null;
-  parent_unit: string | null;
-}
-
 /** The columns read as they are stored; selectSpanColumns() converts the others. */
 const SPAN_COLUMNS = SPAN_ROW_COLUMNS.filter(
   (column) => !['application_id', 'received_at', 'start_time_unix_nano', 'end_time_unix_nano', 'resource_attributes', 'span_attributes', 'events', 'links'].includes(column),

@@ -2,6 +2,7 @@
 // traces, and the statements that merge it into the stored summaries or recompute them from the
 // stored spans. The caller (span writer, retention purger) runs them inside its transaction.
 import type { Knex } from 'knex';
+import type { SpanKind, StatusCode } from '../../span-enums.js';
 import { bigintAsText } from '../database.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
@@ -32,7 +33,7 @@ function pickRoot(candidates: RootCandidate[]): RootCandidate | undefined {
   const earliest = (spans: RootCandidate[]) =>
     [...spans].sort((a, b) => compareNanos(a.start, b.start) || (a.span_id < b.span_id ? -1 : a.span_id > b.span_id ? 1 : 0))[0];
   const parentless = candidates.filter((span) => span.parent_span_id === null);
-  return parentless.length > 0 ? earliest(parentless) : earliest(candidates.filter((span) => span.span_kind === 'SPAN_KIND_SERVER'));
+  return parentless.length > 0 ? earliest(parentless) : earliest(candidates.filter((span) => span.span_kind === SERVER));
 }
 
 export interface Summary {
@@ -55,7 +56,9 @@ export interface Summary {
   error_count: number;
 }
 
-const ERROR = 'STATUS_CODE_ERROR';
+const ERROR: StatusCode = 'STATUS_CODE_ERROR';
+/** The kind of span that is a trace's root when no span is parentless. */
+const SERVER: SpanKind = 'SPAN_KIND_SERVER';
 
 /** Rank, zero-padded start and span_id: ordered as strings exactly as pickRoot orders candidates. */
 function rootKey(root: RootCandidate): string {
@@ -175,7 +178,7 @@ export function rootCandidatesQuery(db: Knex, applicationId: string, traceIds: s
     .select({ start: bigintAsText(db, 'start_time_unix_nano') })
     .where('application_id', applicationId)
     .whereIn('trace_id', traceIds)
-    .where((where) => where.whereNull('parent_span_id').orWhere('span_kind', 'SPAN_KIND_SERVER'));
+    .where((where) => where.whereNull('parent_span_id').orWhere('span_kind', SERVER));
 }
 
 /**
@@ -224,7 +227,7 @@ export async function recomputeSummaries(db: Knex, applicationId: string, traceI
 }
 
 function isRootCandidate(row: SpanRow): boolean {
-  return row.parent_span_id === null || row.span_kind === 'SPAN_KIND_SERVER';
+  return row.parent_span_id === null || row.span_kind === SERVER;
 }
 
 function rootCandidate(row: SpanRow): RootCandidate {
