@@ -1,19 +1,20 @@
 // Builds one openapi-backend instance per document: routing, validation and handling are three
-// named steps, and every failure is thrown as one of our HTTP errors.
-import type { OpenAPIBackend, Context as OpenApiContext } from 'openapi-backend';
+// named steps, every failure is thrown as one of our errors, and a handled request answers the
+// handler's Reply, which the HTTP edge writes (src/http/dispatch.ts).
+import type { OpenAPIBackend, Context as OpenApiContext, Request as OpenApiRequest } from 'openapi-backend';
 import type { Context as KoaContext } from 'koa';
-import { NotFoundError, RequestValidationError, NotAuthenticatedError, type ServiceError, type ValidationIssue } from '../errors.js';
+import type { ApiName } from '../config.js';
+import { NotFoundError, RequestValidationError, NotAuthenticatedError, type ServiceError } from '../errors.js';
 import { toValidationIssues } from './validation-issues.js';
-import { cloneDefinition, type ApiDocument } from './documents.js';
-import type { HandlerMap, OperationHandler } from '../operations/handler.js';
+import { cloneDefinition, type ApiDocument, type DocumentOperations } from './documents.js';
+import type { HandlerMap, IssueRefiner, OperationHandler, Reply } from '../operations/handler.js';
 import { createOpenApiBackend } from './openapi-backend.js';
+import { operationRequest, rejectedRequest } from './operation-request.js';
 import { requestBodyFailure } from './request-body.js';
 
-/** Lets a document refine the generic 422 issues (the engine replaces Ajv's filter noise). */
-export type IssueRefiner = (issues: ValidationIssue[], request: OpenApiContext) => ValidationIssue[];
-
-export interface ApiOptions {
-  handlers: HandlerMap;
+export interface ApiOptions<Ops> {
+  /** The document's handlers, keyed by its generated operations; a missing one answers `notImplemented`. */
+  handlers: HandlerMap<Ops>;
   /** The security handler of every scheme the document declares: the principal, or a thrown error. */
   authenticate: (ctx: KoaContext, operation: OpenApiContext['operation']) => Promise<unknown>;
   /** Runs after validation, before the operation handler (or the 501). */
@@ -29,25 +30,32 @@ export interface ApiOptions {
 }
 
 export interface BuiltApi {
-  name: string;
+  name: ApiName;
   backend: OpenAPIBackend;
+  /** Routes, authenticates, validates, authorizes and handles a request of this document: the handler's reply. */
+  handle(request: OpenApiRequest, ctx: KoaContext): Promise<Reply>;
 }
 
-function withReply(handler: OperationHandler) {
-  return async (request: OpenApiContext, ctx: KoaContext): Promise<void> => {
-    const reply = await handler(request, ctx);
-    if (!reply) return; // the handler wrote a streaming response itself
-    ctx.status = reply.status;
-    if (reply.headers) ctx.set(reply.headers);
-    if (reply.body !== undefined) ctx.body = reply.body;
-  };
+type RegisteredHandler = (request: OpenApiContext, ctx: KoaContext) => Promise<Reply>;
+
+/** The handler as openapi-backend calls it: with its context and the Koa context, answering the Reply. */
+function registered<Op>(handler: OperationHandler<Op>): RegisteredHandler {
+  return (request, ctx) => handler(operationRequest<Op>(request, ctx));
 }
 
-export async function buildApi(document: ApiDocument, options: ApiOptions): Promise<BuiltApi> {
+function registeredHandlers<Ops>(handlers: HandlerMap<Ops>): Record<string, RegisteredHandler> {
+  const byOperation: Record<string, RegisteredHandler> = {};
+  for (const [operationId, handler] of Object.entries<OperationHandler<Ops[keyof Ops & string]> | undefined>(handlers)) {
+    if (handler) byOperation[operationId] = registered(handler);
+  }
+  return byOperation;
+}
+
+export async function buildApi<Name extends ApiName>(document: ApiDocument<Name>, options: ApiOptions<DocumentOperations[Name]>): Promise<BuiltApi> {
   const { handlers, refine = (issues) => issues } = options;
   const inOperationShape = (request: OpenApiContext, error: ServiceError): Error => options.requestFailures?.[request.operation?.operationId ?? '']?.(error) ?? error;
   const backend = createOpenApiBackend({ definition: cloneDefinition(document), coerceRequests: true });
-  const operationHandlers = Object.fromEntries(Object.entries(handlers).map(([operationId, handler]) => [operationId, withReply(handler)]));
+  const operationHandlers = registeredHandlers(handlers);
   backend.register({
     ...operationHandlers,
     postRoutingHandler: (request: OpenApiContext, ctx: KoaContext) => {
@@ -56,7 +64,7 @@ export async function buildApi(document: ApiDocument, options: ApiOptions): Prom
       if (failure) throw inOperationShape(request, failure);
     },
     validationFail: (request: OpenApiContext) => {
-      throw inOperationShape(request, new RequestValidationError(refine(toValidationIssues(request.validation.errors ?? []), request)));
+      throw inOperationShape(request, new RequestValidationError(refine(toValidationIssues(request.validation.errors ?? []), rejectedRequest(request))));
     },
     unauthorizedHandler: (request: OpenApiContext) => {
       const results = Object.values(request.security ?? {}) as Array<{ error?: unknown } | undefined>;
@@ -76,8 +84,11 @@ export async function buildApi(document: ApiDocument, options: ApiOptions): Prom
   });
   // The schemes an operation lists (bearerAuth, and basicAuth on ingestion) all read the one
   // Authorization header: it is checked once per request, whichever handler runs first.
-  const authenticateOnce = (request: OpenApiContext, ctx: KoaContext): Promise<unknown> => (ctx.state.authentication ??= options.authenticate(ctx, request.operation)) as Promise<unknown>;
+  const authenticateOnce = (request: OpenApiContext, ctx: KoaContext): Promise<unknown> => (ctx.state.authentication ??= options.authenticate(ctx, request.operation));
   for (const scheme of Object.keys(document.definition.components?.securitySchemes ?? {})) backend.registerSecurityHandler(scheme, authenticateOnce);
   await backend.init();
-  return { name: document.name, backend };
+  // handleRequest answers what the handler that ran returns: operation handlers return their
+  // Reply, every other handler registered above throws.
+  const handle = async (request: OpenApiRequest, ctx: KoaContext): Promise<Reply> => backend.handleRequest(request, ctx);
+  return { name: document.name, backend, handle };
 }

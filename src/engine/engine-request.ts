@@ -1,13 +1,20 @@
 // The parts every engine read shares: the application named by X-Vendor-App-Id (authorization
 // has already checked that the caller may read it), the time window, the page and the filter.
 // Every problem the document's schema cannot express is gathered into one 422.
-import type { Context as OpenApiContext } from 'openapi-backend';
-import type { Reply } from '../operations/handler.js';
+import type { components } from '../generated/engine.js';
+import type { BodyReply } from '../operations/handler.js';
 import { exactJson, JSON_CONTENT_TYPE } from '../json/exact-json.js';
 import { RequestValidationError, type ValidationIssue } from '../errors.js';
 import type { FilterNode } from '../filter/ast.js';
 import { validateFilter } from '../filter/validate.js';
 import { timeWindow, type TimeWindow } from '../traces/time-window.js';
+
+/** What the engine's reads (querySpans, listTraces, getTraceMetrics, listLiveSpans) have in common. */
+export interface EngineRead {
+  headers: { 'x-vendor-app-id': string };
+  query: { start_time?: string; end_time?: string; page?: number; limit?: number };
+  body: components['schemas']['EngineQueryRequest'] | undefined;
+}
 
 export interface EngineRequest {
   applicationId: string;
@@ -15,17 +22,11 @@ export interface EngineRequest {
   filter: FilterNode | null;
   page: number;
   limit: number;
-  query: Record<string, unknown>;
-}
-
-function header(request: OpenApiContext, name: string): string | undefined {
-  const value = request.request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Reads and checks an engine request; the document has already checked types, ranges and presence. */
-export function engineRequest(request: OpenApiContext): EngineRequest {
-  const query = (request.request.query ?? {}) as Record<string, unknown>;
+export function engineRequest(request: EngineRead): EngineRequest {
+  const { query } = request;
   const issues: ValidationIssue[] = [];
   let window: TimeWindow = { startNs: undefined, endNs: undefined };
   try {
@@ -34,17 +35,15 @@ export function engineRequest(request: OpenApiContext): EngineRequest {
     if (!(error instanceof RequestValidationError)) throw error;
     issues.push(...error.issues);
   }
-  const body = request.request.requestBody as { filter?: unknown } | undefined;
-  const filter = validateFilter(body && typeof body === 'object' ? body.filter : undefined);
+  const filter = validateFilter(request.body?.filter);
   if (!filter.ok) issues.push(...filter.issues);
   if (issues.length > 0) throw new RequestValidationError(issues);
   return {
-    applicationId: header(request, 'x-vendor-app-id') ?? '',
+    applicationId: request.headers['x-vendor-app-id'],
     window,
     filter: filter.ok ? filter.filter : null,
-    page: Number(query.page ?? 1),
-    limit: Number(query.limit ?? 20),
-    query,
+    page: query.page ?? 1,
+    limit: query.limit ?? 20,
   };
 }
 
@@ -55,6 +54,6 @@ export function requiredWindow({ window }: EngineRequest): { startNs: bigint; en
 }
 
 /** A 200 whose JSON keeps 19-digit integers exact. */
-export function exactJsonReply(body: unknown): Reply {
+export function exactJsonReply(body: unknown): BodyReply {
   return { status: 200, body: exactJson(body), headers: { 'Content-Type': JSON_CONTENT_TYPE } };
 }

@@ -3,21 +3,20 @@
 // INGEST_MAX_BODY_BYTES. Authentication and authorization (write:traces on the application named
 // by X-Vendor-App-Id, or an API key's own application when it is absent) have run before, and
 // left the application in the request's scope.
-import type { Logger } from 'pino';
+import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { scopeOf } from '../operations/request-state.js';
 import { ingestTraces } from '../ingest/ingest-traces.js';
 import { decodeExportRequest, encodeExportResponse, otlpFormatOf } from '../ingest/otlp-format.js';
 import { readOtlpBody } from '../ingest/read-body.js';
 
-export function exportTraces({ config, knex }: ServiceDeps): OperationHandler {
-  return async (_request, ctx) => {
-    const format = otlpFormatOf(ctx.get('Content-Type'));
-    const body = await readOtlpBody(ctx.req, config.ingestBodyLimitBytes);
-    const applicationId = scopeOf(ctx)?.applicationId;
+export function exportTraces({ config, knex, logger }: ServiceDeps): OperationHandler<operations['exportTraces']> {
+  return async (request) => {
+    const format = otlpFormatOf(request.headers['content-type']);
+    const body = await readOtlpBody(request.incoming, config.ingestBodyLimitBytes);
+    const applicationId = request.scope?.applicationId;
     if (!applicationId) throw new Error('exportTraces ran without an authorized application');
-    const partialSuccess = await ingestTraces(knex, applicationId, decodeExportRequest(format, body), ctx.state.log as Logger);
+    const partialSuccess = await ingestTraces(knex, applicationId, decodeExportRequest(format, body), request.log ?? logger);
     const response = encodeExportResponse(format, partialSuccess);
     return { status: 200, headers: { 'Content-Type': response.contentType }, body: response.body };
   };

@@ -1,12 +1,13 @@
 // POST /engine/metrics (getTraceMetrics): statistics over exactly the traces that
 // POST /traces?search_child_spans=true lists for the same window and filter.
+import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { traceMetricRanks } from '../storage/spans/metric-ranks.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { traceMetrics } from '../traces/trace-metrics.js';
 
-export function getTraceMetrics({ knex }: ServiceDeps): OperationHandler {
+export function getTraceMetrics({ knex }: ServiceDeps): OperationHandler<operations['getTraceMetrics']> {
   return async (request) => {
     const parsed = engineRequest(request);
     const ranks = await traceMetricRanks(knex, { applicationId: parsed.applicationId, ...requiredWindow(parsed), filter: parsed.filter });

@@ -1,5 +1,6 @@
-// The engine API's handler map, keyed by operationId of openapi/engine.yaml.
-// Operations whose feature has not landed have no entry and answer 501.
+// The engine API's handler map, keyed by the generated operations of openapi/engine.yaml: every
+// operation the document declares has its handler (checked at compile time below).
+import type { operations } from '../generated/engine.js';
 import type { HandlerMap } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { exportTraces } from './export-traces.js';
@@ -9,7 +10,9 @@ import { listTraces } from './list-traces.js';
 import { querySpans } from './query-spans.js';
 import { streamLiveSpans } from './stream-live-spans.js';
 
-export function engineHandlers(deps: ServiceDeps): HandlerMap {
+export type EngineHandlers = HandlerMap<operations>;
+
+export function engineHandlers(deps: ServiceDeps): EngineHandlers {
   return {
     exportTraces: exportTraces(deps),
     querySpans: querySpans(deps),
@@ -17,5 +20,5 @@ export function engineHandlers(deps: ServiceDeps): HandlerMap {
     getTraceMetrics: getTraceMetrics(deps),
     listLiveSpans: listLiveSpans(deps),
     streamLiveSpans: streamLiveSpans(deps),
-  };
+  } satisfies Required<EngineHandlers>;
 }

@@ -1,12 +1,13 @@
 // GET /traces/live (listLiveSpans): the application's most recently received spans, newest
 // first by receive sequence; start_time/end_time are optional and filter by span start.
+import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { recentSpans } from '../storage/spans/live-reads.js';
 import { engineRequest, exactJsonReply } from './engine-request.js';
 import { liveSpan } from './wire.js';
 
-export function listLiveSpans({ knex }: ServiceDeps): OperationHandler {
+export function listLiveSpans({ knex }: ServiceDeps): OperationHandler<operations['listLiveSpans']> {
   return async (request) => {
     const parsed = engineRequest(request);
     const { page, limit } = parsed;

@@ -1,16 +1,18 @@
 // POST /traces (listTraces): a page of trace summaries, one per trace whose root starts in the
 // window; the filter tests the root (search_child_spans=false) or any span of the trace (true).
+import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { findTraces } from '../storage/spans/trace-pages.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { traceSummary } from './wire.js';
 
-export function listTraces({ knex }: ServiceDeps): OperationHandler {
+export function listTraces({ knex }: ServiceDeps): OperationHandler<operations['listTraces']> {
   return async (request) => {
     const parsed = engineRequest(request);
     const { page, limit } = parsed;
-    const searchChildSpans = parsed.query.search_child_spans === true || parsed.query.search_child_spans === 'true';
+    // Coerced to a boolean by the document's schema (false when absent).
+    const searchChildSpans = request.query.search_child_spans === true;
     const { items, total } = await findTraces(knex, {
       applicationId: parsed.applicationId,
       ...requiredWindow(parsed),

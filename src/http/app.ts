@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { authorize } from '../auth/authorize.js';
-import { principalOf, setScope } from '../operations/request-state.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import { managementRequestFailures } from '../management/validation-failures.js';
@@ -46,7 +45,8 @@ async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
       return ctx.state.principal;
     },
     authorize: async (request: OpenApiContext, ctx: Koa.Context) => {
-      if (ctx.state.principal) setScope(ctx, await authorize(knex, principalOf(ctx), request));
+      const { principal } = ctx.state;
+      if (principal) ctx.state.scope = await authorize(knex, principal, request);
     },
   };
   const apis: BuiltApi[] = [];
@@ -69,7 +69,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(errorMiddleware(logger));
   app.use(jsonBodyParser(config.jsonBodyLimitBytes));
   app.use(ops.routes());
-  app.use(dispatchTo(await buildApis(deps)));
+  app.use(dispatchTo(await buildApis(deps), logger));
   // Koa logs errors that reach it: streamed responses that fail, a client leaving among them.
   app.on('error', logKoaError(logger));
   return app;

@@ -16,7 +16,7 @@ export function isClientDisconnect(error: unknown, ctx: Context | undefined): bo
 
 export function logKoaError(logger: Logger) {
   return (error: unknown, ctx?: Context): void => {
-    const log = (ctx?.state.log as Logger | undefined) ?? logger;
+    const log = ctx?.state.log ?? logger;
     if (isClientDisconnect(error, ctx)) log.debug({ err: error }, 'client disconnected before the response ended');
     else log.error({ err: error }, 'koa error');
   };

@@ -1,11 +1,15 @@
-// Koa middleware that hands a request to the API whose document declares its path, and answers
-// the paths no document declares: 405 with `Allow` when another method has the path (a document
-// operation or a route outside the documents), 404 otherwise.
+// Koa middleware that hands a request to the API whose document declares its path and writes the
+// handler's reply (a JSON body, or an event stream through ./sse.ts), and answers the paths no
+// document declares: 405 with `Allow` when another method has the path (a document operation or a
+// route outside the documents), 404 otherwise.
 import type { OpenAPIBackend } from 'openapi-backend';
 import type { Context as KoaContext } from 'koa';
+import type { Logger } from 'pino';
 import type { BuiltApi } from '../api/build-api.js';
 import { NotFoundError } from '../errors.js';
+import { isEventStream, type Reply } from '../operations/handler.js';
 import { MethodNotAllowedError } from './edge-errors.js';
+import { writeEventStream } from './sse.js';
 
 /** In the order an `Allow` header lists them. */
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
@@ -31,7 +35,15 @@ function matchRoute(api: BuiltApi, method: string, path: string): RouteMatch {
   }
 }
 
-export function dispatchTo(apis: BuiltApi[]) {
+function writeReply(ctx: KoaContext, reply: Reply, logger: Logger | undefined): void {
+  if (isEventStream(reply)) return writeEventStream(ctx, reply, ctx.state.log ?? logger);
+  ctx.status = reply.status;
+  if (reply.headers) ctx.set(reply.headers);
+  if (reply.body !== undefined) ctx.body = reply.body;
+}
+
+/** `logger` serves where no request logger is on ctx.state (a chain without src/http/request-context.ts). */
+export function dispatchTo(apis: BuiltApi[], logger?: Logger) {
   return async function dispatch(ctx: KoaContext): Promise<void> {
     const matches = apis.map((api) => [api, matchRoute(api, ctx.method, ctx.path)] as const);
     const target = matches.find(([, match]) => match === 'match');
@@ -40,9 +52,10 @@ export function dispatchTo(apis: BuiltApi[]) {
       if (allowed.size > 0) throw new MethodNotAllowedError(HTTP_METHODS.filter((method) => allowed.has(method)));
       throw new NotFoundError();
     }
-    await target[0].backend.handleRequest(
+    const reply = await target[0].handle(
       { method: ctx.method, path: ctx.path, query: ctx.query as Record<string, string | string[]>, headers: ctx.headers as Record<string, string | string[]>, body: ctx.request.body },
       ctx,
     );
+    writeReply(ctx, reply, logger);
   };
 }

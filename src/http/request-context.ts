@@ -11,13 +11,14 @@ export function requestContext(logger: Logger) {
     const offered = ctx.get('X-Request-Id');
     const requestId = SANE_REQUEST_ID.test(offered) ? offered : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = logger.child({ request_id: requestId });
+    const log = logger.child({ request_id: requestId });
+    ctx.state.log = log;
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
     try {
       await next();
     } finally {
-      (ctx.state.log as Logger).info(
+      log.info(
         {
           method: ctx.method,
           path: ctx.path,

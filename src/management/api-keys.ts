@@ -1,8 +1,7 @@
 // API key operations: createApiKey, listApiKeys, getApiKey, updateApiKey, rotateApiKeySecret,
 // deleteApiKey. Only create and rotate ever answer a secret.
-import type { Context as OpenApiContext } from 'openapi-backend';
 import * as apiKeys from '../accounts/api-keys.js';
-import type { Reply } from '../operations/handler.js';
+import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../errors.js';
@@ -25,13 +24,9 @@ function apiKeyBody(key: ApiKeyRecord): Schemas['ApiKey'] {
   };
 }
 
-function apiKeyOf(request: OpenApiContext): string {
-  return (request.request.params as { api_key: string }).api_key;
-}
-
-export function createApiKey({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const input = request.request.requestBody as Schemas['ApiKeyCreate'];
+export function createApiKey({ knex }: ServiceDeps): OperationHandler<operations['createApiKey']> {
+  return async (request) => {
+    const input = request.body;
     const { key, secret } = await apiKeys.createApiKey(knex, { applicationId: input.app_id, name: input.name, permissions: input.permissions });
     const body: Schemas['ApiKeyCreated'] = {
       name: key.name,
@@ -45,9 +40,9 @@ export function createApiKey({ knex }: ServiceDeps) {
   };
 }
 
-export function listApiKeys({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const query = request.request.query as operations['listApiKeys']['parameters']['query'];
+export function listApiKeys({ knex }: ServiceDeps): OperationHandler<operations['listApiKeys']> {
+  return async (request) => {
+    const { query } = request;
     const page = pageRequest(query);
     const found = await listApiKeyRows(knex, query.app_id, page.window);
     const body: Schemas['ApiKeyList'] = { data: found.items.map(apiKeyBody), pagination: pagination(page, found.total) };
@@ -55,18 +50,18 @@ export function listApiKeys({ knex }: ServiceDeps) {
   };
 }
 
-export function getApiKey({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const key = await findActiveApiKey(knex, apiKeyOf(request));
+export function getApiKey({ knex }: ServiceDeps): OperationHandler<operations['getApiKey']> {
+  return async (request) => {
+    const key = await findActiveApiKey(knex, request.params.api_key);
     if (!key) throw new NotFoundError(apiKeys.API_KEY_NOT_FOUND);
     return { status: 200, body: apiKeyBody(key) };
   };
 }
 
-export function updateApiKey({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const changes = request.request.requestBody as Schemas['ApiKeyUpdate'];
-    const key = await apiKeys.updateApiKey(knex, apiKeyOf(request), { name: changes.name, permissions: changes.permissions });
+export function updateApiKey({ knex }: ServiceDeps): OperationHandler<operations['updateApiKey']> {
+  return async (request) => {
+    const changes = request.body;
+    const key = await apiKeys.updateApiKey(knex, request.params.api_key, { name: changes.name, permissions: changes.permissions });
     const body: Schemas['ApiKeyUpdated'] = {
       api_key: key.id,
       name: key.name,
@@ -77,18 +72,18 @@ export function updateApiKey({ knex }: ServiceDeps) {
   };
 }
 
-export function rotateApiKeySecret({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const apiKey = apiKeyOf(request);
+export function rotateApiKeySecret({ knex }: ServiceDeps): OperationHandler<operations['rotateApiKeySecret']> {
+  return async (request) => {
+    const apiKey = request.params.api_key;
     const rotated = await apiKeys.rotateApiKeySecret(knex, apiKey);
     const body: Schemas['ApiKeySecretRotated'] = { api_key: apiKey, api_secret: rotated.secret, rotated_at: toIsoRequired(rotated.rotatedAt) };
     return { status: 200, body, headers: { 'Cache-Control': 'no-store' } };
   };
 }
 
-export function deleteApiKey({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const deleted = await apiKeys.deleteApiKey(knex, apiKeyOf(request));
+export function deleteApiKey({ knex }: ServiceDeps): OperationHandler<operations['deleteApiKey']> {
+  return async (request) => {
+    const deleted = await apiKeys.deleteApiKey(knex, request.params.api_key);
     const body: Schemas['ApiKeyDeleted'] = { message: 'API key deleted', deleted_at: toIsoRequired(deleted.deletedAt) };
     return { status: 200, body };
   };

@@ -1,9 +1,7 @@
 // Application operations: createApplication, listApplications, getApplication,
 // updateApplication, deleteApplication.
-import type { Context as KoaContext } from 'koa';
-import type { Context as OpenApiContext } from 'openapi-backend';
 import * as applications from '../accounts/applications.js';
-import type { Reply } from '../operations/handler.js';
+import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { principalOf } from '../operations/request-state.js';
 import type { components, operations } from '../generated/management.js';
@@ -27,13 +25,9 @@ function applicationBody(application: ApplicationRecord, defaultRetentionDays: n
   };
 }
 
-function appIdOf(request: OpenApiContext): string {
-  return (request.request.params as { app_id: string }).app_id;
-}
-
-export function createApplication({ knex, config }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const input = request.request.requestBody as Schemas['ApplicationCreate'];
+export function createApplication({ knex, config }: ServiceDeps): OperationHandler<operations['createApplication']> {
+  return async (request) => {
+    const input = request.body;
     const application = await applications.createApplication(knex, {
       organizationId: input.organization_id,
       name: input.name,
@@ -45,11 +39,11 @@ export function createApplication({ knex, config }: ServiceDeps) {
   };
 }
 
-export function listApplications({ knex, config }: ServiceDeps) {
-  return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
-    const query = (request.request.query ?? {}) as NonNullable<operations['listApplications']['parameters']['query']>;
+export function listApplications({ knex, config }: ServiceDeps): OperationHandler<operations['listApplications']> {
+  return async (request) => {
+    const { query } = request;
     const page = pageRequest(query);
-    const principal = principalOf(ctx);
+    const principal = principalOf(request);
     const filter: ApplicationFilter = {
       // Users see their organizations' applications; an API key sees its own application only.
       ...(principal.kind === 'user' ? { memberUserId: principal.userId } : { applicationId: principal.applicationId }),
@@ -63,18 +57,18 @@ export function listApplications({ knex, config }: ServiceDeps) {
   };
 }
 
-export function getApplication({ knex, config }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const application = await findActiveApplication(knex, appIdOf(request));
+export function getApplication({ knex, config }: ServiceDeps): OperationHandler<operations['getApplication']> {
+  return async (request) => {
+    const application = await findActiveApplication(knex, request.params.app_id);
     if (!application) throw new NotFoundError(applications.APPLICATION_NOT_FOUND);
     return { status: 200, body: applicationBody(application, config.retention.defaultDays) };
   };
 }
 
-export function updateApplication({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const { name, retention_days } = request.request.requestBody as Schemas['ApplicationUpdate'];
-    const updated = await applications.updateApplication(knex, appIdOf(request), {
+export function updateApplication({ knex }: ServiceDeps): OperationHandler<operations['updateApplication']> {
+  return async (request) => {
+    const { name, retention_days } = request.body;
+    const updated = await applications.updateApplication(knex, request.params.app_id, {
       ...(name !== undefined && { name }),
       ...(retention_days !== undefined && { retention_days }),
     });
@@ -85,9 +79,9 @@ export function updateApplication({ knex }: ServiceDeps) {
   };
 }
 
-export function deleteApplication({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const deleted = await applications.deleteApplication(knex, appIdOf(request));
+export function deleteApplication({ knex }: ServiceDeps): OperationHandler<operations['deleteApplication']> {
+  return async (request) => {
+    const deleted = await applications.deleteApplication(knex, request.params.app_id);
     const body: Schemas['ApplicationDeleted'] = { id: deleted.id, message: 'Application deleted', deleted_at: toIsoRequired(deleted.deletedAt) };
     return { status: 200, body };
   };

@@ -1,14 +1,13 @@
 // POST /auth/token: OAuth 2.0 client credentials (RFC 6749 section 4.4). The API key and secret
 // come in the body or by HTTP Basic (not both); the answer is a service-signed JWT.
-import type { Context as KoaContext } from 'koa';
-import type { Context as OpenApiContext } from 'openapi-backend';
-import type { Reply } from '../operations/handler.js';
+import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { secretMatches } from '../accounts/secrets.js';
 import { findActiveApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
-import type { components } from '../generated/management.js';
+import type { components, operations } from '../generated/management.js';
 import { OAuthError } from '../errors.js';
 
+type TokenRequest = components['schemas']['TokenRequest'];
 type TokenResponse = components['schemas']['TokenResponse'];
 
 interface ClientCredentials {
@@ -31,9 +30,8 @@ function basicCredentials(header: string): ClientCredentials | undefined {
   }
 }
 
-function clientCredentials(ctx: KoaContext, body: Record<string, unknown>): ClientCredentials {
+function clientCredentials(authorization: string | undefined, body: TokenRequest): ClientCredentials {
   const inBody = typeof body.client_id === 'string' || typeof body.client_secret === 'string';
-  const authorization = ctx.get('Authorization');
   if (authorization) {
     if (inBody) throw new OAuthError('invalid_request', 'send the client credentials either in the body or by HTTP Basic, not both');
     const basic = basicCredentials(authorization);
@@ -47,16 +45,16 @@ function clientCredentials(ctx: KoaContext, body: Record<string, unknown>): Clie
 }
 
 /** The document leaves grant_type optional and free so that only these RFC 6749 errors answer it. */
-function requireClientCredentialsGrant(body: Record<string, unknown>): void {
+function requireClientCredentialsGrant(body: TokenRequest): void {
   if (body.grant_type === undefined || body.grant_type === '') throw new OAuthError('invalid_request', 'grant_type is required');
   if (body.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials');
 }
 
-export function createAccessToken({ knex, tokens, config }: ServiceDeps) {
-  return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
-    const body = (request.request.requestBody ?? {}) as Record<string, unknown>;
+export function createAccessToken({ knex, tokens, config }: ServiceDeps): OperationHandler<operations['createAccessToken']> {
+  return async (request) => {
+    const { body } = request;
     requireClientCredentialsGrant(body);
-    const { clientId, clientSecret } = clientCredentials(ctx, body);
+    const { clientId, clientSecret } = clientCredentials(request.headers.authorization, body);
     const key = await findActiveApiKeyCredentials(knex, clientId);
     if (!key || !secretMatches(clientSecret, key.secretHash)) {
       throw new OAuthError('invalid_client', 'unknown API key or wrong secret');

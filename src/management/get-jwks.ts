@@ -1,7 +1,8 @@
 // GET /.well-known/jwks.json: the public half of the service's signing key.
-import type { Reply } from '../operations/handler.js';
+import type { operations } from '../generated/management.js';
+import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 
-export function getJwks({ tokens }: ServiceDeps) {
-  return async (): Promise<Reply> => ({ status: 200, body: tokens.publicJwks(), headers: { 'Cache-Control': 'public, max-age=300' } });
+export function getJwks({ tokens }: ServiceDeps): OperationHandler<operations['getJwks']> {
+  return async () => ({ status: 200, body: tokens.publicJwks(), headers: { 'Cache-Control': 'public, max-age=300' } });
 }

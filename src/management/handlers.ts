@@ -1,5 +1,6 @@
-// The management API's handler map, keyed by operationId of openapi/management.yaml.
-// Operations whose feature has not landed have no entry and answer 501.
+// The management API's handler map, keyed by the generated operations of openapi/management.yaml:
+// every operation the document declares has its handler (checked at compile time below).
+import type { operations } from '../generated/management.js';
 import type { HandlerMap } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKeySecret, updateApiKey } from './api-keys.js';
@@ -10,7 +11,9 @@ import { addMember, listMembers, removeMember, updateMember } from './members.js
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations.js';
 import { getCurrentUser, updateCurrentUser } from './users.js';
 
-export function managementHandlers(deps: ServiceDeps): HandlerMap {
+export type ManagementHandlers = HandlerMap<operations>;
+
+export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
   return {
     createOrganization: createOrganization(deps),
     listOrganizations: listOrganizations(deps),
@@ -36,5 +39,5 @@ export function managementHandlers(deps: ServiceDeps): HandlerMap {
     updateCurrentUser: updateCurrentUser(deps),
     createAccessToken: createAccessToken(deps),
     getJwks: getJwks(deps),
-  };
+  } satisfies Required<ManagementHandlers>;
 }

@@ -1,7 +1,6 @@
 // Member operations: listMembers, addMember, updateMember, removeMember.
-import type { Context as OpenApiContext } from 'openapi-backend';
 import * as members from '../accounts/members.js';
-import type { Reply } from '../operations/handler.js';
+import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components, operations } from '../generated/management.js';
 import { listMembers as listMemberRows, type MemberRecord } from '../storage/accounts/memberships.js';
@@ -21,39 +20,35 @@ function memberBody(member: MemberRecord): Schemas['Member'] {
   };
 }
 
-function pathOf(request: OpenApiContext): { org_id: string; user_id: string } {
-  return request.request.params as { org_id: string; user_id: string };
-}
-
-export function listMembers({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const page = pageRequest(request.request.query as operations['listMembers']['parameters']['query']);
-    const found = await listMemberRows(knex, pathOf(request).org_id, page.window);
+export function listMembers({ knex }: ServiceDeps): OperationHandler<operations['listMembers']> {
+  return async (request) => {
+    const page = pageRequest(request.query);
+    const found = await listMemberRows(knex, request.params.org_id, page.window);
     const body: Schemas['MemberList'] = { data: found.items.map(memberBody), pagination: pagination(page, found.total) };
     return { status: 200, body };
   };
 }
 
-export function addMember({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const { email, role } = request.request.requestBody as Schemas['MemberCreate'];
-    const member = await members.addMember(knex, pathOf(request).org_id, email, role ?? 'member');
+export function addMember({ knex }: ServiceDeps): OperationHandler<operations['addMember']> {
+  return async (request) => {
+    const { email, role } = request.body;
+    const member = await members.addMember(knex, request.params.org_id, email, role ?? 'member');
     return { status: 201, body: memberBody(member) };
   };
 }
 
-export function updateMember({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const { role } = request.request.requestBody as Schemas['MemberUpdate'];
-    const { org_id: organizationId, user_id: userId } = pathOf(request);
+export function updateMember({ knex }: ServiceDeps): OperationHandler<operations['updateMember']> {
+  return async (request) => {
+    const { role } = request.body;
+    const { org_id: organizationId, user_id: userId } = request.params;
     const member = await members.changeMemberRole(knex, organizationId, userId, role);
     return { status: 200, body: memberBody(member) };
   };
 }
 
-export function removeMember({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const { org_id: organizationId, user_id: userId } = pathOf(request);
+export function removeMember({ knex }: ServiceDeps): OperationHandler<operations['removeMember']> {
+  return async (request) => {
+    const { org_id: organizationId, user_id: userId } = request.params;
     const removed = await members.removeMember(knex, organizationId, userId);
     const body: Schemas['MemberDeleted'] = { user_id: removed.userId, message: 'Member removed', deleted_at: toIsoRequired(removed.deletedAt) };
     return { status: 200, body };

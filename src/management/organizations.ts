@@ -1,9 +1,7 @@
 // Organization operations: createOrganization, listOrganizations, getOrganization,
 // updateOrganization, deleteOrganization.
-import type { Context as KoaContext } from 'koa';
-import type { Context as OpenApiContext } from 'openapi-backend';
 import * as organizations from '../accounts/organizations.js';
-import type { Reply } from '../operations/handler.js';
+import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { principalOf } from '../operations/request-state.js';
 import type { components, operations } from '../generated/management.js';
@@ -31,23 +29,19 @@ export function organizationBody(organization: OrganizationRecord, role: Role): 
   };
 }
 
-function orgIdOf(request: OpenApiContext): string {
-  return (request.request.params as { org_id: string }).org_id;
-}
-
-export function createOrganization({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
-    const { name } = request.request.requestBody as Schemas['OrganizationCreate'];
-    const organization = await organizations.createOrganization(knex, callingUser(ctx).userId, name);
+export function createOrganization({ knex }: ServiceDeps): OperationHandler<operations['createOrganization']> {
+  return async (request) => {
+    const { name } = request.body;
+    const organization = await organizations.createOrganization(knex, callingUser(request).userId, name);
     const body: Schemas['OrganizationCreated'] = { id: organization.id, role: 'owner', created_at: toIsoRequired(organization.created_at) };
     return { status: 201, body };
   };
 }
 
-export function listOrganizations({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
-    const page = pageRequest(request.request.query as operations['listOrganizations']['parameters']['query']);
-    const principal = principalOf(ctx);
+export function listOrganizations({ knex }: ServiceDeps): OperationHandler<operations['listOrganizations']> {
+  return async (request) => {
+    const page = pageRequest(request.query);
+    const principal = principalOf(request);
     let found: Page<OrganizationRecord & { role: Role }>;
     if (principal.kind === 'user') {
       found = await listOrganizationsOfUser(knex, principal.userId, page.window);
@@ -65,27 +59,26 @@ export function listOrganizations({ knex }: ServiceDeps) {
   };
 }
 
-export function getOrganization({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
-    const organization = await findActiveOrganization(knex, orgIdOf(request));
+export function getOrganization({ knex }: ServiceDeps): OperationHandler<operations['getOrganization']> {
+  return async (request) => {
+    const organization = await findActiveOrganization(knex, request.params.org_id);
     if (!organization) throw new NotFoundError(organizations.ORGANIZATION_NOT_FOUND);
     // API keys have no role of their own; they read their organization as a member would.
-    return { status: 200, body: organizationBody(organization, requestScope(ctx).role ?? 'member') };
+    return { status: 200, body: organizationBody(organization, requestScope(request).role ?? 'member') };
   };
 }
 
-export function updateOrganization({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const patch = request.request.requestBody as Schemas['OrganizationUpdate'];
-    const updated = await organizations.updateOrganization(knex, orgIdOf(request), patch);
+export function updateOrganization({ knex }: ServiceDeps): OperationHandler<operations['updateOrganization']> {
+  return async (request) => {
+    const updated = await organizations.updateOrganization(knex, request.params.org_id, request.body);
     const body: Schemas['OrganizationUpdated'] = { id: updated.id, updated_at: toIsoRequired(updated.updatedAt) };
     return { status: 200, body };
   };
 }
 
-export function deleteOrganization({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext): Promise<Reply> => {
-    const deleted = await organizations.deleteOrganization(knex, orgIdOf(request));
+export function deleteOrganization({ knex }: ServiceDeps): OperationHandler<operations['deleteOrganization']> {
+  return async (request) => {
+    const deleted = await organizations.deleteOrganization(knex, request.params.org_id);
     const body: Schemas['OrganizationDeleted'] = { id: deleted.id, message: 'Organization deleted', deleted_at: toIsoRequired(deleted.deletedAt) };
     return { status: 200, body };
   };

@@ -1,23 +1,22 @@
 // What every management handler reads off a request that authentication and authorization have
 // already passed: the calling user, the scope the request acts in, and the page it asks for.
-import type { Context as KoaContext } from 'koa';
-import type { RequestScope, UserPrincipal } from '../auth/principal.js';
-import { principalOf, scopeOf } from '../operations/request-state.js';
+import type { Principal, RequestScope, UserPrincipal } from '../auth/principal.js';
+import { principalOf } from '../operations/request-state.js';
 import { PermissionDeniedError } from '../errors.js';
 import type { components } from '../generated/management.js';
 import { pageWindow, type PageWindow } from '../storage/paging.js';
 
 /** The calling dashboard user; the document's `x-principals: [user]` already turned API keys away. */
-export function callingUser(ctx: KoaContext): UserPrincipal {
-  const principal = principalOf(ctx);
+export function callingUser(request: { principal?: Principal }): UserPrincipal {
+  const principal = principalOf(request);
   if (principal.kind !== 'user') throw new PermissionDeniedError('API keys cannot use this operation; it is for dashboard users');
   return principal;
 }
 
 /** The organization the request touches; set by the authorization step for every path with an id. */
-export function requestScope(ctx: KoaContext): RequestScope {
-  const scope = scopeOf(ctx);
-  if (!scope) throw new Error(`operation ${String(ctx.state.operationId)} ran without an authorization scope`);
+export function requestScope(request: { operationId: string; scope?: RequestScope }): RequestScope {
+  const { scope } = request;
+  if (!scope) throw new Error(`operation ${request.operationId} ran without an authorization scope`);
   return scope;
 }
 

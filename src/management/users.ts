@@ -1,20 +1,19 @@
 // The calling user's profile: getCurrentUser, updateCurrentUser.
-import type { Context as KoaContext } from 'koa';
-import type { Context as OpenApiContext } from 'openapi-backend';
-import type { Reply } from '../operations/handler.js';
+import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import type { components } from '../generated/management.js';
+import type { components, operations } from '../generated/management.js';
 import { findUserById, updateUserProfile } from '../storage/accounts/users.js';
 import { toIsoRequired } from '../storage/time.js';
 import { callingUser } from './request.js';
 
 type Schemas = components['schemas'];
 
-export function getCurrentUser({ knex }: ServiceDeps) {
-  return async (_request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
-    const user = await findUserById(knex, callingUser(ctx).userId);
+export function getCurrentUser({ knex }: ServiceDeps): OperationHandler<operations['getCurrentUser']> {
+  return async (request) => {
+    const { userId } = callingUser(request);
+    const user = await findUserById(knex, userId);
     // Authentication created or found this row for the request; its absence is a bug, not a 404.
-    if (!user) throw new Error(`authenticated user ${callingUser(ctx).userId} has no row`);
+    if (!user) throw new Error(`authenticated user ${userId} has no row`);
     const body: Schemas['User'] = {
       id: user.id,
       name: user.name,
@@ -26,12 +25,11 @@ export function getCurrentUser({ knex }: ServiceDeps) {
   };
 }
 
-export function updateCurrentUser({ knex }: ServiceDeps) {
-  return async (request: OpenApiContext, ctx: KoaContext): Promise<Reply> => {
-    const profile = request.request.requestBody as Schemas['UserUpdate'];
+export function updateCurrentUser({ knex }: ServiceDeps): OperationHandler<operations['updateCurrentUser']> {
+  return async (request) => {
     const now = Date.now();
-    const { userId } = callingUser(ctx);
-    if ((await updateUserProfile(knex, userId, profile, now)) === 0) throw new Error(`authenticated user ${userId} has no row`);
+    const { userId } = callingUser(request);
+    if ((await updateUserProfile(knex, userId, request.body, now)) === 0) throw new Error(`authenticated user ${userId} has no row`);
     const body: Schemas['UserUpdated'] = { updated_at: toIsoRequired(now) };
     return { status: 200, body };
   };

@@ -1,6 +1,5 @@
 // What the middleware chain records on a request (Koa's `ctx.state`), typed once for every layer
-// that reads it, and the accessors handlers use for the caller and the scope.
-import type { Context as KoaContext } from 'koa';
+// that reads it, and the accessor for the caller (of ctx.state, or of a handler's request).
 import type { Logger } from 'pino';
 import type { AuthFailure } from '../auth/authenticate.js';
 import type { Principal, RequestScope } from '../auth/principal.js';
@@ -29,16 +28,9 @@ declare module 'koa' {
   }
 }
 
-export function principalOf(ctx: KoaContext): Principal {
-  const principal = ctx.state.principal;
+/** The authenticated caller; its absence past authentication is a bug, not a 401. */
+export function principalOf(request: { principal?: Principal }): Principal {
+  const principal = request.principal;
   if (!principal) throw new Error('no authenticated principal on this request');
   return principal;
-}
-
-export function scopeOf(ctx: KoaContext): RequestScope | undefined {
-  return ctx.state.scope;
-}
-
-export function setScope(ctx: KoaContext, scope: RequestScope | undefined): void {
-  ctx.state.scope = scope;
 }

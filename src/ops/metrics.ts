@@ -38,7 +38,7 @@ export class HttpMetrics {
         await next();
       } finally {
         // Unrouted paths share one label so a scan of random URLs cannot grow the series without bound.
-        const operation = (ctx.state.operationId as string | undefined) ?? (ctx.state.route as string | undefined) ?? 'unmatched';
+        const operation = ctx.state.operationId ?? ctx.state.route ?? 'unmatched';
         stopTimer({ operation });
         this.requests.inc({ operation, method: ctx.method, status: String(ctx.status) });
       }
