@@ -38,6 +38,11 @@ export interface SqlDialect {
   textMatches(expression: SqlFragment, match: TextMatch, value: string): SqlFragment;
   /** A placeholder that reads a decimal string as an exact 64-bit integer. */
   readonly exactInteger: string;
+  /**
+   * Integer division of two integer expressions, truncating (exact on 64-bit integers: time
+   * buckets on nanoseconds must not pass through a double). Both are trusted SQL text.
+   */
+  integerDivide(dividend: string, divisor: string): string;
   /** An expression as a double (averages of integers must not become decimals). */
   asDouble(expression: string): string;
   /** An integer expression as decimal text, so that 19-digit nanoseconds survive every driver exactly. */

@@ -99,6 +99,11 @@ export const mysqlDialect: SqlDialect = {
 
   exactInteger: 'CAST(? AS SIGNED)',
 
+  // `/` would return a DECIMAL; DIV stays a BIGINT.
+  integerDivide(dividend: string, divisor: string): string {
+    return `(${dividend}) DIV (${divisor})`;
+  },
+
   asDouble(expression: string): string {
     return `CAST(${expression} AS DOUBLE)`;
   },

@@ -71,6 +71,11 @@ export const sqliteDialect: SqlDialect = {
 
   exactInteger: 'CAST(? AS INTEGER)',
 
+  // `/` on two INTEGER operands divides in whole numbers.
+  integerDivide(dividend: string, divisor: string): string {
+    return `(${dividend}) / (${divisor})`;
+  },
+
   asDouble(expression: string): string {
     return `CAST(${expression} AS REAL)`;
   },

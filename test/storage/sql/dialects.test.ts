@@ -19,6 +19,7 @@ const MEMBERS: Array<[name: string, member: (dialect: SqlDialect) => unknown, wa
   ['insertedValue: the value an upsert brought', (dialect) => dialect.insertedValue, { sqlite: 'excluded.??', mysql: 'VALUES(??)' }],
   ['greatest and least of two values', (dialect) => [dialect.greatest, dialect.least], { sqlite: ['MAX', 'MIN'], mysql: ['GREATEST', 'LEAST'] }],
   ['exactInteger: a decimal string as a 64-bit integer', (dialect) => dialect.exactInteger, { sqlite: 'CAST(? AS INTEGER)', mysql: 'CAST(? AS SIGNED)' }],
+  ['integerDivide: whole-number division of 64-bit integers', (dialect) => dialect.integerDivide('s.start - ?', '?'), { sqlite: '(s.start - ?) / (?)', mysql: '(s.start - ?) DIV (?)' }],
   ['asDouble', (dialect) => dialect.asDouble('t.spans_count'), { sqlite: 'CAST(t.spans_count AS REAL)', mysql: 'CAST(t.spans_count AS DOUBLE)' }],
   ['hasVarPop', (dialect) => dialect.hasVarPop, { sqlite: false, mysql: true }],
   ['snapshot: the transaction settings of one snapshot', (dialect) => dialect.snapshot, { sqlite: undefined, mysql: { isolationLevel: 'repeatable read' } }],
