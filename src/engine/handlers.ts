@@ -4,6 +4,7 @@ import type { operations } from '../generated/engine.js';
 import type { HandlerMap } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { exportTraces } from './export-traces.js';
+import { getAnalytics } from './get-analytics.js';
 import { getTraceMetrics } from './get-trace-metrics.js';
 import { listLiveSpans } from './list-live-spans.js';
 import { listTraces } from './list-traces.js';
@@ -18,6 +19,7 @@ export function engineHandlers(deps: ServiceDeps): EngineHandlers {
     querySpans: querySpans(deps),
     listTraces: listTraces(deps),
     getTraceMetrics: getTraceMetrics(deps),
+    getAnalytics: getAnalytics(deps),
     listLiveSpans: listLiveSpans(deps),
     streamLiveSpans: streamLiveSpans(deps),
   } satisfies Required<EngineHandlers>;

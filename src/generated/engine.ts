@@ -104,6 +104,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Group and bucket spans or traces
+         * @description Returns measures (count, sum, average, extremes, percentiles) of the spans or traces
+         *     of the application named by `X-Vendor-App-Id` that match the filter in the window,
+         *     grouped by up to three fields and split into time buckets, in one call.
+         *
+         *     - **Grain.** `spans`: every matching span counts; a span is in the window, and in
+         *       the bucket, of its start time. `traces`: every trace that
+         *       `POST /traces?search_child_spans=true` lists for the same window and filter counts
+         *       once, with the figures of its summary (`duration_ms`, `total_cost`, `spans_count`,
+         *       `error_count`) and the fields of its root (`service_name`, `span_name`, `unit`,
+         *       `parent_unit`); it is in the window, and in the bucket, of its root's start time.
+         *     - **Buckets.** Bucket `i` holds the start times in
+         *       `[start_time + i × width, start_time + (i + 1) × width)`: buckets are aligned on
+         *       `start_time`, as a Prometheus range query's steps are; the last one may reach past
+         *       `end_time` but holds nothing from there. At most 300 buckets: `auto` takes the finest
+         *       granularity that keeps within it; an explicit granularity that needs more, or a
+         *       window longer than 300 days, is a 422 at `["body", "granularity"]`. Only buckets
+         *       holding at least one span (trace) are listed, in time order.
+         *     - **Groups.** One group per distinct combination of the `group_by` fields' values, as
+         *       the filter's string operators read them (the text form of an attribute; an absent
+         *       value is the key `null`); values are compared exactly (case and trailing spaces
+         *       count). Groups are ranked over the whole window by the `order_by` measure (a
+         *       measure without value last; ties by the keys, `null` first, then in the order of
+         *       their UTF-8 bytes); the first `row_limit` are listed, every other matching span
+         *       (trace) is folded into `other`, with its measures computed exactly over those spans
+         *       (traces), and `truncated` is `true`. Without `group_by` there is one group, with
+         *       the key `{}`.
+         *     - **Measures** are exact: `count`, `sum`, `avg`, `min` and `max` as SQL computes
+         *       them (spans without the field are left out; with none, the value is `null`), and
+         *       the percentiles `p50`, `p90`, `p95` and `p99` exact as in `POST /engine/metrics`
+         *       (linear interpolation between the closest ranks, position p × (n − 1), never an
+         *       estimate).
+         *
+         *     **Who may call it:** members and owners of the organization owning the application
+         *     (users holding `read:traces`), or API keys of that application holding
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
+         */
+        post: operations["getAnalytics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/traces/live": {
         parameters: {
             query?: never;
@@ -707,6 +762,138 @@ export interface components {
             duration: components["schemas"]["Distribution"];
             cost: components["schemas"]["Distribution"];
             spans_per_trace: components["schemas"]["Distribution"];
+        };
+        /**
+         * @description The body of `POST /engine/analytics`. Unknown properties are a 422. Checks the
+         *     schema cannot express are 422s at the property: a `group_by` field that is unknown,
+         *     numeric (`duration_ms`, `cost`, `usage.amount`), repeated, or (at grain `traces`)
+         *     not one of the root fields `service_name`, `span_name`, `unit`, `parent_unit`; a
+         *     measure whose `field` is missing (every `fn` but `count`), present on `count`, or
+         *     not a field of the grain; an `order_by.measure` that is no index of `measures` or
+         *     names a percentile.
+         */
+        AnalyticsRequest: {
+            /**
+             * @description What is counted and measured, spans or traces (each trace once).
+             * @default spans
+             * @enum {string}
+             */
+            grain?: "spans" | "traces";
+            /** @description The filter expression, as in `POST /engine/query`; absent or `null` matches everything. */
+            filter?: components["schemas"]["FilterNode"] | null;
+            /**
+             * @description Fields whose values make the groups. Grain `spans`: any text field of the filter
+             *     (`FilterField`, attribute paths included). Grain `traces`: the root's
+             *     `service_name`, `span_name`, `unit` or `parent_unit`.
+             * @default []
+             * @example [
+             *       "service_name",
+             *       "span_attributes.gen_ai.request.model"
+             *     ]
+             */
+            group_by?: string[];
+            granularity?: components["schemas"]["AnalyticsGranularity"];
+            /** @description What to compute per group and bucket, in the order of `values`. */
+            measures: components["schemas"]["AnalyticsMeasure"][];
+            order_by?: components["schemas"]["AnalyticsOrder"];
+            /**
+             * @description How many groups to list; the rest are folded into `other`.
+             * @default 10
+             */
+            row_limit?: number;
+        };
+        /**
+         * @description The width of a time bucket (1, 5 or 15 minutes, an hour or a day), or `auto`: the
+         *     finest of them that splits the window into at most 300 buckets.
+         * @default auto
+         * @enum {string}
+         */
+        AnalyticsGranularity: "auto" | "minute" | "five_minutes" | "fifteen_minutes" | "hour" | "day";
+        /**
+         * @description One measure. `count` takes no `field`; every other function needs one: at grain
+         *     `spans` `duration_ms`, `cost` or `usage.amount`; at grain `traces` the summary's
+         *     `duration_ms`, `total_cost`, `spans_count` or `error_count`.
+         * @example {
+         *       "fn": "p95",
+         *       "field": "duration_ms"
+         *     }
+         */
+        AnalyticsMeasure: {
+            /**
+             * @description `count` counts spans (traces); `sum`, `avg`, `min`, `max` leave out spans without
+             *     the field (`null` when none has it); `p50` … `p99` are exact percentiles,
+             *     interpolated linearly between the closest ranks at position p × (n − 1).
+             * @enum {string}
+             */
+            fn: "count" | "sum" | "avg" | "min" | "max" | "p50" | "p90" | "p95" | "p99";
+            /**
+             * @description The figure measured.
+             * @enum {string}
+             */
+            field?: "duration_ms" | "cost" | "usage.amount" | "total_cost" | "spans_count" | "error_count";
+        };
+        /**
+         * @description How groups are ranked over the whole window: by the measure at index `measure` of
+         *     `measures` (not a percentile), `desc` by default. Default: the first measure, descending.
+         */
+        AnalyticsOrder: {
+            /** @description The 0-based index of the measure in `measures`. */
+            measure: number;
+            /**
+             * @default desc
+             * @enum {string}
+             */
+            direction?: "asc" | "desc";
+        };
+        /** @description The measures of `POST /engine/analytics` per group and time bucket. */
+        AnalyticsResponse: {
+            /** @enum {string} */
+            grain: "spans" | "traces";
+            /**
+             * @description The granularity used (`auto` resolved).
+             * @enum {string}
+             */
+            granularity: "minute" | "five_minutes" | "fifteen_minutes" | "hour" | "day";
+            /**
+             * Format: int64
+             * @description The width of a bucket in nanoseconds.
+             */
+            bucket_width_ns: number;
+            /** @description The listed groups, ranked as `order_by` says. */
+            groups: components["schemas"]["AnalyticsGroup"][];
+            /** @description Every matching span (trace) of the groups not listed; `null` when no group was left out. */
+            other: components["schemas"]["AnalyticsSeries"] | null;
+            /** @description Whether groups past `row_limit` were folded into `other`. */
+            truncated: boolean;
+        };
+        /** @description One group and its buckets. */
+        AnalyticsGroup: {
+            /**
+             * @description The group's value of each `group_by` field (its text form; `null` when absent).
+             * @example {
+             *       "service_name": "summarizer"
+             *     }
+             */
+            key: {
+                [key: string]: string | null;
+            };
+            /** @description The buckets holding at least one span (trace) of the group, in time order. */
+            points: components["schemas"]["AnalyticsPoint"][];
+        };
+        /** @description The buckets of the spans (traces) folded together. */
+        AnalyticsSeries: {
+            points: components["schemas"]["AnalyticsPoint"][];
+        };
+        /** @description One time bucket of a group. */
+        AnalyticsPoint: {
+            /**
+             * Format: int64
+             * @description The start of the bucket, Unix time in nanoseconds as exact JSON integer digits.
+             * @example 1795352400000000000
+             */
+            bucket_start_unix_nano: number;
+            /** @description One value per measure, in the order of `measures`; `null` where no span (trace) had the field. */
+            values: (number | null)[];
         };
         /** @description A recently received span. Every key is always written, `null` when absent. */
         LiveSpan: {
@@ -1353,6 +1540,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["TraceMetrics"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAnalytics: {
+        parameters: {
+            query: {
+                /**
+                 * @description Inclusive lower bound of the window (RFC 3339). A span is in the window when its start time is.
+                 * @example 2026-11-22T13:00:00.000Z
+                 */
+                start_time: components["parameters"]["StartTime"];
+                /**
+                 * @description Exclusive upper bound of the window (RFC 3339); must be after `start_time`, else 422.
+                 * @example 2026-11-22T14:00:00.000Z
+                 */
+                end_time: components["parameters"]["EndTime"];
+            };
+            header: {
+                /**
+                 * @description The id of the application the request is about. Missing or malformed: 422. An
+                 *     application that does not exist, was deleted, or lies outside the caller's
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
+                 * @example app_7Hq2LmP9xK4vT1sR
+                 */
+                "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description What to group, bucket and measure, and the filter. The example: count, cost and p95
+         *     latency of the OpenAI spans per service and hour, the service costing most listed,
+         *     the others folded into `other`.
+         */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grain": "spans",
+                 *       "filter": {
+                 *         "field": "span_attributes.gen_ai.system",
+                 *         "op": "eq",
+                 *         "value": "openai"
+                 *       },
+                 *       "group_by": [
+                 *         "service_name"
+                 *       ],
+                 *       "granularity": "hour",
+                 *       "measures": [
+                 *         {
+                 *           "fn": "count"
+                 *         },
+                 *         {
+                 *           "fn": "sum",
+                 *           "field": "cost"
+                 *         },
+                 *         {
+                 *           "fn": "p95",
+                 *           "field": "duration_ms"
+                 *         }
+                 *       ],
+                 *       "order_by": {
+                 *         "measure": 1,
+                 *         "direction": "desc"
+                 *       },
+                 *       "row_limit": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnalyticsRequest"];
+            };
+        };
+        responses: {
+            /** @description The measures per group and bucket. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "grain": "spans",
+                     *       "granularity": "hour",
+                     *       "bucket_width_ns": 3600000000000,
+                     *       "groups": [
+                     *         {
+                     *           "key": {
+                     *             "service_name": "summarizer"
+                     *           },
+                     *           "points": [
+                     *             {
+                     *               "bucket_start_unix_nano": 1795352400000000000,
+                     *               "values": [
+                     *                 12,
+                     *                 0.0421,
+                     *                 1840.5
+                     *               ]
+                     *             },
+                     *             {
+                     *               "bucket_start_unix_nano": 1795356000000000000,
+                     *               "values": [
+                     *                 3,
+                     *                 0.0107,
+                     *                 1210
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "other": {
+                     *         "points": [
+                     *           {
+                     *             "bucket_start_unix_nano": 1795352400000000000,
+                     *             "values": [
+                     *               5,
+                     *               0.0012,
+                     *               320.25
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "truncated": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyticsResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];

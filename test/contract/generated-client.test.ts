@@ -156,6 +156,12 @@ onEachDatabase('generated client covers every operation', (app) => {
     expect(traces.data?.data.map((trace) => trace.trace_id)).to.deep.equal([TRACE_ID]);
     const metrics = await engine.POST('/engine/metrics', { params: { query: WINDOW, header: APP }, body: { filter: null } });
     expect(metrics.data?.trace_count).to.equal(1);
+    const analytics = await engine.POST('/engine/analytics', {
+      params: { query: WINDOW, header: APP },
+      body: { grain: 'spans', filter, group_by: ['span_name'], measures: [{ fn: 'count' }, { fn: 'p50', field: 'duration_ms' }], row_limit: 1 },
+    });
+    expect(analytics.data?.groups).to.have.length(1);
+    expect(analytics.data?.truncated).to.equal(true);
     const live = await engine.GET('/traces/live', { params: { query: { limit: 10 }, header: APP } });
     expect(live.data?.data).to.have.length(2);
     // From the start of the application's receive sequence: the stored spans come first.

@@ -1,6 +1,7 @@
 // Property test on every database: random span sets and random filter trees (depth up to 6,
-// every field and operator); POST /engine/query, POST /traces (both search_child_spans values)
-// and POST /engine/metrics must agree with the plain reference evaluator written from
+// every field and operator); POST /engine/query, POST /traces (both search_child_spans values),
+// POST /engine/metrics and POST /engine/analytics (both grains, random group-by, measures,
+// granularity and row limit) must agree with the plain reference evaluator written from
 // docs/filter-semantics.md and openapi/engine.yaml. FC_SEED and FC_RUNS reproduce or widen a run.
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -9,7 +10,7 @@ import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { clearSpans, type EngineReadPath, type EngineSchemas, isClose, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
-import { expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
+import { type AnalyticsBody, expectedAnalytics, expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -206,6 +207,38 @@ const scenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, nu
   return fc.tuple(fc.constant(rows), fc.option(treeFor(rows), { nil: null, freq: 8 }), windowArbitrary);
 });
 
+const SPAN_MEASURE_FIELDS = ['duration_ms', 'cost', 'usage.amount'];
+const TRACE_MEASURE_FIELDS = ['duration_ms', 'total_cost', 'spans_count', 'error_count'];
+const VALUE_FNS = ['sum', 'avg', 'min', 'max', 'p50', 'p90', 'p95', 'p99'];
+
+/** A random analytics body for a grain: group-by fields, measures, order, granularity, row limit. */
+function analyticsBodyFor(grain: 'spans' | 'traces'): fc.Arbitrary<AnalyticsBody> {
+  const fields = grain === 'spans' ? SPAN_MEASURE_FIELDS : TRACE_MEASURE_FIELDS;
+  const groupFields = grain === 'spans' ? fc.oneof(fc.constantFrom(...TEXT_FIELDS), attributeField) : fc.constantFrom('service_name', 'span_name', 'unit', 'parent_unit');
+  const measure = fc.oneof(
+    fc.constant({ fn: 'count' }),
+    fc.tuple(fc.constantFrom(...VALUE_FNS), fc.constantFrom(...fields)).map(([fn, field]) => ({ fn, field })),
+  );
+  const ranking = fc.oneof(fc.constant({ fn: 'count' }), fc.tuple(fc.constantFrom('min', 'max'), fc.constantFrom(...fields)).map(([fn, field]) => ({ fn, field })));
+  return fc
+    .record({
+      group_by: fc.uniqueArray(groupFields, { maxLength: 3 }),
+      granularity: fc.constantFrom('auto', 'minute', 'five_minutes', 'fifteen_minutes', 'hour', 'day'),
+      ranking,
+      others: fc.array(measure, { maxLength: 3 }),
+      rankingAt: fc.nat({ max: 3 }),
+      direction: fc.constantFrom('asc', 'desc') as fc.Arbitrary<'asc' | 'desc'>,
+      row_limit: fc.integer({ min: 1, max: 4 }),
+    })
+    .map(({ group_by, granularity, ranking: ranked, others, rankingAt, direction, row_limit }) => {
+      const at = Math.min(rankingAt, others.length);
+      const measures = [...others.slice(0, at), ranked, ...others.slice(at)];
+      return { grain, group_by, granularity, measures, order_by: { measure: at, direction }, row_limit };
+    });
+}
+
+const WIDTHS: Record<string, bigint> = { minute: 60n, five_minutes: 300n, fifteen_minutes: 900n, hour: 3_600n, day: 86_400n };
+
 function depth(node: unknown): number {
   if (node === null || typeof node !== 'object') return 0;
   const group = (node as { and?: unknown[]; or?: unknown[] }).and ?? (node as { or?: unknown[] }).or;
@@ -273,6 +306,65 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
             const actual = metrics[figure][statistic as keyof EngineSchemas['Distribution']];
             expect(isClose(actual, expected, 1e-9, scales[figure]), `metrics ${figure}.${statistic}: ${actual} vs ${expected}, ${context}`).to.equal(true);
           }
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+  it(`POST /engine/analytics holds for ${RUNS} random span sets, filters, group-bys and measures at both grains`, async function () {
+    this.timeout(240_000);
+    const knex = app().server.knex;
+    const analyticsScenario = scenario.chain((drawn) => fc.tuple(fc.constant(drawn), analyticsBodyFor('spans'), analyticsBodyFor('traces')));
+    await fc.assert(
+      fc.asyncProperty(analyticsScenario, async ([[placeholderRows, filterValue, windowNs], spanBody, traceBody]) => {
+        const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
+        await clearSpans(knex, caller.appId);
+        await storeSpans(knex, rows);
+        const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
+        for (const body of [spanBody, traceBody]) {
+          const request = { ...body, filter: filterValue };
+          const context = `analytics ${JSON.stringify(request)}`;
+          const response = await call(app().url, 'POST', '/engine/analytics', {
+            query: { start_time: nanosToRfc3339(window.startNs), end_time: nanosToRfc3339(window.endNs) },
+            headers: caller.headers,
+            json: request,
+          });
+          expect(response.status, `${context}: ${response.text}`).to.equal(200);
+          const answer = JSON.parse(response.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as {
+            granularity: string;
+            bucket_width_ns: string;
+          } & ReturnType<typeof expectedAnalytics>;
+          // Every window here is at most 2 hours: auto is minute-wide.
+          const granularity = body.granularity === 'auto' ? 'minute' : (body.granularity as string);
+          expect(answer.granularity, context).to.equal(granularity);
+          const widthNs = (WIDTHS[granularity] as bigint) * 1_000_000_000n;
+          expect(answer.bucket_width_ns, context).to.equal(widthNs.toString());
+          const wanted = expectedAnalytics(rows, window, request, widthNs);
+          const shape = (result: ReturnType<typeof expectedAnalytics>) => ({
+            keys: result.groups.map((group) => group.key),
+            buckets: [...result.groups, ...(result.other ? [result.other] : [])].map((series) => series.points.map((point) => point.bucket_start_unix_nano)),
+            truncated: result.truncated,
+            other: result.other === null,
+          });
+          expect(shape(answer), context).to.deep.equal(shape(wanted));
+          const series = (result: ReturnType<typeof expectedAnalytics>) => [...result.groups, ...(result.other ? [result.other] : [])];
+          const wantedSeries = series(wanted);
+          series(answer).forEach((got, seriesIndex) => {
+            got.points.forEach((point, pointIndex) => {
+              const expected = (wantedSeries[seriesIndex] as (typeof wantedSeries)[number]).points[pointIndex] as (typeof got.points)[number];
+              point.values.forEach((value, index) => {
+                const want = expected.values[index] as number | null;
+                const measure = body.measures[index] as { fn: string; field?: string };
+                const where = `${context}: series ${seriesIndex}, bucket ${point.bucket_start_unix_nano}, ${measure.fn} ${measure.field ?? ''}: ${value} vs ${want}`;
+                // Counts, extremes and percentiles of stored span figures are exact; sums, averages
+                // and the trace figures the database adds up are compared within rounding.
+                const exact = measure.fn === 'count' || (body.grain === 'spans' && !['sum', 'avg'].includes(measure.fn));
+                if (want === null || value === null || exact) expect(value, where).to.equal(want);
+                else expect(isClose(value, want, 1e-9, 1e22), where).to.equal(true);
+              });
+            });
+          });
         }
       }),
       { numRuns: RUNS, seed: SEED },

@@ -254,3 +254,126 @@ export function expectedMetrics(spans: SpanRow[], window: { startNs: bigint; end
     spans_per_trace: expectedDistribution(traces.map((trace) => trace.spans_count)),
   };
 }
+
+/** A POST /engine/analytics body, as the reference reads it (defaults filled in by expectedAnalytics). */
+export interface AnalyticsBody {
+  grain?: 'spans' | 'traces';
+  filter?: unknown;
+  group_by?: string[];
+  granularity?: string;
+  measures: Array<{ fn: string; field?: string }>;
+  order_by?: { measure: number; direction?: 'asc' | 'desc' };
+  row_limit?: number;
+}
+
+export interface ExpectedAnalyticsPoint {
+  bucket_start_unix_nano: string;
+  values: Array<number | null>;
+}
+
+export interface ExpectedAnalytics {
+  groups: Array<{ key: Record<string, string | null>; points: ExpectedAnalyticsPoint[] }>;
+  other: { points: ExpectedAnalyticsPoint[] } | null;
+  truncated: boolean;
+}
+
+/** One counted item: a span or a trace, as its group keys, bucket start and measure fields. */
+interface AnalyticsItem {
+  keys: Array<string | null>;
+  start: bigint;
+  figures: Record<string, number | null>;
+}
+
+function textOf(span: SpanRow, field: string): string | null {
+  const column = TEXT_FIELDS[field];
+  if (column !== undefined) return span[column] as string | null;
+  const value = attribute(span, field);
+  return value === undefined || value === null ? null : textForm(value);
+}
+
+function measureOf(items: AnalyticsItem[], measure: { fn: string; field?: string }): number | null {
+  if (measure.fn === 'count') return items.length;
+  const values = items.map((item) => item.figures[measure.field as string]).filter((value): value is number => value !== null && value !== undefined);
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  switch (measure.fn) {
+    case 'sum':
+      return values.reduce((sum, value) => sum + value, 0);
+    case 'avg':
+      return values.reduce((sum, value) => sum + value, 0) / values.length;
+    case 'min':
+      return sorted[0] as number;
+    case 'max':
+      return sorted[sorted.length - 1] as number;
+    default:
+      return percentile(sorted, Number(measure.fn.slice(1)));
+  }
+}
+
+/** Null first, then by UTF-8 bytes. */
+function compareKeys(a: Array<string | null>, b: Array<string | null>): number {
+  for (let index = 0; index < a.length; index += 1) {
+    const left = a[index] as string | null;
+    const right = b[index] as string | null;
+    if (left === right) continue;
+    if (left === null) return -1;
+    if (right === null) return 1;
+    const order = Buffer.compare(Buffer.from(left), Buffer.from(right));
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+/** POST /engine/analytics, computed plainly from the spans, for a given bucket width. */
+export function expectedAnalytics(spans: SpanRow[], window: { startNs: bigint; endNs: bigint }, body: AnalyticsBody, widthNs: bigint): ExpectedAnalytics {
+  const groupBy = body.group_by ?? [];
+  const items: AnalyticsItem[] =
+    (body.grain ?? 'spans') === 'spans'
+      ? expectedSpans(spans, window, body.filter ?? null).map((span) => ({
+          keys: groupBy.map((field) => textOf(span, field)),
+          start: BigInt(span.start_time_unix_nano),
+          figures: { duration_ms: span.duration_ms, cost: span.cost, 'usage.amount': span.usage_amount },
+        }))
+      : expectedTraces(spans, window, body.filter ?? null, true).map((trace) => {
+          const root = rootOf(spans.filter((span) => span.trace_id === trace.trace_id)) as SpanRow;
+          return {
+            keys: groupBy.map((field) => trace[field as 'service_name' | 'span_name' | 'unit' | 'parent_unit']),
+            start: BigInt(root.start_time_unix_nano),
+            figures: { duration_ms: trace.duration_ms, total_cost: trace.total_cost, spans_count: trace.spans_count, error_count: trace.error_count },
+          };
+        });
+  const series = (members: AnalyticsItem[]): ExpectedAnalyticsPoint[] => {
+    const buckets = new Map<bigint, AnalyticsItem[]>();
+    for (const item of members) {
+      const bucket = window.startNs + ((item.start - window.startNs) / widthNs) * widthNs;
+      buckets.set(bucket, [...(buckets.get(bucket) ?? []), item]);
+    }
+    return [...buckets.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([bucket, inBucket]) => ({ bucket_start_unix_nano: bucket.toString(), values: body.measures.map((measure) => measureOf(inBucket, measure)) }));
+  };
+  const keyRecord = (keys: Array<string | null>) => Object.fromEntries(groupBy.map((field, index) => [field, keys[index] ?? null]));
+  if (groupBy.length === 0) return { groups: [{ key: {}, points: series(items) }], other: null, truncated: false };
+  const groups = new Map<string, AnalyticsItem[]>();
+  for (const item of items) groups.set(JSON.stringify(item.keys), [...(groups.get(JSON.stringify(item.keys)) ?? []), item]);
+  const order = body.order_by ?? { measure: 0 };
+  const descending = (order.direction ?? 'desc') === 'desc';
+  const ranked = [...groups.values()]
+    .map((members) => ({ keys: (members[0] as AnalyticsItem).keys, members, rank: measureOf(members, body.measures[order.measure] as { fn: string; field?: string }) }))
+    .sort((a, b) => {
+      if (a.rank !== b.rank) {
+        if (a.rank === null) return 1;
+        if (b.rank === null) return -1;
+        return descending ? b.rank - a.rank : a.rank - b.rank;
+      }
+      return compareKeys(a.keys, b.keys);
+    });
+  const limit = body.row_limit ?? 10;
+  const kept = ranked.slice(0, limit);
+  const rest = ranked.slice(limit);
+  return {
+    groups: kept.map((group) => ({ key: keyRecord(group.keys), points: series(group.members) })),
+    other: rest.length === 0 ? null : { points: series(rest.flatMap((group) => group.members)) },
+    truncated: rest.length > 0,
+  };
+}

@@ -43,6 +43,11 @@ export interface SqlDialect {
    * buckets on nanoseconds must not pass through a double). Both are trusted SQL text.
    */
   integerDivide(dividend: string, divisor: string): string;
+  /**
+   * A text expression as a key that groups, sorts and compares by its exact bytes (MariaDB's
+   * utf8mb4_bin pads spaces: `'a'` and `'a '` would fall into one group). Trusted SQL text.
+   */
+  exactKey(expression: string): string;
   /** An expression as a double (averages of integers must not become decimals). */
   asDouble(expression: string): string;
   /** An integer expression as decimal text, so that 19-digit nanoseconds survive every driver exactly. */

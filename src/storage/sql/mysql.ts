@@ -104,6 +104,10 @@ export const mysqlDialect: SqlDialect = {
     return `(${dividend}) DIV (${divisor})`;
   },
 
+  exactKey(expression: string): string {
+    return `CAST(${expression} AS BINARY)`;
+  },
+
   asDouble(expression: string): string {
     return `CAST(${expression} AS DOUBLE)`;
   },

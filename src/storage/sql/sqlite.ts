@@ -76,6 +76,11 @@ export const sqliteDialect: SqlDialect = {
     return `(${dividend}) / (${divisor})`;
   },
 
+  // The BINARY collation already compares bytes (memcmp), without padding.
+  exactKey(expression: string): string {
+    return expression;
+  },
+
   asDouble(expression: string): string {
     return `CAST(${expression} AS REAL)`;
   },

@@ -20,6 +20,7 @@ const MEMBERS: Array<[name: string, member: (dialect: SqlDialect) => unknown, wa
   ['greatest and least of two values', (dialect) => [dialect.greatest, dialect.least], { sqlite: ['MAX', 'MIN'], mysql: ['GREATEST', 'LEAST'] }],
   ['exactInteger: a decimal string as a 64-bit integer', (dialect) => dialect.exactInteger, { sqlite: 'CAST(? AS INTEGER)', mysql: 'CAST(? AS SIGNED)' }],
   ['integerDivide: whole-number division of 64-bit integers', (dialect) => dialect.integerDivide('s.start - ?', '?'), { sqlite: '(s.start - ?) / (?)', mysql: '(s.start - ?) DIV (?)' }],
+  ['exactKey: a text key compared by its bytes', (dialect) => dialect.exactKey('s.unit'), { sqlite: 's.unit', mysql: 'CAST(s.unit AS BINARY)' }],
   ['asDouble', (dialect) => dialect.asDouble('t.spans_count'), { sqlite: 'CAST(t.spans_count AS REAL)', mysql: 'CAST(t.spans_count AS DOUBLE)' }],
   ['hasVarPop', (dialect) => dialect.hasVarPop, { sqlite: false, mysql: true }],
   ['snapshot: the transaction settings of one snapshot', (dialect) => dialect.snapshot, { sqlite: undefined, mysql: { isolationLevel: 'repeatable read' } }],

@@ -1,0 +1,97 @@
+// The checks of a POST /engine/analytics body that its schema cannot express (openapi/engine.yaml,
+// AnalyticsRequest), each a 422 at its place, gathered with the window's and the filter's into
+// one answer; and the defaults the document states.
+import type { components } from '../generated/engine.js';
+import { RequestValidationError, type ValidationIssue } from '../errors.js';
+import { resolveField } from '../filter/fields.js';
+import { MEASURE_COLUMNS, TRACE_GROUP_FIELDS, type AnalyticsQuery, type StoredMeasure } from '../storage/spans/analytics-reads.js';
+import { resolveGranularity } from '../traces/analytics.js';
+import { engineRequest, requiredWindow, type EngineRead } from './engine-request.js';
+
+type AnalyticsRequestBody = components['schemas']['AnalyticsRequest'];
+type Granularity = components['schemas']['AnalyticsResponse']['granularity'];
+
+export interface AnalyticsRead {
+  headers: EngineRead['headers'];
+  query: { start_time: string; end_time: string };
+  body: AnalyticsRequestBody;
+}
+
+export interface ParsedAnalytics {
+  query: AnalyticsQuery;
+  granularity: Granularity;
+  fns: string[];
+}
+
+function groupIssue(grain: AnalyticsQuery['grain'], field: string, index: number, seen: Set<string>): ValidationIssue | undefined {
+  const loc = ['body', 'group_by', index];
+  if (seen.has(field)) return { loc, msg: `${field} is already a group_by field`, type: 'value_error' };
+  if (grain === 'traces') {
+    if ((TRACE_GROUP_FIELDS as readonly string[]).includes(field)) return undefined;
+    return { loc, msg: `at grain traces, group_by takes the root fields ${TRACE_GROUP_FIELDS.join(', ')}`, type: 'value_error' };
+  }
+  const resolution = resolveField(field);
+  if (!resolution.ok) return { loc, msg: `unknown field: ${field}`, type: 'value_error' };
+  if (resolution.field.kind === 'number') return { loc, msg: `${field} holds numbers; group_by takes text fields`, type: 'value_error' };
+  return undefined;
+}
+
+function measureIssue(grain: AnalyticsQuery['grain'], measure: AnalyticsRequestBody['measures'][number], index: number): ValidationIssue | undefined {
+  const loc = ['body', 'measures', index, 'field'];
+  if (measure.fn === 'count') return measure.field === undefined ? undefined : { loc, msg: 'count takes no field', type: 'value_error' };
+  if (measure.field === undefined) return { loc, msg: `${measure.fn} needs a field`, type: 'missing' };
+  const fields = Object.keys(MEASURE_COLUMNS[grain]);
+  if (!fields.includes(measure.field)) return { loc, msg: `at grain ${grain}, the measure fields are ${fields.join(', ')}`, type: 'value_error' };
+  return undefined;
+}
+
+/** Reads and checks an analytics request; the document has already checked types, ranges and presence. */
+export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
+  const { body } = request;
+  const grain = body.grain ?? 'spans';
+  const issues: ValidationIssue[] = [];
+  let parsed: ReturnType<typeof engineRequest> | undefined;
+  try {
+    parsed = engineRequest({ headers: request.headers, query: request.query, body: { filter: body.filter } });
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    issues.push(...error.issues);
+  }
+  const groupBy = body.group_by ?? [];
+  const seen = new Set<string>();
+  groupBy.forEach((field, index) => {
+    const issue = groupIssue(grain, field, index, seen);
+    if (issue) issues.push(issue);
+    seen.add(field);
+  });
+  body.measures.forEach((measure, index) => {
+    const issue = measureIssue(grain, measure, index);
+    if (issue) issues.push(issue);
+  });
+  const orderBy = { measure: body.order_by?.measure ?? 0, direction: body.order_by?.direction ?? 'desc' };
+  const ordered = body.measures[orderBy.measure];
+  if (ordered === undefined) issues.push({ loc: ['body', 'order_by', 'measure'], msg: `no measure at index ${orderBy.measure}`, type: 'value_error' });
+  else if (/^p\d\d$/.test(ordered.fn)) issues.push({ loc: ['body', 'order_by', 'measure'], msg: 'groups are ranked by count, sum, avg, min or max, not by a percentile', type: 'value_error' });
+  let resolved: ReturnType<typeof resolveGranularity>;
+  if (parsed) {
+    const window = requiredWindow(parsed);
+    resolved = resolveGranularity(body.granularity ?? 'auto', window.startNs, window.endNs);
+    if (!resolved) issues.push({ loc: ['body', 'granularity'], msg: 'the window needs more than 300 buckets of this granularity', type: 'too_many_buckets' });
+  }
+  if (issues.length > 0 || !parsed || !resolved) throw new RequestValidationError(issues);
+  return {
+    query: {
+      applicationId: parsed.applicationId,
+      ...requiredWindow(parsed),
+      filter: parsed.filter,
+      grain,
+      groupBy,
+      measures: body.measures.map((measure): StoredMeasure => (measure.fn === 'count' ? { fn: 'count' } : { fn: measure.fn, field: measure.field as string })),
+      orderBy,
+      rowLimit: body.row_limit ?? 10,
+      widthNs: resolved.widthNs,
+    },
+    granularity: resolved.granularity,
+    fns: body.measures.map((measure) => measure.fn),
+  };
+}

@@ -1,0 +1,17 @@
+// POST /engine/analytics (getAnalytics): measures of the window's matching spans or traces per
+// group and time bucket, the top groups listed and the rest folded into `other`.
+import type { operations } from '../generated/engine.js';
+import type { OperationHandler } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
+import { analyticsRows } from '../storage/spans/analytics-reads.js';
+import { analyticsResponse } from '../traces/analytics.js';
+import { analyticsRequest } from './analytics-request.js';
+import { exactJsonReply } from './engine-request.js';
+
+export function getAnalytics({ knex }: ServiceDeps): OperationHandler<operations['getAnalytics']> {
+  return async (request) => {
+    const { query, granularity, fns } = analyticsRequest(request);
+    const rows = await analyticsRows(knex, query);
+    return exactJsonReply(analyticsResponse(rows, { grain: query.grain, granularity, widthNs: query.widthNs, startNs: query.startNs, groupBy: query.groupBy, fns }));
+  };
+}

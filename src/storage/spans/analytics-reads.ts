@@ -1,0 +1,276 @@
+// POST /engine/analytics's reads: the matching spans (or traces) of a window grouped by up to
+// three text keys and split into time buckets, with exact measures, in one snapshot:
+//  1. the groups ranked over the whole window by one measure (row_limit + 1 of them, so that a
+//     left-out group shows), when there is a group_by;
+//  2. the measures per kept group and bucket;
+//  3. when groups were left out, the measures per bucket of everything else (`other`);
+//  4. per percentile field, the values at the ranks around each percentile position
+//     (ROW_NUMBER() partitioned by group and bucket; never PERCENTILE_CONT), for 2 and 3.
+// Keys group, sort and compare by their exact bytes (dialect.exactKey). Everything reads the
+// same matching builders as POST /engine/query and POST /traces, so the window's index serves.
+// A later roll-up source can answer the same AnalyticsQuery with the same AnalyticsRows.
+import type { Knex } from 'knex';
+import type { SqlDialect } from '../sql/dialect.js';
+import { dialectFor } from '../sql/index.js';
+import { targetOf, type FilterColumn } from './filter-targets.js';
+import { matchingSpans, type WindowFilter } from './span-pages.js';
+import { asNumber } from './stored-span.js';
+import { matchingTraces } from './trace-pages.js';
+
+export type AnalyticsGrain = 'spans' | 'traces';
+export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
+export type PercentileFn = 'p50' | 'p90' | 'p95' | 'p99';
+
+/** The whole percent of each percentile function. */
+export const PERCENT_OF: Record<PercentileFn, number> = { p50: 50, p90: 90, p95: 95, p99: 99 };
+
+/** The stored column a measure field reads, per grain. */
+export const MEASURE_COLUMNS: Record<AnalyticsGrain, Record<string, string>> = {
+  spans: { duration_ms: 'duration_ms', cost: 'cost', 'usage.amount': 'usage_amount' },
+  traces: { duration_ms: 'duration_ms', total_cost: 'total_cost', spans_count: 'spans_count', error_count: 'error_count' },
+};
+
+/** The root fields a trace summary carries, the group keys at trace grain. */
+export const TRACE_GROUP_FIELDS = ['service_name', 'span_name', 'unit', 'parent_unit'] as const;
+
+export type StoredMeasure = { fn: 'count' } | { fn: Exclude<AggregateFn, 'count'> | PercentileFn; field: string };
+
+export interface AnalyticsQuery extends WindowFilter {
+  grain: AnalyticsGrain;
+  /** Validated text fields (attribute paths included; at trace grain, TRACE_GROUP_FIELDS). */
+  groupBy: string[];
+  measures: StoredMeasure[];
+  /** Index of a non-percentile measure in `measures`. */
+  orderBy: { measure: number; direction: 'asc' | 'desc' };
+  rowLimit: number;
+  widthNs: bigint;
+}
+
+/** A percentile measure's material: how many values, and the values at the ranks it needs. */
+export interface RankedValues {
+  count: number;
+  byRank: Map<number, number>;
+}
+
+export type StoredValue = number | null | RankedValues;
+
+export interface StoredPoint {
+  /** 0-based index of the bucket from the window's start. */
+  bucket: number;
+  values: StoredValue[];
+}
+
+export interface StoredGroup {
+  key: Array<string | null>;
+  points: StoredPoint[];
+}
+
+export interface AnalyticsRows {
+  groups: StoredGroup[];
+  /** The buckets of every group past rowLimit, null when none was left out. */
+  other: StoredPoint[] | null;
+  truncated: boolean;
+}
+
+function isPercentile(fn: StoredMeasure['fn']): fn is PercentileFn {
+  return fn in PERCENT_OF;
+}
+
+/** How one query reads the matching rows: its builder, alias, time column and key expressions. */
+interface Source {
+  dialect: SqlDialect;
+  matching: () => Knex.QueryBuilder;
+  alias: string;
+  timeColumn: string;
+  /** Per group_by field: its text expression (with its bindings). */
+  keys: Array<{ sql: string; bindings: Knex.Value[] }>;
+}
+
+function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
+  const dialect = dialectFor(knex);
+  const alias = query.grain === 'spans' ? 's' : 't';
+  const keys = query.groupBy.map((field) => {
+    const target = targetOf(field);
+    if (target.kind === 'attribute') return dialect.attributeText(`${alias}.${target.source}`, target.key);
+    if (target.kind === 'number') throw new Error(`numeric group key ${field}`);
+    return { sql: `${alias}.${target.column satisfies FilterColumn}`, bindings: [] };
+  });
+  return {
+    dialect,
+    matching: () => (query.grain === 'spans' ? matchingSpans(knex, query) : matchingTraces(knex, { ...query, searchChildSpans: true })),
+    alias,
+    timeColumn: query.grain === 'spans' ? 's.start_time_unix_nano' : 't.root_start_time_unix_nano',
+    keys,
+  };
+}
+
+function columnOf(query: AnalyticsQuery, source: Source, field: string): string {
+  const column = MEASURE_COLUMNS[query.grain][field];
+  if (column === undefined) throw new Error(`no measure field ${field} at grain ${query.grain}`);
+  return `${source.alias}.${column}`;
+}
+
+/** A measure's aggregate; a percentile's is the count of its values (its ranks come from rankedQuery). */
+function aggregateSql(query: AnalyticsQuery, source: Source, measure: StoredMeasure): string {
+  if (measure.fn === 'count') return 'COUNT(*)';
+  const column = columnOf(query, source, measure.field);
+  if (isPercentile(measure.fn)) return `COUNT(${column})`;
+  if (measure.fn === 'avg') return `AVG(${source.dialect.asDouble(column)})`;
+  return `${measure.fn.toUpperCase()}(${column})`;
+}
+
+function bucketSql(source: Source, query: AnalyticsQuery): { sql: string; bindings: Knex.Value[] } {
+  const { dialect } = source;
+  return { sql: dialect.integerDivide(`${source.timeColumn} - ${dialect.exactInteger}`, dialect.exactInteger), bindings: [query.startNs.toString(), query.widthNs.toString()] };
+}
+
+/** `keys match one of these tuples` (or, negated, none of them); a null key matches only NULL. */
+function keptKeys(source: Source, kept: Array<Array<string | null>>, negate: boolean) {
+  return (builder: Knex.QueryBuilder) => {
+    const bindings: Knex.Value[] = [];
+    const tuples = kept.map((tuple) => {
+      const parts = tuple.map((value, index) => {
+        const key = source.keys[index] as { sql: string; bindings: Knex.Value[] };
+        if (value === null) {
+          bindings.push(...key.bindings);
+          return `${key.sql} IS NULL`;
+        }
+        // `IS NOT NULL AND`: never NULL, so that the negation holds for NULL keys too.
+        bindings.push(...key.bindings, ...key.bindings, value);
+        return `(${key.sql} IS NOT NULL AND ${source.dialect.exactKey(key.sql)} = ${source.dialect.exactKey('?')})`;
+      });
+      return `(${parts.join(' AND ')})`;
+    });
+    const sql = `(${tuples.join(' OR ')})`;
+    builder.whereRaw(negate ? `NOT ${sql}` : sql, bindings);
+  };
+}
+
+type Row = Record<string, unknown>;
+
+/** 1. The groups ranked over the window by the order measure: rowLimit + 1 key tuples. */
+async function rankedKeys(knex: Knex, query: AnalyticsQuery, source: Source): Promise<Array<Array<string | null>>> {
+  const measure = query.measures[query.orderBy.measure] as StoredMeasure;
+  const builder = source.matching();
+  source.keys.forEach((key, index) => builder.select(knex.raw(`MIN(${key.sql}) AS k${index}`, key.bindings)));
+  builder.select(knex.raw(`${aggregateSql(query, source, measure)} AS r`));
+  source.keys.forEach((key) => builder.groupByRaw(source.dialect.exactKey(key.sql), key.bindings));
+  const direction = query.orderBy.direction === 'asc' ? 'ASC' : 'DESC';
+  builder.orderByRaw(`CASE WHEN ${aggregateSql(query, source, measure)} IS NULL THEN 1 ELSE 0 END, ${aggregateSql(query, source, measure)} ${direction}`);
+  source.keys.forEach((key) => builder.orderByRaw(source.dialect.exactKey(key.sql), key.bindings));
+  const rows = (await builder.limit(query.rowLimit + 1)) as Row[];
+  return rows.map((row) => source.keys.map((_, index) => keyText(row[`k${index}`])));
+}
+
+function keyText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+}
+
+function tupleId(key: Array<string | null>, bucket: number): string {
+  return JSON.stringify([key, bucket]);
+}
+
+/** 2 and 3. Measures per group and bucket (`grouped`: per kept group; else all together). */
+async function pointRows(knex: Knex, query: AnalyticsQuery, source: Source, where: (builder: Knex.QueryBuilder) => void, grouped: boolean): Promise<Row[]> {
+  const bucket = bucketSql(source, query);
+  const builder = source.matching().modify(where);
+  if (grouped) source.keys.forEach((key, index) => builder.select(knex.raw(`MIN(${key.sql}) AS k${index}`, key.bindings)));
+  builder.select(knex.raw(`${bucket.sql} AS b`, bucket.bindings));
+  query.measures.forEach((measure, index) => builder.select(knex.raw(`${aggregateSql(query, source, measure)} AS m${index}`)));
+  if (grouped) source.keys.forEach((key) => builder.groupByRaw(source.dialect.exactKey(key.sql), key.bindings));
+  // By its alias: the same expression written twice would need its bindings twice.
+  builder.groupByRaw('b');
+  return (await builder) as Row[];
+}
+
+/**
+ * 4. For one percentile field: per group (when `grouped`) and bucket, the values at the given
+ * ranks of each percent (ROW_NUMBER() over the non-null values, the count beside it).
+ */
+async function rankedRows(knex: Knex, query: AnalyticsQuery, source: Source, where: (builder: Knex.QueryBuilder) => void, grouped: boolean, field: string, percents: number[]): Promise<Row[]> {
+  const { dialect } = source;
+  const bucket = bucketSql(source, query);
+  const column = columnOf(query, source, field);
+  const inner = source.matching().modify(where).whereNotNull(column);
+  const keyNames = grouped ? source.keys.map((_, index) => `g${index}`) : [];
+  if (grouped) {
+    source.keys.forEach((key, index) => {
+      inner.select(knex.raw(`${key.sql} AS k${index}`, key.bindings));
+      inner.select(knex.raw(`${dialect.exactKey(key.sql)} AS g${index}`, key.bindings));
+    });
+  }
+  inner.select(knex.raw(`${bucket.sql} AS b`, bucket.bindings)).select(knex.raw(`${column} AS v`));
+  const partition = [...keyNames, 'b'].join(', ');
+  const ranked = knex
+    .select(knex.raw(['d.*', `ROW_NUMBER() OVER (PARTITION BY ${partition} ORDER BY v) - 1 AS rk`, `COUNT(*) OVER (PARTITION BY ${partition}) AS n`].join(', ')))
+    .from(inner.as('d'))
+    .as('r');
+  const wanted = percents.flatMap((percent) => {
+    const low = dialect.integerDivide(`${percent} * (n - 1)`, '100');
+    return [`rk = ${low}`, `rk = ${low} + 1`];
+  });
+  return (await knex.select('*').from(ranked).whereRaw(wanted.join(' OR '))) as Row[];
+}
+
+/** Rows of pointRows and rankedRows as points, per key tuple (a single [] key when not grouped). */
+async function readPoints(knex: Knex, query: AnalyticsQuery, source: Source, where: (builder: Knex.QueryBuilder) => void, grouped: boolean): Promise<Map<string, { key: Array<string | null>; points: StoredPoint[] }>> {
+  const keyOf = (row: Row) => (grouped ? source.keys.map((_, index) => keyText(row[`k${index}`])) : []);
+  const rows = await pointRows(knex, query, source, where, grouped);
+  const points = new Map<string, StoredPoint>();
+  const series = new Map<string, { key: Array<string | null>; points: StoredPoint[] }>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const bucket = asNumber(row.b);
+    const point: StoredPoint = {
+      bucket,
+      values: query.measures.map((measure, index) => {
+        const value = row[`m${index}`];
+        if (isPercentile(measure.fn)) return { count: asNumber(value), byRank: new Map() };
+        return value === null || value === undefined ? null : asNumber(value);
+      }),
+    };
+    points.set(tupleId(key, bucket), point);
+    const id = JSON.stringify(key);
+    const entry = series.get(id) ?? { key, points: [] };
+    entry.points.push(point);
+    series.set(id, entry);
+  }
+  const percentileFields = [...new Set(query.measures.flatMap((measure) => (isPercentile(measure.fn) && 'field' in measure ? [measure.field] : [])))];
+  for (const field of percentileFields) {
+    const percents = [...new Set(query.measures.flatMap((measure) => (isPercentile(measure.fn) && 'field' in measure && measure.field === field ? [PERCENT_OF[measure.fn]] : [])))];
+    const ranked = await rankedRows(knex, query, source, where, grouped, field, percents);
+    for (const row of ranked) {
+      const point = points.get(tupleId(keyOf(row), asNumber(row.b)));
+      if (!point) throw new Error('a ranked value outside every point');
+      query.measures.forEach((measure, index) => {
+        if (isPercentile(measure.fn) && 'field' in measure && measure.field === field) (point.values[index] as RankedValues).byRank.set(asNumber(row.rk), asNumber(row.v));
+      });
+    }
+  }
+  for (const entry of series.values()) entry.points.sort((a, b) => a.bucket - b.bucket);
+  return series;
+}
+
+/** POST /engine/analytics's rows, from one snapshot. */
+export async function analyticsRows(knex: Knex, query: AnalyticsQuery): Promise<AnalyticsRows> {
+  const work = async (trx: Knex.Transaction): Promise<AnalyticsRows> => {
+    const source = sourceOf(trx, query);
+    if (query.groupBy.length === 0) {
+      const series = await readPoints(trx, query, source, () => {}, false);
+      const all = [...series.values()][0];
+      return { groups: [{ key: [], points: all?.points ?? [] }], other: null, truncated: false };
+    }
+    const ranked = await rankedKeys(trx, query, source);
+    if (ranked.length === 0) return { groups: [], other: null, truncated: false };
+    const truncated = ranked.length > query.rowLimit;
+    const kept = ranked.slice(0, query.rowLimit);
+    const series = await readPoints(trx, query, source, keptKeys(source, kept, false), true);
+    const groups = kept.map((key) => ({ key, points: series.get(JSON.stringify(key))?.points ?? [] }));
+    if (!truncated) return { groups, other: null, truncated };
+    const rest = await readPoints(trx, query, source, keptKeys(source, kept, true), false);
+    return { groups, other: [...rest.values()][0]?.points ?? [], truncated };
+  };
+  // One snapshot for every read, so that spans stored in between cannot move a group or a rank.
+  return knex.transaction(work, dialectFor(knex).snapshot);
+}
