@@ -70,7 +70,10 @@ export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
   });
   const orderBy = { measure: body.order_by?.measure ?? 0, direction: body.order_by?.direction ?? 'desc' };
   const ordered = body.measures[orderBy.measure];
-  if (ordered === undefined) issues.push({ loc: ['body', 'order_by', 'measure'], msg: `no measure at index ${orderBy.measure}`, type: 'value_error' });
+  // Without group_by there is one group: nothing to rank.
+  if (groupBy.length === 0) {
+    if (ordered === undefined) issues.push({ loc: ['body', 'order_by', 'measure'], msg: `no measure at index ${orderBy.measure}`, type: 'value_error' });
+  } else if (ordered === undefined) issues.push({ loc: ['body', 'order_by', 'measure'], msg: `no measure at index ${orderBy.measure}`, type: 'value_error' });
   else if (/^p\d\d$/.test(ordered.fn)) issues.push({ loc: ['body', 'order_by', 'measure'], msg: 'groups are ranked by count, sum, avg, min or max, not by a percentile', type: 'value_error' });
   let resolved: ReturnType<typeof resolveGranularity>;
   if (parsed) {

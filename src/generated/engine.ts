@@ -769,8 +769,8 @@ export interface components {
          *     numeric (`duration_ms`, `cost`, `usage.amount`), repeated, or (at grain `traces`)
          *     not one of the root fields `service_name`, `span_name`, `unit`, `parent_unit`; a
          *     measure whose `field` is missing (every `fn` but `count`), present on `count`, or
-         *     not a field of the grain; an `order_by.measure` that is no index of `measures` or
-         *     names a percentile.
+         *     not a field of the grain; an `order_by.measure` that is no index of `measures`, or
+         *     (with a `group_by`) names a percentile.
          */
         AnalyticsRequest: {
             /**
@@ -834,7 +834,8 @@ export interface components {
         };
         /**
          * @description How groups are ranked over the whole window: by the measure at index `measure` of
-         *     `measures` (not a percentile), `desc` by default. Default: the first measure, descending.
+         *     `measures` (with a `group_by`, not a percentile: ranking by one would need every
+         *     group's values sorted), `desc` by default. Default: the first measure, descending.
          */
         AnalyticsOrder: {
             /** @description The 0-based index of the measure in `measures`. */
