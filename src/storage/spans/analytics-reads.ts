@@ -15,6 +15,7 @@ import { dialectFor } from '../sql/index.js';
 import { targetOf, type FilterColumn } from './filter-targets.js';
 import { matchingSpans, type WindowFilter } from './span-pages.js';
 import { asNumber } from './stored-span.js';
+import { MIN_STORED_INTEGER } from './time-bounds.js';
 import { matchingTraces } from './trace-pages.js';
 
 export type AnalyticsGrain = 'spans' | 'traces';
@@ -110,7 +111,7 @@ function columnOf(query: AnalyticsQuery, source: Source, field: string): string 
   return `${source.alias}.${column}`;
 }
 
-/** A measure's aggregate; a percentile's is the count of its values (its ranks come from rankedQuery). */
+/** A measure's aggregate; a percentile's is the count of its values (its ranks come from percentileValuesQuery). */
 function aggregateSql(query: AnalyticsQuery, source: Source, measure: StoredMeasure): string {
   if (measure.fn === 'count') return 'COUNT(*)';
   const column = columnOf(query, source, measure.field);
@@ -124,9 +125,20 @@ function bucketSql(source: Source, query: AnalyticsQuery): { sql: string; bindin
   return { sql: dialect.integerDivide(`${source.timeColumn} - ${dialect.exactInteger}`, dialect.exactInteger), bindings: [query.startNs.toString(), query.widthNs.toString()] };
 }
 
-/** `keys match one of these tuples` (or, negated, none of them); a null key matches only NULL. */
-function keptKeys(source: Source, kept: Array<Array<string | null>>, negate: boolean) {
+export type GroupKey = Array<string | null>;
+
+/**
+ * Which matching rows a points read covers: all of them as one series (no group_by), the kept
+ * groups each apart, or the rest (every group but the kept ones) as one series, `other`.
+ */
+export type Selection = { kind: 'all' } | { kind: 'kept' | 'rest'; keys: GroupKey[] };
+
+/** `keys match one of the tuples` (`rest`: none of them); a null key matches only NULL. */
+function selected(source: Source, selection: Selection) {
   return (builder: Knex.QueryBuilder) => {
+    if (selection.kind === 'all') return;
+    const negate = selection.kind === 'rest';
+    const kept = selection.keys;
     const bindings: Knex.Value[] = [];
     const tuples = kept.map((tuple) => {
       const parts = tuple.map((value, index) => {
@@ -148,8 +160,9 @@ function keptKeys(source: Source, kept: Array<Array<string | null>>, negate: boo
 
 type Row = Record<string, unknown>;
 
-/** 1. The groups ranked over the window by the order measure: rowLimit + 1 key tuples. */
-async function rankedKeys(knex: Knex, query: AnalyticsQuery, source: Source): Promise<Array<Array<string | null>>> {
+/** 1. The groups ranked over the window by the order measure, rowLimit + 1 of them (k0, k1, …). */
+export function rankedKeysQuery(knex: Knex, query: AnalyticsQuery): Knex.QueryBuilder {
+  const source = sourceOf(knex, query);
   const measure = query.measures[query.orderBy.measure] as StoredMeasure;
   const builder = source.matching();
   source.keys.forEach((key, index) => builder.select(knex.raw(`MIN(${key.sql}) AS k${index}`, key.bindings)));
@@ -158,8 +171,7 @@ async function rankedKeys(knex: Knex, query: AnalyticsQuery, source: Source): Pr
   const direction = query.orderBy.direction === 'asc' ? 'ASC' : 'DESC';
   builder.orderByRaw(`CASE WHEN ${aggregateSql(query, source, measure)} IS NULL THEN 1 ELSE 0 END, ${aggregateSql(query, source, measure)} ${direction}`);
   source.keys.forEach((key) => builder.orderByRaw(source.dialect.exactKey(key.sql), key.bindings));
-  const rows = (await builder.limit(query.rowLimit + 1)) as Row[];
-  return rows.map((row) => source.keys.map((_, index) => keyText(row[`k${index}`])));
+  return builder.limit(query.rowLimit + 1);
 }
 
 function keyText(value: unknown): string | null {
@@ -171,28 +183,32 @@ function tupleId(key: Array<string | null>, bucket: number): string {
   return JSON.stringify([key, bucket]);
 }
 
-/** 2 and 3. Measures per group and bucket (`grouped`: per kept group; else all together). */
-async function pointRows(knex: Knex, query: AnalyticsQuery, source: Source, where: (builder: Knex.QueryBuilder) => void, grouped: boolean): Promise<Row[]> {
+/** 2 and 3. Measures per bucket (b, m0, m1, …), and per group (k0, k1, …) for the kept groups. */
+export function pointsQuery(knex: Knex, query: AnalyticsQuery, selection: Selection): Knex.QueryBuilder {
+  const source = sourceOf(knex, query);
+  const grouped = selection.kind === 'kept';
   const bucket = bucketSql(source, query);
-  const builder = source.matching().modify(where);
+  const builder = source.matching().modify(selected(source, selection));
   if (grouped) source.keys.forEach((key, index) => builder.select(knex.raw(`MIN(${key.sql}) AS k${index}`, key.bindings)));
   builder.select(knex.raw(`${bucket.sql} AS b`, bucket.bindings));
   query.measures.forEach((measure, index) => builder.select(knex.raw(`${aggregateSql(query, source, measure)} AS m${index}`)));
   if (grouped) source.keys.forEach((key) => builder.groupByRaw(source.dialect.exactKey(key.sql), key.bindings));
   // By its alias: the same expression written twice would need its bindings twice.
   builder.groupByRaw('b');
-  return (await builder) as Row[];
+  return builder;
 }
 
 /**
  * 4. For one percentile field: per group (when `grouped`) and bucket, the values at the given
  * ranks of each percent (ROW_NUMBER() over the non-null values, the count beside it).
  */
-async function rankedRows(knex: Knex, query: AnalyticsQuery, source: Source, where: (builder: Knex.QueryBuilder) => void, grouped: boolean, field: string, percents: number[]): Promise<Row[]> {
+export function percentileValuesQuery(knex: Knex, query: AnalyticsQuery, selection: Selection, field: string, percents: number[]): Knex.QueryBuilder {
+  const source = sourceOf(knex, query);
+  const grouped = selection.kind === 'kept';
   const { dialect } = source;
   const bucket = bucketSql(source, query);
   const column = columnOf(query, source, field);
-  const inner = source.matching().modify(where).whereNotNull(column);
+  const inner = source.matching().modify(selected(source, selection)).whereNotNull(column);
   const keyNames = grouped ? source.keys.map((_, index) => `g${index}`) : [];
   if (grouped) {
     source.keys.forEach((key, index) => {
@@ -210,13 +226,13 @@ async function rankedRows(knex: Knex, query: AnalyticsQuery, source: Source, whe
     const low = dialect.integerDivide(`${percent} * (n - 1)`, '100');
     return [`rk = ${low}`, `rk = ${low} + 1`];
   });
-  return (await knex.select('*').from(ranked).whereRaw(wanted.join(' OR '))) as Row[];
+  return knex.select('*').from(ranked).whereRaw(wanted.join(' OR '));
 }
 
 /** Rows of pointRows and rankedRows as points, per key tuple (a single [] key when not grouped). */
-async function readPoints(knex: Knex, query: AnalyticsQuery, source: Source, where: (builder: Knex.QueryBuilder) => void, grouped: boolean): Promise<Map<string, { key: Array<string | null>; points: StoredPoint[] }>> {
-  const keyOf = (row: Row) => (grouped ? source.keys.map((_, index) => keyText(row[`k${index}`])) : []);
-  const rows = await pointRows(knex, query, source, where, grouped);
+async function readPoints(knex: Knex, query: AnalyticsQuery, selection: Selection): Promise<Map<string, { key: GroupKey; points: StoredPoint[] }>> {
+  const keyOf = (row: Row) => (selection.kind === 'kept' ? query.groupBy.map((_, index) => keyText(row[`k${index}`])) : []);
+  const rows = (await pointsQuery(knex, query, selection)) as Row[];
   const points = new Map<string, StoredPoint>();
   const series = new Map<string, { key: Array<string | null>; points: StoredPoint[] }>();
   for (const row of rows) {
@@ -239,7 +255,7 @@ async function readPoints(knex: Knex, query: AnalyticsQuery, source: Source, whe
   const percentileFields = [...new Set(query.measures.flatMap((measure) => (isPercentile(measure.fn) && 'field' in measure ? [measure.field] : [])))];
   for (const field of percentileFields) {
     const percents = [...new Set(query.measures.flatMap((measure) => (isPercentile(measure.fn) && 'field' in measure && measure.field === field ? [PERCENT_OF[measure.fn]] : [])))];
-    const ranked = await rankedRows(knex, query, source, where, grouped, field, percents);
+    const ranked = (await percentileValuesQuery(knex, query, selection, field, percents)) as Row[];
     for (const row of ranked) {
       const point = points.get(tupleId(keyOf(row), asNumber(row.b)));
       if (!point) throw new Error('a ranked value outside every point');
@@ -254,21 +270,23 @@ async function readPoints(knex: Knex, query: AnalyticsQuery, source: Source, whe
 
 /** POST /engine/analytics's rows, from one snapshot. */
 export async function analyticsRows(knex: Knex, query: AnalyticsQuery): Promise<AnalyticsRows> {
+  // A window starting before 1677 (the stored times' signed 64-bit range) cannot be bound as the
+  // buckets' origin; at most 300 days long, it ends before anything a span can carry (from 1970).
+  if (query.startNs < MIN_STORED_INTEGER) return { groups: query.groupBy.length === 0 ? [{ key: [], points: [] }] : [], other: null, truncated: false };
   const work = async (trx: Knex.Transaction): Promise<AnalyticsRows> => {
-    const source = sourceOf(trx, query);
     if (query.groupBy.length === 0) {
-      const series = await readPoints(trx, query, source, () => {}, false);
+      const series = await readPoints(trx, query, { kind: 'all' });
       const all = [...series.values()][0];
       return { groups: [{ key: [], points: all?.points ?? [] }], other: null, truncated: false };
     }
-    const ranked = await rankedKeys(trx, query, source);
+    const ranked = ((await rankedKeysQuery(trx, query)) as Row[]).map((row) => query.groupBy.map((_, index) => keyText(row[`k${index}`])));
     if (ranked.length === 0) return { groups: [], other: null, truncated: false };
     const truncated = ranked.length > query.rowLimit;
     const kept = ranked.slice(0, query.rowLimit);
-    const series = await readPoints(trx, query, source, keptKeys(source, kept, false), true);
+    const series = await readPoints(trx, query, { kind: 'kept', keys: kept });
     const groups = kept.map((key) => ({ key, points: series.get(JSON.stringify(key))?.points ?? [] }));
     if (!truncated) return { groups, other: null, truncated };
-    const rest = await readPoints(trx, query, source, keptKeys(source, kept, true), false);
+    const rest = await readPoints(trx, query, { kind: 'rest', keys: kept });
     return { groups, other: [...rest.values()][0]?.points ?? [], truncated };
   };
   // One snapshot for every read, so that spans stored in between cannot move a group or a rank.
