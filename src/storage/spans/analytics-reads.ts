@@ -229,7 +229,7 @@ export function percentileValuesQuery(knex: Knex, query: AnalyticsQuery, selecti
   return knex.select('*').from(ranked).whereRaw(wanted.join(' OR '));
 }
 
-/** Rows of pointRows and rankedRows as points, per key tuple (a single [] key when not grouped). */
+/** The points of a selection (pointsQuery, then percentileValuesQuery per percentile field), per key tuple (one [] key when not grouped). */
 async function readPoints(knex: Knex, query: AnalyticsQuery, selection: Selection): Promise<Map<string, { key: GroupKey; points: StoredPoint[] }>> {
   const keyOf = (row: Row) => (selection.kind === 'kept' ? query.groupBy.map((_, index) => keyText(row[`k${index}`])) : []);
   const rows = (await pointsQuery(knex, query, selection)) as Row[];
