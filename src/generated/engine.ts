@@ -623,6 +623,11 @@ export interface components {
             total: number;
             page: number;
             limit: number;
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         /** @description Where a page lies in the whole result. */
         Pagination: {
@@ -677,6 +682,11 @@ export interface components {
         TraceListResponse: {
             data: components["schemas"]["TraceSummary"][];
             pagination: components["schemas"]["Pagination"];
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         /**
          * @description Statistics of one figure over the matching traces. Percentiles interpolate
@@ -730,6 +740,11 @@ export interface components {
         LiveSpanListResponse: {
             data: components["schemas"]["LiveSpan"][];
             pagination: components["schemas"]["Pagination"];
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         /**
          * @description OTLP JSON `ExportTraceServiceRequest` (camelCase field names). This schema is
@@ -964,6 +979,18 @@ export interface components {
          */
         Page: number;
         /**
+         * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+         *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+         *     the next page, read from where the previous page ended (keyset pagination). Pages
+         *     read by cursor neither skip nor repeat an item while new spans arrive, which
+         *     `page` numbers cannot promise (a new span shifts every later page by one). The
+         *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+         *     and does not expire; a malformed cursor, one from another operation or another
+         *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+         * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+         */
+        Cursor: string;
+        /**
          * @description Page size.
          * @example 20
          */
@@ -1009,6 +1036,18 @@ export interface operations {
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     the next page, read from where the previous page ended (keyset pagination). Pages
+                 *     read by cursor neither skip nor repeat an item while new spans arrive, which
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). The
+                 *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+                 *     and does not expire; a malformed cursor, one from another operation or another
+                 *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page size.
                  * @example 20
@@ -1166,7 +1205,8 @@ export interface operations {
                      *       ],
                      *       "total": 2,
                      *       "page": 1,
-                     *       "limit": 20
+                     *       "limit": 20,
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["SpanQueryResponse"];
@@ -1199,6 +1239,18 @@ export interface operations {
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     the next page, read from where the previous page ended (keyset pagination). Pages
+                 *     read by cursor neither skip nor repeat an item while new spans arrive, which
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). The
+                 *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+                 *     and does not expire; a malformed cursor, one from another operation or another
+                 *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page size.
                  * @example 20
@@ -1264,7 +1316,8 @@ export interface operations {
                      *         "page": 1,
                      *         "limit": 20,
                      *         "total": 2
-                     *       }
+                     *       },
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["TraceListResponse"];
@@ -1383,6 +1436,18 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     the next page, read from where the previous page ended (keyset pagination). Pages
+                 *     read by cursor neither skip nor repeat an item while new spans arrive, which
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). The
+                 *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+                 *     and does not expire; a malformed cursor, one from another operation or another
+                 *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
                  * @description Page size.
                  * @example 20
                  */
@@ -1459,7 +1524,8 @@ export interface operations {
                      *         "page": 1,
                      *         "limit": 20,
                      *         "total": 2
-                     *       }
+                     *       },
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["LiveSpanListResponse"];
