@@ -974,7 +974,12 @@ export interface components {
          */
         LiveEndTime: string;
         /**
-         * @description Page number, 1-indexed.
+         * @description Page number, 1-indexed. Any page may be asked for, but a deep page costs more than
+         *     the cursor that reaches it: the rows before it are still counted off in list order.
+         *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
+         *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
+         *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
+         *     cursor or not. To walk a whole list, follow `next_cursor`.
          * @example 1
          */
         Page: number;
@@ -1032,7 +1037,12 @@ export interface operations {
                  */
                 end_time: components["parameters"]["EndTime"];
                 /**
-                 * @description Page number, 1-indexed.
+                 * @description Page number, 1-indexed. Any page may be asked for, but a deep page costs more than
+                 *     the cursor that reaches it: the rows before it are still counted off in list order.
+                 *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
+                 *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
+                 *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
+                 *     cursor or not. To walk a whole list, follow `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -1235,7 +1245,12 @@ export interface operations {
                  */
                 end_time: components["parameters"]["EndTime"];
                 /**
-                 * @description Page number, 1-indexed.
+                 * @description Page number, 1-indexed. Any page may be asked for, but a deep page costs more than
+                 *     the cursor that reaches it: the rows before it are still counted off in list order.
+                 *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
+                 *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
+                 *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
+                 *     cursor or not. To walk a whole list, follow `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -1431,7 +1446,12 @@ export interface operations {
                  */
                 end_time?: components["parameters"]["LiveEndTime"];
                 /**
-                 * @description Page number, 1-indexed.
+                 * @description Page number, 1-indexed. Any page may be asked for, but a deep page costs more than
+                 *     the cursor that reaches it: the rows before it are still counted off in list order.
+                 *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
+                 *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
+                 *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
+                 *     cursor or not. To walk a whole list, follow `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];

@@ -54,7 +54,8 @@ export const LIVE_ORDER: SortColumn[] = [{ column: 's.seq', order: 'desc', integ
 
 /**
  * GET /traces/live: the application's spans by receive sequence, newest first; read after
- * `query.after` when a cursor gives it (a bound on seq, served by the same index as page 1).
+ * `query.after` when a cursor gives it: a bound on seq, one more condition on the same read as
+ * page 1 (spans_by_receipt without a window, spans_newest_first with one).
  */
 export async function recentSpans(knex: Knex, query: RecentSpansQuery & ListRequest): Promise<ListPage<StoredSpan>> {
   const { after } = query;

@@ -97,7 +97,11 @@ export const TRACE_ORDER: SortColumn[] = [
 /**
  * POST /traces: one summary per matching trace, latest first; read after `query.after` when a
  * cursor gives it. The cursor read finds the window as page 1 does (the cursor's bound on
- * min_start_time_unix_nano is one more condition on the rows found), then sorts what is left.
+ * min_start_time_unix_nano is one more condition on the rows found), then sorts what is left:
+ * EXPLAIN on 200,000 traces (scripts/lib/page-costs.ts) gives the same plan for page 1, page
+ * 1000 and the cursor, SQLite "SEARCH t USING INDEX traces_by_root_start ... USE TEMP B-TREE FOR
+ * ORDER BY", MariaDB "key=PRIMARY ... Using filesort" (a whole-day window: the application's
+ * prefix of the primary key). Page 1000: 109 ms by cursor, 174 ms by offset, 95 ms page 1.
  */
 export async function findTraces(knex: Knex, query: TraceQuery & ListRequest): Promise<ListPage<StoredTraceSummary>> {
   const dialect = dialectFor(knex);
