@@ -18,6 +18,6 @@ export function listTraces({ knex }: ServiceDeps): OperationHandler<operations['
     const position = listPosition(request, 'listTraces', bound, TRACE_ORDER, parsed);
     const { page, limit } = position.request;
     const { items, total, nextKey } = await findTraces(knex, { applicationId: parsed.applicationId, ...window, filter: parsed.filter, searchChildSpans, ...position.request });
-    return exactJsonReply({ data: items.map(traceSummary), pagination: { page, limit, total }, next_cursor: nextCursor('listTraces', position, nextKey) });
+    return exactJsonReply({ data: items.map(traceSummary), pagination: { page, limit, total }, next_cursor: nextCursor(position, nextKey) });
   };
 }

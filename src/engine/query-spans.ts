@@ -15,6 +15,6 @@ export function querySpans({ knex }: ServiceDeps): OperationHandler<operations['
     const position = listPosition(request, 'querySpans', bound, SPAN_ORDER, parsed);
     const { page, limit } = position.request;
     const { items, total, nextKey } = await findSpans(knex, { applicationId: parsed.applicationId, ...window, filter: parsed.filter, ...position.request });
-    return exactJsonReply({ data: items.map(spanRecord), total, page, limit, next_cursor: nextCursor('querySpans', position, nextKey) });
+    return exactJsonReply({ data: items.map(spanRecord), total, page, limit, next_cursor: nextCursor(position, nextKey) });
   };
 }

@@ -5,7 +5,9 @@
 // ids ascending), which no row value expresses, and the leading bound is what lets the list's
 // index (spans_newest_first, traces_by_min_start, spans_by_receipt) seek to the position.
 import type { Knex } from 'knex';
+import { lookAheadWindow, readPage, type WindowedListRequest } from './paging.js';
 import type { SqlDialect } from './sql/dialect.js';
+import { dialectFor } from './sql/index.js';
 import { MAX_STORED_INTEGER, MIN_STORED_INTEGER } from './spans/time-bounds.js';
 
 /** One column of a list order: a trusted qualified name, its direction, and whether it holds a 64-bit integer. */
@@ -47,4 +49,14 @@ export function afterKey(dialect: SqlDialect, columns: SortColumn[], key: string
   return (query: Knex.QueryBuilder) => {
     query.whereRaw(`${bound} and (${sql})`, [key[0], ...bindings]);
   };
+}
+
+/**
+ * The rows of one page of `ordered` (a list query, selected and sorted in `order`), one more
+ * than the page (see withNextKey in paging.ts): after the cursor's key, or by the page's window
+ * (none past `total` when the caller counted first).
+ */
+export async function readListRows<T>(knex: Knex, ordered: Knex.QueryBuilder, order: SortColumn[], request: WindowedListRequest, total?: number): Promise<T[]> {
+  if (request.after) return (await ordered.modify(afterKey(dialectFor(knex), order, request.after)).limit(request.limit + 1)) as T[];
+  return readPage<T>(ordered, lookAheadWindow(request.window), total);
 }

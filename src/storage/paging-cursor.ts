@@ -5,6 +5,9 @@
 // can only move within what the caller may already list; the hash catches a cursor sent with
 // another query, where the position would mean nothing.
 import { createHash } from 'node:crypto';
+import { RequestValidationError } from '../errors.js';
+import { isKeyPart, type SortColumn } from './keyset.js';
+import type { ListRequest } from './paging.js';
 
 const VERSION = 1;
 
@@ -65,4 +68,43 @@ export function decodeCursor(text: string, operation: string, binding: string, k
   if (body.o !== operation) return { ok: false, msg: `This cursor belongs to another operation (${body.o}), not ${operation}` };
   if (body.h !== binding) return { ok: false, msg: 'This cursor belongs to another query: send it with the same application, filter, window and limit as the request that returned it' };
   return { ok: true, position: { key: body.k, page: body.p } };
+}
+
+/** The page a list request reads (a page number, or a cursor's position), and the binding its next_cursor carries. */
+export interface ListPosition {
+  operation: string;
+  request: ListRequest;
+  binding: string;
+}
+
+function cursorIssue(msg: string): RequestValidationError {
+  return new RequestValidationError([{ loc: ['query', 'cursor'], msg, type: 'value_error.cursor' }]);
+}
+
+/**
+ * The page to read: `page` as sent, or the position of `cursor` (a 422 at ["query", "cursor"]
+ * when it is malformed, of another operation or query, or sent with `page`). `bindingParts` are
+ * every part of the request that decides the list; `order` is the list's keyset.
+ */
+export function listPosition(
+  sent: { cursor: string | undefined; pageSent: boolean },
+  operation: string,
+  bindingParts: unknown[],
+  order: SortColumn[],
+  page: { page: number; limit: number },
+): ListPosition {
+  const binding = queryBinding([operation, ...bindingParts, page.limit]);
+  if (sent.cursor === undefined) return { operation, request: { page: page.page, limit: page.limit }, binding };
+  if (sent.pageSent) throw cursorIssue('Send either cursor or page, not both: a cursor names its own page');
+  const decoded = decodeCursor(sent.cursor, operation, binding, order.length);
+  if (!decoded.ok) throw cursorIssue(decoded.msg);
+  const { key, page: cursorPage } = decoded.position;
+  if (!key.every((part, index) => isKeyPart(order[index] as SortColumn, part))) throw cursorIssue('Malformed cursor: send back a next_cursor exactly as a list returned it');
+  return { operation, request: { page: cursorPage, limit: page.limit, after: key }, binding };
+}
+
+/** The next_cursor of a page read at `position`: null on the last page. */
+export function nextCursor(position: ListPosition, nextKey: string[] | null): string | null {
+  if (nextKey === null) return null;
+  return encodeCursor(position.operation, position.binding, { key: nextKey, page: position.request.page + 1 });
 }

@@ -93,3 +93,10 @@ export function withNextKey<T>(rows: T[], limit: number, keyOf: (row: T) => stri
   const last = items[items.length - 1];
   return { items, nextKey: rows.length > limit && last !== undefined ? keyOf(last) : null };
 }
+
+/** A page of a list read in memory-free order: its window (by page number) or the key a cursor resumes after. */
+export interface WindowedListRequest {
+  limit: number;
+  window: PageWindow;
+  after?: string[];
+}
