@@ -988,7 +988,11 @@ export interface components {
          *     with the same query (application, window, filter, `search_child_spans`, `limit`):
          *     the next page, read from where the previous page ended (keyset pagination). Pages
          *     read by cursor neither skip nor repeat an item while new spans arrive, which
-         *     `page` numbers cannot promise (a new span shifts every later page by one). The
+         *     `page` numbers cannot promise (a new span shifts every later page by one). One
+         *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+         *     arrives for a trace already listed and starts before all its others moves that
+         *     trace in the order, and a walk may then miss it or see it twice; new traces never
+         *     shift a walk. The
          *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
          *     and does not expire; a malformed cursor, one from another operation or another
          *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
@@ -1051,7 +1055,11 @@ export interface operations {
                  *     with the same query (application, window, filter, `search_child_spans`, `limit`):
                  *     the next page, read from where the previous page ended (keyset pagination). Pages
                  *     read by cursor neither skip nor repeat an item while new spans arrive, which
-                 *     `page` numbers cannot promise (a new span shifts every later page by one). The
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). One
+                 *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+                 *     arrives for a trace already listed and starts before all its others moves that
+                 *     trace in the order, and a walk may then miss it or see it twice; new traces never
+                 *     shift a walk. The
                  *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
                  *     and does not expire; a malformed cursor, one from another operation or another
                  *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
@@ -1259,7 +1267,11 @@ export interface operations {
                  *     with the same query (application, window, filter, `search_child_spans`, `limit`):
                  *     the next page, read from where the previous page ended (keyset pagination). Pages
                  *     read by cursor neither skip nor repeat an item while new spans arrive, which
-                 *     `page` numbers cannot promise (a new span shifts every later page by one). The
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). One
+                 *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+                 *     arrives for a trace already listed and starts before all its others moves that
+                 *     trace in the order, and a walk may then miss it or see it twice; new traces never
+                 *     shift a walk. The
                  *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
                  *     and does not expire; a malformed cursor, one from another operation or another
                  *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
@@ -1460,7 +1472,11 @@ export interface operations {
                  *     with the same query (application, window, filter, `search_child_spans`, `limit`):
                  *     the next page, read from where the previous page ended (keyset pagination). Pages
                  *     read by cursor neither skip nor repeat an item while new spans arrive, which
-                 *     `page` numbers cannot promise (a new span shifts every later page by one). The
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). One
+                 *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+                 *     arrives for a trace already listed and starts before all its others moves that
+                 *     trace in the order, and a walk may then miss it or see it twice; new traces never
+                 *     shift a walk. The
                  *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
                  *     and does not expire; a malformed cursor, one from another operation or another
                  *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
