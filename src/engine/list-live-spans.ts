@@ -3,15 +3,18 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { recentSpans } from '../storage/spans/live-reads.js';
+import { LIVE_ORDER, recentSpans } from '../storage/spans/live-reads.js';
 import { engineRequest, exactJsonReply } from './engine-request.js';
+import { listPosition, nextCursor } from './list-cursor.js';
 import { liveSpan } from './wire.js';
 
 export function listLiveSpans({ knex }: ServiceDeps): OperationHandler<operations['listLiveSpans']> {
   return async (request) => {
     const parsed = engineRequest(request);
-    const { page, limit } = parsed;
-    const { items, total } = await recentSpans(knex, { applicationId: parsed.applicationId, ...parsed.window, page, limit });
-    return exactJsonReply({ data: items.map(liveSpan), pagination: { page, limit, total } });
+    const bound = [parsed.applicationId, parsed.window.startNs ?? null, parsed.window.endNs ?? null];
+    const position = listPosition(request, 'listLiveSpans', bound, LIVE_ORDER, parsed);
+    const { page, limit } = position.request;
+    const { items, total, nextKey } = await recentSpans(knex, { applicationId: parsed.applicationId, ...parsed.window, ...position.request });
+    return exactJsonReply({ data: items.map(liveSpan), pagination: { page, limit, total }, next_cursor: nextCursor(position, nextKey) });
   };
 }

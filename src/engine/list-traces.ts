@@ -3,24 +3,21 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { findTraces } from '../storage/spans/trace-pages.js';
+import { findTraces, TRACE_ORDER } from '../storage/spans/trace-pages.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
+import { listPosition, nextCursor } from './list-cursor.js';
 import { traceSummary } from './wire.js';
 
 export function listTraces({ knex }: ServiceDeps): OperationHandler<operations['listTraces']> {
   return async (request) => {
     const parsed = engineRequest(request);
-    const { page, limit } = parsed;
+    const window = requiredWindow(parsed);
     // Coerced to a boolean by the document's schema (false when absent).
     const searchChildSpans = request.query.search_child_spans === true;
-    const { items, total } = await findTraces(knex, {
-      applicationId: parsed.applicationId,
-      ...requiredWindow(parsed),
-      filter: parsed.filter,
-      searchChildSpans,
-      page,
-      limit,
-    });
-    return exactJsonReply({ data: items.map(traceSummary), pagination: { page, limit, total } });
+    const bound = [parsed.applicationId, window.startNs, window.endNs, request.body?.filter ?? null, searchChildSpans];
+    const position = listPosition(request, 'listTraces', bound, TRACE_ORDER, parsed);
+    const { page, limit } = position.request;
+    const { items, total, nextKey } = await findTraces(knex, { applicationId: parsed.applicationId, ...window, filter: parsed.filter, searchChildSpans, ...position.request });
+    return exactJsonReply({ data: items.map(traceSummary), pagination: { page, limit, total }, next_cursor: nextCursor(position, nextKey) });
   };
 }

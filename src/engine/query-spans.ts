@@ -2,15 +2,19 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { findSpans } from '../storage/spans/span-pages.js';
+import { findSpans, SPAN_ORDER } from '../storage/spans/span-pages.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
+import { listPosition, nextCursor } from './list-cursor.js';
 import { spanRecord } from './wire.js';
 
 export function querySpans({ knex }: ServiceDeps): OperationHandler<operations['querySpans']> {
   return async (request) => {
     const parsed = engineRequest(request);
-    const { page, limit } = parsed;
-    const { items, total } = await findSpans(knex, { applicationId: parsed.applicationId, ...requiredWindow(parsed), filter: parsed.filter, page, limit });
-    return exactJsonReply({ data: items.map(spanRecord), total, page, limit });
+    const window = requiredWindow(parsed);
+    const bound = [parsed.applicationId, window.startNs, window.endNs, request.body?.filter ?? null];
+    const position = listPosition(request, 'querySpans', bound, SPAN_ORDER, parsed);
+    const { page, limit } = position.request;
+    const { items, total, nextKey } = await findSpans(knex, { applicationId: parsed.applicationId, ...window, filter: parsed.filter, ...position.request });
+    return exactJsonReply({ data: items.map(spanRecord), total, page, limit, next_cursor: nextCursor(position, nextKey) });
   };
 }

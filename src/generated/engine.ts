@@ -678,6 +678,11 @@ export interface components {
             total: number;
             page: number;
             limit: number;
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         /** @description Where a page lies in the whole result. */
         Pagination: {
@@ -732,6 +737,11 @@ export interface components {
         TraceListResponse: {
             data: components["schemas"]["TraceSummary"][];
             pagination: components["schemas"]["Pagination"];
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         /**
          * @description Statistics of one figure over the matching traces. Percentiles interpolate
@@ -918,6 +928,11 @@ export interface components {
         LiveSpanListResponse: {
             data: components["schemas"]["LiveSpan"][];
             pagination: components["schemas"]["Pagination"];
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         /**
          * @description OTLP JSON `ExportTraceServiceRequest` (camelCase field names). This schema is
@@ -1147,10 +1162,31 @@ export interface components {
          */
         LiveEndTime: string;
         /**
-         * @description Page number, 1-indexed.
+         * @description Page number, 1-indexed. Any page may be asked for, but a deep page costs more than
+         *     the cursor that reaches it: the rows before it are still counted off in list order.
+         *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
+         *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
+         *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
+         *     cursor or not. To walk a whole list, follow `next_cursor`.
          * @example 1
          */
         Page: number;
+        /**
+         * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+         *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+         *     the next page, read from where the previous page ended (keyset pagination). Pages
+         *     read by cursor neither skip nor repeat an item while new spans arrive, which
+         *     `page` numbers cannot promise (a new span shifts every later page by one). One
+         *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+         *     arrives for a trace already listed and starts before all its others moves that
+         *     trace in the order, and a walk may then miss it or see it twice; new traces never
+         *     shift a walk. The
+         *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+         *     and does not expire; a malformed cursor, one from another operation or another
+         *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+         * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+         */
+        Cursor: string;
         /**
          * @description Page size.
          * @example 20
@@ -1193,10 +1229,31 @@ export interface operations {
                  */
                 end_time: components["parameters"]["EndTime"];
                 /**
-                 * @description Page number, 1-indexed.
+                 * @description Page number, 1-indexed. Any page may be asked for, but a deep page costs more than
+                 *     the cursor that reaches it: the rows before it are still counted off in list order.
+                 *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
+                 *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
+                 *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
+                 *     cursor or not. To walk a whole list, follow `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     the next page, read from where the previous page ended (keyset pagination). Pages
+                 *     read by cursor neither skip nor repeat an item while new spans arrive, which
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). One
+                 *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+                 *     arrives for a trace already listed and starts before all its others moves that
+                 *     trace in the order, and a walk may then miss it or see it twice; new traces never
+                 *     shift a walk. The
+                 *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+                 *     and does not expire; a malformed cursor, one from another operation or another
+                 *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page size.
                  * @example 20
@@ -1354,7 +1411,8 @@ export interface operations {
                      *       ],
                      *       "total": 2,
                      *       "page": 1,
-                     *       "limit": 20
+                     *       "limit": 20,
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["SpanQueryResponse"];
@@ -1383,10 +1441,31 @@ export interface operations {
                  */
                 end_time: components["parameters"]["EndTime"];
                 /**
-                 * @description Page number, 1-indexed.
+                 * @description Page number, 1-indexed. Any page may be asked for, but a deep page costs more than
+                 *     the cursor that reaches it: the rows before it are still counted off in list order.
+                 *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
+                 *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
+                 *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
+                 *     cursor or not. To walk a whole list, follow `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     the next page, read from where the previous page ended (keyset pagination). Pages
+                 *     read by cursor neither skip nor repeat an item while new spans arrive, which
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). One
+                 *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+                 *     arrives for a trace already listed and starts before all its others moves that
+                 *     trace in the order, and a walk may then miss it or see it twice; new traces never
+                 *     shift a walk. The
+                 *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+                 *     and does not expire; a malformed cursor, one from another operation or another
+                 *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page size.
                  * @example 20
@@ -1452,7 +1531,8 @@ export interface operations {
                      *         "page": 1,
                      *         "limit": 20,
                      *         "total": 2
-                     *       }
+                     *       },
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["TraceListResponse"];
@@ -1699,10 +1779,31 @@ export interface operations {
                  */
                 end_time?: components["parameters"]["LiveEndTime"];
                 /**
-                 * @description Page number, 1-indexed.
+                 * @description Page number, 1-indexed. Any page may be asked for, but a deep page costs more than
+                 *     the cursor that reaches it: the rows before it are still counted off in list order.
+                 *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
+                 *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
+                 *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
+                 *     cursor or not. To walk a whole list, follow `next_cursor`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     the next page, read from where the previous page ended (keyset pagination). Pages
+                 *     read by cursor neither skip nor repeat an item while new spans arrive, which
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). One
+                 *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+                 *     arrives for a trace already listed and starts before all its others moves that
+                 *     trace in the order, and a walk may then miss it or see it twice; new traces never
+                 *     shift a walk. The
+                 *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+                 *     and does not expire; a malformed cursor, one from another operation or another
+                 *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /**
                  * @description Page size.
                  * @example 20
@@ -1780,7 +1881,8 @@ export interface operations {
                      *         "page": 1,
                      *         "limit": 20,
                      *         "total": 2
-                     *       }
+                     *       },
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["LiveSpanListResponse"];

@@ -607,6 +607,11 @@ export interface components {
         OrganizationList: {
             organizations: components["schemas"]["Organization"][];
             pagination: components["schemas"]["Pagination"];
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         /** @description Only the fields sent are changed; at least one is required. */
         OrganizationUpdate: {
@@ -652,6 +657,11 @@ export interface components {
         MemberList: {
             data: components["schemas"]["Member"][];
             pagination: components["schemas"]["Pagination"];
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         MemberCreate: {
             /** Format: email */
@@ -697,6 +707,11 @@ export interface components {
         ApplicationList: {
             data: components["schemas"]["Application"][];
             pagination: components["schemas"]["Pagination"];
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         ApplicationCreate: {
             /** @description The organization (`org_…`) the application belongs to. */
@@ -756,6 +771,11 @@ export interface components {
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
             pagination: components["schemas"]["Pagination"];
+            /**
+             * @description Added in 1.2.0. Send it as `cursor` (with the same query) for the next page;
+             *     `null` on the last page.
+             */
+            next_cursor: string | null;
         };
         ApiKeyCreate: {
             /** @description The application (`app_…`) the key acts for. */
@@ -1018,6 +1038,18 @@ export interface components {
         UserId: string;
         /** @description Page number, 1-indexed. */
         Page: number;
+        /**
+         * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+         *     with the same query (the same filters and `limit`, by the same caller): the next page,
+         *     read from where the previous page ended (keyset pagination over the list's order,
+         *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+         *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+         *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+         *     another operation or another query, or a cursor sent together with `page`, is a 422
+         *     at `["query", "cursor"]`.
+         * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+         */
+        Cursor: string;
         /** @description Page size. */
         Limit: number;
     };
@@ -1032,6 +1064,18 @@ export interface operations {
             query?: {
                 /** @description Page number, 1-indexed. */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+                 *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+                 *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+                 *     another operation or another query, or a cursor sent together with `page`, is a 422
+                 *     at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
             };
@@ -1078,7 +1122,8 @@ export interface operations {
                      *         "page": 1,
                      *         "limit": 20,
                      *         "total": 1
-                     *       }
+                     *       },
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["OrganizationList"];
@@ -1310,6 +1355,18 @@ export interface operations {
             query?: {
                 /** @description Page number, 1-indexed. */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+                 *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+                 *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+                 *     another operation or another query, or a cursor sent together with `page`, is a 422
+                 *     at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
             };
@@ -1355,7 +1412,8 @@ export interface operations {
                      *         "page": 1,
                      *         "limit": 20,
                      *         "total": 2
-                     *       }
+                     *       },
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["MemberList"];
@@ -1577,6 +1635,18 @@ export interface operations {
                 pricing_plan?: components["schemas"]["PricingPlan"];
                 /** @description Page number, 1-indexed. */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+                 *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+                 *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+                 *     another operation or another query, or a cursor sent together with `page`, is a 422
+                 *     at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
             };
@@ -1610,7 +1680,8 @@ export interface operations {
                      *         "page": 1,
                      *         "limit": 20,
                      *         "total": 1
-                     *       }
+                     *       },
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["ApplicationList"];
@@ -1814,6 +1885,18 @@ export interface operations {
                 app_id: string;
                 /** @description Page number, 1-indexed. */
                 page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+                 *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+                 *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+                 *     another operation or another query, or a cursor sent together with `page`, is a 422
+                 *     at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
             };
@@ -1849,7 +1932,8 @@ export interface operations {
                      *         "page": 1,
                      *         "limit": 20,
                      *         "total": 1
-                     *       }
+                     *       },
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKeyList"];

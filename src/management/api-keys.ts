@@ -5,9 +5,9 @@ import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../errors.js';
-import { findActiveApiKey, listApiKeys as listApiKeyRows, type ApiKeyRecord } from '../storage/accounts/api-keys.js';
+import { API_KEY_ORDER, findActiveApiKey, listApiKeys as listApiKeyRows, type ApiKeyRecord } from '../storage/accounts/api-keys.js';
 import { toIso, toIsoRequired } from '../storage/time.js';
-import { pageRequest, pagination } from './request.js';
+import { nextCursor, pageRequest, pagination } from './request.js';
 
 type Schemas = components['schemas'];
 type AssignablePermission = Schemas['AssignablePermission'];
@@ -43,9 +43,9 @@ export function createApiKey({ knex }: ServiceDeps): OperationHandler<operations
 export function listApiKeys({ knex }: ServiceDeps): OperationHandler<operations['listApiKeys']> {
   return async (request) => {
     const { query } = request;
-    const page = pageRequest(query);
-    const found = await listApiKeyRows(knex, query.app_id, page.window);
-    const body: Schemas['ApiKeyList'] = { data: found.items.map(apiKeyBody), pagination: pagination(page, found.total) };
+    const page = pageRequest(request, API_KEY_ORDER, [query.app_id]);
+    const found = await listApiKeyRows(knex, query.app_id, page);
+    const body: Schemas['ApiKeyList'] = { data: found.items.map(apiKeyBody), pagination: pagination(page, found.total), next_cursor: nextCursor(page.position, found.nextKey) };
     return { status: 200, body };
   };
 }

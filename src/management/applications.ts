@@ -6,9 +6,9 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import { principalOf } from '../operations/request-state.js';
 import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../errors.js';
-import { findActiveApplication, listApplications as listApplicationRows, type ApplicationFilter, type ApplicationRecord } from '../storage/accounts/applications.js';
+import { APPLICATION_ORDER, findActiveApplication, listApplications as listApplicationRows, type ApplicationFilter, type ApplicationRecord } from '../storage/accounts/applications.js';
 import { toIsoRequired } from '../storage/time.js';
-import { pageRequest, pagination } from './request.js';
+import { nextCursor, pageRequest, pagination } from './request.js';
 
 type Schemas = components['schemas'];
 
@@ -42,7 +42,6 @@ export function createApplication({ knex, config }: ServiceDeps): OperationHandl
 export function listApplications({ knex, config }: ServiceDeps): OperationHandler<operations['listApplications']> {
   return async (request) => {
     const { query } = request;
-    const page = pageRequest(query);
     const principal = principalOf(request);
     const filter: ApplicationFilter = {
       // Users see their organizations' applications; an API key sees its own application only.
@@ -51,8 +50,13 @@ export function listApplications({ knex, config }: ServiceDeps): OperationHandle
       region: query.region,
       pricingPlan: query.pricing_plan,
     };
-    const found = await listApplicationRows(knex, filter, page.window);
-    const body: Schemas['ApplicationList'] = { data: found.items.map((item) => applicationBody(item, config.retention.defaultDays)), pagination: pagination(page, found.total) };
+    const page = pageRequest(request, APPLICATION_ORDER, [filter]);
+    const found = await listApplicationRows(knex, filter, page);
+    const body: Schemas['ApplicationList'] = {
+      data: found.items.map((item) => applicationBody(item, config.retention.defaultDays)),
+      pagination: pagination(page, found.total),
+      next_cursor: nextCursor(page.position, found.nextKey),
+    };
     return { status: 200, body };
   };
 }

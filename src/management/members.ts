@@ -3,9 +3,9 @@ import * as members from '../accounts/members.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components, operations } from '../generated/management.js';
-import { listMembers as listMemberRows, type MemberRecord } from '../storage/accounts/memberships.js';
+import { listMembers as listMemberRows, MEMBER_ORDER, type MemberRecord } from '../storage/accounts/memberships.js';
 import { toIsoRequired } from '../storage/time.js';
-import { pageRequest, pagination } from './request.js';
+import { nextCursor, pageRequest, pagination } from './request.js';
 
 type Schemas = components['schemas'];
 
@@ -22,9 +22,9 @@ function memberBody(member: MemberRecord): Schemas['Member'] {
 
 export function listMembers({ knex }: ServiceDeps): OperationHandler<operations['listMembers']> {
   return async (request) => {
-    const page = pageRequest(request.query);
-    const found = await listMemberRows(knex, request.params.org_id, page.window);
-    const body: Schemas['MemberList'] = { data: found.items.map(memberBody), pagination: pagination(page, found.total) };
+    const page = pageRequest(request, MEMBER_ORDER, [request.params.org_id]);
+    const found = await listMemberRows(knex, request.params.org_id, page);
+    const body: Schemas['MemberList'] = { data: found.items.map(memberBody), pagination: pagination(page, found.total), next_cursor: nextCursor(page.position, found.nextKey) };
     return { status: 200, body };
   };
 }

@@ -6,11 +6,11 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import { principalOf } from '../operations/request-state.js';
 import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../errors.js';
-import { findActiveOrganization, listOrganizationsOfUser, type OrganizationRecord } from '../storage/accounts/organizations.js';
-import type { Page } from '../storage/paging.js';
+import { findActiveOrganization, listOrganizationsOfUser, ORGANIZATION_ORDER, type OrganizationRecord } from '../storage/accounts/organizations.js';
+import type { ListPage } from '../storage/paging.js';
 import { slicePage } from '../storage/paging.js';
 import { toIsoRequired } from '../storage/time.js';
-import { callingUser, pageRequest, pagination, requestScope } from './request.js';
+import { callingUser, nextCursor, pageRequest, pagination, requestScope } from './request.js';
 
 type Schemas = components['schemas'];
 type Role = Schemas['Role'];
@@ -40,20 +40,21 @@ export function createOrganization({ knex }: ServiceDeps): OperationHandler<oper
 
 export function listOrganizations({ knex }: ServiceDeps): OperationHandler<operations['listOrganizations']> {
   return async (request) => {
-    const page = pageRequest(request.query);
     const principal = principalOf(request);
-    let found: Page<OrganizationRecord & { role: Role }>;
+    const page = pageRequest(request, ORGANIZATION_ORDER, [principal.kind === 'user' ? ['user', principal.userId] : ['api_key', principal.organizationId]]);
+    let found: ListPage<OrganizationRecord & { role: Role }>;
     if (principal.kind === 'user') {
-      found = await listOrganizationsOfUser(knex, principal.userId, page.window);
+      found = await listOrganizationsOfUser(knex, principal.userId, page);
     } else {
-      // An API key sees its own application's organization, as a member.
+      // An API key sees its own application's organization, as a member: one page at most.
       const own = await findActiveOrganization(knex, principal.organizationId);
       const all = own ? [{ ...own, role: 'member' as const }] : [];
-      found = { items: slicePage(all, page.window), total: all.length };
+      found = { items: page.after ? [] : slicePage(all, page.window), total: all.length, nextKey: null };
     }
     const body: Schemas['OrganizationList'] = {
       organizations: found.items.map((organization) => organizationBody(organization, organization.role)),
       pagination: pagination(page, found.total),
+      next_cursor: nextCursor(page.position, found.nextKey),
     };
     return { status: 200, body };
   };

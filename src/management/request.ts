@@ -4,7 +4,12 @@ import type { Principal, RequestScope, UserPrincipal } from '../auth/principal.j
 import { principalOf } from '../operations/request-state.js';
 import { PermissionDeniedError } from '../errors.js';
 import type { components } from '../generated/management.js';
-import { pageWindow, type PageWindow } from '../storage/paging.js';
+import type { IncomingMessage } from 'node:http';
+import type { SortColumn } from '../storage/keyset.js';
+import { listPosition, type ListPosition } from '../storage/paging-cursor.js';
+import { pageWindow, type WindowedListRequest } from '../storage/paging.js';
+
+export { nextCursor } from '../storage/paging-cursor.js';
 
 /** The calling dashboard user; the document's `x-principals: [user]` already turned API keys away. */
 export function callingUser(request: { principal?: Principal }): UserPrincipal {
@@ -20,17 +25,31 @@ export function requestScope(request: { operationId: string; scope?: RequestScop
   return scope;
 }
 
-export interface PageRequest {
+export interface PageRequest extends WindowedListRequest {
   page: number;
-  limit: number;
-  window: PageWindow;
+  position: ListPosition;
 }
 
-/** `page` and `limit` arrive validated and defaulted by the document; the fallbacks only guard. */
-export function pageRequest(query: { page?: number; limit?: number } | undefined): PageRequest {
-  const page = query?.page ?? 1;
-  const limit = query?.limit ?? 20;
-  return { page, limit, window: pageWindow(page, limit) };
+/** Whether the caller named `page` itself (the document's default fills it in otherwise). */
+function sentPage(incoming: IncomingMessage): boolean {
+  return new URL(incoming.url ?? '/', 'http://localhost').searchParams.has('page');
+}
+
+/**
+ * The page a list request reads: `page` and `limit` (validated and defaulted by the document; the
+ * fallbacks only guard), or the position of `cursor`, bound to the operation, the caller and
+ * every parameter that decides the list (`bindingParts`); see src/storage/paging-cursor.ts.
+ */
+export function pageRequest(
+  request: { operationId: string; query?: { page?: number; limit?: number; cursor?: string }; incoming: IncomingMessage },
+  order: SortColumn[],
+  bindingParts: unknown[],
+): PageRequest {
+  const page = request.query?.page ?? 1;
+  const limit = request.query?.limit ?? 20;
+  const position = listPosition({ cursor: request.query?.cursor, pageSent: sentPage(request.incoming) }, request.operationId, bindingParts, order, { page, limit });
+  const { page: readPage, after } = position.request;
+  return { page: readPage, limit, window: pageWindow(readPage, limit), ...(after ? { after } : {}), position };
 }
 
 export function pagination({ page, limit }: PageRequest, total: number): components['schemas']['Pagination'] {

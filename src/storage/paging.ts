@@ -70,3 +70,33 @@ export async function pageAndTotal<T>(base: () => Knex.QueryBuilder, page: (quer
   const [items, counted] = await Promise.all([page(base(), pageWindow(request.page, request.limit)), countQuery(base()) as Promise<Array<{ total: unknown }>>]);
   return { items, total: Number(counted[0]?.total ?? 0) };
 }
+
+/** A page request that may resume from a cursor's position instead of counting rows from the start. */
+export interface ListRequest extends PageRequest {
+  /** The sort key of the last row of the previous page (keyset.ts); the page is read after it. */
+  after?: string[];
+}
+
+/** A page, and the sort key of its last row when more rows follow (null on the last page). */
+export interface ListPage<T> extends Page<T> {
+  nextKey: string[] | null;
+}
+
+/** The window that reads one row past a page, so that the page knows whether another follows. */
+export function lookAheadWindow(window: PageWindow): PageWindow {
+  return { ...window, limit: window.limit + 1 };
+}
+
+/** A page read through lookAheadWindow(): its items and, when a row followed, the key of its last item. */
+export function withNextKey<T>(rows: T[], limit: number, keyOf: (row: T) => string[]): { items: T[]; nextKey: string[] | null } {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextKey: rows.length > limit && last !== undefined ? keyOf(last) : null };
+}
+
+/** A page of a list read in memory-free order: its window (by page number) or the key a cursor resumes after. */
+export interface WindowedListRequest {
+  limit: number;
+  window: PageWindow;
+  after?: string[];
+}

@@ -39,8 +39,8 @@ export interface FeedEvent {
   span: StoredSpan;
 }
 
-// Bounds the late-commit scan; in practice the window holds only grace-period traffic.
-const MAX_WINDOW_SCAN = 100_000;
+// The chunk of the late-commit scan; in practice the window holds only grace-period traffic.
+export const MAX_WINDOW_SCAN = 100_000;
 
 export class LiveSpanFeed {
   private horizon: bigint;
@@ -80,13 +80,22 @@ export class LiveSpanFeed {
     if (this.highWater > this.horizon) {
       const after = this.horizon.toString();
       const upTo = this.highWater.toString();
-      const stored = await this.reads.countBetween(after, upTo);
-      if (stored > this.sent.size) {
-        const late = (await this.reads.seqsBetween(after, upTo, MAX_WINDOW_SCAN)).filter((seq) => !this.sent.has(seq));
+      let missing = (await this.reads.countBetween(after, upTo)) - this.sent.size;
+      // The window is read in chunks of MAX_WINDOW_SCAN sequences until every late span is
+      // found: reading only the first chunk missed late spans behind a chunk of sent ones (with
+      // more than MAX_WINDOW_SCAN spans received within the grace period) until the horizon
+      // passed them, a stream silently short of spans.
+      let from = after;
+      while (missing > 0) {
+        const seqs = await this.reads.seqsBetween(from, upTo, MAX_WINDOW_SCAN);
+        const late = seqs.filter((seq) => !this.sent.has(seq));
         for (const span of await this.reads.spansBySeq(late)) {
           events.push({ id: upTo, span });
           this.sent.add(span.seq);
         }
+        missing -= late.length;
+        if (seqs.length < MAX_WINDOW_SCAN) break;
+        from = seqs[seqs.length - 1] as string;
       }
     }
     const fresh = await this.reads.spansAfter(this.highWater.toString(), this.options.batchSize);

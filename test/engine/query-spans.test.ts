@@ -153,7 +153,7 @@ onEachDatabase('POST /engine/query', (app) => {
     expect(pages.map((page) => page.length)).to.deep.equal([10, 10, 5, 0]);
     expect(pages.flat()).to.deep.equal(all);
     const farAway = parseEngineRead('/engine/query', (await query({ query: { limit: 10, page: 1000 } })).text);
-    expect(farAway).to.deep.equal({ data: [], total: 25, page: 1000, limit: 10 });
+    expect(farAway).to.deep.equal({ data: [], total: 25, page: 1000, limit: 10, next_cursor: null });
   });
 
   it('takes no body, or a null filter, as "everything in the window"', async () => {

@@ -1,7 +1,7 @@
 // The live feed's polling logic against a fake storage whose commits can come out of sequence
 // order (as AUTO_INCREMENT values are taken at insert, not at commit).
 import { expect } from 'chai';
-import { LiveSpanFeed, type FeedReads } from '../../src/traces/live-span-feed.js';
+import { LiveSpanFeed, MAX_WINDOW_SCAN, type FeedReads } from '../../src/traces/live-span-feed.js';
 import type { StoredSpan } from '../../src/storage/spans/stored-span.js';
 
 class FakeStorage {
@@ -58,6 +58,17 @@ describe('live span feed', () => {
     now += 61_000;
     await feed.next(); // the horizon passes 2: sequence 1 is taken to have rolled back
     storage.commit(1);
+    expect(await feed.next()).to.deep.equal([]);
+  });
+
+  it('finds a late span behind more than one chunk of sent sequences in the grace window', async () => {
+    const storage = new FakeStorage();
+    const feed = await LiveSpanFeed.open(storage.reads(), undefined, { ...options, batchSize: MAX_WINDOW_SCAN + 100 });
+    const late = MAX_WINDOW_SCAN + 5;
+    for (let seq = 1; seq <= MAX_WINDOW_SCAN + 10; seq += 1) if (seq !== late) storage.commit(seq);
+    expect(await feed.next()).to.have.length(MAX_WINDOW_SCAN + 9);
+    storage.commit(late);
+    expect(sent(await feed.next())).to.deep.equal([[String(MAX_WINDOW_SCAN + 10), String(late)]]);
     expect(await feed.next()).to.deep.equal([]);
   });
 

@@ -2,7 +2,8 @@
 // conditional writes (`where deleted_at is null`) whose affected-row count decides who won a race.
 import type { Knex } from 'knex';
 import type { Permission } from '../../permissions.js';
-import { readPage, totalOf, type Page, type PageWindow } from '../paging.js';
+import { readListRows, type SortColumn } from '../keyset.js';
+import { totalOf, withNextKey, type ListPage, type WindowedListRequest } from '../paging.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -66,18 +67,27 @@ export async function findActiveApiKey(knex: Knex, id: string): Promise<ApiKeyRe
   return row && fromRow(row);
 }
 
-export async function listApiKeys(knex: Knex, applicationId: string, window: PageWindow): Promise<Page<ApiKeyRecord>> {
+/** The list order as a keyset: oldest first, ties by id (created_at is epoch milliseconds). */
+export const API_KEY_ORDER: SortColumn[] = [
+  { column: 'k.created_at', order: 'asc', integer: true },
+  { column: 'k.id', order: 'asc', integer: false },
+];
+
+export async function listApiKeys(knex: Knex, applicationId: string, page: WindowedListRequest): Promise<ListPage<ApiKeyRecord>> {
   const query = activeKeys(knex).where('k.application_id', applicationId);
   const total = await totalOf(query);
-  const rows = await readPage<ApiKeyRow>(
+  const rows = await readListRows<ApiKeyRow>(
+    knex,
     query
       .clone()
       .select(COLUMNS)
       .orderBy([{ column: 'k.created_at' }, { column: 'k.id' }]),
-    window,
+    API_KEY_ORDER,
+    page,
     total,
   );
-  return { items: rows.map(fromRow), total };
+  const { items, nextKey } = withNextKey(rows.map(fromRow), page.limit, (item) => [String(item.created_at), item.id]);
+  return { items, total, nextKey };
 }
 
 export interface ApiKeyChanges {

@@ -2,7 +2,8 @@
 // application soft-deletes its API keys in the same transaction. A null retention_days follows
 // the configured default (RETENTION_DEFAULT_DAYS).
 import type { Knex } from 'knex';
-import { readPage, totalOf, type Page, type PageWindow } from '../paging.js';
+import { readListRows, type SortColumn } from '../keyset.js';
+import { totalOf, withNextKey, type ListPage, type WindowedListRequest } from '../paging.js';
 
 export type Region = 'US' | 'EU';
 export type PricingPlan = 'free' | 'pro' | 'enterprise';
@@ -62,7 +63,13 @@ export interface ApplicationFilter {
   pricingPlan?: PricingPlan;
 }
 
-export async function listApplications(knex: Knex, filter: ApplicationFilter, window: PageWindow): Promise<Page<ApplicationRecord>> {
+/** The list order as a keyset: oldest first, ties by id (created_at is epoch milliseconds). */
+export const APPLICATION_ORDER: SortColumn[] = [
+  { column: 'a.created_at', order: 'asc', integer: true },
+  { column: 'a.id', order: 'asc', integer: false },
+];
+
+export async function listApplications(knex: Knex, filter: ApplicationFilter, page: WindowedListRequest): Promise<ListPage<ApplicationRecord>> {
   const query = activeApplications(knex);
   if (filter.memberUserId !== undefined) {
     query.whereIn('a.organization_id', knex('memberships').select('organization_id').where({ user_id: filter.memberUserId }).whereNull('deleted_at'));
@@ -72,15 +79,18 @@ export async function listApplications(knex: Knex, filter: ApplicationFilter, wi
   if (filter.region !== undefined) query.where('a.region', filter.region);
   if (filter.pricingPlan !== undefined) query.where('a.pricing_plan', filter.pricingPlan);
   const total = await totalOf(query);
-  const rows = await readPage<ApplicationRecord>(
+  const rows = await readListRows<ApplicationRecord>(
+    knex,
     query
       .clone()
       .select(COLUMNS)
       .orderBy([{ column: 'a.created_at' }, { column: 'a.id' }]),
-    window,
+    APPLICATION_ORDER,
+    page,
     total,
   );
-  return { items: rows.map(fromRow), total };
+  const { items, nextKey } = withNextKey(rows.map(fromRow), page.limit, (item) => [String(item.created_at), item.id]);
+  return { items, total, nextKey };
 }
 
 export async function countActiveApplications(knex: Knex, organizationId: string): Promise<number> {

@@ -2,7 +2,8 @@
 // (no issuer yet) is `invited`; removal is soft, and adding the person again revives the row.
 import type { Knex } from 'knex';
 import type { Role } from '../../permissions.js';
-import { readPage, totalOf, type Page, type PageWindow } from '../paging.js';
+import { readListRows, type SortColumn } from '../keyset.js';
+import { totalOf, withNextKey, type ListPage, type WindowedListRequest } from '../paging.js';
 
 export type MemberStatus = 'active' | 'invited';
 
@@ -44,18 +45,27 @@ function activeMemberships(knex: Knex, organizationId: string): Knex.QueryBuilde
     .whereNull('m.deleted_at');
 }
 
-export async function listMembers(knex: Knex, organizationId: string, window: PageWindow): Promise<Page<MemberRecord>> {
+/** The list order as a keyset: oldest first, ties by id (created_at is epoch milliseconds). */
+export const MEMBER_ORDER: SortColumn[] = [
+  { column: 'm.created_at', order: 'asc', integer: true },
+  { column: 'm.user_id', order: 'asc', integer: false },
+];
+
+export async function listMembers(knex: Knex, organizationId: string, page: WindowedListRequest): Promise<ListPage<MemberRecord>> {
   const query = activeMemberships(knex, organizationId);
   const total = await totalOf(query);
-  const rows = await readPage<MemberRow>(
+  const rows = await readListRows<MemberRow>(
+    knex,
     query
       .clone()
       .select(COLUMNS)
       .orderBy([{ column: 'm.created_at' }, { column: 'm.user_id' }]),
-    window,
+    MEMBER_ORDER,
+    page,
     total,
   );
-  return { items: rows.map(fromRow), total };
+  const { items, nextKey } = withNextKey(rows.map(fromRow), page.limit, (item) => [String(item.createdAt), item.userId]);
+  return { items, total, nextKey };
 }
 
 export async function findMember(knex: Knex, organizationId: string, userId: string): Promise<MemberRecord | undefined> {

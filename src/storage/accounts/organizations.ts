@@ -2,7 +2,8 @@
 // serialises the writes that must see a consistent organization (members, applications, delete).
 import type { Knex } from 'knex';
 import type { Role } from '../../permissions.js';
-import { readPage, totalOf, type Page, type PageWindow } from '../paging.js';
+import { readListRows, type SortColumn } from '../keyset.js';
+import { totalOf, withNextKey, type ListPage, type WindowedListRequest } from '../paging.js';
 
 export interface Address {
   street: string;
@@ -97,23 +98,32 @@ export async function lockActiveOrganization(trx: Knex.Transaction, id: string, 
   return row ? fromRow(row as OrganizationRow) : undefined;
 }
 
+/** The list order as a keyset: oldest first, ties by id (created_at is epoch milliseconds). */
+export const ORGANIZATION_ORDER: SortColumn[] = [
+  { column: 'o.created_at', order: 'asc', integer: true },
+  { column: 'o.id', order: 'asc', integer: false },
+];
+
 /** The active organizations `userId` belongs to, with the user's role, oldest first. */
-export async function listOrganizationsOfUser(knex: Knex, userId: string, window: PageWindow): Promise<Page<OrganizationWithRole>> {
+export async function listOrganizationsOfUser(knex: Knex, userId: string, page: WindowedListRequest): Promise<ListPage<OrganizationWithRole>> {
   const query = knex('organizations as o')
     .join('memberships as m', 'm.organization_id', 'o.id')
     .where('m.user_id', userId)
     .whereNull('m.deleted_at')
     .whereNull('o.deleted_at');
   const total = await totalOf(query);
-  const rows = await readPage<OrganizationRow & { role: Role }>(
+  const rows = await readListRows<OrganizationRow & { role: Role }>(
+    knex,
     query
       .clone()
       .select([...COLUMNS, 'm.role'])
       .orderBy([{ column: 'o.created_at' }, { column: 'o.id' }]),
-    window,
+    ORGANIZATION_ORDER,
+    page,
     total,
   );
-  return { items: rows.map((row) => ({ ...fromRow(row), role: row.role })), total };
+  const { items, nextKey } = withNextKey(rows.map((row) => ({ ...fromRow(row), role: row.role })), page.limit, (item) => [String(item.created_at), item.id]);
+  return { items, total, nextKey };
 }
 
 export interface OrganizationChanges {

@@ -2,7 +2,8 @@
 // receive sequence `seq`, which grows with every stored span of an application.
 import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
-import { pageWindow, readPage, type Page, type PageRequest } from '../paging.js';
+import { afterKey, type SortColumn } from '../keyset.js';
+import { lookAheadWindow, pageWindow, readPage, withNextKey, type ListPage, type ListRequest } from '../paging.js';
 import { dialectFor } from '../sql/index.js';
 import { asNumber, normaliseSpan, selectSpanColumns, type StoredSpan } from './stored-span.js';
 import { betweenNanos } from './time-bounds.js';
@@ -48,20 +49,30 @@ export function recentTotalQuery(knex: Knex, query: RecentSpansQuery): Knex.Quer
   return isWindowed(query) ? recentBase(knex, query).count({ total: '*' }) : knex('traces').where('application_id', query.applicationId).sum({ total: 'spans_count' });
 }
 
-/** GET /traces/live: the application's spans by receive sequence, newest first. */
-export async function recentSpans(knex: Knex, query: RecentSpansQuery & PageRequest): Promise<Page<StoredSpan>> {
-  const window = pageWindow(query.page, query.limit);
+/** The live list's order as a keyset: receive sequence descending. */
+export const LIVE_ORDER: SortColumn[] = [{ column: 's.seq', order: 'desc', integer: true }];
+
+/**
+ * GET /traces/live: the application's spans by receive sequence, newest first; read after
+ * `query.after` when a cursor gives it: a bound on seq, one more condition on the same read as
+ * page 1 (spans_by_receipt without a window, spans_newest_first with one).
+ */
+export async function recentSpans(knex: Knex, query: RecentSpansQuery & ListRequest): Promise<ListPage<StoredSpan>> {
+  const { after } = query;
+  const resume = (builder: Knex.QueryBuilder) => (after ? builder.modify(afterKey(dialectFor(knex), LIVE_ORDER, after)) : builder);
+  const window = lookAheadWindow(after ? { limit: query.limit, offset: 0 } : pageWindow(query.page, query.limit));
   const page = async (): Promise<StoredSpan[]> => {
     if (!isWindowed(query)) {
-      const rows = await readPage<Record<string, unknown>>(newestSpansQuery(knex, query), window);
+      const rows = await readPage<Record<string, unknown>>(resume(newestSpansQuery(knex, query)), window);
       return rows.map(normaliseSpan);
     }
-    const keys = await readPage<{ seq: unknown }>(windowSeqsQuery(knex, query), window);
+    const keys = await readPage<{ seq: unknown }>(resume(windowSeqsQuery(knex, query)), window);
     const bySeq = new Map((await spansBySeq(knex, query.applicationId, keys.map((key) => String(key.seq)))).map((span) => [span.seq, span]));
     return keys.map((key) => bySeq.get(String(key.seq))).filter((span): span is StoredSpan => span !== undefined);
   };
-  const [items, counted] = await Promise.all([page(), recentTotalQuery(knex, query) as Promise<Array<{ total: unknown }>>]);
-  return { items, total: asNumber(counted[0]?.total ?? 0) };
+  const [rows, counted] = await Promise.all([page(), recentTotalQuery(knex, query) as Promise<Array<{ total: unknown }>>]);
+  const { items, nextKey } = withNextKey(rows, query.limit, (span) => [span.seq]);
+  return { items, total: asNumber(counted[0]?.total ?? 0), nextKey };
 }
 
 /** The highest receive sequence of the application's stored spans, as text (NULL when none). */

@@ -2,7 +2,7 @@
 // matching spans (bounds past the signed 64-bit range applied as what they mean, see
 // src/storage/spans/time-bounds.ts), the page read in list order, and the total.
 import { countQuery, windowQuery } from '../../../src/storage/paging.js';
-import { matchingSpans, spanPageQuery, type WindowFilter } from '../../../src/storage/spans/span-pages.js';
+import { deepSpanPageQuery, matchingSpans, spanPageQuery, type WindowFilter } from '../../../src/storage/spans/span-pages.js';
 import { SELECT_STORED_SPANS, sqlCases, validFilter, type SqlCase } from '../../support/sql-cases.js';
 
 const MAX = 2n ** 63n - 1n;
@@ -102,6 +102,24 @@ const PAGES: Array<SqlCase<{ query: WindowFilter; offset: number }>> = [
   }],
 ];
 
+const ORDER = 'order by `s`.`start_time_unix_nano` desc, `s`.`trace_id` asc, `s`.`span_id` asc';
+const DEEP: Array<SqlCase<WindowFilter>> = [
+  ['a deep page as a deferred join: the keys past the offset from the window alone, then those rows in full, in list order', WINDOW, {
+    sqlite: {
+      sql:
+        `${SELECT_STORED_SPANS.sqlite} inner join (select \`s\`.\`application_id\`, \`s\`.\`trace_id\`, \`s\`.\`span_id\` from \`spans\` as \`s\` where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS INTEGER) and s.start_time_unix_nano < CAST(? AS INTEGER) ${ORDER} limit ? offset ?) as \`k\` ` +
+        `on \`s\`.\`application_id\` = \`k\`.\`application_id\` and \`s\`.\`trace_id\` = \`k\`.\`trace_id\` and \`s\`.\`span_id\` = \`k\`.\`span_id\` ${ORDER}`,
+      bindings: ['app_a', START, END, 21, 40],
+    },
+    mysql: {
+      sql:
+        `${SELECT_STORED_SPANS.mysql} inner join (select \`s\`.\`application_id\`, \`s\`.\`trace_id\`, \`s\`.\`span_id\` from \`spans\` as \`s\` where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS SIGNED) and s.start_time_unix_nano < CAST(? AS SIGNED) ${ORDER} limit ? offset ?) as \`k\` ` +
+        `on \`s\`.\`application_id\` = \`k\`.\`application_id\` and \`s\`.\`trace_id\` = \`k\`.\`trace_id\` and \`s\`.\`span_id\` = \`k\`.\`span_id\` ${ORDER}`,
+      bindings: ['app_a', START, END, 21, 40],
+    },
+  }],
+];
+
 const TOTALS: Array<SqlCase<WindowFilter>> = [
   ['COUNT(*) over the window', WINDOW, {
     sqlite: { sql: 'select count(*) as `total` from `spans` as `s` where `s`.`application_id` = ? and s.start_time_unix_nano >= CAST(? AS INTEGER) and s.start_time_unix_nano < CAST(? AS INTEGER)', bindings: ['app_a', START, END] },
@@ -112,5 +130,6 @@ const TOTALS: Array<SqlCase<WindowFilter>> = [
 describe('span pages: SQL and bindings per dialect', () => {
   describe('matching spans', () => sqlCases(MATCHING, (knex, query) => matchingSpans(knex, query)));
   describe('the page read', () => sqlCases(PAGES, (knex, { query, offset }) => windowQuery(spanPageQuery(knex, matchingSpans(knex, query)), { limit: 20, offset })));
+  describe('a deep page', () => sqlCases(DEEP, (knex, query) => deepSpanPageQuery(knex, matchingSpans(knex, query), { limit: 21, offset: 40 })));
   describe('the total', () => sqlCases(TOTALS, (knex, query) => countQuery(matchingSpans(knex, query))));
 });

@@ -1,0 +1,117 @@
+// A one-off measurement (not a test): what a deep `page` of POST /engine/query and POST /traces
+// costs beside page 1 and beside the cursor read at the same depth, with the EXPLAIN of each
+// statement, on a seeded database.
+//
+//   PAGE_COSTS_URL=mysql://user:password@127.0.0.1:3307/mysql npx tsx scripts/lib/page-costs.ts
+//   npx tsx scripts/lib/page-costs.ts            # SQLite, in a temporary directory
+//
+// Data: PAGE_COSTS_SPANS (200,000) root spans of one application over one day, stored with the
+// service's writer into a fresh database (spanledger_page_costs on MariaDB, dropped afterwards).
+// Each read runs 3 times after a warm-up; the median is reported.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import { openDatabase } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrations/index.js';
+import { deepSpanPageQuery, findSpans, matchingSpans, spanPageQuery, SPAN_ORDER } from '../../src/storage/spans/span-pages.js';
+import { findTraces, matchingTraces, tracePageQuery, TRACE_ORDER } from '../../src/storage/spans/trace-pages.js';
+import { afterKey } from '../../src/storage/keyset.js';
+import { dialectFor } from '../../src/storage/sql/index.js';
+import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { seedApplication, seedOrganization } from './seed-accounts.js';
+
+const SERVER = process.env.PAGE_COSTS_URL;
+const SPANS = Number(process.env.PAGE_COSTS_SPANS ?? 200_000);
+const DATABASE = 'spanledger_page_costs';
+const DAY_START = BigInt(Date.UTC(2026, 10, 22)) * 1_000_000n;
+const DAY = 86_400_000_000_000n;
+const LIMIT = 20;
+const DEEP = 1000;
+
+async function open(): Promise<{ knex: Knex; drop: () => Promise<void> }> {
+  if (!SERVER) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'page-costs-'));
+    return { knex: openDatabase(undefined, dir), drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const admin = openDatabase(SERVER, os.tmpdir());
+  await admin.raw(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
+  await admin.raw(`CREATE DATABASE \`${DATABASE}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  const url = new URL(SERVER);
+  url.pathname = `/${DATABASE}`;
+  return {
+    knex: openDatabase(url.toString(), os.tmpdir()),
+    drop: async () => {
+      await admin.raw(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
+      await admin.destroy();
+    },
+  };
+}
+
+function span(applicationId: string, index: number): SpanRow {
+  const start = DAY_START + (BigInt(index) * DAY) / BigInt(SPANS);
+  return {
+    application_id: applicationId, trace_id: index.toString(16).padStart(32, '0'), span_id: index.toString(16).padStart(16, '0'), parent_span_id: null,
+    start_time_unix_nano: start.toString(), end_time_unix_nano: (start + 5_000_000n).toString(), duration_ms: 5, span_name: `op-${index % 7}`, span_kind: 'SPAN_KIND_SERVER',
+    service_name: 'checkout', unit: null, parent_unit: null, cost: index % 3, billing_resource_type: null, billing_resource_name: null, billing_service_id: null,
+    billing_service_name: null, billing_sku_id: null, billing_sku_name: null, billing_region: null, usage_amount: null, usage_unit: null, resource_attributes: null,
+    span_attributes: null, status_code: 'STATUS_CODE_OK', status_message: null, scope_name: null, scope_version: null, events: null, links: null,
+    dropped_attributes_count: 0, dropped_events_count: 0, dropped_links_count: 0, received_at: Date.now(),
+  };
+}
+
+async function median(run: () => Promise<unknown>): Promise<number> {
+  await run();
+  const times: number[] = [];
+  for (let index = 0; index < 3; index += 1) {
+    const started = process.hrtime.bigint();
+    await run();
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return times.sort((a, b) => a - b)[1] as number;
+}
+
+async function explain(knex: Knex, statement: Knex.QueryBuilder): Promise<string> {
+  const { sql, bindings } = statement.toSQL().toNative();
+  const prefix = dialectFor(knex).name === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN ';
+  const rows = (await knex.raw(prefix + sql, bindings as Knex.RawBinding[])) as unknown;
+  const list = (Array.isArray(rows) && Array.isArray(rows[0]) ? rows[0] : rows) as Array<Record<string, unknown>>;
+  return list.map((row) => (row.detail !== undefined ? String(row.detail) : `${String(row.table)}: type=${String(row.type)} key=${String(row.key)} rows=${String(row.rows)} ${String(row.Extra ?? '')}`)).join(' | ');
+}
+
+const { knex, drop } = await open();
+try {
+  await migrateToLatest(knex);
+  const organizationId = await seedOrganization(knex, {});
+  const applicationId = await seedApplication(knex, organizationId);
+  const started = Date.now();
+  for (let from = 0; from < SPANS; from += 2000) {
+    await storeSpans(knex, Array.from({ length: Math.min(2000, SPANS - from) }, (_unused, offset) => span(applicationId, from + offset)));
+  }
+  console.log(`${dialectFor(knex).name}: seeded ${SPANS} spans in ${Date.now() - started} ms`);
+  const window = { applicationId, startNs: DAY_START, endNs: DAY_START + DAY, filter: null };
+  const traces = { ...window, searchChildSpans: false };
+  // The cursor at depth DEEP: the key of the last row of page DEEP - 1, as a next_cursor would carry.
+  const spanBefore = (await findSpans(knex, { ...window, page: DEEP - 1, limit: LIMIT })).nextKey as string[];
+  const traceBefore = (await findTraces(knex, { ...traces, page: DEEP - 1, limit: LIMIT })).nextKey as string[];
+  const offset = (DEEP - 1) * LIMIT;
+  const dialect = dialectFor(knex);
+  const statements: Array<[string, () => Knex.QueryBuilder, () => Promise<unknown>]> = [
+    ['spans page 1', () => spanPageQuery(knex, matchingSpans(knex, window)).limit(LIMIT + 1), () => findSpans(knex, { ...window, page: 1, limit: LIMIT })],
+    [`spans page ${DEEP} (plain offset, as before)`, () => spanPageQuery(knex, matchingSpans(knex, window)).limit(LIMIT + 1).offset(offset), () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT })],
+    [`spans page ${DEEP} (deferred join)`, () => deepSpanPageQuery(knex, matchingSpans(knex, window), { limit: LIMIT + 1, offset }), () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT })],
+    [`spans cursor at page ${DEEP}`, () => spanPageQuery(knex, matchingSpans(knex, window).modify(afterKey(dialect, SPAN_ORDER, spanBefore))).limit(LIMIT + 1), () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT, after: spanBefore })],
+    ['traces page 1', () => tracePageQuery(knex, matchingTraces(knex, traces)).limit(LIMIT + 1), () => findTraces(knex, { ...traces, page: 1, limit: LIMIT })],
+    [`traces page ${DEEP}`, () => tracePageQuery(knex, matchingTraces(knex, traces)).limit(LIMIT + 1).offset(offset), () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT })],
+    [`traces cursor at page ${DEEP}`, () => tracePageQuery(knex, matchingTraces(knex, traces).modify(afterKey(dialect, TRACE_ORDER, traceBefore))).limit(LIMIT + 1), () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT, after: traceBefore })],
+  ];
+  for (const [name, statement, read] of statements) {
+    const page = await median(() => statement());
+    const whole = await median(read);
+    console.log(`${name}: page statement ${page.toFixed(1)} ms, read with total ${whole.toFixed(1)} ms\n    ${await explain(knex, statement())}`);
+  }
+} finally {
+  await knex.destroy();
+  await drop();
+}
