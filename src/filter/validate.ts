@@ -5,15 +5,21 @@
 import type { ValidationIssue } from '../errors.js';
 import {
   JSON_NUMBER,
+  LIST_OPERATORS,
   MAX_FILTER_DEPTH,
   MAX_FILTER_NODES,
+  MAX_LIST_VALUES,
   NUMERIC_OPERATORS,
   OPERATORS,
+  PRESENCE_OPERATORS,
   STRING_OPERATORS,
   type FilterNode,
+  type ListOperator,
   type Operator,
+  type PresenceOperator,
+  type ValueOperator,
 } from './ast.js';
-import { NUMBER_FIELDS, resolveField, TEXT_FIELDS } from './fields.js';
+import { NUMBER_FIELDS, resolveField, TEXT_FIELDS, type ResolvedField } from './fields.js';
 
 export type FilterValidation = { ok: true; filter: FilterNode | null } | { ok: false; issues: ValidationIssue[] };
 
@@ -51,12 +57,22 @@ class FilterValidator {
       return this.fail(loc, `filter nests deeper than ${MAX_FILTER_DEPTH} levels`, 'too_deep');
     }
     if (!isPlainObject(value)) {
-      return this.fail(loc, 'must be a condition {field, op, value} or a group {and: [...]} / {or: [...]}', 'model_type');
+      return this.fail(loc, 'must be a condition {field, op, value}, a group {and: [...]} / {or: [...]} or {not: <node>}', 'model_type');
     }
     const keys = Object.keys(value);
     const groupKey = keys.find((key) => key === 'and' || key === 'or');
     if (groupKey) return this.group(value, groupKey as 'and' | 'or', loc, depth);
+    if (keys.includes('not')) return this.not(value, loc, depth);
     return this.condition(value, loc);
+  }
+
+  private not(value: Record<string, unknown>, loc: Loc, depth: number): FilterNode | undefined {
+    const extra = Object.keys(value).filter((key) => key !== 'not');
+    if (extra.length > 0) {
+      return this.fail([...loc, extra[0] as string], `a not node holds only "not"; unexpected "${extra[0]}"`, 'extra_forbidden');
+    }
+    const child = this.node(value.not, [...loc, 'not'], depth + 1);
+    return child ? { kind: 'not', child } : undefined;
   }
 
   private group(value: Record<string, unknown>, kind: 'and' | 'or', loc: Loc, depth: number): FilterNode | undefined {
@@ -79,14 +95,16 @@ class FilterValidator {
     for (const key of Object.keys(value)) {
       if (!CONDITION_KEYS.includes(key)) this.fail([...loc, key], `unexpected property "${key}"`, 'extra_forbidden');
     }
-    for (const key of CONDITION_KEYS) {
+    // A string value is checked with field and op, as before `in` and `exists` (engine API 1.1),
+    // unless the operator is one that takes a list or no value.
+    const takesString = !(LIST_OPERATORS as readonly unknown[]).includes(value.op) && !(PRESENCE_OPERATORS as readonly unknown[]).includes(value.op);
+    for (const key of takesString ? CONDITION_KEYS : ['field', 'op']) {
       if (!(key in value)) this.fail([...loc, key], 'Field required', 'missing');
       else if (typeof value[key] !== 'string') this.fail([...loc, key], 'must be a string', 'string_type');
     }
     if (this.issues.length > before) return undefined;
     const field = value.field as string;
     const op = value.op as string;
-    const text = value.value as string;
     const lookup = resolveField(field);
     if (!lookup.ok) {
       const msg =
@@ -99,9 +117,40 @@ class FilterValidator {
       return this.fail([...loc, 'op'], `unknown operator "${op}"; use one of ${OPERATORS.join(', ')}`, 'enum');
     }
     const operator = op as Operator;
-    const numericOp = (NUMERIC_OPERATORS as readonly string[]).includes(operator);
-    const stringOp = (STRING_OPERATORS as readonly string[]).includes(operator);
     const resolved = lookup.field;
+    if ((PRESENCE_OPERATORS as readonly string[]).includes(operator)) {
+      if ('value' in value) return this.fail([...loc, 'value'], `operator "${op}" takes no value`, 'extra_forbidden');
+      return { kind: 'condition', field, op: operator as PresenceOperator, resolved };
+    }
+    if ((LIST_OPERATORS as readonly string[]).includes(operator)) {
+      if (!('value' in value)) return this.fail([...loc, 'value'], 'Field required', 'missing');
+      return this.list(field, operator as ListOperator, resolved, value.value, loc);
+    }
+    return this.single(field, operator as ValueOperator, resolved, value.value as string, loc);
+  }
+
+  /** `in` / `not_in`: a non-empty list of strings, each a number on a number field. */
+  private list(field: string, op: ListOperator, resolved: ResolvedField, list: unknown, loc: Loc): FilterNode | undefined {
+    const at = [...loc, 'value'];
+    if (!Array.isArray(list)) return this.fail(at, `operator "${op}" needs an array of strings`, 'list_type');
+    if (list.length === 0) return this.fail(at, `operator "${op}" needs at least one value`, 'too_short');
+    if (list.length > MAX_LIST_VALUES) return this.fail(at, `operator "${op}" takes at most ${MAX_LIST_VALUES} values`, 'too_long');
+    const before = this.issues.length;
+    list.forEach((item, index) => {
+      if (typeof item !== 'string') this.fail([...at, index], 'must be a string', 'string_type');
+      else if (resolved.kind === 'number' && !isFiniteNumberText(item)) {
+        this.fail([...at, index], `"${op}" on "${field}" needs finite numbers, got "${item}"`, 'float_parsing');
+      }
+    });
+    if (this.issues.length > before) return undefined;
+    const values = list as string[];
+    if (resolved.kind !== 'number') return { kind: 'condition', field, op, resolved, values };
+    return { kind: 'condition', field, op, resolved, values, numbers: values.map(Number) };
+  }
+
+  private single(field: string, op: ValueOperator, resolved: ResolvedField, text: string, loc: Loc): FilterNode | undefined {
+    const numericOp = (NUMERIC_OPERATORS as readonly string[]).includes(op);
+    const stringOp = (STRING_OPERATORS as readonly string[]).includes(op);
     if (resolved.kind === 'text' && numericOp) {
       return this.fail([...loc, 'op'], `operator "${op}" compares numbers; "${field}" holds text`, 'value_error');
     }
@@ -109,11 +158,11 @@ class FilterValidator {
       return this.fail([...loc, 'op'], `operator "${op}" compares text; "${field}" holds numbers`, 'value_error');
     }
     const needsNumber = numericOp || resolved.kind === 'number';
-    if (!needsNumber) return { kind: 'condition', field, op: operator, value: text, resolved };
+    if (!needsNumber) return { kind: 'condition', field, op, value: text, resolved };
     if (!isFiniteNumberText(text)) {
       return this.fail([...loc, 'value'], `"${op}" on "${field}" needs a finite number, got "${text}"`, 'float_parsing');
     }
-    return { kind: 'condition', field, op: operator, value: text, resolved, number: Number(text) };
+    return { kind: 'condition', field, op, value: text, resolved, number: Number(text) };
   }
 }
 

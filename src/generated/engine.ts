@@ -409,7 +409,8 @@ export interface components {
             filter?: components["schemas"]["FilterNode"] | null;
         };
         /**
-         * @description A filter expression: a condition, an AND group or an OR group. Groups nest.
+         * @description A filter expression: a condition, an AND group, an OR group or a NOT node. Groups
+         *     and NOT nodes nest.
          *
          *     **Semantics**
          *
@@ -435,8 +436,22 @@ export interface components {
          *       themselves and so does text that is a JSON number literal (`"200"`, `"-1.5"`,
          *       `"2e3"`; not `" 200"`, `"+5"`, `".5"` or `"0x1F"`); a value with no numeric reading
          *       (other text, a boolean, an array or an object) matches no numeric operator.
-         *     - A condition on an absent value (a `null` field, a missing attribute) matches
-         *       nothing, `neq` included.
+         *     - A condition on an absent value (a `null` field, a missing attribute, an attribute
+         *       that is JSON `null`) matches nothing, `neq` and `not_in` included; only
+         *       `not_exists` matches it.
+         *     - `in`: the value is a non-empty array of at most 1000 strings, and the condition
+         *       matches when the field equals one of them, each compared as `eq` compares it
+         *       (exact, case-sensitive, `%`, `_` and `\` literal; numerically on `duration_ms`,
+         *       `cost` and `usage.amount`, where every element must be a JSON number literal; the
+         *       text form of an attribute; the short names of `span_kind` and `status_code`).
+         *       `not_in` matches when the field is present and equals none of them.
+         *     - `exists` matches when the field is present (not `null`, the attribute set and not
+         *       JSON `null`); `not_exists` matches exactly the spans where it is absent. Neither
+         *       takes a `value` (a `value` is a 422).
+         *     - `{"not": X}` matches exactly the spans that do not match `X`: it is the negation of
+         *       "matches", not of the comparison. So a span without the attribute `k` matches
+         *       `{"not": {"field": "span_attributes.k", "op": "eq", "value": "v"}}`, while it
+         *       matches no `neq` condition on `k`.
          *     - `span_kind` accepts the short kind names: `SERVER` and `SPAN_KIND_SERVER` mean the
          *       same for `eq` and `neq`, and likewise `UNSPECIFIED`, `INTERNAL`, `CLIENT`,
          *       `PRODUCER` and `CONSUMER`. The other string operators compare with the stored full
@@ -453,15 +468,54 @@ export interface components {
          *       `vendor.unit`, `parent_unit` the span attribute `vendor.parent_unit`.
          *     - Identifiers are stored as lowercase hex, and comparisons are case-sensitive.
          *
-         *     Limits: a filter may nest at most 100 levels deep and hold at most 2000 nodes in all; beyond that the answer is 422.
+         *     Limits: a filter may nest at most 100 levels deep and hold at most 2000 nodes in all
+         *     (a NOT node is a level and a node, like a group); beyond that the answer is 422.
+         * @example {
+         *       "and": [
+         *         {
+         *           "field": "span_attributes.http.request.method",
+         *           "op": "in",
+         *           "value": [
+         *             "GET",
+         *             "HEAD"
+         *           ]
+         *         },
+         *         {
+         *           "not": {
+         *             "field": "status_code",
+         *             "op": "eq",
+         *             "value": "ERROR"
+         *           }
+         *         },
+         *         {
+         *           "field": "span_attributes.user.id",
+         *           "op": "exists"
+         *         }
+         *       ]
+         *     }
          */
-        FilterNode: components["schemas"]["FilterCondition"] | components["schemas"]["FilterAndGroup"] | components["schemas"]["FilterOrGroup"];
+        FilterNode: components["schemas"]["FilterCondition"] | components["schemas"]["FilterAndGroup"] | components["schemas"]["FilterOrGroup"] | components["schemas"]["FilterNotNode"];
         /**
-         * @description A test of one field against one value.
+         * @description A test of one field against one value. `value` is a string for `eq`, `neq`,
+         *     `contains`, `starts_with`, `ends_with`, `gt`, `lt`, `gte` and `lte`; an array of
+         *     strings for `in` and `not_in`; absent for `exists` and `not_exists`. Any other
+         *     combination is a 422.
          * @example {
          *       "field": "duration_ms",
          *       "op": "gt",
          *       "value": "250"
+         *     }
+         * @example {
+         *       "field": "span_kind",
+         *       "op": "in",
+         *       "value": [
+         *         "SERVER",
+         *         "CONSUMER"
+         *       ]
+         *     }
+         * @example {
+         *       "field": "span_attributes.error.type",
+         *       "op": "not_exists"
          *     }
          */
         FilterCondition: {
@@ -471,9 +525,10 @@ export interface components {
              * @description The value to compare with. Numeric comparisons carry the number as a string holding
              *     a finite JSON number literal and nothing else (`"250"`, `"0.5"`, `"-1e3"`; not
              *     `" 250"`, `"+5"` or `"0x10"`): see FilterNode. A text value may be as long as the
-             *     request body allows, for every operator.
+             *     request body allows, for every operator. For `in` and `not_in`, 1 to 1000 such
+             *     strings.
              */
-            value: string;
+            value?: string | string[];
         };
         /** @description Matches when every member matches (`[]` matches everything). */
         FilterAndGroup: {
@@ -484,12 +539,31 @@ export interface components {
             or: components["schemas"]["FilterNode"][];
         };
         /**
+         * @description Matches exactly the spans its member does not match, absent values included (see
+         *     FilterNode). Counts as one level and one node toward the limits.
+         * @example {
+         *       "not": {
+         *         "field": "span_attributes.http.response.status_code",
+         *         "op": "in",
+         *         "value": [
+         *           "200",
+         *           "204"
+         *         ]
+         *       }
+         *     }
+         */
+        FilterNotNode: {
+            not: components["schemas"]["FilterNode"];
+        };
+        /**
          * @description The comparison. `eq`, `neq`: equality (numeric on `duration_ms`, `cost`,
          *     `usage.amount`). `contains`, `starts_with`, `ends_with`: text only. `gt`, `lt`,
-         *     `gte`, `lte`: numeric only.
+         *     `gte`, `lte`: numeric only. `in`, `not_in`: equality with any / none of a list of
+         *     values (every field, compared as `eq` compares). `exists`, `not_exists`: whether
+         *     the field holds a value (every field; no `value`).
          * @enum {string}
          */
-        FilterOperator: "eq" | "neq" | "contains" | "starts_with" | "ends_with" | "gt" | "lt" | "gte" | "lte";
+        FilterOperator: "eq" | "neq" | "contains" | "starts_with" | "ends_with" | "gt" | "lt" | "gte" | "lte" | "in" | "not_in" | "exists" | "not_exists";
         /**
          * @description A fixed span field, or an attribute path `span_attributes.<key>` /
          *     `resource_attributes.<key>` whose key uses only letters, digits, dots and

@@ -115,6 +115,26 @@ const CASES: Case[] = [
   ['and with an empty and', { and: [{ and: [] }, c('span_kind', 'eq', 'SERVER')] }, ['get', 'bare']],
   ['nesting 64 levels deep', nested(64, c('span_name', 'contains', 'check')), ['get', 'getpad', 'lower']],
   ['nesting 100 levels deep (the documented limit)', nested(98, { or: [c('span_id', 'eq', hexId(6)), c('unit', 'eq', 'llm')] }), ['lower', 'bare']],
+  // Engine API 1.2: in / not_in, exists / not_exists, not.
+  ['in is exact: no padding, case-sensitive', { field: 'span_name', op: 'in', value: ['GET /checkout', 'get'] }, ['get']],
+  ['in keeps a trailing space', { field: 'service_name', op: 'in', value: ['checkout ', 'Checkout'] }, ['getpad', 'lower']],
+  ['in with literal wildcards', { field: 'billing.sku_name', op: 'in', value: ['a!b*c?[d]', 'a_b%c'] }, ['wild']],
+  ['in with span_kind short and full names', { field: 'span_kind', op: 'in', value: ['SERVER', 'SPAN_KIND_CLIENT', 'server'] }, ['get', 'getpad', 'bare']],
+  ['in on a number field, numerically', { field: 'cost', op: 'in', value: ['5e-1', '7'] }, ['get']],
+  ['in on an attribute: the text form', { field: 'span_attributes.http.status_code', op: 'in', value: ['200', '2e2'] }, ['get', 'getpad', 'lower']],
+  ['not_in leaves out absent values', { field: 'service_name', op: 'not_in', value: ['checkout'] }, ['getpad', 'lower']],
+  ['not_in on an attribute with padding', { field: 'span_attributes.http.method', op: 'not_in', value: ['GET'] }, ['getpad', 'lower']],
+  ['not_in on a number field leaves out absent values', { field: 'cost', op: 'not_in', value: ['0.5'] }, ['getpad']],
+  ['exists on a column', { field: 'cost', op: 'exists' }, ['get', 'getpad']],
+  ['not_exists on a column', { field: 'service_name', op: 'not_exists' }, ['wild', 'plain', 'accent', 'bare']],
+  ['exists on an attribute: JSON null is absent', { field: 'span_attributes.x.y', op: 'exists' }, []],
+  ['not_exists on an attribute: missing, JSON null, or no attributes at all', { field: 'span_attributes.retry', op: 'not_exists' }, ['lower', 'wild', 'plain', 'accent', 'bare']],
+  ['not matches the absent values eq leaves out', { not: c('span_attributes.http.method', 'eq', 'GET') }, ['getpad', 'lower', 'wild', 'plain', 'accent', 'bare']],
+  ['not of neq: the equal and the absent', { not: c('service_name', 'neq', 'checkout') }, ['get', 'wild', 'plain', 'accent', 'bare']],
+  ['not of a group with absent values', { not: { or: [c('cost', 'gt', '1'), c('span_attributes.nope', 'eq', 'x')] } }, ['get', 'lower', 'wild', 'plain', 'accent', 'bare']],
+  ['not not is the member', { not: { not: c('cost', 'lt', '1') } }, ['get']],
+  ['not of and: [] matches nothing', { not: { and: [] } }, []],
+  ['not inside and', { and: [c('span_kind', 'eq', 'SERVER'), { not: c('span_name', 'eq', '') }] }, ['get']],
 ];
 
 onEachDatabase('filter semantics', (app) => {

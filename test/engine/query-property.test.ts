@@ -1,5 +1,5 @@
 // Property test on every database: random span sets and random filter trees (depth up to 6,
-// every field and operator); POST /engine/query, POST /traces (both search_child_spans values)
+// every field and operator, `not` nodes); POST /engine/query, POST /traces (both search_child_spans values)
 // and POST /engine/metrics must agree with the plain reference evaluator written from
 // docs/filter-semantics.md and openapi/engine.yaml. FC_SEED and FC_RUNS reproduce or widen a run.
 import { expect } from 'chai';
@@ -181,7 +181,24 @@ function conditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
     pick(fc.constantFrom(...NUMBER_FIELDS), ['eq', 'neq', ...NUMERIC_OPS], NUMBER_VALUES),
     pick(attributeField, STRING_OPS, TEXTS),
     pick(attributeField, NUMERIC_OPS, NUMBER_VALUES),
+    { weight: 3, arbitrary: listConditionFor(rows) },
+    fc.record({ field: anyField, op: fc.constantFrom('exists', 'not_exists') }),
   );
+}
+
+const anyField = fc.oneof(fc.constantFrom(...TEXT_FIELDS, ...NUMBER_FIELDS), attributeField);
+
+/** in / not_in on any field, with 1 to 4 values drawn as eq would draw them. */
+function listConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
+  return fc.tuple(anyField, fc.constantFrom('in', 'not_in')).chain(([field, op]) => {
+    const pool =
+      NUMBER_FIELDS.includes(field) ? NUMBER_VALUES
+      : field === 'span_kind' ? KIND_VALUES
+      : field === 'status_code' ? STATUS_VALUES
+      : field === 'trace_id' || field === 'span_id' ? ID_VALUES
+      : TEXTS;
+    return fc.array(valueFor(rows, field, 'eq', pool), { minLength: 1, maxLength: 4 }).map((value) => ({ field, op, value }));
+  });
 }
 
 /** Filter trees nested at most `MAX_DEPTH` levels (a condition alone is depth 1). */
@@ -194,6 +211,7 @@ function treeFor(rows: SpanRow[], level = 1): fc.Arbitrary<unknown> {
     { weight: 2, arbitrary: condition },
     { weight: 2, arbitrary: fc.record({ and: fc.array(child, { maxLength: 3, size: 'max' }) }) },
     { weight: 1, arbitrary: fc.record({ or: fc.array(child, { maxLength: 3, size: 'max' }) }) },
+    { weight: 1, arbitrary: fc.record({ not: child }) },
   );
 }
 
@@ -208,6 +226,7 @@ const scenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, nu
 
 function depth(node: unknown): number {
   if (node === null || typeof node !== 'object') return 0;
+  if ('not' in node) return 1 + depth(node.not);
   const group = (node as { and?: unknown[]; or?: unknown[] }).and ?? (node as { or?: unknown[] }).or;
   return group ? 1 + Math.max(0, ...group.map(depth)) : 1;
 }

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../src/filter/ast.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_LIST_VALUES } from '../../src/filter/ast.js';
 import { validateFilter } from '../../src/filter/validate.js';
 
 interface Corpus {
@@ -57,6 +57,28 @@ describe('filter validation', () => {
     if (tooDeep.ok) throw new Error('accepted a filter past the depth limit');
     expect(tooDeep.issues).to.have.length(1);
     expect(tooDeep.issues[0]?.type).to.equal('too_deep');
+  });
+
+  it('counts a not node as a level, like a group', () => {
+    let node: unknown = { field: 'span_name', op: 'eq', value: 'x' };
+    for (let level = 1; level < MAX_FILTER_DEPTH; level += 1) node = level % 2 ? { not: node } : { and: [node] };
+    expect(validateFilter(node).ok).to.equal(true);
+    const tooDeep = validateFilter({ not: node });
+    if (tooDeep.ok) throw new Error('accepted a filter past the depth limit');
+    expect(tooDeep.issues.map((issue) => issue.type)).to.deep.equal(['too_deep']);
+  });
+
+  it(`takes up to ${MAX_LIST_VALUES} values for in, refuses one more, and parses numbers on number fields`, () => {
+    const values = Array.from({ length: MAX_LIST_VALUES }, (_, index) => String(index));
+    expect(validateFilter({ field: 'span_name', op: 'in', value: values }).ok).to.equal(true);
+    const tooLong = validateFilter({ field: 'span_name', op: 'in', value: [...values, 'x'] });
+    if (tooLong.ok) throw new Error('accepted a list past the limit');
+    expect(tooLong.issues).to.deep.equal([{ loc: ['body', 'filter', 'value'], msg: `operator "in" takes at most ${MAX_LIST_VALUES} values`, type: 'too_long' }]);
+    const numeric = validateFilter({ field: 'cost', op: 'not_in', value: ['1', '2e1'] });
+    expect(numeric).to.deep.equal({
+      ok: true,
+      filter: { kind: 'condition', field: 'cost', op: 'not_in', values: ['1', '2e1'], numbers: [1, 20], resolved: { kind: 'number', name: 'cost' } },
+    });
   });
 
   it(`refuses more than ${MAX_FILTER_NODES} nodes with one issue`, () => {

@@ -103,13 +103,33 @@ function compareText(actual: string, op: string, wanted: string): boolean {
 
 const NUMERIC_OPS = new Set(['gt', 'lt', 'gte', 'lte']);
 
+/** A field holds a value: a non-null column, an attribute that is set and not JSON null. */
+function present(span: SpanRow, field: string): boolean {
+  if (field in NUMBER_FIELDS) return span[NUMBER_FIELDS[field] as keyof SpanRow] !== null;
+  if (field in TEXT_FIELDS) return span[TEXT_FIELDS[field] as keyof SpanRow] !== null;
+  const actual = attribute(span, field);
+  return actual !== undefined && actual !== null;
+}
+
 /** Whether a span matches a filter given as the JSON of a request body (null: everything). */
 export function spanMatches(span: SpanRow, filter: unknown): boolean {
   if (filter === null || filter === undefined) return true;
   const node = filter as Record<string, unknown>;
   if (Array.isArray(node.and)) return (node.and as unknown[]).every((child) => spanMatches(span, child));
   if (Array.isArray(node.or)) return (node.or as unknown[]).some((child) => spanMatches(span, child));
+  // `not` negates "matches", so an absent value that matches nothing matches its `not`.
+  if ('not' in node) return !spanMatches(span, node.not);
   const { field, op, value } = node as { field: string; op: string; value: string };
+
+  // in / not_in: eq with any / none of the values; on an absent value, like eq/neq, nothing.
+  if (op === 'in' || op === 'not_in') {
+    const values = node.value as string[];
+    if (!present(span, field)) return false;
+    const anyEqual = values.some((each) => spanMatches(span, { field, op: 'eq', value: each }));
+    return op === 'in' ? anyEqual : !anyEqual;
+  }
+  if (op === 'exists') return present(span, field);
+  if (op === 'not_exists') return !present(span, field);
 
   if (field in NUMBER_FIELDS) {
     const actual = span[NUMBER_FIELDS[field] as keyof SpanRow] as number | null;

@@ -6,11 +6,13 @@
 // parsed. Dialect differences come from one small module per database (src/storage/sql/).
 //
 // Semantics (docs/filter-semantics.md): `and: []` is true and `or: []` false; a condition on an
-// absent value (NULL column, missing or JSON-null attribute) is NULL, which the filter language
-// can never negate (it has no `not`), so it matches nothing, `neq` included.
+// absent value (NULL column, missing or JSON-null attribute) is NULL, so it matches nothing,
+// `neq` and `not_in` included. AND/OR keep NULL as "no match" (a NULL operand can make neither
+// TRUE), and a `not` node is the dialect's notMatching, TRUE for FALSE and NULL alike, so every
+// node answers "matches" two-valued where it counts.
 import type { Knex } from 'knex';
-import type { Condition, FilterNode, Operator } from '../../filter/ast.js';
-import { fragment, type SqlDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
+import type { Condition, FilterNode, ListCondition, Operator, PresenceCondition, ValueCondition } from '../../filter/ast.js';
+import { fragment, placeholders, type SqlDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
 import { storedEnumValue, targetOfResolved, type FilterColumn } from './filter-targets.js';
 
 export interface CompileOptions {
@@ -30,13 +32,45 @@ function compare(expression: SqlFragment, op: keyof typeof COMPARISON, value: nu
 }
 
 /** The number validation parsed for a numeric comparison. */
-function numberOf(condition: Condition): number {
+function numberOf(condition: ValueCondition): number {
   if (condition.number === undefined) throw new Error(`no number for ${condition.op} on ${condition.field}`);
   return condition.number;
 }
 
-/** One condition as SQL; the value is bound. */
-function conditionSql(condition: Condition, { dialect, column }: CompileOptions): SqlFragment {
+/** The expression a condition reads: a column, or an attribute's text form. */
+function readExpression(condition: Condition, { dialect, column }: CompileOptions): { expression: SqlFragment; plainColumn: boolean } {
+  const target = targetOfResolved(condition.resolved);
+  if (target.kind === 'attribute') return { expression: dialect.attributeText(column(target.source), target.key), plainColumn: false };
+  return { expression: fragment(column(target.column)), plainColumn: true };
+}
+
+/** `exists` / `not_exists`: two-valued already (IS NULL is never NULL). */
+function presenceSql(condition: PresenceCondition, options: CompileOptions): SqlFragment {
+  const { expression } = readExpression(condition, options);
+  return fragment(`${expression.sql} ${condition.op === 'exists' ? 'IS NOT NULL' : 'IS NULL'}`, ...expression.bindings);
+}
+
+/** `in` / `not_in`: each value compared as `eq` compares it; NULL on an absent value. */
+function listSql(condition: ListCondition, options: CompileOptions): SqlFragment {
+  const negate = condition.op === 'not_in';
+  const target = targetOfResolved(condition.resolved);
+  const { expression, plainColumn } = readExpression(condition, options);
+  if (target.kind === 'number') {
+    if (condition.numbers === undefined) throw new Error(`no numbers for ${condition.op} on ${condition.field}`);
+    return fragment(`${expression.sql} ${negate ? 'NOT IN' : 'IN'} (${placeholders(condition.numbers.length)})`, ...condition.numbers);
+  }
+  const values = target.kind === 'text' ? condition.values.map((value) => storedEnumValue(target.column, value)) : condition.values;
+  return options.dialect.textIn(expression, values, negate, plainColumn);
+}
+
+/** One condition as SQL; the values are bound. */
+function conditionSql(condition: Condition, options: CompileOptions): SqlFragment {
+  if (condition.op === 'exists' || condition.op === 'not_exists') return presenceSql(condition as PresenceCondition, options);
+  if (condition.op === 'in' || condition.op === 'not_in') return listSql(condition as ListCondition, options);
+  return valueSql(condition as ValueCondition, options);
+}
+
+function valueSql(condition: ValueCondition, { dialect, column }: CompileOptions): SqlFragment {
   const { op, value } = condition;
   const target = targetOfResolved(condition.resolved);
 
@@ -97,6 +131,11 @@ function joinBalanced(children: Compiled[], operator: 'and' | 'or', weights: num
 
 function compileNode(node: FilterNode, options: CompileOptions): Compiled {
   if (node.kind === 'condition') return { ...conditionSql(node, options), height: 0 };
+  if (node.kind === 'not') {
+    const child = compileNode(node.child, options);
+    // One level more, so that it is parenthesised as an operand of AND/OR.
+    return { ...options.dialect.notMatching(child), height: child.height + 1 };
+  }
   if (node.children.length === 0) return { sql: node.kind === 'and' ? '1 = 1' : '1 = 0', bindings: [], height: 0 };
   const children = node.children.map((child) => compileNode(child, options));
   return joinBalanced(children, node.kind, children.map((child) => 2 ** child.height), 0, children.length);

@@ -31,6 +31,7 @@ const SUMMARY_COLUMNS: ReadonlySet<FilterColumn> = new Set(['trace_id', 'span_na
 function filterFields(node: FilterNode | null, out: Set<string> = new Set()): Set<string> {
   if (node === null) return out;
   if (node.kind === 'condition') out.add(node.field);
+  else if (node.kind === 'not') filterFields(node.child, out);
   else node.children.forEach((child) => filterFields(child, out));
   return out;
 }
