@@ -39,6 +39,13 @@ export type ListOperator = (typeof LIST_OPERATORS)[number];
 export type PresenceOperator = (typeof PRESENCE_OPERATORS)[number];
 export type ValueOperator = Exclude<Operator, ListOperator | PresenceOperator>;
 
+/**
+ * The largest integer a JSON number may be: the body parser reads JSON numbers as doubles, which
+ * hold every integer up to 2^53 − 1 exactly and round larger ones silently, so a larger integer
+ * must come as a string (openapi/engine.yaml, FilterCondition.value).
+ */
+export const MAX_JSON_INTEGER = Number.MAX_SAFE_INTEGER;
+
 /** The most values an `in` / `not_in` list holds (openapi/engine.yaml, FilterCondition.value). */
 export const MAX_LIST_VALUES = 1000;
 
@@ -52,17 +59,25 @@ interface ConditionBase {
 /** One comparison with one value, as the caller sent it, with what validation made of it. */
 export interface ValueCondition extends ConditionBase {
   op: ValueOperator;
+  /** The value as sent; a JSON number as its JavaScript text (`250`). */
   value: string;
-  /** `value` as a number, for every numeric comparison: any operator on a number field, gt/lt/gte/lte on an attribute. */
+  /** `value` as a number, for every numeric comparison: any operator on a number field, gt/lt/gte/lte on an attribute, a JSON number. */
   number?: number;
+  /** The caller sent a JSON number: `eq` / `neq` on an attribute compare its numeric reading. */
+  numberGiven?: true;
 }
 
-/** `in` / `not_in`: equality with any / none of the values. */
+/**
+ * `in` / `not_in`: any `eq` / every `neq` of the elements. On a number field every element is a
+ * number; on an attribute, strings compare with its text form and JSON numbers with its numeric
+ * reading; on a text field every element is a string.
+ */
 export interface ListCondition extends ConditionBase {
   op: ListOperator;
+  /** The elements compared as text. */
   values: string[];
-  /** The values as numbers, on a number field. */
-  numbers?: number[];
+  /** The elements compared as numbers. */
+  numbers: number[];
 }
 
 /** `exists` / `not_exists`: whether the field holds a value. */

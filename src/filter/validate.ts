@@ -8,6 +8,7 @@ import {
   LIST_OPERATORS,
   MAX_FILTER_DEPTH,
   MAX_FILTER_NODES,
+  MAX_JSON_INTEGER,
   MAX_LIST_VALUES,
   NUMERIC_OPERATORS,
   OPERATORS,
@@ -100,7 +101,10 @@ class FilterValidator {
     const takesString = !(LIST_OPERATORS as readonly unknown[]).includes(value.op) && !(PRESENCE_OPERATORS as readonly unknown[]).includes(value.op);
     for (const key of takesString ? CONDITION_KEYS : ['field', 'op']) {
       if (!(key in value)) this.fail([...loc, key], 'Field required', 'missing');
-      else if (typeof value[key] !== 'string') this.fail([...loc, key], 'must be a string', 'string_type');
+      // Since engine API 1.2 a value may also be a JSON number.
+      else if (typeof value[key] !== 'string' && !(key === 'value' && typeof value[key] === 'number')) {
+        this.fail([...loc, key], key === 'value' ? 'must be a string or a number' : 'must be a string', 'string_type');
+      }
     }
     if (this.issues.length > before) return undefined;
     const field = value.field as string;
@@ -126,29 +130,60 @@ class FilterValidator {
       if (!('value' in value)) return this.fail([...loc, 'value'], 'Field required', 'missing');
       return this.list(field, operator as ListOperator, resolved, value.value, loc);
     }
-    return this.single(field, operator as ValueOperator, resolved, value.value as string, loc);
+    return this.single(field, operator as ValueOperator, resolved, value.value as string | number, loc);
   }
 
-  /** `in` / `not_in`: a non-empty list of strings, each a number on a number field. */
+  /**
+   * A JSON number: finite, an integer only within ±MAX_JSON_INTEGER (a larger one may have been
+   * rounded by the body parser), and only where a number can be compared.
+   */
+  private jsonNumber(field: string, op: Operator, resolved: ResolvedField, number: number, at: Loc): number | undefined {
+    if (resolved.kind === 'text') {
+      return this.fail(at, `"${field}" holds text: send the value as a string, not the JSON number ${number}`, 'value_error');
+    }
+    if ((STRING_OPERATORS as readonly string[]).includes(op)) {
+      return this.fail(at, `operator "${op}" compares text: send the value as a string, not the JSON number ${number}`, 'value_error');
+    }
+    if (!Number.isFinite(number)) return this.fail(at, `"${op}" on "${field}" needs a finite number, got ${number}`, 'float_parsing');
+    if (Number.isInteger(number) && Math.abs(number) > MAX_JSON_INTEGER) {
+      return this.fail(
+        at,
+        `a JSON number beyond ±${MAX_JSON_INTEGER} may have lost digits when the body was read; send it as a string (it compares as the nearest double)`,
+        'value_error',
+      );
+    }
+    return number;
+  }
+
+  /** `in` / `not_in`: a non-empty list of strings (each a number on a number field) and JSON numbers. */
   private list(field: string, op: ListOperator, resolved: ResolvedField, list: unknown, loc: Loc): FilterNode | undefined {
     const at = [...loc, 'value'];
     if (!Array.isArray(list)) return this.fail(at, `operator "${op}" needs an array of strings`, 'list_type');
     if (list.length === 0) return this.fail(at, `operator "${op}" needs at least one value`, 'too_short');
     if (list.length > MAX_LIST_VALUES) return this.fail(at, `operator "${op}" takes at most ${MAX_LIST_VALUES} values`, 'too_long');
     const before = this.issues.length;
-    list.forEach((item, index) => {
-      if (typeof item !== 'string') this.fail([...at, index], 'must be a string', 'string_type');
-      else if (resolved.kind === 'number' && !isFiniteNumberText(item)) {
-        this.fail([...at, index], `"${op}" on "${field}" needs finite numbers, got "${item}"`, 'float_parsing');
-      }
+    const values: string[] = [];
+    const numbers: number[] = [];
+    list.forEach((item: unknown, index) => {
+      if (typeof item === 'number') {
+        const number = this.jsonNumber(field, op, resolved, item, [...at, index]);
+        if (number !== undefined) numbers.push(number);
+      } else if (typeof item !== 'string') this.fail([...at, index], 'must be a string or a number', 'string_type');
+      else if (resolved.kind !== 'number') values.push(item);
+      else if (isFiniteNumberText(item)) numbers.push(Number(item));
+      else this.fail([...at, index], `"${op}" on "${field}" needs finite numbers, got "${item}"`, 'float_parsing');
     });
     if (this.issues.length > before) return undefined;
-    const values = list as string[];
-    if (resolved.kind !== 'number') return { kind: 'condition', field, op, resolved, values };
-    return { kind: 'condition', field, op, resolved, values, numbers: values.map(Number) };
+    return { kind: 'condition', field, op, resolved, values, numbers };
   }
 
-  private single(field: string, op: ValueOperator, resolved: ResolvedField, text: string, loc: Loc): FilterNode | undefined {
+  private single(field: string, op: ValueOperator, resolved: ResolvedField, raw: string | number, loc: Loc): FilterNode | undefined {
+    if (typeof raw === 'number') {
+      const number = this.jsonNumber(field, op, resolved, raw, [...loc, 'value']);
+      if (number === undefined) return undefined;
+      return { kind: 'condition', field, op, value: String(number), resolved, number, numberGiven: true };
+    }
+    const text = raw;
     const numericOp = (NUMERIC_OPERATORS as readonly string[]).includes(op);
     const stringOp = (STRING_OPERATORS as readonly string[]).includes(op);
     if (resolved.kind === 'text' && numericOp) {

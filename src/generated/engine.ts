@@ -439,12 +439,23 @@ export interface components {
          *     - A condition on an absent value (a `null` field, a missing attribute, an attribute
          *       that is JSON `null`) matches nothing, `neq` and `not_in` included; only
          *       `not_exists` matches it.
-         *     - `in`: the value is a non-empty array of at most 1000 strings, and the condition
+         *     - A numeric value may also be sent as a JSON number (`"value": 250`), with the same
+         *       meaning as the string `"250"` on `duration_ms`, `cost`, `usage.amount` and with
+         *       `gt`, `lt`, `gte`, `lte`. With `eq`/`neq` on an attribute a JSON number compares
+         *       the attribute's numeric reading (`250` matches the number 250, the string `"250"`
+         *       and the string `"2.5e2"`), while a string keeps comparing the text form. A JSON
+         *       number on a text field, or with `contains`, `starts_with` or `ends_with`, is a 422
+         *       (send the value as a string). JSON numbers are read as doubles when the body is
+         *       parsed, so an integer beyond ±9007199254740991 (2^53 − 1) as a JSON number is a
+         *       422: send it as a string (every comparison is between doubles either way).
+         *     - `in`: the value is a non-empty array of at most 1000 elements, and the condition
          *       matches when the field equals one of them, each compared as `eq` compares it
          *       (exact, case-sensitive, `%`, `_` and `\` literal; numerically on `duration_ms`,
-         *       `cost` and `usage.amount`, where every element must be a JSON number literal; the
-         *       text form of an attribute; the short names of `span_kind` and `status_code`).
-         *       `not_in` matches when the field is present and equals none of them.
+         *       `cost` and `usage.amount`, where every element must be a number or a JSON number
+         *       literal; the text form of an attribute, or its numeric reading for an element that
+         *       is a JSON number; the short names of `span_kind` and `status_code`). `not_in`
+         *       matches when every element's `neq` matches: the field is present and equals none
+         *       of them.
          *     - `exists` matches when the field is present (not `null`, the attribute set and not
          *       JSON `null`); `not_exists` matches exactly the spans where it is absent. Neither
          *       takes a `value` (a `value` is a 422).
@@ -496,10 +507,10 @@ export interface components {
          */
         FilterNode: components["schemas"]["FilterCondition"] | components["schemas"]["FilterAndGroup"] | components["schemas"]["FilterOrGroup"] | components["schemas"]["FilterNotNode"];
         /**
-         * @description A test of one field against one value. `value` is a string for `eq`, `neq`,
-         *     `contains`, `starts_with`, `ends_with`, `gt`, `lt`, `gte` and `lte`; an array of
-         *     strings for `in` and `not_in`; absent for `exists` and `not_exists`. Any other
-         *     combination is a 422.
+         * @description A test of one field against one value. `value` is a string (or, where a number is
+         *     compared, a JSON number) for `eq`, `neq`, `contains`, `starts_with`, `ends_with`,
+         *     `gt`, `lt`, `gte` and `lte`; an array of such values for `in` and `not_in`; absent
+         *     for `exists` and `not_exists`. Any other combination is a 422.
          * @example {
          *       "field": "duration_ms",
          *       "op": "gt",
@@ -514,6 +525,11 @@ export interface components {
          *       ]
          *     }
          * @example {
+         *       "field": "span_attributes.http.response.status_code",
+         *       "op": "gte",
+         *       "value": 500
+         *     }
+         * @example {
          *       "field": "span_attributes.error.type",
          *       "op": "not_exists"
          *     }
@@ -525,10 +541,11 @@ export interface components {
              * @description The value to compare with. Numeric comparisons carry the number as a string holding
              *     a finite JSON number literal and nothing else (`"250"`, `"0.5"`, `"-1e3"`; not
              *     `" 250"`, `"+5"` or `"0x10"`): see FilterNode. A text value may be as long as the
-             *     request body allows, for every operator. For `in` and `not_in`, 1 to 1000 such
-             *     strings.
+             *     request body allows, for every operator. A numeric value may also be a JSON
+             *     number (`250`; an integer only within ±9007199254740991): see FilterNode. For `in`
+             *     and `not_in`, 1 to 1000 such strings or numbers.
              */
-            value?: string | string[];
+            value?: string | number | (string | number)[];
         };
         /** @description Matches when every member matches (`[]` matches everything). */
         FilterAndGroup: {

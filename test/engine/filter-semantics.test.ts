@@ -135,6 +135,14 @@ const CASES: Case[] = [
   ['not not is the member', { not: { not: c('cost', 'lt', '1') } }, ['get']],
   ['not of and: [] matches nothing', { not: { and: [] } }, []],
   ['not inside and', { and: [c('span_kind', 'eq', 'SERVER'), { not: c('span_name', 'eq', '') }] }, ['get']],
+  // Engine API 1.2: numeric values as JSON numbers.
+  ['JSON number on a number field means its string', { field: 'cost', op: 'eq', value: 0.5 }, ['get']],
+  ['JSON number eq on an attribute: the numeric reading', { field: 'span_attributes.http.status_code', op: 'eq', value: 200 }, ['get', 'getpad', 'lower']],
+  ['string eq on an attribute keeps the text form', c('span_attributes.http.status_code', 'eq', '200'), ['get', 'getpad']],
+  ['JSON number neq on an attribute: only values with a numeric reading', { field: 'span_attributes.http.status_code', op: 'neq', value: 201 }, ['get', 'getpad', 'lower']],
+  ['JSON number gte on an attribute', { field: 'span_attributes.http.status_code', op: 'gte', value: 200 }, ['get', 'getpad', 'lower']],
+  ['in with a string and a JSON number on an attribute', { field: 'span_attributes.http.status_code', op: 'in', value: ['abc', 2e2] }, ['get', 'getpad', 'lower', 'plain']],
+  ['not_in with JSON numbers on a number field', { field: 'cost', op: 'not_in', value: [1, 2] }, ['get', 'getpad']],
 ];
 
 onEachDatabase('filter semantics', (app) => {
@@ -161,6 +169,20 @@ onEachDatabase('filter semantics', (app) => {
       }
     });
   }
+
+  it('answers 422 to a JSON-number integer past 2^53 - 1 and to a JSON number on a text field, saying to send a string', async () => {
+    const big = await call(app().url, 'POST', '/engine/query', {
+      query: WINDOW,
+      headers: { ...caller.headers, 'content-type': 'application/json' },
+      rawBody: '{"filter": {"field": "cost", "op": "eq", "value": 12345678901234567891}}',
+    });
+    expect(big.status, big.text).to.equal(422);
+    expect(big.body.detail[0]).to.include({ type: 'value_error' });
+    expect(big.body.detail[0].msg).to.include('send it as a string');
+    const text = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: { field: 'span_name', op: 'eq', value: 5 } } });
+    expect(text.status, text.text).to.equal(422);
+    expect(text.body.detail).to.deep.equal([{ loc: ['body', 'filter', 'value'], msg: '"span_name" holds text: send the value as a string, not the JSON number 5', type: 'value_error' }]);
+  });
 
   it('answers 422, never 500, one level past the nesting limit', async () => {
     const response = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: nested(101, c('span_name', 'eq', 'x')) } });

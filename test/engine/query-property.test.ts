@@ -173,14 +173,19 @@ function valueFor(rows: SpanRow[], field: string, op: string, pool: string[]): f
 function conditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
   const pick = (fields: fc.Arbitrary<string>, ops: string[], pool: string[]) =>
     fc.tuple(fields, fc.constantFrom(...ops)).chain(([field, op]) => valueFor(rows, field, op, pool).map((value) => ({ field, op, value })));
+  // A numeric value, sometimes as a JSON number (engine API 1.2).
+  const pickNumeric = (fields: fc.Arbitrary<string>, ops: string[]) =>
+    fc.tuple(fields, fc.constantFrom(...ops), fc.boolean()).chain(([field, op, asNumber]) =>
+      valueFor(rows, field, op, NUMBER_VALUES).map((value) => ({ field, op, value: asNumber ? jsonNumber(value) : value })),
+    );
   return fc.oneof(
     pick(fc.constantFrom(...TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'span_kind', 'status_code'].includes(field))), STRING_OPS, TEXTS),
     pick(fc.constantFrom('trace_id', 'span_id'), STRING_OPS, ID_VALUES),
     fc.record({ field: fc.constant('span_kind'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...KIND_VALUES) }),
     fc.record({ field: fc.constant('status_code'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...STATUS_VALUES) }),
-    pick(fc.constantFrom(...NUMBER_FIELDS), ['eq', 'neq', ...NUMERIC_OPS], NUMBER_VALUES),
+    pickNumeric(fc.constantFrom(...NUMBER_FIELDS), ['eq', 'neq', ...NUMERIC_OPS]),
     pick(attributeField, STRING_OPS, TEXTS),
-    pick(attributeField, NUMERIC_OPS, NUMBER_VALUES),
+    pickNumeric(attributeField, ['eq', 'neq', ...NUMERIC_OPS]),
     { weight: 3, arbitrary: listConditionFor(rows) },
     fc.record({ field: anyField, op: fc.constantFrom('exists', 'not_exists') }),
   );
@@ -197,8 +202,17 @@ function listConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
       : field === 'status_code' ? STATUS_VALUES
       : field === 'trace_id' || field === 'span_id' ? ID_VALUES
       : TEXTS;
-    return fc.array(valueFor(rows, field, 'eq', pool), { minLength: 1, maxLength: 4 }).map((value) => ({ field, op, value }));
+    const element = field.includes('attributes.') ? fc.oneof(valueFor(rows, field, 'eq', pool), valueFor(rows, field, 'gt', NUMBER_VALUES).map(jsonNumber)) : valueFor(rows, field, 'eq', pool);
+    const asNumbers = NUMBER_FIELDS.includes(field) ? fc.boolean() : fc.constant(false);
+    return fc.tuple(fc.array(element, { minLength: 1, maxLength: 4 }), asNumbers).map(([value, numbers]) => ({ field, op, value: numbers ? value.map(jsonNumber) : value }));
   });
+}
+
+/** A numeric value as a JSON number; text that is no number, and integers past 2^53 − 1 (a 422), stay strings. */
+function jsonNumber(value: string | number): string | number {
+  if (typeof value === 'number' || !/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(value)) return value;
+  const number = Number(value);
+  return !Number.isFinite(number) || (Number.isInteger(number) && Math.abs(number) > Number.MAX_SAFE_INTEGER) ? value : number;
 }
 
 /** Filter trees nested at most `MAX_DEPTH` levels (a condition alone is depth 1). */

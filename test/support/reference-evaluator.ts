@@ -119,15 +119,11 @@ export function spanMatches(span: SpanRow, filter: unknown): boolean {
   if (Array.isArray(node.or)) return (node.or as unknown[]).some((child) => spanMatches(span, child));
   // `not` negates "matches", so an absent value that matches nothing matches its `not`.
   if ('not' in node) return !spanMatches(span, node.not);
-  const { field, op, value } = node as { field: string; op: string; value: string };
+  const { field, op, value } = node as { field: string; op: string; value: string | number };
 
-  // in / not_in: eq with any / none of the values; on an absent value, like eq/neq, nothing.
-  if (op === 'in' || op === 'not_in') {
-    const values = node.value as string[];
-    if (!present(span, field)) return false;
-    const anyEqual = values.some((each) => spanMatches(span, { field, op: 'eq', value: each }));
-    return op === 'in' ? anyEqual : !anyEqual;
-  }
+  // in / not_in: any eq / every neq of the elements (so, like eq/neq, nothing on an absent value).
+  if (op === 'in') return (node.value as Array<string | number>).some((each) => spanMatches(span, { field, op: 'eq', value: each }));
+  if (op === 'not_in') return (node.value as Array<string | number>).every((each) => spanMatches(span, { field, op: 'neq', value: each }));
   if (op === 'exists') return present(span, field);
   if (op === 'not_exists') return !present(span, field);
 
@@ -138,15 +134,16 @@ export function spanMatches(span: SpanRow, filter: unknown): boolean {
   if (field in TEXT_FIELDS) {
     const actual = span[TEXT_FIELDS[field] as keyof SpanRow] as string | null;
     if (actual === null) return false;
-    return compareText(actual, op, spelledOut(field, op, value));
+    return compareText(actual, op, spelledOut(field, op, value as string));
   }
   const actual = attribute(span, field);
   if (actual === undefined || actual === null) return false;
-  if (NUMERIC_OPS.has(op)) {
+  // A JSON number compares with the numeric reading, whatever the operator.
+  if (NUMERIC_OPS.has(op) || typeof value === 'number') {
     const number = numericReading(actual);
     return number !== undefined && compareNumbers(number, op, Number(value));
   }
-  return compareText(textForm(actual), op, value);
+  return compareText(textForm(actual), op, value as string);
 }
 
 function byNanos(left: string, right: string): number {

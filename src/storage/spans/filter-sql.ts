@@ -50,17 +50,27 @@ function presenceSql(condition: PresenceCondition, options: CompileOptions): Sql
   return fragment(`${expression.sql} ${condition.op === 'exists' ? 'IS NOT NULL' : 'IS NULL'}`, ...expression.bindings);
 }
 
-/** `in` / `not_in`: each value compared as `eq` compares it; NULL on an absent value. */
+function numberIn(expression: SqlFragment, numbers: number[], negate: boolean): SqlFragment {
+  return fragment(`${expression.sql} ${negate ? 'NOT IN' : 'IN'} (${placeholders(numbers.length)})`, ...expression.bindings, ...numbers);
+}
+
+/**
+ * `in` / `not_in`: any `eq` / every `neq` of the elements (NULL on an absent value). On an
+ * attribute, the strings test its text form and the JSON numbers its numeric reading.
+ */
 function listSql(condition: ListCondition, options: CompileOptions): SqlFragment {
   const negate = condition.op === 'not_in';
   const target = targetOfResolved(condition.resolved);
   const { expression, plainColumn } = readExpression(condition, options);
-  if (target.kind === 'number') {
-    if (condition.numbers === undefined) throw new Error(`no numbers for ${condition.op} on ${condition.field}`);
-    return fragment(`${expression.sql} ${negate ? 'NOT IN' : 'IN'} (${placeholders(condition.numbers.length)})`, ...condition.numbers);
-  }
+  if (target.kind === 'number') return numberIn(expression, condition.numbers, negate);
   const values = target.kind === 'text' ? condition.values.map((value) => storedEnumValue(target.column, value)) : condition.values;
-  return options.dialect.textIn(expression, values, negate, plainColumn);
+  const parts: SqlFragment[] = [];
+  if (values.length > 0) parts.push(options.dialect.textIn(expression, values, negate, plainColumn));
+  if (target.kind === 'attribute' && condition.numbers.length > 0) {
+    parts.push(numberIn(options.dialect.attributeNumber(options.column(target.source), target.key), condition.numbers, negate));
+  }
+  if (parts.length === 1) return parts[0] as SqlFragment;
+  return fragment(`(${parts.map((part) => part.sql).join(negate ? ' AND ' : ' OR ')})`, ...parts.flatMap((part) => part.bindings));
 }
 
 /** One condition as SQL; the values are bound. */
@@ -87,6 +97,8 @@ function valueSql(condition: ValueCondition, { dialect, column }: CompileOptions
   }
 
   const source = column(target.source);
+  // A JSON number: `eq` / `neq` compare the attribute's numeric reading, like gt/lt do.
+  if (condition.numberGiven && (op === 'eq' || op === 'neq')) return compare(dialect.attributeNumber(source, target.key), op, numberOf(condition));
   if (op === 'eq') return dialect.attributeEquals?.(source, target.key, value) ?? dialect.textEquals(dialect.attributeText(source, target.key), value, false, false);
   if (op === 'neq') return dialect.textEquals(dialect.attributeText(source, target.key), value, true, false);
   if (isTextMatch(op)) return dialect.textMatches(dialect.attributeText(source, target.key), op, value);

@@ -157,6 +157,24 @@ const CASES: Array<SqlCase<unknown>> = [
     sqlite: { sql: '(((s.span_name <> ?) IS NOT TRUE) or ((s.cost > ? and s.cost < ?) IS NOT TRUE))', bindings: ['a', 1, 2] },
     mysql: { sql: "(((s.span_name NOT LIKE ? ESCAPE '!') IS NOT TRUE) or ((s.cost > ? and s.cost < ?) IS NOT TRUE))", bindings: ['a', 1, 2] },
   }],
+  ['JSON number: eq on an attribute compares its numeric reading', { field: 'resource_attributes.k8s.replicas', op: 'eq', value: 3 }, {
+    sqlite: { sql: `(${SQLITE_NUMBER} = ?)`, bindings: [...Array(6).fill(NUMBER_PATH), 3] },
+    mysql: { sql: `(${MYSQL_NUMBER} = ?)`, bindings: [...Array(6).fill(NUMBER_PATH), MYSQL_NUMBER_REGEXP, NUMBER_PATH, 3] },
+  }],
+  ['JSON number on a number field: as its string', { field: 'cost', op: 'gt', value: 0.5 }, {
+    sqlite: { sql: '(s.cost > ?)', bindings: [0.5] },
+    mysql: { sql: '(s.cost > ?)', bindings: [0.5] },
+  }],
+  ['not_in on an attribute with a string and a JSON number: every neq', { field: 'resource_attributes.k8s.replicas', op: 'not_in', value: ['3', 3] }, {
+    sqlite: {
+      sql: `((${SQLITE_TEXT.replaceAll('span_attributes', 'resource_attributes')} NOT IN (?) AND ${SQLITE_NUMBER} NOT IN (?)))`,
+      bindings: [...Array(3).fill(NUMBER_PATH), '3', ...Array(6).fill(NUMBER_PATH), 3],
+    },
+    mysql: {
+      sql: `((CAST(${MYSQL_TEXT.replaceAll('span_attributes', 'resource_attributes')} AS BINARY) NOT IN (CAST(? AS BINARY)) AND ${MYSQL_NUMBER} NOT IN (?)))`,
+      bindings: [...Array(5).fill(NUMBER_PATH), '3', ...Array(6).fill(NUMBER_PATH), MYSQL_NUMBER_REGEXP, NUMBER_PATH, 3],
+    },
+  }],
   ['a top-level empty and', { and: [] }, { sqlite: { sql: '(1 = 1)', bindings: [] }, mysql: { sql: '(1 = 1)', bindings: [] } }],
   ['a top-level empty or', { or: [] }, { sqlite: { sql: '(1 = 0)', bindings: [] }, mysql: { sql: '(1 = 0)', bindings: [] } }],
 ];
