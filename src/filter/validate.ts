@@ -20,7 +20,7 @@ import {
   type PresenceOperator,
   type ValueOperator,
 } from './ast.js';
-import { NUMBER_FIELDS, resolveField, TEXT_FIELDS, type ResolvedField } from './fields.js';
+import { NUMBER_FIELDS, resolveField, TEXT_FIELDS, TRACE_FIELDS, type ResolvedField } from './fields.js';
 
 export type FilterValidation = { ok: true; filter: FilterNode | null } | { ok: false; issues: ValidationIssue[] };
 
@@ -37,8 +37,23 @@ function isFiniteNumberText(value: string): boolean {
   return JSON_NUMBER.test(value) && Number.isFinite(Number(value));
 }
 
+/** A number field or a trace-level field: every comparison is numeric. */
+function holdsNumbers(resolved: ResolvedField): boolean {
+  return resolved.kind === 'number' || resolved.kind === 'trace';
+}
+
+export interface FilterOptions {
+  /**
+   * Whether the trace-level fields (`trace.duration_ms`, ...) may be used: only where traces are
+   * read (POST /traces, POST /engine/metrics).
+   */
+  traceFields: boolean;
+}
+
 class FilterValidator {
   readonly issues: ValidationIssue[] = [];
+
+  constructor(private readonly options: FilterOptions) {}
   private nodes = 0;
 
   private fail(loc: Loc, msg: string, type: string): undefined {
@@ -114,7 +129,7 @@ class FilterValidator {
       const msg =
         lookup.reason === 'bad_path'
           ? `attribute path "${field}" may use only letters, digits, dots and underscores`
-          : `unknown field "${field}"; use one of ${[...TEXT_FIELDS, ...NUMBER_FIELDS].join(', ')}, span_attributes.<path> or resource_attributes.<path>`;
+          : `unknown field "${field}"; use one of ${[...TEXT_FIELDS, ...NUMBER_FIELDS].join(', ')}, span_attributes.<path> or resource_attributes.<path>${this.options.traceFields ? `, or ${TRACE_FIELDS.join(', ')}` : ''}`;
       return this.fail([...loc, 'field'], msg, lookup.reason === 'bad_path' ? 'string_pattern_mismatch' : 'enum');
     }
     if (!(OPERATORS as readonly string[]).includes(op)) {
@@ -122,6 +137,13 @@ class FilterValidator {
     }
     const operator = op as Operator;
     const resolved = lookup.field;
+    if (resolved.kind === 'trace' && !this.options.traceFields) {
+      return this.fail(
+        [...loc, 'field'],
+        `"${field}" reads the summary of a trace: it is usable in POST /traces and POST /engine/metrics, not in a read of spans`,
+        'value_error',
+      );
+    }
     if ((PRESENCE_OPERATORS as readonly string[]).includes(operator)) {
       if ('value' in value) return this.fail([...loc, 'value'], `operator "${op}" takes no value`, 'extra_forbidden');
       return { kind: 'condition', field, op: operator as PresenceOperator, resolved };
@@ -169,7 +191,7 @@ class FilterValidator {
         const number = this.jsonNumber(field, op, resolved, item, [...at, index]);
         if (number !== undefined) numbers.push(number);
       } else if (typeof item !== 'string') this.fail([...at, index], 'must be a string or a number', 'string_type');
-      else if (resolved.kind !== 'number') values.push(item);
+      else if (!holdsNumbers(resolved)) values.push(item);
       else if (isFiniteNumberText(item)) numbers.push(Number(item));
       else this.fail([...at, index], `"${op}" on "${field}" needs finite numbers, got "${item}"`, 'float_parsing');
     });
@@ -189,10 +211,10 @@ class FilterValidator {
     if (resolved.kind === 'text' && numericOp) {
       return this.fail([...loc, 'op'], `operator "${op}" compares numbers; "${field}" holds text`, 'value_error');
     }
-    if (resolved.kind === 'number' && stringOp) {
+    if (holdsNumbers(resolved) && stringOp) {
       return this.fail([...loc, 'op'], `operator "${op}" compares text; "${field}" holds numbers`, 'value_error');
     }
-    const needsNumber = numericOp || resolved.kind === 'number';
+    const needsNumber = numericOp || holdsNumbers(resolved);
     if (!needsNumber) return { kind: 'condition', field, op, value: text, resolved };
     if (!isFiniteNumberText(text)) {
       return this.fail([...loc, 'value'], `"${op}" on "${field}" needs a finite number, got "${text}"`, 'float_parsing');
@@ -202,9 +224,9 @@ class FilterValidator {
 }
 
 /** Validates the `filter` of an engine request body; null or absent means "match everything". */
-export function validateFilter(filter: unknown): FilterValidation {
+export function validateFilter(filter: unknown, options: FilterOptions = { traceFields: false }): FilterValidation {
   if (filter === null || filter === undefined) return { ok: true, filter: null };
-  const validator = new FilterValidator();
+  const validator = new FilterValidator(options);
   const node = validator.node(filter, ['body', 'filter'], 1);
   if (validator.issues.length > 0 || !node) return { ok: false, issues: validator.issues };
   return { ok: true, filter: node };

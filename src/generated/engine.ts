@@ -436,6 +436,12 @@ export interface components {
          *       themselves and so does text that is a JSON number literal (`"200"`, `"-1.5"`,
          *       `"2e3"`; not `" 200"`, `"+5"`, `".5"` or `"0x1F"`); a value with no numeric reading
          *       (other text, a boolean, an array or an object) matches no numeric operator.
+         *     - `trace.duration_ms`, `trace.total_cost`, `trace.spans_count` and
+         *       `trace.error_count` (`TraceFilterField`) read the summary of the span's trace
+         *       (numeric, never absent) and are usable in `POST /traces` and `POST /engine/metrics`
+         *       only (a 422 in `POST /engine/query`). With `search_child_spans=true` a trace matches
+         *       when one of its spans matches the whole filter, `trace.*` read from the trace;
+         *       without it, when its root span does.
          *     - A condition on an absent value (a `null` field, a missing attribute, an attribute
          *       that is JSON `null`) matches nothing, `neq` and `not_in` included; only
          *       `not_exists` matches it.
@@ -582,12 +588,27 @@ export interface components {
          */
         FilterOperator: "eq" | "neq" | "contains" | "starts_with" | "ends_with" | "gt" | "lt" | "gte" | "lte" | "in" | "not_in" | "exists" | "not_exists";
         /**
-         * @description A fixed span field, or an attribute path `span_attributes.<key>` /
+         * @description A fixed span field, a trace-level field (`TraceFilterField`, in `POST /traces` and
+         *     `POST /engine/metrics` only), or an attribute path `span_attributes.<key>` /
          *     `resource_attributes.<key>` whose key uses only letters, digits, dots and
          *     underscores. Any other field is a 422.
          * @example span_attributes.http.response.status_code
          */
-        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name") | string;
+        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name") | components["schemas"]["TraceFilterField"] | string;
+        /**
+         * @description A number of the summary of the span's trace, as `POST /traces` returns it
+         *     (`TraceSummary`): `trace.duration_ms` its `duration_ms`, `trace.total_cost` its
+         *     `total_cost`, `trace.spans_count` its `spans_count`, `trace.error_count` its
+         *     `error_count`. Numeric like `duration_ms` (every operator but `contains`,
+         *     `starts_with`, `ends_with`); never absent. Usable in `POST /traces` and
+         *     `POST /engine/metrics` only; in `POST /engine/query` they are a 422. With
+         *     `search_child_spans=true` a trace matches when at least one of its spans matches the
+         *     whole filter, `trace.*` read from that span's trace (so they compose with `and`,
+         *     `or` and `not` like any field); without it, when its root span does.
+         * @example trace.error_count
+         * @enum {string}
+         */
+        TraceFilterField: "trace.duration_ms" | "trace.total_cost" | "trace.spans_count" | "trace.error_count";
         /**
          * @description The OTLP span kind, by its enum name.
          * @enum {string}

@@ -184,6 +184,45 @@ onEachDatabase('filter semantics', (app) => {
     expect(text.body.detail).to.deep.equal([{ loc: ['body', 'filter', 'value'], msg: '"span_name" holds text: send the value as a string, not the JSON number 5', type: 'value_error' }]);
   });
 
+  describe('trace-level fields', () => {
+    const TRACE = 'f'.repeat(32);
+    async function tracesFor(filter: unknown, searchChildSpans: boolean): Promise<string[]> {
+      const response = await call(app().url, 'POST', '/traces', { query: { ...WINDOW, search_child_spans: searchChildSpans }, headers: caller.headers, json: { filter } });
+      expect(response.status, response.text).to.equal(200);
+      return response.body.data.map((trace: { trace_id: string }) => trace.trace_id);
+    }
+
+    it('read the trace of any span with search_child_spans=true, composed with span fields', async () => {
+      expect(await tracesFor({ and: [{ field: 'trace.spans_count', op: 'eq', value: 7 }, c('span_name', 'eq', '')] }, true)).to.deep.equal([TRACE]);
+      expect(await tracesFor({ and: [{ field: 'trace.spans_count', op: 'gt', value: '7' }, c('span_name', 'eq', '')] }, true)).to.deep.equal([]);
+      expect(await tracesFor({ not: { field: 'trace.error_count', op: 'eq', value: 0 } }, true)).to.deep.equal([]);
+      expect(await tracesFor({ or: [{ field: 'trace.total_cost', op: 'gte', value: 100000000 }, { field: 'trace.duration_ms', op: 'lt', value: 0 }] }, true)).to.deep.equal([TRACE]);
+    });
+
+    it('read the root span and its trace with search_child_spans=false', async () => {
+      expect(await tracesFor({ and: [{ field: 'trace.spans_count', op: 'in', value: ['7'] }, c('span_name', 'eq', 'GET /checkout')] }, false)).to.deep.equal([TRACE]);
+      expect(await tracesFor({ and: [{ field: 'trace.spans_count', op: 'in', value: ['7'] }, c('span_name', 'eq', '')] }, false)).to.deep.equal([]);
+    });
+
+    it('count in POST /engine/metrics', async () => {
+      const response = await call(app().url, 'POST', '/engine/metrics', { query: WINDOW, headers: caller.headers, json: { filter: { field: 'trace.spans_count', op: 'gte', value: 7 } } });
+      expect(response.status, response.text).to.equal(200);
+      expect(response.body.trace_count).to.equal(1);
+    });
+
+    it('are a 422 in POST /engine/query, saying where they are usable', async () => {
+      const response = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: { field: 'trace.duration_ms', op: 'gt', value: 1 } } });
+      expect(response.status, response.text).to.equal(422);
+      expect(response.body.detail).to.deep.equal([
+        {
+          loc: ['body', 'filter', 'field'],
+          msg: '"trace.duration_ms" reads the summary of a trace: it is usable in POST /traces and POST /engine/metrics, not in a read of spans',
+          type: 'value_error',
+        },
+      ]);
+    });
+  });
+
   it('answers 422, never 500, one level past the nesting limit', async () => {
     const response = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: nested(101, c('span_name', 'eq', 'x')) } });
     expect(response.status).to.equal(422);

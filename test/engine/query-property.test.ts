@@ -1,5 +1,5 @@
 // Property test on every database: random span sets and random filter trees (depth up to 6,
-// every field and operator, `not` nodes); POST /engine/query, POST /traces (both search_child_spans values)
+// every field and operator, `not` nodes, trace-level fields); POST /engine/query, POST /traces (both search_child_spans values)
 // and POST /engine/metrics must agree with the plain reference evaluator written from
 // docs/filter-semantics.md and openapi/engine.yaml. FC_SEED and FC_RUNS reproduce or widen a run.
 import { expect } from 'chai';
@@ -187,8 +187,29 @@ function conditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
     pick(attributeField, STRING_OPS, TEXTS),
     pickNumeric(attributeField, ['eq', 'neq', ...NUMERIC_OPS]),
     { weight: 3, arbitrary: listConditionFor(rows) },
+    { weight: 2, arbitrary: traceCondition },
     fc.record({ field: anyField, op: fc.constantFrom('exists', 'not_exists') }),
   );
+}
+
+// Trace-level fields (POST /traces and /engine/metrics; a 422 in POST /engine/query). Counts
+// are exact integers; duration and cost sums may differ from the oracle's in the last bit, so
+// they get order comparisons with the pool's values only.
+const COUNTS = ['0', '1', '2', '3', '5'];
+const traceCondition = fc.oneof(
+  fc.tuple(fc.constantFrom('trace.spans_count', 'trace.error_count'), fc.constantFrom('eq', 'neq', ...NUMERIC_OPS), fc.constantFrom(...COUNTS), fc.boolean()).map(
+    ([field, op, value, asNumber]) => ({ field, op, value: asNumber ? Number(value) : value }),
+  ),
+  fc.tuple(fc.constantFrom('trace.spans_count', 'trace.error_count'), fc.constantFrom('in', 'not_in'), fc.array(fc.constantFrom(...COUNTS), { minLength: 1, maxLength: 3 })).map(
+    ([field, op, value]) => ({ field, op, value }),
+  ),
+  fc.record({ field: fc.constantFrom('trace.duration_ms', 'trace.total_cost'), op: fc.constantFrom(...NUMERIC_OPS), value: fc.constantFrom('0', '1', '-1.5', '200', '1e3', '0.5') }),
+  fc.record({ field: fc.constantFrom('trace.duration_ms', 'trace.error_count'), op: fc.constantFrom('exists', 'not_exists') }),
+);
+
+/** Whether a filter reads a trace-level field (then POST /engine/query answers 422). */
+function readsTraceFields(filter: unknown): boolean {
+  return JSON.stringify(filter ?? null).includes('"field":"trace.');
 }
 
 const anyField = fc.oneof(fc.constantFrom(...TEXT_FIELDS, ...NUMBER_FIELDS), attributeField);
@@ -273,10 +294,19 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
         const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
         const context = `filter ${JSON.stringify(filterValue)}`;
 
-        const spans = await post('/engine/query', windowNs, { filter: filterValue }, { limit: 100 });
-        const wantedSpans = expectedSpans(rows, window, filterValue);
-        expect(spans.data.map((row) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
-        expect(spans.total).to.equal(wantedSpans.length);
+        if (readsTraceFields(filterValue)) {
+          const refused = await call(app().url, 'POST', '/engine/query', {
+            query: { start_time: nanosToRfc3339(windowNs[0] as bigint), end_time: nanosToRfc3339(windowNs[1] as bigint), limit: 100 },
+            headers: caller.headers,
+            json: { filter: filterValue },
+          });
+          expect(refused.status, `spans, ${context}: ${refused.text}`).to.equal(422);
+        } else {
+          const spans = await post('/engine/query', windowNs, { filter: filterValue }, { limit: 100 });
+          const wantedSpans = expectedSpans(rows, window, filterValue);
+          expect(spans.data.map((row) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
+          expect(spans.total).to.equal(wantedSpans.length);
+        }
 
         for (const searchChildSpans of [false, true]) {
           const traces = await post('/traces', windowNs, { filter: filterValue }, { limit: 100, search_child_spans: searchChildSpans });

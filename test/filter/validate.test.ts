@@ -5,9 +5,10 @@ import { parse } from 'yaml';
 import { MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_LIST_VALUES } from '../../src/filter/ast.js';
 import { validateFilter } from '../../src/filter/validate.js';
 
+/** `reads: traces`: the filter of POST /traces or POST /engine/metrics (trace-level fields allowed). */
 interface Corpus {
-  valid: Array<{ name: string; filter: unknown }>;
-  invalid: Array<{ name: string; filter: unknown; loc: Array<string | number>; type: string }>;
+  valid: Array<{ name: string; filter: unknown; reads?: 'traces' }>;
+  invalid: Array<{ name: string; filter: unknown; loc: Array<string | number>; type: string; reads?: 'traces' }>;
 }
 
 const corpus = parse(fs.readFileSync(new URL('./corpus.yaml', import.meta.url), 'utf8')) as Corpus;
@@ -19,16 +20,16 @@ function nested(depth: number): unknown {
 }
 
 describe('filter validation', () => {
-  for (const { name, filter } of corpus.valid) {
+  for (const { name, filter, reads } of corpus.valid) {
     it(`accepts: ${name}`, () => {
-      const result = validateFilter(filter);
+      const result = validateFilter(filter, { traceFields: reads === 'traces' });
       expect(result.ok, JSON.stringify(result)).to.equal(true);
     });
   }
 
-  for (const { name, filter, loc, type } of corpus.invalid) {
+  for (const { name, filter, loc, type, reads } of corpus.invalid) {
     it(`rejects once, at its place: ${name}`, () => {
-      const result = validateFilter(filter);
+      const result = validateFilter(filter, { traceFields: reads === 'traces' });
       if (result.ok) throw new Error('accepted an invalid filter');
       expect(result.issues).to.have.length(1);
       expect(result.issues[0]).to.include({ type });

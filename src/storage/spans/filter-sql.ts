@@ -13,12 +13,24 @@
 import type { Knex } from 'knex';
 import type { Condition, FilterNode, ListCondition, Operator, PresenceCondition, ValueCondition } from '../../filter/ast.js';
 import { fragment, placeholders, type SqlDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
-import { storedEnumValue, targetOfResolved, type FilterColumn } from './filter-targets.js';
+import { storedEnumValue, targetOfResolved, type FilterColumn, type TraceSummaryColumn } from './filter-targets.js';
 
 export interface CompileOptions {
   dialect: SqlDialect;
   /** The qualified SQL name of a `spans` column in the query at hand, e.g. `s.span_name`. */
   column(name: FilterColumn): string;
+  /**
+   * The qualified SQL name of a column of the span's trace summary (`traces`), e.g.
+   * `t.duration_ms`; absent where spans are read, which validation keeps trace fields out of.
+   */
+  traceColumn?(name: TraceSummaryColumn): string;
+}
+
+/** The SQL name of the column a column target reads. */
+function columnSql(target: { kind: 'text' | 'number'; column: FilterColumn } | { kind: 'trace'; column: TraceSummaryColumn }, options: CompileOptions): string {
+  if (target.kind !== 'trace') return options.column(target.column);
+  if (!options.traceColumn) throw new Error(`trace field ${target.column} outside a read of traces`);
+  return options.traceColumn(target.column);
 }
 
 const COMPARISON: Record<'eq' | 'neq' | 'gt' | 'lt' | 'gte' | 'lte', string> = { eq: '=', neq: '<>', gt: '>', lt: '<', gte: '>=', lte: '<=' };
@@ -38,10 +50,10 @@ function numberOf(condition: ValueCondition): number {
 }
 
 /** The expression a condition reads: a column, or an attribute's text form. */
-function readExpression(condition: Condition, { dialect, column }: CompileOptions): { expression: SqlFragment; plainColumn: boolean } {
+function readExpression(condition: Condition, options: CompileOptions): { expression: SqlFragment; plainColumn: boolean } {
   const target = targetOfResolved(condition.resolved);
-  if (target.kind === 'attribute') return { expression: dialect.attributeText(column(target.source), target.key), plainColumn: false };
-  return { expression: fragment(column(target.column)), plainColumn: true };
+  if (target.kind === 'attribute') return { expression: options.dialect.attributeText(options.column(target.source), target.key), plainColumn: false };
+  return { expression: fragment(columnSql(target, options)), plainColumn: true };
 }
 
 /** `exists` / `not_exists`: two-valued already (IS NULL is never NULL). */
@@ -62,7 +74,7 @@ function listSql(condition: ListCondition, options: CompileOptions): SqlFragment
   const negate = condition.op === 'not_in';
   const target = targetOfResolved(condition.resolved);
   const { expression, plainColumn } = readExpression(condition, options);
-  if (target.kind === 'number') return numberIn(expression, condition.numbers, negate);
+  if (target.kind === 'number' || target.kind === 'trace') return numberIn(expression, condition.numbers, negate);
   const values = target.kind === 'text' ? condition.values.map((value) => storedEnumValue(target.column, value)) : condition.values;
   const parts: SqlFragment[] = [];
   if (values.length > 0) parts.push(options.dialect.textIn(expression, values, negate, plainColumn));
@@ -80,13 +92,14 @@ function conditionSql(condition: Condition, options: CompileOptions): SqlFragmen
   return valueSql(condition as ValueCondition, options);
 }
 
-function valueSql(condition: ValueCondition, { dialect, column }: CompileOptions): SqlFragment {
+function valueSql(condition: ValueCondition, options: CompileOptions): SqlFragment {
+  const { dialect, column } = options;
   const { op, value } = condition;
   const target = targetOfResolved(condition.resolved);
 
-  if (target.kind === 'number') {
+  if (target.kind === 'number' || target.kind === 'trace') {
     if (isTextMatch(op)) throw new Error(`operator ${op} on numeric field ${condition.field}`);
-    return compare(fragment(column(target.column)), op, numberOf(condition));
+    return compare(fragment(columnSql(target, options)), op, numberOf(condition));
   }
 
   if (target.kind === 'text') {

@@ -6,7 +6,7 @@ import { bigintAsText } from '../database.js';
 import { pageAndTotal, readPage, type Page, type PageRequest } from '../paging.js';
 import { dialectFor } from '../sql/index.js';
 import { compileFilter } from './filter-sql.js';
-import { targetOf, type FilterColumn } from './filter-targets.js';
+import { targetOf, type FilterColumn, type TraceSummaryColumn } from './filter-targets.js';
 import type { WindowFilter } from './span-pages.js';
 import { asNumber } from './stored-span.js';
 import { betweenNanos } from './time-bounds.js';
@@ -50,8 +50,10 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
     .whereNotNull('t.root_start_time_unix_nano')
     .modify(betweenNanos(dialect, 't.root_start_time_unix_nano', query.startNs, query.endNs));
   if (query.filter === null) return builder;
+  // trace.* fields read the summary of the span's trace: `t`, the trace at hand.
+  const traceColumn = (name: TraceSummaryColumn) => `t.${name}`;
   if (query.searchChildSpans) {
-    const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}` });
+    const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}`, traceColumn });
     return builder.whereExists((exists) => {
       exists
         .select(knex.raw('1'))
@@ -64,6 +66,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
   const onSummary = (name: FilterColumn) => SUMMARY_COLUMNS.has(name);
   const needsRoot = [...filterFields(query.filter)].some((field) => {
     const target = targetOf(field);
+    if (target.kind === 'trace') return false;
     return target.kind === 'attribute' || !onSummary(target.column);
   });
   if (needsRoot) {
@@ -71,7 +74,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
       join.on('r.application_id', 't.application_id').andOn('r.trace_id', 't.trace_id').andOn('r.span_id', 't.root_span_id');
     });
   }
-  const where = compileFilter(query.filter, { dialect, column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`) });
+  const where = compileFilter(query.filter, { dialect, column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`), traceColumn });
   return builder.where(where as (inner: Knex.QueryBuilder) => void);
 }
 

@@ -196,6 +196,17 @@ describe('filter compiler: SQL and bindings per dialect', () => {
       });
     }
 
+    it('reads trace-level fields from the trace summary the caller names, and refuses them without one', () => {
+      const validated = validateFilter({ or: [{ field: 'trace.error_count', op: 'gt', value: 0 }, { field: 'trace.spans_count', op: 'in', value: ['1', '2'] }] }, { traceFields: true });
+      if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+      const where = compileFilter(validated.filter, { dialect, column: (name) => `s.${name}`, traceColumn: (name) => `t.${name}` });
+      expect(sqlOf(knex.queryBuilder().where(where as (builder: Knex.QueryBuilder) => void))).to.deep.equal({
+        sql: 'select * where (t.error_count > ? or t.spans_count IN (?, ?))',
+        bindings: [0, 1, 2],
+      });
+      expect(() => compileFilter(validated.filter, { dialect, column: (name) => `s.${name}` })).to.throw('outside a read of traces');
+    });
+
     it('binds a hostile value and never writes it into the SQL', () => {
       const hostile = "x'); DROP TABLE spans; --";
       const { sql, bindings } = compiled(knex, dialect, { or: [c('span_name', 'eq', hostile), c('span_attributes.a', 'contains', hostile)] });
