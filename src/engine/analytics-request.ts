@@ -52,7 +52,8 @@ export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
   const issues: ValidationIssue[] = [];
   let parsed: ReturnType<typeof engineRequest> | undefined;
   try {
-    parsed = engineRequest({ headers: request.headers, query: request.query, body: { filter: body.filter } });
+    // Trace-level fields (trace.duration_ms, ...) read the trace summary: usable at trace grain only.
+    parsed = engineRequest({ headers: request.headers, query: request.query, body: { filter: body.filter } }, grain);
   } catch (error) {
     if (!(error instanceof RequestValidationError)) throw error;
     issues.push(...error.issues);

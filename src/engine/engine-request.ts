@@ -24,8 +24,12 @@ export interface EngineRequest {
   limit: number;
 }
 
-/** Reads and checks an engine request; the document has already checked types, ranges and presence. */
-export function engineRequest(request: EngineRead): EngineRequest {
+/**
+ * Reads and checks an engine request; the document has already checked types, ranges and
+ * presence. `reads` says whether the operation reads traces (listTraces, getTraceMetrics),
+ * where the filter may use the trace-level fields, or spans.
+ */
+export function engineRequest(request: EngineRead, reads: 'spans' | 'traces' = 'spans'): EngineRequest {
   const { query } = request;
   const issues: ValidationIssue[] = [];
   let window: TimeWindow = { startNs: undefined, endNs: undefined };
@@ -35,7 +39,7 @@ export function engineRequest(request: EngineRead): EngineRequest {
     if (!(error instanceof RequestValidationError)) throw error;
     issues.push(...error.issues);
   }
-  const filter = validateFilter(request.body?.filter);
+  const filter = validateFilter(request.body?.filter, { traceFields: reads === 'traces' });
   if (!filter.ok) issues.push(...filter.issues);
   if (issues.length > 0) throw new RequestValidationError(issues);
   return {

@@ -10,7 +10,7 @@ import { traceSummary } from './wire.js';
 
 export function listTraces({ knex }: ServiceDeps): OperationHandler<operations['listTraces']> {
   return async (request) => {
-    const parsed = engineRequest(request);
+    const parsed = engineRequest(request, 'traces');
     const window = requiredWindow(parsed);
     // Coerced to a boolean by the document's schema (false when absent).
     const searchChildSpans = request.query.search_child_spans === true;

@@ -7,7 +7,21 @@ import type { ResolvedField } from './fields.js';
 type DocumentOperator = components['schemas']['FilterOperator'];
 
 /** The operators, in the order of the document's enum (test/filter/ast.test.ts). */
-export const OPERATORS = ['eq', 'neq', 'contains', 'starts_with', 'ends_with', 'gt', 'lt', 'gte', 'lte'] as const satisfies readonly DocumentOperator[];
+export const OPERATORS = [
+  'eq',
+  'neq',
+  'contains',
+  'starts_with',
+  'ends_with',
+  'gt',
+  'lt',
+  'gte',
+  'lte',
+  'in',
+  'not_in',
+  'exists',
+  'not_exists',
+] as const satisfies readonly DocumentOperator[];
 export type Operator = (typeof OPERATORS)[number];
 
 // Every operator of the document is listed: this fails to compile when one is left out above.
@@ -17,25 +31,74 @@ void everyOperatorListed;
 
 export const STRING_OPERATORS = ['contains', 'starts_with', 'ends_with'] as const satisfies readonly Operator[];
 export const NUMERIC_OPERATORS = ['gt', 'lt', 'gte', 'lte'] as const satisfies readonly Operator[];
+/** The operators whose value is a list of strings, each compared as `eq` compares it. */
+export const LIST_OPERATORS = ['in', 'not_in'] as const satisfies readonly Operator[];
+/** The operators that take no value. */
+export const PRESENCE_OPERATORS = ['exists', 'not_exists'] as const satisfies readonly Operator[];
+export type ListOperator = (typeof LIST_OPERATORS)[number];
+export type PresenceOperator = (typeof PRESENCE_OPERATORS)[number];
+export type ValueOperator = Exclude<Operator, ListOperator | PresenceOperator>;
 
-/** One comparison as the caller sent it, with what validation made of it. */
-export interface Condition {
+/**
+ * The largest integer a JSON number may be: the body parser reads JSON numbers as doubles, which
+ * hold every integer up to 2^53 − 1 exactly and round larger ones silently, so a larger integer
+ * must come as a string (openapi/engine.yaml, FilterCondition.value).
+ */
+export const MAX_JSON_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/** The most values an `in` / `not_in` list holds (openapi/engine.yaml, FilterCondition.value). */
+export const MAX_LIST_VALUES = 1000;
+
+interface ConditionBase {
   kind: 'condition';
   field: string;
-  op: Operator;
-  value: string;
   /** What `field` reads (fields.ts). */
   resolved: ResolvedField;
-  /** `value` as a number, for every numeric comparison: any operator on a number field, gt/lt/gte/lte on an attribute. */
-  number?: number;
 }
+
+/** One comparison with one value, as the caller sent it, with what validation made of it. */
+export interface ValueCondition extends ConditionBase {
+  op: ValueOperator;
+  /** The value as sent; a JSON number as its JavaScript text (`250`). */
+  value: string;
+  /** `value` as a number, for every numeric comparison: any operator on a number field, gt/lt/gte/lte on an attribute, a JSON number. */
+  number?: number;
+  /** The caller sent a JSON number: `eq` / `neq` on an attribute compare its numeric reading. */
+  numberGiven?: true;
+}
+
+/**
+ * `in` / `not_in`: any `eq` / every `neq` of the elements. On a number field every element is a
+ * number; on an attribute, strings compare with its text form and JSON numbers with its numeric
+ * reading; on a text field every element is a string.
+ */
+export interface ListCondition extends ConditionBase {
+  op: ListOperator;
+  /** The elements compared as text. */
+  values: string[];
+  /** The elements compared as numbers. */
+  numbers: number[];
+}
+
+/** `exists` / `not_exists`: whether the field holds a value. */
+export interface PresenceCondition extends ConditionBase {
+  op: PresenceOperator;
+}
+
+export type Condition = ValueCondition | ListCondition | PresenceCondition;
 
 export interface Group {
   kind: 'and' | 'or';
   children: FilterNode[];
 }
 
-export type FilterNode = Condition | Group;
+/** Matches exactly where `child` does not match (absent values included). */
+export interface Not {
+  kind: 'not';
+  child: FilterNode;
+}
+
+export type FilterNode = Condition | Group | Not;
 
 /** Documented limits (openapi/engine.yaml, FilterNode): beyond them the answer is 422. */
 export const MAX_FILTER_DEPTH = 100;

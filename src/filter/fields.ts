@@ -40,6 +40,18 @@ export type TextField = Exclude<FixedField, NumberField>;
 /** The fixed fields that hold text, in the document's order. */
 export const TEXT_FIELDS = FILTER_FIELDS.filter((field): field is TextField => !(NUMBER_FIELDS as readonly string[]).includes(field));
 
+/**
+ * The trace-level fields, in the order of the document's TraceFilterField enum: numbers of the
+ * summary of the span's trace, usable only where traces are read (validate.ts, traceFields).
+ */
+export const TRACE_FIELDS = ['trace.duration_ms', 'trace.total_cost', 'trace.spans_count', 'trace.error_count'] as const satisfies readonly components['schemas']['TraceFilterField'][];
+export type TraceField = (typeof TRACE_FIELDS)[number];
+
+// Every trace field of the document is listed: this fails to compile when one is left out above.
+type MissingTraceField = Exclude<components['schemas']['TraceFilterField'], TraceField>;
+const everyTraceFieldListed: [MissingTraceField] extends [never] ? true : MissingTraceField = true;
+void everyTraceFieldListed;
+
 /** The attribute maps a field `<source>.<key>` reads. */
 const ATTRIBUTE_SOURCES = ['span_attributes', 'resource_attributes'] as const;
 export type AttributeSource = (typeof ATTRIBUTE_SOURCES)[number];
@@ -50,6 +62,8 @@ const ATTRIBUTE_PATH = /^[A-Za-z0-9_.]+$/;
 export type ResolvedField =
   | { kind: 'text'; name: TextField }
   | { kind: 'number'; name: NumberField }
+  /** A number of the span's trace summary. */
+  | { kind: 'trace'; name: TraceField }
   /** One attribute, named by its whole flat dotted key (`http.response.status_code`). */
   | { kind: 'attribute'; source: AttributeSource; key: string };
 
@@ -58,6 +72,7 @@ export type FieldResolution = { ok: true; field: ResolvedField } | { ok: false; 
 export function resolveField(field: string): FieldResolution {
   if ((NUMBER_FIELDS as readonly string[]).includes(field)) return { ok: true, field: { kind: 'number', name: field as NumberField } };
   if ((TEXT_FIELDS as readonly string[]).includes(field)) return { ok: true, field: { kind: 'text', name: field as TextField } };
+  if ((TRACE_FIELDS as readonly string[]).includes(field)) return { ok: true, field: { kind: 'trace', name: field as TraceField } };
   const source = ATTRIBUTE_SOURCES.find((candidate) => field.startsWith(`${candidate}.`));
   if (!source) return { ok: false, reason: 'unknown' };
   const key = field.slice(source.length + 1);

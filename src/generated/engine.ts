@@ -464,7 +464,8 @@ export interface components {
             filter?: components["schemas"]["FilterNode"] | null;
         };
         /**
-         * @description A filter expression: a condition, an AND group or an OR group. Groups nest.
+         * @description A filter expression: a condition, an AND group, an OR group or a NOT node. Groups
+         *     and NOT nodes nest.
          *
          *     **Semantics**
          *
@@ -490,8 +491,40 @@ export interface components {
          *       themselves and so does text that is a JSON number literal (`"200"`, `"-1.5"`,
          *       `"2e3"`; not `" 200"`, `"+5"`, `".5"` or `"0x1F"`); a value with no numeric reading
          *       (other text, a boolean, an array or an object) matches no numeric operator.
-         *     - A condition on an absent value (a `null` field, a missing attribute) matches
-         *       nothing, `neq` included.
+         *     - `trace.duration_ms`, `trace.total_cost`, `trace.spans_count` and
+         *       `trace.error_count` (`TraceFilterField`) read the summary of the span's trace
+         *       (numeric, never absent) and are usable in `POST /traces`, `POST /engine/metrics`
+         *       and `POST /engine/analytics` at `traces` grain only (a 422 in `POST /engine/query`
+         *       and at `spans` grain). With `search_child_spans=true` a trace matches
+         *       when one of its spans matches the whole filter, `trace.*` read from the trace;
+         *       without it, when its root span does.
+         *     - A condition on an absent value (a `null` field, a missing attribute, an attribute
+         *       that is JSON `null`) matches nothing, `neq` and `not_in` included; only
+         *       `not_exists` matches it.
+         *     - A numeric value may also be sent as a JSON number (`"value": 250`), with the same
+         *       meaning as the string `"250"` on `duration_ms`, `cost`, `usage.amount` and with
+         *       `gt`, `lt`, `gte`, `lte`. With `eq`/`neq` on an attribute a JSON number compares
+         *       the attribute's numeric reading (`250` matches the number 250, the string `"250"`
+         *       and the string `"2.5e2"`), while a string keeps comparing the text form. A JSON
+         *       number on a text field, or with `contains`, `starts_with` or `ends_with`, is a 422
+         *       (send the value as a string). JSON numbers are read as doubles when the body is
+         *       parsed, so an integer beyond ±9007199254740991 (2^53 − 1) as a JSON number is a
+         *       422: send it as a string (every comparison is between doubles either way).
+         *     - `in`: the value is a non-empty array of at most 1000 elements, and the condition
+         *       matches when the field equals one of them, each compared as `eq` compares it
+         *       (exact, case-sensitive, `%`, `_` and `\` literal; numerically on `duration_ms`,
+         *       `cost` and `usage.amount`, where every element must be a number or a JSON number
+         *       literal; the text form of an attribute, or its numeric reading for an element that
+         *       is a JSON number; the short names of `span_kind` and `status_code`). `not_in`
+         *       matches when every element's `neq` matches: the field is present and equals none
+         *       of them.
+         *     - `exists` matches when the field is present (not `null`, the attribute set and not
+         *       JSON `null`); `not_exists` matches exactly the spans where it is absent. Neither
+         *       takes a `value` (a `value` is a 422).
+         *     - `{"not": X}` matches exactly the spans that do not match `X`: it is the negation of
+         *       "matches", not of the comparison. So a span without the attribute `k` matches
+         *       `{"not": {"field": "span_attributes.k", "op": "eq", "value": "v"}}`, while it
+         *       matches no `neq` condition on `k`.
          *     - `span_kind` accepts the short kind names: `SERVER` and `SPAN_KIND_SERVER` mean the
          *       same for `eq` and `neq`, and likewise `UNSPECIFIED`, `INTERNAL`, `CLIENT`,
          *       `PRODUCER` and `CONSUMER`. The other string operators compare with the stored full
@@ -508,15 +541,59 @@ export interface components {
          *       `vendor.unit`, `parent_unit` the span attribute `vendor.parent_unit`.
          *     - Identifiers are stored as lowercase hex, and comparisons are case-sensitive.
          *
-         *     Limits: a filter may nest at most 100 levels deep and hold at most 2000 nodes in all; beyond that the answer is 422.
+         *     Limits: a filter may nest at most 100 levels deep and hold at most 2000 nodes in all
+         *     (a NOT node is a level and a node, like a group); beyond that the answer is 422.
+         * @example {
+         *       "and": [
+         *         {
+         *           "field": "span_attributes.http.request.method",
+         *           "op": "in",
+         *           "value": [
+         *             "GET",
+         *             "HEAD"
+         *           ]
+         *         },
+         *         {
+         *           "not": {
+         *             "field": "status_code",
+         *             "op": "eq",
+         *             "value": "ERROR"
+         *           }
+         *         },
+         *         {
+         *           "field": "span_attributes.user.id",
+         *           "op": "exists"
+         *         }
+         *       ]
+         *     }
          */
-        FilterNode: components["schemas"]["FilterCondition"] | components["schemas"]["FilterAndGroup"] | components["schemas"]["FilterOrGroup"];
+        FilterNode: components["schemas"]["FilterCondition"] | components["schemas"]["FilterAndGroup"] | components["schemas"]["FilterOrGroup"] | components["schemas"]["FilterNotNode"];
         /**
-         * @description A test of one field against one value.
+         * @description A test of one field against one value. `value` is a string (or, where a number is
+         *     compared, a JSON number) for `eq`, `neq`, `contains`, `starts_with`, `ends_with`,
+         *     `gt`, `lt`, `gte` and `lte`; an array of such values for `in` and `not_in`; absent
+         *     for `exists` and `not_exists`. Any other combination is a 422.
          * @example {
          *       "field": "duration_ms",
          *       "op": "gt",
          *       "value": "250"
+         *     }
+         * @example {
+         *       "field": "span_kind",
+         *       "op": "in",
+         *       "value": [
+         *         "SERVER",
+         *         "CONSUMER"
+         *       ]
+         *     }
+         * @example {
+         *       "field": "span_attributes.http.response.status_code",
+         *       "op": "gte",
+         *       "value": 500
+         *     }
+         * @example {
+         *       "field": "span_attributes.error.type",
+         *       "op": "not_exists"
          *     }
          */
         FilterCondition: {
@@ -526,9 +603,11 @@ export interface components {
              * @description The value to compare with. Numeric comparisons carry the number as a string holding
              *     a finite JSON number literal and nothing else (`"250"`, `"0.5"`, `"-1e3"`; not
              *     `" 250"`, `"+5"` or `"0x10"`): see FilterNode. A text value may be as long as the
-             *     request body allows, for every operator.
+             *     request body allows, for every operator. A numeric value may also be a JSON
+             *     number (`250`; an integer only within ±9007199254740991): see FilterNode. For `in`
+             *     and `not_in`, 1 to 1000 such strings or numbers.
              */
-            value: string;
+            value?: string | number | (string | number)[];
         };
         /** @description Matches when every member matches (`[]` matches everything). */
         FilterAndGroup: {
@@ -539,19 +618,55 @@ export interface components {
             or: components["schemas"]["FilterNode"][];
         };
         /**
+         * @description Matches exactly the spans its member does not match, absent values included (see
+         *     FilterNode). Counts as one level and one node toward the limits.
+         * @example {
+         *       "not": {
+         *         "field": "span_attributes.http.response.status_code",
+         *         "op": "in",
+         *         "value": [
+         *           "200",
+         *           "204"
+         *         ]
+         *       }
+         *     }
+         */
+        FilterNotNode: {
+            not: components["schemas"]["FilterNode"];
+        };
+        /**
          * @description The comparison. `eq`, `neq`: equality (numeric on `duration_ms`, `cost`,
          *     `usage.amount`). `contains`, `starts_with`, `ends_with`: text only. `gt`, `lt`,
-         *     `gte`, `lte`: numeric only.
+         *     `gte`, `lte`: numeric only. `in`, `not_in`: equality with any / none of a list of
+         *     values (every field, compared as `eq` compares). `exists`, `not_exists`: whether
+         *     the field holds a value (every field; no `value`).
          * @enum {string}
          */
-        FilterOperator: "eq" | "neq" | "contains" | "starts_with" | "ends_with" | "gt" | "lt" | "gte" | "lte";
+        FilterOperator: "eq" | "neq" | "contains" | "starts_with" | "ends_with" | "gt" | "lt" | "gte" | "lte" | "in" | "not_in" | "exists" | "not_exists";
         /**
-         * @description A fixed span field, or an attribute path `span_attributes.<key>` /
+         * @description A fixed span field, a trace-level field (`TraceFilterField`, in `POST /traces`,
+         *     `POST /engine/metrics` and trace-grain `POST /engine/analytics` only), or an attribute path `span_attributes.<key>` /
          *     `resource_attributes.<key>` whose key uses only letters, digits, dots and
          *     underscores. Any other field is a 422.
          * @example span_attributes.http.response.status_code
          */
-        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name") | string;
+        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name") | components["schemas"]["TraceFilterField"] | string;
+        /**
+         * @description A number of the summary of the span's trace, as `POST /traces` returns it
+         *     (`TraceSummary`): `trace.duration_ms` its `duration_ms`, `trace.total_cost` its
+         *     `total_cost`, `trace.spans_count` its `spans_count`, `trace.error_count` its
+         *     `error_count`. Numeric like `duration_ms` (every operator but `contains`,
+         *     `starts_with`, `ends_with`); never absent. Usable in `POST /traces`,
+         *     `POST /engine/metrics` and `POST /engine/analytics` at `traces` grain (which reads
+         *     the traces of `search_child_spans=true`); in `POST /engine/query` and at `spans`
+         *     grain they are a 422. With
+         *     `search_child_spans=true` a trace matches when at least one of its spans matches the
+         *     whole filter, `trace.*` read from that span's trace (so they compose with `and`,
+         *     `or` and `not` like any field); without it, when its root span does.
+         * @example trace.error_count
+         * @enum {string}
+         */
+        TraceFilterField: "trace.duration_ms" | "trace.total_cost" | "trace.spans_count" | "trace.error_count";
         /**
          * @description The OTLP span kind, by its enum name.
          * @enum {string}

@@ -130,6 +130,21 @@ onEachDatabase('POST /engine/analytics', (app) => {
     expect(answer.body.other?.points[0]?.values).to.deep.equal([4, 3.75, 1]);
   });
 
+  it('takes the trace-level filter fields at grain traces, the same traces POST /traces lists, and refuses them at grain spans', async () => {
+    const filter = { field: 'trace.total_cost', op: 'gte', value: 2 };
+    const answer = await analytics({ grain: 'traces', filter, granularity: 'day', measures: [{ fn: 'count' }, { fn: 'min', field: 'total_cost' }] });
+    expect(answer.status, answer.text).to.equal(200);
+    const listed = await call(app().url, 'POST', '/traces', { query: { ...QUERY, search_child_spans: true, limit: 100 }, headers: caller.headers, json: { filter } });
+    expect(listed.status, listed.text).to.equal(200);
+    const total = (listed.body as { pagination: { total: number } }).pagination.total;
+    expect(total).to.be.greaterThan(0);
+    const points = answer.body.groups.flatMap((group) => group.points);
+    expect(points.reduce((sum, point) => sum + Number(point.values[0]), 0)).to.equal(total);
+    for (const point of points) expect(Number(point.values[1])).to.be.at.least(2);
+    const spans = await analytics({ grain: 'spans', filter, measures: [{ fn: 'count' }] });
+    expect(spans.status, spans.text).to.equal(422);
+  });
+
   it('refuses what the schema cannot express, each at its place', async () => {
     const cases: Array<[unknown, Array<string | number>, Record<string, string>?]> = [
       [{ group_by: ['duration_ms'], measures: [{ fn: 'count' }] }, ['body', 'group_by', 0]],

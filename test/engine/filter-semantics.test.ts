@@ -115,6 +115,34 @@ const CASES: Case[] = [
   ['and with an empty and', { and: [{ and: [] }, c('span_kind', 'eq', 'SERVER')] }, ['get', 'bare']],
   ['nesting 64 levels deep', nested(64, c('span_name', 'contains', 'check')), ['get', 'getpad', 'lower']],
   ['nesting 100 levels deep (the documented limit)', nested(98, { or: [c('span_id', 'eq', hexId(6)), c('unit', 'eq', 'llm')] }), ['lower', 'bare']],
+  // Engine API 1.2: in / not_in, exists / not_exists, not.
+  ['in is exact: no padding, case-sensitive', { field: 'span_name', op: 'in', value: ['GET /checkout', 'get'] }, ['get']],
+  ['in keeps a trailing space', { field: 'service_name', op: 'in', value: ['checkout ', 'Checkout'] }, ['getpad', 'lower']],
+  ['in with literal wildcards', { field: 'billing.sku_name', op: 'in', value: ['a!b*c?[d]', 'a_b%c'] }, ['wild']],
+  ['in with span_kind short and full names', { field: 'span_kind', op: 'in', value: ['SERVER', 'SPAN_KIND_CLIENT', 'server'] }, ['get', 'getpad', 'bare']],
+  ['in on a number field, numerically', { field: 'cost', op: 'in', value: ['5e-1', '7'] }, ['get']],
+  ['in on an attribute: the text form', { field: 'span_attributes.http.status_code', op: 'in', value: ['200', '2e2'] }, ['get', 'getpad', 'lower']],
+  ['not_in leaves out absent values', { field: 'service_name', op: 'not_in', value: ['checkout'] }, ['getpad', 'lower']],
+  ['not_in on an attribute with padding', { field: 'span_attributes.http.method', op: 'not_in', value: ['GET'] }, ['getpad', 'lower']],
+  ['not_in on a number field leaves out absent values', { field: 'cost', op: 'not_in', value: ['0.5'] }, ['getpad']],
+  ['exists on a column', { field: 'cost', op: 'exists' }, ['get', 'getpad']],
+  ['not_exists on a column', { field: 'service_name', op: 'not_exists' }, ['wild', 'plain', 'accent', 'bare']],
+  ['exists on an attribute: JSON null is absent', { field: 'span_attributes.x.y', op: 'exists' }, []],
+  ['not_exists on an attribute: missing, JSON null, or no attributes at all', { field: 'span_attributes.retry', op: 'not_exists' }, ['lower', 'wild', 'plain', 'accent', 'bare']],
+  ['not matches the absent values eq leaves out', { not: c('span_attributes.http.method', 'eq', 'GET') }, ['getpad', 'lower', 'wild', 'plain', 'accent', 'bare']],
+  ['not of neq: the equal and the absent', { not: c('service_name', 'neq', 'checkout') }, ['get', 'wild', 'plain', 'accent', 'bare']],
+  ['not of a group with absent values', { not: { or: [c('cost', 'gt', '1'), c('span_attributes.nope', 'eq', 'x')] } }, ['get', 'lower', 'wild', 'plain', 'accent', 'bare']],
+  ['not not is the member', { not: { not: c('cost', 'lt', '1') } }, ['get']],
+  ['not of and: [] matches nothing', { not: { and: [] } }, []],
+  ['not inside and', { and: [c('span_kind', 'eq', 'SERVER'), { not: c('span_name', 'eq', '') }] }, ['get']],
+  // Engine API 1.2: numeric values as JSON numbers.
+  ['JSON number on a number field means its string', { field: 'cost', op: 'eq', value: 0.5 }, ['get']],
+  ['JSON number eq on an attribute: the numeric reading', { field: 'span_attributes.http.status_code', op: 'eq', value: 200 }, ['get', 'getpad', 'lower']],
+  ['string eq on an attribute keeps the text form', c('span_attributes.http.status_code', 'eq', '200'), ['get', 'getpad']],
+  ['JSON number neq on an attribute: only values with a numeric reading', { field: 'span_attributes.http.status_code', op: 'neq', value: 201 }, ['get', 'getpad', 'lower']],
+  ['JSON number gte on an attribute', { field: 'span_attributes.http.status_code', op: 'gte', value: 200 }, ['get', 'getpad', 'lower']],
+  ['in with a string and a JSON number on an attribute', { field: 'span_attributes.http.status_code', op: 'in', value: ['abc', 2e2] }, ['get', 'getpad', 'lower', 'plain']],
+  ['not_in with JSON numbers on a number field', { field: 'cost', op: 'not_in', value: [1, 2] }, ['get', 'getpad']],
 ];
 
 onEachDatabase('filter semantics', (app) => {
@@ -141,6 +169,59 @@ onEachDatabase('filter semantics', (app) => {
       }
     });
   }
+
+  it('answers 422 to a JSON-number integer past 2^53 - 1 and to a JSON number on a text field, saying to send a string', async () => {
+    const big = await call(app().url, 'POST', '/engine/query', {
+      query: WINDOW,
+      headers: { ...caller.headers, 'content-type': 'application/json' },
+      rawBody: '{"filter": {"field": "cost", "op": "eq", "value": 12345678901234567891}}',
+    });
+    expect(big.status, big.text).to.equal(422);
+    expect(big.body.detail[0]).to.include({ type: 'value_error' });
+    expect(big.body.detail[0].msg).to.include('send it as a string');
+    const text = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: { field: 'span_name', op: 'eq', value: 5 } } });
+    expect(text.status, text.text).to.equal(422);
+    expect(text.body.detail).to.deep.equal([{ loc: ['body', 'filter', 'value'], msg: '"span_name" holds text: send the value as a string, not the JSON number 5', type: 'value_error' }]);
+  });
+
+  describe('trace-level fields', () => {
+    const TRACE = 'f'.repeat(32);
+    async function tracesFor(filter: unknown, searchChildSpans: boolean): Promise<string[]> {
+      const response = await call(app().url, 'POST', '/traces', { query: { ...WINDOW, search_child_spans: searchChildSpans }, headers: caller.headers, json: { filter } });
+      expect(response.status, response.text).to.equal(200);
+      return response.body.data.map((trace: { trace_id: string }) => trace.trace_id);
+    }
+
+    it('read the trace of any span with search_child_spans=true, composed with span fields', async () => {
+      expect(await tracesFor({ and: [{ field: 'trace.spans_count', op: 'eq', value: 7 }, c('span_name', 'eq', '')] }, true)).to.deep.equal([TRACE]);
+      expect(await tracesFor({ and: [{ field: 'trace.spans_count', op: 'gt', value: '7' }, c('span_name', 'eq', '')] }, true)).to.deep.equal([]);
+      expect(await tracesFor({ not: { field: 'trace.error_count', op: 'eq', value: 0 } }, true)).to.deep.equal([]);
+      expect(await tracesFor({ or: [{ field: 'trace.total_cost', op: 'gte', value: 100000000 }, { field: 'trace.duration_ms', op: 'lt', value: 0 }] }, true)).to.deep.equal([TRACE]);
+    });
+
+    it('read the root span and its trace with search_child_spans=false', async () => {
+      expect(await tracesFor({ and: [{ field: 'trace.spans_count', op: 'in', value: ['7'] }, c('span_name', 'eq', 'GET /checkout')] }, false)).to.deep.equal([TRACE]);
+      expect(await tracesFor({ and: [{ field: 'trace.spans_count', op: 'in', value: ['7'] }, c('span_name', 'eq', '')] }, false)).to.deep.equal([]);
+    });
+
+    it('count in POST /engine/metrics', async () => {
+      const response = await call(app().url, 'POST', '/engine/metrics', { query: WINDOW, headers: caller.headers, json: { filter: { field: 'trace.spans_count', op: 'gte', value: 7 } } });
+      expect(response.status, response.text).to.equal(200);
+      expect(response.body.trace_count).to.equal(1);
+    });
+
+    it('are a 422 in POST /engine/query, saying where they are usable', async () => {
+      const response = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: { field: 'trace.duration_ms', op: 'gt', value: 1 } } });
+      expect(response.status, response.text).to.equal(422);
+      expect(response.body.detail).to.deep.equal([
+        {
+          loc: ['body', 'filter', 'field'],
+          msg: '"trace.duration_ms" reads the summary of a trace: it is usable in POST /traces, POST /engine/metrics and trace-grain POST /engine/analytics, not in a read of spans',
+          type: 'value_error',
+        },
+      ]);
+    });
+  });
 
   it('answers 422, never 500, one level past the nesting limit', async () => {
     const response = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: nested(101, c('span_name', 'eq', 'x')) } });

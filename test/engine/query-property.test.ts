@@ -1,7 +1,7 @@
 // Property test on every database: random span sets and random filter trees (depth up to 6,
-// every field and operator); POST /engine/query, POST /traces (both search_child_spans values),
-// POST /engine/metrics and POST /engine/analytics (both grains, random group-by, measures,
-// granularity and row limit) must agree with the plain reference evaluator written from
+// every field and operator, `not` nodes, trace-level fields); POST /engine/query, POST /traces (both
+// search_child_spans values), POST /engine/metrics and POST /engine/analytics (both grains, random
+// group-by, measures, granularity and row limit) must agree with the plain reference evaluator written from
 // docs/filter-semantics.md and openapi/engine.yaml. FC_SEED and FC_RUNS reproduce or widen a run.
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -174,15 +174,67 @@ function valueFor(rows: SpanRow[], field: string, op: string, pool: string[]): f
 function conditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
   const pick = (fields: fc.Arbitrary<string>, ops: string[], pool: string[]) =>
     fc.tuple(fields, fc.constantFrom(...ops)).chain(([field, op]) => valueFor(rows, field, op, pool).map((value) => ({ field, op, value })));
+  // A numeric value, sometimes as a JSON number (engine API 1.2).
+  const pickNumeric = (fields: fc.Arbitrary<string>, ops: string[]) =>
+    fc.tuple(fields, fc.constantFrom(...ops), fc.boolean()).chain(([field, op, asNumber]) =>
+      valueFor(rows, field, op, NUMBER_VALUES).map((value) => ({ field, op, value: asNumber ? jsonNumber(value) : value })),
+    );
   return fc.oneof(
     pick(fc.constantFrom(...TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'span_kind', 'status_code'].includes(field))), STRING_OPS, TEXTS),
     pick(fc.constantFrom('trace_id', 'span_id'), STRING_OPS, ID_VALUES),
     fc.record({ field: fc.constant('span_kind'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...KIND_VALUES) }),
     fc.record({ field: fc.constant('status_code'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...STATUS_VALUES) }),
-    pick(fc.constantFrom(...NUMBER_FIELDS), ['eq', 'neq', ...NUMERIC_OPS], NUMBER_VALUES),
+    pickNumeric(fc.constantFrom(...NUMBER_FIELDS), ['eq', 'neq', ...NUMERIC_OPS]),
     pick(attributeField, STRING_OPS, TEXTS),
-    pick(attributeField, NUMERIC_OPS, NUMBER_VALUES),
+    pickNumeric(attributeField, ['eq', 'neq', ...NUMERIC_OPS]),
+    { weight: 3, arbitrary: listConditionFor(rows) },
+    { weight: 2, arbitrary: traceCondition },
+    fc.record({ field: anyField, op: fc.constantFrom('exists', 'not_exists') }),
   );
+}
+
+// Trace-level fields (POST /traces and /engine/metrics; a 422 in POST /engine/query). Counts
+// are exact integers; duration and cost sums may differ from the oracle's in the last bit, so
+// they get order comparisons with the pool's values only.
+const COUNTS = ['0', '1', '2', '3', '5'];
+const traceCondition = fc.oneof(
+  fc.tuple(fc.constantFrom('trace.spans_count', 'trace.error_count'), fc.constantFrom('eq', 'neq', ...NUMERIC_OPS), fc.constantFrom(...COUNTS), fc.boolean()).map(
+    ([field, op, value, asNumber]) => ({ field, op, value: asNumber ? Number(value) : value }),
+  ),
+  fc.tuple(fc.constantFrom('trace.spans_count', 'trace.error_count'), fc.constantFrom('in', 'not_in'), fc.array(fc.constantFrom(...COUNTS), { minLength: 1, maxLength: 3 })).map(
+    ([field, op, value]) => ({ field, op, value }),
+  ),
+  fc.record({ field: fc.constantFrom('trace.duration_ms', 'trace.total_cost'), op: fc.constantFrom(...NUMERIC_OPS), value: fc.constantFrom('0', '1', '-1.5', '200', '1e3', '0.5') }),
+  fc.record({ field: fc.constantFrom('trace.duration_ms', 'trace.error_count'), op: fc.constantFrom('exists', 'not_exists') }),
+);
+
+/** Whether a filter reads a trace-level field (then POST /engine/query answers 422). */
+function readsTraceFields(filter: unknown): boolean {
+  return JSON.stringify(filter ?? null).includes('"field":"trace.');
+}
+
+const anyField = fc.oneof(fc.constantFrom(...TEXT_FIELDS, ...NUMBER_FIELDS), attributeField);
+
+/** in / not_in on any field, with 1 to 4 values drawn as eq would draw them. */
+function listConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
+  return fc.tuple(anyField, fc.constantFrom('in', 'not_in')).chain(([field, op]) => {
+    const pool =
+      NUMBER_FIELDS.includes(field) ? NUMBER_VALUES
+      : field === 'span_kind' ? KIND_VALUES
+      : field === 'status_code' ? STATUS_VALUES
+      : field === 'trace_id' || field === 'span_id' ? ID_VALUES
+      : TEXTS;
+    const element = field.includes('attributes.') ? fc.oneof(valueFor(rows, field, 'eq', pool), valueFor(rows, field, 'gt', NUMBER_VALUES).map(jsonNumber)) : valueFor(rows, field, 'eq', pool);
+    const asNumbers = NUMBER_FIELDS.includes(field) ? fc.boolean() : fc.constant(false);
+    return fc.tuple(fc.array(element, { minLength: 1, maxLength: 4 }), asNumbers).map(([value, numbers]) => ({ field, op, value: numbers ? value.map(jsonNumber) : value }));
+  });
+}
+
+/** A numeric value as a JSON number; text that is no number, and integers past 2^53 − 1 (a 422), stay strings. */
+function jsonNumber(value: string | number): string | number {
+  if (typeof value === 'number' || !/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(value)) return value;
+  const number = Number(value);
+  return !Number.isFinite(number) || (Number.isInteger(number) && Math.abs(number) > Number.MAX_SAFE_INTEGER) ? value : number;
 }
 
 /** Filter trees nested at most `MAX_DEPTH` levels (a condition alone is depth 1). */
@@ -195,6 +247,7 @@ function treeFor(rows: SpanRow[], level = 1): fc.Arbitrary<unknown> {
     { weight: 2, arbitrary: condition },
     { weight: 2, arbitrary: fc.record({ and: fc.array(child, { maxLength: 3, size: 'max' }) }) },
     { weight: 1, arbitrary: fc.record({ or: fc.array(child, { maxLength: 3, size: 'max' }) }) },
+    { weight: 1, arbitrary: fc.record({ not: child }) },
   );
 }
 
@@ -241,6 +294,7 @@ const WIDTHS: Record<string, bigint> = { minute: 60n, five_minutes: 300n, fiftee
 
 function depth(node: unknown): number {
   if (node === null || typeof node !== 'object') return 0;
+  if ('not' in node) return 1 + depth(node.not);
   const group = (node as { and?: unknown[]; or?: unknown[] }).and ?? (node as { or?: unknown[] }).or;
   return group ? 1 + Math.max(0, ...group.map(depth)) : 1;
 }
@@ -273,10 +327,19 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
         const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
         const context = `filter ${JSON.stringify(filterValue)}`;
 
-        const spans = await post('/engine/query', windowNs, { filter: filterValue }, { limit: 100 });
-        const wantedSpans = expectedSpans(rows, window, filterValue);
-        expect(spans.data.map((row) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
-        expect(spans.total).to.equal(wantedSpans.length);
+        if (readsTraceFields(filterValue)) {
+          const refused = await call(app().url, 'POST', '/engine/query', {
+            query: { start_time: nanosToRfc3339(windowNs[0] as bigint), end_time: nanosToRfc3339(windowNs[1] as bigint), limit: 100 },
+            headers: caller.headers,
+            json: { filter: filterValue },
+          });
+          expect(refused.status, `spans, ${context}: ${refused.text}`).to.equal(422);
+        } else {
+          const spans = await post('/engine/query', windowNs, { filter: filterValue }, { limit: 100 });
+          const wantedSpans = expectedSpans(rows, window, filterValue);
+          expect(spans.data.map((row) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
+          expect(spans.total).to.equal(wantedSpans.length);
+        }
 
         for (const searchChildSpans of [false, true]) {
           const traces = await post('/traces', windowNs, { filter: filterValue }, { limit: 100, search_child_spans: searchChildSpans });

@@ -2,12 +2,13 @@
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../src/filter/ast.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_LIST_VALUES } from '../../src/filter/ast.js';
 import { validateFilter } from '../../src/filter/validate.js';
 
+/** `reads: traces`: the filter of POST /traces or POST /engine/metrics (trace-level fields allowed). */
 interface Corpus {
-  valid: Array<{ name: string; filter: unknown }>;
-  invalid: Array<{ name: string; filter: unknown; loc: Array<string | number>; type: string }>;
+  valid: Array<{ name: string; filter: unknown; reads?: 'traces' }>;
+  invalid: Array<{ name: string; filter: unknown; loc: Array<string | number>; type: string; reads?: 'traces' }>;
 }
 
 const corpus = parse(fs.readFileSync(new URL('./corpus.yaml', import.meta.url), 'utf8')) as Corpus;
@@ -19,16 +20,16 @@ function nested(depth: number): unknown {
 }
 
 describe('filter validation', () => {
-  for (const { name, filter } of corpus.valid) {
+  for (const { name, filter, reads } of corpus.valid) {
     it(`accepts: ${name}`, () => {
-      const result = validateFilter(filter);
+      const result = validateFilter(filter, { traceFields: reads === 'traces' });
       expect(result.ok, JSON.stringify(result)).to.equal(true);
     });
   }
 
-  for (const { name, filter, loc, type } of corpus.invalid) {
+  for (const { name, filter, loc, type, reads } of corpus.invalid) {
     it(`rejects once, at its place: ${name}`, () => {
-      const result = validateFilter(filter);
+      const result = validateFilter(filter, { traceFields: reads === 'traces' });
       if (result.ok) throw new Error('accepted an invalid filter');
       expect(result.issues).to.have.length(1);
       expect(result.issues[0]).to.include({ type });
@@ -57,6 +58,28 @@ describe('filter validation', () => {
     if (tooDeep.ok) throw new Error('accepted a filter past the depth limit');
     expect(tooDeep.issues).to.have.length(1);
     expect(tooDeep.issues[0]?.type).to.equal('too_deep');
+  });
+
+  it('counts a not node as a level, like a group', () => {
+    let node: unknown = { field: 'span_name', op: 'eq', value: 'x' };
+    for (let level = 1; level < MAX_FILTER_DEPTH; level += 1) node = level % 2 ? { not: node } : { and: [node] };
+    expect(validateFilter(node).ok).to.equal(true);
+    const tooDeep = validateFilter({ not: node });
+    if (tooDeep.ok) throw new Error('accepted a filter past the depth limit');
+    expect(tooDeep.issues.map((issue) => issue.type)).to.deep.equal(['too_deep']);
+  });
+
+  it(`takes up to ${MAX_LIST_VALUES} values for in, refuses one more, and parses numbers on number fields`, () => {
+    const values = Array.from({ length: MAX_LIST_VALUES }, (_, index) => String(index));
+    expect(validateFilter({ field: 'span_name', op: 'in', value: values }).ok).to.equal(true);
+    const tooLong = validateFilter({ field: 'span_name', op: 'in', value: [...values, 'x'] });
+    if (tooLong.ok) throw new Error('accepted a list past the limit');
+    expect(tooLong.issues).to.deep.equal([{ loc: ['body', 'filter', 'value'], msg: `operator "in" takes at most ${MAX_LIST_VALUES} values`, type: 'too_long' }]);
+    const numeric = validateFilter({ field: 'cost', op: 'not_in', value: ['1', '2e1'] });
+    expect(numeric).to.deep.equal({
+      ok: true,
+      filter: { kind: 'condition', field: 'cost', op: 'not_in', values: [], numbers: [1, 20], resolved: { kind: 'number', name: 'cost' } },
+    });
   });
 
   it(`refuses more than ${MAX_FILTER_NODES} nodes with one issue`, () => {

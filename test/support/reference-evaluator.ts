@@ -103,13 +103,53 @@ function compareText(actual: string, op: string, wanted: string): boolean {
 
 const NUMERIC_OPS = new Set(['gt', 'lt', 'gte', 'lte']);
 
-/** Whether a span matches a filter given as the JSON of a request body (null: everything). */
-export function spanMatches(span: SpanRow, filter: unknown): boolean {
+/** A field holds a value: a non-null column, an attribute that is set and not JSON null. */
+function present(span: SpanRow, field: string): boolean {
+  if (field in NUMBER_FIELDS) return span[NUMBER_FIELDS[field] as keyof SpanRow] !== null;
+  if (field in TEXT_FIELDS) return span[TEXT_FIELDS[field] as keyof SpanRow] !== null;
+  const actual = attribute(span, field);
+  return actual !== undefined && actual !== null;
+}
+
+/** The numbers of a trace's summary that the trace-level fields read. */
+export interface TraceFigures {
+  duration_ms: number;
+  total_cost: number;
+  spans_count: number;
+  error_count: number;
+}
+
+const TRACE_FIELDS: Record<string, keyof TraceFigures> = {
+  'trace.duration_ms': 'duration_ms',
+  'trace.total_cost': 'total_cost',
+  'trace.spans_count': 'spans_count',
+  'trace.error_count': 'error_count',
+};
+
+/**
+ * Whether a span matches a filter given as the JSON of a request body (null: everything);
+ * `trace` is the summary of the span's trace, for the trace-level fields (reads of traces only).
+ */
+export function spanMatches(span: SpanRow, filter: unknown, trace?: TraceFigures): boolean {
   if (filter === null || filter === undefined) return true;
   const node = filter as Record<string, unknown>;
-  if (Array.isArray(node.and)) return (node.and as unknown[]).every((child) => spanMatches(span, child));
-  if (Array.isArray(node.or)) return (node.or as unknown[]).some((child) => spanMatches(span, child));
-  const { field, op, value } = node as { field: string; op: string; value: string };
+  if (Array.isArray(node.and)) return (node.and as unknown[]).every((child) => spanMatches(span, child, trace));
+  if (Array.isArray(node.or)) return (node.or as unknown[]).some((child) => spanMatches(span, child, trace));
+  // `not` negates "matches", so an absent value that matches nothing matches its `not`.
+  if ('not' in node) return !spanMatches(span, node.not, trace);
+  const { field, op, value } = node as { field: string; op: string; value: string | number };
+
+  // in / not_in: any eq / every neq of the elements (so, like eq/neq, nothing on an absent value).
+  if (op === 'in') return (node.value as Array<string | number>).some((each) => spanMatches(span, { field, op: 'eq', value: each }, trace));
+  if (op === 'not_in') return (node.value as Array<string | number>).every((each) => spanMatches(span, { field, op: 'neq', value: each }, trace));
+  if (field in TRACE_FIELDS) {
+    if (!trace) throw new Error(`${field} outside a read of traces`);
+    // Never absent.
+    if (op === 'exists' || op === 'not_exists') return op === 'exists';
+    return compareNumbers(trace[TRACE_FIELDS[field] as keyof TraceFigures], op, Number(value));
+  }
+  if (op === 'exists') return present(span, field);
+  if (op === 'not_exists') return !present(span, field);
 
   if (field in NUMBER_FIELDS) {
     const actual = span[NUMBER_FIELDS[field] as keyof SpanRow] as number | null;
@@ -118,15 +158,16 @@ export function spanMatches(span: SpanRow, filter: unknown): boolean {
   if (field in TEXT_FIELDS) {
     const actual = span[TEXT_FIELDS[field] as keyof SpanRow] as string | null;
     if (actual === null) return false;
-    return compareText(actual, op, spelledOut(field, op, value));
+    return compareText(actual, op, spelledOut(field, op, value as string));
   }
   const actual = attribute(span, field);
   if (actual === undefined || actual === null) return false;
-  if (NUMERIC_OPS.has(op)) {
+  // A JSON number compares with the numeric reading, whatever the operator.
+  if (NUMERIC_OPS.has(op) || typeof value === 'number') {
     const number = numericReading(actual);
     return number !== undefined && compareNumbers(number, op, Number(value));
   }
-  return compareText(textForm(actual), op, value);
+  return compareText(textForm(actual), op, value as string);
 }
 
 function byNanos(left: string, right: string): number {
@@ -180,17 +221,20 @@ export function expectedTraces(spans: SpanRow[], window: { startNs: bigint; endN
   for (const [traceId, members] of byTrace) {
     const root = rootOf(members);
     if (!root || !inWindow(root.start_time_unix_nano, window)) continue;
-    const matched = searchChildSpans ? members.some((span) => spanMatches(span, filter)) : spanMatches(root, filter);
-    if (!matched) continue;
     const minStart = members.map((span) => BigInt(span.start_time_unix_nano)).reduce((a, b) => (b < a ? b : a));
     const maxEnd = members.map((span) => BigInt(span.end_time_unix_nano)).reduce((a, b) => (b > a ? b : a));
-    traces.push({
-      trace_id: traceId,
-      span_name: root.span_name,
+    const figures: TraceFigures = {
       duration_ms: Number(maxEnd - minStart) / 1e6,
       spans_count: members.length,
       total_cost: members.reduce((sum, span) => sum + (span.cost ?? 0), 0),
       error_count: members.filter((span) => span.status_code === 'STATUS_CODE_ERROR').length,
+    };
+    const matched = searchChildSpans ? members.some((span) => spanMatches(span, filter, figures)) : spanMatches(root, filter, figures);
+    if (!matched) continue;
+    traces.push({
+      trace_id: traceId,
+      span_name: root.span_name,
+      ...figures,
       min_start_time_unix_nano: minStart.toString(),
       service_name: root.service_name,
       unit: root.unit,

@@ -93,7 +93,7 @@ function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
   const keys = query.groupBy.map((field) => {
     const target = targetOf(field);
     if (target.kind === 'attribute') return dialect.attributeText(`${alias}.${target.source}`, target.key);
-    if (target.kind === 'number') throw new Error(`numeric group key ${field}`);
+    if (target.kind === 'number' || target.kind === 'trace') throw new Error(`numeric group key ${field}`);
     return { sql: `${alias}.${target.column satisfies FilterColumn}`, bindings: [] };
   });
   return {

@@ -6,17 +6,31 @@
 // parsed. Dialect differences come from one small module per database (src/storage/sql/).
 //
 // Semantics (docs/filter-semantics.md): `and: []` is true and `or: []` false; a condition on an
-// absent value (NULL column, missing or JSON-null attribute) is NULL, which the filter language
-// can never negate (it has no `not`), so it matches nothing, `neq` included.
+// absent value (NULL column, missing or JSON-null attribute) is NULL, so it matches nothing,
+// `neq` and `not_in` included. AND/OR keep NULL as "no match" (a NULL operand can make neither
+// TRUE), and a `not` node is the dialect's notMatching, TRUE for FALSE and NULL alike, so every
+// node answers "matches" two-valued where it counts.
 import type { Knex } from 'knex';
-import type { Condition, FilterNode, Operator } from '../../filter/ast.js';
-import { fragment, type SqlDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
-import { storedEnumValue, targetOfResolved, type FilterColumn } from './filter-targets.js';
+import type { Condition, FilterNode, ListCondition, Operator, PresenceCondition, ValueCondition } from '../../filter/ast.js';
+import { fragment, placeholders, type SqlDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
+import { storedEnumValue, targetOfResolved, type FilterColumn, type TraceSummaryColumn } from './filter-targets.js';
 
 export interface CompileOptions {
   dialect: SqlDialect;
   /** The qualified SQL name of a `spans` column in the query at hand, e.g. `s.span_name`. */
   column(name: FilterColumn): string;
+  /**
+   * The qualified SQL name of a column of the span's trace summary (`traces`), e.g.
+   * `t.duration_ms`; absent where spans are read, which validation keeps trace fields out of.
+   */
+  traceColumn?(name: TraceSummaryColumn): string;
+}
+
+/** The SQL name of the column a column target reads. */
+function columnSql(target: { kind: 'text' | 'number'; column: FilterColumn } | { kind: 'trace'; column: TraceSummaryColumn }, options: CompileOptions): string {
+  if (target.kind !== 'trace') return options.column(target.column);
+  if (!options.traceColumn) throw new Error(`trace field ${target.column} outside a read of traces`);
+  return options.traceColumn(target.column);
 }
 
 const COMPARISON: Record<'eq' | 'neq' | 'gt' | 'lt' | 'gte' | 'lte', string> = { eq: '=', neq: '<>', gt: '>', lt: '<', gte: '>=', lte: '<=' };
@@ -30,19 +44,62 @@ function compare(expression: SqlFragment, op: keyof typeof COMPARISON, value: nu
 }
 
 /** The number validation parsed for a numeric comparison. */
-function numberOf(condition: Condition): number {
+function numberOf(condition: ValueCondition): number {
   if (condition.number === undefined) throw new Error(`no number for ${condition.op} on ${condition.field}`);
   return condition.number;
 }
 
-/** One condition as SQL; the value is bound. */
-function conditionSql(condition: Condition, { dialect, column }: CompileOptions): SqlFragment {
+/** The expression a condition reads: a column, or an attribute's text form. */
+function readExpression(condition: Condition, options: CompileOptions): { expression: SqlFragment; plainColumn: boolean } {
+  const target = targetOfResolved(condition.resolved);
+  if (target.kind === 'attribute') return { expression: options.dialect.attributeText(options.column(target.source), target.key), plainColumn: false };
+  return { expression: fragment(columnSql(target, options)), plainColumn: true };
+}
+
+/** `exists` / `not_exists`: two-valued already (IS NULL is never NULL). */
+function presenceSql(condition: PresenceCondition, options: CompileOptions): SqlFragment {
+  const { expression } = readExpression(condition, options);
+  return fragment(`${expression.sql} ${condition.op === 'exists' ? 'IS NOT NULL' : 'IS NULL'}`, ...expression.bindings);
+}
+
+function numberIn(expression: SqlFragment, numbers: number[], negate: boolean): SqlFragment {
+  return fragment(`${expression.sql} ${negate ? 'NOT IN' : 'IN'} (${placeholders(numbers.length)})`, ...expression.bindings, ...numbers);
+}
+
+/**
+ * `in` / `not_in`: any `eq` / every `neq` of the elements (NULL on an absent value). On an
+ * attribute, the strings test its text form and the JSON numbers its numeric reading.
+ */
+function listSql(condition: ListCondition, options: CompileOptions): SqlFragment {
+  const negate = condition.op === 'not_in';
+  const target = targetOfResolved(condition.resolved);
+  const { expression, plainColumn } = readExpression(condition, options);
+  if (target.kind === 'number' || target.kind === 'trace') return numberIn(expression, condition.numbers, negate);
+  const values = target.kind === 'text' ? condition.values.map((value) => storedEnumValue(target.column, value)) : condition.values;
+  const parts: SqlFragment[] = [];
+  if (values.length > 0) parts.push(options.dialect.textIn(expression, values, negate, plainColumn));
+  if (target.kind === 'attribute' && condition.numbers.length > 0) {
+    parts.push(numberIn(options.dialect.attributeNumber(options.column(target.source), target.key), condition.numbers, negate));
+  }
+  if (parts.length === 1) return parts[0] as SqlFragment;
+  return fragment(`(${parts.map((part) => part.sql).join(negate ? ' AND ' : ' OR ')})`, ...parts.flatMap((part) => part.bindings));
+}
+
+/** One condition as SQL; the values are bound. */
+function conditionSql(condition: Condition, options: CompileOptions): SqlFragment {
+  if (condition.op === 'exists' || condition.op === 'not_exists') return presenceSql(condition as PresenceCondition, options);
+  if (condition.op === 'in' || condition.op === 'not_in') return listSql(condition as ListCondition, options);
+  return valueSql(condition as ValueCondition, options);
+}
+
+function valueSql(condition: ValueCondition, options: CompileOptions): SqlFragment {
+  const { dialect, column } = options;
   const { op, value } = condition;
   const target = targetOfResolved(condition.resolved);
 
-  if (target.kind === 'number') {
+  if (target.kind === 'number' || target.kind === 'trace') {
     if (isTextMatch(op)) throw new Error(`operator ${op} on numeric field ${condition.field}`);
-    return compare(fragment(column(target.column)), op, numberOf(condition));
+    return compare(fragment(columnSql(target, options)), op, numberOf(condition));
   }
 
   if (target.kind === 'text') {
@@ -53,6 +110,8 @@ function conditionSql(condition: Condition, { dialect, column }: CompileOptions)
   }
 
   const source = column(target.source);
+  // A JSON number: `eq` / `neq` compare the attribute's numeric reading, like gt/lt do.
+  if (condition.numberGiven && (op === 'eq' || op === 'neq')) return compare(dialect.attributeNumber(source, target.key), op, numberOf(condition));
   if (op === 'eq') return dialect.attributeEquals?.(source, target.key, value) ?? dialect.textEquals(dialect.attributeText(source, target.key), value, false, false);
   if (op === 'neq') return dialect.textEquals(dialect.attributeText(source, target.key), value, true, false);
   if (isTextMatch(op)) return dialect.textMatches(dialect.attributeText(source, target.key), op, value);
@@ -97,6 +156,11 @@ function joinBalanced(children: Compiled[], operator: 'and' | 'or', weights: num
 
 function compileNode(node: FilterNode, options: CompileOptions): Compiled {
   if (node.kind === 'condition') return { ...conditionSql(node, options), height: 0 };
+  if (node.kind === 'not') {
+    const child = compileNode(node.child, options);
+    // One level more, so that it is parenthesised as an operand of AND/OR.
+    return { ...options.dialect.notMatching(child), height: child.height + 1 };
+  }
   if (node.children.length === 0) return { sql: node.kind === 'and' ? '1 = 1' : '1 = 0', bindings: [], height: 0 };
   const children = node.children.map((child) => compileNode(child, options));
   return joinBalanced(children, node.kind, children.map((child) => 2 ** child.height), 0, children.length);

@@ -3,7 +3,7 @@
 // columns is stored. Only names from this table ever become SQL identifiers; an attribute key
 // is user text and is only ever bound (inside a JSON path).
 import type { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from './span-row.js';
-import { resolveField, type AttributeSource, type FixedField, type ResolvedField } from '../../filter/fields.js';
+import { resolveField, type AttributeSource, type FixedField, type ResolvedField, type TraceField } from '../../filter/fields.js';
 import { spelledOutSpanKind, spelledOutStatusCode } from '../../span-enums.js';
 
 /** The columns of table `spans` that a filter can read. */
@@ -16,9 +16,14 @@ export type FilterColumn =
   | (typeof SPAN_NUMBER_COLUMNS)[number]
   | AttributeSource;
 
+/** The columns of table `traces` (the per-trace summary) that a trace-level field reads. */
+export type TraceSummaryColumn = 'duration_ms' | 'total_cost' | 'spans_count' | 'error_count';
+
 type FieldTarget =
   | { kind: 'text'; column: FilterColumn }
   | { kind: 'number'; column: FilterColumn }
+  /** A number of the span's trace summary: only reads of traces can compile it. */
+  | { kind: 'trace'; column: TraceSummaryColumn }
   /** One attribute, named by its whole flat dotted key (`http.response.status_code`). */
   | { kind: 'attribute'; source: AttributeSource; key: string };
 
@@ -48,10 +53,19 @@ const COLUMN_OF_FIELD: Record<FixedField, FilterColumn> = {
   'usage.amount': 'usage_amount',
 };
 
+const SUMMARY_COLUMN_OF_FIELD: Record<TraceField, TraceSummaryColumn> = {
+  'trace.duration_ms': 'duration_ms',
+  'trace.total_cost': 'total_cost',
+  'trace.spans_count': 'spans_count',
+  'trace.error_count': 'error_count',
+};
+
 /** The target of a resolved field: its column, or its attribute source and key. */
 export function targetOfResolved(field: ResolvedField): FieldTarget {
   if (field.kind === 'attribute') return field;
-  return { kind: field.kind, column: COLUMN_OF_FIELD[field.name] };
+  if (field.kind === 'trace') return { kind: 'trace', column: SUMMARY_COLUMN_OF_FIELD[field.name] };
+  if (field.kind === 'number') return { kind: 'number', column: COLUMN_OF_FIELD[field.name] };
+  return { kind: 'text', column: COLUMN_OF_FIELD[field.name] };
 }
 
 /** The target of a field named as a filter names it; throws on a field validation refuses. */

@@ -7,7 +7,7 @@ import { afterKey, type SortColumn } from '../keyset.js';
 import { lookAheadWindow, pageAndTotal, readPage, withNextKey, type ListPage, type ListRequest } from '../paging.js';
 import { dialectFor } from '../sql/index.js';
 import { compileFilter } from './filter-sql.js';
-import { targetOf, type FilterColumn } from './filter-targets.js';
+import { targetOf, type FilterColumn, type TraceSummaryColumn } from './filter-targets.js';
 import type { WindowFilter } from './span-pages.js';
 import { asNumber } from './stored-span.js';
 import { betweenNanos } from './time-bounds.js';
@@ -32,6 +32,7 @@ const SUMMARY_COLUMNS: ReadonlySet<FilterColumn> = new Set(['trace_id', 'span_na
 function filterFields(node: FilterNode | null, out: Set<string> = new Set()): Set<string> {
   if (node === null) return out;
   if (node.kind === 'condition') out.add(node.field);
+  else if (node.kind === 'not') filterFields(node.child, out);
   else node.children.forEach((child) => filterFields(child, out));
   return out;
 }
@@ -50,8 +51,10 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
     .whereNotNull('t.root_start_time_unix_nano')
     .modify(betweenNanos(dialect, 't.root_start_time_unix_nano', query.startNs, query.endNs));
   if (query.filter === null) return builder;
+  // trace.* fields read the summary of the span's trace: `t`, the trace at hand.
+  const traceColumn = (name: TraceSummaryColumn) => `t.${name}`;
   if (query.searchChildSpans) {
-    const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}` });
+    const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}`, traceColumn });
     return builder.whereExists((exists) => {
       exists
         .select(knex.raw('1'))
@@ -64,6 +67,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
   const onSummary = (name: FilterColumn) => SUMMARY_COLUMNS.has(name);
   const needsRoot = [...filterFields(query.filter)].some((field) => {
     const target = targetOf(field);
+    if (target.kind === 'trace') return false;
     return target.kind === 'attribute' || !onSummary(target.column);
   });
   if (needsRoot) {
@@ -71,7 +75,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
       join.on('r.application_id', 't.application_id').andOn('r.trace_id', 't.trace_id').andOn('r.span_id', 't.root_span_id');
     });
   }
-  const where = compileFilter(query.filter, { dialect, column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`) });
+  const where = compileFilter(query.filter, { dialect, column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`), traceColumn });
   return builder.where(where as (inner: Knex.QueryBuilder) => void);
 }
 

@@ -34,6 +34,16 @@ export interface SqlDialect {
    * bare column, so that an index on it can serve the comparison.
    */
   textEquals(expression: SqlFragment, value: string, negate: boolean, plainColumn: boolean): SqlFragment;
+  /**
+   * Exact, case-sensitive membership of a text expression in a non-empty list (`negate`: in
+   * none of them); NULL when the expression is NULL. `plainColumn` as for textEquals.
+   */
+  textIn(expression: SqlFragment, values: string[], negate: boolean, plainColumn: boolean): SqlFragment;
+  /**
+   * "Does not match": TRUE where the condition is FALSE or NULL, FALSE where it is TRUE, so a
+   * `not` node also matches the spans its member leaves out for an absent value.
+   */
+  notMatching(condition: SqlFragment): SqlFragment;
   /** Case-sensitive literal substring, prefix or suffix test (no wildcards, no escapes). */
   textMatches(expression: SqlFragment, match: TextMatch, value: string): SqlFragment;
   /** A placeholder that reads a decimal string as an exact 64-bit integer. */
@@ -91,6 +101,11 @@ export interface WriteTransaction {
 /** The JSON path of one flat dotted attribute key: `$."http.method"` (keys never hold quotes). */
 export function attributePath(key: string): string {
   return `$."${key}"`;
+}
+
+/** `?, ?, ?`: one placeholder per value of a list. */
+export function placeholders(count: number, placeholder = '?'): string {
+  return Array.from({ length: count }, () => placeholder).join(', ');
 }
 
 export function fragment(sql: string, ...bindings: Knex.Value[]): SqlFragment {

@@ -5,7 +5,7 @@
 // and JSON_EXTRACT re-spaces arrays and objects, hence the CASE on the value's JSON type.
 // Long values match without LIKE (see LIKE_VALUE_LIMIT).
 import type { Knex } from 'knex';
-import { attributePath, fragment, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import { attributePath, fragment, placeholders, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
 import { send, withMysqlTransaction } from './mysql-transaction.js';
 
 export function escapeLike(value: string): string {
@@ -87,6 +87,24 @@ export const mysqlDialect: SqlDialect = {
     // `=` lets an index serve a bare column; LIKE rules out the trailing-space padding.
     if (plainColumn) return fragment(`(${expression.sql} = ? AND ${expression.sql} LIKE ? ESCAPE '!')`, ...expression.bindings, value, ...expression.bindings, pattern);
     return fragment(`${expression.sql} LIKE ? ESCAPE '!'`, ...expression.bindings, pattern);
+  },
+
+  textIn(expression: SqlFragment, values: string[], negate: boolean, plainColumn: boolean): SqlFragment {
+    // Binary strings compare byte by byte and never pad, so `'a '` is not in `('a')`.
+    const binary = `CAST(${expression.sql} AS BINARY) ${negate ? 'NOT IN' : 'IN'} (${placeholders(values.length, 'CAST(? AS BINARY)')})`;
+    if (negate || !plainColumn) return fragment(binary, ...expression.bindings, ...values);
+    // `IN` on the bare column lets an index serve it; the binary test rules out the padding.
+    return fragment(
+      `(${expression.sql} IN (${placeholders(values.length)}) AND ${binary})`,
+      ...expression.bindings,
+      ...values,
+      ...expression.bindings,
+      ...values,
+    );
+  },
+
+  notMatching(condition: SqlFragment): SqlFragment {
+    return fragment(`(${condition.sql}) IS NOT TRUE`, ...condition.bindings);
   },
 
   textMatches(expression: SqlFragment, match: TextMatch, value: string): SqlFragment {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { attributePath, fragment, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import { attributePath, fragment, placeholders, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
 
 /** `*`, `?` and `[` are GLOB's wildcards; inside brackets each stands for itself. */
 export function escapeGlob(value: string): string {
@@ -60,6 +60,14 @@ export const sqliteDialect: SqlDialect = {
 
   textEquals(expression: SqlFragment, value: string, negate: boolean): SqlFragment {
     return fragment(`${expression.sql} ${negate ? '<>' : '='} ?`, ...expression.bindings, value);
+  },
+
+  textIn(expression: SqlFragment, values: string[], negate: boolean): SqlFragment {
+    return fragment(`${expression.sql} ${negate ? 'NOT IN' : 'IN'} (${placeholders(values.length)})`, ...expression.bindings, ...values);
+  },
+
+  notMatching(condition: SqlFragment): SqlFragment {
+    return fragment(`(${condition.sql}) IS NOT TRUE`, ...condition.bindings);
   },
 
   textMatches(expression: SqlFragment, match: TextMatch, value: string): SqlFragment {

@@ -130,6 +130,51 @@ const CASES: Array<SqlCase<unknown>> = [
     sqlite: { sql: '(s.span_name GLOB ?)', bindings: [`*${'é'.repeat(LIKE_VALUE_LIMIT / 2)}`] },
     mysql: { sql: "(s.span_name LIKE ? ESCAPE '!')", bindings: [`%${'é'.repeat(LIKE_VALUE_LIMIT / 2)}`] },
   }],
+  ['in on a text column, short span kinds spelled out as for eq', { field: 'span_kind', op: 'in', value: ['SERVER', 'SPAN_KIND_CLIENT', 'a_b'] }, {
+    sqlite: { sql: '(s.span_kind IN (?, ?, ?))', bindings: ['SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'a_b'] },
+    mysql: {
+      sql: '((s.span_kind IN (?, ?, ?) AND CAST(s.span_kind AS BINARY) IN (CAST(? AS BINARY), CAST(? AS BINARY), CAST(? AS BINARY))))',
+      bindings: ['SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'a_b', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'a_b'],
+    },
+  }],
+  ['not_in on a text column: binary on MariaDB (no padding)', { field: 'status_code', op: 'not_in', value: ['ERROR', '%'] }, {
+    sqlite: { sql: '(s.status_code NOT IN (?, ?))', bindings: ['STATUS_CODE_ERROR', '%'] },
+    mysql: { sql: '(CAST(s.status_code AS BINARY) NOT IN (CAST(? AS BINARY), CAST(? AS BINARY)))', bindings: ['STATUS_CODE_ERROR', '%'] },
+  }],
+  ['in on a number field, values bound as numbers', { field: 'cost', op: 'in', value: ['1', '-2.5e1'] }, {
+    sqlite: { sql: '(s.cost IN (?, ?))', bindings: [1, -25] },
+    mysql: { sql: '(s.cost IN (?, ?))', bindings: [1, -25] },
+  }],
+  ['not_in on an attribute: its text form', { field: 'span_attributes.http.method', op: 'not_in', value: ['GET'] }, {
+    sqlite: { sql: `(${SQLITE_TEXT} NOT IN (?))`, bindings: [PATH, PATH, PATH, 'GET'] },
+    mysql: { sql: `(CAST(${MYSQL_TEXT} AS BINARY) NOT IN (CAST(? AS BINARY)))`, bindings: [PATH, PATH, PATH, PATH, PATH, 'GET'] },
+  }],
+  ['exists and not_exists', { and: [{ field: 'cost', op: 'exists' }, { field: 'span_attributes.http.method', op: 'not_exists' }] }, {
+    sqlite: { sql: `(s.cost IS NOT NULL and ${SQLITE_TEXT} IS NULL)`, bindings: [PATH, PATH, PATH] },
+    mysql: { sql: `(s.cost IS NOT NULL and ${MYSQL_TEXT} IS NULL)`, bindings: [PATH, PATH, PATH, PATH, PATH] },
+  }],
+  ['not: TRUE for FALSE and NULL alike, parenthesised as an operand', { or: [{ not: c('span_name', 'neq', 'a') }, { not: { and: [c('cost', 'gt', '1'), c('cost', 'lt', '2')] } }] }, {
+    sqlite: { sql: '(((s.span_name <> ?) IS NOT TRUE) or ((s.cost > ? and s.cost < ?) IS NOT TRUE))', bindings: ['a', 1, 2] },
+    mysql: { sql: "(((s.span_name NOT LIKE ? ESCAPE '!') IS NOT TRUE) or ((s.cost > ? and s.cost < ?) IS NOT TRUE))", bindings: ['a', 1, 2] },
+  }],
+  ['JSON number: eq on an attribute compares its numeric reading', { field: 'resource_attributes.k8s.replicas', op: 'eq', value: 3 }, {
+    sqlite: { sql: `(${SQLITE_NUMBER} = ?)`, bindings: [...Array(6).fill(NUMBER_PATH), 3] },
+    mysql: { sql: `(${MYSQL_NUMBER} = ?)`, bindings: [...Array(6).fill(NUMBER_PATH), MYSQL_NUMBER_REGEXP, NUMBER_PATH, 3] },
+  }],
+  ['JSON number on a number field: as its string', { field: 'cost', op: 'gt', value: 0.5 }, {
+    sqlite: { sql: '(s.cost > ?)', bindings: [0.5] },
+    mysql: { sql: '(s.cost > ?)', bindings: [0.5] },
+  }],
+  ['not_in on an attribute with a string and a JSON number: every neq', { field: 'resource_attributes.k8s.replicas', op: 'not_in', value: ['3', 3] }, {
+    sqlite: {
+      sql: `((${SQLITE_TEXT.replaceAll('span_attributes', 'resource_attributes')} NOT IN (?) AND ${SQLITE_NUMBER} NOT IN (?)))`,
+      bindings: [...Array(3).fill(NUMBER_PATH), '3', ...Array(6).fill(NUMBER_PATH), 3],
+    },
+    mysql: {
+      sql: `((CAST(${MYSQL_TEXT.replaceAll('span_attributes', 'resource_attributes')} AS BINARY) NOT IN (CAST(? AS BINARY)) AND ${MYSQL_NUMBER} NOT IN (?)))`,
+      bindings: [...Array(5).fill(NUMBER_PATH), '3', ...Array(6).fill(NUMBER_PATH), MYSQL_NUMBER_REGEXP, NUMBER_PATH, 3],
+    },
+  }],
   ['a top-level empty and', { and: [] }, { sqlite: { sql: '(1 = 1)', bindings: [] }, mysql: { sql: '(1 = 1)', bindings: [] } }],
   ['a top-level empty or', { or: [] }, { sqlite: { sql: '(1 = 0)', bindings: [] }, mysql: { sql: '(1 = 0)', bindings: [] } }],
 ];
@@ -150,6 +195,17 @@ describe('filter compiler: SQL and bindings per dialect', () => {
         expect(compiled(knex, dialect, filter)).to.deep.equal(want[dialectName]);
       });
     }
+
+    it('reads trace-level fields from the trace summary the caller names, and refuses them without one', () => {
+      const validated = validateFilter({ or: [{ field: 'trace.error_count', op: 'gt', value: 0 }, { field: 'trace.spans_count', op: 'in', value: ['1', '2'] }] }, { traceFields: true });
+      if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+      const where = compileFilter(validated.filter, { dialect, column: (name) => `s.${name}`, traceColumn: (name) => `t.${name}` });
+      expect(sqlOf(knex.queryBuilder().where(where as (builder: Knex.QueryBuilder) => void))).to.deep.equal({
+        sql: 'select * where (t.error_count > ? or t.spans_count IN (?, ?))',
+        bindings: [0, 1, 2],
+      });
+      expect(() => compileFilter(validated.filter, { dialect, column: (name) => `s.${name}` })).to.throw('outside a read of traces');
+    });
 
     it('binds a hostile value and never writes it into the SQL', () => {
       const hostile = "x'); DROP TABLE spans; --";
