@@ -393,6 +393,11 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
             headers: caller.headers,
             json: request,
           });
+          if (body.grain === 'spans' && readsTraceFields(filterValue)) {
+            // Trace-level fields read a trace summary: a 422 at spans grain, as in POST /engine/query.
+            expect(response.status, `${context}: ${response.text}`).to.equal(422);
+            continue;
+          }
           expect(response.status, `${context}: ${response.text}`).to.equal(200);
           const answer = JSON.parse(response.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as {
             granularity: string;
