@@ -552,7 +552,7 @@ export interface components {
              *     and `not_in`, 1 to 1000 such strings or numbers.
              */
             value?: string | number | (string | number)[];
-        };
+        } & (unknown & unknown);
         /** @description Matches when every member matches (`[]` matches everything). */
         FilterAndGroup: {
             and: components["schemas"]["FilterNode"][];
