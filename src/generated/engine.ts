@@ -464,8 +464,9 @@ export interface components {
             filter?: components["schemas"]["FilterNode"] | null;
         };
         /**
-         * @description A filter expression: a condition, an AND group, an OR group or a NOT node. Groups
-         *     and NOT nodes nest.
+         * @description A filter expression: a condition (FilterCondition, FilterListCondition,
+         *     FilterPresenceCondition), an AND group, an OR group or a NOT node. Groups and NOT
+         *     nodes nest.
          *
          *     **Semantics**
          *
@@ -567,17 +568,37 @@ export interface components {
          *       ]
          *     }
          */
-        FilterNode: components["schemas"]["FilterCondition"] | components["schemas"]["FilterAndGroup"] | components["schemas"]["FilterOrGroup"] | components["schemas"]["FilterNotNode"];
+        FilterNode: components["schemas"]["FilterCondition"] | components["schemas"]["FilterListCondition"] | components["schemas"]["FilterPresenceCondition"] | components["schemas"]["FilterAndGroup"] | components["schemas"]["FilterOrGroup"] | components["schemas"]["FilterNotNode"];
         /**
-         * @description A test of one field against one value. `value` is a string (or, where a number is
-         *     compared, a JSON number) for `eq`, `neq`, `contains`, `starts_with`, `ends_with`,
-         *     `gt`, `lt`, `gte` and `lte`; an array of such values for `in` and `not_in`; absent
-         *     for `exists` and `not_exists`. Any other combination is a 422.
+         * @description A test of one field against one value, with `eq`, `neq`, `contains`, `starts_with`,
+         *     `ends_with`, `gt`, `lt`, `gte` or `lte`. (`in` and `not_in` take a list:
+         *     FilterListCondition; `exists` and `not_exists` no value: FilterPresenceCondition.)
          * @example {
          *       "field": "duration_ms",
          *       "op": "gt",
          *       "value": "250"
          *     }
+         * @example {
+         *       "field": "span_attributes.http.response.status_code",
+         *       "op": "gte",
+         *       "value": 500
+         *     }
+         */
+        FilterCondition: {
+            field: components["schemas"]["FilterField"];
+            op: components["schemas"]["FilterOperator"] & unknown;
+            /**
+             * @description The value to compare with. Numeric comparisons carry the number as a string holding
+             *     a finite JSON number literal and nothing else (`"250"`, `"0.5"`, `"-1e3"`; not
+             *     `" 250"`, `"+5"` or `"0x10"`), or, since 1.2, as a JSON number (`250`; an integer
+             *     only within ±9007199254740991): see FilterNode. A text value may be as long as the
+             *     request body allows, for every operator.
+             */
+            value: string | number;
+        };
+        /**
+         * @description `in`: the field equals one of the values; `not_in`: it is present and equals none of
+         *     them. Each element is compared as `eq` compares it (see FilterNode).
          * @example {
          *       "field": "span_kind",
          *       "op": "in",
@@ -586,28 +607,26 @@ export interface components {
          *         "CONSUMER"
          *       ]
          *     }
-         * @example {
-         *       "field": "span_attributes.http.response.status_code",
-         *       "op": "gte",
-         *       "value": 500
-         *     }
+         */
+        FilterListCondition: {
+            field: components["schemas"]["FilterField"];
+            /** @enum {string} */
+            op: "in" | "not_in";
+            /** @description 1 to 1000 values, each a string or (where a number is compared) a JSON number. */
+            value: (string | number)[];
+        };
+        /**
+         * @description `exists`: the field holds a value (not `null`; an attribute that is set and not JSON
+         *     `null`); `not_exists`: it does not. No `value`.
          * @example {
          *       "field": "span_attributes.error.type",
          *       "op": "not_exists"
          *     }
          */
-        FilterCondition: {
+        FilterPresenceCondition: {
             field: components["schemas"]["FilterField"];
-            op: components["schemas"]["FilterOperator"];
-            /**
-             * @description The value to compare with. Numeric comparisons carry the number as a string holding
-             *     a finite JSON number literal and nothing else (`"250"`, `"0.5"`, `"-1e3"`; not
-             *     `" 250"`, `"+5"` or `"0x10"`): see FilterNode. A text value may be as long as the
-             *     request body allows, for every operator. A numeric value may also be a JSON
-             *     number (`250`; an integer only within ±9007199254740991): see FilterNode. For `in`
-             *     and `not_in`, 1 to 1000 such strings or numbers.
-             */
-            value?: string | number | (string | number)[];
+            /** @enum {string} */
+            op: "exists" | "not_exists";
         };
         /** @description Matches when every member matches (`[]` matches everything). */
         FilterAndGroup: {

@@ -35,6 +35,21 @@ const CASES: Case[] = [
     { loc: ['body', 'filter', 'and', 0, 'or', 0, 'value'], type: 'missing' },
   ],
   [
+    'exists with a value (engine API 1.2)',
+    { query: WINDOW, headers: APP_HEADER, json: { filter: { not: { field: 'span_name', op: 'exists', value: 'a' } } } },
+    { loc: ['body', 'filter', 'not', 'value'], type: 'extra_forbidden' },
+  ],
+  [
+    'in with a string instead of a list (engine API 1.2)',
+    { query: WINDOW, headers: APP_HEADER, json: { filter: { field: 'span_name', op: 'in', value: 'a' } } },
+    { loc: ['body', 'filter', 'value'], type: 'list_type' },
+  ],
+  [
+    'eq with a list (engine API 1.2)',
+    { query: WINDOW, headers: APP_HEADER, json: { filter: { field: 'span_name', op: 'eq', value: ['a'] } } },
+    { loc: ['body', 'filter', 'value'], type: 'string_type' },
+  ],
+  [
     'attribute path with a forbidden character',
     { query: WINDOW, headers: APP_HEADER, json: { filter: { field: 'span_attributes.http-method', op: 'eq', value: 'GET' } } },
     { loc: ['body', 'filter', 'field'] },
