@@ -5,7 +5,7 @@
 // ids ascending), which no row value expresses, and the leading bound is what lets the list's
 // index (spans_newest_first, traces_by_min_start, spans_by_receipt) seek to the position.
 import type { Knex } from 'knex';
-import { lookAheadWindow, readPage, type WindowedListRequest } from './paging.js';
+import { lookAheadWindow, readPage, totalOf, withNextKey, type ListPage, type WindowedListRequest } from './paging.js';
 import type { SqlDialect } from './sql/dialect.js';
 import { dialectFor } from './sql/index.js';
 import { MAX_STORED_INTEGER, MIN_STORED_INTEGER } from './spans/time-bounds.js';
@@ -59,4 +59,27 @@ export function afterKey(dialect: SqlDialect, columns: SortColumn[], key: string
 export async function readListRows<T>(knex: Knex, ordered: Knex.QueryBuilder, order: SortColumn[], request: WindowedListRequest, total?: number): Promise<T[]> {
   if (request.after) return (await ordered.modify(afterKey(dialectFor(knex), order, request.after)).limit(request.limit + 1)) as T[];
   return readPage<T>(ordered, lookAheadWindow(request.window), total);
+}
+
+/** How one list reads its rows: what it selects, its order as a keyset, and how a row becomes an item and an item a key. */
+export interface KeysetList<Row, Item> {
+  columns: Array<string>;
+  order: SortColumn[];
+  toItem: (row: Row) => Item;
+  keyOf: (item: Item) => string[];
+}
+
+/**
+ * One page of a list query (filtered, not yet selected or sorted), its total, and the key a
+ * cursor resumes after: the one read of every account list. The ORDER BY is the keyset order.
+ */
+export async function readKeysetList<Row, Item>(knex: Knex, query: Knex.QueryBuilder, list: KeysetList<Row, Item>, request: WindowedListRequest): Promise<ListPage<Item>> {
+  const total = await totalOf(query);
+  const ordered = query
+    .clone()
+    .select(list.columns)
+    .orderBy(list.order.map(({ column, order }) => ({ column, order })));
+  const rows = await readListRows<Row>(knex, ordered, list.order, request, total);
+  const { items, nextKey } = withNextKey(rows.map(list.toItem), request.limit, list.keyOf);
+  return { items, total, nextKey };
 }

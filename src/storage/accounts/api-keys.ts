@@ -2,8 +2,8 @@
 // conditional writes (`where deleted_at is null`) whose affected-row count decides who won a race.
 import type { Knex } from 'knex';
 import type { Permission } from '../../permissions.js';
-import { readListRows, type SortColumn } from '../keyset.js';
-import { totalOf, withNextKey, type ListPage, type WindowedListRequest } from '../paging.js';
+import { readKeysetList, type SortColumn } from '../keyset.js';
+import { type ListPage, type WindowedListRequest } from '../paging.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -75,19 +75,7 @@ export const API_KEY_ORDER: SortColumn[] = [
 
 export async function listApiKeys(knex: Knex, applicationId: string, page: WindowedListRequest): Promise<ListPage<ApiKeyRecord>> {
   const query = activeKeys(knex).where('k.application_id', applicationId);
-  const total = await totalOf(query);
-  const rows = await readListRows<ApiKeyRow>(
-    knex,
-    query
-      .clone()
-      .select(COLUMNS)
-      .orderBy([{ column: 'k.created_at' }, { column: 'k.id' }]),
-    API_KEY_ORDER,
-    page,
-    total,
-  );
-  const { items, nextKey } = withNextKey(rows.map(fromRow), page.limit, (item) => [String(item.created_at), item.id]);
-  return { items, total, nextKey };
+  return readKeysetList<ApiKeyRow, ApiKeyRecord>(knex, query, { columns: COLUMNS, order: API_KEY_ORDER, toItem: fromRow, keyOf: (item) => [String(item.created_at), item.id] }, page);
 }
 
 export interface ApiKeyChanges {

@@ -2,8 +2,8 @@
 // application soft-deletes its API keys in the same transaction. A null retention_days follows
 // the configured default (RETENTION_DEFAULT_DAYS).
 import type { Knex } from 'knex';
-import { readListRows, type SortColumn } from '../keyset.js';
-import { totalOf, withNextKey, type ListPage, type WindowedListRequest } from '../paging.js';
+import { readKeysetList, type SortColumn } from '../keyset.js';
+import { totalOf, type ListPage, type WindowedListRequest } from '../paging.js';
 
 export type Region = 'US' | 'EU';
 export type PricingPlan = 'free' | 'pro' | 'enterprise';
@@ -78,19 +78,7 @@ export async function listApplications(knex: Knex, filter: ApplicationFilter, pa
   if (filter.applicationId !== undefined) query.where('a.id', filter.applicationId);
   if (filter.region !== undefined) query.where('a.region', filter.region);
   if (filter.pricingPlan !== undefined) query.where('a.pricing_plan', filter.pricingPlan);
-  const total = await totalOf(query);
-  const rows = await readListRows<ApplicationRecord>(
-    knex,
-    query
-      .clone()
-      .select(COLUMNS)
-      .orderBy([{ column: 'a.created_at' }, { column: 'a.id' }]),
-    APPLICATION_ORDER,
-    page,
-    total,
-  );
-  const { items, nextKey } = withNextKey(rows.map(fromRow), page.limit, (item) => [String(item.created_at), item.id]);
-  return { items, total, nextKey };
+  return readKeysetList(knex, query, { columns: COLUMNS, order: APPLICATION_ORDER, toItem: fromRow, keyOf: (item) => [String(item.created_at), item.id] }, page);
 }
 
 export async function countActiveApplications(knex: Knex, organizationId: string): Promise<number> {

@@ -2,8 +2,8 @@
 // (no issuer yet) is `invited`; removal is soft, and adding the person again revives the row.
 import type { Knex } from 'knex';
 import type { Role } from '../../permissions.js';
-import { readListRows, type SortColumn } from '../keyset.js';
-import { totalOf, withNextKey, type ListPage, type WindowedListRequest } from '../paging.js';
+import { readKeysetList, type SortColumn } from '../keyset.js';
+import { totalOf, type ListPage, type WindowedListRequest } from '../paging.js';
 
 export type MemberStatus = 'active' | 'invited';
 
@@ -53,19 +53,7 @@ export const MEMBER_ORDER: SortColumn[] = [
 
 export async function listMembers(knex: Knex, organizationId: string, page: WindowedListRequest): Promise<ListPage<MemberRecord>> {
   const query = activeMemberships(knex, organizationId);
-  const total = await totalOf(query);
-  const rows = await readListRows<MemberRow>(
-    knex,
-    query
-      .clone()
-      .select(COLUMNS)
-      .orderBy([{ column: 'm.created_at' }, { column: 'm.user_id' }]),
-    MEMBER_ORDER,
-    page,
-    total,
-  );
-  const { items, nextKey } = withNextKey(rows.map(fromRow), page.limit, (item) => [String(item.createdAt), item.userId]);
-  return { items, total, nextKey };
+  return readKeysetList<MemberRow, MemberRecord>(knex, query, { columns: COLUMNS, order: MEMBER_ORDER, toItem: fromRow, keyOf: (item) => [String(item.createdAt), item.userId] }, page);
 }
 
 export async function findMember(knex: Knex, organizationId: string, userId: string): Promise<MemberRecord | undefined> {

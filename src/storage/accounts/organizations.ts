@@ -2,8 +2,8 @@
 // serialises the writes that must see a consistent organization (members, applications, delete).
 import type { Knex } from 'knex';
 import type { Role } from '../../permissions.js';
-import { readListRows, type SortColumn } from '../keyset.js';
-import { totalOf, withNextKey, type ListPage, type WindowedListRequest } from '../paging.js';
+import { readKeysetList, type SortColumn } from '../keyset.js';
+import { type ListPage, type WindowedListRequest } from '../paging.js';
 
 export interface Address {
   street: string;
@@ -111,19 +111,12 @@ export async function listOrganizationsOfUser(knex: Knex, userId: string, page: 
     .where('m.user_id', userId)
     .whereNull('m.deleted_at')
     .whereNull('o.deleted_at');
-  const total = await totalOf(query);
-  const rows = await readListRows<OrganizationRow & { role: Role }>(
+  return readKeysetList(
     knex,
-    query
-      .clone()
-      .select([...COLUMNS, 'm.role'])
-      .orderBy([{ column: 'o.created_at' }, { column: 'o.id' }]),
-    ORGANIZATION_ORDER,
+    query,
+    { columns: [...COLUMNS, 'm.role'], order: ORGANIZATION_ORDER, toItem: (row: OrganizationRow & { role: Role }) => ({ ...fromRow(row), role: row.role }), keyOf: (item) => [String(item.created_at), item.id] },
     page,
-    total,
   );
-  const { items, nextKey } = withNextKey(rows.map((row) => ({ ...fromRow(row), role: row.role })), page.limit, (item) => [String(item.created_at), item.id]);
-  return { items, total, nextKey };
 }
 
 export interface OrganizationChanges {
