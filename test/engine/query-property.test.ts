@@ -290,6 +290,71 @@ function analyticsBodyFor(grain: 'spans' | 'traces'): fc.Arbitrary<AnalyticsBody
     });
 }
 
+// Roll-up-eligible analytics (src/storage/spans/rollup-reads.ts): windows on minute and hour
+// boundaries (one ending inside a minute), group keys and filters on the roll-up dimensions only,
+// and no percentile, so that the answer comes from span_rollups.
+const ROLLUP_TEXT_FIELDS = TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'status_message'].includes(field));
+const HOUR_NS = 3_600_000_000_000n;
+const MINUTE_NS = 60_000_000_000n;
+const ON_THE_HOUR = BASE - (BASE % HOUR_NS);
+const rollupWindow = fc.constantFrom(
+  [ON_THE_HOUR, ON_THE_HOUR + W],
+  [ON_THE_HOUR, ON_THE_HOUR + W - 29_500_000_001n],
+  [ON_THE_HOUR + MINUTE_NS, ON_THE_HOUR + W / 2n + 7n * MINUTE_NS],
+  [ON_THE_HOUR - HOUR_NS, ON_THE_HOUR + HOUR_NS + 1n],
+);
+
+function dimensionConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
+  const textFields = ROLLUP_TEXT_FIELDS.filter((field) => field !== 'span_kind' && field !== 'status_code');
+  return fc.oneof(
+    fc.tuple(fc.constantFrom(...textFields), fc.constantFrom(...STRING_OPS)).chain(([field, op]) => valueFor(rows, field, op, TEXTS).map((value) => ({ field, op, value }))),
+    fc.record({ field: fc.constant('span_kind'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...KIND_VALUES) }),
+    fc.record({ field: fc.constant('status_code'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...STATUS_VALUES) }),
+    fc.tuple(fc.constantFrom(...textFields), fc.constantFrom('in', 'not_in')).chain(([field, op]) =>
+      fc.array(valueFor(rows, field, 'eq', TEXTS), { minLength: 1, maxLength: 4 }).map((value) => ({ field, op, value })),
+    ),
+    fc.record({ field: fc.constantFrom(...ROLLUP_TEXT_FIELDS), op: fc.constantFrom('exists', 'not_exists') }),
+  );
+}
+
+function dimensionTreeFor(rows: SpanRow[], level = 1): fc.Arbitrary<unknown> {
+  const condition = dimensionConditionFor(rows);
+  if (level === 4) return condition;
+  const child = dimensionTreeFor(rows, level + 1);
+  return fc.oneof(
+    { weight: 3, arbitrary: condition },
+    { weight: 1, arbitrary: fc.record({ and: fc.array(child, { maxLength: 3 }) }) },
+    { weight: 1, arbitrary: fc.record({ or: fc.array(child, { maxLength: 3 }) }) },
+    { weight: 1, arbitrary: fc.record({ not: child }) },
+  );
+}
+
+const rollupScenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 40, size: 'max' })).chain((generated) => {
+  const rows = toRows('app_placeholder', generated);
+  return fc.tuple(fc.constant(rows), fc.option(dimensionTreeFor(rows), { nil: null, freq: 4 }), rollupWindow);
+});
+
+const rollupBody: fc.Arbitrary<AnalyticsBody> = fc
+  .record({
+    group_by: fc.uniqueArray(fc.constantFrom(...ROLLUP_TEXT_FIELDS), { maxLength: 3 }),
+    granularity: fc.constantFrom('auto', 'minute', 'five_minutes', 'fifteen_minutes', 'hour', 'day'),
+    measures: fc.array(
+      fc.oneof(fc.constant({ fn: 'count' }), fc.tuple(fc.constantFrom('sum', 'avg', 'min', 'max'), fc.constantFrom(...SPAN_MEASURE_FIELDS)).map(([fn, field]) => ({ fn, field }))),
+      { minLength: 1, maxLength: 4 },
+    ),
+    direction: fc.constantFrom('asc', 'desc') as fc.Arbitrary<'asc' | 'desc'>,
+    row_limit: fc.integer({ min: 1, max: 4 }),
+    orderAt: fc.nat({ max: 3 }),
+  })
+  .map(({ group_by, granularity, measures, direction, row_limit, orderAt }) => ({
+    grain: 'spans',
+    group_by,
+    granularity,
+    measures,
+    order_by: { measure: Math.min(orderAt, measures.length - 1), direction },
+    row_limit,
+  }));
+
 const WIDTHS: Record<string, bigint> = { minute: 60n, five_minutes: 300n, fifteen_minutes: 900n, hour: 3_600n, day: 86_400n };
 
 function depth(node: unknown): number {
@@ -297,6 +362,52 @@ function depth(node: unknown): number {
   if ('not' in node) return 1 + depth(node.not);
   const group = (node as { and?: unknown[]; or?: unknown[] }).and ?? (node as { or?: unknown[] }).or;
   return group ? 1 + Math.max(0, ...group.map(depth)) : 1;
+}
+
+/** POST /engine/analytics answered 200 with what the reference evaluator computes for the request. */
+function expectAnalyticsAnswer(
+  response: { status: number; text: string },
+  rows: SpanRow[],
+  window: { startNs: bigint; endNs: bigint },
+  request: AnalyticsBody & { filter: unknown },
+  body: AnalyticsBody,
+  context: string,
+): void {
+  expect(response.status, `${context}: ${response.text}`).to.equal(200);
+  const answer = JSON.parse(response.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as {
+    granularity: string;
+    bucket_width_ns: string;
+  } & ReturnType<typeof expectedAnalytics>;
+  // Every window here is at most 2 hours: auto is minute-wide.
+  const granularity = body.granularity === 'auto' ? 'minute' : (body.granularity as string);
+  expect(answer.granularity, context).to.equal(granularity);
+  const widthNs = (WIDTHS[granularity] as bigint) * 1_000_000_000n;
+  expect(answer.bucket_width_ns, context).to.equal(widthNs.toString());
+  const wanted = expectedAnalytics(rows, window, request, widthNs);
+  const shape = (result: ReturnType<typeof expectedAnalytics>) => ({
+    keys: result.groups.map((group) => group.key),
+    buckets: [...result.groups, ...(result.other ? [result.other] : [])].map((series) => series.points.map((point) => point.bucket_start_unix_nano)),
+    truncated: result.truncated,
+    other: result.other === null,
+  });
+  expect(shape(answer), context).to.deep.equal(shape(wanted));
+  const series = (result: ReturnType<typeof expectedAnalytics>) => [...result.groups, ...(result.other ? [result.other] : [])];
+  const wantedSeries = series(wanted);
+  series(answer).forEach((got, seriesIndex) => {
+    got.points.forEach((point, pointIndex) => {
+      const expected = (wantedSeries[seriesIndex] as (typeof wantedSeries)[number]).points[pointIndex] as (typeof got.points)[number];
+      point.values.forEach((value, index) => {
+        const want = expected.values[index] as number | null;
+        const measure = body.measures[index] as { fn: string; field?: string };
+        const where = `${context}: series ${seriesIndex}, bucket ${point.bucket_start_unix_nano}, ${measure.fn} ${measure.field ?? ''}: ${value} vs ${want}`;
+        // Counts, extremes and percentiles of stored span figures are exact; sums, averages
+        // and the trace figures the database adds up are compared within rounding.
+        const exact = measure.fn === 'count' || (body.grain === 'spans' && !['sum', 'avg'].includes(measure.fn));
+        if (want === null || value === null || exact) expect(value, where).to.equal(want);
+        else expect(isClose(value, want, 1e-9, 1e22), where).to.equal(true);
+      });
+    });
+  });
 }
 
 onEachDatabase('engine queries agree with the reference evaluator', (app) => {
@@ -375,6 +486,30 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     );
   });
 
+  it(`POST /engine/analytics from the roll-ups holds for ${RUNS} random span sets, re-sent batches, dimension filters and windows on bucket boundaries`, async function () {
+    this.timeout(240_000);
+    const knex = app().server.knex;
+    await fc.assert(
+      fc.asyncProperty(rollupScenario, rollupBody, fc.nat({ max: 40 }), async ([placeholderRows, filterValue, windowNs], body, resent) => {
+        const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
+        await clearSpans(knex, caller.appId);
+        // Half the spans, then all of them: a batch with spans stored already must not count them twice.
+        await storeSpans(knex, rows.slice(0, resent));
+        await storeSpans(knex, rows);
+        const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
+        const request = { ...body, filter: filterValue };
+        const context = `analytics ${JSON.stringify(request)} window ${window.startNs}..${window.endNs}`;
+        const response = await call(app().url, 'POST', '/engine/analytics', {
+          query: { start_time: nanosToRfc3339(window.startNs), end_time: nanosToRfc3339(window.endNs) },
+          headers: caller.headers,
+          json: request,
+        });
+        expectAnalyticsAnswer(response, rows, window, request, body, context);
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
   it(`POST /engine/analytics holds for ${RUNS} random span sets, filters, group-bys and measures at both grains`, async function () {
     this.timeout(240_000);
     const knex = app().server.knex;
@@ -398,41 +533,7 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
             expect(response.status, `${context}: ${response.text}`).to.equal(422);
             continue;
           }
-          expect(response.status, `${context}: ${response.text}`).to.equal(200);
-          const answer = JSON.parse(response.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as {
-            granularity: string;
-            bucket_width_ns: string;
-          } & ReturnType<typeof expectedAnalytics>;
-          // Every window here is at most 2 hours: auto is minute-wide.
-          const granularity = body.granularity === 'auto' ? 'minute' : (body.granularity as string);
-          expect(answer.granularity, context).to.equal(granularity);
-          const widthNs = (WIDTHS[granularity] as bigint) * 1_000_000_000n;
-          expect(answer.bucket_width_ns, context).to.equal(widthNs.toString());
-          const wanted = expectedAnalytics(rows, window, request, widthNs);
-          const shape = (result: ReturnType<typeof expectedAnalytics>) => ({
-            keys: result.groups.map((group) => group.key),
-            buckets: [...result.groups, ...(result.other ? [result.other] : [])].map((series) => series.points.map((point) => point.bucket_start_unix_nano)),
-            truncated: result.truncated,
-            other: result.other === null,
-          });
-          expect(shape(answer), context).to.deep.equal(shape(wanted));
-          const series = (result: ReturnType<typeof expectedAnalytics>) => [...result.groups, ...(result.other ? [result.other] : [])];
-          const wantedSeries = series(wanted);
-          series(answer).forEach((got, seriesIndex) => {
-            got.points.forEach((point, pointIndex) => {
-              const expected = (wantedSeries[seriesIndex] as (typeof wantedSeries)[number]).points[pointIndex] as (typeof got.points)[number];
-              point.values.forEach((value, index) => {
-                const want = expected.values[index] as number | null;
-                const measure = body.measures[index] as { fn: string; field?: string };
-                const where = `${context}: series ${seriesIndex}, bucket ${point.bucket_start_unix_nano}, ${measure.fn} ${measure.field ?? ''}: ${value} vs ${want}`;
-                // Counts, extremes and percentiles of stored span figures are exact; sums, averages
-                // and the trace figures the database adds up are compared within rounding.
-                const exact = measure.fn === 'count' || (body.grain === 'spans' && !['sum', 'avg'].includes(measure.fn));
-                if (want === null || value === null || exact) expect(value, where).to.equal(want);
-                else expect(isClose(value, want, 1e-9, 1e22), where).to.equal(true);
-              });
-            });
-          });
+          expectAnalyticsAnswer(response, rows, window, request, body, context);
         }
       }),
       { numRuns: RUNS, seed: SEED },

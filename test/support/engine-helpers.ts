@@ -46,4 +46,5 @@ export function isClose(actual: number, expected: number, relative = 1e-9, scale
 export async function clearSpans(knex: Knex, applicationId: string): Promise<void> {
   await knex('spans').where('application_id', applicationId).del();
   await knex('traces').where('application_id', applicationId).del();
+  await knex('span_rollups').where('application_id', applicationId).del();
 }

@@ -8,7 +8,8 @@
 //     (ROW_NUMBER() partitioned by group and bucket; never PERCENTILE_CONT), for 2 and 3.
 // Keys group, sort and compare by their exact bytes (dialect.exactKey). Everything reads the
 // same matching builders as POST /engine/query and POST /traces, so the window's index serves.
-// A later roll-up source can answer the same AnalyticsQuery with the same AnalyticsRows.
+// At spans grain, a request the roll-ups can answer reads them instead (rollup-reads.ts): the same
+// statements over another source, the same AnalyticsRows.
 import type { Knex } from 'knex';
 import type { SqlDialect } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
@@ -16,6 +17,7 @@ import { targetOf, type FilterColumn } from './filter-targets.js';
 import { matchingSpans, type WindowFilter } from './span-pages.js';
 import { asNumber } from './stored-span.js';
 import { MIN_STORED_INTEGER } from './time-bounds.js';
+import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupDimensionOf, rollupPlan, type RollupPlan } from './rollup-reads.js';
 import { matchingTraces } from './trace-pages.js';
 
 export type AnalyticsGrain = 'spans' | 'traces';
@@ -45,6 +47,8 @@ export interface AnalyticsQuery extends WindowFilter {
   orderBy: { measure: number; direction: 'asc' | 'desc' };
   rowLimit: number;
   widthNs: bigint;
+  /** Read from the roll-ups instead of the spans (set by analyticsRows when rollupPlan allows). */
+  rollup?: RollupPlan;
 }
 
 /** A percentile measure's material: how many values, and the values at the ranks it needs. */
@@ -85,10 +89,23 @@ interface Source {
   timeColumn: string;
   /** Per group_by field: its text expression (with its bindings). */
   keys: Array<{ sql: string; bindings: Knex.Value[] }>;
+  /** The aggregate of a non-percentile measure (a percentile's is the count of its values). */
+  aggregate(measure: StoredMeasure): string;
 }
 
 function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
   const dialect = dialectFor(knex);
+  const plan = query.rollup;
+  if (plan) {
+    return {
+      dialect,
+      matching: () => matchingRollups(knex, dialect, rollupRequest(query), plan),
+      alias: 'r',
+      timeColumn: 'r.bucket_start_unix_nano',
+      keys: query.groupBy.map((field) => ({ sql: `r.${rollupDimensionOf(field)}`, bindings: [] })),
+      aggregate: (measure) => rollupAggregateSql(dialect, measure.fn, 'field' in measure ? measure.field : undefined),
+    };
+  }
   const alias = query.grain === 'spans' ? 's' : 't';
   const keys = query.groupBy.map((field) => {
     const target = targetOf(field);
@@ -102,21 +119,26 @@ function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
     alias,
     timeColumn: query.grain === 'spans' ? 's.start_time_unix_nano' : 't.root_start_time_unix_nano',
     keys,
+    aggregate: (measure) => aggregateSql(query, dialect, alias, measure),
   };
 }
 
-function columnOf(query: AnalyticsQuery, source: Source, field: string): string {
-  const column = MEASURE_COLUMNS[query.grain][field];
-  if (column === undefined) throw new Error(`no measure field ${field} at grain ${query.grain}`);
-  return `${source.alias}.${column}`;
+function rollupRequest(query: AnalyticsQuery) {
+  return { ...query, measureFns: query.measures.map((measure) => measure.fn) };
 }
 
-/** A measure's aggregate; a percentile's is the count of its values (its ranks come from percentileValuesQuery). */
-function aggregateSql(query: AnalyticsQuery, source: Source, measure: StoredMeasure): string {
+function columnOf(query: AnalyticsQuery, alias: string, field: string): string {
+  const column = MEASURE_COLUMNS[query.grain][field];
+  if (column === undefined) throw new Error(`no measure field ${field} at grain ${query.grain}`);
+  return `${alias}.${column}`;
+}
+
+/** A measure's aggregate over spans or traces; a percentile's is the count of its values (its ranks come from percentileValuesQuery). */
+function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, alias: string, measure: StoredMeasure): string {
   if (measure.fn === 'count') return 'COUNT(*)';
-  const column = columnOf(query, source, measure.field);
+  const column = columnOf(query, alias, measure.field);
   if (isPercentile(measure.fn)) return `COUNT(${column})`;
-  if (measure.fn === 'avg') return `AVG(${source.dialect.asDouble(column)})`;
+  if (measure.fn === 'avg') return `AVG(${dialect.asDouble(column)})`;
   return `${measure.fn.toUpperCase()}(${column})`;
 }
 
@@ -166,10 +188,10 @@ export function rankedKeysQuery(knex: Knex, query: AnalyticsQuery): Knex.QueryBu
   const measure = query.measures[query.orderBy.measure] as StoredMeasure;
   const builder = source.matching();
   source.keys.forEach((key, index) => builder.select(knex.raw(`MIN(${key.sql}) AS k${index}`, key.bindings)));
-  builder.select(knex.raw(`${aggregateSql(query, source, measure)} AS r`));
+  builder.select(knex.raw(`${source.aggregate(measure)} AS r`));
   source.keys.forEach((key) => builder.groupByRaw(source.dialect.exactKey(key.sql), key.bindings));
   const direction = query.orderBy.direction === 'asc' ? 'ASC' : 'DESC';
-  builder.orderByRaw(`CASE WHEN ${aggregateSql(query, source, measure)} IS NULL THEN 1 ELSE 0 END, ${aggregateSql(query, source, measure)} ${direction}`);
+  builder.orderByRaw(`CASE WHEN ${source.aggregate(measure)} IS NULL THEN 1 ELSE 0 END, ${source.aggregate(measure)} ${direction}`);
   source.keys.forEach((key) => builder.orderByRaw(source.dialect.exactKey(key.sql), key.bindings));
   return builder.limit(query.rowLimit + 1);
 }
@@ -191,7 +213,7 @@ export function pointsQuery(knex: Knex, query: AnalyticsQuery, selection: Select
   const builder = source.matching().modify(selected(source, selection));
   if (grouped) source.keys.forEach((key, index) => builder.select(knex.raw(`MIN(${key.sql}) AS k${index}`, key.bindings)));
   builder.select(knex.raw(`${bucket.sql} AS b`, bucket.bindings));
-  query.measures.forEach((measure, index) => builder.select(knex.raw(`${aggregateSql(query, source, measure)} AS m${index}`)));
+  query.measures.forEach((measure, index) => builder.select(knex.raw(`${source.aggregate(measure)} AS m${index}`)));
   if (grouped) source.keys.forEach((key) => builder.groupByRaw(source.dialect.exactKey(key.sql), key.bindings));
   // By its alias: the same expression written twice would need its bindings twice.
   builder.groupByRaw('b');
@@ -207,7 +229,7 @@ export function percentileValuesQuery(knex: Knex, query: AnalyticsQuery, selecti
   const grouped = selection.kind === 'kept';
   const { dialect } = source;
   const bucket = bucketSql(source, query);
-  const column = columnOf(query, source, field);
+  const column = columnOf(query, source.alias, field);
   const inner = source.matching().modify(selected(source, selection)).whereNotNull(column);
   const keyNames = grouped ? source.keys.map((_, index) => `g${index}`) : [];
   if (grouped) {
@@ -269,11 +291,13 @@ async function readPoints(knex: Knex, query: AnalyticsQuery, selection: Selectio
 }
 
 /** POST /engine/analytics's rows, from one snapshot. */
-export async function analyticsRows(knex: Knex, query: AnalyticsQuery): Promise<AnalyticsRows> {
+export async function analyticsRows(knex: Knex, request: AnalyticsQuery): Promise<AnalyticsRows> {
   // A window starting before 1677 (the stored times' signed 64-bit range) cannot be bound as the
   // buckets' origin; at most 300 days long, it ends before anything a span can carry (from 1970).
-  if (query.startNs < MIN_STORED_INTEGER) return { groups: query.groupBy.length === 0 ? [{ key: [], points: [] }] : [], other: null, truncated: false };
+  if (request.startNs < MIN_STORED_INTEGER) return { groups: request.groupBy.length === 0 ? [{ key: [], points: [] }] : [], other: null, truncated: false };
   const work = async (trx: Knex.Transaction): Promise<AnalyticsRows> => {
+    const plan = rollupPlan(rollupRequest(request));
+    const query = plan && !(await hasPartialBuckets(trx, dialectFor(trx), rollupRequest(request), plan)) ? { ...request, rollup: plan } : request;
     if (query.groupBy.length === 0) {
       const series = await readPoints(trx, query, { kind: 'all' });
       const all = [...series.values()][0];

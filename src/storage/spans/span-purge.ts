@@ -1,10 +1,12 @@
 // Deletes expired spans of one application in bounded batches, each in its own short transaction
-// that also brings the touched traces' summaries up to date. No table lock: row locks on the
-// batch's spans and on its traces' summaries, held for one batch (docs/retention.md).
+// that also brings the touched traces' summaries and roll-ups up to date. No table lock: row locks
+// on the batch's spans, its traces' summaries and its roll-up rows, held for one batch
+// (docs/retention.md).
 import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
 import { dialectFor } from '../sql/index.js';
 import { bulkWriteTransaction } from '../transactions.js';
+import { emptyRollupsQueries, addRollupsQuery, rollupDeltas, ROLLUP_DIMENSIONS, type RollupSpan } from './span-rollups.js';
 import { recomputeSummaries } from './trace-summaries.js';
 
 export interface PurgeBatch {
@@ -14,20 +16,23 @@ export interface PurgeBatch {
   limit: number;
 }
 
-interface ExpiredSpan {
+interface ExpiredSpan extends RollupSpan {
   start: string;
   seq: number | string;
   trace_id: string;
 }
 
 /**
- * The keys of the batch's oldest expired spans, read along the index on (application_id,
- * start_time_unix_nano): MariaDB/MySQL's clustered primary key, SQLite's spans_newest_first.
+ * The batch's oldest expired spans, with what their roll-ups hold, read along the index on
+ * (application_id, start_time_unix_nano): MariaDB/MySQL's clustered primary key, SQLite's
+ * spans_newest_first. Locked: a concurrent purger waits, then finds them gone.
  */
 export function expiredSpansQuery(knex: Knex, { applicationId, beforeNs, limit }: PurgeBatch): Knex.QueryBuilder {
-  const query = knex('spans').select({ start: bigintAsText(knex, 'start_time_unix_nano') }, 'seq', 'trace_id').where('application_id', applicationId);
+  const query = knex('spans')
+    .select({ start: bigintAsText(knex, 'start_time_unix_nano') }, 'seq', 'trace_id', 'application_id', 'duration_ms', 'cost', 'usage_amount', ...ROLLUP_DIMENSIONS)
+    .where('application_id', applicationId);
   if (beforeNs !== null) query.whereRaw(`start_time_unix_nano < ${dialectFor(knex).exactInteger}`, [beforeNs.toString()]);
-  return query.orderBy('start_time_unix_nano').limit(limit);
+  return dialectFor(knex).lockRows(query.orderBy('start_time_unix_nano').limit(limit));
 }
 
 /**
@@ -35,7 +40,7 @@ export function expiredSpansQuery(knex: Knex, { applicationId, beforeNs, limit }
  * range, the seq list leaves alone any span ingested into that range meanwhile (the next batch
  * takes it, with its trace).
  */
-export function deleteSpansQuery(knex: Knex, applicationId: string, spans: ExpiredSpan[]): Knex.QueryBuilder {
+export function deleteSpansQuery(knex: Knex, applicationId: string, spans: Array<Pick<ExpiredSpan, 'start' | 'seq'>>): Knex.QueryBuilder {
   const starts = spans.map((span) => BigInt(span.start));
   const first = starts.reduce((a, b) => (b < a ? b : a));
   const last = starts.reduce((a, b) => (b > a ? b : a));
@@ -56,19 +61,20 @@ function affectedRows(result: unknown): number {
 }
 
 /**
- * Deletes one batch and recomputes its traces' summaries in one transaction. Resolves with the
- * spans this call deleted (another purger may have taken some of them first) and whether more
- * may be left.
+ * Deletes one batch, recomputes its traces' summaries and takes its spans out of the roll-ups, in
+ * one transaction. Resolves with the spans this call deleted (another purger may have taken some
+ * of them first) and whether more may be left.
  */
 export async function purgeBatch(knex: Knex, batch: PurgeBatch): Promise<{ deleted: number; full: boolean }> {
-  const spans = (await expiredSpansQuery(knex, batch)) as ExpiredSpan[];
-  if (spans.length === 0) return { deleted: 0, full: false };
-  const traceIds = [...new Set(spans.map((span) => span.trace_id))];
-  const deleted = await bulkWriteTransaction(knex, async ({ db, run }) => {
+  return bulkWriteTransaction(knex, async ({ db, run }) => {
+    const spans = (await run<ExpiredSpan[]>(expiredSpansQuery(db, batch))).map((span) => ({ ...span, start_time_unix_nano: span.start }));
+    if (spans.length === 0) return { deleted: 0, full: false };
     const deleted = affectedRows(await run(deleteSpansQuery(db, batch.applicationId, spans)));
-    await recomputeSummaries(db, batch.applicationId, traceIds, run);
-    return deleted;
+    // The rows read are locked: the delete took exactly them.
+    if (deleted !== spans.length) throw new Error(`purge deleted ${deleted} of the ${spans.length} spans it locked`);
+    await recomputeSummaries(db, batch.applicationId, [...new Set(spans.map((span) => span.trace_id))], run);
+    const deltas = rollupDeltas(spans, -1);
+    for (const statement of [...addRollupsQuery(db, deltas), ...emptyRollupsQueries(db, deltas)]) await run(statement);
+    return { deleted, full: spans.length === batch.limit };
   });
-  // A full batch that deleted nothing was taken by another purger: its next pass goes on.
-  return { deleted, full: spans.length === batch.limit && deleted > 0 };
 }

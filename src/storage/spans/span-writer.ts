@@ -1,12 +1,14 @@
-// Stores spans durably and keeps the per-trace summaries (table `traces`) current, as spans
-// arrive in any order and in any number of batches. A span already stored (same application,
-// trace_id, span_id) is kept, never stored twice.
+// Stores spans durably and keeps the per-trace summaries (table `traces`) and the roll-ups
+// (table `span_rollups`, span-rollups.ts) current, as spans arrive in any order and in any number
+// of batches. A span already stored (same application, trace_id, span_id) is kept, never stored
+// or counted twice.
 import type { Knex } from 'knex';
 import type { Run } from '../sql/dialect.js';
 import { bulkWriteTransaction } from '../transactions.js';
 import { insertSpansMysql, insertSpansSqlite } from './span-insert.js';
+import { addRollupsQuery, rollupDeltas } from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
-import { batchSummaries, groupBy, mergeQuery, recomputeSummaries } from './trace-summaries.js';
+import { batchSummaries, groupBy, mergeQuery } from './trace-summaries.js';
 
 /** Traces whose spans and summaries one round of statements writes. */
 const TRACES_PER_ROUND = 500;
@@ -19,21 +21,42 @@ interface Writer {
 }
 
 /**
- * Stores the rows of some traces of one application and brings their summaries up to date.
- * When every row was new (the usual case) one upsert merges the batch into the stored
- * summaries; when some were stored already (an exporter's retry), the summaries are locked and
- * recomputed from the spans, so a re-sent span is never counted twice.
+ * A batch held spans that were stored already (an exporter's retry): its transaction is rolled
+ * back and written again in checking mode, which learns first which spans are new.
  */
-async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>): Promise<void> {
+class SpansStoredAlready extends Error {}
+
+/** How many times a checking write is redone when a concurrent writer stores the same spans meanwhile. */
+const CHECKING_ATTEMPTS = 3;
+
+/** The batch's spans that are stored already, as `trace_id/span_id`. */
+async function storedKeys(writer: Writer, applicationId: string, rows: SpanRow[]): Promise<Set<string>> {
+  const traceIds = [...new Set(rows.map((row) => row.trace_id))];
+  const found = await writer.run<Array<{ trace_id: string; span_id: string }>>(
+    writer.db('spans').select('trace_id', 'span_id').where('application_id', applicationId).whereIn('trace_id', traceIds),
+  );
+  return new Set(found.map((row) => `${row.trace_id}/${row.span_id}`));
+}
+
+/**
+ * Stores the rows of some traces of one application not stored yet, merges them into their
+ * traces' summaries in one upsert, and answers them (the roll-ups are added after every round).
+ * Without `checking`, every row is taken to be new (the usual case) and a row found stored
+ * already aborts the write (SpansStoredAlready); with it, the stored ones are looked up first.
+ */
+async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>, checking: boolean): Promise<SpanRow[]> {
   const rows = [...rowsByTrace.values()].flat();
-  const unique = [...new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row])).values()];
-  const inserted = await writer.insert(unique);
-  const { db, run } = writer;
-  if (inserted === unique.length) {
-    await run(mergeQuery(db, batchSummaries(applicationId, unique.length === rows.length ? rowsByTrace : groupBy(unique, (row) => row.trace_id))));
-    return;
+  let fresh = [...new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row])).values()];
+  if (checking) {
+    const stored = await storedKeys(writer, applicationId, fresh);
+    fresh = fresh.filter((row) => !stored.has(`${row.trace_id}/${row.span_id}`));
   }
-  await recomputeSummaries(db, applicationId, [...rowsByTrace.keys()], run);
+  if (fresh.length === 0) return fresh;
+  const inserted = await writer.insert(fresh);
+  if (inserted !== fresh.length) throw new SpansStoredAlready();
+  const byTrace = fresh.length === rows.length ? rowsByTrace : groupBy(fresh, (row) => row.trace_id);
+  await writer.run(mergeQuery(writer.db, batchSummaries(applicationId, byTrace)));
+  return fresh;
 }
 
 /**
@@ -54,18 +77,30 @@ function rounds(rows: SpanRow[]): Array<{ applicationId: string; rowsByTrace: Ma
 }
 
 /**
- * Stores the spans and brings the summaries of every trace they touch up to date, in one
- * transaction: when this resolves, everything is committed. Lock conflicts retry the whole
- * transaction.
+ * Stores the spans and brings the summaries of every trace they touch and the roll-ups up to
+ * date, in one transaction: when this resolves, everything is committed. Lock conflicts retry the
+ * whole transaction.
  */
 export async function storeSpans(knex: Knex, rows: SpanRow[]): Promise<void> {
   if (rows.length === 0) return;
   const work = rounds(rows);
-  const write = async (writer: Writer) => {
-    for (const { applicationId, rowsByTrace } of work) await storeTraces(writer, applicationId, rowsByTrace);
+  const write = async (writer: Writer, checking: boolean) => {
+    const fresh: SpanRow[] = [];
+    for (const { applicationId, rowsByTrace } of work) fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking)));
+    // Last, so that the roll-up rows every writer of the application touches stay locked briefly.
+    for (const statement of addRollupsQuery(writer.db, rollupDeltas(fresh, 1))) await writer.run(statement);
   };
-  await bulkWriteTransaction(knex, ({ db, run, connection }) =>
-    // MariaDB/MySQL insert through prepared statements on the transaction's own connection.
-    write({ db, run, insert: (unique) => (connection ? insertSpansMysql(connection, unique) : insertSpansSqlite(db, unique)) }),
-  );
+  const transaction = (checking: boolean) =>
+    bulkWriteTransaction(knex, ({ db, run, connection }) =>
+      // MariaDB/MySQL insert through prepared statements on the transaction's own connection.
+      write({ db, run, insert: (unique) => (connection ? insertSpansMysql(connection, unique) : insertSpansSqlite(db, unique)) }, checking),
+    );
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await transaction(attempt > 0);
+      return;
+    } catch (error) {
+      if (!(error instanceof SpansStoredAlready) || attempt >= CHECKING_ATTEMPTS) throw error;
+    }
+  }
 }

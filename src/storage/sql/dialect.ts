@@ -67,6 +67,8 @@ export interface SqlDialect {
    * a double, so large integers lose digits).
    */
   jsonText(column: string): string;
+  /** A read inside a write transaction that locks the rows it reads (SQLite has one writer at a time: as it is). */
+  lockRows(query: Knex.QueryBuilder): Knex.QueryBuilder;
   /** `table AS alias`, read through the named index (a trusted name). */
   tableThroughIndex(table: string, alias: string, index: string): string;
   /** In an upsert's update list, the value the insert brought for a column (`??` is the column). */

@@ -130,6 +130,10 @@ export const mysqlDialect: SqlDialect = {
     return `CAST(${expression} AS DOUBLE)`;
   },
 
+  lockRows(query: Knex.QueryBuilder): Knex.QueryBuilder {
+    return query.forUpdate();
+  },
+
   tableThroughIndex(table: string, alias: string, index: string): string {
     return `${table} AS ${alias} FORCE INDEX (${index})`;
   },

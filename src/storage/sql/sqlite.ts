@@ -93,6 +93,10 @@ export const sqliteDialect: SqlDialect = {
     return `CAST(${expression} AS REAL)`;
   },
 
+  lockRows(query: Knex.QueryBuilder): Knex.QueryBuilder {
+    return query;
+  },
+
   tableThroughIndex(table: string, alias: string, index: string): string {
     return `${table} AS ${alias} INDEXED BY ${index}`;
   },

@@ -61,7 +61,7 @@ onEachDatabase('purge statement plans', (app) => {
       for (const plan of [...read, ...remove]) expect(plan).to.match(/^range (PRIMARY|spans_newest_first) Using where(; Using index)?$/);
       expect([read.length, remove.length]).to.deep.equal([1, 1]);
     } else {
-      expect(read).to.deep.equal(['SEARCH spans USING COVERING INDEX spans_newest_first (application_id=? AND start_time_unix_nano<?)']);
+      expect(read).to.deep.equal(['SEARCH spans USING INDEX spans_newest_first (application_id=? AND start_time_unix_nano<?)']);
       expect(remove).to.have.length(1);
       expect(remove[0]).to.match(/^SEARCH spans USING (INDEX spans_newest_first \(application_id=\? AND start_time_unix_nano>\? AND start_time_unix_nano<\?\)|INTEGER PRIMARY KEY \(rowid=\?\))$/);
     }
