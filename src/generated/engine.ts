@@ -145,7 +145,10 @@ export interface paths {
          *       them (spans without the field are left out; with none, the value is `null`), and
          *       the percentiles `p50`, `p90`, `p95` and `p99` exact as in `POST /engine/metrics`
          *       (linear interpolation between the closest ranks, position p × (n − 1), never an
-         *       estimate).
+         *       estimate). Sums and averages add the same numbers in an unspecified order, so two
+         *       requests over the same spans may differ in the last digits (for example a window
+         *       starting on a minute, which is answered from per-minute roll-ups, and one starting
+         *       a nanosecond later); counts and extremes never differ.
          *
          *     **Who may call it:** members and owners of the organization owning the application
          *     (users holding `read:traces`), or API keys of that application holding

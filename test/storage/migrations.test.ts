@@ -143,5 +143,34 @@ for (const database of testDatabases()) {
       expect(await knex('applications').where({ id: 'app_old' }).pluck('retention_days')).to.deep.equal([null]);
       expect(await findActiveApplication(knex, 'app_old')).to.include({ id: 'app_old', retention_days: null });
     });
+    it('rolls up the spans stored before span_rollups existed, per minute and per hour', async () => {
+      await migrateThrough('20261123000200_application_retention');
+      const onTheHour = 1_763_798_400_000_000_000n;
+      const at = (seconds: number, index: number, service: string, cost: number | null) =>
+        spanRow({
+          trace_id: `${index}`.padStart(32, '0'),
+          span_id: `${index}`.padStart(16, '0'),
+          start_time_unix_nano: (onTheHour + BigInt(seconds) * 1_000_000_000n).toString(),
+          end_time_unix_nano: (onTheHour + BigInt(seconds) * 1_000_000_000n + 2_000_000n).toString(),
+          duration_ms: 2,
+          service_name: service,
+          cost,
+        });
+      await knex('spans').insert([at(10, 1, 'a', 1), at(50, 2, 'a', 2), at(70, 3, 'a', null), at(3700, 4, 'b', 4)]);
+
+      await migrateToLatest(knex);
+
+      const rollups = (await knex('span_rollups')
+        .select('bucket_width_s', knex.raw('CAST(bucket_start_unix_nano AS CHAR) AS start'), 'service_name', 'span_count', 'cost_count', 'cost_sum', 'duration_max', 'partial')
+        .orderBy(['bucket_width_s', 'bucket_start_unix_nano'])) as Array<Record<string, unknown>>;
+      const minute = (offset: number) => (onTheHour + BigInt(offset) * 60_000_000_000n).toString();
+      expect(rollups.map((row) => [Number(row.bucket_width_s), String(row.start), row.service_name, Number(row.span_count), Number(row.cost_count), Number(row.cost_sum), Number(row.duration_max), Number(row.partial)])).to.deep.equal([
+        [60, minute(0), 'a', 2, 2, 3, 2, 0],
+        [60, minute(1), 'a', 1, 0, 0, 2, 0],
+        [60, minute(61), 'b', 1, 1, 4, 2, 0],
+        [3600, minute(0), 'a', 3, 2, 3, 2, 0],
+        [3600, minute(60), 'b', 1, 1, 4, 2, 0],
+      ]);
+    });
   });
 }
