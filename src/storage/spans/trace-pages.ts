@@ -92,6 +92,26 @@ export function tracePageQuery(knex: Knex, matching: Knex.QueryBuilder): Knex.Qu
     .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }]);
 }
 
+/**
+ * A deep page of `matching` as a deferred join: the window's traces are sorted by their keys
+ * alone and `offset` of them passed, then only the page's summaries are read in full. Same rows,
+ * same order as the plain offset read of tracePageQuery(...).
+ */
+export function deepTracePageQuery(knex: Knex, matching: Knex.QueryBuilder, window: { limit: number; offset: number }): Knex.QueryBuilder {
+  const keys = matching
+    .select('t.application_id', 't.trace_id')
+    .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }])
+    .limit(window.limit)
+    .offset(window.offset)
+    .as('k');
+  return tracePageQuery(
+    knex,
+    knex({ t: 'traces' }).join(keys, (join) => {
+      join.on('t.application_id', 'k.application_id').andOn('t.trace_id', 'k.trace_id');
+    }),
+  );
+}
+
 /** The list order of trace summaries as a keyset: earliest start descending, then trace id. */
 export const TRACE_ORDER: SortColumn[] = [
   { column: 't.min_start_time_unix_nano', order: 'desc', integer: true },
@@ -114,9 +134,12 @@ export async function findTraces(knex: Knex, query: TraceQuery & ListRequest): P
     () => matchingTraces(knex, query),
     async (builder, window) => {
       const { after } = query;
-      const list = tracePageQuery(knex, after ? builder.modify(afterKey(dialect, TRACE_ORDER, after)) : builder);
-      const read = after ? { limit: window.limit, offset: 0 } : window;
-      const rows = await readPage<Record<string, unknown>>(list, lookAheadWindow(read));
+      const read = lookAheadWindow(after ? { limit: window.limit, offset: 0 } : window);
+      const rows = (
+        !after && read.offset !== null && read.offset > 0
+          ? await deepTracePageQuery(knex, builder, { limit: read.limit, offset: read.offset })
+          : await readPage(tracePageQuery(knex, after ? builder.modify(afterKey(dialect, TRACE_ORDER, after)) : builder), read)
+      ) as Array<Record<string, unknown>>;
       const summaries = rows.map((row) => ({
         ...(row as unknown as StoredTraceSummary),
         duration_ms: asNumber(row.duration_ms),
