@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrations/index.js';
 import { deepSpanPageQuery, findSpans, matchingSpans, spanPageQuery, SPAN_ORDER } from '../../src/storage/spans/span-pages.js';
-import { findTraces, matchingTraces, tracePageQuery, TRACE_ORDER } from '../../src/storage/spans/trace-pages.js';
+import { deepTracePageQuery, findTraces, matchingTraces, tracePageQuery, TRACE_ORDER } from '../../src/storage/spans/trace-pages.js';
 import { afterKey } from '../../src/storage/keyset.js';
 import { dialectFor } from '../../src/storage/sql/index.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
@@ -103,7 +103,8 @@ try {
     [`spans page ${DEEP} (deferred join)`, () => deepSpanPageQuery(knex, matchingSpans(knex, window), { limit: LIMIT + 1, offset }), () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT })],
     [`spans cursor at page ${DEEP}`, () => spanPageQuery(knex, matchingSpans(knex, window).modify(afterKey(dialect, SPAN_ORDER, spanBefore))).limit(LIMIT + 1), () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT, after: spanBefore })],
     ['traces page 1', () => tracePageQuery(knex, matchingTraces(knex, traces)).limit(LIMIT + 1), () => findTraces(knex, { ...traces, page: 1, limit: LIMIT })],
-    [`traces page ${DEEP}`, () => tracePageQuery(knex, matchingTraces(knex, traces)).limit(LIMIT + 1).offset(offset), () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT })],
+    [`traces page ${DEEP} (plain offset, as before)`, () => tracePageQuery(knex, matchingTraces(knex, traces)).limit(LIMIT + 1).offset(offset), () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT })],
+    [`traces page ${DEEP} (deferred join)`, () => deepTracePageQuery(knex, matchingTraces(knex, traces), { limit: LIMIT + 1, offset }), () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT })],
     [`traces cursor at page ${DEEP}`, () => tracePageQuery(knex, matchingTraces(knex, traces).modify(afterKey(dialect, TRACE_ORDER, traceBefore))).limit(LIMIT + 1), () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT, after: traceBefore })],
   ];
   for (const [name, statement, read] of statements) {
