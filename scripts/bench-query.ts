@@ -266,13 +266,18 @@ function cases(applicationId: string): BenchCase[] {
 
 /** The statements other connections run on the bench database (the service's), killed until none is left. */
 async function killServiceStatements(killer: mysql.Connection, spare: number[]): Promise<void> {
+  let killed = 0;
   let quietSweeps = 0;
   for (let sweep = 0; sweep < 40 && quietSweeps < 2; sweep += 1) {
     const [rows] = (await killer.query("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND COMMAND = 'Query' AND ID NOT IN (?)", [DATABASE, spare])) as unknown as [Array<{ ID: number | string }>];
     quietSweeps = rows.length === 0 ? quietSweeps + 1 : 0;
-    for (const row of rows) await killer.query(`KILL QUERY ${Number(row.ID)}`).catch(() => undefined);
+    for (const row of rows) {
+      await killer.query(`KILL QUERY ${Number(row.ID)}`).catch(() => undefined);
+      killed += 1;
+    }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+  log(`  killed ${killed} statement(s) of the service`);
 }
 
 /** One call of the endpoint, its body's text; past the budget, the call is dropped and the service's statements killed. */
