@@ -2,37 +2,74 @@
 // equivalent hand-written SQL run straight through mysql2.
 //
 //   BENCH_MYSQL_URL=mysql://user:password@127.0.0.1:3307/mysql npm run bench:query
+//   BENCH_SCALE=10m BENCH_MYSQL_URL=… npm run bench:query      # 10 million spans a day
 //
-// Data: BENCH_TRACES traces (100,000) of 10 spans each (1 million spans) spread over one day,
-// stored with the service's own writer (storeSpans, so the per-trace summaries are the real
-// ones) into the database BENCH_QUERY_DATABASE (spanledger_bench_query) on that server. The
-// database is kept between runs; it is dropped, migrated and seeded again when it does not hold
-// the expected data, or with BENCH_RESEED=1 (after a schema change). The service runs as a child process on it; each case is sent BENCH_RUNS times
-// (30; fewer for the slow ones) one after another after 3 warm-up calls, and reported as p50
-// and p95 of the HTTP round trip. The hand-written SQL is what one would write by hand for the
-// same answer (the total and the page, or the statistics), timed the same way.
+// Data (scripts/lib/bench-query-workload.ts): a main day of traces of 10 spans, 1,000,000 spans
+// by default (BENCH_SCALE=10m or BENCH_SPANS_PER_DAY=10000000 for 10 million; BENCH_TRACES, the
+// number of traces, wins over both), and the 6 days before it at 1/10 of that density for the
+// 7-day case, stored with the service's own writer (storeSpans, so the per-trace summaries are
+// the real ones) into BENCH_QUERY_DATABASE on that server: spanledger_bench_query for the default
+// scale, spanledger_bench_query_10m (_<spans>) for another, so that switching scale reseeds
+// neither. The database is kept between runs; it is dropped, migrated and seeded again when it
+// does not hold the expected spans, or with BENCH_RESEED=1 (after a schema change). The whole-day
+// cases read the main day only. The service runs as a child process on it; each case is sent
+// BENCH_RUNS times (30; fewer for the slow ones) one after another after 3 warm-up calls, and
+// reported as p50 and p95 of the HTTP round trip; the hand-written SQL is what one would write by
+// hand for the same answer, timed the same way, and both answers are checked to agree once per
+// case. A call longer than BENCH_CASE_BUDGET_MS (60 s) stops its side of the case, its statements
+// killed (scripts/lib/bounded-timing.ts), so that a run ends in bounded time.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
-import type { SpanRow } from '../src/storage/spans/span-row.js';
-import { storeSpans } from '../src/storage/spans/span-writer.js';
+import { analyticsCases } from './lib/bench-query-analytics.js';
+import { firstValue, RATIO_TARGET, sqlNumber, type BenchCase, type SqlRow, type SqlStatement } from './lib/bench-query-case.js';
+import { benchScale, DAY_NS, DAY_START_NS, FIRST_DAY_START_NS, HOUR_NS, PRIOR_DAYS, PRIOR_DENSITY_DIVISOR, seedSpans, type BenchScale } from './lib/bench-query-workload.js';
 import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
+import { OverBudget, timedWithinBudget, type Timing } from './lib/bounded-timing.js';
+import { answerDifference, type AnswerValue } from './lib/same-answer.js';
 import { seedApplication, seedOrganization } from './lib/seed-accounts.js';
 
+const DEFAULT_TRACES_PER_DAY = 100_000;
+
+/** Traces of the main day: BENCH_TRACES, else BENCH_SPANS_PER_DAY / 10, else BENCH_SCALE (1m, 10m), else 100,000. */
+function tracesPerDay(): number {
+  const { BENCH_TRACES, BENCH_SPANS_PER_DAY, BENCH_SCALE } = process.env;
+  let traces = DEFAULT_TRACES_PER_DAY;
+  if (BENCH_TRACES) traces = Number(BENCH_TRACES);
+  else if (BENCH_SPANS_PER_DAY) traces = Number(BENCH_SPANS_PER_DAY) / 10;
+  else if (BENCH_SCALE) {
+    const scales: Record<string, number> = { '1m': 100_000, '10m': 1_000_000 };
+    const scaled = scales[BENCH_SCALE.toLowerCase()];
+    if (scaled === undefined) throw new Error(`BENCH_SCALE is 1m or 10m (spans a day), not ${BENCH_SCALE}`);
+    traces = scaled;
+  }
+  if (!Number.isInteger(traces) || traces < 1) throw new Error('the main day needs a whole, positive number of traces (BENCH_SPANS_PER_DAY a multiple of 10)');
+  return traces;
+}
+
+/** The default scale keeps the database it always had; another scale gets its own, named by its spans a day. */
+function defaultDatabase(traces: number): string {
+  if (traces === DEFAULT_TRACES_PER_DAY) return 'spanledger_bench_query';
+  const spans = traces * 10;
+  const label = spans % 1_000_000 === 0 ? `${spans / 1_000_000}m` : spans % 1000 === 0 ? `${spans / 1000}k` : String(spans);
+  return `spanledger_bench_query_${label}`;
+}
+
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
-const DATABASE = process.env.BENCH_QUERY_DATABASE ?? 'spanledger_bench_query';
-const TRACES = Number(process.env.BENCH_TRACES ?? 100_000);
+const TRACES = tracesPerDay();
+const SCALE: BenchScale = benchScale(TRACES);
+const DATABASE = process.env.BENCH_QUERY_DATABASE ?? defaultDatabase(TRACES);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
-const SPANS_PER_TRACE = 10;
-const DAY_START_NS = BigInt(Date.UTC(2026, 10, 22)) * 1_000_000n;
-const DAY_NS = 86_400_000_000_000n;
-const HOUR_NS = 3_600_000_000_000n;
-const SERVICES = ['checkout', 'search', 'summarizer', 'billing', 'auth', 'catalog', 'inventory', 'gateway'];
-const MODELS = ['gemini-2.5-flash', 'gemini-2.5-pro', 'gpt-4o-mini', 'claude-haiku'];
-const DB_OPERATIONS = ['SELECT', 'INSERT', 'UPDATE'];
+const BUDGET_MS = Number(process.env.BENCH_CASE_BUDGET_MS ?? 60_000);
+/** BENCH_CASES=a,e1,g: only the cases of these labels (the letters in brackets); every case without it. */
+const ONLY = process.env.BENCH_CASES ? new Set(process.env.BENCH_CASES.split(',').map((label) => label.trim())) : undefined;
+
+function chosen(benchCase: BenchCase): boolean {
+  return ONLY === undefined || ONLY.has(/^\((\w+)\)/.exec(benchCase.name)?.[1] ?? '');
+}
 
 function databaseUrl(name: string): string {
   return databaseUrlOn(SERVER_URL as string, name);
@@ -47,158 +84,6 @@ function knexFor(url: string, connections = 1): Knex {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Data: deterministic, so that every run measures the same day.
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function hexOf(next: () => number, digits: number): string {
-  let text = '';
-  while (text.length < digits) text += Math.floor(next() * 0x100000000).toString(16).padStart(8, '0');
-  return text.slice(0, digits);
-}
-
-const EMPTY_BILLING = {
-  billing_resource_type: null,
-  billing_resource_name: null,
-  billing_service_id: null,
-  billing_service_name: null,
-  billing_sku_id: null,
-  billing_sku_name: null,
-  billing_region: null,
-  usage_amount: null,
-  usage_unit: null,
-};
-
-/** One request: a SERVER root, two LLM calls, four database queries, two internal steps, one outbound call. */
-function traceRows(applicationId: string, index: number): SpanRow[] {
-  const next = random(index + 1);
-  const service = SERVICES[index % SERVICES.length] as string;
-  const traceId = hexOf(next, 32);
-  const rootId = hexOf(next, 16);
-  const start = DAY_START_NS + (BigInt(index) * DAY_NS) / BigInt(TRACES) + BigInt(Math.floor(next() * 500_000_000));
-  const resource = JSON.stringify({ 'service.name': service, 'deployment.environment': 'production', 'telemetry.sdk.language': 'nodejs' });
-  const rows: SpanRow[] = [];
-  const add = (spanId: string, parent: string | null, offsetMs: number, durationMs: number, fields: Partial<SpanRow>, attributes: Record<string, unknown>) => {
-    const begin = start + BigInt(Math.round(offsetMs * 1e6));
-    const end = begin + BigInt(Math.round(durationMs * 1e6));
-    rows.push({
-      application_id: applicationId,
-      trace_id: traceId,
-      span_id: spanId,
-      parent_span_id: parent,
-      start_time_unix_nano: begin.toString(),
-      end_time_unix_nano: end.toString(),
-      duration_ms: Number(end - begin) / 1e6,
-      span_name: 'span',
-      span_kind: 'SPAN_KIND_INTERNAL',
-      service_name: service,
-      unit: null,
-      parent_unit: null,
-      cost: null,
-      ...EMPTY_BILLING,
-      resource_attributes: resource,
-      span_attributes: JSON.stringify(attributes),
-      status_code: 'STATUS_CODE_UNSET',
-      status_message: null,
-      scope_name: 'bench-query',
-      scope_version: '1.0.0',
-      events: null,
-      links: null,
-      dropped_attributes_count: 0,
-      dropped_events_count: 0,
-      dropped_links_count: 0,
-      received_at: Date.now(),
-      ...fields,
-    });
-  };
-  const failed = next() < 0.02;
-  const total = 50 + next() * 2000;
-  const status: Partial<SpanRow> = failed ? { status_code: 'STATUS_CODE_ERROR', status_message: 'HTTP 500' } : {};
-  add(rootId, null, 0, total, { span_name: `POST /api/${service}`, span_kind: 'SPAN_KIND_SERVER', unit: service, ...status }, {
-    'vendor.unit': service,
-    'http.request.method': 'POST',
-    'http.route': `/api/${service}`,
-    'http.response.status_code': failed ? 500 : 200,
-  });
-  for (let call = 0; call < 2; call += 1) {
-    const model = MODELS[Math.floor(next() * MODELS.length)] as string;
-    const tokens = Math.floor(100 + next() * 4000);
-    const cost = tokens * 0.0000025;
-    add(hexOf(next, 16), rootId, 5 + call * total * 0.4, total * 0.35, {
-      span_name: `${model}.generate_content`,
-      span_kind: 'SPAN_KIND_CLIENT',
-      unit: 'llm',
-      parent_unit: service,
-      cost,
-      billing_resource_type: 'llm_generate_content',
-      billing_resource_name: model,
-      billing_service_id: 'vertex-ai',
-      billing_sku_name: `${model} output tokens`,
-      billing_region: 'europe-west4',
-      usage_amount: tokens,
-      usage_unit: 'tokens',
-    }, {
-      'vendor.unit': 'llm',
-      'vendor.parent_unit': service,
-      'vendor.cost': cost,
-      'vendor.usage.amount': tokens,
-      'vendor.usage.unit': 'tokens',
-      'gen_ai.request.model': model,
-      'gen_ai.usage.output_tokens': tokens,
-    });
-  }
-  for (let query = 0; query < 4; query += 1) {
-    const operation = DB_OPERATIONS[Math.floor(next() * DB_OPERATIONS.length)] as string;
-    add(hexOf(next, 16), rootId, 1 + query * 2, 0.5 + next() * 20, { span_name: `${operation} orders`, span_kind: 'SPAN_KIND_CLIENT', unit: 'db', parent_unit: service, cost: 0.000001 }, {
-      'vendor.unit': 'db',
-      'db.system': 'mariadb',
-      'db.operation.name': operation,
-      'db.collection.name': 'orders',
-    });
-  }
-  for (let step = 0; step < 2; step += 1) {
-    add(hexOf(next, 16), rootId, 2 + step, 1 + next() * 10, { span_name: `step-${step}` }, { 'step.index': step, retry: next() < 0.1 });
-  }
-  add(hexOf(next, 16), rootId, total * 0.9, total * 0.05, { span_name: 'GET https://api.partner.example/v1/rates', span_kind: 'SPAN_KIND_CLIENT', unit: 'partner-api', cost: 0.0001 }, {
-    'vendor.unit': 'partner-api',
-    'http.request.method': 'GET',
-    'server.address': 'api.partner.example',
-    'http.response.status_code': 200,
-  });
-  return rows;
-}
-
-async function seed(knex: Knex, applicationId: string): Promise<void> {
-  const tracesPerBatch = 50;
-  const started = performance.now();
-  let nextTrace = 0;
-  let stored = 0;
-  await Promise.all(
-    Array.from({ length: 6 }, async () => {
-      while (nextTrace < TRACES) {
-        const first = nextTrace;
-        nextTrace += tracesPerBatch;
-        const rows: SpanRow[] = [];
-        for (let index = first; index < Math.min(first + tracesPerBatch, TRACES); index += 1) rows.push(...traceRows(applicationId, index));
-        await storeSpans(knex, rows);
-        stored += rows.length;
-        if (stored % 100_000 < rows.length) log(`  seeded ${stored} spans (${Math.round(stored / ((performance.now() - started) / 1000))} spans/s)`);
-      }
-    }),
-  );
-  await knex.raw('ANALYZE TABLE spans, traces');
-}
-
-// ---------------------------------------------------------------------------------------------
 // The service and its caller.
 
 /** The bench's application (created once with the data) and a fresh read:traces key's token. */
@@ -207,13 +92,17 @@ async function benchCaller(knex: Knex, applicationId: string, serviceUrl: string
   return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId, 'content-type': 'application/json' };
 }
 
-/** The bench's application when the database already holds its whole day of spans. */
+/**
+ * The bench's application when the database already holds every trace and span of the scale (the
+ * main day and the days before it). Counted from the trace summaries, which the span writer keeps
+ * in the same transactions as the spans: COUNT(*) over 16 million spans would take a minute or more.
+ */
 async function seededApplication(knex: Knex): Promise<string | undefined> {
   if (process.env.BENCH_RESEED === '1' || !(await knex.schema.hasTable('applications'))) return undefined;
   const existing = (await knex('applications').where({ name: 'bench:query' }).first('id')) as { id: string } | undefined;
   if (!existing) return undefined;
-  const [{ spans }] = (await knex('spans').where('application_id', existing.id).count({ spans: '*' })) as Array<{ spans: number | string }>;
-  return Number(spans) === TRACES * SPANS_PER_TRACE ? existing.id : undefined;
+  const [stored] = (await knex('traces').where('application_id', existing.id).select(knex.raw('COUNT(*) AS traces, SUM(spans_count) AS spans'))) as Array<{ traces: number | string; spans: number | string | null }>;
+  return Number(stored?.traces) === SCALE.totalTraces && Number(stored?.spans) === SCALE.totalSpans ? existing.id : undefined;
 }
 
 /** The bench's organization and application (the name is how seededApplication() finds it again). */
@@ -222,38 +111,10 @@ async function createApplication(knex: Knex): Promise<string> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Measurement.
-
-function percentile(sorted: number[], fraction: number): number {
-  const position = fraction * (sorted.length - 1);
-  const low = Math.floor(position);
-  const high = Math.ceil(position);
-  return (sorted[low] as number) + (position - low) * ((sorted[high] as number) - (sorted[low] as number));
-}
-
-async function timed(runs: number, work: () => Promise<void>): Promise<{ p50: number; p95: number }> {
-  for (let warmup = 0; warmup < 3; warmup += 1) await work();
-  const times: number[] = [];
-  for (let run = 0; run < runs; run += 1) {
-    const started = performance.now();
-    await work();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
-}
+// The cases.
 
 function rfc3339(nanos: bigint): string {
   return new Date(Number(nanos / 1_000_000n)).toISOString();
-}
-
-interface Case {
-  name: string;
-  runs: number;
-  target?: string;
-  http: { path: string; query: Record<string, string | boolean>; filter: unknown };
-  /** The same answer by hand: every statement, run one after another. */
-  sql: Array<[string, unknown[]]>;
 }
 
 const SPAN_COLUMNS =
@@ -263,8 +124,8 @@ const SPAN_COLUMNS =
 const SUMMARY_COLUMNS = 'trace_id, span_name, duration_ms, spans_count, total_cost, CAST(min_start_time_unix_nano AS CHAR) AS min_start, service_name, unit, parent_unit';
 
 /** Statistics over a set of traces by hand: the aggregates, then each figure's ranked values around its percentiles. */
-function metricsSql(where: string, bindings: unknown[]): Array<[string, unknown[]]> {
-  const statements: Array<[string, unknown[]]> = [
+function metricsSql(where: string, bindings: unknown[]): SqlStatement[] {
+  const statements: SqlStatement[] = [
     [`SELECT COUNT(*), AVG(duration_ms), STDDEV_POP(duration_ms), AVG(total_cost), STDDEV_POP(total_cost), AVG(spans_count), STDDEV_POP(spans_count) FROM traces t WHERE ${where}`, bindings],
   ];
   for (const column of ['duration_ms', 'total_cost', 'spans_count']) {
@@ -278,7 +139,42 @@ function metricsSql(where: string, bindings: unknown[]): Array<[string, unknown[
   return statements;
 }
 
-function cases(applicationId: string): Case[] {
+/** A list's answer, checked on both sides: the total and the page's ids in order. */
+type ListAnswer = { total: number; page: string[] };
+
+const listMatches = (answer: AnswerValue) => String((answer as unknown as ListAnswer).total);
+
+/** POST /engine/query's answer, and the COUNT(*) and page statements' (spans named by trace and span id). */
+const spanListAnswers: BenchCase['answers'] = {
+  endpoint: (text) => {
+    const body = JSON.parse(text) as { total: number; data: Array<{ trace_id: string; span_id: string }> };
+    return { total: body.total, page: body.data.map((span) => `${span.trace_id}/${span.span_id}`) };
+  },
+  sql: ([count, page]) => ({ total: sqlNumber(firstValue(count)), page: (page ?? []).map((row) => `${String(row.trace_id)}/${String(row.span_id)}`) }),
+  matches: listMatches,
+};
+
+/** POST /traces's answer, and the COUNT(*) and page statements'. */
+const traceListAnswers: BenchCase['answers'] = {
+  endpoint: (text) => {
+    const body = JSON.parse(text) as { pagination: { total: number }; data: Array<{ trace_id: string }> };
+    return { total: body.pagination.total, page: body.data.map((trace) => trace.trace_id) };
+  },
+  sql: ([count, page]) => ({ total: sqlNumber(firstValue(count)), page: (page ?? []).map((row) => String(row.trace_id)) }),
+  matches: listMatches,
+};
+
+/** POST /engine/metrics's trace count, and the aggregate statement's COUNT(*). */
+const metricsAnswers: BenchCase['answers'] = {
+  endpoint: (text) => {
+    const body = JSON.parse(text) as { trace_count: number };
+    return { trace_count: body.trace_count };
+  },
+  sql: ([aggregates]) => ({ trace_count: sqlNumber(firstValue(aggregates)) }),
+  matches: (answer) => String((answer as { trace_count: number }).trace_count),
+};
+
+function cases(applicationId: string): BenchCase[] {
   const hourStart = DAY_START_NS + 12n * HOUR_NS;
   const hour = { start_time: rfc3339(hourStart), end_time: rfc3339(hourStart + HOUR_NS) };
   const day = { start_time: rfc3339(DAY_START_NS), end_time: rfc3339(DAY_START_NS + DAY_NS) };
@@ -291,66 +187,174 @@ function cases(applicationId: string): Case[] {
   const modelSql = `JSON_VALUE(span_attributes, '$."gen_ai.request.model"') = ?`;
   const childModel = `EXISTS (SELECT 1 FROM spans s WHERE s.application_id = t.application_id AND s.trace_id = t.trace_id AND JSON_VALUE(s.span_attributes, '$."gen_ai.request.model"') = ?)`;
   const tracePage = (where: string) => `SELECT ${SUMMARY_COLUMNS} FROM traces t WHERE ${where} ORDER BY t.min_start_time_unix_nano DESC, t.trace_id LIMIT 20`;
-  const traceCases = (label: string, window: Record<string, string>, windowNs: string[], runs: number): Case[] => [
+  const slowRuns = Math.max(5, Math.round(RUNS / 3));
+  const traceCases = (label: string, window: Record<string, string>, windowNs: string[], runs: number): BenchCase[] => [
     {
       name: `(b) POST /traces, ${label}, root service_name = checkout`,
       runs,
-      target: label === 'one hour' ? 'p95 < 100 ms' : undefined,
-      http: { path: '/traces', query: window, filter: service },
+      targetP95Ms: label === 'one hour' ? 100 : undefined,
+      ratioTarget: true,
+      http: { path: '/traces', query: window, body: { filter: service } },
       sql: [
         [`SELECT COUNT(*) FROM traces t WHERE ${traceWindow} AND t.service_name = ?`, [applicationId, ...windowNs, 'checkout']],
         [tracePage(`${traceWindow} AND t.service_name = ?`), [applicationId, ...windowNs, 'checkout']],
       ],
+      answers: traceListAnswers,
     },
     {
       name: `(c) POST /traces?search_child_spans=true, ${label}, any span's gen_ai.request.model = gemini-2.5-pro`,
       runs,
-      http: { path: '/traces', query: { ...window, search_child_spans: true }, filter: model },
+      targetP95Ms: label === 'one hour' ? 100 : 1000,
+      ratioTarget: true,
+      http: { path: '/traces', query: { ...window, search_child_spans: true }, body: { filter: model } },
       sql: [
         [`SELECT COUNT(*) FROM traces t WHERE ${traceWindow} AND ${childModel}`, [applicationId, ...windowNs, 'gemini-2.5-pro']],
         [tracePage(`${traceWindow} AND ${childModel}`), [applicationId, ...windowNs, 'gemini-2.5-pro']],
       ],
+      answers: traceListAnswers,
     },
   ];
-  const emptyHour = [String(DAY_START_NS - HOUR_NS), String(DAY_START_NS)];
+  // Before the first seeded day: no span at all.
+  const emptyHour = [String(FIRST_DAY_START_NS - HOUR_NS), String(FIRST_DAY_START_NS)];
   return [
     {
       // What every call costs besides its SQL: HTTP, the token and application checks (two
       // queries), validation and the JSON answer; the statements themselves find nothing.
       name: '(0) POST /engine/query, an hour without spans: the fixed cost of a call',
       runs: RUNS,
-      http: { path: '/engine/query', query: { start_time: rfc3339(DAY_START_NS - HOUR_NS), end_time: rfc3339(DAY_START_NS) }, filter: null },
+      ratioTarget: false,
+      http: { path: '/engine/query', query: { start_time: rfc3339(FIRST_DAY_START_NS - HOUR_NS), end_time: rfc3339(FIRST_DAY_START_NS) }, body: { filter: null } },
       sql: [
         [`SELECT COUNT(*) FROM spans WHERE ${spanWindow}`, [applicationId, ...emptyHour]],
         [`SELECT ${SPAN_COLUMNS} FROM spans WHERE ${spanWindow} ORDER BY start_time_unix_nano DESC, trace_id, span_id LIMIT 20`, [applicationId, ...emptyHour]],
       ],
+      answers: spanListAnswers,
     },
     {
       name: '(a) POST /engine/query, one hour, span_attributes.gen_ai.request.model = gemini-2.5-pro',
       runs: RUNS,
-      target: 'p95 < 100 ms',
-      http: { path: '/engine/query', query: hour, filter: model },
+      targetP95Ms: 100,
+      ratioTarget: true,
+      http: { path: '/engine/query', query: hour, body: { filter: model } },
       sql: [
         [`SELECT COUNT(*) FROM spans WHERE ${spanWindow} AND ${modelSql}`, [applicationId, ...hourNs, 'gemini-2.5-pro']],
         [`SELECT ${SPAN_COLUMNS} FROM spans WHERE ${spanWindow} AND ${modelSql} ORDER BY start_time_unix_nano DESC, trace_id, span_id LIMIT 20`, [applicationId, ...hourNs, 'gemini-2.5-pro']],
       ],
+      answers: spanListAnswers,
     },
     ...traceCases('one hour', hour, hourNs, RUNS),
-    ...traceCases('whole day', day, dayNs, Math.max(5, Math.round(RUNS / 3))),
+    ...traceCases('whole day', day, dayNs, slowRuns),
     {
       name: '(d) POST /engine/metrics, whole day, no filter',
       runs: Math.max(10, Math.round(RUNS / 2)),
-      target: 'p95 < 500 ms',
-      http: { path: '/engine/metrics', query: day, filter: null },
+      targetP95Ms: 300,
+      ratioTarget: true,
+      http: { path: '/engine/metrics', query: day, body: { filter: null } },
       sql: metricsSql(traceWindow, [applicationId, ...dayNs]),
+      answers: metricsAnswers,
     },
     {
       name: "(d) POST /engine/metrics, whole day, any span's gen_ai.request.model = gemini-2.5-pro",
       runs: Math.max(5, Math.round(RUNS / 6)),
-      http: { path: '/engine/metrics', query: day, filter: model },
+      ratioTarget: true,
+      http: { path: '/engine/metrics', query: day, body: { filter: model } },
       sql: metricsSql(`${traceWindow} AND ${childModel}`, [applicationId, ...dayNs, 'gemini-2.5-pro']),
+      answers: metricsAnswers,
     },
+    ...analyticsCases(applicationId, slowRuns),
   ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls within the budget.
+
+/** The statements other connections run on the bench database (the service's), killed until none is left. */
+async function killServiceStatements(killer: mysql.Connection, spare: number[]): Promise<void> {
+  let killed = 0;
+  let quietSweeps = 0;
+  for (let sweep = 0; sweep < 40 && quietSweeps < 2; sweep += 1) {
+    const [rows] = (await killer.query("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND COMMAND = 'Query' AND ID NOT IN (?)", [DATABASE, spare])) as unknown as [Array<{ ID: number | string }>];
+    quietSweeps = rows.length === 0 ? quietSweeps + 1 : 0;
+    for (const row of rows) {
+      await killer.query(`KILL QUERY ${Number(row.ID)}`).catch(() => undefined);
+      killed += 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  log(`  killed ${killed} statement(s) of the service`);
+}
+
+/** One call of the endpoint, its body's text; past the budget, the call is dropped and the service's statements killed. */
+async function callEndpoint(benchCase: BenchCase, target: URL, headers: Record<string, string>, stop: () => Promise<void>): Promise<string> {
+  let status: number;
+  let text: string;
+  try {
+    const response = await fetch(target, { method: 'POST', headers, body: JSON.stringify(benchCase.http.body), signal: AbortSignal.timeout(BUDGET_MS) });
+    status = response.status;
+    text = await response.text();
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'TimeoutError')) throw error;
+    await stop();
+    throw new OverBudget(BUDGET_MS);
+  }
+  if (status !== 200) throw new Error(`${benchCase.name}: ${status} ${text.slice(0, 300)}`);
+  return text;
+}
+
+/** The hand-written statements, one after another on `raw`; past the budget, the running one is killed from `killer`. */
+async function callSql(statements: SqlStatement[], raw: mysql.Connection, killer: mysql.Connection): Promise<SqlRow[][]> {
+  let overBudget = false;
+  let killing: Promise<unknown> | undefined;
+  const timer = setTimeout(() => {
+    overBudget = true;
+    killing = killer.query(`KILL QUERY ${raw.threadId}`).catch(() => undefined);
+  }, BUDGET_MS);
+  try {
+    const results: SqlRow[][] = [];
+    for (const [sql, bindings] of statements) {
+      const [rows] = await raw.query(sql, bindings);
+      results.push(rows as SqlRow[]);
+    }
+    if (overBudget) throw new OverBudget(BUDGET_MS);
+    return results;
+  } catch (error) {
+    if (overBudget) throw new OverBudget(BUDGET_MS);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    await killing;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report.
+
+function milliseconds(timing: Timing<unknown>, which: 'p50' | 'p95'): string {
+  if (timing.kind === 'stopped') return which === 'p50' ? `> ${timing.budgetMs / 1000} s budget (stopped)` : '';
+  return timing[which].toFixed(1);
+}
+
+/** Endpoint / SQL at p50; when only the SQL was stopped, the bound its budget gives. */
+function ratioOf(endpoint: Timing<unknown>, sql: Timing<unknown>): { text: string; value?: number } {
+  if (endpoint.kind === 'stopped') return { text: 'n/a' };
+  if (sql.kind === 'stopped') return { text: `< ${(endpoint.p50 / sql.budgetMs).toFixed(2)}`, value: endpoint.p50 / sql.budgetMs };
+  const value = endpoint.p50 / sql.p50;
+  return { text: value.toFixed(2), value };
+}
+
+/** The issue's targets of the case, each marked met (✓) or missed (✗). */
+function targetsOf(benchCase: BenchCase, endpoint: Timing<unknown>, ratio: number | undefined): string {
+  const marks: string[] = [];
+  if (benchCase.targetP95Ms !== undefined) {
+    const met = endpoint.kind === 'measured' && endpoint.p95 <= benchCase.targetP95Ms;
+    marks.push(`p95 ≤ ${benchCase.targetP95Ms >= 1000 ? `${benchCase.targetP95Ms / 1000} s` : `${benchCase.targetP95Ms} ms`} ${met ? '✓' : '✗'}`);
+  }
+  if (benchCase.ratioTarget) marks.push(`≤ ${RATIO_TARGET}× SQL ${ratio !== undefined && ratio <= RATIO_TARGET ? '✓' : '✗'}`);
+  return marks.join(', ');
+}
+
+function runsOf(timing: Timing<unknown>): string {
+  return timing.kind === 'measured' ? String(timing.runs) : '0';
 }
 
 async function main(): Promise<void> {
@@ -360,9 +364,10 @@ async function main(): Promise<void> {
   await admin.raw(`CREATE DATABASE IF NOT EXISTS \`${DATABASE}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
   let knex = knexFor(url, 8);
   let applicationId = await seededApplication(knex);
+  const priorSpans = SCALE.totalSpans - TRACES * 10;
   if (applicationId) {
     await migrateToLatest(knex);
-    log(`reusing the ${TRACES * SPANS_PER_TRACE} spans already in ${DATABASE} (BENCH_RESEED=1 to rebuild)`);
+    log(`reusing the ${SCALE.totalSpans} spans already in ${DATABASE} (BENCH_RESEED=1 to rebuild)`);
   } else {
     // A fresh database: the current migrations, and no leftovers to delete.
     await knex.destroy();
@@ -371,9 +376,9 @@ async function main(): Promise<void> {
     knex = knexFor(url, 8);
     await migrateToLatest(knex);
     applicationId = await createApplication(knex);
-    log(`seeding ${TRACES * SPANS_PER_TRACE} spans in ${TRACES} traces over one day into ${DATABASE} …`);
+    log(`seeding ${TRACES * 10} spans in ${TRACES} traces over the main day and ${priorSpans} over the ${PRIOR_DAYS} days before into ${DATABASE} …`);
     const started = performance.now();
-    await seed(knex, applicationId);
+    await seedSpans(knex, applicationId, SCALE);
     log(`  seeded in ${Math.round((performance.now() - started) / 1000)} s`);
   }
   await admin.destroy();
@@ -381,44 +386,60 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-bench-'));
   const service = await startService(url, dataDir);
   const raw = await mysql.createConnection({ uri: url, supportBigNumbers: true, bigNumberStrings: true });
+  // Kills what outlasts the budget: the service's statements, or raw's.
+  const killer = await mysql.createConnection({ uri: url });
   const results: string[] = [];
+  const mismatches: string[] = [];
   try {
     const headers = await benchCaller(knex, applicationId, service.url);
-    for (const benchCase of cases(applicationId)) {
+    const stopService = () => killServiceStatements(killer, [killer.threadId, raw.threadId]);
+    for (const benchCase of cases(applicationId).filter(chosen)) {
       const target = new URL(benchCase.http.path, service.url);
       for (const [key, value] of Object.entries(benchCase.http.query)) target.searchParams.set(key, String(value));
-      let total: number | undefined;
-      const endpoint = await timed(benchCase.runs, async () => {
-        const response = await fetch(target, { method: 'POST', headers, body: JSON.stringify({ filter: benchCase.http.filter }) });
-        const text = await response.text();
-        if (response.status !== 200) throw new Error(`${benchCase.name}: ${response.status} ${text.slice(0, 300)}`);
-        const body = JSON.parse(text) as { total?: number; pagination?: { total: number }; trace_count?: number };
-        total = body.total ?? body.pagination?.total ?? body.trace_count;
-      });
-      const handWritten = await timed(benchCase.runs, async () => {
-        for (const [sql, bindings] of benchCase.sql) await raw.query(sql, bindings);
-      });
-      const ratio = endpoint.p50 / handWritten.p50;
-      const line = `| ${benchCase.name} | ${total} | ${endpoint.p50.toFixed(1)} | ${endpoint.p95.toFixed(1)} | ${handWritten.p50.toFixed(1)} | ${handWritten.p95.toFixed(1)} | ${ratio.toFixed(2)} | ${benchCase.target ?? ''} |`;
+      const endpoint = await timedWithinBudget(benchCase.runs, BUDGET_MS, async () => benchCase.answers.endpoint(await callEndpoint(benchCase, target, headers, stopService)));
+      if (endpoint.kind === 'stopped') log(`  ${benchCase.name}: the endpoint took over ${BUDGET_MS} ms; stopped`);
+      const handWritten = await timedWithinBudget(benchCase.runs, BUDGET_MS, async () => benchCase.answers.sql(await callSql(benchCase.sql, raw, killer)));
+      if (handWritten.kind === 'stopped') {
+        log(`  ${benchCase.name}: the hand-written SQL took over ${BUDGET_MS} ms; stopped`);
+        // A KILL QUERY that arrived after the statement ended must not hit the next case.
+        await raw.query('SELECT 1').catch(() => undefined);
+      }
+      let matches = '?';
+      const answered = endpoint.kind === 'measured' ? endpoint.answer : handWritten.kind === 'measured' ? handWritten.answer : undefined;
+      if (answered !== undefined) matches = benchCase.answers.matches(answered);
+      if (endpoint.kind === 'measured' && handWritten.kind === 'measured') {
+        const difference = answerDifference(endpoint.answer, handWritten.answer);
+        if (difference) {
+          mismatches.push(`${benchCase.name}: endpoint ≠ hand-written SQL at ${difference}`);
+          matches = `ANSWERS DIFFER (${matches})`;
+        }
+      }
+      const ratio = ratioOf(endpoint, handWritten);
+      const line =
+        `| ${benchCase.name} | ${matches} | ${milliseconds(endpoint, 'p50')} | ${milliseconds(endpoint, 'p95')} | ${milliseconds(handWritten, 'p50')} | ${milliseconds(handWritten, 'p95')} | ` +
+        `${ratio.text} | ${targetsOf(benchCase, endpoint, ratio.value)} | ${runsOf(endpoint)} / ${runsOf(handWritten)} |`;
       log(line);
       results.push(line);
     }
   } finally {
     await raw.end();
+    await killer.end();
     service.child.kill('SIGTERM');
     await knex.destroy();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   process.stdout.write(
     [
-      `Query latency, ${TRACES * SPANS_PER_TRACE} spans in ${TRACES} traces over one day (ms; the hand-written SQL runs through mysql2, without HTTP):`,
+      `Query latency, ${TRACES * 10} spans in ${TRACES} traces over one day (ms; the hand-written SQL runs through mysql2, without HTTP); ` +
+        `the ${PRIOR_DAYS} days before it hold ${priorSpans} more spans (1/${PRIOR_DENSITY_DIVISOR} of the main day's density each), read only by the 7-day case:`,
       '',
-      '| case | matches | endpoint p50 | endpoint p95 | hand-written SQL p50 | hand-written SQL p95 | endpoint / SQL (p50) | target |',
-      '|---|---:|---:|---:|---:|---:|---:|---|',
+      '| case | matches | endpoint p50 | endpoint p95 | hand-written SQL p50 | hand-written SQL p95 | endpoint / SQL (p50) | target | runs (endpoint / SQL) |',
+      '|---|---:|---:|---:|---:|---:|---:|---|---:|',
       ...results,
       '',
     ].join('\n'),
   );
+  if (mismatches.length > 0) throw new Error(`the endpoint and the hand-written SQL answered differently:\n${mismatches.join('\n')}`);
 }
 
 main().catch((error: unknown) => {
