@@ -661,7 +661,7 @@ export interface components {
          *     the field holds a value (every field; no `value`).
          * @enum {string}
          */
-        FilterOperator: "eq" | "neq" | "contains" | "starts_with" | "ends_with" | "gt" | "lt" | "gte" | "lte" | "in" | "not_in" | "exists" | "not_exists";
+        FilterOperator: "eq" | "neq" | "contains" | "starts_with" | "ends_with" | "gt" | "lt" | "gte" | "lte" | "in" | "not_in" | "exists" | "not_exists" | "regex";
         /**
          * @description A fixed span field, a trace-level field (`TraceFilterField`, in `POST /traces`,
          *     `POST /engine/metrics` and trace-grain `POST /engine/analytics` only), or an attribute path `span_attributes.<key>` /
