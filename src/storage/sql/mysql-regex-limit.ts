@@ -10,6 +10,9 @@ export const REGEX_STATEMENT_MARK = '/* spanledger:regex */';
 
 type QueryCallback = (error: unknown, ...results: unknown[]) => void;
 
+/** MariaDB's ER_STATEMENT_TIMEOUT ("max_statement_time exceeded"); mysql2 knows no name for it. */
+const STATEMENT_TIMEOUT_ERRNO = 1969;
+
 /** The part of a mysql2 connection this module uses: query(options, values, callback), as Knex calls it. */
 export interface QueryingConnection {
   query(options: unknown, values?: unknown, callback?: unknown): unknown;
@@ -35,8 +38,8 @@ export function limitRegexStatements(connection: QueryingConnection, limitMs: nu
     const limited = `SET STATEMENT max_statement_time=${seconds(limitMs)} FOR ${sql}`;
     const withSql = typeof options === 'string' ? limited : { ...(options as object), sql: limited };
     return query(withSql, values, (error: unknown, ...results: unknown[]) => {
-      const code = (error as { code?: unknown } | null)?.code;
-      (callback as QueryCallback)(code === 'ER_STATEMENT_TIMEOUT' ? new RegexTimeLimitExceeded(limitMs, { cause: error }) : error, ...results);
+      const errno = (error as { errno?: unknown } | null)?.errno;
+      (callback as QueryCallback)(errno === STATEMENT_TIMEOUT_ERRNO ? new RegexTimeLimitExceeded(limitMs, { cause: error }) : error, ...results);
     });
   };
 }
