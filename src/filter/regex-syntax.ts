@@ -33,6 +33,7 @@ const DIGIT: CodePointRange[] = [[0x30, 0x39]];
 const SPACE: CodePointRange[] = [[0x09, 0x0a], [0x0c, 0x0d], [0x20, 0x20]];
 const WORD: CodePointRange[] = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
 export const WORD_CHARACTERS = WORD;
+const PERL_CLASSES: Record<string, CodePointRange[]> = { d: DIGIT, s: SPACE, w: WORD, D: complement(DIGIT), S: complement(SPACE), W: complement(WORD) };
 
 /** RE2's POSIX classes (`[[:alpha:]]`), ASCII-only as in RE2. */
 const POSIX_CLASSES: Record<string, CodePointRange[]> = {
@@ -51,6 +52,8 @@ const POSIX_CLASSES: Record<string, CodePointRange[]> = {
   word: WORD,
   xdigit: [[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]],
 };
+
+const CASE_FLAG_REFUSAL = 'the case-insensitive flag (?i) is not supported (its Unicode case folding differs between databases); spell both cases with a class, e.g. [Ee]rror';
 
 const SINGLE_ESCAPES: Record<string, number> = { a: 0x07, f: 0x0c, t: 0x09, n: 0x0a, r: 0x0d, v: 0x0b };
 
@@ -126,7 +129,11 @@ class RegexParser {
     for (let char = this.peek(); char !== undefined && char !== '|' && char !== ')'; char = this.peek()) {
       if (char === '(' && this.peek(1) === '?' && this.flagGroup(flags)) continue;
       if (char === '\\' && this.peek(1) === 'Q') {
-        items.push(...this.quoted());
+        // A quantifier after `\E` repeats the last quoted character, as in RE2.
+        const quoted = this.quoted();
+        const last = quoted.pop();
+        items.push(...quoted);
+        if (last) items.push(this.repetition(last));
         continue;
       }
       const atom = this.atom(flags);
@@ -153,7 +160,7 @@ class RegexParser {
       const char = this.chars[index];
       if (char === ')' || char === ':') break;
       if (char === '-') negate = true;
-      else if (char === 'i') throw new UnsupportedRegex('the case-insensitive flag (?i) is not supported (its Unicode case folding differs between databases); spell both cases with a class, e.g. [Ee]rror');
+      else if (char === 'i') throw new UnsupportedRegex(CASE_FLAG_REFUSAL);
       else if (char === 'm') changes.multiLine = !negate;
       else if (char === 's') changes.dotAll = !negate;
       else if (char === 'U') {
@@ -191,7 +198,7 @@ class RegexParser {
           if (char === '-') negate = true;
           else if (char === 'm') inner.multiLine = !negate;
           else if (char === 's') inner.dotAll = !negate;
-          else if (char === 'i') throw new UnsupportedRegex('the case-insensitive flag (?i) is not supported (its Unicode case folding differs between databases); spell both cases with a class, e.g. [Ee]rror');
+          else if (char === 'i') throw new UnsupportedRegex(CASE_FLAG_REFUSAL);
         }
         return this.closeGroup(inner);
       }
@@ -318,11 +325,7 @@ function literal(char: string): RegexTree {
 }
 
 function perlClass(char: string): CodePointRange[] | undefined {
-  const table: Record<string, CodePointRange[]> = { d: DIGIT, s: SPACE, w: WORD };
-  const lower = char.toLowerCase();
-  if (!(lower in table) || (char !== lower && char !== lower.toUpperCase())) return undefined;
-  const ranges = table[lower] as CodePointRange[];
-  return char === lower ? ranges : complement(ranges);
+  return PERL_CLASSES[char];
 }
 
 /**
