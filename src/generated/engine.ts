@@ -692,7 +692,9 @@ export interface components {
          *       `^`, `$`, `\A`, `\z`, `\b`, `\B`; groups `(…)`, `(?:…)`, `(?P<name>…)`,
          *       `(?<name>…)`; alternation `|`; quantifiers `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`
          *       (n, m ≤ 1000) and their lazy forms; the flags `m` (`^`/`$` at line ends), `s` (`.`
-         *       matches a newline) and `U` as `(?ms)` or `(?s:…)`.
+         *       matches a newline) and `U` as `(?ms)` or `(?s:…)`. Patterns here are RE2 text;
+         *       in the JSON body each `\` is written twice (`"value": "\\d+"` is the pattern
+         *       `\d+`).
          *     - Refused with a 422 `value_error` at the `value` whose `msg` says why: a pattern RE2
          *       does not accept (`msg` "not an RE2 regular expression: …": bad syntax,
          *       backreferences `\1`, lookahead and lookbehind `(?=…)`, `(?<=…)`); the flag `i`
