@@ -31,6 +31,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often each live stream checks storage for new spans. */
   livePollIntervalMs: number;
+  /** How long one statement whose filter holds a `regex` condition may run (openapi/engine.yaml, FilterOperator). */
+  regexStatementTimeoutMs: number;
   retention: RetentionConfig;
   auth: {
     tokenIssuer: string;
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     // Each open stream costs one storage read per interval: 10 ms is as busy as it gets.
     livePollIntervalMs: readInteger(env, 'LIVE_POLL_INTERVAL_MS', 500, 10, 60_000),
+    regexStatementTimeoutMs: readInteger(env, 'REGEX_STATEMENT_TIMEOUT_MS', 10_000, 1, 600_000),
     retention: {
       defaultDays: readInteger(env, 'RETENTION_DEFAULT_DAYS', 30, RETENTION_DAYS_MIN, RETENTION_DAYS_MAX),
       purgeIntervalSeconds: readInteger(env, 'RETENTION_PURGE_INTERVAL_SECONDS', 600, 0, 86_400),

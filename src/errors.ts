@@ -69,6 +69,18 @@ export class UnavailableError extends ServiceError {
   }
 }
 
+/**
+ * A read whose filter holds a `regex` condition ran past the regex statement time limit: the
+ * request is too expensive as written (a narrower window or filter may pass).
+ */
+export class FilterTimeLimitError extends ServiceError {
+  constructor(readonly limitMs: number) {
+    super(
+      `the filter's regex conditions ran past the time limit of ${limitMs} ms for one statement; narrow the time window, add conditions that exclude spans before the regex, or simplify the pattern`,
+    );
+  }
+}
+
 export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type';
 
 /** A refusal of the token endpoint in OAuth 2.0's own terms (RFC 6749 §5.2). */

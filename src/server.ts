@@ -40,7 +40,7 @@ function closeHttp(server: http.Server, timeoutMs: number): Promise<void> {
 }
 
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const knex = openDatabase(config.databaseUrl, config.dataDir, logger);
+  const knex = openDatabase(config.databaseUrl, config.dataDir, logger, { regexStatementTimeoutMs: config.regexStatementTimeoutMs });
   if (config.migrateOnStart) await migrateToLatest(knex);
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
   const metrics = new HttpMetrics();

@@ -43,6 +43,11 @@ describe('configuration', () => {
     expect(config.auth.oidc).to.deep.equal({ issuer: 'https://id.example.com/', audience: 'spanledger', jwksUrl: 'https://id.example.com/.well-known/jwks.json' });
   });
 
+  it('bounds statements with a regex filter at 10 s unless REGEX_STATEMENT_TIMEOUT_MS says otherwise', () => {
+    expect(loadConfig({}).regexStatementTimeoutMs).to.equal(10_000);
+    expect(loadConfig({ REGEX_STATEMENT_TIMEOUT_MS: '250' }).regexStatementTimeoutMs).to.equal(250);
+  });
+
   const BAD: Array<[string, Record<string, string>]> = [
     ['PORT', { PORT: 'eighty' }],
     ['PORT', { PORT: '70000' }],
@@ -62,6 +67,8 @@ describe('configuration', () => {
     ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '0' }],
     ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '60001' }],
     ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '1s' }],
+    ['REGEX_STATEMENT_TIMEOUT_MS', { REGEX_STATEMENT_TIMEOUT_MS: '0' }],
+    ['REGEX_STATEMENT_TIMEOUT_MS', { REGEX_STATEMENT_TIMEOUT_MS: '600001' }],
   ];
   for (const [variable, env] of BAD) {
     it(`names ${variable} when it is wrong (${JSON.stringify(env)})`, () => {

@@ -3,6 +3,7 @@
 // What a filter means is written in docs/filter-semantics.md.
 import type { components } from '../generated/engine.js';
 import type { ResolvedField } from './fields.js';
+import type { RegexTree } from './regex-syntax.js';
 
 type DocumentOperator = components['schemas']['FilterOperator'];
 
@@ -21,6 +22,7 @@ export const OPERATORS = [
   'not_in',
   'exists',
   'not_exists',
+  'regex',
 ] as const satisfies readonly DocumentOperator[];
 export type Operator = (typeof OPERATORS)[number];
 
@@ -29,7 +31,8 @@ type MissingOperator = Exclude<DocumentOperator, Operator>;
 const everyOperatorListed: [MissingOperator] extends [never] ? true : MissingOperator = true;
 void everyOperatorListed;
 
-export const STRING_OPERATORS = ['contains', 'starts_with', 'ends_with'] as const satisfies readonly Operator[];
+/** The operators that read text only: a literal substring, prefix or suffix, or an RE2 pattern (`regex`). */
+export const STRING_OPERATORS = ['contains', 'starts_with', 'ends_with', 'regex'] as const satisfies readonly Operator[];
 export const NUMERIC_OPERATORS = ['gt', 'lt', 'gte', 'lte'] as const satisfies readonly Operator[];
 /** The operators whose value is a list of strings, each compared as `eq` compares it. */
 export const LIST_OPERATORS = ['in', 'not_in'] as const satisfies readonly Operator[];
@@ -65,6 +68,8 @@ export interface ValueCondition extends ConditionBase {
   number?: number;
   /** The caller sent a JSON number: `eq` / `neq` on an attribute compare its numeric reading. */
   numberGiven?: true;
+  /** `regex`: the accepted pattern's tree (./regex-syntax.ts); `value` is the pattern as sent. */
+  regex?: RegexTree;
 }
 
 /**

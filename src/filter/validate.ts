@@ -20,6 +20,7 @@ import {
   type PresenceOperator,
   type ValueOperator,
 } from './ast.js';
+import { checkRegex } from './regex.js';
 import { NUMBER_FIELDS, resolveField, TEXT_FIELDS, TRACE_FIELDS, type ResolvedField } from './fields.js';
 
 export type FilterValidation = { ok: true; filter: FilterNode | null } | { ok: false; issues: ValidationIssue[] };
@@ -213,6 +214,11 @@ class FilterValidator {
     }
     if (holdsNumbers(resolved) && stringOp) {
       return this.fail([...loc, 'op'], `operator "${op}" compares text; "${field}" holds numbers`, 'value_error');
+    }
+    if (op === 'regex') {
+      const check = checkRegex(text);
+      if (!check.ok) return this.fail([...loc, 'value'], check.msg, check.type);
+      return { kind: 'condition', field, op, value: text, resolved, regex: check.tree };
     }
     const needsNumber = numericOp || holdsNumbers(resolved);
     if (!needsNumber) return { kind: 'condition', field, op, value: text, resolved };

@@ -477,6 +477,12 @@ export interface components {
          *     - Every string operator (`eq`, `neq`, `contains`, `starts_with`, `ends_with` on a
          *       text field) is case-sensitive and treats `%`, `_` and `\` in the value literally
          *       (no wildcards, no escapes).
+         *     - `regex` (since 1.3) is a text operator like `contains`: an RE2 pattern, searched
+         *       anywhere in the text (unanchored; `^` and `$` anchor at the ends of the whole text),
+         *       case-sensitive, on the same fields and text forms as `contains` (the stored full
+         *       names of `span_kind` and `status_code`). In a pattern `%` and `_` are plain
+         *       characters and `\` escapes as in RE2 (`\\` is one backslash, `\.` a dot). See
+         *       `FilterOperator` for the accepted syntax, the refusals and the time limit.
          *     - `gt`, `lt`, `gte`, `lte` need a numeric `value` (else 422) and compare numerically.
          *       A numeric `value` is a JSON number literal (RFC 8259) whose value is finite:
          *       `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, nothing before or after it
@@ -485,7 +491,7 @@ export interface components {
          *       `span_kind`, `service_name`, `unit`, `parent_unit`, `billing.*`, `usage.unit`,
          *       `status_code`, `status_message` and `scope_name` they are a 422.
          *     - On the numeric fields `duration_ms`, `cost` and `usage.amount`, `contains`,
-         *       `starts_with` and `ends_with` are a 422, and `eq`/`neq` need a numeric `value` (the
+         *       `starts_with`, `ends_with` and `regex` are a 422, and `eq`/`neq` need a numeric `value` (the
          *       same JSON number literal; else 422) and compare numerically.
          *     - Attribute paths (`span_attributes.<key>`, `resource_attributes.<key>`) name one
          *       attribute by its whole flat dotted key (`span_attributes.http.response.status_code`
@@ -574,12 +580,17 @@ export interface components {
         FilterNode: components["schemas"]["FilterCondition"] | components["schemas"]["FilterListCondition"] | components["schemas"]["FilterPresenceCondition"] | components["schemas"]["FilterAndGroup"] | components["schemas"]["FilterOrGroup"] | components["schemas"]["FilterNotNode"];
         /**
          * @description A test of one field against one value, with `eq`, `neq`, `contains`, `starts_with`,
-         *     `ends_with`, `gt`, `lt`, `gte` or `lte`. (`in` and `not_in` take a list:
+         *     `ends_with`, `regex`, `gt`, `lt`, `gte` or `lte`. (`in` and `not_in` take a list:
          *     FilterListCondition; `exists` and `not_exists` no value: FilterPresenceCondition.)
          * @example {
          *       "field": "duration_ms",
          *       "op": "gt",
          *       "value": "250"
+         *     }
+         * @example {
+         *       "field": "span_attributes.http.route",
+         *       "op": "regex",
+         *       "value": "^/api/v[0-9]+/"
          *     }
          * @example {
          *       "field": "span_attributes.http.response.status_code",
@@ -595,7 +606,8 @@ export interface components {
              *     a finite JSON number literal and nothing else (`"250"`, `"0.5"`, `"-1e3"`; not
              *     `" 250"`, `"+5"` or `"0x10"`), or, since 1.2, as a JSON number (`250`; an integer
              *     only within ±9007199254740991): see FilterNode. A text value may be as long as the
-             *     request body allows, for every operator.
+             *     request body allows, for every operator but `regex`, whose pattern is at most
+             *     1000 characters.
              */
             value: string | number;
         };
@@ -661,10 +673,48 @@ export interface components {
          *     `usage.amount`). `contains`, `starts_with`, `ends_with`: text only. `gt`, `lt`,
          *     `gte`, `lte`: numeric only. `in`, `not_in`: equality with any / none of a list of
          *     values (every field, compared as `eq` compares). `exists`, `not_exists`: whether
-         *     the field holds a value (every field; no `value`).
+         *     the field holds a value (every field; no `value`). `regex` (since 1.3): text only,
+         *     an RE2 pattern searched in the text, as described below.
+         *
+         *     **`regex`**
+         *
+         *     - Meaning: RE2's unanchored search (as SQL `REGEXP`, ClickHouse `match`, Loki `|~`):
+         *       `{"field": "span_name", "op": "regex", "value": "timeout"}` matches `connect timeout`.
+         *       `^` and `$` anchor at the start and end of the whole text; `$` does not match before
+         *       a final newline (`"timeout$"` does not match `"timeout\n"`; `"timeout\n$"` does).
+         *       Case-sensitive (`"ERROR"` does not match `error`; write `"[Ee]rror"`). `.` matches
+         *       any character but a newline; characters are Unicode code points (`"^.$"` matches
+         *       `é` and `😀`). An absent value matches nothing; `{"not": …}` gives the negation.
+         *       Fields and text forms are those of `contains` (an attribute's text form: `200`,
+         *       `true`, `["a","b"]`); on `duration_ms`, `cost`, `usage.amount` and the `trace.*`
+         *       fields it is a 422 at `op`, and a JSON-number `value` is a 422.
+         *     - Syntax: RE2's (as in Prometheus, Loki and Tempo's TraceQL): literals and `\`
+         *       escapes of punctuation (`\.`, `\\`, `\%`), `\x41`, `\x{1F600}`, `\t`, `\n`,
+         *       `\r`, `\f`, `\v`, `\a`, `\Q…\E`; `.`; classes `[a-z]`, `[^…]`, `\d`, `\w`,
+         *       `\s` and their negations (ASCII, as in RE2), POSIX classes `[[:alpha:]]`; anchors
+         *       `^`, `$`, `\A`, `\z`, `\b`, `\B`; groups `(…)`, `(?:…)`, `(?P<name>…)`,
+         *       `(?<name>…)`; alternation `|`; quantifiers `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`
+         *       (n, m ≤ 1000) and their lazy forms; the flags `m` (`^`/`$` at line ends), `s` (`.`
+         *       matches a newline) and `U` as `(?ms)` or `(?s:…)`. Patterns here are RE2 text;
+         *       in the JSON body each `\` is written twice (`"value": "\\d+"` is the pattern
+         *       `\d+`).
+         *     - Refused with a 422 `value_error` at the `value` whose `msg` says why: a pattern RE2
+         *       does not accept (`msg` "not an RE2 regular expression: …": bad syntax,
+         *       backreferences `\1`, lookahead and lookbehind `(?=…)`, `(?<=…)`); the flag `i`
+         *       (write the cases as classes), Unicode classes `\p{…}` and octal escapes, whose
+         *       meaning differs between the databases' engines; a quantifier over a group that
+         *       itself holds a quantifier or an alternation (`(a+)+`, `(a|aa)*b`: write `[ab]*` for
+         *       `(a|b)*`) and more than 3 unbounded quantifiers (`*`, `+`, `{n,}`), which make a
+         *       backtracking engine slow; a quantifier on an anchor. A pattern longer than 1000
+         *       characters is a 422 `too_long`.
+         *     - Time limit: each statement of a read whose filter holds a `regex` may run for
+         *       `REGEX_STATEMENT_TIMEOUT_MS` (10000 ms by default). Past it the read stops and the
+         *       answer is a 422 with one `detail` entry at `["body", "filter"]`, `type`
+         *       `time_limit`, whose `msg` names the limit and suggests a narrower window or filter
+         *       (the same request can pass with fewer spans to search).
          * @enum {string}
          */
-        FilterOperator: "eq" | "neq" | "contains" | "starts_with" | "ends_with" | "gt" | "lt" | "gte" | "lte" | "in" | "not_in" | "exists" | "not_exists";
+        FilterOperator: "eq" | "neq" | "contains" | "starts_with" | "ends_with" | "gt" | "lt" | "gte" | "lte" | "in" | "not_in" | "exists" | "not_exists" | "regex";
         /**
          * @description A fixed span field, a trace-level field (`TraceFilterField`, in `POST /traces`,
          *     `POST /engine/metrics` and trace-grain `POST /engine/analytics` only), or an attribute path `span_attributes.<key>` /
@@ -1165,27 +1215,16 @@ export interface components {
          * @description The request fails validation: a missing or malformed parameter or header, a time
          *     window whose `end_time` is not after `start_time`, a body that is not valid JSON
          *     (`loc` `["body"]`), or a filter with an unknown field or operator, a bad value type,
-         *     an operator not allowed on the field, or beyond the nesting limits.
+         *     an operator not allowed on the field, a `regex` pattern refused (at its `value`, the
+         *     `msg` saying why), or beyond the nesting limits. Also the answer when a read whose
+         *     filter holds a `regex` runs past the statement time limit: one entry at
+         *     `["body", "filter"]` with `type` `time_limit` (see `FilterOperator`).
          */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "detail": [
-                 *         {
-                 *           "loc": [
-                 *             "query",
-                 *             "limit"
-                 *           ],
-                 *           "msg": "must be <= 100",
-                 *           "type": "less_than_equal"
-                 *         }
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["HTTPValidationError"];
             };
         };

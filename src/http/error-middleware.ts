@@ -5,6 +5,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import {
   ConflictError,
+  FilterTimeLimitError,
   MalformedRequestError,
   NotAuthenticatedError,
   NotFoundError,
@@ -16,6 +17,7 @@ import {
   UnavailableError,
   UnsupportedMediaTypeError,
 } from '../errors.js';
+import { RegexTimeLimitExceeded } from '../storage/sql/regex-time-limit.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import { MethodNotAllowedError, NotImplementedError } from './edge-errors.js';
 
@@ -32,6 +34,8 @@ const ACCEPT_HEADERS: Record<string, string> = { POST: 'Accept-Post', PATCH: 'Ac
 export function httpAnswerOf(error: ServiceError, method: string): HttpAnswer {
   const detail = { detail: error.message };
   if (error instanceof RequestValidationError) return { status: 422, headers: {}, body: { detail: error.issues } };
+  // A 422 in the validation shape, at the filter: the request is too expensive as written.
+  if (error instanceof FilterTimeLimitError) return { status: 422, headers: {}, body: { detail: [{ loc: ['body', 'filter'], msg: error.message, type: 'time_limit' }] } };
   if (error instanceof MalformedRequestError) return { status: 400, headers: {}, body: detail };
   if (error instanceof NotAuthenticatedError) return { status: 401, headers: { 'WWW-Authenticate': error.challenge }, body: detail };
   if (error instanceof PermissionDeniedError) return { status: 403, headers: {}, body: detail };
@@ -61,7 +65,8 @@ export function errorMiddleware(logger: Logger) {
       await next();
     } catch (caught) {
       let error = caught;
-      if (isDatabaseUnavailable(error)) {
+      if (error instanceof RegexTimeLimitExceeded) error = new FilterTimeLimitError(error.limitMs);
+      else if (isDatabaseUnavailable(error)) {
         (ctx.state.log ?? logger).warn({ err: error }, 'database unavailable');
         error = new UnavailableError('The database is unavailable; retry later');
       }

@@ -2,6 +2,7 @@
 // whose module (./sql/) gives the connection settings.
 import knexFactory, { type Knex } from 'knex';
 import { dialectFor, dialectNameOf, dialectNamed } from './sql/index.js';
+import { DEFAULT_STATEMENT_LIMITS, type StatementLimits } from './sql/regex-time-limit.js';
 
 /** The Knex settings for a DATABASE_URL; the SQLite file lives in dataDir unless the URL names one. */
 export function knexSettings(databaseUrl: string | undefined, dataDir: string): Knex.Config {
@@ -22,9 +23,28 @@ interface WarningLogger {
   debug(object: object, message: string): void;
 }
 
-/** Knex's own warnings (pool, deprecations) go to the structured log, not to the console. */
-export function openDatabase(databaseUrl: string | undefined, dataDir: string, logger?: WarningLogger): Knex {
+type AfterCreate = (connection: unknown, done: (error: Error | null, connection: unknown) => void) => void;
+
+/**
+ * Knex's own warnings (pool, deprecations) go to the structured log, not to the console. Each
+ * new connection is readied for filters by its dialect (the regex function and time limit).
+ */
+export function openDatabase(databaseUrl: string | undefined, dataDir: string, logger?: WarningLogger, limits: StatementLimits = DEFAULT_STATEMENT_LIMITS): Knex {
   const settings = knexSettings(databaseUrl, dataDir);
+  const dialect = dialectNamed(dialectNameOf(databaseUrl));
+  const pool = settings.pool ?? {};
+  const created = pool.afterCreate as AfterCreate | undefined;
+  settings.pool = {
+    ...pool,
+    afterCreate(connection: unknown, done: (error: Error | null, connection: unknown) => void) {
+      const prepare = (error: Error | null) => {
+        if (!error) dialect.prepareConnection(connection, limits);
+        done(error, connection);
+      };
+      if (created) created(connection, (error) => prepare(error));
+      else prepare(null);
+    },
+  };
   if (logger) {
     settings.log = {
       warn: (message: unknown) => logger.warn({ knex: message }, 'knex warning'),

@@ -1,10 +1,11 @@
 // Property test on every database: random span sets and random filter trees (depth up to 6,
-// every field and operator, `not` nodes, trace-level fields); POST /engine/query, POST /traces (both
+// every field and operator, `not` nodes, trace-level fields, simple regex patterns); POST /engine/query, POST /traces (both
 // search_child_spans values), POST /engine/metrics and POST /engine/analytics (both grains, random
 // group-by, measures, granularity and row limit) must agree with the plain reference evaluator written from
 // docs/filter-semantics.md and openapi/engine.yaml. FC_SEED and FC_RUNS reproduce or widen a run.
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { checkRegex } from '../../src/filter/regex.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
@@ -188,9 +189,32 @@ function conditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
     pick(attributeField, STRING_OPS, TEXTS),
     pickNumeric(attributeField, ['eq', 'neq', ...NUMERIC_OPS]),
     { weight: 3, arbitrary: listConditionFor(rows) },
+    { weight: 2, arbitrary: regexConditionFor(rows) },
     { weight: 2, arbitrary: traceCondition },
     fc.record({ field: anyField, op: fc.constantFrom('exists', 'not_exists') }),
   );
+}
+
+// Simple patterns the service accepts: pieces of the data (escaped), classes, `.`, `*`, `+`,
+// `?`, `^`, `$`, and alternation at the top; `%`, `_` and `\` mean themselves or escape.
+const REGEX_ATOMS = ['.', '[a-z]', '[^a-z]', '[0-9]', '\\d', '\\s', '\\w', 'é', '%', '_', '\\\\', '\\.', 'G', 'a', ' ', '\\n'];
+const REGEX_QUANTIFIERS = ['', '', '', '*', '+', '?'];
+
+function escapeRegex(text: string): string {
+  return text.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+}
+
+function regexConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
+  const fields = fc.oneof(fc.constantFrom(...TEXT_FIELDS), attributeField);
+  return fields.chain((field) => {
+    const term = fc.tuple(fc.oneof(valueFor(rows, field, 'contains', TEXTS).map(escapeRegex), fc.constantFrom(...REGEX_ATOMS)), fc.constantFrom(...REGEX_QUANTIFIERS)).map(([atom, quantifier]) => atom + quantifier);
+    const branch = fc.tuple(fc.boolean(), fc.array(term, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([start, terms, end]) => `${start ? '^' : ''}${terms.join('')}${end ? '$' : ''}`);
+    return fc
+      .array(branch, { minLength: 1, maxLength: 2 })
+      .map((branches) => branches.join('|'))
+      .filter((pattern) => checkRegex(pattern).ok)
+      .map((pattern) => ({ field, op: 'regex', value: pattern }));
+  });
 }
 
 // Trace-level fields (POST /traces and /engine/metrics; a 422 in POST /engine/query). Counts

@@ -8,7 +8,8 @@ import { validateFilter } from '../../src/filter/validate.js';
 /** `reads: traces`: the filter of POST /traces or POST /engine/metrics (trace-level fields allowed). */
 interface Corpus {
   valid: Array<{ name: string; filter: unknown; reads?: 'traces' }>;
-  invalid: Array<{ name: string; filter: unknown; loc: Array<string | number>; type: string; reads?: 'traces' }>;
+  /** `msg_includes`: a part of the message that says why (regex refusals). */
+  invalid: Array<{ name: string; filter: unknown; loc: Array<string | number>; type: string; reads?: 'traces'; msg_includes?: string }>;
 }
 
 const corpus = parse(fs.readFileSync(new URL('./corpus.yaml', import.meta.url), 'utf8')) as Corpus;
@@ -27,13 +28,14 @@ describe('filter validation', () => {
     });
   }
 
-  for (const { name, filter, loc, type, reads } of corpus.invalid) {
+  for (const { name, filter, loc, type, reads, msg_includes: msgIncludes } of corpus.invalid) {
     it(`rejects once, at its place: ${name}`, () => {
       const result = validateFilter(filter, { traceFields: reads === 'traces' });
       if (result.ok) throw new Error('accepted an invalid filter');
       expect(result.issues).to.have.length(1);
       expect(result.issues[0]).to.include({ type });
       expect(result.issues[0]?.loc).to.deep.equal(loc);
+      if (msgIncludes) expect(result.issues[0]?.msg).to.include(msgIncludes);
     });
   }
 

@@ -92,10 +92,20 @@ function conditionSql(condition: Condition, options: CompileOptions): SqlFragmen
   return valueSql(condition as ValueCondition, options);
 }
 
+/** `regex`: RE2's search of the pattern in a text column or an attribute's text form. */
+function regexSql(condition: ValueCondition, options: CompileOptions): SqlFragment {
+  const target = targetOfResolved(condition.resolved);
+  if (!condition.regex || target.kind === 'number' || target.kind === 'trace') throw new Error(`regex on ${condition.field} without a checked text pattern`);
+  const pattern = { source: condition.value, tree: condition.regex };
+  if (target.kind === 'text') return options.dialect.regexMatches(fragment(options.column(target.column)), pattern);
+  return options.dialect.regexMatches(options.dialect.attributeText(options.column(target.source), target.key), pattern);
+}
+
 function valueSql(condition: ValueCondition, options: CompileOptions): SqlFragment {
   const { dialect, column } = options;
   const { op, value } = condition;
   const target = targetOfResolved(condition.resolved);
+  if (op === 'regex') return regexSql(condition, options);
 
   if (target.kind === 'number' || target.kind === 'trace') {
     if (isTextMatch(op)) throw new Error(`operator ${op} on numeric field ${condition.field}`);

@@ -4,7 +4,9 @@
 // attribute, literal string matching with its escaping, collation and padding rules) serve the
 // compiler (../spans/filter-sql.ts); the rest serve the span reads and writes and the connection.
 import type { Knex } from 'knex';
+import type { RegexTree } from '../../filter/regex-syntax.js';
 import type { Mysql2Connection } from './mysql-transaction.js';
+import type { StatementLimits } from './regex-time-limit.js';
 
 /** SQL text with `?` placeholders and the values bound to them, in order. */
 export interface SqlFragment {
@@ -13,6 +15,12 @@ export interface SqlFragment {
 }
 
 export type TextMatch = 'contains' | 'starts_with' | 'ends_with';
+
+/** A `regex` filter value: the RE2 pattern as sent and its tree (src/filter/regex-syntax.ts). */
+export interface RegexPattern {
+  source: string;
+  tree: RegexTree;
+}
 
 export interface SqlDialect {
   readonly name: 'sqlite' | 'mysql';
@@ -46,6 +54,17 @@ export interface SqlDialect {
   notMatching(condition: SqlFragment): SqlFragment;
   /** Case-sensitive literal substring, prefix or suffix test (no wildcards, no escapes). */
   textMatches(expression: SqlFragment, match: TextMatch, value: string): SqlFragment;
+  /**
+   * Whether RE2 finds the pattern anywhere in a text expression (case-sensitive, `^`/`$` at the
+   * ends of the text); NULL when the expression is NULL. The statement runs under the regex time
+   * limit (prepareConnection).
+   */
+  regexMatches(expression: SqlFragment, pattern: RegexPattern): SqlFragment;
+  /**
+   * Readies a new pooled connection (the driver's own object) for filters: the regex operator's
+   * function and its statement time limit.
+   */
+  prepareConnection(connection: unknown, limits: StatementLimits): void;
   /** A placeholder that reads a decimal string as an exact 64-bit integer. */
   readonly exactInteger: string;
   /**

@@ -5,7 +5,10 @@
 // and JSON_EXTRACT re-spaces arrays and objects, hence the CASE on the value's JSON type.
 // Long values match without LIKE (see LIKE_VALUE_LIMIT).
 import type { Knex } from 'knex';
-import { attributePath, fragment, placeholders, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import { attributePath, fragment, placeholders, type RegexPattern, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import { limitRegexStatements, REGEX_STATEMENT_MARK, type QueryingConnection } from './mysql-regex-limit.js';
+import { pcrePattern } from './pcre-pattern.js';
+import type { StatementLimits } from './regex-time-limit.js';
 import { send, withMysqlTransaction } from './mysql-transaction.js';
 
 export function escapeLike(value: string): string {
@@ -113,6 +116,16 @@ export const mysqlDialect: SqlDialect = {
     }
     if (match === 'contains') return fragment(BINARY_MATCH.contains(expression.sql), value, ...expression.bindings);
     return fragment(BINARY_MATCH[match](expression.sql), ...expression.bindings, value, value);
+  },
+
+  // PCRE2 on the utf8mb4_bin text (case-sensitive), with the pattern translated so that it
+  // matches what RE2 matches (pcre-pattern.ts); the mark puts the statement under the time limit.
+  regexMatches(expression: SqlFragment, pattern: RegexPattern): SqlFragment {
+    return fragment(`${expression.sql} REGEXP ? ${REGEX_STATEMENT_MARK}`, ...expression.bindings, pcrePattern(pattern.tree));
+  },
+
+  prepareConnection(connection: unknown, limits: StatementLimits): void {
+    limitRegexStatements(connection as QueryingConnection, limits.regexStatementTimeoutMs);
   },
 
   exactInteger: 'CAST(? AS SIGNED)',

@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { attributePath, fragment, placeholders, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import { attributePath, fragment, placeholders, type RegexPattern, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import type { StatementLimits } from './regex-time-limit.js';
+import { registerRegexp, type FunctionRegistry } from './sqlite-regexp.js';
 
 /** `*`, `?` and `[` are GLOB's wildcards; inside brackets each stands for itself. */
 export function escapeGlob(value: string): string {
@@ -75,6 +77,15 @@ export const sqliteDialect: SqlDialect = {
     if (Buffer.byteLength(pattern) <= GLOB_PATTERN_LIMIT) return fragment(`${expression.sql} GLOB ?`, ...expression.bindings, pattern);
     const values = match === 'ends_with' ? [value, value] : [value];
     return fragment(WITHOUT_PATTERN[match](expression.sql), ...expression.bindings, ...values);
+  },
+
+  // regexp(), registered on each connection (sqlite-regexp.ts), runs RE2 on the pattern as sent.
+  regexMatches(expression: SqlFragment, pattern: RegexPattern): SqlFragment {
+    return fragment(`${expression.sql} REGEXP ?`, ...expression.bindings, pattern.source);
+  },
+
+  prepareConnection(connection: unknown, limits: StatementLimits): void {
+    registerRegexp(connection as FunctionRegistry, limits.regexStatementTimeoutMs);
   },
 
   exactInteger: 'CAST(? AS INTEGER)',
