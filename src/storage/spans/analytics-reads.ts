@@ -150,15 +150,21 @@ function bucketSql(source: Source, query: AnalyticsQuery): { sql: string; bindin
 export type GroupKey = Array<string | null>;
 
 /**
- * Which matching rows a points read covers: all of them as one series (no group_by), the kept
- * groups each apart, or the rest (every group but the kept ones) as one series, `other`.
+ * Which matching rows a points read covers: all of them as one series (no group_by), every group
+ * each apart (none was left out), the kept groups each apart, or the rest (every group but the
+ * kept ones) as one series, `other`.
  */
-export type Selection = { kind: 'all' } | { kind: 'kept' | 'rest'; keys: GroupKey[] };
+export type Selection = { kind: 'all' | 'every' } | { kind: 'kept' | 'rest'; keys: GroupKey[] };
+
+/** Whether a selection's points are read per group (the kept groups, or every group when none was left out). */
+function perGroup(selection: Selection): boolean {
+  return selection.kind === 'kept' || selection.kind === 'every';
+}
 
 /** `keys match one of the tuples` (`rest`: none of them); a null key matches only NULL. */
 function selected(source: Source, selection: Selection) {
   return (builder: Knex.QueryBuilder) => {
-    if (selection.kind === 'all') return;
+    if (!('keys' in selection)) return;
     const negate = selection.kind === 'rest';
     const kept = selection.keys;
     const bindings: Knex.Value[] = [];
@@ -208,7 +214,7 @@ function tupleId(key: Array<string | null>, bucket: number): string {
 /** 2 and 3. Measures per bucket (b, m0, m1, …), and per group (k0, k1, …) for the kept groups. */
 export function pointsQuery(knex: Knex, query: AnalyticsQuery, selection: Selection): Knex.QueryBuilder {
   const source = sourceOf(knex, query);
-  const grouped = selection.kind === 'kept';
+  const grouped = perGroup(selection);
   const bucket = bucketSql(source, query);
   const builder = source.matching().modify(selected(source, selection));
   if (grouped) source.keys.forEach((key, index) => builder.select(knex.raw(`MIN(${key.sql}) AS k${index}`, key.bindings)));
@@ -226,7 +232,7 @@ export function pointsQuery(knex: Knex, query: AnalyticsQuery, selection: Select
  */
 export function percentileValuesQuery(knex: Knex, query: AnalyticsQuery, selection: Selection, field: string, percents: number[]): Knex.QueryBuilder {
   const source = sourceOf(knex, query);
-  const grouped = selection.kind === 'kept';
+  const grouped = perGroup(selection);
   const { dialect } = source;
   const bucket = bucketSql(source, query);
   const column = columnOf(query, source.alias, field);
@@ -253,7 +259,7 @@ export function percentileValuesQuery(knex: Knex, query: AnalyticsQuery, selecti
 
 /** The points of a selection (pointsQuery, then percentileValuesQuery per percentile field), per key tuple (one [] key when not grouped). */
 async function readPoints(knex: Knex, query: AnalyticsQuery, selection: Selection): Promise<Map<string, { key: GroupKey; points: StoredPoint[] }>> {
-  const keyOf = (row: Row) => (selection.kind === 'kept' ? query.groupBy.map((_, index) => keyText(row[`k${index}`])) : []);
+  const keyOf = (row: Row) => (perGroup(selection) ? query.groupBy.map((_, index) => keyText(row[`k${index}`])) : []);
   const rows = (await pointsQuery(knex, query, selection)) as Row[];
   const points = new Map<string, StoredPoint>();
   const series = new Map<string, { key: Array<string | null>; points: StoredPoint[] }>();
@@ -307,7 +313,8 @@ export async function analyticsRows(knex: Knex, request: AnalyticsQuery): Promis
     if (ranked.length === 0) return { groups: [], other: null, truncated: false };
     const truncated = ranked.length > query.rowLimit;
     const kept = ranked.slice(0, query.rowLimit);
-    const series = await readPoints(trx, query, { kind: 'kept', keys: kept });
+    // Nothing left out: every group's points, without a predicate naming each kept key.
+    const series = await readPoints(trx, query, truncated ? { kind: 'kept', keys: kept } : { kind: 'every' });
     const groups = kept.map((key) => ({ key, points: series.get(JSON.stringify(key))?.points ?? [] }));
     if (!truncated) return { groups, other: null, truncated };
     const rest = await readPoints(trx, query, { kind: 'rest', keys: kept });
