@@ -54,57 +54,95 @@ export interface RollupDelta {
   [column: string]: string | number | null;
 }
 
-function dimensionsHash(span: RollupSpan): string {
-  return createHash('sha256')
-    .update(JSON.stringify(ROLLUP_DIMENSIONS.map((column) => span[column])))
-    .digest('hex')
-    .slice(0, 32);
+function dimensionsHash(dimensions: string): string {
+  return createHash('sha256').update(dimensions).digest('hex').slice(0, 32);
 }
 
-/** The start of the bucket of `widthS` seconds holding the nanosecond time (floored, also before 1970). */
-function bucketStart(startNs: string, widthS: number): string {
-  const width = BigInt(widthS) * 1_000_000_000n;
-  const time = BigInt(startNs);
-  const remainder = ((time % width) + width) % width;
+const NANOS_PER_SECOND = 1_000_000_000n;
+const WIDTHS_NS = ROLLUP_WIDTHS_S.map((widthS) => [widthS, BigInt(widthS) * NANOS_PER_SECOND] as const);
+
+/** The start of the bucket of `widthNs` holding the nanosecond time (floored, also before 1970). */
+function bucketStart(time: bigint, widthNs: bigint): string {
+  const remainder = ((time % widthNs) + widthNs) % widthNs;
   return (time - remainder).toString();
+}
+
+/** One delta while it is summed up: the span count, then count, sum, min and max per figure. */
+interface Accumulator {
+  span: RollupSpan;
+  widthS: number;
+  start: string;
+  hash: string;
+  spanCount: number;
+  figures: Float64Array;
+  extremes: Array<number | null>;
+}
+
+function accumulate(accumulator: Accumulator, span: RollupSpan, sign: 1 | -1): void {
+  accumulator.spanCount += sign;
+  for (let index = 0; index < FIGURES.length; index += 1) {
+    const raw = span[(FIGURES[index] as (typeof FIGURES)[number])[1]];
+    if (raw === null || raw === undefined) continue;
+    const value = Number(raw);
+    (accumulator.figures[index * 2] as number) += sign;
+    (accumulator.figures[index * 2 + 1] as number) += sign * value;
+    if (sign === -1) continue;
+    const min = accumulator.extremes[index * 2] as number | null;
+    const max = accumulator.extremes[index * 2 + 1] as number | null;
+    if (min === null || value < min) accumulator.extremes[index * 2] = value;
+    if (max === null || value > max) accumulator.extremes[index * 2 + 1] = value;
+  }
+}
+
+function deltaOf(accumulator: Accumulator, sign: 1 | -1): RollupDelta {
+  const { span } = accumulator;
+  const delta: RollupDelta = {
+    application_id: span.application_id,
+    bucket_width_s: accumulator.widthS,
+    bucket_start_unix_nano: accumulator.start,
+    dimensions_hash: accumulator.hash,
+    span_count: accumulator.spanCount,
+    partial: sign === 1 ? 0 : 1,
+  };
+  for (const column of ROLLUP_DIMENSIONS) delta[column] = span[column] ?? null;
+  FIGURES.forEach(([name], index) => {
+    delta[`${name}_count`] = accumulator.figures[index * 2] as number;
+    delta[`${name}_sum`] = accumulator.figures[index * 2 + 1] as number;
+    delta[`${name}_min`] = accumulator.extremes[index * 2] ?? null;
+    delta[`${name}_max`] = accumulator.extremes[index * 2 + 1] ?? null;
+  });
+  return delta;
 }
 
 /**
  * The roll-up rows that add (`sign` 1) or take away (`sign` -1) the spans, one per application,
  * width, bucket and dimension values, in key order (a fixed lock order for concurrent writers).
  * Taking away sets `partial`; the extremes of taken-away spans cannot be undone, so they are left out.
+ * On the ingest path: each distinct combination of dimension values is hashed once per batch.
  */
 export function rollupDeltas(spans: RollupSpan[], sign: 1 | -1): RollupDelta[] {
-  const deltas = new Map<string, RollupDelta>();
+  const accumulators = new Map<string, Accumulator>();
+  const hashes = new Map<string, string>();
   for (const span of spans) {
-    const hash = dimensionsHash(span);
-    for (const widthS of ROLLUP_WIDTHS_S) {
-      const start = bucketStart(String(span.start_time_unix_nano), widthS);
+    const dimensions = JSON.stringify(ROLLUP_DIMENSIONS.map((column) => span[column] ?? null));
+    let hash = hashes.get(dimensions);
+    if (hash === undefined) {
+      hash = dimensionsHash(dimensions);
+      hashes.set(dimensions, hash);
+    }
+    const time = BigInt(span.start_time_unix_nano);
+    for (const [widthS, widthNs] of WIDTHS_NS) {
+      const start = bucketStart(time, widthNs);
       const id = `${span.application_id}/${widthS}/${start}/${hash}`;
-      let delta = deltas.get(id);
-      if (!delta) {
-        delta = { application_id: span.application_id, bucket_width_s: widthS, bucket_start_unix_nano: start, dimensions_hash: hash, span_count: 0, partial: sign === 1 ? 0 : 1 };
-        for (const column of ROLLUP_DIMENSIONS) delta[column] = span[column] ?? null;
-        for (const [name] of FIGURES) Object.assign(delta, { [`${name}_count`]: 0, [`${name}_sum`]: 0, [`${name}_min`]: null, [`${name}_max`]: null });
-        deltas.set(id, delta);
+      let accumulator = accumulators.get(id);
+      if (accumulator === undefined) {
+        accumulator = { span, widthS, start, hash, spanCount: 0, figures: new Float64Array(FIGURES.length * 2), extremes: Array<number | null>(FIGURES.length * 2).fill(null) };
+        accumulators.set(id, accumulator);
       }
-      delta.span_count = (delta.span_count as number) + sign;
-      for (const [name, field] of FIGURES) {
-        const raw = span[field];
-        if (raw === null || raw === undefined) continue;
-        const value = Number(raw);
-        delta[`${name}_count`] = (delta[`${name}_count`] as number) + sign;
-        delta[`${name}_sum`] = (delta[`${name}_sum`] as number) + sign * value;
-        if (sign === 1) {
-          const min = delta[`${name}_min`] as number | null;
-          const max = delta[`${name}_max`] as number | null;
-          delta[`${name}_min`] = min === null || value < min ? value : min;
-          delta[`${name}_max`] = max === null || value > max ? value : max;
-        }
-      }
+      accumulate(accumulator, span, sign);
     }
   }
-  return [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
+  return [...accumulators.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, accumulator]) => deltaOf(accumulator, sign));
 }
 
 /** Rows per upsert: within SQLite's 500-term compound inserts and the placeholder limits. */
