@@ -117,6 +117,9 @@ function traceRows(applicationId: string, index: number): SpanRow[] {
       dropped_events_count: 0,
       dropped_links_count: 0,
       received_at: Date.now(),
+      indexed_value_1: null,
+      indexed_value_2: null,
+      indexed_value_3: null,
       ...fields,
     });
   };

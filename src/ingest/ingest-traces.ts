@@ -2,11 +2,44 @@
 // ones durably, report the rejected ones. Resolves only once the spans are committed.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { UnavailableError } from '../errors.js';
+import { NotFoundError, UnavailableError } from '../errors.js';
+import { writtenSlots, type IndexedAttributesState } from '../storage/accounts/indexed-attributes.js';
+import { activeIndexedAttributes } from '../storage/accounts/resources.js';
 import { storeSpans } from '../storage/spans/span-writer.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';
 import { toSpanRows } from './span-mapping.js';
+
+/** The application spans are stored for, with its indexed attribute slots as authorization read them. */
+export interface IngestTarget {
+  applicationId: string;
+  indexedAttributes: IndexedAttributesState;
+  /** When indexedAttributes was read (epoch milliseconds). */
+  readAt: number;
+}
+
+/**
+ * How long the slots read at authorization may be used to store spans. A slot's backfill starts
+ * only once a change is older than the settle time (src/retention/slot-backfiller.ts,
+ * INDEXING_SETTLE_SECONDS), which must exceed this: no span stored with the keys from before a
+ * change can then commit after the backfill has passed it.
+ */
+export const SLOT_KEYS_MAX_AGE_MS = 30_000;
+
+/** The target of an authorized export: the application authorization resolved, as it read it. */
+export function ingestTarget(scope: Partial<IngestTarget> | undefined): IngestTarget {
+  const applicationId = scope?.applicationId;
+  if (!applicationId || !scope.indexedAttributes || scope.readAt === undefined) throw new Error('trace export authorized without an application');
+  return { applicationId, indexedAttributes: scope.indexedAttributes, readAt: scope.readAt };
+}
+
+/** The slots to fill: as read at authorization, or read again when that was long ago (a slow upload). */
+async function currentSlots(knex: Knex, target: IngestTarget): Promise<IndexedAttributesState> {
+  if (Date.now() - target.readAt <= SLOT_KEYS_MAX_AGE_MS) return target.indexedAttributes;
+  const state = await activeIndexedAttributes(knex, target.applicationId);
+  if (!state) throw new NotFoundError('Application not found');
+  return state;
+}
 
 /**
  * Stores the request's valid spans (a span already stored is kept as it is) and returns the
@@ -14,8 +47,9 @@ import { toSpanRows } from './span-mapping.js';
  * Retry-After: exporters retry it, and the retry stores each span once. Never a 500, which
  * exporters would not retry and so would drop the spans.
  */
-export async function ingestTraces(knex: Knex, applicationId: string, request: DecodedExportRequest, log: Logger): Promise<PartialSuccess | undefined> {
-  const { rows, partialSuccess } = toSpanRows(request, applicationId, Date.now());
+export async function ingestTraces(knex: Knex, target: IngestTarget, request: DecodedExportRequest, log: Logger): Promise<PartialSuccess | undefined> {
+  const slots = writtenSlots(await currentSlots(knex, target));
+  const { rows, partialSuccess } = toSpanRows(request, target.applicationId, Date.now(), slots);
   try {
     await storeSpans(knex, rows);
   } catch (error) {
