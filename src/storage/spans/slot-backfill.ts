@@ -59,23 +59,27 @@ export async function backfillBatch(knex: Knex, target: BackfillTarget, slot: In
     );
     if (locked.length !== 1 || locked[0]?.indexed_attributes_state !== expected) return 'superseded';
     const after = entry.after_seq ?? '0';
+    // Both statements walk spans_by_receipt (application_id, seq), named so that neither the
+    // global seq index (every application's spans) nor the primary key is walked instead.
+    const byReceipt = db.raw(dialect.tableThroughIndex('spans', 's', 'spans_by_receipt'));
     // The batch's last seq; none when fewer than `limit` spans are left (the last batch).
     const bound = await run<Array<{ seq: string | number }>>(
-      db('spans')
-        .select({ seq: bigintAsText(db, 'seq') })
-        .where('application_id', target.applicationId)
-        .whereRaw(`seq > ${dialect.exactInteger}`, [after])
-        .orderBy('seq')
+      db
+        .from(byReceipt)
+        .select({ seq: bigintAsText(db, 's.seq') })
+        .where('s.application_id', target.applicationId)
+        .whereRaw(`s.seq > ${dialect.exactUnsigned}`, [after])
+        .orderBy('s.seq')
         .offset(limit - 1)
         .limit(1),
     );
     const last = bound[0] === undefined ? null : String(bound[0].seq);
-    const value = dialect.attributeStringUpTo(slot.source, slot.key, SLOT_VALUE_MAX_LENGTH);
-    const update = db('spans')
-      .where('application_id', target.applicationId)
-      .whereRaw(`seq > ${dialect.exactInteger}`, [after])
+    const value = dialect.attributeStringUpTo(`s.${slot.source}`, slot.key, SLOT_VALUE_MAX_LENGTH);
+    const update = db(byReceipt)
+      .where('s.application_id', target.applicationId)
+      .whereRaw(`s.seq > ${dialect.exactUnsigned}`, [after])
       .update({ [slotColumn(slot.slot)]: db.raw(value.sql, value.bindings) });
-    if (last !== null) update.whereRaw(`seq <= ${dialect.exactInteger}`, [last]);
+    if (last !== null) update.whereRaw(`s.seq <= ${dialect.exactUnsigned}`, [last]);
     await run(update);
     const slots = target.state.slots.map((candidate, index) =>
       index === slot.slot - 1 && candidate ? { ...candidate, after_seq: last ?? candidate.after_seq, ready: last === null } : candidate,

@@ -54,6 +54,11 @@ export interface SqlDialect {
   /** A placeholder that reads a decimal string as an exact 64-bit integer. */
   readonly exactInteger: string;
   /**
+   * The same for an unsigned column (the receive sequence): MariaDB reads a range on an
+   * unsigned index only against an unsigned value (against a signed one it sorts instead).
+   */
+  readonly exactUnsigned: string;
+  /**
    * Integer division of two integer expressions, truncating (exact on 64-bit integers: time
    * buckets on nanoseconds must not pass through a double). Both are trusted SQL text.
    */

@@ -126,6 +126,8 @@ export const mysqlDialect: SqlDialect = {
 
   exactInteger: 'CAST(? AS SIGNED)',
 
+  exactUnsigned: 'CAST(? AS UNSIGNED)',
+
   // `/` would return a DECIMAL; DIV stays a BIGINT.
   integerDivide(dividend: string, divisor: string): string {
     return `(${dividend}) DIV (${divisor})`;

@@ -84,6 +84,8 @@ export const sqliteDialect: SqlDialect = {
 
   exactInteger: 'CAST(? AS INTEGER)',
 
+  exactUnsigned: 'CAST(? AS INTEGER)',
+
   // `/` on two INTEGER operands divides in whole numbers.
   integerDivide(dividend: string, divisor: string): string {
     return `(${dividend}) / (${divisor})`;
