@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { NotFoundError, UnavailableError } from '../errors.js';
 import { writtenSlots, type IndexedAttributesState } from '../storage/accounts/indexed-attributes.js';
 import { activeIndexedAttributes } from '../storage/accounts/resources.js';
-import { storeSpans } from '../storage/spans/span-writer.js';
+import { StaleSlotKeysError, storeSpans } from '../storage/spans/span-writer.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';
 import { toSpanRows } from './span-mapping.js';
@@ -19,10 +19,11 @@ export interface IngestTarget {
 }
 
 /**
- * How long the slots read at authorization may be used to store spans. A slot's backfill starts
- * only once a change is older than the settle time (src/retention/slot-backfiller.ts,
- * INDEXING_SETTLE_SECONDS), which must exceed this: no span stored with the keys from before a
- * change can then commit after the backfill has passed it.
+ * How long the slots read at authorization may be used to store spans: the span writer inserts
+ * no row with keys older than this (StaleSlotKeysError). A slot's backfill starts only once a
+ * change is older than the settle time (src/indexing/slot-backfiller.ts,
+ * INDEXING_SETTLE_SECONDS), which exceeds this plus a statement's lock wait: no span stored with
+ * the keys from before a change commits after the backfill has passed its place.
  */
 export const SLOT_KEYS_MAX_AGE_MS = 30_000;
 
@@ -33,12 +34,27 @@ export function ingestTarget(scope: Partial<IngestTarget> | undefined): IngestTa
   return { applicationId, indexedAttributes: scope.indexedAttributes, readAt: scope.readAt };
 }
 
-/** The slots to fill: as read at authorization, or read again when that was long ago (a slow upload). */
-async function currentSlots(knex: Knex, target: IngestTarget): Promise<IndexedAttributesState> {
-  if (Date.now() - target.readAt <= SLOT_KEYS_MAX_AGE_MS) return target.indexedAttributes;
-  const state = await activeIndexedAttributes(knex, target.applicationId);
-  if (!state) throw new NotFoundError('Application not found');
-  return state;
+/** The application's slots as of now: as read at authorization while fresh (the usual case), else read again. */
+async function freshTarget(knex: Knex, target: IngestTarget): Promise<IngestTarget> {
+  if (Date.now() - target.readAt <= SLOT_KEYS_MAX_AGE_MS) return target;
+  const readAt = Date.now();
+  const indexedAttributes = await activeIndexedAttributes(knex, target.applicationId);
+  if (!indexedAttributes) throw new NotFoundError('Application not found');
+  return { ...target, indexedAttributes, readAt };
+}
+
+/** Maps and stores the spans with the application's current slots; a store slowed past the keys' age maps them again. */
+async function store(knex: Knex, target: IngestTarget, request: DecodedExportRequest): Promise<PartialSuccess | undefined> {
+  for (let current = target; ; ) {
+    current = await freshTarget(knex, current);
+    const { rows, partialSuccess } = toSpanRows(request, current.applicationId, Date.now(), writtenSlots(current.indexedAttributes));
+    try {
+      await storeSpans(knex, rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS });
+      return partialSuccess;
+    } catch (error) {
+      if (!(error instanceof StaleSlotKeysError)) throw error;
+    }
+  }
 }
 
 /**
@@ -48,11 +64,12 @@ async function currentSlots(knex: Knex, target: IngestTarget): Promise<IndexedAt
  * exporters would not retry and so would drop the spans.
  */
 export async function ingestTraces(knex: Knex, target: IngestTarget, request: DecodedExportRequest, log: Logger): Promise<PartialSuccess | undefined> {
-  const slots = writtenSlots(await currentSlots(knex, target));
-  const { rows, partialSuccess } = toSpanRows(request, target.applicationId, Date.now(), slots);
+  let partialSuccess: PartialSuccess | undefined;
   try {
-    await storeSpans(knex, rows);
+    partialSuccess = await store(knex, target, request);
   } catch (error) {
+    // The application was deleted while the request was read: no 503 that an exporter would retry.
+    if (error instanceof NotFoundError) throw error;
     // Knex puts the whole statement, span data included, into its messages: log the start only.
     const { name, code, message } = error as { name?: string; code?: string; message?: string };
     const cause = { name, code, message: String(message).slice(0, 500) };

@@ -11,7 +11,10 @@ import { call } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';
 import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatus, keyToken, ownerWithApplication, type Caller } from '../support/management.js';
 import { spanRow } from '../support/span-rows.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { StaleSlotKeysError, storeSpans } from '../../src/storage/spans/span-writer.js';
+import { ingestTraces } from '../../src/ingest/ingest-traces.js';
+import { NO_INDEXED_ATTRIBUTES } from '../../src/storage/accounts/indexed-attributes.js';
+import { createLogger } from '../../src/logger.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 const MODEL = 'span_attributes.gen_ai.request.model';
@@ -202,6 +205,25 @@ onEachDatabase(
       expect((await state(appId)).slots[0]).to.include({ ready: true });
       expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal(Array(6).fill(null));
       expect(await engine(token, appId, '/engine/query', { field: 'span_attributes.none', op: 'eq', value: 'x' })).to.deep.equal([]);
+    });
+
+    it('stores no span with keys read over 30 s before: the writer refuses, ingestion reads the keys again', async () => {
+      const knex = app().server.knex;
+      const { appId } = await ownerAndKey([MODEL]);
+      const rows = [spanRow({ application_id: appId, trace_id: 'f'.repeat(32), span_id: 'f'.repeat(16) })];
+      let refused: unknown;
+      await storeSpans(knex, rows, { slotKeysValidUntil: Date.now() - 1 }).catch((error: unknown) => (refused = error));
+      expect(refused).to.be.instanceOf(StaleSlotKeysError);
+      expect(await slotValues(appId, 'span_id')).to.deep.equal([]);
+      // Keys as authorization read them a minute ago (none): ingestion reads the current ones (MODEL).
+      const span = {
+        traceId: 'e'.repeat(32), spanId: 'e'.repeat(16), parentSpanId: '', name: 'late', kind: 3,
+        startTimeUnixNano: T0.toString(), endTimeUnixNano: (T0 + 1_000_000n).toString(),
+        attributes: { 'gen_ai.request.model': 'gemini-2.5-pro' }, statusCode: 0, statusMessage: '', scope: { name: '', version: '' },
+        events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+      };
+      await ingestTraces(knex, { applicationId: appId, indexedAttributes: NO_INDEXED_ATTRIBUTES, readAt: Date.now() - 60_000 }, { resourceSpans: [{ resourceAttributes: {}, spans: [span] }] }, createLogger('silent'));
+      expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal(['gemini-2.5-pro']);
     });
 
     it("never applies another application's indexed keys", async () => {
