@@ -1909,6 +1909,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Checkout service (prod)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApplicationUpdate"];
             };
         };
