@@ -22,6 +22,7 @@ const LAYERS = {
   ingest: ['storage', 'span-enums', 'errors', 'json', 'config'],
   traces: ['storage', 'filter', 'errors', 'generated'],
   retention: ['storage', 'errors', 'config'],
+  indexing: ['storage', 'errors', 'config'],
   operations: ['auth', 'errors', 'config'],
   engine: ['operations', 'traces', 'ingest', 'auth', 'filter', 'storage', 'errors', 'json', 'generated', 'config'],
   management: ['operations', 'accounts', 'auth', 'storage', 'errors', 'permissions', 'generated', 'config'],

@@ -7,7 +7,7 @@
 // them it starts the service as a child process, seeds an application and an API key holding
 // write:traces, and sends protobuf ExportTraceServiceRequests made by the OpenTelemetry SDK's
 // own serializer: BENCH_BATCH spans a request (512), BENCH_SENDERS concurrent senders (4),
-// BENCH_SPANS spans in all (about 1 million). Every span carries the vendor cost, billing and
+// BENCH_SPANS spans in all (about 1 million), BENCH_INDEXED_ATTRIBUTES the paths the applications index (none). Every span carries the vendor cost, billing and
 // usage attributes; traces are 8 spans deep and wide. The three endpoint rows differ only in how
 // they send: POST /v1/traces with a Bearer token, POST /v1/traces with Basic key:secret, and
 // OTLP/gRPC TraceService/Export with Basic key:secret. And the ceiling, on two more databases:
@@ -40,6 +40,9 @@ const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 1_048_576);
 const BATCH = Number(process.env.BENCH_BATCH ?? 512);
 const SENDERS = Number(process.env.BENCH_SENDERS ?? 4);
+// Attribute paths the endpoint rows' applications index (comma-separated; none by default). The
+// ceiling rows store the same spans with empty slots.
+const INDEXED_ATTRIBUTES = (process.env.BENCH_INDEXED_ATTRIBUTES ?? '').split(',').filter((path) => path !== '');
 
 function databaseUrl(name: string): string {
   return databaseUrlOn(SERVER_URL as string, name);
@@ -57,7 +60,7 @@ type Transport = 'bearer' | 'basic' | 'grpc';
 
 /** An organization, an application and a key holding write:traces; the credentials `transport` sends. */
 async function ingestCaller(knex: Knex, serviceUrl: string, transport: Transport): Promise<Record<string, string>> {
-  const applicationId = await seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), { name: 'Bench' });
+  const applicationId = await seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), { name: 'Bench', indexedAttributes: INDEXED_ATTRIBUTES });
   if (transport === 'bearer') {
     const token = await apiKeyToken(knex, serviceUrl, applicationId, ['write:traces']);
     return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId };

@@ -34,6 +34,7 @@ export interface Config {
   /** How long one statement whose filter holds a `regex` condition may run (openapi/engine.yaml, FilterOperator). */
   regexStatementTimeoutMs: number;
   retention: RetentionConfig;
+  indexing: IndexingConfig;
   auth: {
     tokenIssuer: string;
     tokenAudience: string;
@@ -51,6 +52,19 @@ export interface RetentionConfig {
   purgeIntervalSeconds: number;
   /** Spans one purge statement deletes at most (one short transaction each). */
   purgeBatchSize: number;
+}
+
+export interface IndexingConfig {
+  /** Seconds between passes of the indexed attribute backfill; 0 turns it off. */
+  backfillIntervalSeconds: number;
+  /** Spans one backfill statement updates at most (one short transaction each). */
+  backfillBatchSize: number;
+  /**
+   * Seconds a changed slot waits before its backfill starts: longer than ingestion may store
+   * spans with the keys it read before the change (src/ingest/ingest-traces.ts, SLOT_KEYS_MAX_AGE_MS),
+   * plus room for clock differences between instances.
+   */
+  settleSeconds: number;
 }
 
 /** The bounds of `retention_days`, as the management document states them. */
@@ -160,6 +174,11 @@ export function loadConfig(env: Env = process.env): Config {
       purgeIntervalSeconds: readInteger(env, 'RETENTION_PURGE_INTERVAL_SECONDS', 600, 0, 86_400),
       // Small enough that a batch's locks and its summary recomputes last milliseconds.
       purgeBatchSize: readInteger(env, 'RETENTION_PURGE_BATCH_SIZE', 1000, 1, 10_000),
+    },
+    indexing: {
+      backfillIntervalSeconds: readInteger(env, 'INDEXING_BACKFILL_INTERVAL_SECONDS', 10, 0, 86_400),
+      backfillBatchSize: readInteger(env, 'INDEXING_BACKFILL_BATCH_SIZE', 2000, 1, 50_000),
+      settleSeconds: readInteger(env, 'INDEXING_SETTLE_SECONDS', 120, 0, 3600),
     },
     auth: {
       tokenIssuer: env.TOKEN_ISSUER || 'spanledger',

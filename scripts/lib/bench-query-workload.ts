@@ -125,6 +125,9 @@ function traceRows(applicationId: string, segment: DaySegment, position: number)
       dropped_events_count: 0,
       dropped_links_count: 0,
       received_at: Date.now(),
+      indexed_value_1: null,
+      indexed_value_2: null,
+      indexed_value_3: null,
       ...fields,
     });
   };

@@ -58,6 +58,7 @@ function span(applicationId: string, index: number): SpanRow {
     billing_service_name: null, billing_sku_id: null, billing_sku_name: null, billing_region: null, usage_amount: null, usage_unit: null, resource_attributes: null,
     span_attributes: null, status_code: 'STATUS_CODE_OK', status_message: null, scope_name: null, scope_version: null, events: null, links: null,
     dropped_attributes_count: 0, dropped_events_count: 0, dropped_links_count: 0, received_at: Date.now(),
+    indexed_value_1: null, indexed_value_2: null, indexed_value_3: null,
   };
 }
 
@@ -90,7 +91,7 @@ try {
     await storeSpans(knex, Array.from({ length: Math.min(2000, SPANS - from) }, (_unused, offset) => span(applicationId, from + offset)));
   }
   console.log(`${dialectFor(knex).name}: seeded ${SPANS} spans in ${Date.now() - started} ms`);
-  const window = { applicationId, startNs: DAY_START, endNs: DAY_START + DAY, filter: null };
+  const window = { applicationId, startNs: DAY_START, endNs: DAY_START + DAY, filter: null, indexedSlots: [] };
   const traces = { ...window, searchChildSpans: false };
   // The cursor at depth DEEP: the key of the last row of page DEEP - 1, as a next_cursor would carry.
   const spanBefore = (await findSpans(knex, { ...window, page: DEEP - 1, limit: LIMIT })).nextKey as string[];

@@ -8,6 +8,7 @@ import type { Permission, Role } from '../../src/permissions.js';
 import { hashSecret } from '../../src/accounts/secrets.js';
 import { insertApiKey } from '../../src/storage/accounts/api-keys.js';
 import { insertApplication, type PricingPlan, type Region } from '../../src/storage/accounts/applications.js';
+import { initialIndexedAttributes } from '../../src/storage/accounts/indexed-attributes.js';
 import { addMembership } from '../../src/storage/accounts/memberships.js';
 import { EMPTY_ADDRESS, insertOrganization } from '../../src/storage/accounts/organizations.js';
 import { writeTransaction } from '../../src/storage/transactions.js';
@@ -76,6 +77,8 @@ export interface SeedApplicationInput {
   pricingPlan?: PricingPlan;
   /** Default: null, the configured retention applies. */
   retentionDays?: number | null;
+  /** Indexed attribute paths (ready at once: the application has no spans yet). */
+  indexedAttributes?: string[];
 }
 
 /** An application of the organization; answers its id. */
@@ -89,6 +92,7 @@ export async function seedApplication(knex: Knex, organizationId: string, input:
       region: input.region ?? 'EU',
       pricing_plan: input.pricingPlan ?? 'free',
       retention_days: input.retentionDays ?? null,
+      indexed_attributes: initialIndexedAttributes(input.indexedAttributes ?? [], now),
       created_at: now,
       updated_at: now,
     }),

@@ -1,10 +1,12 @@
-// Application rules: created in an active organization; only the name and the retention change
-// afterwards; deleting one deletes its API keys in the same transaction (their tokens die at once).
+// Application rules: created in an active organization; only the name, the retention and the
+// indexed attributes change afterwards; deleting one deletes its API keys in the same
+// transaction (their tokens die at once).
 import type { Knex } from 'knex';
 import { NotFoundError } from '../errors.js';
 import {
   findActiveApplication,
   insertApplication,
+  lockIndexedAttributes,
   softDeleteApplicationWithKeys,
   updateApplicationRow,
   type ApplicationChanges,
@@ -12,6 +14,7 @@ import {
   type PricingPlan,
   type Region,
 } from '../storage/accounts/applications.js';
+import { initialIndexedAttributes, withPaths } from '../storage/accounts/indexed-attributes.js';
 import { lockActiveOrganization } from '../storage/accounts/organizations.js';
 import { writeTransaction } from '../storage/transactions.js';
 import { newId } from '../storage/accounts/ids.js';
@@ -26,6 +29,15 @@ export interface NewApplication {
   pricingPlan: PricingPlan;
   /** Absent: the application follows the configured default. */
   retentionDays?: number;
+  /** Attribute paths to index (validated by the document: at most 3, distinct). */
+  indexedAttributes?: string[];
+}
+
+/** What PATCH may change; an absent field keeps its value. */
+export interface ApplicationUpdate {
+  name?: string;
+  retentionDays?: number;
+  indexedAttributes?: string[];
 }
 
 export async function createApplication(knex: Knex, input: NewApplication, now = Date.now()): Promise<ApplicationRecord> {
@@ -36,6 +48,7 @@ export async function createApplication(knex: Knex, input: NewApplication, now =
     region: input.region,
     pricing_plan: input.pricingPlan,
     retention_days: input.retentionDays ?? null,
+    indexed_attributes: initialIndexedAttributes(input.indexedAttributes ?? [], now),
     created_at: now,
     updated_at: now,
   };
@@ -47,8 +60,15 @@ export async function createApplication(knex: Knex, input: NewApplication, now =
   return application;
 }
 
-export async function updateApplication(knex: Knex, id: string, changes: ApplicationChanges, now = Date.now()): Promise<ApplicationRecord> {
+export async function updateApplication(knex: Knex, id: string, update: ApplicationUpdate, now = Date.now()): Promise<ApplicationRecord> {
   return writeTransaction(knex, async (trx) => {
+    const changes: ApplicationChanges = { name: update.name, retention_days: update.retentionDays };
+    if (update.indexedAttributes !== undefined) {
+      // Locked: a concurrent PATCH or backfill step cannot interleave its own state change.
+      const current = await lockIndexedAttributes(trx, id);
+      if (!current) throw new NotFoundError(APPLICATION_NOT_FOUND);
+      changes.indexed_attributes = withPaths(current, update.indexedAttributes, now);
+    }
     if ((await updateApplicationRow(trx, id, changes, now)) === 0) throw new NotFoundError(APPLICATION_NOT_FOUND);
     const updated = await findActiveApplication(trx, id);
     if (!updated) throw new NotFoundError(APPLICATION_NOT_FOUND);

@@ -114,5 +114,7 @@ async function keyPrincipal(knex: Knex, key: ApiKeyCredentials): Promise<Princip
     applicationId: key.applicationId,
     organizationId: key.organizationId,
     permissions: new Set(key.permissions),
+    indexedAttributes: key.indexedAttributes,
+    readAt: key.readAt,
   };
 }

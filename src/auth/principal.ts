@@ -1,4 +1,5 @@
 // Who is calling: a dashboard user or an API key, with the permissions they hold now.
+import type { IndexedAttributesState } from '../storage/accounts/indexed-attributes.js';
 
 export interface UserPrincipal {
   kind: 'user';
@@ -14,6 +15,9 @@ export interface ApiKeyPrincipal {
   applicationId: string;
   organizationId: string;
   permissions: ReadonlySet<string>;
+  /** The key's application's indexed attribute slots, as authentication read them, and when. */
+  indexedAttributes: IndexedAttributesState;
+  readAt: number;
 }
 
 export type Principal = UserPrincipal | ApiKeyPrincipal;
@@ -24,4 +28,7 @@ export interface RequestScope {
   applicationId?: string;
   /** The caller's role there; undefined for API keys. */
   role?: 'member' | 'owner';
+  /** The application's indexed attribute slots, read with it, and when (engine and ingestion use them). */
+  indexedAttributes?: IndexedAttributesState;
+  readAt?: number;
 }

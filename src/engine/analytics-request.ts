@@ -15,6 +15,7 @@ export interface AnalyticsRead {
   headers: EngineRead['headers'];
   query: { start_time: string; end_time: string };
   body: AnalyticsRequestBody;
+  scope: EngineRead['scope'];
 }
 
 export interface ParsedAnalytics {
@@ -53,7 +54,7 @@ export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
   let parsed: ReturnType<typeof engineRequest> | undefined;
   try {
     // Trace-level fields (trace.duration_ms, ...) read the trace summary: usable at trace grain only.
-    parsed = engineRequest({ headers: request.headers, query: request.query, body: { filter: body.filter } }, grain);
+    parsed = engineRequest({ headers: request.headers, query: request.query, body: { filter: body.filter }, scope: request.scope }, grain);
   } catch (error) {
     if (!(error instanceof RequestValidationError)) throw error;
     issues.push(...error.issues);
@@ -88,6 +89,7 @@ export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
       applicationId: parsed.applicationId,
       ...requiredWindow(parsed),
       filter: parsed.filter,
+      indexedSlots: parsed.indexedSlots,
       grain,
       groupBy,
       measures: body.measures.map((measure): StoredMeasure => (measure.fn === 'count' ? { fn: 'count' } : { fn: measure.fn, field: measure.field as string })),

@@ -8,12 +8,17 @@ import { RequestValidationError, type ValidationIssue } from '../errors.js';
 import type { FilterNode } from '../filter/ast.js';
 import { validateFilter } from '../filter/validate.js';
 import { timeWindow, type TimeWindow } from '../traces/time-window.js';
+import type { RequestScope } from '../auth/principal.js';
+import { readySlots } from '../storage/accounts/indexed-attributes.js';
+import type { IndexedSlot } from '../storage/spans/indexed-slots.js';
 
 /** What the engine's reads (querySpans, listTraces, getTraceMetrics, listLiveSpans) have in common. */
 export interface EngineRead {
   headers: { 'x-vendor-app-id': string };
   query: { start_time?: string; end_time?: string; page?: number; limit?: number };
   body: components['schemas']['EngineQueryRequest'] | undefined;
+  /** What authorization resolved: the application, with its indexed attribute slots. */
+  scope: RequestScope | undefined;
 }
 
 export interface EngineRequest {
@@ -22,6 +27,17 @@ export interface EngineRequest {
   filter: FilterNode | null;
   page: number;
   limit: number;
+  /** The application's ready indexed attribute slots, which its filters may read instead of the JSON. */
+  indexedSlots: IndexedSlot[];
+}
+
+/**
+ * The ready slots of the application the request reads, as authorization read it with the
+ * application; none when the scope is of another application (never another tenant's keys).
+ */
+function indexedSlotsOf(scope: RequestScope | undefined, applicationId: string): IndexedSlot[] {
+  if (!scope?.indexedAttributes || scope.applicationId !== applicationId) return [];
+  return readySlots(scope.indexedAttributes);
 }
 
 /**
@@ -42,8 +58,10 @@ export function engineRequest(request: EngineRead, reads: 'spans' | 'traces' = '
   const filter = validateFilter(request.body?.filter, { traceFields: reads === 'traces' });
   if (!filter.ok) issues.push(...filter.issues);
   if (issues.length > 0) throw new RequestValidationError(issues);
+  const applicationId = request.headers['x-vendor-app-id'];
   return {
-    applicationId: request.headers['x-vendor-app-id'],
+    applicationId,
+    indexedSlots: indexedSlotsOf(request.scope, applicationId),
     window,
     filter: filter.ok ? filter.filter : null,
     page: query.page ?? 1,

@@ -6,7 +6,7 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { ingestTraces } from '../ingest/ingest-traces.js';
+import { ingestTarget, ingestTraces } from '../ingest/ingest-traces.js';
 import { decodeExportRequest, encodeExportResponse, otlpFormatOf } from '../ingest/otlp-format.js';
 import { readOtlpBody } from '../ingest/read-body.js';
 
@@ -14,9 +14,8 @@ export function exportTraces({ config, knex, logger }: ServiceDeps): OperationHa
   return async (request) => {
     const format = otlpFormatOf(request.headers['content-type']);
     const body = await readOtlpBody(request.incoming, config.ingestBodyLimitBytes);
-    const applicationId = request.scope?.applicationId;
-    if (!applicationId) throw new Error('exportTraces ran without an authorized application');
-    const partialSuccess = await ingestTraces(knex, applicationId, decodeExportRequest(format, body), request.log ?? logger);
+    const target = ingestTarget(request.scope);
+    const partialSuccess = await ingestTraces(knex, target, decodeExportRequest(format, body), request.log ?? logger);
     const response = encodeExportResponse(format, partialSuccess);
     return { status: 200, headers: { 'Content-Type': response.contentType }, body: response.body };
   };

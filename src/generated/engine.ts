@@ -719,7 +719,12 @@ export interface components {
          * @description A fixed span field, a trace-level field (`TraceFilterField`, in `POST /traces`,
          *     `POST /engine/metrics` and trace-grain `POST /engine/analytics` only), or an attribute path `span_attributes.<key>` /
          *     `resource_attributes.<key>` whose key uses only letters, digits, dots and
-         *     underscores. Any other field is a 422.
+         *     underscores. Any other field is a 422. Since 1.3, `eq` and `in` conditions on an
+         *     attribute key the application lists in `indexed_attributes` (management API), with
+         *     string values that are not the text form of a number, `true`/`false` or JSON
+         *     array/object text and are at most 255 characters long, are answered from an index
+         *     (e.g. `{"field": "span_attributes.gen_ai.request.model", "op": "eq", "value":
+         *     "gemini-2.5-pro"}`); the answer is exactly the one the attribute JSON gives.
          * @example span_attributes.http.response.status_code
          */
         FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name") | components["schemas"]["TraceFilterField"] | string;

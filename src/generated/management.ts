@@ -249,9 +249,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename an application or change its retention
-         * @description Changes the application's `name` and/or `retention_days`, the only
-         *     mutable fields; only the fields sent change (at least one). `region` and
+         * Rename an application or change its retention or indexed attributes
+         * @description Changes the application's `name`, `retention_days` and/or
+         *     `indexed_attributes`, the only mutable fields; only the fields sent
+         *     change (at least one). `region` and
          *     `pricing_plan` cannot be changed after creation: a body that contains
          *     either is 422 with a message saying the field is immutable (e.g. `loc`
          *     `["body","region"]`, `msg` "region cannot be changed after creation",
@@ -260,6 +261,14 @@ export interface paths {
          *     `{"retention_days": 90}` keeps the application's spans for 90 days. A
          *     shorter `retention_days` takes effect at the next purge pass: spans
          *     older than the new retention are then removed for good.
+         *
+         *     `{"indexed_attributes": ["span_attributes.gen_ai.request.model",
+         *     "resource_attributes.deployment.environment"]}` replaces the whole list
+         *     (`[]` indexes nothing). Paths that stay keep their index; a new path is
+         *     indexed for spans received from now on at once, and for the spans
+         *     already stored by a background pass in batches; until that pass has
+         *     covered every stored span, filters on it read the attribute JSON as
+         *     before. Either way every answer is the same; see `IndexedAttributes`.
          *
          *     Members and owners of its organization, or an API key holding
          *     `update:applications` (its own application only).
@@ -687,6 +696,44 @@ export interface components {
          * @example 30
          */
         RetentionDays: number;
+        /**
+         * @description An attribute path as engine filters name it: `span_attributes.<key>` or
+         *     `resource_attributes.<key>`, the key of letters, digits, dots and
+         *     underscores (the whole flat dotted key, e.g. `gen_ai.request.model`).
+         * @example span_attributes.gen_ai.request.model
+         */
+        IndexedAttributePath: string;
+        /**
+         * @description Attribute keys the application filters by often ("hot" keys), at most 3,
+         *     each at most once. For each, the service keeps the attribute's value in
+         *     an index beside every span, when that value is a string of at most 255
+         *     characters (UTF-16 code units); numbers, booleans, arrays, objects and
+         *     longer strings are not indexed. Engine filter conditions (`POST
+         *     /engine/query`, `POST /traces` with or without `search_child_spans`,
+         *     `POST /engine/metrics`, `POST /engine/analytics`) with `eq` or `in` on
+         *     an indexed key whose values are such strings, and not text that a
+         *     number, `true`/`false` or JSON array/object could have as its text
+         *     form, are answered from that index: `{"field":
+         *     "span_attributes.gen_ai.request.model", "op": "eq", "value":
+         *     "gemini-2.5-pro"}` reads the matching spans only, where an unindexed
+         *     key is read from the attribute JSON of every span of the window.
+         *     Conditions with other operators (`neq`, `contains`, `exists`, ...), on
+         *     other keys, or with other values (`"200"`, `"true"`, a JSON number) are
+         *     answered exactly as before. Answers are identical either way; only
+         *     their speed differs. Another application's indexed keys never apply.
+         *
+         *     Spans received after a change are indexed as they are stored; the
+         *     spans already stored are indexed by a background pass in batches
+         *     (started once ingestion requests authorized before the change have had
+         *     time to finish, a few minutes), and queries use the new key's index
+         *     once that pass has covered every stored span. A removed key's index is
+         *     no longer used.
+         * @example [
+         *       "span_attributes.gen_ai.request.model",
+         *       "resource_attributes.deployment.environment"
+         *     ]
+         */
+        IndexedAttributes: components["schemas"]["IndexedAttributePath"][];
         Application: {
             id: components["schemas"]["ApplicationId"];
             organization_id: components["schemas"]["OrganizationId"];
@@ -701,6 +748,8 @@ export interface components {
              *     application's own.
              */
             retention_days: components["schemas"]["RetentionDays"];
+            /** @description Added in 1.3.0. The indexed attribute paths, as last set; `[]` when none. */
+            indexed_attributes: components["schemas"]["IndexedAttributes"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -722,20 +771,27 @@ export interface components {
             pricing_plan?: components["schemas"]["PricingPlan"];
             /** @description Absent means the service's `RETENTION_DEFAULT_DAYS` (30 unless configured), followed as it changes. */
             retention_days?: components["schemas"]["RetentionDays"];
+            /** @description Added in 1.3.0. Absent means none (`[]`). */
+            indexed_attributes?: components["schemas"]["IndexedAttributes"];
         };
         /**
-         * @description `name` and `retention_days` can change (at least one must be sent; the
-         *     others keep their values); `region` and `pricing_plan` are immutable (422).
+         * @description `name`, `retention_days` and `indexed_attributes` can change (at least
+         *     one must be sent; the others keep their values); `region` and
+         *     `pricing_plan` are immutable (422).
          */
         ApplicationUpdate: {
             name?: string;
             retention_days?: components["schemas"]["RetentionDays"];
+            /** @description Added in 1.3.0. Replaces the whole list; `[]` indexes nothing. */
+            indexed_attributes?: components["schemas"]["IndexedAttributes"];
         };
         ApplicationUpdated: {
             id: components["schemas"]["ApplicationId"];
             name: string;
             /** @description Present when the request set it (a rename answers as it always did). */
             retention_days?: components["schemas"]["RetentionDays"];
+            /** @description Added in 1.3.0. Present when the request set it, as set. */
+            indexed_attributes?: components["schemas"]["IndexedAttributes"];
             updated_at: components["schemas"]["Timestamp"];
         };
         ApplicationDeleted: {
@@ -1672,6 +1728,9 @@ export interface operations {
                      *           "region": "EU",
                      *           "pricing_plan": "pro",
                      *           "retention_days": 30,
+                     *           "indexed_attributes": [
+                     *             "span_attributes.gen_ai.request.model"
+                     *           ],
                      *           "created_at": "2026-11-22T14:00:00.000Z",
                      *           "updated_at": "2026-11-22T14:00:00.000Z"
                      *         }
@@ -1708,7 +1767,10 @@ export interface operations {
                  *       "organization_id": "org_2fK9xQ4mN8pL",
                  *       "name": "Checkout service",
                  *       "region": "EU",
-                 *       "pricing_plan": "pro"
+                 *       "pricing_plan": "pro",
+                 *       "indexed_attributes": [
+                 *         "span_attributes.gen_ai.request.model"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["ApplicationCreate"];
@@ -1729,6 +1791,9 @@ export interface operations {
                      *       "region": "EU",
                      *       "pricing_plan": "pro",
                      *       "retention_days": 30,
+                     *       "indexed_attributes": [
+                     *         "span_attributes.gen_ai.request.model"
+                     *       ],
                      *       "created_at": "2026-11-22T14:00:00.000Z",
                      *       "updated_at": "2026-11-22T14:00:00.000Z"
                      *     }
@@ -1774,6 +1839,9 @@ export interface operations {
                      *       "region": "EU",
                      *       "pricing_plan": "pro",
                      *       "retention_days": 30,
+                     *       "indexed_attributes": [
+                     *         "span_attributes.gen_ai.request.model"
+                     *       ],
                      *       "created_at": "2026-11-22T14:00:00.000Z",
                      *       "updated_at": "2026-11-22T14:00:00.000Z"
                      *     }

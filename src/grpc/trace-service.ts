@@ -10,7 +10,7 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import { AuthenticationError, authenticateAuthorization, type AuthFailure } from '../auth/authenticate.js';
 import { acceptsBasic, authorizeAccess, impliedApplication, operationAccess, type TouchedResource } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
-import { ingestTraces } from '../ingest/ingest-traces.js';
+import { ingestTarget, ingestTraces } from '../ingest/ingest-traces.js';
 import { decodeProtobufRequest, encodeProtobufResponse } from '../ingest/otlp-protobuf.js';
 import type { PartialSuccess } from '../ingest/otlp-request.js';
 import { grpcErrorOf } from './status.js';
@@ -85,11 +85,10 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
         throw error;
       });
       const scope = await authorizeAccess(deps.knex, principal, access, touchedApplication(call.metadata, principal, operation));
-      const applicationId = scope?.applicationId;
-      if (!applicationId) throw new Error('gRPC export authorized without an application');
+      const target = ingestTarget(scope);
       const request = decodeProtobufRequest(call.request);
       // Answered only once ingestTraces has committed the spans, as over HTTP.
-      const partialSuccess = await ingestTraces(deps.knex, applicationId, request, log);
+      const partialSuccess = await ingestTraces(deps.knex, target, request, log);
       callback(null, { partialSuccess });
     } catch (error) {
       const failure = grpcErrorOf(error);

@@ -2,11 +2,60 @@
 // ones durably, report the rejected ones. Resolves only once the spans are committed.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { UnavailableError } from '../errors.js';
-import { storeSpans } from '../storage/spans/span-writer.js';
+import { NotFoundError, UnavailableError } from '../errors.js';
+import { writtenSlots, type IndexedAttributesState } from '../storage/accounts/indexed-attributes.js';
+import { activeIndexedAttributes } from '../storage/accounts/resources.js';
+import { StaleSlotKeysError, storeSpans } from '../storage/spans/span-writer.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';
 import { toSpanRows } from './span-mapping.js';
+
+/** The application spans are stored for, with its indexed attribute slots as authorization read them. */
+export interface IngestTarget {
+  applicationId: string;
+  indexedAttributes: IndexedAttributesState;
+  /** When indexedAttributes was read (epoch milliseconds). */
+  readAt: number;
+}
+
+/**
+ * How long the slots read at authorization may be used to store spans: the span writer inserts
+ * no row with keys older than this (StaleSlotKeysError). A slot's backfill starts only once a
+ * change is older than the settle time (src/indexing/slot-backfiller.ts,
+ * INDEXING_SETTLE_SECONDS), which exceeds this plus a statement's lock wait: no span stored with
+ * the keys from before a change commits after the backfill has passed its place.
+ */
+export const SLOT_KEYS_MAX_AGE_MS = 30_000;
+
+/** The target of an authorized export: the application authorization resolved, as it read it. */
+export function ingestTarget(scope: Partial<IngestTarget> | undefined): IngestTarget {
+  const applicationId = scope?.applicationId;
+  if (!applicationId || !scope.indexedAttributes || scope.readAt === undefined) throw new Error('trace export authorized without an application');
+  return { applicationId, indexedAttributes: scope.indexedAttributes, readAt: scope.readAt };
+}
+
+/** The application's slots as of now: as read at authorization while fresh (the usual case), else read again. */
+async function freshTarget(knex: Knex, target: IngestTarget): Promise<IngestTarget> {
+  if (Date.now() - target.readAt <= SLOT_KEYS_MAX_AGE_MS) return target;
+  const readAt = Date.now();
+  const indexedAttributes = await activeIndexedAttributes(knex, target.applicationId);
+  if (!indexedAttributes) throw new NotFoundError('Application not found');
+  return { ...target, indexedAttributes, readAt };
+}
+
+/** Maps and stores the spans with the application's current slots; a store slowed past the keys' age maps them again. */
+async function store(knex: Knex, target: IngestTarget, request: DecodedExportRequest): Promise<PartialSuccess | undefined> {
+  for (let current = target; ; ) {
+    current = await freshTarget(knex, current);
+    const { rows, partialSuccess } = toSpanRows(request, current.applicationId, Date.now(), writtenSlots(current.indexedAttributes));
+    try {
+      await storeSpans(knex, rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS });
+      return partialSuccess;
+    } catch (error) {
+      if (!(error instanceof StaleSlotKeysError)) throw error;
+    }
+  }
+}
 
 /**
  * Stores the request's valid spans (a span already stored is kept as it is) and returns the
@@ -14,11 +63,13 @@ import { toSpanRows } from './span-mapping.js';
  * Retry-After: exporters retry it, and the retry stores each span once. Never a 500, which
  * exporters would not retry and so would drop the spans.
  */
-export async function ingestTraces(knex: Knex, applicationId: string, request: DecodedExportRequest, log: Logger): Promise<PartialSuccess | undefined> {
-  const { rows, partialSuccess } = toSpanRows(request, applicationId, Date.now());
+export async function ingestTraces(knex: Knex, target: IngestTarget, request: DecodedExportRequest, log: Logger): Promise<PartialSuccess | undefined> {
+  let partialSuccess: PartialSuccess | undefined;
   try {
-    await storeSpans(knex, rows);
+    partialSuccess = await store(knex, target, request);
   } catch (error) {
+    // The application was deleted while the request was read: no 503 that an exporter would retry.
+    if (error instanceof NotFoundError) throw error;
     // Knex puts the whole statement, span data included, into its messages: log the start only.
     const { name, code, message } = error as { name?: string; code?: string; message?: string };
     const cause = { name, code, message: String(message).slice(0, 500) };

@@ -3,6 +3,7 @@
 // the resource's `service.name`, span kinds and status codes by their OTLP enum names,
 // attributes kept whole, events and links as JSON arrays with their times as exact integers.
 import { spanKindName, statusCodeName } from '../span-enums.js';
+import { slotValue, type IndexedSlot } from '../storage/spans/indexed-slots.js';
 import type { SpanRow } from '../storage/spans/span-row.js';
 import type { AttributeValue, Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, DecodedSpan, PartialSuccess } from './otlp-request.js';
 import { hasParent, rowProblem, spanProblem } from './span-validation.js';
@@ -59,9 +60,22 @@ function listJson<T>(items: T[], write: (item: T) => string): string | null {
 interface ResourceFields {
   service_name: string | null;
   resource_attributes: string | null;
+  /** The decoded resource attributes, for the indexed slots that read them. */
+  attributes: Attributes;
 }
 
-function toRow(span: DecodedSpan, resource: ResourceFields, applicationId: string, receivedAt: number): SpanRow {
+/** The value each indexed slot keeps for this span (null for a slot no key uses). */
+function slotValues(slots: readonly IndexedSlot[], spanAttributes: Attributes, resourceAttributes: Attributes): Pick<SpanRow, 'indexed_value_1' | 'indexed_value_2' | 'indexed_value_3'> {
+  const values = { indexed_value_1: null, indexed_value_2: null, indexed_value_3: null } as Pick<SpanRow, 'indexed_value_1' | 'indexed_value_2' | 'indexed_value_3'>;
+  for (const { slot, source, key } of slots) {
+    // Own properties only: a key such as `constructor` must not read Object.prototype.
+    const map = source === 'span_attributes' ? spanAttributes : resourceAttributes;
+    values[`indexed_value_${slot}`] = Object.hasOwn(map, key) ? slotValue(map[key]) : null;
+  }
+  return values;
+}
+
+function toRow(span: DecodedSpan, resource: ResourceFields, applicationId: string, receivedAt: number, slots: readonly IndexedSlot[]): SpanRow {
   const attributes = span.attributes;
   return {
     application_id: applicationId,
@@ -99,6 +113,7 @@ function toRow(span: DecodedSpan, resource: ResourceFields, applicationId: strin
     dropped_events_count: span.droppedEventsCount,
     dropped_links_count: span.droppedLinksCount,
     received_at: receivedAt,
+    ...slotValues(slots, attributes, resource.attributes),
   };
 }
 
@@ -119,18 +134,18 @@ export interface MappedRequest {
 }
 
 /** The rows to store for a decoded request, and the spans rejected (with the reasons why). */
-export function toSpanRows(request: DecodedExportRequest, applicationId: string, receivedAt: number): MappedRequest {
+export function toSpanRows(request: DecodedExportRequest, applicationId: string, receivedAt: number, slots: readonly IndexedSlot[] = []): MappedRequest {
   const rows: SpanRow[] = [];
   const problems: string[] = [];
   for (const { resourceAttributes, spans } of request.resourceSpans) {
-    const resource = { service_name: textOf(resourceAttributes['service.name']), resource_attributes: attributesJson(resourceAttributes) };
+    const resource = { service_name: textOf(resourceAttributes['service.name']), resource_attributes: attributesJson(resourceAttributes), attributes: resourceAttributes };
     for (const span of spans) {
       const spanIssue = spanProblem(span);
       if (spanIssue !== undefined) {
         problems.push(describe(span, spanIssue));
         continue;
       }
-      const row = toRow(span, resource, applicationId, receivedAt);
+      const row = toRow(span, resource, applicationId, receivedAt, slots);
       const rowIssue = rowProblem(row);
       if (rowIssue !== undefined) problems.push(describe(span, rowIssue));
       else rows.push(row);

@@ -20,6 +20,7 @@ function applicationBody(application: ApplicationRecord, defaultRetentionDays: n
     region: application.region,
     pricing_plan: application.pricing_plan,
     retention_days: application.retention_days ?? defaultRetentionDays,
+    indexed_attributes: application.indexed_attributes.paths,
     created_at: toIsoRequired(application.created_at),
     updated_at: toIsoRequired(application.updated_at),
   };
@@ -34,6 +35,7 @@ export function createApplication({ knex, config }: ServiceDeps): OperationHandl
       region: input.region,
       pricingPlan: input.pricing_plan ?? 'free',
       retentionDays: input.retention_days,
+      indexedAttributes: input.indexed_attributes,
     });
     return { status: 201, body: applicationBody(application, config.retention.defaultDays) };
   };
@@ -71,14 +73,12 @@ export function getApplication({ knex, config }: ServiceDeps): OperationHandler<
 
 export function updateApplication({ knex }: ServiceDeps): OperationHandler<operations['updateApplication']> {
   return async (request) => {
-    const { name, retention_days } = request.body;
-    const updated = await applications.updateApplication(knex, request.params.app_id, {
-      ...(name !== undefined && { name }),
-      ...(retention_days !== undefined && { retention_days }),
-    });
+    const { name, retention_days, indexed_attributes } = request.body;
+    const updated = await applications.updateApplication(knex, request.params.app_id, { name, retentionDays: retention_days, indexedAttributes: indexed_attributes });
     const body: Schemas['ApplicationUpdated'] = { id: updated.id, name: updated.name, updated_at: toIsoRequired(updated.updated_at) };
-    // A rename answers exactly as before this field existed; a retention change echoes the value.
+    // A rename answers exactly as before these fields existed; a retention or index change echoes the value.
     if (retention_days !== undefined) body.retention_days = retention_days;
+    if (indexed_attributes !== undefined) body.indexed_attributes = updated.indexed_attributes.paths;
     return { status: 200, body };
   };
 }

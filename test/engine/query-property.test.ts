@@ -2,16 +2,20 @@
 // every field and operator, `not` nodes, trace-level fields, simple regex patterns); POST /engine/query, POST /traces (both
 // search_child_spans values), POST /engine/metrics and POST /engine/analytics (both grains, random
 // group-by, measures, granularity and row limit) must agree with the plain reference evaluator written from
-// docs/filter-semantics.md and openapi/engine.yaml. FC_SEED and FC_RUNS reproduce or widen a run.
+// docs/filter-semantics.md and openapi/engine.yaml. Each run also gives the application random
+// indexed attribute keys (filled by the writer's rule or by the backfill), so that conditions on
+// them are answered from the slots, and must agree just the same. FC_SEED and FC_RUNS reproduce
+// or widen a run.
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { checkRegex } from '../../src/filter/regex.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { clearSpans, type EngineReadPath, type EngineSchemas, isClose, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
 import { type AnalyticsBody, expectedAnalytics, expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
+import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { INDEXABLE_PATHS, storeWithSlots } from '../support/indexed-slots.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -172,6 +176,22 @@ function valueFor(rows: SpanRow[], field: string, op: string, pool: string[]): f
   return fc.oneof({ weight: 3, arbitrary: whole }, { weight: 2, arbitrary: piece }, { weight: 2, arbitrary: nearMiss }, { weight: 1, arbitrary: fc.constantFrom(...pool) });
 }
 
+/**
+ * Conditions on attributes only, mostly `eq` and `in` (what an indexed slot answers), beside the
+ * operators it does not: for runs whose indexed keys are the keys these conditions read.
+ */
+function attributeConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
+  const listed = fc.tuple(attributeField, fc.constantFrom('in', 'in', 'not_in')).chain(([field, op]) =>
+    fc.array(fc.oneof({ weight: 4, arbitrary: valueFor(rows, field, 'eq', TEXTS) }, { weight: 1, arbitrary: valueFor(rows, field, 'gt', NUMBER_VALUES).map(jsonNumber) }), { minLength: 1, maxLength: 4 }).map(
+      (value) => ({ field, op, value }),
+    ),
+  );
+  const single = fc.tuple(attributeField, fc.constantFrom('eq', 'eq', 'eq', 'neq', 'contains'), fc.boolean()).chain(([field, op, asNumber]) =>
+    valueFor(rows, field, op, TEXTS).map((value) => ({ field, op, value: asNumber && op === 'eq' ? jsonNumber(value) : value })),
+  );
+  return fc.oneof({ weight: 3, arbitrary: single }, { weight: 2, arbitrary: listed }, fc.record({ field: attributeField, op: fc.constantFrom('exists', 'not_exists') }));
+}
+
 function conditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
   const pick = (fields: fc.Arbitrary<string>, ops: string[], pool: string[]) =>
     fc.tuple(fields, fc.constantFrom(...ops)).chain(([field, op]) => valueFor(rows, field, op, pool).map((value) => ({ field, op, value })));
@@ -263,10 +283,10 @@ function jsonNumber(value: string | number): string | number {
 
 /** Filter trees nested at most `MAX_DEPTH` levels (a condition alone is depth 1). */
 const MAX_DEPTH = 6;
-function treeFor(rows: SpanRow[], level = 1): fc.Arbitrary<unknown> {
-  const condition = conditionFor(rows);
+function treeFor(rows: SpanRow[], level = 1, attributesOnly = false): fc.Arbitrary<unknown> {
+  const condition = attributesOnly ? attributeConditionFor(rows) : conditionFor(rows);
   if (level === MAX_DEPTH) return condition;
-  const child = treeFor(rows, level + 1);
+  const child = treeFor(rows, level + 1, attributesOnly);
   return fc.oneof(
     { weight: 2, arbitrary: condition },
     { weight: 2, arbitrary: fc.record({ and: fc.array(child, { maxLength: 3, size: 'max' }) }) },
@@ -275,13 +295,44 @@ function treeFor(rows: SpanRow[], level = 1): fc.Arbitrary<unknown> {
   );
 }
 
+/** The application's indexed attribute keys for a run (up to 3), and how their slots are filled. */
+const indexingArbitrary = fc.record({
+  paths: fc.uniqueArray(fc.constantFrom(...INDEXABLE_PATHS(KEYS)), { maxLength: 3 }),
+  via: fc.constantFrom('writer', 'backfill') as fc.Arbitrary<'writer' | 'backfill'>,
+});
+
 const windowArbitrary = fc.constantFrom([BASE, BASE + W], [BASE + 1n, BASE + W - 1n], [BASE + W / 2n, BASE + W]);
 
 /** Spans (as stored rows, with a placeholder application), a filter over their values, a window. */
 const palette = fc.tuple(fc.subarray(TEXTS, { minLength: 2, maxLength: 6 }), fc.subarray(NUMBERS, { minLength: 1, maxLength: 4 }));
 const scenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 30, size: 'max' })).chain((generated) => {
   const rows = toRows('app_placeholder', generated);
-  return fc.tuple(fc.constant(rows), fc.option(treeFor(rows), { nil: null, freq: 8 }), windowArbitrary);
+  return fc.tuple(fc.constant(rows), fc.option(treeFor(rows), { nil: null, freq: 8 }), windowArbitrary, indexingArbitrary);
+});
+
+/** The attribute fields a filter reads. */
+function attributeFieldsOf(node: unknown, out: Set<string> = new Set()): Set<string> {
+  if (node === null || typeof node !== 'object') return out;
+  const record = node as { field?: string; not?: unknown; and?: unknown[]; or?: unknown[] };
+  if (typeof record.field === 'string' && record.field.includes('attributes.')) out.add(record.field);
+  for (const child of [record.not, ...(record.and ?? []), ...(record.or ?? [])]) attributeFieldsOf(child, out);
+  return out;
+}
+
+/** Like scenario, but the filter reads attributes only and the indexed keys are mostly the ones it reads. */
+const indexedScenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 30, size: 'max' })).chain((generated) => {
+  const rows = toRows('app_placeholder', generated);
+  return fc.tuple(fc.constant(rows), treeFor(rows, 1, true), windowArbitrary).chain(([drawnRows, filter, window]) => {
+    const paths = [...attributeFieldsOf(filter)].filter((field) => !field.endsWith('.missing.key'));
+    const indexing = fc.record({
+      paths: fc.oneof(
+        { weight: paths.length > 0 ? 4 : 0, arbitrary: fc.uniqueArray(fc.constantFrom(...paths, 'span_attributes.missing.key'), { minLength: 1, maxLength: 3 }) },
+        { weight: 1, arbitrary: fc.uniqueArray(fc.constantFrom(...INDEXABLE_PATHS(KEYS)), { maxLength: 3 }) },
+      ),
+      via: fc.constantFrom('writer', 'backfill') as fc.Arbitrary<'writer' | 'backfill'>,
+    });
+    return fc.tuple(fc.constant(drawnRows), fc.constant(filter), fc.constant(window), indexing);
+  });
 });
 
 const SPAN_MEASURE_FIELDS = ['duration_ms', 'cost', 'usage.amount'];
@@ -450,65 +501,70 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     return parseEngineRead(path, response.text);
   }
 
-  it(`holds for ${RUNS} random span sets and filters of depth up to 6`, async function () {
-    this.timeout(240_000);
-    const knex = app().server.knex;
-    await fc.assert(
-      fc.asyncProperty(scenario, async ([placeholderRows, filterValue, windowNs]) => {
-        expect(depth(filterValue)).to.be.at.most(MAX_DEPTH);
-        const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
-        await clearSpans(knex, caller.appId);
-        await storeSpans(knex, rows);
-        const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
-        const context = `filter ${JSON.stringify(filterValue)}`;
+  for (const [title, drawn] of [
+    [`holds for ${RUNS} random span sets and filters of depth up to 6`, scenario],
+    [`holds for ${RUNS} random span sets and attribute filters whose keys are indexed (eq/in answered from the slots)`, indexedScenario],
+  ] as const) {
+    it(title, async function () {
+      this.timeout(240_000);
+      const knex = app().server.knex;
+      await fc.assert(
+        fc.asyncProperty(drawn, async ([placeholderRows, filterValue, windowNs, indexing]) => {
+          expect(depth(filterValue)).to.be.at.most(MAX_DEPTH);
+          const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
+          await clearSpans(knex, caller.appId);
+          await storeWithSlots(knex, caller.appId, rows, indexing.paths, indexing.via);
+          const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
+          const context = `filter ${JSON.stringify(filterValue)}, indexed ${JSON.stringify(indexing)}`;
 
-        if (readsTraceFields(filterValue)) {
-          const refused = await call(app().url, 'POST', '/engine/query', {
-            query: { start_time: nanosToRfc3339(windowNs[0] as bigint), end_time: nanosToRfc3339(windowNs[1] as bigint), limit: 100 },
-            headers: caller.headers,
-            json: { filter: filterValue },
-          });
-          expect(refused.status, `spans, ${context}: ${refused.text}`).to.equal(422);
-        } else {
-          const spans = await post('/engine/query', windowNs, { filter: filterValue }, { limit: 100 });
-          const wantedSpans = expectedSpans(rows, window, filterValue);
-          expect(spans.data.map((row) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
-          expect(spans.total).to.equal(wantedSpans.length);
-        }
-
-        for (const searchChildSpans of [false, true]) {
-          const traces = await post('/traces', windowNs, { filter: filterValue }, { limit: 100, search_child_spans: searchChildSpans });
-          const wanted = expectedTraces(rows, window, filterValue, searchChildSpans);
-          const where = `traces (search_child_spans=${searchChildSpans}), ${context}`;
-          expect(traces.data.map((row) => row.trace_id), where).to.deep.equal(wanted.map((row) => row.trace_id));
-          expect(traces.pagination.total, where).to.equal(wanted.length);
-          traces.data.forEach((row, index) => {
-            const { total_cost, duration_ms, ...exact } = wanted[index] as (typeof wanted)[number];
-            expect({ ...row, total_cost: undefined, duration_ms: undefined }, where).to.deep.equal({ ...exact, total_cost: undefined, duration_ms: undefined });
-            expect(isClose(row.duration_ms, duration_ms, 1e-12), `${where}: duration ${row.duration_ms} vs ${duration_ms}`).to.equal(true);
-            expect(isClose(row.total_cost, total_cost, 1e-9, 1e22), `${where}: total_cost ${row.total_cost} vs ${total_cost}`).to.equal(true);
-          });
-        }
-
-        const metrics = await post('/engine/metrics', windowNs, { filter: filterValue });
-        const wantedMetrics = expectedMetrics(rows, window, filterValue);
-        expect(metrics.trace_count, `metrics, ${context}`).to.equal(wantedMetrics.trace_count);
-        const traceList = expectedTraces(rows, window, filterValue, true);
-        const scales = {
-          duration: Math.max(0, ...traceList.map((trace) => trace.duration_ms)),
-          cost: Math.max(0, ...traceList.map((trace) => Math.abs(trace.total_cost)), ...rows.map((row) => Math.abs(row.cost ?? 0))),
-          spans_per_trace: Math.max(0, ...traceList.map((trace) => trace.spans_count)),
-        };
-        for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
-          for (const [statistic, expected] of Object.entries(wantedMetrics[figure])) {
-            const actual = metrics[figure][statistic as keyof EngineSchemas['Distribution']];
-            expect(isClose(actual, expected, 1e-9, scales[figure]), `metrics ${figure}.${statistic}: ${actual} vs ${expected}, ${context}`).to.equal(true);
+          if (readsTraceFields(filterValue)) {
+            const refused = await call(app().url, 'POST', '/engine/query', {
+              query: { start_time: nanosToRfc3339(windowNs[0] as bigint), end_time: nanosToRfc3339(windowNs[1] as bigint), limit: 100 },
+              headers: caller.headers,
+              json: { filter: filterValue },
+            });
+            expect(refused.status, `spans, ${context}: ${refused.text}`).to.equal(422);
+          } else {
+            const spans = await post('/engine/query', windowNs, { filter: filterValue }, { limit: 100 });
+            const wantedSpans = expectedSpans(rows, window, filterValue);
+            expect(spans.data.map((row) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
+            expect(spans.total).to.equal(wantedSpans.length);
           }
-        }
-      }),
-      { numRuns: RUNS, seed: SEED },
-    );
-  });
+
+          for (const searchChildSpans of [false, true]) {
+            const traces = await post('/traces', windowNs, { filter: filterValue }, { limit: 100, search_child_spans: searchChildSpans });
+            const wanted = expectedTraces(rows, window, filterValue, searchChildSpans);
+            const where = `traces (search_child_spans=${searchChildSpans}), ${context}`;
+            expect(traces.data.map((row) => row.trace_id), where).to.deep.equal(wanted.map((row) => row.trace_id));
+            expect(traces.pagination.total, where).to.equal(wanted.length);
+            traces.data.forEach((row, index) => {
+              const { total_cost, duration_ms, ...exact } = wanted[index] as (typeof wanted)[number];
+              expect({ ...row, total_cost: undefined, duration_ms: undefined }, where).to.deep.equal({ ...exact, total_cost: undefined, duration_ms: undefined });
+              expect(isClose(row.duration_ms, duration_ms, 1e-12), `${where}: duration ${row.duration_ms} vs ${duration_ms}`).to.equal(true);
+              expect(isClose(row.total_cost, total_cost, 1e-9, 1e22), `${where}: total_cost ${row.total_cost} vs ${total_cost}`).to.equal(true);
+            });
+          }
+
+          const metrics = await post('/engine/metrics', windowNs, { filter: filterValue });
+          const wantedMetrics = expectedMetrics(rows, window, filterValue);
+          expect(metrics.trace_count, `metrics, ${context}`).to.equal(wantedMetrics.trace_count);
+          const traceList = expectedTraces(rows, window, filterValue, true);
+          const scales = {
+            duration: Math.max(0, ...traceList.map((trace) => trace.duration_ms)),
+            cost: Math.max(0, ...traceList.map((trace) => Math.abs(trace.total_cost)), ...rows.map((row) => Math.abs(row.cost ?? 0))),
+            spans_per_trace: Math.max(0, ...traceList.map((trace) => trace.spans_count)),
+          };
+          for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
+            for (const [statistic, expected] of Object.entries(wantedMetrics[figure])) {
+              const actual = metrics[figure][statistic as keyof EngineSchemas['Distribution']];
+              expect(isClose(actual, expected, 1e-9, scales[figure]), `metrics ${figure}.${statistic}: ${actual} vs ${expected}, ${context}`).to.equal(true);
+            }
+          }
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+    });
+  }
 
   it(`POST /engine/analytics from the roll-ups holds for ${RUNS} random span sets, re-sent batches, dimension filters and windows on bucket boundaries`, async function () {
     this.timeout(240_000);
@@ -539,14 +595,14 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     const knex = app().server.knex;
     const analyticsScenario = scenario.chain((drawn) => fc.tuple(fc.constant(drawn), analyticsBodyFor('spans'), analyticsBodyFor('traces')));
     await fc.assert(
-      fc.asyncProperty(analyticsScenario, async ([[placeholderRows, filterValue, windowNs], spanBody, traceBody]) => {
+      fc.asyncProperty(analyticsScenario, async ([[placeholderRows, filterValue, windowNs, indexing], spanBody, traceBody]) => {
         const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
         await clearSpans(knex, caller.appId);
-        await storeSpans(knex, rows);
+        await storeWithSlots(knex, caller.appId, rows, indexing.paths, indexing.via);
         const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
         for (const body of [spanBody, traceBody]) {
           const request = { ...body, filter: filterValue };
-          const context = `analytics ${JSON.stringify(request)}`;
+          const context = `analytics ${JSON.stringify(request)}, indexed ${JSON.stringify(indexing)}`;
           const response = await call(app().url, 'POST', '/engine/analytics', {
             query: { start_time: nanosToRfc3339(window.startNs), end_time: nanosToRfc3339(window.endNs) },
             headers: caller.headers,

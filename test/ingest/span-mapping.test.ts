@@ -87,6 +87,9 @@ describe('span mapping', () => {
         dropped_events_count: 0,
         dropped_links_count: 0,
         received_at: 1_763_800_000_000,
+        indexed_value_1: null,
+        indexed_value_2: null,
+        indexed_value_3: null,
       },
     ]);
   });

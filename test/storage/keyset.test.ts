@@ -10,7 +10,7 @@ import { matchingTraces, TRACE_ORDER } from '../../src/storage/spans/trace-pages
 import { dialectFor } from '../../src/storage/sql/index.js';
 import { SELECT_STORED_SPANS, sqlCases, type SqlCase } from '../support/sql-cases.js';
 
-const WINDOW: WindowFilter = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null };
+const WINDOW: WindowFilter = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null, indexedSlots: [] };
 const START = '1763800000000000000';
 const END = '1763800060000000000';
 const AT = '1763800030000000007';

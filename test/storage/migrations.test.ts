@@ -8,6 +8,7 @@ import knexFactory, { type Knex } from 'knex';
 import { knexSettings } from '../../src/storage/database.js';
 import { migratorConfig, migrateToLatest } from '../../src/storage/migrations/index.js';
 import { findSpans } from '../../src/storage/spans/span-pages.js';
+import { SLOT_COLUMNS } from '../../src/storage/spans/indexed-slots.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { findActiveApplication } from '../../src/storage/accounts/applications.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
@@ -21,6 +22,8 @@ const STATUS_EVENT_COLUMNS = ['status_code', 'status_message', 'scope_name', 'sc
 function beforeStatus(row: SpanRow): Omit<SpanRow, (typeof STATUS_EVENT_COLUMNS)[number]> {
   const old: Record<string, unknown> = { ...row };
   for (const column of STATUS_EVENT_COLUMNS) delete old[column];
+  // The indexed attribute slots came later still (20261123000300).
+  for (const column of SLOT_COLUMNS) delete old[column];
   return old as Omit<SpanRow, (typeof STATUS_EVENT_COLUMNS)[number]>;
 }
 
@@ -100,7 +103,7 @@ for (const database of testDatabases()) {
       await migrateToLatest(knex);
 
       const startNs = BigInt(old.start_time_unix_nano) - 1n;
-      const read = await findSpans(knex, { applicationId: 'app_old', startNs, endNs: startNs + 10n ** 12n, filter: null, page: 1, limit: 10 });
+      const read = await findSpans(knex, { applicationId: 'app_old', startNs, endNs: startNs + 10n ** 12n, filter: null, indexedSlots: [], page: 1, limit: 10 });
       expect(read.items).to.have.length(1);
       for (const column of STATUS_EVENT_COLUMNS) expect(read.items[0]?.[column], column).to.equal(null);
       expect(await knex('traces').where({ application_id: 'app_old' }).pluck('error_count')).to.deep.equal([0]);

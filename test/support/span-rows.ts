@@ -37,6 +37,9 @@ export function spanRow(overrides: Partial<SpanRow> & Pick<SpanRow, 'trace_id' |
     dropped_events_count: 0,
     dropped_links_count: 0,
     received_at: Date.now(),
+    indexed_value_1: null,
+    indexed_value_2: null,
+    indexed_value_3: null,
     ...overrides,
   };
 }

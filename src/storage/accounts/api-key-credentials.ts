@@ -2,6 +2,7 @@
 // read with one primary-key lookup, so revocation and permission changes apply at once.
 import type { Knex } from 'knex';
 import type { Permission } from '../../permissions.js';
+import { parseIndexedAttributes, type IndexedAttributesState } from './indexed-attributes.js';
 import { activeApiKey } from './resources.js';
 
 export interface ApiKeyCredentials {
@@ -12,10 +13,14 @@ export interface ApiKeyCredentials {
   secretHash: string;
   secretGeneration: number;
   lastUsedAt: number | null;
+  /** The key's application's indexed attribute slots, read in the same lookup. */
+  indexedAttributes: IndexedAttributesState;
+  /** When this was read (epoch milliseconds). */
+  readAt: number;
 }
 
 export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): Promise<ApiKeyCredentials | undefined> {
-  const row = await activeApiKey(knex, apiKey).first('k.id', 'k.application_id', 'a.organization_id', 'k.permissions', 'k.secret_hash', 'k.secret_generation', 'k.last_used_at');
+  const row = await activeApiKey(knex, apiKey).first('k.id', 'k.application_id', 'a.organization_id', 'k.permissions', 'k.secret_hash', 'k.secret_generation', 'k.last_used_at', 'a.indexed_attributes_state');
   if (!row) return undefined;
   return {
     id: row.id,
@@ -25,6 +30,8 @@ export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): P
     secretHash: row.secret_hash,
     secretGeneration: Number(row.secret_generation),
     lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state),
+    readAt: Date.now(),
   };
 }
 

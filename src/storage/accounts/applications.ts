@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import { readKeysetList, type SortColumn } from '../keyset.js';
 import { totalOf, type ListPage, type WindowedListRequest } from '../paging.js';
+import { parseIndexedAttributes, serializeIndexedAttributes, type IndexedAttributesState } from './indexed-attributes.js';
 
 export type Region = 'US' | 'EU';
 export type PricingPlan = 'free' | 'pro' | 'enterprise';
@@ -16,23 +17,30 @@ export interface ApplicationRecord {
   pricing_plan: PricingPlan;
   /** Null: the configured default applies. */
   retention_days: number | null;
+  /** The indexed attribute slots (./indexed-attributes.ts). */
+  indexed_attributes: IndexedAttributesState;
   created_at: number;
   updated_at: number;
 }
 
-const COLUMNS = ['a.id', 'a.organization_id', 'a.name', 'a.region', 'a.pricing_plan', 'a.retention_days', 'a.created_at', 'a.updated_at'];
+type ApplicationRow = Omit<ApplicationRecord, 'indexed_attributes'> & { indexed_attributes_state: string | null };
 
-function fromRow(row: ApplicationRecord): ApplicationRecord {
+const COLUMNS = ['a.id', 'a.organization_id', 'a.name', 'a.region', 'a.pricing_plan', 'a.retention_days', 'a.indexed_attributes_state', 'a.created_at', 'a.updated_at'];
+
+function fromRow(row: ApplicationRow): ApplicationRecord {
+  const { indexed_attributes_state: state, ...rest } = row;
   return {
-    ...row,
+    ...rest,
     retention_days: row.retention_days === null ? null : Number(row.retention_days),
+    indexed_attributes: parseIndexedAttributes(state),
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
   };
 }
 
 export async function insertApplication(trx: Knex.Transaction, application: ApplicationRecord): Promise<void> {
-  await trx('applications').insert(application);
+  const { indexed_attributes: state, ...rest } = application;
+  await trx('applications').insert({ ...rest, indexed_attributes_state: serializeIndexedAttributes(state) });
 }
 
 function activeApplications(knex: Knex): Knex.QueryBuilder {
@@ -40,7 +48,7 @@ function activeApplications(knex: Knex): Knex.QueryBuilder {
 }
 
 export async function findActiveApplication(knex: Knex, id: string): Promise<ApplicationRecord | undefined> {
-  const row = (await activeApplications(knex).where('a.id', id).first(COLUMNS)) as ApplicationRecord | undefined;
+  const row = (await activeApplications(knex).where('a.id', id).first(COLUMNS)) as ApplicationRow | undefined;
   return row && fromRow(row);
 }
 
@@ -50,8 +58,14 @@ export async function findActiveApplication(knex: Knex, id: string): Promise<App
  * exclusive lock waits for this transaction, or this read waits for the DELETE and sees it.
  */
 export async function lockActiveApplication(trx: Knex.Transaction, id: string): Promise<ApplicationRecord | undefined> {
-  const row = (await trx('applications as a').where('a.id', id).whereNull('a.deleted_at').first(COLUMNS).forShare()) as ApplicationRecord | undefined;
+  const row = (await trx('applications as a').where('a.id', id).whereNull('a.deleted_at').first(COLUMNS).forShare()) as ApplicationRow | undefined;
   return row && fromRow(row);
+}
+
+/** The active application's indexed attribute state, its row locked for update until the transaction ends. */
+export async function lockIndexedAttributes(trx: Knex.Transaction, id: string): Promise<IndexedAttributesState | undefined> {
+  const row = (await trx('applications').where({ id }).whereNull('deleted_at').first('indexed_attributes_state').forUpdate()) as { indexed_attributes_state: string | null } | undefined;
+  return row && parseIndexedAttributes(row.indexed_attributes_state);
 }
 
 export interface ApplicationFilter {
@@ -78,7 +92,7 @@ export async function listApplications(knex: Knex, filter: ApplicationFilter, pa
   if (filter.applicationId !== undefined) query.where('a.id', filter.applicationId);
   if (filter.region !== undefined) query.where('a.region', filter.region);
   if (filter.pricingPlan !== undefined) query.where('a.pricing_plan', filter.pricingPlan);
-  return readKeysetList(knex, query, { columns: COLUMNS, order: APPLICATION_ORDER, toItem: fromRow, keyOf: (item) => [String(item.created_at), item.id] }, page);
+  return readKeysetList(knex, query, { columns: COLUMNS, order: APPLICATION_ORDER, toItem: (row: ApplicationRow) => fromRow(row), keyOf: (item) => [String(item.created_at), item.id] }, page);
 }
 
 export async function countActiveApplications(knex: Knex, organizationId: string): Promise<number> {
@@ -89,10 +103,15 @@ export async function countActiveApplications(knex: Knex, organizationId: string
 export interface ApplicationChanges {
   name?: string;
   retention_days?: number;
+  indexed_attributes?: IndexedAttributesState;
 }
 
 export async function updateApplicationRow(trx: Knex.Transaction, id: string, changes: ApplicationChanges, now: number): Promise<number> {
-  return trx('applications').where({ id }).whereNull('deleted_at').update({ ...changes, updated_at: now });
+  const { indexed_attributes: state, ...rest } = changes;
+  // An absent field keeps its value: undefined entries are left out of the UPDATE.
+  const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  const columns = state === undefined ? defined : { ...defined, indexed_attributes_state: serializeIndexedAttributes(state) };
+  return trx('applications').where({ id }).whereNull('deleted_at').update({ ...columns, updated_at: now });
 }
 
 /** One application's retention, for the purger: deleted ones (or of a deleted organization) keep nothing. */

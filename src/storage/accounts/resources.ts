@@ -2,10 +2,15 @@
 // caller's role there. Deleted things do not exist for these reads.
 import type { Knex } from 'knex';
 import type { Role } from '../../permissions.js';
+import { parseIndexedAttributes, type IndexedAttributesState } from './indexed-attributes.js';
 
 export interface OwnedResource {
   organizationId: string;
   applicationId?: string;
+  /** An application's indexed attribute slots, read with it (no second read to use them). */
+  indexedAttributes?: IndexedAttributesState;
+  /** When indexedAttributes was read (epoch milliseconds). */
+  readAt?: number;
 }
 
 export async function activeOrganization(knex: Knex, organizationId: string): Promise<OwnedResource | undefined> {
@@ -19,8 +24,13 @@ export async function activeApplication(knex: Knex, applicationId: string): Prom
     .where('a.id', applicationId)
     .whereNull('a.deleted_at')
     .whereNull('o.deleted_at')
-    .first('a.id', 'a.organization_id');
-  return row ? { organizationId: row.organization_id, applicationId: row.id } : undefined;
+    .first('a.id', 'a.organization_id', 'a.indexed_attributes_state');
+  return row ? { organizationId: row.organization_id, applicationId: row.id, indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state), readAt: Date.now() } : undefined;
+}
+
+/** The active application's indexed attribute slots (undefined when it is gone). */
+export async function activeIndexedAttributes(knex: Knex, applicationId: string): Promise<IndexedAttributesState | undefined> {
+  return (await activeApplication(knex, applicationId))?.indexedAttributes;
 }
 
 /** The key as `k`, its application as `a`, its organization as `o`: only when none is deleted. */

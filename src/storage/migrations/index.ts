@@ -6,6 +6,7 @@ import * as spans from './20261122000100_spans.js';
 import * as traceSummaryMerge from './20261122000200_trace_summary_merge.js';
 import * as spanStatusEvents from './20261123000100_span_status_events.js';
 import * as applicationRetention from './20261123000200_application_retention.js';
+import * as indexedAttributes from './20261123000300_indexed_attributes.js';
 import * as spanRollups from './20261123000400_span_rollups.js';
 
 interface Migration {
@@ -19,6 +20,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122000200_trace_summary_merge', traceSummaryMerge],
   ['20261123000100_span_status_events', spanStatusEvents],
   ['20261123000200_application_retention', applicationRetention],
+  ['20261123000300_indexed_attributes', indexedAttributes],
   ['20261123000400_span_rollups', spanRollups],
 ];
 

@@ -10,10 +10,16 @@
 // `neq` and `not_in` included. AND/OR keep NULL as "no match" (a NULL operand can make neither
 // TRUE), and a `not` node is the dialect's notMatching, TRUE for FALSE and NULL alike, so every
 // node answers "matches" two-valued where it counts.
+//
+// Indexed attribute slots (indexed-slots.ts): `eq` / `in` on the key of a ready slot, with
+// values only a string can have as its text form and a slot keeps, compare the slot column
+// instead of the attribute's text form: the same answer (the slot holds exactly the strings
+// such a value can equal, NULL otherwise), read through the slot's index.
 import type { Knex } from 'knex';
 import type { Condition, FilterNode, ListCondition, Operator, PresenceCondition, ValueCondition } from '../../filter/ast.js';
 import { fragment, placeholders, type SqlDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
 import { storedEnumValue, targetOfResolved, type FilterColumn, type TraceSummaryColumn } from './filter-targets.js';
+import { answerableBySlot, slotColumn, slotFor, type IndexedSlot } from './indexed-slots.js';
 
 export interface CompileOptions {
   dialect: SqlDialect;
@@ -24,6 +30,18 @@ export interface CompileOptions {
    * `t.duration_ms`; absent where spans are read, which validation keeps trace fields out of.
    */
   traceColumn?(name: TraceSummaryColumn): string;
+  /** The application's ready indexed attribute slots (none: every attribute is read from its JSON). */
+  indexedSlots: readonly IndexedSlot[];
+}
+
+/**
+ * The slot column that answers `eq`/`in` with these string values on this attribute, when a
+ * ready slot keeps it and every value is one the slot can answer; undefined otherwise.
+ */
+function slotLookup(target: { source: 'span_attributes' | 'resource_attributes'; key: string }, values: readonly string[], options: CompileOptions): SqlFragment | undefined {
+  const slot = slotFor(options.indexedSlots, target.source, target.key);
+  if (!slot || values.length === 0 || !values.every(answerableBySlot)) return undefined;
+  return fragment(options.column(slotColumn(slot.slot)));
 }
 
 /** The SQL name of the column a column target reads. */
@@ -76,6 +94,10 @@ function listSql(condition: ListCondition, options: CompileOptions): SqlFragment
   const { expression, plainColumn } = readExpression(condition, options);
   if (target.kind === 'number' || target.kind === 'trace') return numberIn(expression, condition.numbers, negate);
   const values = target.kind === 'text' ? condition.values.map((value) => storedEnumValue(target.column, value)) : condition.values;
+  if (target.kind === 'attribute' && !negate && condition.numbers.length === 0) {
+    const slot = slotLookup(target, values, options);
+    if (slot) return options.dialect.textIn(slot, values, false, true);
+  }
   const parts: SqlFragment[] = [];
   if (values.length > 0) parts.push(options.dialect.textIn(expression, values, negate, plainColumn));
   if (target.kind === 'attribute' && condition.numbers.length > 0) {
@@ -122,6 +144,10 @@ function valueSql(condition: ValueCondition, options: CompileOptions): SqlFragme
   const source = column(target.source);
   // A JSON number: `eq` / `neq` compare the attribute's numeric reading, like gt/lt do.
   if (condition.numberGiven && (op === 'eq' || op === 'neq')) return compare(dialect.attributeNumber(source, target.key), op, numberOf(condition));
+  if (op === 'eq') {
+    const slot = slotLookup(target, [value], options);
+    if (slot) return dialect.textEquals(slot, value, false, true);
+  }
   if (op === 'eq') return dialect.attributeEquals?.(source, target.key, value) ?? dialect.textEquals(dialect.attributeText(source, target.key), value, false, false);
   if (op === 'neq') return dialect.textEquals(dialect.attributeText(source, target.key), value, true, false);
   if (isTextMatch(op)) return dialect.textMatches(dialect.attributeText(source, target.key), op, value);

@@ -2,6 +2,7 @@
 // attribute a resolved field (src/filter/fields.ts) reads, and how an eq/neq value on the enum
 // columns is stored. Only names from this table ever become SQL identifiers; an attribute key
 // is user text and is only ever bound (inside a JSON path).
+import type { SlotColumn } from './indexed-slots.js';
 import type { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from './span-row.js';
 import { resolveField, type AttributeSource, type FixedField, type ResolvedField, type TraceField } from '../../filter/fields.js';
 import { spelledOutSpanKind, spelledOutStatusCode } from '../../span-enums.js';
@@ -14,7 +15,9 @@ export type FilterColumn =
   | 'status_code'
   | (typeof SPAN_TEXT_COLUMNS)[number]
   | (typeof SPAN_NUMBER_COLUMNS)[number]
-  | AttributeSource;
+  | AttributeSource
+  /** An indexed attribute slot: only ever read for a ready slot's key (filter-sql.ts, slotLookup). */
+  | SlotColumn;
 
 /** The columns of table `traces` (the per-trace summary) that a trace-level field reads. */
 export type TraceSummaryColumn = 'duration_ms' | 'total_cost' | 'spans_count' | 'error_count';

@@ -32,6 +32,8 @@ export interface RollupPlan {
 }
 
 const NANOS_PER_SECOND = 1_000_000_000n;
+// A roll-up filter reads only dimension columns, never an attribute: no indexed slot applies.
+const NO_SLOTS: readonly [] = [];
 const PERCENTILES = new Set(['p50', 'p90', 'p95', 'p99']);
 
 function isDimension(column: string): boolean {
@@ -110,7 +112,7 @@ function spanAsRollup(alias: string): string {
  * columns of span_rollups; with the spans of a partial last minute added in the same shape.
  */
 export function matchingRollups(knex: Knex, dialect: SqlDialect, request: RollupRequest, plan: RollupPlan): Knex.QueryBuilder {
-  const rollupWhere = compileFilter(request.filter, { dialect, column: (name: FilterColumn) => `r.${name}` });
+  const rollupWhere = compileFilter(request.filter, { dialect, column: (name: FilterColumn) => `r.${name}`, indexedSlots: NO_SLOTS });
   const buckets = knex({ r: 'span_rollups' })
     .where({ 'r.application_id': request.applicationId, 'r.bucket_width_s': plan.widthS })
     .modify(betweenNanos(dialect, 'r.bucket_start_unix_nano', request.startNs, plan.bucketsEndNs))
@@ -118,7 +120,7 @@ export function matchingRollups(knex: Knex, dialect: SqlDialect, request: Rollup
       if (rollupWhere) builder.where(rollupWhere);
     });
   if (plan.bucketsEndNs === request.endNs) return buckets;
-  const spanWhere = compileFilter(request.filter, { dialect, column: (name: FilterColumn) => `s.${name}` });
+  const spanWhere = compileFilter(request.filter, { dialect, column: (name: FilterColumn) => `s.${name}`, indexedSlots: NO_SLOTS });
   const tail = knex({ s: 'spans' })
     .select(knex.raw(spanAsRollup('s')))
     .where('s.application_id', request.applicationId)

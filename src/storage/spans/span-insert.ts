@@ -12,7 +12,7 @@ const COLUMNS = SPAN_ROW_COLUMNS;
 // Knex writes a multi-row SQLite insert as a compound SELECT, which SQLite caps at 500 terms.
 const SQLITE_ROWS_PER_INSERT = 500;
 
-// Statement sizes are powers of two up to 1,024 rows (34,816 values at 34 columns, under
+// Statement sizes are powers of two up to 1,024 rows (38,912 values at 38 columns, under
 // MySQL's 65,535), so each connection prepares at most 11 distinct statements, whatever the
 // batch sizes: the server-wide max_prepared_stmt_count is never exhausted by one statement per tail size.
 const MYSQL_MAX_ROWS = 1024;

@@ -9,6 +9,7 @@ import { afterKey, type SortColumn } from '../keyset.js';
 import { lookAheadWindow, pageAndTotal, readPage, withNextKey, type ListPage, type ListRequest, type PageWindow } from '../paging.js';
 import { dialectFor } from '../sql/index.js';
 import { compileFilter } from './filter-sql.js';
+import type { IndexedSlot } from './indexed-slots.js';
 import { normaliseSpan, selectSpanColumns, type StoredSpan } from './stored-span.js';
 import { betweenNanos } from './time-bounds.js';
 
@@ -18,12 +19,14 @@ export interface WindowFilter {
   startNs: bigint;
   endNs: bigint;
   filter: FilterNode | null;
+  /** The application's ready indexed attribute slots (indexed-slots.ts); [] reads every attribute from its JSON. */
+  indexedSlots: readonly IndexedSlot[];
 }
 
 /** The spans of the window that match the filter (a builder over `spans s`). */
 export function matchingSpans(knex: Knex, query: WindowFilter): Knex.QueryBuilder {
   const dialect = dialectFor(knex);
-  const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}` });
+  const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}`, indexedSlots: query.indexedSlots });
   return knex({ s: 'spans' })
     .where('s.application_id', query.applicationId)
     .modify(betweenNanos(dialect, 's.start_time_unix_nano', query.startNs, query.endNs))

@@ -41,6 +41,10 @@ export interface SpanRow {
   dropped_links_count: number | null;
   /** Epoch milliseconds at which the service stored the span. */
   received_at: number;
+  /** The application's indexed attribute slots (indexed-slots.ts): a kept string value, or null. */
+  indexed_value_1: string | null;
+  indexed_value_2: string | null;
+  indexed_value_3: string | null;
 }
 
 /** The free-text columns (TEXT on MariaDB/MySQL): bounded in bytes at ingestion, text to filters. */
@@ -85,6 +89,9 @@ export const SPAN_ROW_COLUMNS = [
   'dropped_events_count',
   'dropped_links_count',
   'received_at',
+  'indexed_value_1',
+  'indexed_value_2',
+  'indexed_value_3',
 ] as const satisfies ReadonlyArray<keyof SpanRow>;
 
 // Every field of SpanRow is a column: this fails to compile when one is left out above.

@@ -10,6 +10,26 @@ import { addRollupsQuery, rollupDeltas } from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
 import { batchSummaries, groupBy, mergeQuery } from './trace-summaries.js';
 
+/**
+ * The rows' indexed slot values were computed from keys read too long ago to be stored: the
+ * caller reads the keys again and maps the rows anew (see src/ingest/ingest-traces.ts).
+ */
+export class StaleSlotKeysError extends Error {
+  constructor() {
+    super('indexed attribute keys read too long ago');
+    this.name = 'StaleSlotKeysError';
+  }
+}
+
+export interface StoreOptions {
+  /**
+   * Epoch milliseconds after which the rows' slot values may no longer be inserted (their keys
+   * could have changed since, and a backfill could already have passed): checked before every
+   * insert statement, retries included, so no row is inserted with keys older than that.
+   */
+  slotKeysValidUntil?: number;
+}
+
 /** Traces whose spans and summaries one round of statements writes. */
 const TRACES_PER_ROUND = 500;
 
@@ -81,7 +101,7 @@ function rounds(rows: SpanRow[]): Array<{ applicationId: string; rowsByTrace: Ma
  * date, in one transaction: when this resolves, everything is committed. Lock conflicts retry the
  * whole transaction.
  */
-export async function storeSpans(knex: Knex, rows: SpanRow[]): Promise<void> {
+export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOptions = {}): Promise<void> {
   if (rows.length === 0) return;
   const work = rounds(rows);
   const write = async (writer: Writer, checking: boolean) => {
@@ -90,10 +110,15 @@ export async function storeSpans(knex: Knex, rows: SpanRow[]): Promise<void> {
     // Last, so that the roll-up rows every writer of the application touches stay locked briefly.
     for (const statement of addRollupsQuery(writer.db, rollupDeltas(fresh, 1))) await writer.run(statement);
   };
+  const { slotKeysValidUntil } = options;
+  const checked = (insert: Writer['insert']): Writer['insert'] => async (unique) => {
+    if (slotKeysValidUntil !== undefined && Date.now() > slotKeysValidUntil) throw new StaleSlotKeysError();
+    return insert(unique);
+  };
   const transaction = (checking: boolean) =>
     bulkWriteTransaction(knex, ({ db, run, connection }) =>
       // MariaDB/MySQL insert through prepared statements on the transaction's own connection.
-      write({ db, run, insert: (unique) => (connection ? insertSpansMysql(connection, unique) : insertSpansSqlite(db, unique)) }, checking),
+      write({ db, run, insert: checked((unique) => (connection ? insertSpansMysql(connection, unique) : insertSpansSqlite(db, unique))) }, checking),
     );
   for (let attempt = 0; ; attempt += 1) {
     try {

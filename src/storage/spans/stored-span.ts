@@ -4,10 +4,11 @@
 import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
 import { dialectFor } from '../sql/index.js';
+import { SLOT_COLUMNS, type SlotColumn } from './indexed-slots.js';
 import { SPAN_ROW_COLUMNS, type SpanRow } from './span-row.js';
 
-/** The columns read back as other types than SpanRow's, or not at all. */
-type ConvertedColumn = 'application_id' | 'received_at' | 'resource_attributes' | 'span_attributes' | 'events' | 'links';
+/** The columns read back as other types than SpanRow's, or not at all (the indexed slots are an index, not span data). */
+type ConvertedColumn = 'application_id' | 'received_at' | 'resource_attributes' | 'span_attributes' | 'events' | 'links' | SlotColumn;
 
 /** A stored span as the engine reads it back: nanoseconds and receive sequence as decimal text. */
 export type StoredSpan = Omit<SpanRow, ConvertedColumn> & {
@@ -22,7 +23,9 @@ export type StoredSpan = Omit<SpanRow, ConvertedColumn> & {
 
 /** The columns read as they are stored; selectSpanColumns() converts the others. */
 const SPAN_COLUMNS = SPAN_ROW_COLUMNS.filter(
-  (column) => !['application_id', 'received_at', 'start_time_unix_nano', 'end_time_unix_nano', 'resource_attributes', 'span_attributes', 'events', 'links'].includes(column),
+  (column) =>
+    !['application_id', 'received_at', 'start_time_unix_nano', 'end_time_unix_nano', 'resource_attributes', 'span_attributes', 'events', 'links'].includes(column) &&
+    !(SLOT_COLUMNS as readonly string[]).includes(column),
 );
 
 export function asNumber(value: unknown): number {

@@ -54,7 +54,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
   // trace.* fields read the summary of the span's trace: `t`, the trace at hand.
   const traceColumn = (name: TraceSummaryColumn) => `t.${name}`;
   if (query.searchChildSpans) {
-    const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}`, traceColumn });
+    const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}`, traceColumn, indexedSlots: query.indexedSlots });
     return builder.whereExists((exists) => {
       exists
         .select(knex.raw('1'))
@@ -75,7 +75,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
       join.on('r.application_id', 't.application_id').andOn('r.trace_id', 't.trace_id').andOn('r.span_id', 't.root_span_id');
     });
   }
-  const where = compileFilter(query.filter, { dialect, column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`), traceColumn });
+  const where = compileFilter(query.filter, { dialect, column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`), traceColumn, indexedSlots: query.indexedSlots });
   return builder.where(where as (inner: Knex.QueryBuilder) => void);
 }
 

@@ -32,6 +32,11 @@ export interface SqlDialect {
   /** The numeric reading of an attribute as a double, NULL when it has none. */
   attributeNumber(column: string, key: string): SqlFragment;
   /**
+   * The attribute's value when it is a JSON string of at most maxLength characters, else NULL
+   * (missing, JSON null, any other type, longer, or not text the database's JSON can read).
+   */
+  attributeStringUpTo(column: string, key: string, maxLength: number): SqlFragment;
+  /**
    * A cheaper test for "the attribute's text form equals value" where the dialect has one for
    * this value; undefined means: compare attributeText.
    */
@@ -67,6 +72,11 @@ export interface SqlDialect {
   prepareConnection(connection: unknown, limits: StatementLimits): void;
   /** A placeholder that reads a decimal string as an exact 64-bit integer. */
   readonly exactInteger: string;
+  /**
+   * The same for an unsigned column (the receive sequence): MariaDB reads a range on an
+   * unsigned index only against an unsigned value (against a signed one it sorts instead).
+   */
+  readonly exactUnsigned: string;
   /**
    * Integer division of two integer expressions, truncating (exact on 64-bit integers: time
    * buckets on nanoseconds must not pass through a double). Both are trusted SQL text.
@@ -122,6 +132,17 @@ export interface WriteTransaction {
 /** The JSON path of one flat dotted attribute key: `$."http.method"` (keys never hold quotes). */
 export function attributePath(key: string): string {
   return `$."${key}"`;
+}
+
+/**
+ * Texts that a number, a boolean, an array or an object can have as their text form (a JSON
+ * number literal, true/false, JSON array or object text), on either database.
+ */
+const NOT_ONLY_STRING_TEXT = /^(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?|true|false|\[.*|\{.*)$/s;
+
+/** Whether only a string attribute can have this text form: equality with it is string equality. */
+export function canOnlyBeStringText(value: string): boolean {
+  return !NOT_ONLY_STRING_TEXT.test(value);
 }
 
 /** `?, ?, ?`: one placeholder per value of a list. */

@@ -5,7 +5,7 @@
 // and JSON_EXTRACT re-spaces arrays and objects, hence the CASE on the value's JSON type.
 // Long values match without LIKE (see LIKE_VALUE_LIMIT).
 import type { Knex } from 'knex';
-import { attributePath, fragment, placeholders, type RegexPattern, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import { attributePath, canOnlyBeStringText, fragment, placeholders, type RegexPattern, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
 import { limitRegexStatements, REGEX_STATEMENT_MARK, type QueryingConnection } from './mysql-regex-limit.js';
 import { pcrePattern } from './pcre-pattern.js';
 import type { StatementLimits } from './regex-time-limit.js';
@@ -34,9 +34,6 @@ const BINARY_MATCH: Record<TextMatch, (expression: string) => string> = {
   starts_with: (expression) => `LEFT(CAST(${expression} AS BINARY), LENGTH(?)) = CAST(? AS BINARY)`,
   ends_with: (expression) => `RIGHT(CAST(${expression} AS BINARY), LENGTH(?)) = CAST(? AS BINARY)`,
 };
-
-/** Texts that a number, a boolean, an array or an object can have as their text form. */
-const NOT_ONLY_STRING_TEXT = /^(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?|true|false|\[.*|\{.*)$/s;
 
 // PCRE's `$` also matches before a final newline; `\z` does not.
 const NUMBER_TEXT_REGEXP = '^-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?\\z';
@@ -76,11 +73,23 @@ export const mysqlDialect: SqlDialect = {
     );
   },
 
+  attributeStringUpTo(column: string, key: string, maxLength: number): SqlFragment {
+    const path = attributePath(key);
+    // JSON_VALUE reads NULL for what it cannot decode (a lone surrogate's escape), as attributeText does.
+    return fragment(
+      `CASE WHEN JSON_TYPE(JSON_EXTRACT(${column}, ?)) = 'STRING' AND CHAR_LENGTH(JSON_VALUE(${column}, ?)) <= ? THEN JSON_VALUE(${column}, ?) END`,
+      path,
+      path,
+      maxLength,
+      path,
+    );
+  },
+
   attributeEquals(column: string, key: string, value: string): SqlFragment | undefined {
     // JSON_VALUE reads a string as itself, a number as its digits, a boolean as 1 or 0, and an
     // array, object or null as NULL. For a value that cannot be the text of a number, boolean,
     // array or object, only a string attribute can match: one JSON parse instead of two.
-    if (NOT_ONLY_STRING_TEXT.test(value)) return undefined;
+    if (!canOnlyBeStringText(value)) return undefined;
     return fragment(`CONVERT(JSON_VALUE(${column}, ?) USING utf8mb4) COLLATE utf8mb4_bin LIKE ? ESCAPE '!'`, attributePath(key), escapeLike(value));
   },
 
@@ -129,6 +138,8 @@ export const mysqlDialect: SqlDialect = {
   },
 
   exactInteger: 'CAST(? AS SIGNED)',
+
+  exactUnsigned: 'CAST(? AS UNSIGNED)',
 
   // `/` would return a DECIMAL; DIV stays a BIGINT.
   integerDivide(dividend: string, divisor: string): string {

@@ -60,6 +60,11 @@ export const sqliteDialect: SqlDialect = {
     );
   },
 
+  attributeStringUpTo(column: string, key: string, maxLength: number): SqlFragment {
+    const path = attributePath(key);
+    return fragment(`(CASE WHEN json_type(${column}, ?) = 'text' AND length(json_extract(${column}, ?)) <= ? THEN json_extract(${column}, ?) END)`, path, path, maxLength, path);
+  },
+
   textEquals(expression: SqlFragment, value: string, negate: boolean): SqlFragment {
     return fragment(`${expression.sql} ${negate ? '<>' : '='} ?`, ...expression.bindings, value);
   },
@@ -89,6 +94,8 @@ export const sqliteDialect: SqlDialect = {
   },
 
   exactInteger: 'CAST(? AS INTEGER)',
+
+  exactUnsigned: 'CAST(? AS INTEGER)',
 
   // `/` on two INTEGER operands divides in whole numbers.
   integerDivide(dividend: string, divisor: string): string {

@@ -10,7 +10,7 @@ const QUERY: AnalyticsQuery = {
   applicationId: 'app_a',
   startNs: 1763800000000000000n,
   endNs: 1763800060000000000n,
-  filter: null,
+  filter: null, indexedSlots: [],
   grain: 'traces',
   groupBy: ['service_name'],
   measures: [{ fn: 'count' }, { fn: 'avg', field: 'duration_ms' }, { fn: 'p90', field: 'duration_ms' }],

@@ -182,7 +182,7 @@ const CASES: Array<SqlCase<unknown>> = [
 function compiled(knex: Knex, dialect: SqlDialect, filter: unknown): Sql {
   const validated = validateFilter(filter);
   if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
-  const where = compileFilter(validated.filter, { dialect, column: (name) => `s.${name}` });
+  const where = compileFilter(validated.filter, { dialect, column: (name) => `s.${name}`, indexedSlots: [] });
   if (!where) throw new Error('no where-callback');
   const { sql, bindings } = sqlOf(knex.queryBuilder().where(where));
   return { sql: sql.replace(/^select \* where /, ''), bindings };
@@ -199,12 +199,12 @@ describe('filter compiler: SQL and bindings per dialect', () => {
     it('reads trace-level fields from the trace summary the caller names, and refuses them without one', () => {
       const validated = validateFilter({ or: [{ field: 'trace.error_count', op: 'gt', value: 0 }, { field: 'trace.spans_count', op: 'in', value: ['1', '2'] }] }, { traceFields: true });
       if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
-      const where = compileFilter(validated.filter, { dialect, column: (name) => `s.${name}`, traceColumn: (name) => `t.${name}` });
+      const where = compileFilter(validated.filter, { dialect, column: (name) => `s.${name}`, traceColumn: (name) => `t.${name}`, indexedSlots: [] });
       expect(sqlOf(knex.queryBuilder().where(where as (builder: Knex.QueryBuilder) => void))).to.deep.equal({
         sql: 'select * where (t.error_count > ? or t.spans_count IN (?, ?))',
         bindings: [0, 1, 2],
       });
-      expect(() => compileFilter(validated.filter, { dialect, column: (name) => `s.${name}` })).to.throw('outside a read of traces');
+      expect(() => compileFilter(validated.filter, { dialect, column: (name) => `s.${name}`, indexedSlots: [] })).to.throw('outside a read of traces');
     });
 
     it('binds a hostile value and never writes it into the SQL', () => {
@@ -247,7 +247,7 @@ describe('filter compiler: SQL and bindings per dialect', () => {
   });
 
   it('takes no filter as no clause', () => {
-    expect(compileFilter(null, { dialect: sqliteDialect, column: (name) => name })).to.equal(undefined);
+    expect(compileFilter(null, { dialect: sqliteDialect, column: (name) => name, indexedSlots: [] })).to.equal(undefined);
   });
 });
 

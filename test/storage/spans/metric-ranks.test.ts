@@ -6,7 +6,7 @@ import { metricAggregatesQuery, percentileRanks, rankedValuesQuery } from '../..
 import type { WindowFilter } from '../../../src/storage/spans/span-pages.js';
 import { sqlCases, validFilter, type SqlCase } from '../../support/sql-cases.js';
 
-const WINDOW: WindowFilter = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null };
+const WINDOW: WindowFilter = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null, indexedSlots: [] };
 const START = '1763800000000000000';
 const END = '1763800060000000000';
 

@@ -7,7 +7,7 @@ import { SELECT_STORED_SPANS, sqlCases, validFilter, type SqlCase } from '../../
 
 const MAX = 2n ** 63n - 1n;
 const MIN = -(2n ** 63n);
-const WINDOW: WindowFilter = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null };
+const WINDOW: WindowFilter = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null, indexedSlots: [] };
 const START = '1763800000000000000';
 const END = '1763800060000000000';
 

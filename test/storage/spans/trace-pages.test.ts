@@ -5,7 +5,7 @@ import { countQuery, windowQuery } from '../../../src/storage/paging.js';
 import { matchingTraces, tracePageQuery, type TraceQuery } from '../../../src/storage/spans/trace-pages.js';
 import { sqlCases, validFilter, type SqlCase } from '../../support/sql-cases.js';
 
-const WINDOW: TraceQuery = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null, searchChildSpans: false };
+const WINDOW: TraceQuery = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null, indexedSlots: [], searchChildSpans: false };
 const START = '1763800000000000000';
 const END = '1763800060000000000';
 const PATH = '$."http.method"';
