@@ -17,6 +17,13 @@ export const HOUR_NS = 3_600_000_000_000n;
 export const PRIOR_DAYS = 6;
 export const PRIOR_DENSITY_DIVISOR = 10;
 /** The first instant of the 7 seeded days. */
+/**
+ * The bench application indexes the model attribute (management `indexed_attributes`, slot 1) unless
+ * BENCH_INDEX_MODEL=0: the seeded rows carry the slot value as ingestion would fill it.
+ */
+export const INDEX_MODEL = process.env.BENCH_INDEX_MODEL !== '0';
+export const MODEL_ATTRIBUTE_PATH = 'span_attributes.gen_ai.request.model';
+
 export const FIRST_DAY_START_NS = DAY_START_NS - BigInt(PRIOR_DAYS) * DAY_NS;
 const SERVICES = ['checkout', 'search', 'summarizer', 'billing', 'auth', 'catalog', 'inventory', 'gateway'];
 const MODELS = ['gemini-2.5-flash', 'gemini-2.5-pro', 'gpt-4o-mini', 'claude-haiku'];
@@ -157,6 +164,7 @@ function traceRows(applicationId: string, segment: DaySegment, position: number)
       billing_region: 'europe-west4',
       usage_amount: tokens,
       usage_unit: 'tokens',
+      indexed_value_1: INDEX_MODEL ? model : null,
     }, {
       'vendor.unit': 'llm',
       'vendor.parent_unit': service,
