@@ -7,8 +7,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { IndexingConfig } from '../config.js';
-import { backfillBatch, listBackfillTargets, pendingSlot, type BackfillTarget } from '../storage/spans/slot-backfill.js';
-import { parseIndexedAttributes } from '../storage/accounts/indexed-attributes.js';
+import { PeriodicPasses } from '../periodic-passes.js';
+import { backfillBatch, listBackfillTargets, pendingSlot, readBackfillTarget, type BackfillTarget } from '../storage/spans/slot-backfill.js';
 
 export interface SlotBackfillerDeps {
   knex: Knex;
@@ -17,36 +17,25 @@ export interface SlotBackfillerDeps {
 }
 
 export class SlotBackfiller {
-  private timer: NodeJS.Timeout | undefined;
-  private current: Promise<number> | undefined;
-  private stopped = false;
+  private readonly passes: PeriodicPasses;
 
-  constructor(private readonly deps: SlotBackfillerDeps) {}
+  constructor(private readonly deps: SlotBackfillerDeps) {
+    this.passes = new PeriodicPasses(deps.config.backfillIntervalSeconds, () => this.pass());
+  }
 
   /** Schedules passes every interval (none when the interval is 0). */
   start(): void {
-    if (this.deps.config.backfillIntervalSeconds === 0 || this.stopped) return;
-    this.timer = setTimeout(() => void this.tick(), this.deps.config.backfillIntervalSeconds * 1000);
-    this.timer.unref();
+    this.passes.start();
   }
 
   /** One pass; resolves with the batches it committed. A pass asked for while one runs starts after it. */
   runOnce(): Promise<number> {
-    const pass = (this.current ?? Promise.resolve(0)).catch(() => 0).then(() => this.pass());
-    this.current = pass;
-    return pass;
+    return this.passes.runOnce();
   }
 
   /** Stops scheduling and waits for the batch in flight. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.current?.catch(() => undefined);
-  }
-
-  private async tick(): Promise<void> {
-    await this.runOnce().catch(() => undefined);
-    this.start();
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   /** Backfills one application's settled slots until each is ready; answers the batches committed. */
@@ -54,22 +43,15 @@ export class SlotBackfiller {
     const { knex, config } = this.deps;
     let batches = 0;
     let current: BackfillTarget | undefined = target;
-    while (current && !this.stopped) {
+    while (current && !this.passes.stopped) {
       const slot = pendingSlot(current.state, Date.now(), config.settleSeconds * 1000);
       if (!slot) break;
       const outcome = await backfillBatch(knex, current, slot, config.backfillBatchSize);
       if (outcome !== 'superseded') batches += 1;
       if (outcome === 'ready') this.deps.logger.info({ application_id: target.applicationId, slot: slot.slot }, 'indexed attribute backfill complete');
-      current = await this.reread(target.applicationId);
+      current = await readBackfillTarget(knex, target.applicationId);
     }
     return batches;
-  }
-
-  private async reread(applicationId: string): Promise<BackfillTarget | undefined> {
-    const row = (await this.deps.knex('applications').where({ id: applicationId }).whereNull('deleted_at').first('indexed_attributes_state')) as
-      | { indexed_attributes_state: string | null }
-      | undefined;
-    return row && { applicationId, state: parseIndexedAttributes(row.indexed_attributes_state) };
   }
 
   private async pass(): Promise<number> {
@@ -77,7 +59,7 @@ export class SlotBackfiller {
     let batches = 0;
     try {
       for (const target of await listBackfillTargets(knex)) {
-        if (this.stopped) break;
+        if (this.passes.stopped) break;
         batches += await this.backfill(target);
       }
     } catch (error) {

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import type { RetentionConfig } from '../config.js';
 import { listRetentionTargets, type RetentionTarget } from '../storage/accounts/applications.js';
+import { PeriodicPasses } from '../periodic-passes.js';
 import { purgeBatch } from '../storage/spans/span-purge.js';
 
 const NANOS_PER_DAY = 86_400n * 1_000_000_000n;
@@ -26,9 +27,7 @@ export function purgeBefore(target: RetentionTarget, defaultDays: number, nowMs:
 
 export class RetentionPurger {
   private readonly purged: Counter;
-  private timer: NodeJS.Timeout | undefined;
-  private current: Promise<number> | undefined;
-  private stopped = false;
+  private readonly passes: PeriodicPasses;
 
   constructor(private readonly deps: RetentionPurgerDeps) {
     this.purged = new Counter({
@@ -36,14 +35,12 @@ export class RetentionPurger {
       help: 'Spans this process removed because they were past their application retention or their application was deleted',
       registers: [deps.registry ?? new Registry()],
     });
+    this.passes = new PeriodicPasses(deps.config.purgeIntervalSeconds, () => this.pass());
   }
 
   /** Schedules passes every interval (none when the interval is 0). */
   start(): void {
-    if (this.deps.config.purgeIntervalSeconds === 0 || this.stopped) return;
-    this.timer = setTimeout(() => void this.tick(), this.deps.config.purgeIntervalSeconds * 1000);
-    // A pending pass must not keep a process alive that has nothing else to do.
-    this.timer.unref();
+    this.passes.start();
   }
 
   /**
@@ -51,22 +48,12 @@ export class RetentionPurger {
    * one runs starts after it (each pass sees the time it starts at).
    */
   runOnce(): Promise<number> {
-    const pass = (this.current ?? Promise.resolve(0)).catch(() => 0).then(() => this.pass());
-    this.current = pass;
-    return pass;
+    return this.passes.runOnce();
   }
 
   /** Stops scheduling and waits for the batch in flight; a running pass ends after it. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.current?.catch(() => undefined);
-  }
-
-  private async tick(): Promise<void> {
-    // The pass logged its failure; the next interval tries again (a database outage passes).
-    await this.runOnce().catch(() => undefined);
-    this.start();
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   private async pass(): Promise<number> {
@@ -77,7 +64,7 @@ export class RetentionPurger {
       for (const target of await listRetentionTargets(knex)) {
         const beforeNs = purgeBefore(target, config.defaultDays, started);
         for (;;) {
-          if (this.stopped) return total;
+          if (this.passes.stopped) return total;
           const { deleted, full } = await purgeBatch(knex, { applicationId: target.id, beforeNs, limit: config.purgeBatchSize });
           this.purged.inc(deleted);
           total += deleted;

@@ -89,3 +89,11 @@ export async function backfillBatch(knex: Knex, target: BackfillTarget, slot: In
     return last === null ? 'ready' : 'progressed';
   });
 }
+
+/** One application's backfill state as stored now; undefined once the application is deleted. */
+export async function readBackfillTarget(knex: Knex, applicationId: string): Promise<BackfillTarget | undefined> {
+  const row = (await knex('applications').where({ id: applicationId }).whereNull('deleted_at').first('indexed_attributes_state')) as
+    | { indexed_attributes_state: string | null }
+    | undefined;
+  return row && { applicationId, state: parseIndexedAttributes(row.indexed_attributes_state) };
+}
