@@ -1,18 +1,19 @@
 // A background job's schedule: one pass every interval (0: none), the next interval counted from
 // the end of a pass, passes never overlapping, and a stop that waits for the pass in flight. The
-// retention purger (src/retention) and the indexed attribute backfill (src/indexing) run on it.
-export class PeriodicPasses {
+// retention purger (src/retention) and the indexed attribute backfill (src/indexing) extend it
+// with their pass.
+export abstract class PeriodicPasses {
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<number> | undefined;
   private stopRequested = false;
 
-  constructor(
-    private readonly intervalSeconds: number,
-    private readonly pass: () => Promise<number>,
-  ) {}
+  constructor(private readonly intervalSeconds: number) {}
+
+  /** One pass of the job; resolves with what it reports (spans purged, batches written). */
+  protected abstract pass(): Promise<number>;
 
   /** Whether stop() was called: a pass checks it between its batches. */
-  get stopped(): boolean {
+  protected get stopped(): boolean {
     return this.stopRequested;
   }
 

@@ -16,26 +16,9 @@ export interface SlotBackfillerDeps {
   config: IndexingConfig;
 }
 
-export class SlotBackfiller {
-  private readonly passes: PeriodicPasses;
-
+export class SlotBackfiller extends PeriodicPasses {
   constructor(private readonly deps: SlotBackfillerDeps) {
-    this.passes = new PeriodicPasses(deps.config.backfillIntervalSeconds, () => this.pass());
-  }
-
-  /** Schedules passes every interval (none when the interval is 0). */
-  start(): void {
-    this.passes.start();
-  }
-
-  /** One pass; resolves with the batches it committed. A pass asked for while one runs starts after it. */
-  runOnce(): Promise<number> {
-    return this.passes.runOnce();
-  }
-
-  /** Stops scheduling and waits for the batch in flight. */
-  stop(): Promise<void> {
-    return this.passes.stop();
+    super(deps.config.backfillIntervalSeconds);
   }
 
   /** Backfills one application's settled slots until each is ready; answers the batches committed. */
@@ -43,7 +26,7 @@ export class SlotBackfiller {
     const { knex, config } = this.deps;
     let batches = 0;
     let current: BackfillTarget | undefined = target;
-    while (current && !this.passes.stopped) {
+    while (current && !this.stopped) {
       const slot = pendingSlot(current.state, Date.now(), config.settleSeconds * 1000);
       if (!slot) break;
       const outcome = await backfillBatch(knex, current, slot, config.backfillBatchSize);
@@ -54,12 +37,13 @@ export class SlotBackfiller {
     return batches;
   }
 
-  private async pass(): Promise<number> {
+  /** One pass over the applications with a slot to fill; resolves with the batches it committed. */
+  protected async pass(): Promise<number> {
     const { knex, logger } = this.deps;
     let batches = 0;
     try {
       for (const target of await listBackfillTargets(knex)) {
-        if (this.passes.stopped) break;
+        if (this.stopped) break;
         batches += await this.backfill(target);
       }
     } catch (error) {

@@ -25,38 +25,20 @@ export function purgeBefore(target: RetentionTarget, defaultDays: number, nowMs:
   return BigInt(nowMs) * 1_000_000n - BigInt(target.retention_days ?? defaultDays) * NANOS_PER_DAY;
 }
 
-export class RetentionPurger {
+export class RetentionPurger extends PeriodicPasses {
   private readonly purged: Counter;
-  private readonly passes: PeriodicPasses;
 
   constructor(private readonly deps: RetentionPurgerDeps) {
+    super(deps.config.purgeIntervalSeconds);
     this.purged = new Counter({
       name: 'spanledger_retention_purged_spans_total',
       help: 'Spans this process removed because they were past their application retention or their application was deleted',
       registers: [deps.registry ?? new Registry()],
     });
-    this.passes = new PeriodicPasses(deps.config.purgeIntervalSeconds, () => this.pass());
   }
 
-  /** Schedules passes every interval (none when the interval is 0). */
-  start(): void {
-    this.passes.start();
-  }
-
-  /**
-   * One pass over every application; resolves with the spans it deleted. A pass asked for while
-   * one runs starts after it (each pass sees the time it starts at).
-   */
-  runOnce(): Promise<number> {
-    return this.passes.runOnce();
-  }
-
-  /** Stops scheduling and waits for the batch in flight; a running pass ends after it. */
-  stop(): Promise<void> {
-    return this.passes.stop();
-  }
-
-  private async pass(): Promise<number> {
+  /** One pass over every application; resolves with the spans it deleted (each pass sees the time it starts at). */
+  protected async pass(): Promise<number> {
     const { knex, config, logger } = this.deps;
     const started = Date.now();
     let total = 0;
@@ -64,7 +46,7 @@ export class RetentionPurger {
       for (const target of await listRetentionTargets(knex)) {
         const beforeNs = purgeBefore(target, config.defaultDays, started);
         for (;;) {
-          if (this.passes.stopped) return total;
+          if (this.stopped) return total;
           const { deleted, full } = await purgeBatch(knex, { applicationId: target.id, beforeNs, limit: config.purgeBatchSize });
           this.purged.inc(deleted);
           total += deleted;

@@ -302,8 +302,9 @@ export async function analyticsRows(knex: Knex, request: AnalyticsQuery): Promis
   // buckets' origin; at most 300 days long, it ends before anything a span can carry (from 1970).
   if (request.startNs < MIN_STORED_INTEGER) return { groups: request.groupBy.length === 0 ? [{ key: [], points: [] }] : [], other: null, truncated: false };
   const work = async (trx: Knex.Transaction): Promise<AnalyticsRows> => {
-    const plan = rollupPlan(rollupRequest(request));
-    const query = plan && !(await hasPartialBuckets(trx, dialectFor(trx), rollupRequest(request), plan)) ? { ...request, rollup: plan } : request;
+    const asRollup = rollupRequest(request);
+    const plan = rollupPlan(asRollup);
+    const query = plan && !(await hasPartialBuckets(trx, dialectFor(trx), asRollup, plan)) ? { ...request, rollup: plan } : request;
     if (query.groupBy.length === 0) {
       const series = await readPoints(trx, query, { kind: 'all' });
       const all = [...series.values()][0];

@@ -46,10 +46,6 @@ export function rollupDimensionOf(field: string): string | undefined {
   return target.kind === 'text' && isDimension(target.column) ? target.column : undefined;
 }
 
-function isDimensionField(field: string): boolean {
-  return rollupDimensionOf(field) !== undefined;
-}
-
 /** Whether every condition of the filter reads a roll-up dimension. */
 function readsOnlyDimensions(node: FilterNode): boolean {
   if (node.kind === 'condition') {
@@ -63,7 +59,7 @@ function readsOnlyDimensions(node: FilterNode): boolean {
 /** The coarsest roll-up that can answer the request exactly as the spans would, or undefined. */
 export function rollupPlan(request: RollupRequest): RollupPlan | undefined {
   if (request.grain !== 'spans' || request.measureFns.some((fn) => PERCENTILES.has(fn))) return undefined;
-  if (!request.groupBy.every(isDimensionField)) return undefined;
+  if (!request.groupBy.every((field) => rollupDimensionOf(field) !== undefined)) return undefined;
   if (request.filter !== null && !readsOnlyDimensions(request.filter)) return undefined;
   for (const widthS of ROLLUP_WIDTHS_S) {
     const width = BigInt(widthS) * NANOS_PER_SECOND;
