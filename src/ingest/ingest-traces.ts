@@ -47,9 +47,10 @@ async function freshTarget(knex: Knex, target: IngestTarget): Promise<IngestTarg
 async function store(knex: Knex, target: IngestTarget, request: DecodedExportRequest): Promise<PartialSuccess | undefined> {
   for (let current = target; ; ) {
     current = await freshTarget(knex, current);
-    const { rows, partialSuccess } = toSpanRows(request, current.applicationId, Date.now(), writtenSlots(current.indexedAttributes));
+    const slots = writtenSlots(current.indexedAttributes);
+    const { rows, partialSuccess } = toSpanRows(request, current.applicationId, Date.now(), slots);
     try {
-      await storeSpans(knex, rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS });
+      await storeSpans(knex, rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS, traceSlots: slots });
       return partialSuccess;
     } catch (error) {
       if (!(error instanceof StaleSlotKeysError)) throw error;

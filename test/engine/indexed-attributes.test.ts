@@ -262,7 +262,7 @@ onEachDatabase(
       if (app().database === 'mysql') await knex.raw('ANALYZE TABLE spans');
       else await knex.raw('ANALYZE');
       const filter = { kind: 'condition', field: MODEL, op: 'eq', value: 'gemini-2.5-pro', resolved: { kind: 'attribute', source: 'span_attributes', key: 'gen_ai.request.model' } } as const;
-      const query = matchingSpans(knex, { applicationId: appId, startNs: T0, endNs: T0 + 3_600_000_000_000n, filter, indexedSlots: [{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model' }] }).count({ total: '*' });
+      const query = matchingSpans(knex, { applicationId: appId, startNs: T0, endNs: T0 + 3_600_000_000_000n, filter, indexedSlots: [{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: 0 }] }).count({ total: '*' });
       const { sql, bindings } = query.toSQL().toNative();
       const plan = app().database === 'mysql' ? ((await knex.raw(`EXPLAIN ${sql}`, bindings)) as [Array<{ key: string | null }>])[0].map((row) => row.key) : ((await knex.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings)) as Array<{ detail: string }>).map((row) => row.detail);
       expect(plan.join(' | ')).to.include('spans_by_indexed_value_1');

@@ -38,17 +38,17 @@ export function serializeIndexedAttributes(state: IndexedAttributesState): strin
   return state.paths.length === 0 && state.slots.every((slot) => slot === null) ? null : JSON.stringify(state);
 }
 
-function slotOfPath(slot: SlotNumber, path: string): IndexedSlot {
-  const resolved = resolveField(path);
-  if (!resolved.ok || resolved.field.kind !== 'attribute') throw new Error(`stored indexed attribute path is not an attribute: ${path}`);
-  return { slot, source: resolved.field.source, key: resolved.field.key };
+function slotOf(slot: SlotNumber, entry: SlotState): IndexedSlot {
+  const resolved = resolveField(entry.path);
+  if (!resolved.ok || resolved.field.kind !== 'attribute') throw new Error(`stored indexed attribute path is not an attribute: ${entry.path}`);
+  return { slot, source: resolved.field.source, key: resolved.field.key, generation: entry.since };
 }
 
 /** The slots in use (ready or not): what the span writer fills. */
 export function writtenSlots(state: IndexedAttributesState): IndexedSlot[] {
   return SLOT_NUMBERS.flatMap((slot) => {
     const entry = state.slots[slot - 1];
-    return entry ? [slotOfPath(slot, entry.path)] : [];
+    return entry ? [slotOf(slot, entry)] : [];
   });
 }
 
@@ -56,7 +56,7 @@ export function writtenSlots(state: IndexedAttributesState): IndexedSlot[] {
 export function readySlots(state: IndexedAttributesState): IndexedSlot[] {
   return SLOT_NUMBERS.flatMap((slot) => {
     const entry = state.slots[slot - 1];
-    return entry?.ready ? [slotOfPath(slot, entry.path)] : [];
+    return entry?.ready ? [slotOf(slot, entry)] : [];
   });
 }
 

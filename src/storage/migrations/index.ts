@@ -8,6 +8,7 @@ import * as spanStatusEvents from './20261123000100_span_status_events.js';
 import * as applicationRetention from './20261123000200_application_retention.js';
 import * as indexedAttributes from './20261123000300_indexed_attributes.js';
 import * as spanRollups from './20261123000400_span_rollups.js';
+import * as traceSlotValues from './20261124000100_trace_slot_values.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -22,6 +23,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261123000200_application_retention', applicationRetention],
   ['20261123000300_indexed_attributes', indexedAttributes],
   ['20261123000400_span_rollups', spanRollups],
+  ['20261124000100_trace_slot_values', traceSlotValues],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

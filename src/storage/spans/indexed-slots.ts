@@ -33,6 +33,11 @@ export interface IndexedSlot {
   slot: SlotNumber;
   source: AttributeSource;
   key: string;
+  /**
+   * When the slot was given this key (epoch milliseconds): the rows of trace-slot-values.ts are
+   * filed under it, so that values a slot held for an earlier key are never read as this key's.
+   */
+  generation: number;
 }
 
 /** A UTF-16 surrogate without its other half: not text MariaDB or SQLite can keep as it is. */

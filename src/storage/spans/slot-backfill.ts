@@ -12,6 +12,7 @@ import { dialectFor } from '../sql/index.js';
 import { bulkWriteTransaction } from '../transactions.js';
 import { parseIndexedAttributes, serializeIndexedAttributes, writtenSlots, type IndexedAttributesState } from '../accounts/indexed-attributes.js';
 import { SLOT_VALUE_MAX_LENGTH, slotColumn, type IndexedSlot } from './indexed-slots.js';
+import { fileStoredValues, spanValuesQuery, type SlotValue } from './trace-slot-values.js';
 
 /** An application with a slot whose backfill is not complete. */
 export interface BackfillTarget {
@@ -81,6 +82,8 @@ export async function backfillBatch(knex: Knex, target: BackfillTarget, slot: In
       .update({ [slotColumn(slot.slot)]: db.raw(value.sql, value.bindings) });
     if (last !== null) update.whereRaw(`s.seq <= ${dialect.exactUnsigned}`, [last]);
     await run(update);
+    // The batch's values filed per trace under the slot's generation (trace-slot-values.ts).
+    await fileStoredValues(db, target.applicationId, slot, await run<SlotValue[]>(spanValuesQuery(db, target.applicationId, slot.slot, after, last)), run);
     const slots = target.state.slots.map((candidate, index) =>
       index === slot.slot - 1 && candidate ? { ...candidate, after_seq: last ?? candidate.after_seq, ready: last === null } : candidate,
     );

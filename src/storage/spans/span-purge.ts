@@ -1,5 +1,5 @@
 // Deletes expired spans of one application in bounded batches, each in its own short transaction
-// that also brings the touched traces' summaries and roll-ups up to date. No table lock: row locks
+// that also brings the touched traces' summaries, slot values and roll-ups up to date. No table lock: row locks
 // on the batch's spans, its traces' summaries and its roll-up rows, held for one batch
 // (docs/retention.md).
 import type { Knex } from 'knex';
@@ -8,6 +8,7 @@ import { dialectFor } from '../sql/index.js';
 import { bulkWriteTransaction } from '../transactions.js';
 import { emptyRollupsQueries, addRollupsQuery, rollupDeltas, ROLLUP_DIMENSIONS, type RollupSpan } from './span-rollups.js';
 import { recomputeSummaries } from './trace-summaries.js';
+import { afterSpansDeleted } from './trace-slot-values.js';
 
 export interface PurgeBatch {
   applicationId: string;
@@ -72,7 +73,9 @@ export async function purgeBatch(knex: Knex, batch: PurgeBatch): Promise<{ delet
     const deleted = affectedRows(await run(deleteSpansQuery(db, batch.applicationId, spans)));
     // The rows read are locked: the delete took exactly them.
     if (deleted !== spans.length) throw new Error(`purge deleted ${deleted} of the ${spans.length} spans it locked`);
-    await recomputeSummaries(db, batch.applicationId, [...new Set(spans.map((span) => span.trace_id))], run);
+    const traceIds = [...new Set(spans.map((span) => span.trace_id))].sort();
+    await recomputeSummaries(db, batch.applicationId, traceIds, run);
+    await afterSpansDeleted(db, batch.applicationId, traceIds, run);
     const deltas = rollupDeltas(spans, -1);
     for (const statement of [...addRollupsQuery(db, deltas), ...emptyRollupsQueries(db, deltas)]) await run(statement);
     return { deleted, full: spans.length === batch.limit };

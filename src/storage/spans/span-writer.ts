@@ -9,6 +9,7 @@ import { insertSpansMysql, insertSpansSqlite } from './span-insert.js';
 import { addRollupsQuery, rollupDeltas } from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
 import { batchSummaries, groupBy, mergeQuery } from './trace-summaries.js';
+import { addValuesQueries, slotValuesOf, syncTimesQuery, type TraceSlot } from './trace-slot-values.js';
 
 /**
  * The rows' indexed slot values were computed from keys read too long ago to be stored: the
@@ -28,6 +29,12 @@ export interface StoreOptions {
    * insert statement, retries included, so no row is inserted with keys older than that.
    */
   slotKeysValidUntil?: number;
+  /**
+   * The application's slots in use, with their generations: the values the rows hold in them are
+   * filed per trace (trace-slot-values.ts). None: the application indexes no attribute. The rows
+   * must then be of that one application.
+   */
+  traceSlots?: readonly TraceSlot[];
 }
 
 /** Traces whose spans and summaries one round of statements writes. */
@@ -64,7 +71,7 @@ async function storedKeys(writer: Writer, applicationId: string, rows: SpanRow[]
  * Without `checking`, every row is taken to be new (the usual case) and a row found stored
  * already aborts the write (SpansStoredAlready); with it, the stored ones are looked up first.
  */
-async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>, checking: boolean): Promise<SpanRow[]> {
+async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>, checking: boolean, traceSlots: readonly TraceSlot[]): Promise<SpanRow[]> {
   const rows = [...rowsByTrace.values()].flat();
   let fresh = [...new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row])).values()];
   if (checking) {
@@ -76,6 +83,13 @@ async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: M
   if (inserted !== fresh.length) throw new SpansStoredAlready();
   const byTrace = fresh.length === rows.length ? rowsByTrace : groupBy(fresh, (row) => row.trace_id);
   await writer.run(mergeQuery(writer.db, batchSummaries(applicationId, byTrace)));
+  if (traceSlots.length > 0) {
+    for (const target of traceSlots) {
+      for (const statement of addValuesQueries(writer.db, applicationId, target, slotValuesOf(fresh, target.slot))) await writer.run(statement);
+    }
+    // Every trace of the round: a span without slot values can still move its trace's root start.
+    await writer.run(syncTimesQuery(writer.db, applicationId, [...byTrace.keys()]));
+  }
   return fresh;
 }
 
@@ -103,14 +117,15 @@ function rounds(rows: SpanRow[]): Array<{ applicationId: string; rowsByTrace: Ma
  */
 export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOptions = {}): Promise<void> {
   if (rows.length === 0) return;
+  const { slotKeysValidUntil, traceSlots = [] } = options;
   const work = rounds(rows);
+  if (traceSlots.length > 0 && new Set(work.map((round) => round.applicationId)).size > 1) throw new Error('traceSlots given for the rows of several applications');
   const write = async (writer: Writer, checking: boolean) => {
     const fresh: SpanRow[] = [];
-    for (const { applicationId, rowsByTrace } of work) fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking)));
+    for (const { applicationId, rowsByTrace } of work) fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking, traceSlots)));
     // Last, so that the roll-up rows every writer of the application touches stay locked briefly.
     for (const statement of addRollupsQuery(writer.db, rollupDeltas(fresh, 1))) await writer.run(statement);
   };
-  const { slotKeysValidUntil } = options;
   const checked = (insert: Writer['insert']): Writer['insert'] => async (unique) => {
     if (slotKeysValidUntil !== undefined && Date.now() > slotKeysValidUntil) throw new StaleSlotKeysError();
     return insert(unique);

@@ -11,6 +11,7 @@ import { targetOf, type FilterColumn, type TraceSummaryColumn } from './filter-t
 import type { WindowFilter } from './span-pages.js';
 import { asNumber } from './stored-span.js';
 import { betweenNanos } from './time-bounds.js';
+import { matchRows, slotValueMatch, type SlotValueMatch } from './trace-slot-values.js';
 
 export interface StoredTraceSummary {
   trace_id: string;
@@ -54,6 +55,9 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
   // trace.* fields read the summary of the span's trace: `t`, the trace at hand.
   const traceColumn = (name: TraceSummaryColumn) => `t.${name}`;
   if (query.searchChildSpans) {
+    // A value of an indexed attribute: the traces filed under it (trace-slot-values.ts).
+    const match = slotValueMatch(query.filter, query.indexedSlots);
+    if (match) return builder.whereIn('t.trace_id', matchRows(knex, query.applicationId, match, 'v').select('v.trace_id'));
     const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}`, traceColumn, indexedSlots: query.indexedSlots });
     return builder.whereExists((exists) => {
       exists
@@ -77,6 +81,20 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
   }
   const where = compileFilter(query.filter, { dialect, column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`), traceColumn, indexedSlots: query.indexedSlots });
   return builder.where(where as (inner: Knex.QueryBuilder) => void);
+}
+
+/**
+ * The keys (application_id, trace_id, min_start_time_unix_nano, as `t`) of the traces whose root
+ * starts in the window and that have a span holding one of the match's slot values: one range of
+ * trace_slot_values_window, without reading a summary. Same traces as matchingTraces(); a trace
+ * holding several of the values is listed once.
+ */
+function slotMatchedTraceKeys(knex: Knex, query: TraceQuery, match: SlotValueMatch): Knex.QueryBuilder {
+  const inWindow = (alias: string) => (builder: Knex.QueryBuilder) =>
+    builder.whereNotNull(`${alias}.root_start_time_unix_nano`).modify(betweenNanos(dialectFor(knex), `${alias}.root_start_time_unix_nano`, query.startNs, query.endNs));
+  if (match.values.length === 1) return matchRows(knex, query.applicationId, match, 't').modify(inWindow('t'));
+  const distinct = matchRows(knex, query.applicationId, match, 'v').distinct('v.application_id', 'v.trace_id', 'v.min_start_time_unix_nano').modify(inWindow('v'));
+  return knex.from(distinct.as('t'));
 }
 
 /**
@@ -129,16 +147,20 @@ export const TRACE_ORDER: SortColumn[] = [
  */
 export async function findTraces(knex: Knex, query: TraceQuery & ListRequest): Promise<ListPage<StoredTraceSummary>> {
   const dialect = dialectFor(knex);
+  const match = query.searchChildSpans ? slotValueMatch(query.filter, query.indexedSlots) : undefined;
   let nextKey: string[] | null = null;
   const page = await pageAndTotal(
-    () => matchingTraces(knex, query),
+    () => (match ? slotMatchedTraceKeys(knex, query, match) : matchingTraces(knex, query)),
     async (builder, window) => {
       const { after } = query;
       const read = lookAheadWindow(after ? { limit: window.limit, offset: 0 } : window);
+      const matching = after ? builder.modify(afterKey(dialect, TRACE_ORDER, after)) : builder;
+      // The keys of a slot match are not summaries: their page is always read by a deferred join.
+      const deferred = read.offset !== null && (match !== undefined || (!after && read.offset > 0));
       const rows = (
-        !after && read.offset !== null && read.offset > 0
-          ? await deepTracePageQuery(knex, builder, { limit: read.limit, offset: read.offset })
-          : await readPage(tracePageQuery(knex, after ? builder.modify(afterKey(dialect, TRACE_ORDER, after)) : builder), read)
+        deferred && read.offset !== null
+          ? await deepTracePageQuery(knex, matching, { limit: read.limit, offset: read.offset })
+          : await readPage(tracePageQuery(knex, matching), read)
       ) as Array<Record<string, unknown>>;
       const summaries = rows.map((row) => ({
         ...(row as unknown as StoredTraceSummary),

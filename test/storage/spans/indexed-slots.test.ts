@@ -37,7 +37,7 @@ describe('indexed attribute slots', () => {
     const changed = withPaths(first, ['span_attributes.http.route', MODEL], 9);
     expect(changed.paths).to.deep.equal(['span_attributes.http.route', MODEL]);
     expect(changed.slots.map((slot) => slot && [slot.path, slot.ready, slot.since])).to.deep.equal([[MODEL, true, 5], ['span_attributes.http.route', false, 9], null]);
-    expect(readySlots(changed)).to.deep.equal([{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model' }]);
+    expect(readySlots(changed)).to.deep.equal([{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: 5 }]);
     expect(writtenSlots(changed).map((slot) => slot.slot)).to.deep.equal([1, 2]);
     expect(withPaths(changed, [], 10).slots).to.deep.equal([null, null, null]);
     expect(writtenSlots(NO_INDEXED_ATTRIBUTES)).to.deep.equal([]);
@@ -46,7 +46,7 @@ describe('indexed attribute slots', () => {
   it('starts a backfill only once the change is older than the settle time', () => {
     const state = withPaths(NO_INDEXED_ATTRIBUTES, [MODEL], 1_000);
     expect(pendingSlot(state, 1_000 + 119_999, 120_000)).to.equal(undefined);
-    expect(pendingSlot(state, 1_000 + 120_000, 120_000)).to.deep.equal({ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model' });
+    expect(pendingSlot(state, 1_000 + 120_000, 120_000)).to.deep.equal({ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: 1_000 });
     expect(pendingSlot(initialIndexedAttributes([MODEL], 0), 10 ** 12, 0)).to.equal(undefined);
   });
 
@@ -54,7 +54,7 @@ describe('indexed attribute slots', () => {
     const compiled = (filter: unknown) => {
       const validated = validateFilter(filter);
       if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
-      const where = compileFilter(validated.filter, { dialect, column: (column) => `s.${column}`, indexedSlots: [{ slot: 2, source: 'span_attributes', key: 'gen_ai.request.model' }] });
+      const where = compileFilter(validated.filter, { dialect, column: (column) => `s.${column}`, indexedSlots: [{ slot: 2, source: 'span_attributes', key: 'gen_ai.request.model', generation: 0 }] });
       return sqlOf(knex.queryBuilder().where(where as never)).sql.replace(/^select \* where /, '');
     };
     it(`compiles eq/in with string values on a ready slot's key to the slot column (${name})`, () => {
