@@ -109,6 +109,13 @@ async function seededApplication(knex: Knex): Promise<string | undefined> {
   return Number(stored?.traces) === SCALE.totalTraces && Number(stored?.spans) === SCALE.totalSpans ? existing.id : undefined;
 }
 
+/** The generation the model's slot files its per-trace values under; undefined when the model is not indexed. */
+async function modelSlotGeneration(knex: Knex, applicationId: string): Promise<number | undefined> {
+  const row = (await knex('applications').where({ id: applicationId }).first('indexed_attributes_state')) as { indexed_attributes_state: string | null } | undefined;
+  const slot = row?.indexed_attributes_state ? (JSON.parse(row.indexed_attributes_state) as { slots: Array<{ path: string; since: number } | null> }).slots[0] : null;
+  return slot?.path === MODEL_ATTRIBUTE_PATH ? slot.since : undefined;
+}
+
 /** The bench's organization and application (the name is how seededApplication() finds it again). */
 async function createApplication(knex: Knex): Promise<string> {
   return seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), { name: 'bench:query', indexedAttributes: INDEX_MODEL ? [MODEL_ATTRIBUTE_PATH] : [] });
@@ -178,7 +185,7 @@ const metricsAnswers: BenchCase['answers'] = {
   matches: (answer) => String((answer as { trace_count: number }).trace_count),
 };
 
-function cases(applicationId: string): BenchCase[] {
+function cases(applicationId: string, modelGeneration: number | undefined): BenchCase[] {
   const hourStart = DAY_START_NS + 12n * HOUR_NS;
   const hour = { start_time: rfc3339(hourStart), end_time: rfc3339(hourStart + HOUR_NS) };
   const day = { start_time: rfc3339(DAY_START_NS), end_time: rfc3339(DAY_START_NS + DAY_NS) };
@@ -191,7 +198,28 @@ function cases(applicationId: string): BenchCase[] {
   // The best hand-written SQL on this schema reads the indexed slot when the application has one.
   const modelOf = (alias: string) => (INDEX_MODEL ? `${alias}indexed_value_1` : `JSON_VALUE(${alias}span_attributes, '$."gen_ai.request.model"')`);
   const modelSql = `${modelOf('')} = ?`;
-  const childModel = `EXISTS (SELECT 1 FROM spans s WHERE s.application_id = t.application_id AND s.trace_id = t.trace_id AND ${modelOf('s.')} = ?)`;
+  // With the model indexed, the best SQL for "a span of the trace has the model" reads the
+  // per-trace slot values (src/storage/spans/trace-slot-values.ts); else the spans of each trace.
+  const slotValues = `FROM trace_slot_values v WHERE v.application_id = ? AND v.slot = 1 AND v.generation = ${Number(modelGeneration)} AND v.value = ?`;
+  const childModel =
+    INDEX_MODEL
+      ? `t.trace_id IN (SELECT v.trace_id ${slotValues.replace('v.application_id = ?', 'v.application_id = t.application_id')})`
+      : `EXISTS (SELECT 1 FROM spans s WHERE s.application_id = t.application_id AND s.trace_id = t.trace_id AND ${modelOf('s.')} = ?)`;
+  const valueWindow = 'v.root_start_time_unix_nano >= CAST(? AS SIGNED) AND v.root_start_time_unix_nano < CAST(? AS SIGNED)';
+  const anySpanSql = (windowNs: string[]): SqlStatement[] =>
+    INDEX_MODEL
+      ? [
+          [`SELECT COUNT(*) ${slotValues} AND ${valueWindow}`, [applicationId, 'gemini-2.5-pro', ...windowNs]],
+          [
+            `SELECT ${SUMMARY_COLUMNS.split(', ').map((column) => (column.startsWith('CAST(') ? column.replace('CAST(', 'CAST(t.') : `t.${column}`)).join(', ')} FROM traces t JOIN (SELECT v.application_id, v.trace_id ${slotValues} AND ${valueWindow} ` +
+              'ORDER BY v.min_start_time_unix_nano DESC, v.trace_id LIMIT 20) k ON t.application_id = k.application_id AND t.trace_id = k.trace_id ORDER BY t.min_start_time_unix_nano DESC, t.trace_id',
+            [applicationId, 'gemini-2.5-pro', ...windowNs],
+          ],
+        ]
+      : [
+          [`SELECT COUNT(*) FROM traces t WHERE ${traceWindow} AND ${childModel}`, [applicationId, ...windowNs, 'gemini-2.5-pro']],
+          [tracePage(`${traceWindow} AND ${childModel}`), [applicationId, ...windowNs, 'gemini-2.5-pro']],
+        ];
   const tracePage = (where: string) => `SELECT ${SUMMARY_COLUMNS} FROM traces t WHERE ${where} ORDER BY t.min_start_time_unix_nano DESC, t.trace_id LIMIT 20`;
   const slowRuns = Math.max(5, Math.round(RUNS / 3));
   const traceCases = (label: string, window: Record<string, string>, windowNs: string[], runs: number): BenchCase[] => [
@@ -213,10 +241,7 @@ function cases(applicationId: string): BenchCase[] {
       targetP95Ms: label === 'one hour' ? 100 : 1000,
       ratioTarget: true,
       http: { path: '/traces', query: { ...window, search_child_spans: true }, body: { filter: model } },
-      sql: [
-        [`SELECT COUNT(*) FROM traces t WHERE ${traceWindow} AND ${childModel}`, [applicationId, ...windowNs, 'gemini-2.5-pro']],
-        [tracePage(`${traceWindow} AND ${childModel}`), [applicationId, ...windowNs, 'gemini-2.5-pro']],
-      ],
+      sql: anySpanSql(windowNs),
       answers: traceListAnswers,
     },
   ];
@@ -399,7 +424,7 @@ async function main(): Promise<void> {
   try {
     const headers = await benchCaller(knex, applicationId, service.url);
     const stopService = () => killServiceStatements(killer, [killer.threadId, raw.threadId]);
-    for (const benchCase of cases(applicationId).filter(chosen)) {
+    for (const benchCase of cases(applicationId, await modelSlotGeneration(knex, applicationId)).filter(chosen)) {
       const target = new URL(benchCase.http.path, service.url);
       for (const [key, value] of Object.entries(benchCase.http.query)) target.searchParams.set(key, String(value));
       const endpoint = await timedWithinBudget(benchCase.runs, BUDGET_MS, async () => benchCase.answers.endpoint(await callEndpoint(benchCase, target, headers, stopService)));
