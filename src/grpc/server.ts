@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import type { GrpcConfig } from '../config.js';
 import type { HttpMetrics } from '../ops/metrics.js';
-import { EXPORT_METHOD, exportHandler } from './trace-service.js';
+import { libraryRefusals } from './library-refusals.js';
+import { EXPORT_METHOD, exportHandler, type CallOutcome } from './trace-service.js';
 
 const EXPORT_METRIC_METHOD = 'TraceService/Export';
 
@@ -48,15 +49,17 @@ export async function startGrpcServer(config: GrpcConfig, deps: ServiceDeps, met
   // start reports in one line itself): into the structured log instead, for debugging.
   const library = log.child({ component: 'grpc-js' });
   setLogger({ error: (...args: unknown[]) => library.debug(args.map(String).join(' ')) });
+  const report = ({ code, authFailure, durationMs }: CallOutcome) => {
+    metrics.countGrpcCall(EXPORT_METRIC_METHOD, Status[code] ?? String(code));
+    log.info({ method: EXPORT_METRIC_METHOD, code: Status[code], auth_failure: authFailure, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
+  };
   const server = new Server({
     // The size limit of POST /v1/traces; grpc-js applies it after decompression too and
     // answers RESOURCE_EXHAUSTED.
     'grpc.max_receive_message_length': deps.config.ingestBodyLimitBytes,
+    interceptors: [libraryRefusals(report)],
   });
-  const handler = exportHandler(deps, log, ({ code, authFailure, durationMs }) => {
-    metrics.countGrpcCall(EXPORT_METRIC_METHOD, Status[code] ?? String(code));
-    log.info({ method: EXPORT_METRIC_METHOD, code: Status[code], auth_failure: authFailure, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
-  });
+  const handler = exportHandler(deps, log, report);
   server.addService({ Export: EXPORT_METHOD }, { Export: handler });
   const port = await bind(server, config);
   let listening = true;

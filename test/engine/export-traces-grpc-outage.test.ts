@@ -1,9 +1,12 @@
-// OTLP/gRPC during a real database outage: UNAVAILABLE with google.rpc.RetryInfo (never a
-// non-retryable status, never OK for spans not stored), and a client retrying UNAVAILABLE, as
-// the gRPC retry policy and the Collector do, stores every span exactly once when the database
-// is back. SQLite runs out of room (its page limit); MariaDB becomes unreachable (a TCP relay in
-// front of it is stopped), as in the OTLP/HTTP outage test.
+// OTLP/gRPC during a real database outage or overload: UNAVAILABLE with google.rpc.RetryInfo
+// (never a non-retryable status, never OK for spans not stored), and a client retrying
+// UNAVAILABLE, as the gRPC retry policy and the Collector do, stores every span exactly once when
+// the database is back. Outage: SQLite runs out of room (its page limit); MariaDB becomes
+// unreachable (a TCP relay in front of it is stopped), as in the OTLP/HTTP outage test.
+// Overload: every connection of the service's MariaDB pool is busy past its acquire timeout;
+// SQLite's write lock is held by another connection past the busy timeout.
 import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import os from 'node:os';
 import path from 'node:path';
 import { status as Status } from '@grpc/grpc-js';
@@ -53,16 +56,54 @@ async function refusedThenRetried(service: Service, caller: EngineCaller, spans:
 }
 
 onEachDatabase(
-  'OTLP/gRPC during a database outage',
+  'OTLP/gRPC during a database outage or overload',
   (app) => {
     it('answers UNAVAILABLE with RetryInfo while the database cannot store, and a retry afterwards stores every span once', async function () {
       this.timeout(90_000);
       if (app().database === 'sqlite') await sqliteFull(app());
       else await mysqlUnreachable(app());
     });
+
+    it('answers UNAVAILABLE with RetryInfo while the database is overloaded, and a retry afterwards stores every span once', async function () {
+      this.timeout(90_000);
+      const caller = await engineCaller(app());
+      const spans = await batch(20);
+      const release = app().database === 'sqlite' ? sqliteWriteLockHeld(app()) : await mysqlPoolExhausted(app());
+      let released = false;
+      const recover = async () => {
+        if (!released) await release();
+        released = true;
+      };
+      try {
+        await refusedThenRetried({ url: app().url, grpcAddress: app().grpcAddress as string }, caller, spans, recover);
+      } finally {
+        await recover();
+      }
+      expect(await storedSpanIds(app(), caller.appId)).to.deep.equal(spanIds(spans));
+    });
   },
   { GRPC_PORT: '0' },
 );
+
+/** Another connection holds SQLite's write lock: the service's writes wait out busy_timeout, then fail SQLITE_BUSY. */
+function sqliteWriteLockHeld(app: TestServer): () => Promise<void> {
+  const other = new Database((app.config.databaseUrl as string).replace(/^sqlite:(\/\/)?/, ''));
+  other.exec('BEGIN IMMEDIATE');
+  return async () => {
+    other.exec('ROLLBACK');
+    other.close();
+  };
+}
+
+/** Every connection of the service's MariaDB pool taken by a transaction of the test: the next acquire times out. */
+async function mysqlPoolExhausted(app: TestServer): Promise<() => Promise<void>> {
+  const knex = app.server.knex;
+  const size = (knex.client as { pool: { max: number } }).pool.max;
+  const held = await Promise.all(Array.from({ length: size }, () => knex.transaction()));
+  return async () => {
+    await Promise.all(held.map((trx) => trx.rollback()));
+  };
+}
 
 async function sqliteFull(app: TestServer): Promise<void> {
   const knex = app.server.knex;

@@ -14,7 +14,7 @@ import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser } 
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { parseExact } from '../support/engine-helpers.js';
-import { grpcCallCount, metadataOf, rawExport, retryDelaySeconds, untilMoreCalls } from '../support/grpc.js';
+import { grpcCallCount, http2Export, metadataOf, rawExport, retryDelaySeconds, untilMoreCalls } from '../support/grpc.js';
 import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
@@ -208,6 +208,29 @@ onEachDatabase(
         await expectCode(Status.INVALID_ARGUMENT, { authorization: `Bearer ${member.token}` });
       });
 
+      it('INVALID_ARGUMENT, never INTERNAL, for a message flagged gzip or deflate that does not decompress, or a malformed grpc-timeout', async () => {
+        const truncated = gzipSync(body).subarray(0, 12);
+        const sent: Array<[Record<string, string>, Uint8Array, boolean]> = [
+          [{ 'grpc-encoding': 'gzip' }, Buffer.from('not gzip at all'), true],
+          [{ 'grpc-encoding': 'gzip' }, truncated, true],
+          [{ 'grpc-encoding': 'deflate' }, Buffer.from('not deflate either'), true],
+          [{ 'grpc-timeout': 'soon' }, body, false],
+        ];
+        const own = await engineCaller(app());
+        const before = await grpcCallCount(app().url, 'INVALID_ARGUMENT');
+        for (const [headers, message, compressed] of sent) {
+          const answer = await http2Export(app().grpcAddress as string, message, { ...own.headers, ...headers }, compressed);
+          expect(answer.code, `${JSON.stringify(headers)}: ${answer.details}`).to.equal(Status.INVALID_ARGUMENT);
+        }
+        // The same gzip, whole, is stored: only the broken bytes were refused.
+        const whole = await http2Export(app().grpcAddress as string, gzipSync(body), { ...own.headers, 'grpc-encoding': 'gzip' }, true);
+        expect(whole.code, whole.details).to.equal(Status.OK);
+        expect(await querySpans(app(), own)).to.have.length(1);
+        // Answered by grpc-js before the service has the message, and still counted.
+        expect(await grpcCallCount(app().url, 'INVALID_ARGUMENT')).to.equal(before + sent.length);
+        expect(await grpcCallCount(app().url, 'INTERNAL')).to.equal(0);
+      });
+
       it('RESOURCE_EXHAUSTED (without retry info) for a message over INGEST_MAX_BODY_BYTES, compressed or not', async () => {
         const big = await recordSpans({ 'service.name': 'big' }, (tracer) => tracer.startSpan('big', { startTime: [T0, 0], attributes: { payload: 'x'.repeat(LIMIT) } }).end([T0, 1]));
         const payload = ProtobufTraceSerializer.serializeRequest(big) as Uint8Array;
@@ -261,7 +284,8 @@ onEachDatabase(
 
       it('counts calls by status code in /metrics', async () => {
         const metrics = await fetch(new URL('/metrics', app().url)).then((response) => response.text());
-        for (const code of ['OK', 'UNAUTHENTICATED', 'PERMISSION_DENIED', 'NOT_FOUND', 'INVALID_ARGUMENT', 'UNAVAILABLE']) {
+        // RESOURCE_EXHAUSTED too, though grpc-js answers it before the service has the message.
+        for (const code of ['OK', 'UNAUTHENTICATED', 'PERMISSION_DENIED', 'NOT_FOUND', 'INVALID_ARGUMENT', 'RESOURCE_EXHAUSTED', 'UNAVAILABLE']) {
           expect(metrics).to.match(new RegExp(`spanledger_grpc_requests_total\\{method="TraceService/Export",code="${code}"\\} [1-9]`));
         }
       });

@@ -35,30 +35,40 @@ const hex = (value: number, width: number) => value.toString(16).padStart(width,
 async function storedSpans(knex: Knex, applicationId: string): Promise<SpanRow[]> {
   const rows = await knex('spans')
     .where('application_id', applicationId)
-    .select('trace_id', 'span_id', 'parent_span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit', 'cost')
+    .select('trace_id', 'span_id', 'parent_span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit', 'cost', 'status_code')
     .select({ start_time_unix_nano: bigintAsText(knex, 'start_time_unix_nano'), end_time_unix_nano: bigintAsText(knex, 'end_time_unix_nano') });
   return rows as SpanRow[];
 }
 
-/** The stored summaries must equal what the remaining spans add up to: none more, none less. */
+/** The stored summaries must equal what the remaining spans add up to, every column: none more, none less. */
 async function expectSummariesMatchSpans(knex: Knex, applicationId: string): Promise<void> {
   const spans = await storedSpans(knex, applicationId);
   const byTrace = new Map<string, SpanRow[]>();
   for (const span of spans) byTrace.set(span.trace_id, [...(byTrace.get(span.trace_id) ?? []), span]);
-  const expected = [...byTrace].map(([trace_id, members]) => ({
-    trace_id,
-    root_span_id: rootOf(members)?.span_id ?? null,
-    spans_count: members.length,
-    total_cost: members.reduce((sum, span) => sum + (span.cost ?? 0), 0),
-    min_start: members.map((span) => BigInt(span.start_time_unix_nano)).reduce((a, b) => (b < a ? b : a)).toString(),
-    max_end: members.map((span) => BigInt(span.end_time_unix_nano)).reduce((a, b) => (b > a ? b : a)).toString(),
-  }));
+  const expected = [...byTrace].map(([trace_id, members]) => {
+    const root = rootOf(members);
+    const minStart = members.map((span) => BigInt(span.start_time_unix_nano)).reduce((a, b) => (b < a ? b : a));
+    const maxEnd = members.map((span) => BigInt(span.end_time_unix_nano)).reduce((a, b) => (b > a ? b : a));
+    return {
+      trace_id,
+      root_span_id: root?.span_id ?? null,
+      span_name: root?.span_name ?? null,
+      service_name: root?.service_name ?? null,
+      spans_count: members.length,
+      total_cost: members.reduce((sum, span) => sum + (span.cost ?? 0), 0),
+      error_count: members.filter((span) => span.status_code === 'STATUS_CODE_ERROR').length,
+      min_start: minStart.toString(),
+      max_end: maxEnd.toString(),
+      duration_ms: Number(maxEnd - minStart) / 1e6,
+    };
+  });
   const stored = await knex('traces')
     .where('application_id', applicationId)
-    .select('trace_id', 'root_span_id', 'spans_count', 'total_cost')
+    .select('trace_id', 'root_span_id', 'span_name', 'service_name', 'spans_count', 'total_cost', 'error_count', 'duration_ms')
     .select({ min_start: bigintAsText(knex, 'min_start_time_unix_nano'), max_end: bigintAsText(knex, 'max_end_time_unix_nano') });
   const byId = (a: { trace_id: string }, b: { trace_id: string }) => (a.trace_id < b.trace_id ? -1 : 1);
-  expect(stored.map((row) => ({ ...row, spans_count: Number(row.spans_count), total_cost: Number(row.total_cost) })).sort(byId)).to.deep.equal(expected.sort(byId));
+  const numbers = (row: Record<string, unknown> & { trace_id: string }) => ({ ...row, spans_count: Number(row.spans_count), total_cost: Number(row.total_cost), error_count: Number(row.error_count), duration_ms: Number(row.duration_ms) });
+  expect(stored.map(numbers).sort(byId)).to.deep.equal(expected.sort(byId));
 }
 
 async function spanCount(knex: Knex, applicationId: string): Promise<number> {
@@ -67,7 +77,7 @@ async function spanCount(knex: Knex, applicationId: string): Promise<number> {
 }
 
 /** An OTLP/JSON request body holding the given spans of one service. */
-function otlpJson(spans: Array<{ traceId: string; spanId: string; parentSpanId?: string; startNs: bigint }>) {
+function otlpJson(spans: Array<{ traceId: string; spanId: string; parentSpanId?: string; startNs: bigint; failed?: boolean }>) {
   return {
     resourceSpans: [
       {
@@ -82,6 +92,7 @@ function otlpJson(spans: Array<{ traceId: string; spanId: string; parentSpanId?:
               kind: 1,
               startTimeUnixNano: span.startNs.toString(),
               endTimeUnixNano: (span.startNs + 1_000_000n).toString(),
+              ...(span.failed && { status: { code: 2, message: 'failed' } }),
             })),
           },
         ],
@@ -99,12 +110,13 @@ async function setRetention(knex: Knex, applicationId: string, days: number): Pr
   await knex('applications').where('id', applicationId).update({ retention_days: days });
 }
 
-/** Traces with old spans only, old and young ones, and young ones only; costs exact in binary. */
+/** Traces with old spans only, old and young ones, and young ones only; costs exact in binary; failed spans among both. */
 function mixedRows(applicationId: string) {
   const old = (days: number) => daysAgo(RETENTION_DAYS + days).toString();
   const young = daysAgo(1).toString();
+  // Every third span failed: purged ones among them must leave error_count.
   const span = (trace: number, id: number, startNs: string, extra: Partial<SpanRow> = {}) =>
-    spanRow({ application_id: applicationId, trace_id: hex(trace, 32), span_id: hex(id, 16), start_time_unix_nano: startNs, cost: 0.25 * id, ...extra });
+    spanRow({ application_id: applicationId, trace_id: hex(trace, 32), span_id: hex(id, 16), start_time_unix_nano: startNs, cost: 0.25 * id, ...(id % 3 === 0 && { status_code: 'STATUS_CODE_ERROR' }), ...extra });
   const rows = [
     // 1: every span old: its summary must go.
     span(1, 1, old(3)),
@@ -161,8 +173,8 @@ onEachDatabase(
       expect(traces.status, traces.text).to.equal(200);
       const expected = expectedTraces(young, ALL_TIME, null, false);
       expect(traces.body.data.map((trace: { trace_id: string }) => trace.trace_id)).to.deep.equal(expected.map((trace) => trace.trace_id));
-      expect(traces.body.data.map((trace: { spans_count: number; total_cost: number; span_name: string }) => [trace.spans_count, trace.total_cost, trace.span_name])).to.deep.equal(
-        expected.map((trace) => [trace.spans_count, trace.total_cost, trace.span_name]),
+      expect(traces.body.data.map((trace: { spans_count: number; total_cost: number; error_count: number; span_name: string }) => [trace.spans_count, trace.total_cost, trace.error_count, trace.span_name])).to.deep.equal(
+        expected.map((trace) => [trace.spans_count, trace.total_cost, trace.error_count, trace.span_name]),
       );
       const metrics = await call(app().url, 'POST', '/engine/metrics', { query: EVERYTHING, headers: caller.headers, json: {} });
       expect(metrics.status, metrics.text).to.equal(200);
@@ -197,6 +209,7 @@ onEachDatabase(
           parent_span_id: index < TRACES ? null : hex(1_000 + (index % TRACES), 16),
           start_time_unix_nano: daysAgo(RETENTION_DAYS + 1, BigInt(index)).toString(),
           cost: 1,
+          status_code: index % 2 === 0 ? 'STATUS_CODE_ERROR' : 'STATUS_CODE_OK',
         }),
       );
       await storeSpans(knex(), old);
@@ -208,7 +221,7 @@ onEachDatabase(
       let round = 0;
       for (let more = true; round < ROUNDS || more; round += 1) {
         expect(round, 'the purge ends').to.be.below(ROUNDS + old.length);
-        const spans = Array.from({ length: TRACES }, (_, trace) => ({ traceId: hex(trace + 1, 32), spanId: hex(50_000 + round * TRACES + trace, 16), startNs: daysAgo(1, BigInt(round)) }));
+        const spans = Array.from({ length: TRACES }, (_, trace) => ({ traceId: hex(trace + 1, 32), spanId: hex(50_000 + round * TRACES + trace, 16), startNs: daysAgo(1, BigInt(round)), failed: trace % 3 === 0 }));
         const [batch] = await Promise.all([purgeBatch(knex(), { applicationId: caller.appId, beforeNs: cutoff, limit: BATCH }), ingest(app(), caller, otlpJson(spans))]);
         purged += batch.deleted;
         more = batch.full;

@@ -1,6 +1,8 @@
 // A plain grpc-js client for OTLP/gRPC tests: one TraceService/Export call, bytes in and bytes
-// out, optionally with the standard gRPC retry policy; and readers for what the service says
+// out, optionally with the standard gRPC retry policy; a bare HTTP/2 call for what no gRPC
+// client sends (a message flagged compressed that is not, a malformed header); and readers for what the service says
 // (google.rpc.RetryInfo in grpc-status-details-bin, the gRPC counter in /metrics).
+import http2 from 'node:http2';
 import { Client, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { EXPORT_PATH } from '../../src/grpc/trace-service.js';
@@ -42,6 +44,40 @@ export function rawExport(address: string, body: Uint8Array, headers: Record<str
       client.close();
       resolve({ error, response });
     });
+  });
+}
+
+export interface Http2Answer {
+  /** The grpc-status trailer (or header, for a trailers-only answer). */
+  code: number;
+  details: string;
+}
+
+/**
+ * One Export call made by hand over HTTP/2: `message` is framed as sent (with the compressed flag
+ * when `compressed`), whatever it holds; `headers` add to or replace the gRPC request headers.
+ */
+export function http2Export(address: string, message: Uint8Array, headers: Record<string, string>, compressed = false): Promise<Http2Answer> {
+  const frame = Buffer.alloc(5 + message.length);
+  frame.writeUInt8(compressed ? 1 : 0, 0);
+  frame.writeUInt32BE(message.length, 1);
+  Buffer.from(message).copy(frame, 5);
+  const session = http2.connect(`http://${address}`);
+  return new Promise((resolve, reject) => {
+    const request = session.request({ ':method': 'POST', ':path': EXPORT_PATH, 'content-type': 'application/grpc', te: 'trailers', ...headers });
+    let answer: http2.IncomingHttpHeaders = {};
+    request.on('response', (received) => (answer = { ...answer, ...received }));
+    request.on('trailers', (received) => (answer = { ...answer, ...received }));
+    request.on('data', () => undefined);
+    request.on('end', () => {
+      session.close();
+      resolve({ code: Number(answer['grpc-status']), details: decodeURIComponent(String(answer['grpc-message'] ?? '')) });
+    });
+    request.on('error', (error) => {
+      session.close();
+      reject(error);
+    });
+    request.end(frame);
   });
 }
 

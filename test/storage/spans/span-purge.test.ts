@@ -1,6 +1,6 @@
 // The purge statements per dialect, without a database (table-driven): the keys of a batch of
 // expired spans (with a cut-off, or every span of a deleted application) and the delete of exactly
-// those spans. Their plans on each database: test/storage/span-purge.test.ts.
+// those spans. Their plans on each database: ./span-purge-plans.test.ts.
 import type { Knex } from 'knex';
 import { deleteSpansQuery, expiredSpansQuery } from '../../../src/storage/spans/span-purge.js';
 import { sqlCases, type SqlCase } from '../../support/sql-cases.js';
