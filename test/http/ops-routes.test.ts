@@ -28,6 +28,12 @@ function parametersOf(document: { components?: { parameters?: Record<string, Par
 const hasIdExample = (parameter: Parameter): boolean =>
   /(^|[_-])id$|^api_key$/i.test(parameter.name) && [parameter.example, parameter.examples, parameter.schema?.example, parameter.schema?.examples].some((value) => value !== undefined);
 
+/** The value Swagger UI puts in a parameter's field on Try it out: its example, else its default. */
+function prefilled(parameter: Parameter & { schema?: { default?: unknown } }): unknown {
+  const named = Object.values((parameter.examples ?? {}) as Record<string, { value?: unknown }>)[0]?.value;
+  return named ?? parameter.example ?? parameter.schema?.example ?? parameter.schema?.default;
+}
+
 onEachDatabase('operations routes and HTTP edge', (app) => {
   it('answers /healthz and /readyz once migrations are applied', async () => {
     const health = await call(app().url, 'GET', '/healthz');
@@ -144,6 +150,44 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
     const found = await call(app().url, 'POST', '/engine/query', { token: owner.token, headers: { 'X-Vendor-App-Id': appId }, query: window, json: {} });
     expect(found.status).to.equal(200);
     expect(found.body.total).to.be.greaterThan(0);
+  });
+
+  it('pre-fills only what works: each read and the export, sent with every value Try it out fills in, answers its success', async () => {
+    const owner = await seedUser(app(), 'prefill');
+    const orgId = await seedOrganization(app().server.knex, [[owner.userId, 'owner']]);
+    const appId = await seedApplication(app().server.knex, orgId);
+    // What a person types where the page leaves a field empty: the ids of their own resources.
+    const typed: Record<string, string> = { 'X-Vendor-App-Id': appId, app_id: appId, org_id: orgId };
+    const operations: Array<[document: string, method: 'GET' | 'POST', path: string, media?: string]> = [
+      ['engine', 'POST', '/engine/query'],
+      ['engine', 'POST', '/traces'],
+      ['engine', 'POST', '/engine/metrics'],
+      ['engine', 'POST', '/engine/analytics'],
+      ['engine', 'GET', '/traces/live'],
+      ['engine', 'POST', '/v1/traces', 'application/json'],
+      ['management', 'GET', '/organizations'],
+      ['management', 'GET', '/organizations/{org_id}/members'],
+      ['management', 'GET', '/applications'],
+      ['management', 'GET', '/api-keys'],
+    ];
+    for (const [name, method, path, media = 'application/json'] of operations) {
+      const { body: variant } = await call(app().url, 'GET', `/docs/openapi/${name}.json`);
+      const operation = variant.paths[path][method.toLowerCase()];
+      const query: Record<string, string> = {};
+      const headers: Record<string, string> = {};
+      for (const listed of operation.parameters ?? []) {
+        const parameter: Parameter & { required?: boolean; schema?: { default?: unknown } } = '$ref' in listed ? variant.components.parameters[listed.$ref.split('/').pop()] : listed;
+        const value = typed[parameter.name] ?? prefilled(parameter);
+        if (value === undefined) continue;
+        if (parameter.in === 'query') query[parameter.name] = String(value);
+        if (parameter.in === 'header') headers[parameter.name] = String(value);
+      }
+      const content = operation.requestBody?.content?.[media];
+      const body = content === undefined ? undefined : (content.example ?? (Object.values(content.examples ?? {})[0] as { value?: unknown } | undefined)?.value);
+      const filledPath = path.replace(/\{(\w+)\}/g, (_, id: string) => typed[id] as string);
+      const response = await call(app().url, method, filledPath, { token: owner.token, headers, query, ...(body === undefined ? {} : { json: body }) });
+      expect(response.status, `${method} ${path}?${new URLSearchParams(query)} ${JSON.stringify(headers)}: ${response.text.slice(0, 300)}`).to.equal(200);
+    }
   });
 
   it('exposes Prometheus metrics with requests counted by operation and status', async () => {
