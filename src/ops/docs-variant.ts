@@ -13,15 +13,21 @@ type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Names of parameters and body fields that carry the id of a resource (`org_id`, `X-Vendor-App-Id`, `api_key`…). */
-const isIdName = (name: string): boolean => /(^|[_-])id$/i.test(name) || name === 'api_key';
+/**
+ * Names of parameters and body fields that carry the id of a resource of this service (`org_id`,
+ * `organization_id`, `app_id`, `X-Vendor-App-Id`, `user_id`, `api_key`, OAuth's `client_id`),
+ * not any name ending in `_id`: the example of `tax_id` works as written.
+ */
+const isIdName = (name: string): boolean => /^(x-vendor-)?(org|organization|app|application|user|client)[_-]id$/i.test(name) || name === 'api_key';
 
 /**
- * Parameters whose written example fails when sent as it stands: a cursor exists only as a
- * previous page's `next_cursor` (and the page example beside it makes the pair a 422), and
- * `Content-Encoding: gzip` would announce the examples' plain bodies as compressed (a 400).
+ * Parameters whose written example fails or misleads when sent as it stands: ids, a cursor (it
+ * exists only as a previous page's `next_cursor`, and the page example beside it makes the pair
+ * a 422), a `Last-Event-ID` (only a previous stream's id; an example one skips spans), and
+ * `Content-Encoding: gzip` (it would announce the examples' plain bodies as compressed: a 400).
  */
-const isUnsendableExample = (name: string): boolean => isIdName(name) || name === 'cursor' || name.toLowerCase() === 'content-encoding';
+const UNSENDABLE = new Set(['cursor', 'last-event-id', 'content-encoding']);
+const isUnsendableExample = (name: string): boolean => isIdName(name) || UNSENDABLE.has(name.toLowerCase());
 
 function parametersOf(document: Json): Json[] {
   const found: Json[] = [];
