@@ -883,11 +883,11 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         /**
-         * @description OAuth 2.0 client credentials request. The schema requires nothing and
-         *     fixes no values on purpose: every rule below is enforced by the service
-         *     with the RFC 6749 errors this operation promises, so a gateway that
-         *     validates requests against this document never answers a 422 in their
-         *     place.
+         * @description OAuth 2.0 client credentials request, an object of string parameters.
+         *     The schema requires nothing and fixes no types or values on purpose:
+         *     every rule below is enforced by the service with the RFC 6749 errors
+         *     this operation promises, so a gateway that validates requests against
+         *     this document never answers a 422 in their place.
          *
          *     - `grant_type` is required (missing or empty: 400 `invalid_request`)
          *       and must be `client_credentials` (another value: 400
@@ -895,16 +895,17 @@ export interface components {
          *     - `client_id` and `client_secret` go here or in HTTP Basic
          *       authentication; sending them both ways is 400 `invalid_request`,
          *       sending neither (or only one of them) is 401 `invalid_client`.
-         *     - A parameter that is not a string (JSON) or is repeated (form) is 400
+         *     - A body that is not an object (JSON), or one of these parameters that
+         *       is not a string (JSON) or is repeated (form), is 400
          *       `invalid_request`. Other parameters are ignored (RFC 6749 section 3.1).
          */
         TokenRequest: {
-            /** @description Must be `client_credentials`. */
-            grant_type?: string;
-            /** @description The API key (`ak_…`). */
-            client_id?: string;
-            /** @description The API secret (`as_…`). */
-            client_secret?: string;
+            /** @description A string, `client_credentials`. */
+            grant_type?: unknown;
+            /** @description A string, the API key (`ak_…`). */
+            client_id?: unknown;
+            /** @description A string, the API secret (`as_…`). */
+            client_secret?: unknown;
         } & {
             [key: string]: unknown;
         };

@@ -7,8 +7,30 @@ import { findActiveApiKeyCredentials } from '../storage/accounts/api-key-credent
 import type { components, operations } from '../generated/management.js';
 import { OAuthError } from '../errors.js';
 
-type TokenRequest = components['schemas']['TokenRequest'];
 type TokenResponse = components['schemas']['TokenResponse'];
+
+/** The three parameters the grant reads, each a string when sent. */
+interface TokenRequest {
+  grant_type?: string;
+  client_id?: string;
+  client_secret?: string;
+}
+
+const TOKEN_PARAMETERS = ['grant_type', 'client_id', 'client_secret'] as const;
+
+/**
+ * The document types nothing of this body (so that a validating gateway leaves every malformed
+ * request to the RFC 6749 errors below): a non-object body, or a parameter that is not one
+ * string (a JSON number, a repeated form field), is checked here, in the words the schema
+ * check used before.
+ */
+function readTokenRequest(body: unknown): TokenRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_request', 'body: Input should be of type object');
+  const fields = body as Record<string, unknown>;
+  const wrong = TOKEN_PARAMETERS.filter((name) => fields[name] !== undefined && typeof fields[name] !== 'string');
+  if (wrong.length > 0) throw new OAuthError('invalid_request', wrong.map((name) => `${name}: Input should be of type string`).join('; '));
+  return fields as TokenRequest;
+}
 
 interface ClientCredentials {
   clientId: string;
@@ -52,7 +74,7 @@ function requireClientCredentialsGrant(body: TokenRequest): void {
 
 export function createAccessToken({ knex, tokens, config }: ServiceDeps): OperationHandler<operations['createAccessToken']> {
   return async (request) => {
-    const { body } = request;
+    const body = readTokenRequest(request.body);
     requireClientCredentialsGrant(body);
     const { clientId, clientSecret } = clientCredentials(request.headers.authorization, body);
     const key = await findActiveApiKeyCredentials(knex, clientId);

@@ -1,8 +1,9 @@
 // The documents as the docs page's "Try it out" needs them. Swagger UI sends requests to the
 // document's server and pre-fills parameters and bodies from its examples, so the page gets a
 // copy whose server is the origin the page was loaded from (any port, host or proxy, no CORS)
-// and whose examples work now: a time window ending now, and no id of a resource that cannot
-// exist in this service. The documents integrators generate clients from stay as written.
+// and whose examples work now: a time window ending now, no id of a resource that cannot exist
+// in this service, no stale cursor and no compression the example bodies lack. The documents
+// integrators generate clients from stay as written.
 import type { Document } from 'openapi-backend';
 
 const DAY_MS = 86_400_000;
@@ -12,8 +13,21 @@ type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Names of parameters and body fields that carry the id of a resource (`org_id`, `X-Vendor-App-Id`, `api_key`…). */
-const isIdName = (name: string): boolean => /(^|[_-])id$/i.test(name) || name === 'api_key';
+/**
+ * Names of parameters and body fields that carry the id of a resource of this service (`org_id`,
+ * `organization_id`, `app_id`, `X-Vendor-App-Id`, `user_id`, `api_key`, OAuth's `client_id`),
+ * not any name ending in `_id`: the example of `tax_id` works as written.
+ */
+const isIdName = (name: string): boolean => /^(x-vendor-)?(org|organization|app|application|user|client)[_-]id$/i.test(name) || name === 'api_key';
+
+/**
+ * Parameters whose written example fails or misleads when sent as it stands: ids, a cursor (it
+ * exists only as a previous page's `next_cursor`, and the page example beside it makes the pair
+ * a 422), a `Last-Event-ID` (only a previous stream's id; an example one skips spans), and
+ * `Content-Encoding: gzip` (it would announce the examples' plain bodies as compressed: a 400).
+ */
+const UNSENDABLE = new Set(['cursor', 'last-event-id', 'content-encoding']);
+const isUnsendableExample = (name: string): boolean => isIdName(name) || UNSENDABLE.has(name.toLowerCase());
 
 function parametersOf(document: Json): Json[] {
   const found: Json[] = [];
@@ -89,7 +103,7 @@ export function docsVariant(definition: Document, origin: string, now: Date): Do
     const name = String(parameter.name ?? '');
     if (name === 'start_time') parameter.example = start;
     else if (name === 'end_time') parameter.example = end;
-    else if (isIdName(name)) dropExamples(parameter);
+    else if (isUnsendableExample(name)) dropExamples(parameter);
   }
   const nowNs = BigInt(now.getTime()) * 1_000_000n;
   for (const { holder, key } of requestBodyExamples(document)) {

@@ -229,6 +229,22 @@ onEachDatabase('live spans', (app) => {
       expect(slow?.id).to.equal(fast?.id);
     });
 
+    it('polls storage at LIVE_POLL_INTERVAL_MS (20 ms here), not at the 500 ms default', async function () {
+      this.timeout(20_000);
+      const polls = countPolls(app().server.knex);
+      const stream = await openStream(streamUrl(), caller.headers);
+      try {
+        await polls.after(caller.appId, 1);
+        const started = Date.now();
+        await polls.after(caller.appId, 10);
+        // Ten polls at the default would take 5 s; at 20 ms about 0.2 s: the bound leaves 12x for a loaded machine.
+        expect(Date.now() - started, 'ms for ten polls').to.be.below(2_500);
+      } finally {
+        polls.stop();
+        await stream.close();
+      }
+    });
+
     it('stops polling storage when the client disconnects', async function () {
       this.timeout(20_000);
       const polls = countPolls(app().server.knex);

@@ -7,6 +7,7 @@ import { GLOB_PATTERN_LIMIT } from '../../src/storage/sql/sqlite.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
+import { call } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';
 import { expectFilterSelects } from '../support/filter-cases.js';
 import { spanRow } from '../support/span-rows.js';
@@ -96,6 +97,17 @@ onEachDatabase('long filter values', (app) => {
     caller = await engineCaller(app());
     stored = rows(caller.appId);
     await storeSpans(app().server.knex, stored);
+  });
+
+  it('answers analytics over 900 KB values too, counting what the span query selects', async () => {
+    for (const op of ['contains', 'starts_with', 'ends_with', 'eq'] as const) {
+      const value = op === 'contains' ? HUGE : op === 'starts_with' ? `head:${HUGE}` : op === 'ends_with' ? `${HUGE}:tail` : `head:${HUGE}:tail`;
+      const body = { filter: c(ATTRIBUTE, op, value), measures: [{ fn: 'count' }] };
+      const response = await call(app().url, 'POST', '/engine/analytics', { query: WINDOW, headers: caller.headers, json: body });
+      expect(response.status, `${op}: ${response.text.slice(0, 300)}`).to.equal(200);
+      const counted = (response.body.groups as Array<{ points: Array<{ values: number[] }> }>).flatMap((group) => group.points).reduce((sum, point) => sum + (point.values[0] ?? 0), 0);
+      expect(counted, op).to.equal(1);
+    }
   });
 
   for (const [name, filter, want] of CASES) {

@@ -28,6 +28,12 @@ function parametersOf(document: { components?: { parameters?: Record<string, Par
 const hasIdExample = (parameter: Parameter): boolean =>
   /(^|[_-])id$|^api_key$/i.test(parameter.name) && [parameter.example, parameter.examples, parameter.schema?.example, parameter.schema?.examples].some((value) => value !== undefined);
 
+/** The value Swagger UI puts in a parameter's field on Try it out: its example, else its default. */
+function prefilled(parameter: Parameter & { schema?: { default?: unknown } }): unknown {
+  const named = Object.values((parameter.examples ?? {}) as Record<string, { value?: unknown }>)[0]?.value;
+  return named ?? parameter.example ?? parameter.schema?.example ?? parameter.schema?.default;
+}
+
 onEachDatabase('operations routes and HTTP edge', (app) => {
   it('answers /healthz and /readyz once migrations are applied', async () => {
     const health = await call(app().url, 'GET', '/healthz');
@@ -125,7 +131,7 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
       const { body: document } = await call(app().url, 'GET', `/docs/openapi/${name}.json`);
       const bodyIds = Object.values(document.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>>)
         .flatMap((item) => Object.values(item).flatMap((operation) => Object.values(operation.requestBody?.content ?? {}).map((media) => media.example)))
-        .flatMap((example) => Object.entries(typeof example === 'object' && example !== null ? example : {}).filter(([key]) => /(^|_)id$/.test(key)));
+        .flatMap((example) => Object.entries(typeof example === 'object' && example !== null ? example : {}).filter(([key]) => /^(org|organization|app|application|user|client)_id$|^api_key$/.test(key)));
       for (const [key, value] of bodyIds) expect(value, key).to.equal(`<${key}>`);
     }
   });
@@ -144,6 +150,52 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
     const found = await call(app().url, 'POST', '/engine/query', { token: owner.token, headers: { 'X-Vendor-App-Id': appId }, query: window, json: {} });
     expect(found.status).to.equal(200);
     expect(found.body.total).to.be.greaterThan(0);
+  });
+
+  it('pre-fills only what works: each read, the export and the writes, sent with every value Try it out fills in, answer their success', async () => {
+    const owner = await seedUser(app(), 'prefill');
+    const orgId = await seedOrganization(app().server.knex, [[owner.userId, 'owner']]);
+    const appId = await seedApplication(app().server.knex, orgId);
+    // What a person types where the page leaves a field empty (or shows `<organization_id>`): the ids of their own resources.
+    const typed: Record<string, string> = { 'X-Vendor-App-Id': appId, app_id: appId, org_id: orgId, organization_id: orgId };
+    const operations: Array<[document: string, method: 'GET' | 'POST' | 'PATCH' | 'PUT', path: string, success: number, media?: string]> = [
+      ['engine', 'POST', '/engine/query', 200],
+      ['engine', 'POST', '/traces', 200],
+      ['engine', 'POST', '/engine/metrics', 200],
+      ['engine', 'POST', '/engine/analytics', 200],
+      ['engine', 'GET', '/traces/live', 200],
+      ['engine', 'POST', '/v1/traces', 200, 'application/json'],
+      ['management', 'GET', '/organizations', 200],
+      ['management', 'GET', '/organizations/{org_id}/members', 200],
+      ['management', 'GET', '/applications', 200],
+      ['management', 'GET', '/api-keys', 200],
+      ['management', 'POST', '/organizations', 201],
+      ['management', 'PATCH', '/organizations/{org_id}', 200],
+      ['management', 'POST', '/applications', 201],
+      ['management', 'PATCH', '/applications/{app_id}', 200],
+      ['management', 'POST', '/api-keys', 201],
+      ['management', 'POST', '/organizations/{org_id}/members', 201],
+      ['management', 'PUT', '/users', 200],
+    ];
+    for (const [name, method, path, success, media = 'application/json'] of operations) {
+      const { body: variant } = await call(app().url, 'GET', `/docs/openapi/${name}.json`);
+      const operation = variant.paths[path][method.toLowerCase()];
+      const query: Record<string, string> = {};
+      const headers: Record<string, string> = {};
+      for (const listed of operation.parameters ?? []) {
+        const parameter: Parameter & { required?: boolean; schema?: { default?: unknown } } = '$ref' in listed ? variant.components.parameters[listed.$ref.split('/').pop()] : listed;
+        const value = typed[parameter.name] ?? prefilled(parameter);
+        if (value === undefined) continue;
+        if (parameter.in === 'query') query[parameter.name] = String(value);
+        if (parameter.in === 'header') headers[parameter.name] = String(value);
+      }
+      const content = operation.requestBody?.content?.[media];
+      const example = content === undefined ? undefined : (content.example ?? (Object.values(content.examples ?? {})[0] as { value?: unknown } | undefined)?.value);
+      const body = example === undefined ? undefined : JSON.parse(JSON.stringify(example).replace(/"<(\w+)>"/g, (placeholder, id: string) => (id in typed ? JSON.stringify(typed[id]) : placeholder)));
+      const filledPath = path.replace(/\{(\w+)\}/g, (_, id: string) => typed[id] as string);
+      const response = await call(app().url, method, filledPath, { token: owner.token, headers, query, ...(body === undefined ? {} : { json: body }) });
+      expect(response.status, `${method} ${path}?${new URLSearchParams(query)} ${JSON.stringify(headers)}: ${response.text.slice(0, 300)}`).to.equal(success);
+    }
   });
 
   it('exposes Prometheus metrics with requests counted by operation and status', async () => {
