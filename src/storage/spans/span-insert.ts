@@ -17,11 +17,11 @@ const SQLITE_ROWS_PER_INSERT = 500;
 // batch sizes: the server-wide max_prepared_stmt_count is never exhausted by one statement per tail size.
 const MYSQL_MAX_ROWS = 1024;
 
-/** Rows per statement: the largest powers of two that add up to `total`. */
-export function statementSizes(total: number): number[] {
+/** Rows per statement: the largest powers of two, at most `largest` (a power of two), that add up to `total`. */
+export function statementSizes(total: number, largest = MYSQL_MAX_ROWS): number[] {
   const sizes: number[] = [];
   let left = total;
-  for (let size = MYSQL_MAX_ROWS; left > 0; ) {
+  for (let size = largest; left > 0; ) {
     if (size <= left) {
       sizes.push(size);
       left -= size;
@@ -45,6 +45,17 @@ function mysqlInsert(rows: number): string {
 }
 
 
+
+/** The items in runs of statementSizes(items.length, largest), in order: one statement text per size. */
+export function inPowerOfTwoRuns<T>(items: readonly T[], largest: number): T[][] {
+  const runs: T[][] = [];
+  let offset = 0;
+  for (const size of statementSizes(items.length, largest)) {
+    runs.push(items.slice(offset, offset + size));
+    offset += size;
+  }
+  return runs;
+}
 
 /** Inserts the rows not stored yet; answers how many that were. The first statement is sent at once. */
 export async function insertSpansMysql(connection: Mysql2Connection, rows: SpanRow[]): Promise<number> {

@@ -5,7 +5,8 @@
 import type { Knex } from 'knex';
 import type { Run } from '../sql/dialect.js';
 import { bulkWriteTransaction } from '../transactions.js';
-import { insertSpansMysql, insertSpansSqlite } from './span-insert.js';
+import { inPowerOfTwoRuns, insertSpansMysql, insertSpansSqlite } from './span-insert.js';
+import { sendPrepared } from '../sql/mysql-transaction.js';
 import { addRollupsQuery, rollupDeltas } from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
 import { batchSummaries, groupBy, mergeQuery } from './trace-summaries.js';
@@ -45,7 +46,16 @@ interface Writer {
   db: Knex;
   insert(rows: SpanRow[]): Promise<number>;
   run: Run;
+  /** Runs a multi-row write sized by inPowerOfTwoRuns: prepared on MariaDB/MySQL, whose text then repeats. */
+  runSized: Run;
 }
+
+/**
+ * Rows per summary merge and per roll-up upsert: within SQLite's 500-term compound inserts, and
+ * few enough distinct sizes (powers of two) that each connection prepares a handful of texts.
+ */
+const SUMMARIES_PER_MERGE = 256;
+const ROLLUPS_PER_UPSERT = 256;
 
 /**
  * A batch held spans that were stored already (an exporter's retry): its transaction is rolled
@@ -82,7 +92,7 @@ async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: M
   const inserted = await writer.insert(fresh);
   if (inserted !== fresh.length) throw new SpansStoredAlready();
   const byTrace = fresh.length === rows.length ? rowsByTrace : groupBy(fresh, (row) => row.trace_id);
-  await writer.run(mergeQuery(writer.db, batchSummaries(applicationId, byTrace)));
+  for (const summaries of inPowerOfTwoRuns(batchSummaries(applicationId, byTrace), SUMMARIES_PER_MERGE)) await writer.runSized(mergeQuery(writer.db, summaries));
   if (traceSlots.length > 0) {
     for (const target of traceSlots) {
       for (const statement of addValuesQueries(writer.db, applicationId, target, slotValuesOf(fresh, target.slot))) await writer.run(statement);
@@ -124,7 +134,9 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
     const fresh: SpanRow[] = [];
     for (const { applicationId, rowsByTrace } of work) fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking, traceSlots)));
     // Last, so that the roll-up rows every writer of the application touches stay locked briefly.
-    for (const statement of addRollupsQuery(writer.db, rollupDeltas(fresh, 1))) await writer.run(statement);
+    for (const deltas of inPowerOfTwoRuns(rollupDeltas(fresh, 1), ROLLUPS_PER_UPSERT)) {
+      for (const statement of addRollupsQuery(writer.db, deltas)) await writer.runSized(statement);
+    }
   };
   const checked = (insert: Writer['insert']): Writer['insert'] => async (unique) => {
     if (slotKeysValidUntil !== undefined && Date.now() > slotKeysValidUntil) throw new StaleSlotKeysError();
@@ -133,7 +145,15 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
   const transaction = (checking: boolean) =>
     bulkWriteTransaction(knex, ({ db, run, connection }) =>
       // MariaDB/MySQL insert through prepared statements on the transaction's own connection.
-      write({ db, run, insert: checked((unique) => (connection ? insertSpansMysql(connection, unique) : insertSpansSqlite(db, unique))) }, checking),
+      write(
+        {
+          db,
+          run,
+          runSized: connection ? (query) => sendPrepared(connection, query) : run,
+          insert: checked((unique) => (connection ? insertSpansMysql(connection, unique) : insertSpansSqlite(db, unique))),
+        },
+        checking,
+      ),
     );
   for (let attempt = 0; ; attempt += 1) {
     try {

@@ -19,6 +19,16 @@ export function send<T>(connection: Mysql2Connection, statement: Knex.QueryBuild
   return query<T>(connection, sql, bindings);
 }
 
+/**
+ * Runs a Knex-built statement as a prepared statement (mysql2 `execute`, kept per connection by
+ * its text): for statements whose text repeats, such as multi-row writes sized in powers of two,
+ * the server parses it once per connection and the values travel unescaped in the binary protocol.
+ */
+export function sendPrepared<T>(connection: Mysql2Connection, statement: Knex.QueryBuilder): Promise<T> {
+  const { sql, bindings } = statement.toSQL().toNative();
+  return new Promise((resolve, reject) => connection.execute(sql, [...bindings], (error, result) => (error ? reject(error) : resolve(result as T))));
+}
+
 type IsolationLevel = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
 /**
