@@ -11,8 +11,9 @@ import { isBasic, parseBasic } from './basic-credentials.js';
 import type { Principal } from './principal.js';
 import { InvalidTokenError, type TokenFailure, type TokenService } from './tokens.js';
 
-const BEARER = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/;
-const BEARER_VALUE = /^Bearer +(.+)$/;
+// Scheme names are case-insensitive (RFC 9110 §11.1), as Basic is (basic-credentials.ts).
+const BEARER = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/i;
+const BEARER_VALUE = /^Bearer +(.+)$/i;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const BASIC_CHALLENGE = 'Basic realm="spanledger ingestion", charset="UTF-8"';
 

@@ -123,6 +123,11 @@ function scopeForApiKey(principal: Principal & { kind: 'api_key' }, owned: Owned
 export async function authorize(knex: Knex, principal: Principal, request: OpenApiContext): Promise<RequestScope | undefined> {
   const access = operationAccess(request.operation);
   if (!access) return undefined;
+  // Sent empty, an optional X-Vendor-App-Id is malformed (minLength 1), not absent: its 422.
+  const appHeader = (request.request.headers as Record<string, unknown> | undefined)?.[APP_HEADER];
+  if (typeof appHeader === 'string' && appHeader.trim() === '') {
+    throw new RequestValidationError([{ loc: ['header', APP_HEADER], msg: 'String should have at least 1 characters', type: 'string_too_short' }]);
+  }
   return authorizeAccess(knex, principal, access, touchedResource(request.request) ?? impliedApplication(principal, request.operation));
 }
 

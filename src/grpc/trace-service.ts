@@ -13,6 +13,7 @@ import type { Principal } from '../auth/principal.js';
 import { ingestTarget, ingestTraces } from '../ingest/ingest-traces.js';
 import { decodeProtobufRequest, encodeProtobufResponse } from '../ingest/otlp-protobuf.js';
 import type { PartialSuccess } from '../ingest/otlp-request.js';
+import { RequestValidationError } from '../errors.js';
 import { grpcErrorOf } from './status.js';
 
 export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
@@ -53,12 +54,29 @@ function metadataText(metadata: Metadata, name: string): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
+/** The longest application id the document's IngestAppId header takes (openapi/engine.yaml). */
+const APP_ID_MAX_LENGTH = 64;
+
+/**
+ * x-vendor-app-id as sent, checked by the rules of the HTTP header (IngestAppId): sent empty or
+ * longer than 64 characters, the INVALID_ARGUMENT of the header's 422. Undefined when not sent.
+ */
+function sentApplicationId(metadata: Metadata): string | undefined {
+  const sent = metadata.get('x-vendor-app-id');
+  if (sent.length === 0) return undefined;
+  const value = typeof sent[0] === 'string' ? sent[0].trim() : '';
+  const loc = ['header', 'x-vendor-app-id'];
+  if (value === '') throw new RequestValidationError([{ loc, msg: 'String should have at least 1 characters', type: 'string_too_short' }]);
+  if (value.length > APP_ID_MAX_LENGTH) throw new RequestValidationError([{ loc, msg: `String should have at most ${APP_ID_MAX_LENGTH} characters`, type: 'string_too_long' }]);
+  return value;
+}
+
 /**
  * The application the spans are for: x-vendor-app-id when sent, else (as over HTTP) an API
  * key's own application, while a user without it gets the 422 of a missing header.
  */
 function touchedApplication(metadata: Metadata, principal: Principal, operation: OpenApiContext['operation']): TouchedResource | undefined {
-  const applicationId = metadataText(metadata, 'x-vendor-app-id');
+  const applicationId = sentApplicationId(metadata);
   return applicationId ? { kind: 'application', id: applicationId, viaHeader: true } : impliedApplication(principal, operation);
 }
 

@@ -60,6 +60,14 @@ for (const database of testDatabases()) {
       expect((await listOrganizations({ Authorization: `Bearer ${token}` })).status).not.to.be.oneOf([401, 403]);
     });
 
+    it('reads the scheme name case-insensitively (RFC 9110 §11.1): bearer and BEARER are Bearer', async () => {
+      const token = await app.server.tokens.signUserToken({ subject: 'local-erin', permissions: ['read:organizations'] }, 600);
+      for (const scheme of ['bearer', 'BEARER', 'BeArEr']) expect((await listOrganizations({ Authorization: `${scheme} ${token}` })).status, scheme).to.equal(200);
+      const pasted = await listOrganizations({ Authorization: 'bearer not-a-jwt' });
+      expect(pasted.status).to.equal(401);
+      expect(pasted.body.detail).to.match(/^Authorization: Bearer takes a JWT/);
+    });
+
     const now = () => Math.floor(Date.now() / 1000);
     const REJECTED: Array<[string, () => Promise<Record<string, string>>]> = [
       ['no token', async () => ({})],

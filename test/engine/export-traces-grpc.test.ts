@@ -208,6 +208,17 @@ onEachDatabase(
         await expectCode(Status.INVALID_ARGUMENT, { authorization: `Bearer ${member.token}` });
       });
 
+      it('INVALID_ARGUMENT for an x-vendor-app-id longer than 64 characters, as the header is a 422 over HTTP (also when sent empty)', async () => {
+        const authorization = caller.headers.Authorization as string;
+        await expectCode(Status.INVALID_ARGUMENT, { authorization, 'x-vendor-app-id': 'a'.repeat(65) });
+        // gRPC drops an empty metadata value on the way (absent: the key's own application).
+        for (const sent of ['', '   ', 'a'.repeat(65)]) {
+          const overHttp = await call(app().url, 'POST', '/v1/traces', { headers: { authorization, 'x-vendor-app-id': sent, 'content-type': 'application/x-protobuf' }, rawBody: body });
+          expect(overHttp.status, `${JSON.stringify(sent)}: ${overHttp.text}`).to.equal(422);
+          expect(overHttp.body.detail[0].loc).to.deep.equal(['header', 'x-vendor-app-id']);
+        }
+      });
+
       it('INVALID_ARGUMENT, never INTERNAL, for a message flagged gzip or deflate that does not decompress, or a malformed grpc-timeout', async () => {
         const truncated = gzipSync(body).subarray(0, 12);
         const sent: Array<[Record<string, string>, Uint8Array, boolean]> = [
