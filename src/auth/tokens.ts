@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config.js';
+import { UnavailableError } from '../errors.js';
 import type { Permission } from '../permissions.js';
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
 
@@ -40,6 +41,19 @@ const JOSE_FAILURES: Record<string, TokenFailure> = {
   ERR_JWS_INVALID: 'malformed',
   ERR_JWT_INVALID: 'malformed',
 };
+
+/**
+ * Whether verification failed because the provider's key set could not be had (unreachable,
+ * too slow, not a 200, not a key set): the token may be valid, so the caller is told to retry
+ * (503) rather than that its token is bad (401). jose passes a failed fetch on as it is (not a
+ * JOSEError, which has a code) and reports the others with these codes.
+ */
+function keySetUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JWKS_INVALID' || code === 'ERR_JOSE_GENERIC') return true;
+  // Node's fetch: "fetch failed" (refused, reset, DNS), its cause says which.
+  return error instanceof TypeError && error.message === 'fetch failed';
+}
 
 export interface UserClaims {
   kind: 'user';
@@ -153,6 +167,7 @@ export class TokenService {
       }));
     } catch (error) {
       const code = (error as { code?: string }).code;
+      if (keySetUnavailable(error)) throw new UnavailableError("the identity provider's signing keys could not be fetched; retry later");
       throw new InvalidTokenError(`token rejected: ${code ?? 'invalid'}`, (code && JOSE_FAILURES[code]) || 'rejected');
     }
     const subject = payload.sub as string;

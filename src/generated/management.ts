@@ -1052,7 +1052,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The database is unreachable; retry later. */
+        /** @description The database is unreachable, or the OpenID Connect provider's signing keys cannot be fetched to check a token; retry later. */
         ServiceUnavailable: {
             headers: {
                 /**

@@ -1,6 +1,7 @@
 // Bearer token verification: a loopback JWKS server plays the external OIDC provider. Valid
 // tokens get in; every forged, stale or misdirected one is a 401 with WWW-Authenticate: Bearer.
 import { createHmac } from 'node:crypto';
+import net from 'node:net';
 import { expect } from 'chai';
 import { call } from '../support/contract.js';
 import { startJwksProvider, type JwksProvider } from '../support/jwks-provider.js';
@@ -104,5 +105,42 @@ for (const database of testDatabases()) {
         expect(response.body.detail).to.be.a('string');
       });
     }
+  });
+}
+
+for (const database of testDatabases()) {
+  describe(`token verification while the provider's key set cannot be fetched [${database.name}]`, function () {
+    let provider: JwksProvider;
+    const apps: Array<TestServer & { stop(): Promise<void> }> = [];
+
+    before(async () => {
+      provider = await startJwksProvider();
+    });
+    after(async () => {
+      for (const app of apps) await app.stop();
+      await provider?.close();
+    });
+
+    async function closedPort(): Promise<number> {
+      const server = net.createServer().listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as net.AddressInfo;
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+
+    it('answers 503 with Retry-After, not 401, to a provider token it cannot check (refused, not a 200)', async () => {
+      const urls = [`http://127.0.0.1:${await closedPort()}/.well-known/jwks.json`, `${provider.issuer}no-such-key-set`];
+      for (const jwksUrl of urls) {
+        const app = await startTestServer(database, { OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience, OIDC_JWKS_URL: jwksUrl });
+        apps.push(app);
+        const answer = await call(app.url, 'GET', '/organizations', { headers: { Authorization: `Bearer ${await provider.sign(USER_CLAIMS)}` } });
+        expect(answer.status, jwksUrl).to.equal(503);
+        expect(Number(answer.headers.get('retry-after'))).to.be.greaterThan(0);
+        // The service's own tokens do not depend on the provider.
+        const own = await app.server.tokens.signUserToken({ subject: 'local-frank', permissions: ['read:organizations'] }, 600);
+        expect((await call(app.url, 'GET', '/organizations', { headers: { Authorization: `Bearer ${own}` } })).status).to.equal(200);
+      }
+    });
   });
 }
