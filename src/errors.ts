@@ -88,6 +88,8 @@ export class OAuthError extends ServiceError {
   constructor(
     readonly code: OAuthErrorCode,
     readonly description?: string,
+    /** For invalid_client: why the client was refused, for the access-log line only (`auth_failure`). */
+    readonly clientFailure?: 'missing' | 'malformed' | 'unknown_key' | 'wrong_secret',
   ) {
     super(description ?? code);
   }

@@ -71,6 +71,8 @@ export function errorMiddleware(logger: Logger) {
         error = new UnavailableError('The database is unavailable; retry later');
       }
       if (error instanceof ServiceError) {
+        // The token endpoint authenticates its client itself: its reason goes on the access-log line too.
+        if (error instanceof OAuthError && error.clientFailure) ctx.state.authFailure = error.clientFailure;
         const answer = httpAnswerOf(error, ctx.method);
         ctx.status = answer.status;
         ctx.set(answer.headers);

@@ -57,11 +57,11 @@ function clientCredentials(authorization: string | undefined, body: TokenRequest
   if (authorization) {
     if (inBody) throw new OAuthError('invalid_request', 'send the client credentials either in the body or by HTTP Basic, not both');
     const basic = basicCredentials(authorization);
-    if (!basic) throw new OAuthError('invalid_client', 'client authentication must use HTTP Basic');
+    if (!basic) throw new OAuthError('invalid_client', 'client authentication must use HTTP Basic', 'malformed');
     return basic;
   }
   if (typeof body.client_id !== 'string' || typeof body.client_secret !== 'string') {
-    throw new OAuthError('invalid_client', 'client_id and client_secret are required');
+    throw new OAuthError('invalid_client', 'client_id and client_secret are required', 'missing');
   }
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
@@ -79,7 +79,7 @@ export function createAccessToken({ knex, tokens, config }: ServiceDeps): Operat
     const { clientId, clientSecret } = clientCredentials(request.headers.authorization, body);
     const key = await findActiveApiKeyCredentials(knex, clientId);
     if (!key || !secretMatches(clientSecret, key.secretHash)) {
-      throw new OAuthError('invalid_client', 'unknown API key or wrong secret');
+      throw new OAuthError('invalid_client', 'unknown API key or wrong secret', key ? 'wrong_secret' : 'unknown_key');
     }
     const accessToken = await tokens.signApiKeyToken({
       apiKey: key.id,

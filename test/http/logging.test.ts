@@ -175,6 +175,25 @@ for (const database of testDatabases()) {
         });
       }
 
+      // [reason logged, client credentials sent to POST /auth/token]
+      const TOKEN_CASES: Array<[string, (key: { apiKey: string; secret: string }) => Record<string, string>]> = [
+        ['missing', () => ({ grant_type: 'client_credentials' })],
+        ['unknown_key', (key) => ({ grant_type: 'client_credentials', client_id: 'ak_unknown0000000000000', client_secret: key.secret })],
+        ['wrong_secret', (key) => ({ grant_type: 'client_credentials', client_id: key.apiKey, client_secret: 'as_wrong' })],
+      ];
+      for (const [reason, form] of TOKEN_CASES) {
+        it(`puts auth_failure: "${reason}" on the log line of the token endpoint's 401`, async () => {
+          const appId = await seedApplication(app.server.knex, await seedOrganization(app.server.knex, []));
+          const key = await seedApiKey(app.server.knex, appId, ['read:traces']);
+          const requestId = randomUUID();
+          const headers = { 'X-Request-Id': requestId, 'Content-Type': 'application/x-www-form-urlencoded' };
+          const response = await call(app.url, 'POST', '/auth/token', { headers, rawBody: new URLSearchParams(form(key)).toString() });
+          expect(response.status).to.equal(401);
+          const line = logs.lines().find((entry) => entry.request_id === requestId && entry.msg === 'request');
+          expect(line, 'the access-log line').to.include({ status: 401, auth_failure: reason });
+        });
+      }
+
       it('puts no auth_failure on a request that authenticates', async () => {
         const requestId = randomUUID();
         const response = await call(app.url, 'GET', '/organizations', { headers: { 'X-Request-Id': requestId, Authorization: `Bearer ${await userToken()}` } });
