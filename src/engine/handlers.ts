@@ -5,6 +5,7 @@ import type { HandlerMap } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { exportTraces } from './export-traces.js';
 import { getAnalytics } from './get-analytics.js';
+import { getTrace } from './get-trace.js';
 import { getTraceMetrics } from './get-trace-metrics.js';
 import { listLiveSpans } from './list-live-spans.js';
 import { listTraces } from './list-traces.js';
@@ -18,6 +19,7 @@ export function engineHandlers(deps: ServiceDeps): EngineHandlers {
     exportTraces: exportTraces(deps),
     querySpans: querySpans(deps),
     listTraces: listTraces(deps),
+    getTrace: getTrace(deps),
     getTraceMetrics: getTraceMetrics(deps),
     getAnalytics: getAnalytics(deps),
     listLiveSpans: listLiveSpans(deps),

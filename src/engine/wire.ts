@@ -4,6 +4,7 @@
 import type { components } from '../generated/engine.js';
 import { JsonInteger, RawJson } from '../json/exact-json.js';
 import type { StoredSpan } from '../storage/spans/stored-span.js';
+import type { StoredTraceOverview } from '../storage/spans/trace-detail.js';
 import type { StoredTraceSummary } from '../storage/spans/trace-pages.js';
 
 type Schemas = components['schemas'];
@@ -22,6 +23,7 @@ type Exact<T> = {
 export type WireSpanRecord = Exact<Schemas['SpanRecord']>;
 export type WireLiveSpan = Exact<Schemas['LiveSpan']>;
 export type WireTraceSummary = Exact<Schemas['TraceSummary']>;
+export type WireTraceOverview = Omit<Exact<Schemas['TraceOverview']>, 'root_start_time_unix_nano'> & { root_start_time_unix_nano: JsonInteger | null };
 
 /** A stored JSON column (attribute map, events, links) embedded as its text, exact. */
 function embedded<T>(stored: string | T | null | undefined): RawJson | T | null {
@@ -104,5 +106,22 @@ export function traceSummary(trace: StoredTraceSummary): WireTraceSummary {
     service_name: trace.service_name,
     unit: trace.unit,
     parent_unit: trace.parent_unit,
+  };
+}
+
+export function traceOverview(trace: StoredTraceOverview): WireTraceOverview {
+  return {
+    root_span_id: trace.root_span_id,
+    root_start_time_unix_nano: trace.root_start_time_unix_nano === null ? null : new JsonInteger(trace.root_start_time_unix_nano),
+    span_name: trace.span_name,
+    service_name: trace.service_name,
+    unit: trace.unit,
+    parent_unit: trace.parent_unit,
+    min_start_time_unix_nano: new JsonInteger(trace.min_start_time_unix_nano),
+    max_end_time_unix_nano: new JsonInteger(trace.max_end_time_unix_nano),
+    duration_ms: trace.duration_ms,
+    spans_count: trace.spans_count,
+    total_cost: trace.total_cost,
+    error_count: trace.error_count,
   };
 }

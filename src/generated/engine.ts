@@ -162,6 +162,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/traces/{trace_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one trace, span by span
+         * @description Added in 1.4.0. Returns one trace of the application named by `X-Vendor-App-Id`:
+         *     its summary over every stored span, and its spans in start order (start time, then
+         *     `span_id`), a page at a time.
+         *
+         *     - `trace_id` is the 32 hexadecimal digits of the trace id; upper-case digits are
+         *       read as lower-case. Any other form is a 422 at `["path", "trace_id"]`.
+         *     - A trace is found by id whatever its time, root or window: a trace without a root
+         *       (see `TraceSummary`), which `POST /traces` never lists, is returned too, with
+         *       `summary.root_span_id` and the root's fields `null`.
+         *     - No stored span of that trace in the application: 404 (also when another
+         *       application holds a trace with that id; existence is never revealed).
+         *     - Pages: `limit` spans (default 1000, at most 10000) and `next_cursor` (`null` on
+         *       the last page), sent back as `cursor` with the same `trace_id` and `limit` for the
+         *       next spans. A span that arrives for the trace while it is read by cursor appears
+         *       on a later page when it starts after the last span read, else not in this walk;
+         *       the summary is that of the moment each page is read.
+         *
+         *     **Who may call it:** members and owners of the organization owning the application
+         *     (users holding `read:traces`), or API keys of that application holding
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
+         */
+        get: operations["getTrace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/traces/live": {
         parameters: {
             query?: never;
@@ -885,6 +925,37 @@ export interface components {
             /** @description Number of items over all pages. */
             total: number;
         };
+        /** @description One trace (`GET /traces/{trace_id}`), its summary and a page of its spans. */
+        TraceDetail: {
+            /** @description The trace id, lower-case. */
+            trace_id: string;
+            summary: components["schemas"]["TraceOverview"];
+            /** @description The page's spans, in start order (start time, then `span_id`). */
+            data: components["schemas"]["SpanRecord"][];
+            /** @description Send back as `cursor` (same `trace_id` and `limit`) for the next spans; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description The summary of one trace over all its stored spans, with the rules of
+         *     `TraceSummary`, for any trace: without a root, `root_span_id`,
+         *     `root_start_time_unix_nano` and the root's fields are `null`.
+         */
+        TraceOverview: {
+            root_span_id: string | null;
+            root_start_time_unix_nano: components["schemas"]["UnixNano"] | null;
+            /** @description The root span's name. */
+            span_name: string | null;
+            service_name: string | null;
+            unit: string | null;
+            parent_unit: string | null;
+            min_start_time_unix_nano: components["schemas"]["UnixNano"];
+            max_end_time_unix_nano: components["schemas"]["UnixNano"];
+            /** @description Latest end minus earliest start, in milliseconds. */
+            duration_ms: number;
+            spans_count: number;
+            total_cost: number;
+            error_count: number;
+        };
         /**
          * @description One trace, summarised.
          *
@@ -1368,6 +1439,16 @@ export interface components {
          * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
          */
         Cursor: string;
+        /**
+         * @description The trace id, 32 hexadecimal digits (upper-case digits are read as lower-case).
+         * @example 4bf92f3577b34da6a3ce929d0e0e4736
+         */
+        TraceIdPath: string;
+        /**
+         * @description Spans per page of `GET /traces/{trace_id}`.
+         * @example 1000
+         */
+        TraceSpanLimit: number;
         /**
          * @description Page size.
          * @example 20
@@ -1942,6 +2023,132 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTrace: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     the next page, read from where the previous page ended (keyset pagination). Pages
+                 *     read by cursor neither skip nor repeat an item while new spans arrive, which
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). One
+                 *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+                 *     arrives for a trace already listed and starts before all its others moves that
+                 *     trace in the order, and a walk may then miss it or see it twice; new traces never
+                 *     shift a walk. The
+                 *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+                 *     and does not expire; a malformed cursor, one from another operation or another
+                 *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Spans per page of `GET /traces/{trace_id}`.
+                 * @example 1000
+                 */
+                limit?: components["parameters"]["TraceSpanLimit"];
+            };
+            header: {
+                /**
+                 * @description The id of the application the request is about. Missing or malformed: 422. An
+                 *     application that does not exist, was deleted, or lies outside the caller's
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
+                 * @example app_7Hq2LmP9xK4vT1sR
+                 */
+                "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
+            };
+            path: {
+                /**
+                 * @description The trace id, 32 hexadecimal digits (upper-case digits are read as lower-case).
+                 * @example 4bf92f3577b34da6a3ce929d0e0e4736
+                 */
+                trace_id: components["parameters"]["TraceIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trace's summary and a page of its spans, in start order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                     *       "summary": {
+                     *         "root_span_id": "00f067aa0ba902b7",
+                     *         "root_start_time_unix_nano": 1795355100123456800,
+                     *         "span_name": "POST /api/summarize",
+                     *         "service_name": "summarizer",
+                     *         "unit": "summarizer",
+                     *         "parent_unit": null,
+                     *         "min_start_time_unix_nano": 1795355100123456800,
+                     *         "max_end_time_unix_nano": 1795355101623456800,
+                     *         "duration_ms": 1500,
+                     *         "spans_count": 2,
+                     *         "total_cost": 0.0042,
+                     *         "error_count": 1
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                     *           "span_id": "00f067aa0ba902b7",
+                     *           "span_start_time_unix_nano": 1795355100123456800,
+                     *           "span_end_time_unix_nano": 1795355101623456800,
+                     *           "duration_ms": 1500,
+                     *           "parent_span_id": null,
+                     *           "span_name": "POST /api/summarize",
+                     *           "span_kind": "SPAN_KIND_SERVER",
+                     *           "service_name": "summarizer",
+                     *           "unit": "summarizer",
+                     *           "parent_unit": null,
+                     *           "resource_attributes": {
+                     *             "service.name": "summarizer"
+                     *           },
+                     *           "span_attributes": {
+                     *             "vendor.unit": "summarizer"
+                     *           },
+                     *           "cost": null,
+                     *           "billing": {
+                     *             "resource_type": null,
+                     *             "resource_name": null,
+                     *             "service_id": null,
+                     *             "service_name": null,
+                     *             "sku_id": null,
+                     *             "sku_name": null,
+                     *             "region": null
+                     *           },
+                     *           "usage": {
+                     *             "amount": null,
+                     *             "unit": null
+                     *           },
+                     *           "status_code": "STATUS_CODE_ERROR",
+                     *           "status_message": "upstream model timed out",
+                     *           "scope_name": null,
+                     *           "scope_version": null,
+                     *           "events": null,
+                     *           "links": null,
+                     *           "dropped_attributes_count": 0,
+                     *           "dropped_events_count": 0,
+                     *           "dropped_links_count": 0
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJ2IjoxLCJvIjoiZ2V0VHJhY2UiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjM0NTY3ODkiLCIwMGYwNjdhYTBiYTkwMmI3Il0sImgiOiJ4In0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TraceDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

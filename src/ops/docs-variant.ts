@@ -15,10 +15,10 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 
 /**
  * Names of parameters and body fields that carry the id of a resource of this service (`org_id`,
- * `organization_id`, `app_id`, `X-Vendor-App-Id`, `user_id`, `api_key`, OAuth's `client_id`),
+ * `organization_id`, `app_id`, `X-Vendor-App-Id`, `user_id`, `api_key`, `trace_id`, OAuth's `client_id`),
  * not any name ending in `_id`: the example of `tax_id` works as written.
  */
-const isIdName = (name: string): boolean => /^(x-vendor-)?(org|organization|app|application|user|client)[_-]id$/i.test(name) || name === 'api_key';
+const isIdName = (name: string): boolean => /^(x-vendor-)?(org|organization|app|application|user|client|trace)[_-]id$/i.test(name) || name === 'api_key';
 
 /**
  * Parameters whose written example fails or misleads when sent as it stands: ids, a cursor (it

@@ -154,6 +154,9 @@ onEachDatabase('generated client covers every operation', (app) => {
     expect(spans.data?.data.map((span) => span.span_name)).to.have.members(['POST /checkout', 'charge']);
     const traces = await engine.POST('/traces', { params: { query: { ...WINDOW, search_child_spans: true }, header: APP }, body: { filter } });
     expect(traces.data?.data.map((trace) => trace.trace_id)).to.deep.equal([TRACE_ID]);
+    const trace = await engine.GET('/traces/{trace_id}', { params: { path: { trace_id: TRACE_ID }, header: APP } });
+    expect(trace.data?.summary.spans_count).to.equal(trace.data?.data.length);
+    expect(trace.data?.data.every((span) => span.trace_id === TRACE_ID)).to.equal(true);
     const metrics = await engine.POST('/engine/metrics', { params: { query: WINDOW, header: APP }, body: { filter: null } });
     expect(metrics.data?.trace_count).to.equal(1);
     const analytics = await engine.POST('/engine/analytics', {

@@ -26,10 +26,13 @@ interface Parameter {
   required?: boolean;
 }
 
+/** A well-formed trace id: the trace itself need not exist (GET /traces/{trace_id} then answers 404 after every access check). */
+export const SOME_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+
 function idFor(name: string, ids: ResourceIds): string | undefined {
-  return ({ org_id: ids.orgId, organization_id: ids.orgId, app_id: ids.appId, 'x-vendor-app-id': ids.appId, api_key: ids.apiKey, user_id: ids.userId } as Record<string, string>)[
-    name.toLowerCase()
-  ];
+  return (
+    { org_id: ids.orgId, organization_id: ids.orgId, app_id: ids.appId, 'x-vendor-app-id': ids.appId, api_key: ids.apiKey, user_id: ids.userId, trace_id: SOME_TRACE_ID } as Record<string, string>
+  )[name.toLowerCase()];
 }
 
 function bodyExample(operation: Operation, ids: ResourceIds): unknown {
