@@ -6,22 +6,10 @@ import { bigintAsText } from '../database.js';
 import { afterKey, type SortColumn } from '../keyset.js';
 import { dialectFor } from '../sql/index.js';
 import { normaliseSpan, selectSpanColumns, asNumber, type StoredSpan } from './stored-span.js';
+import type { Summary } from './trace-summaries.js';
 
-/** A trace's summary as stored, times as exact decimal text. */
-export interface StoredTraceOverview {
-  root_span_id: string | null;
-  root_start_time_unix_nano: string | null;
-  span_name: string | null;
-  service_name: string | null;
-  unit: string | null;
-  parent_unit: string | null;
-  min_start_time_unix_nano: string;
-  max_end_time_unix_nano: string;
-  duration_ms: number;
-  spans_count: number;
-  total_cost: number;
-  error_count: number;
-}
+/** A trace's summary as stored (trace-summaries.ts), times as exact decimal text. */
+export type StoredTraceOverview = Omit<Summary, 'application_id' | 'trace_id' | 'root_key'>;
 
 /** The order of a trace's spans: start time, then span_id. */
 export const TRACE_SPAN_ORDER: SortColumn[] = [
