@@ -14,6 +14,13 @@ onEachDatabase('users', (app) => {
     expect(me.body.id).to.match(/^usr_[A-Za-z0-9]+$/);
   });
 
+  it('answers the declared 422 to a query parameter it does not take', async () => {
+    const alice = await dashboardUser(app(), 'Alice');
+    const me = await callerFor(app(), alice.token)('GET', '/users/me', { query: { x: '1' } });
+    expectStatus(me, 422);
+    expect(me.body.detail[0].loc).to.deep.equal(['query', 'x']);
+  });
+
   it('answers null name and e-mail when the token carried none', async () => {
     const token = await app().server.tokens.signUserToken({ subject: `anon-${Date.now()}`, permissions: [...DASHBOARD_USER_PERMISSIONS] }, 3600);
     const me = await callerFor(app(), token)('GET', '/users/me');
