@@ -9,7 +9,7 @@ import type { EventStreamReply, StreamEvent } from '../operations/handler.js';
 
 export const HEARTBEAT_MS = 15_000;
 
-const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' };
+export const EVENT_STREAM_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' };
 
 const HEARTBEAT = ': heartbeat\n\n';
 
@@ -25,7 +25,7 @@ export function writeEventStream(ctx: KoaContext, reply: EventStreamReply, log: 
   ctx.req.socket.setNoDelay(true);
   ctx.req.socket.setKeepAlive(true);
   ctx.status = reply.status;
-  ctx.set(SSE_HEADERS);
+  ctx.set(EVENT_STREAM_HEADERS);
   const stream = new PassThrough();
   ctx.body = stream;
 

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { HttpMetrics } from '../../src/ops/metrics.js';
 import { opsRoutes } from '../../src/ops/routes.js';
 import { call, documentOperations } from '../support/contract.js';
+import { engineCaller } from '../support/auth.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -21,7 +22,11 @@ onEachDatabase('405 Method Not Allowed', (app) => {
   async function declaredMethods(): Promise<Map<string, Set<string>>> {
     const byPath = new Map<string, Set<string>>();
     const add = (path: string, method: string) => byPath.set(path, (byPath.get(path) ?? new Set()).add(method));
-    for (const { path, method } of await documentOperations()) add(path, method);
+    // HEAD wherever GET (RFC 9110 §9.3.2), as the operations router does too.
+    for (const { path, method } of await documentOperations()) {
+      add(path, method);
+      if (method === 'GET') add(path, 'HEAD');
+    }
     const router = opsRoutes({ apis: app().config.apis, knex: app().server.knex, metrics: new HttpMetrics() });
     for (const layer of router.stack) for (const method of layer.methods) add(String(layer.path), method);
     return byPath;
@@ -39,5 +44,20 @@ onEachDatabase('405 Method Not Allowed', (app) => {
       }
     }
     expect(checked.length).to.be.greaterThan(65);
+  });
+
+  it('answers HEAD wherever GET: the same status and headers, no content (a stream is not opened)', async () => {
+    const caller = await engineCaller(app());
+    for (const path of ['/traces/live', '/traces/live/stream', '/openapi/engine.json']) {
+      const got = await fetch(new URL(path, app().url), { headers: caller.headers });
+      const head = await fetch(new URL(path, app().url), { method: 'HEAD', headers: caller.headers });
+      expect(head.status, path).to.equal(got.status);
+      expect(head.headers.get('content-type'), path).to.equal(got.headers.get('content-type'));
+      expect(await head.text(), path).to.equal('');
+      await got.body?.cancel();
+    }
+    // Access checks run as for GET.
+    const refused = await fetch(new URL('/traces/live', app().url), { method: 'HEAD', headers: { 'X-Vendor-App-Id': caller.appId } });
+    expect(refused.status).to.equal(401);
   });
 });
