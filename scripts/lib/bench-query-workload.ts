@@ -5,6 +5,7 @@
 // spans, and the 6 days before it at 1/10 of that density, for the 7-day cases. The data is
 // deterministic (a trace's spans follow from its index), so every run measures the same days.
 import type { Knex } from 'knex';
+import { parseIndexedAttributes, writtenSlots } from '../../src/storage/accounts/indexed-attributes.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { log } from './bench-service.js';
@@ -215,13 +216,16 @@ export async function seedSpans(knex: Knex, applicationId: string, scale: BenchS
   const started = performance.now();
   let nextTrace = 0;
   let stored = 0;
+  // As ingestion stores them: the rows' slot values are also filed per trace (trace_slot_values).
+  const state = (await knex('applications').where({ id: applicationId }).first('indexed_attributes_state')) as { indexed_attributes_state: string | null };
+  const traceSlots = writtenSlots(parseIndexedAttributes(state.indexed_attributes_state));
   await Promise.all(
     Array.from({ length: 6 }, async () => {
       while (nextTrace < scale.totalTraces) {
         const first = nextTrace;
         nextTrace += tracesPerBatch;
         const rows = batchRows(applicationId, scale, first, Math.min(first + tracesPerBatch, scale.totalTraces));
-        await storeSpans(knex, rows);
+        await storeSpans(knex, rows, { traceSlots });
         stored += rows.length;
         if (stored % every < rows.length) {
           const seconds = (performance.now() - started) / 1000;

@@ -52,7 +52,8 @@ export async function storeWithSlots(knex: Knex, applicationId: string, rows: Sp
   // A slot left over from an earlier run must not keep values of another key: start empty.
   await knex('applications').where({ id: applicationId }).update({ indexed_attributes_state: null });
   if (via === 'writer') {
-    await storeSpans(knex, withSlotValues(rows, paths));
+    // As ingestion stores them: slot values in the rows, and filed per trace under the slots' generation.
+    await storeSpans(knex, withSlotValues(rows, paths), { traceSlots: writtenSlots(initialIndexedAttributes(paths, 0)) });
     await setIndexedPaths(knex, applicationId, paths, true);
     return;
   }
