@@ -10,6 +10,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { migratorConfig } from '../../src/storage/migrations/index.js';
 import { purgeBatch } from '../../src/storage/spans/span-purge.js';
+import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { spanRow } from '../support/span-rows.js';
 import { parseIndexedAttributes } from '../../src/storage/accounts/indexed-attributes.js';
 import { call } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';
@@ -169,6 +171,14 @@ onEachDatabase(
       expect((await read(indexed, '/traces', filter)).pagination?.total).to.equal(1);
       // A filter the table does not answer (two conditions) still finds both through the spans.
       expect(found(await read(indexed, '/traces', { and: [filter, { field: 'span_name', op: 'exists' }] }))).to.have.length(2);
+    });
+
+    it('refuses to store slot values that are not filed per trace (no generation given for their slot)', async () => {
+      const row = spanRow({ application_id: 'app_unfiled', trace_id: 'f'.repeat(32), span_id: 'f'.repeat(16), indexed_value_2: 'a' });
+      let refused: unknown;
+      await storeSpans(app().server.knex, [row], { traceSlots: [{ slot: 1, generation: 0 }] }).catch((error: unknown) => (refused = error));
+      expect(String(refused)).to.match(/slot 2/);
+      expect(await app().server.knex('spans').where({ application_id: 'app_unfiled' }).count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 0);
     });
 
     it('files the values of spans stored before its migration (run again here on stored spans)', async () => {

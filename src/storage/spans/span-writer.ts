@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { Run } from '../sql/dialect.js';
 import { bulkWriteTransaction } from '../transactions.js';
+import { SLOT_NUMBERS, slotColumn } from './indexed-slots.js';
 import { inPowerOfTwoRuns, insertSpansMysql, insertSpansSqlite } from './span-insert.js';
 import { sendPrepared } from '../sql/mysql-transaction.js';
 import { addRollupsQuery, rollupDeltas } from './span-rollups.js';
@@ -130,6 +131,10 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
   const { slotKeysValidUntil, traceSlots = [] } = options;
   const work = rounds(rows);
   if (traceSlots.length > 0 && new Set(work.map((round) => round.applicationId)).size > 1) throw new Error('traceSlots given for the rows of several applications');
+  // Slot values not filed per trace would leave any-span searches on a ready slot short: refuse them.
+  const filed = new Set(traceSlots.map((target) => target.slot));
+  const unfiled = SLOT_NUMBERS.find((slot) => !filed.has(slot) && rows.some((row) => row[slotColumn(slot)] !== null && row[slotColumn(slot)] !== undefined));
+  if (unfiled !== undefined) throw new Error(`rows hold values of slot ${unfiled} but traceSlots does not give its generation`);
   const write = async (writer: Writer, checking: boolean) => {
     const fresh: SpanRow[] = [];
     for (const { applicationId, rowsByTrace } of work) fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking, traceSlots)));
