@@ -67,6 +67,14 @@ const FILTERS = [
   { field: MODEL, op: 'eq', value: 'zz' },
 ];
 
+/** Every number to 12 significant digits (floating sums taken in another order differ in the last bits). */
+function roundedFigures(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : Number(value.toPrecision(12));
+  if (Array.isArray(value)) return value.map(roundedFigures);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, roundedFigures(entry)]));
+  return value;
+}
+
 interface Target {
   appId: string;
   token: string;
@@ -125,8 +133,11 @@ onEachDatabase(
       for (const filter of FILTERS) {
         all.push(await read(target, '/traces', filter, { limit: '100' }));
         all.push(await walk(target, filter));
-        all.push(await read(target, '/traces', filter, { limit: '3', page: '2' }));
-        all.push(await read(target, '/engine/metrics', filter));
+        // A cursor is bound to its application: whether one follows is what both must agree on.
+        const { next_cursor: next, ...page } = await read(target, '/traces', filter, { limit: '3', page: '2' });
+        all.push({ ...page, more: next !== null });
+        // Means and spreads are sums taken in the order the plan reads the traces: equal within rounding.
+        all.push(roundedFigures(await read(target, '/engine/metrics', filter)));
       }
       return all;
     }
@@ -136,7 +147,9 @@ onEachDatabase(
       return rows.map((row) => ({ ...row, value: Buffer.isBuffer(row.value) ? row.value.toString('utf8') : row.value }));
     }
 
-    it('answers every search, walk, page and metrics call as the same spans without the index, before and after a purge', async () => {
+    it('answers every search, walk, page and metrics call as the same spans without the index, before and after a purge', async function () {
+      // Room for fast-check to shrink a counterexample, so that a failure reads as one.
+      this.timeout(300_000);
       const as = await owner();
       const orgId = await createOrganization(as);
       await fc.assert(
@@ -146,14 +159,15 @@ onEachDatabase(
           await send(indexed, spans);
           await send(plain, spans);
           expect((await filedRows(indexed.appId)).length).to.be.greaterThan(0);
-          expect(await answers(indexed)).to.deep.equal(await answers(plain));
+          const [got, wanted] = [await answers(indexed), await answers(plain)];
+          got.forEach((answer, index) => expect(answer, `answer ${index} (filter ${Math.floor(index / 4)}, read ${index % 4})`).to.deep.equal(wanted[index]));
           // Spans that started before minute 10 go: traces lose values, roots and times.
           for (const target of [indexed, plain]) {
             while ((await purgeBatch(app().server.knex, { applicationId: target.appId, beforeNs: T0 + 10n * MINUTE, limit: 3 })).full);
           }
           expect(await answers(indexed)).to.deep.equal(await answers(plain));
         }),
-        { numRuns: 6 },
+        { numRuns: Number(process.env.FC_RUNS ?? 6), ...(process.env.FC_SEED && { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }) },
       );
     });
 
