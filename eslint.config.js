@@ -2,6 +2,7 @@
 // of src/ (README, "Layout"): each folder imports only the folders below it.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 /**
  * What each top-level entry of src/ may import from src/, lowest first. A folder not listed may
@@ -29,8 +30,9 @@ const LAYERS = {
   management: ['operations', 'accounts', 'auth', 'storage', 'errors', 'permissions', 'generated', 'config'],
   api: ['operations', 'errors', 'generated', 'config'],
   ops: ['api', 'storage', 'errors', 'json', 'config'],
+  dashboard: ['auth', 'storage', 'errors', 'permissions', 'config'],
   grpc: ['ops', 'api', 'operations', 'ingest', 'auth', 'storage', 'errors', 'config'],
-  http: ['ops', 'api', 'engine', 'management', 'operations', 'traces', 'ingest', 'auth', 'accounts', 'storage', 'errors', 'json', 'generated', 'config', 'logger'],
+  http: ['dashboard', 'ops', 'api', 'engine', 'management', 'operations', 'traces', 'ingest', 'auth', 'accounts', 'storage', 'errors', 'json', 'generated', 'config', 'logger'],
 };
 
 const ENTRIES = [...Object.keys(LAYERS), 'server', 'main'];
@@ -63,7 +65,7 @@ function layeringRules() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'src/generated/'] },
+  { ignores: ['node_modules/', 'data/', 'dist/', 'test-artifacts/', 'src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -73,6 +75,13 @@ export default tseslint.config(
     },
   },
   ...layeringRules(),
+  // The dashboard runs in the browser and reaches the service only through its HTTP APIs: of
+  // src/ it may import only the generated types of the documents.
+  {
+    files: ['ui/**/*.ts', 'ui/**/*.tsx'],
+    languageOptions: { globals: globals.browser },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+src/(?!generated/)', message: 'the dashboard uses the APIs, not the server code: only src/generated types (eslint.config.js)' }] }] },
+  },
   {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-unused-expressions': 'off' },

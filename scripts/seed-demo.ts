@@ -430,10 +430,11 @@ if (Boolean(token) !== Boolean(appId)) fail('Give both the token and the applica
 await assertReachable(baseUrl);
 
 let demoUserToken: string | undefined;
+let demoSignInLink: string | undefined;
 let exporterHeaders: string | undefined;
 if (!token || !appId) {
   const account = await createDemoAccount(baseUrl);
-  ({ appId, keyToken: token, userToken: demoUserToken } = account);
+  ({ appId, keyToken: token, userToken: demoUserToken, signInLink: demoSignInLink } = account);
   // OTEL_EXPORTER_OTLP_HEADERS values are URL-decoded by the SDKs: the space and base64's + / = are encoded.
   const basic = Buffer.from(`${account.apiKey}:${account.apiSecret}`, 'utf8').toString('base64');
   exporterHeaders = `Authorization=${encodeURIComponent(`Basic ${basic}`)}`;
@@ -444,6 +445,11 @@ const spans = memory.getFinishedSpans();
 const traces = new Set(spans.map((span) => span.spanContext().traceId)).size;
 await send(spans);
 console.log(`seeded ${spans.length} spans in ${traces} traces over the last 24 hours into application ${appId} at ${baseUrl}`);
+if (demoSignInLink) {
+  console.log(`
+See them in the dashboard as the demo user: open this one-time sign-in link (it works once, for an hour)
+  ${demoSignInLink}`);
+}
 if (demoUserToken) {
   const now = new Date();
   const dayAgo = new Date(now.getTime() - 86_400_000);

@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from './server.js';
 function firstRunHint(config: Config, url: string, grpcPort: number | undefined): string {
   return [
     `spanledger is listening on ${url} (APIs: ${config.apis.join(', ')}; database: ${config.databaseUrl ? config.databaseUrl.replace(/\/\/[^@]*@/, '//***@') : 'embedded SQLite in ' + config.dataDir})`,
+    `  Dashboard:     ${url}/ui/  (sign in with a one-time link: npm run --silent sign-in-link -- --sub alice --name Alice)`,
     `  API docs:      ${url}/docs`,
     `  Health:        ${url}/healthz`,
     ...(grpcPort === undefined ? [] : [`  OTLP/gRPC:     port ${grpcPort} (TraceService/Export; GRPC_PORT=off turns it off)`]),

@@ -13,6 +13,8 @@ export interface DemoAccount {
   /** The key's own credentials, for an exporter configured by environment variables. */
   apiKey: string;
   apiSecret: string;
+  /** A one-time dashboard sign-in link for the demo user (docs/dashboard.md), valid for an hour. */
+  signInLink: string;
 }
 
 async function post<T>(baseUrl: string, path: string, body: unknown, token?: string): Promise<T> {
@@ -51,5 +53,7 @@ export async function createDemoAccount(baseUrl: string): Promise<DemoAccount> {
     client_id: key.api_key,
     client_secret: key.api_secret,
   });
-  return { userToken, appId: application.id, keyToken: exchanged.access_token, apiKey: key.api_key, apiSecret: key.api_secret };
+  const link = await tokens.signSignInLink({ subject: 'demo', email: 'demo@example.com', name: 'Demo User' }, 3600);
+  const signInLink = `${new URL(baseUrl).origin}/ui/sign-in#link=${link}`;
+  return { signInLink, userToken, appId: application.id, keyToken: exchanged.access_token, apiKey: key.api_key, apiSecret: key.api_secret };
 }

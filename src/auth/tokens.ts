@@ -74,6 +74,22 @@ export interface ApiKeyClaims {
 
 export type VerifiedClaims = UserClaims | ApiKeyClaims;
 
+/**
+ * The audience of a dashboard sign-in link's token (docs/dashboard.md, "Signing in"): never the
+ * service's API audience, so a link cannot be used as a bearer token, only exchanged once.
+ */
+export const SIGN_IN_LINK_AUDIENCE = 'spanledger-dashboard-sign-in';
+
+export interface SignInLinkClaims {
+  /** The link's one-time id: exchanging it records this id, so a second exchange fails. */
+  linkId: string;
+  /** When the link stops working, in epoch milliseconds. */
+  expiresAtMs: number;
+  subject: string;
+  email: string | undefined;
+  name: string | undefined;
+}
+
 interface Issuer {
   name: string;
   keys: JWTVerifyGetKey;
@@ -121,11 +137,11 @@ export class TokenService {
     return { keys: [this.signingKey.publicJwk] };
   }
 
-  private async sign(claims: JWTPayload, subject: string, ttlSeconds: number): Promise<string> {
+  private async sign(claims: JWTPayload, subject: string, ttlSeconds: number, audience = this.config.tokenAudience): Promise<string> {
     return new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: this.signingKey.kid, typ: 'JWT' })
       .setIssuer(this.config.tokenIssuer)
-      .setAudience(this.config.tokenAudience)
+      .setAudience(audience)
       .setSubject(subject)
       .setIssuedAt()
       .setJti(randomUUID())
@@ -136,6 +152,31 @@ export class TokenService {
   /** A dashboard-user token signed by the service itself (local and development use). */
   signUserToken(user: { subject: string; email?: string; name?: string; permissions: readonly Permission[] }, ttlSeconds: number): Promise<string> {
     return this.sign({ email: user.email, name: user.name, permissions: [...user.permissions] }, user.subject, ttlSeconds);
+  }
+
+  /** A one-time dashboard sign-in link's token for a local user (`npm run sign-in-link`). */
+  signSignInLink(user: { subject: string; email?: string; name?: string }, ttlSeconds: number): Promise<string> {
+    return this.sign({ token_use: 'sign_in_link', email: user.email, name: user.name }, user.subject, ttlSeconds, SIGN_IN_LINK_AUDIENCE);
+  }
+
+  /** Checks a sign-in link's token: signed by this service, for sign-in, not expired. */
+  async verifySignInLink(token: string): Promise<SignInLinkClaims> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.issuers[0].keys, {
+        algorithms: [SIGNING_ALGORITHM],
+        issuer: this.config.tokenIssuer,
+        audience: SIGN_IN_LINK_AUDIENCE,
+        clockTolerance: this.config.clockToleranceSeconds,
+        requiredClaims: ['exp', 'sub', 'jti'],
+      }));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      throw new InvalidTokenError(`sign-in link rejected: ${code ?? 'invalid'}`, (code && JOSE_FAILURES[code]) || 'rejected');
+    }
+    if (payload.token_use !== 'sign_in_link') throw new InvalidTokenError('not a sign-in link', 'invalid_claims');
+    const text = (name: string) => (typeof payload[name] === 'string' && payload[name] !== '' ? (payload[name] as string) : undefined);
+    return { linkId: payload.jti as string, expiresAtMs: (payload.exp as number) * 1000, subject: payload.sub as string, email: text('email'), name: text('name') };
   }
 
   /** The token `POST /auth/token` answers: names the key, its application, organization and secret generation. */
@@ -171,6 +212,8 @@ export class TokenService {
       throw new InvalidTokenError(`token rejected: ${code ?? 'invalid'}`, (code && JOSE_FAILURES[code]) || 'rejected');
     }
     const subject = payload.sub as string;
+    // A sign-in link is exchanged once for a token (docs/dashboard.md), never sent as one itself.
+    if (issuer.name === this.config.tokenIssuer && payload.token_use === 'sign_in_link') throw new InvalidTokenError('a sign-in link is not a bearer token', 'invalid_claims');
     if (issuer.name === this.config.tokenIssuer && payload.token_use === 'api_key') {
       if (typeof payload.app_id !== 'string' || typeof payload.org_id !== 'string' || typeof payload.gen !== 'number') {
         throw new InvalidTokenError('API key token lacks its application, organization or generation', 'invalid_claims');

@@ -19,6 +19,7 @@ import { managementHandlers } from '../management/handlers.js';
 import { refineManagementIssues } from '../management/refine-issues.js';
 import type { HttpMetrics } from '../ops/metrics.js';
 import { opsRoutes } from '../ops/routes.js';
+import { dashboardRoutes } from '../dashboard/routes.js';
 import { authenticateRequest } from './authenticate-request.js';
 import { jsonBodyParser } from './body-parser.js';
 import { logKoaError } from './client-disconnect.js';
@@ -69,6 +70,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(errorMiddleware(logger));
   app.use(jsonBodyParser(config.jsonBodyLimitBytes));
   app.use(ops.routes());
+  app.use(dashboardRoutes({ knex, tokens: deps.tokens, settings: { oidc: null } }).routes());
   app.use(dispatchTo(await buildApis(deps), logger));
   // Koa logs errors that reach it: streamed responses that fail, a client leaving among them.
   app.on('error', logKoaError(logger));

@@ -9,6 +9,7 @@ import * as applicationRetention from './20261123000200_application_retention.js
 import * as indexedAttributes from './20261123000300_indexed_attributes.js';
 import * as spanRollups from './20261123000400_span_rollups.js';
 import * as traceSlotValues from './20261124000100_trace_slot_values.js';
+import * as signInLinks from './20261124000200_sign_in_links.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,6 +25,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261123000300_indexed_attributes', indexedAttributes],
   ['20261123000400_span_rollups', spanRollups],
   ['20261124000100_trace_slot_values', traceSlotValues],
+  ['20261124000200_sign_in_links', signInLinks],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,90 @@
+// The dashboard's routes, outside the OpenAPI documents (docs/dashboard.md): `/` leads to it,
+// `/ui/assets/*` are its built files, `/ui/session` exchanges a one-time sign-in link, and every
+// other `/ui/...` path is its single page, which routes in the browser. The page reads and changes
+// data only through the engine and management APIs, with the same bearer tokens as any client.
+import Router, { type RouterContext } from '@koa/router';
+import type { Knex } from 'knex';
+import send from 'koa-send';
+import path from 'node:path';
+import type { TokenService } from '../auth/tokens.js';
+import { NotFoundError, RequestValidationError } from '../errors.js';
+import { DASHBOARD_DIR, readIndexPage } from './built-files.js';
+import { contentSecurityPolicy, setSecurityHeaders } from './security-headers.js';
+import { exchangeSignInLink } from './sign-in-link.js';
+
+/** What the page learns from the service before it signs anyone in. */
+export interface DashboardSettings {
+  /** The OpenID Connect provider to sign in with, when one is configured for the dashboard. */
+  oidc: { issuer: string; client_id: string; scope: string } | null;
+}
+
+export interface DashboardRouteDeps {
+  knex: Knex;
+  tokens: TokenService;
+  settings: DashboardSettings;
+  /** Where the built files are (default dist/ui). */
+  dir?: string;
+}
+
+/** A sign-in link's token is a compact JWT: far shorter than this. */
+const LINK_MAX_LENGTH = 4096;
+
+function linkOf(body: unknown): string {
+  const link = (body as { link?: unknown } | null)?.link;
+  if (typeof link !== 'string' || link === '' || link.length > LINK_MAX_LENGTH) {
+    throw new RequestValidationError([{ loc: ['body', 'link'], msg: `a sign-in link's token (a string of 1 to ${LINK_MAX_LENGTH} characters) is required`, type: 'value_error' }]);
+  }
+  return link;
+}
+
+export function dashboardRoutes({ knex, tokens, settings, dir = DASHBOARD_DIR }: DashboardRouteDeps): Router {
+  // Strict: `/ui` and `/ui/` are different paths here (the first redirects to the second).
+  const router = new Router({ strict: true });
+  const providerOrigins = settings.oidc ? [new URL(settings.oidc.issuer).origin] : [];
+  const policy = contentSecurityPolicy(providerOrigins);
+  const dashboard = async (ctx: RouterContext, next: () => Promise<unknown>) => {
+    ctx.state.route = 'dashboard';
+    setSecurityHeaders(ctx, policy);
+    await next();
+  };
+
+  router.get('/', dashboard, (ctx) => ctx.redirect('/ui/'));
+  router.get('/ui', dashboard, (ctx) => ctx.redirect('/ui/'));
+
+  router.get('/ui/config.json', dashboard, (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = settings;
+  });
+
+  router.post('/ui/session', dashboard, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await exchangeSignInLink(knex, tokens, linkOf(ctx.request.body));
+  });
+
+  router.get('/ui/assets/:file', dashboard, async (ctx) => {
+    // Built file names carry a hash of their content: cached for good, and served gzipped when
+    // the browser takes it (scripts/build-ui.ts writes the .gz beside each file).
+    try {
+      await send(ctx, path.basename(ctx.params.file as string), { root: path.join(dir, 'assets'), immutable: true, maxage: 365 * 86_400_000, gzip: true, brotli: false });
+    } catch (error) {
+      // koa-send reports a missing file as an HTTP error of its own: answered like any other 404.
+      if ((error as { status?: unknown }).status === 404) throw new NotFoundError();
+      throw error;
+    }
+  });
+
+  router.get('/ui/{*rest}', dashboard, (ctx) => {
+    const page = readIndexPage(dir);
+    ctx.set('Cache-Control', 'no-cache');
+    if (page === undefined) {
+      ctx.status = 503;
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = 'The dashboard is not built yet: run `npm run build:ui` (`npm start` does it).\n';
+      return;
+    }
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = page;
+  });
+
+  return router;
+}

@@ -1,0 +1,87 @@
+// What the dashboard tests need: the built dashboard (built once per test run, as `npm start`
+// does), Chromium driven by playwright-core, one-time sign-in links, and screenshots kept as
+// test artifacts. Chromium comes from Debian's packages (.ci/run installs it); with
+// REQUIRE_BROWSER=1 (CI) a missing Chromium fails the suite, elsewhere the browser suites skip.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildUi } from '../../scripts/lib/build-ui.js';
+import type { TestServer } from './test-server.js';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = path.resolve('test-artifacts/screenshots');
+
+let built: Promise<unknown> | undefined;
+
+/** Builds the dashboard into dist/ui, once per test run. */
+export function ensureUiBuilt(): Promise<unknown> {
+  built ??= buildUi();
+  return built;
+}
+
+/** A one-time sign-in link for a local user, as `npm run sign-in-link` prints it. */
+export async function signInLink(app: TestServer, user: { subject: string; email?: string; name?: string }, ttlSeconds = 600): Promise<string> {
+  return `${app.url}/ui/sign-in#link=${await app.server.tokens.signSignInLink(user, ttlSeconds)}`;
+}
+
+/**
+ * Declares a browser for the enclosing suite: launched before its tests, closed after. Without
+ * Chromium the suite is skipped, unless REQUIRE_BROWSER=1 makes that a failure.
+ */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  before(async function () {
+    this.timeout(120_000);
+    if (!fs.existsSync(CHROMIUM_PATH)) {
+      if (process.env.REQUIRE_BROWSER === '1') throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM_PATH}: the dashboard suites cannot run`);
+      this.skip();
+    }
+    await ensureUiBuilt();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      // Chromium as root needs --no-sandbox; the rest keep it off the network this machine does not have.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('the browser is not running');
+    return browser;
+  };
+}
+
+/** What a page did that a test must see: script errors, dialogs, CSP violations. */
+export interface PageWatch {
+  page: Page;
+  context: BrowserContext;
+  pageErrors: string[];
+  dialogs: string[];
+  cspViolations: string[];
+  consoleErrors: string[];
+}
+
+export async function openPage(browser: Browser): Promise<PageWatch> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const watch: PageWatch = { page, context, pageErrors: [], dialogs: [], cspViolations: [], consoleErrors: [] };
+  page.on('pageerror', (error) => watch.pageErrors.push(error.message));
+  page.on('dialog', (dialog) => {
+    watch.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') watch.consoleErrors.push(message.text());
+  });
+  await page.exposeFunction('__reportCspViolation', (text: string) => watch.cspViolations.push(text));
+  // Runs in the page (a string: this file is compiled without the DOM's types).
+  await page.addInitScript(`document.addEventListener('securitypolicyviolation', (event) => window.__reportCspViolation(event.violatedDirective + ' ' + event.blockedURI))`);
+  return watch;
+}
+
+/** Saves a screenshot of the page as a test artifact (test-artifacts/screenshots/<name>.png). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}

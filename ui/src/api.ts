@@ -1,0 +1,52 @@
+// Typed clients of the engine and management APIs (openapi-fetch over the generated types of
+// openapi/*.yaml), sending the session's bearer token like any other client. A 401 ends the
+// session: the token expired or was refused, so the user signs in again.
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { paths as EnginePaths } from '../../src/generated/engine';
+import type { paths as ManagementPaths } from '../../src/generated/management';
+import { endSession, readSession } from './session';
+
+const bearer: Middleware = {
+  onRequest({ request }) {
+    const session = readSession();
+    if (session) request.headers.set('Authorization', `Bearer ${session.token}`);
+    return request;
+  },
+  onResponse({ response }) {
+    if (response.status === 401 && readSession()) endSession();
+    return response;
+  },
+};
+
+export const engine = createClient<EnginePaths>({ baseUrl: location.origin });
+engine.use(bearer);
+export const management = createClient<ManagementPaths>({ baseUrl: location.origin });
+management.use(bearer);
+
+/** A failed call, with the message the service gave. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The service's own words for a failure: `detail` (a sentence or validation issues) or OAuth's `error_description`. */
+export function problemMessage(status: number, body: unknown): string {
+  const problem = body as { detail?: unknown; error_description?: unknown } | null;
+  if (typeof problem?.detail === 'string') return problem.detail;
+  if (Array.isArray(problem?.detail)) {
+    return problem.detail.map((issue: { loc?: unknown[]; msg?: string }) => `${(issue.loc ?? []).slice(1).join('.')}: ${issue.msg ?? ''}`).join('; ');
+  }
+  if (typeof problem?.error_description === 'string') return problem.error_description;
+  return `the service answered ${status}`;
+}
+
+/** The data of a successful call; throws ApiError otherwise. */
+export async function call<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await request;
+  if (!response.ok) throw new ApiError(response.status, problemMessage(response.status, error));
+  return data as T;
+}

@@ -1,0 +1,43 @@
+// The shell: signed out, the sign-in view whatever the path; signed in, the navigation and the
+// view of the path. Every path lives under /ui and is a real URL, so any view can be shared.
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { useSession } from './session';
+import { Header } from './components/header';
+import { SignIn } from './views/sign-in';
+import { Home } from './views/home';
+import { Traces } from './views/traces';
+import { TraceView } from './views/trace';
+import { Metrics } from './views/metrics';
+import { Live } from './views/live';
+import { NotFound } from './views/not-found';
+
+function SignedIn() {
+  return (
+    <>
+      <Header />
+      <main id="main">
+        <Router>
+          <Route path="/ui/" component={Home} />
+          <Route path="/ui/traces" component={Traces} />
+          <Route path="/ui/traces/:traceId" component={TraceView} />
+          <Route path="/ui/metrics" component={Metrics} />
+          <Route path="/ui/live" component={Live} />
+          <Route path="/ui/sign-in" component={SignedInAlready} />
+          <Route default component={NotFound} />
+        </Router>
+      </main>
+    </>
+  );
+}
+
+/** A sign-in link opened while signed in: the link is not used; the user goes on where they were. */
+function SignedInAlready() {
+  const { route } = useLocation();
+  route('/ui/', true);
+  return null;
+}
+
+export function App() {
+  const session = useSession();
+  return <LocationProvider scope="/ui">{session ? <SignedIn /> : <SignIn />}</LocationProvider>;
+}
