@@ -2,7 +2,7 @@
 // the token never stays in the address bar, the link does not work twice, and sign-out forgets
 // the token (a reload stays signed out).
 import { expect } from 'chai';
-import { openPage, screenshot, signInLink, useBrowser } from '../support/dashboard.js';
+import { accessibilityViolations, openPage, screenshot, signInLink, useBrowser } from '../support/dashboard.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 onEachDatabase('dashboard sign-in', (app) => {
@@ -16,6 +16,7 @@ onEachDatabase('dashboard sign-in', (app) => {
       await page.getByTestId('user-name').filter({ hasText: 'Alice Example' }).waitFor();
       expect(page.url()).to.equal(`${app().url}/ui/`);
       await screenshot(page, `sign-in-signed-in-${app().database}`);
+      expect(await accessibilityViolations(page), 'signed-in shell').to.deep.equal([]);
       await page.reload();
       await page.getByTestId('user-name').filter({ hasText: 'Alice Example' }).waitFor();
 
@@ -30,6 +31,7 @@ onEachDatabase('dashboard sign-in', (app) => {
       await page.getByRole('alert').filter({ hasText: 'already used' }).waitFor();
       expect(page.url(), 'the token left the address bar').not.to.include('#link=');
       await screenshot(page, `sign-in-link-used-${app().database}`);
+      expect(await accessibilityViolations(page), 'sign-in view').to.deep.equal([]);
       expect(pageErrors).to.deep.equal([]);
       expect(cspViolations).to.deep.equal([]);
     } finally {

@@ -4,6 +4,7 @@
 // REQUIRE_BROWSER=1 (CI) a missing Chromium fails the suite, elsewhere the browser suites skip.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildUi } from '../../scripts/lib/build-ui.js';
 import type { TestServer } from './test-server.js';
@@ -84,4 +85,24 @@ export async function openPage(browser: Browser): Promise<PageWatch> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: number;
+}
+
+/**
+ * Runs axe-core (WCAG 2.1 A and AA rules) on the page as it is now and returns the serious and
+ * critical violations. axe is evaluated through the DevTools protocol, which the page's CSP does
+ * not govern, so the page keeps its real policy.
+ */
+export async function accessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  const source = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  const result = (await page.evaluate(`${source}
+    axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+      .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))`)) as AxeViolation[];
+  return result.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }
