@@ -1,0 +1,79 @@
+// What a data view (traces, metrics, live) keeps in its URL, so a view can be shared and reloaded:
+//   app=<application id>
+//   range=15m|1h|6h|24h|7d   a quick range ending now (default 24h), or
+//   from=<ISO 8601>&to=<ISO 8601>   an absolute range (both; they win over `range`)
+//   filter=<JSON>            the engine's filter tree (openapi/engine.yaml, FilterNode), as sent
+//   children=1               search child spans (POST /traces `search_child_spans=true`)
+import type { components } from '../../src/generated/engine';
+
+export type FilterNode = components['schemas']['FilterNode'];
+
+export const QUICK_RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
+export type QuickRange = keyof typeof QUICK_RANGES;
+export const DEFAULT_RANGE: QuickRange = '24h';
+
+export interface TimeWindow {
+  start: Date;
+  end: Date;
+  /** The quick range it came from, or undefined for an absolute range. */
+  quick: QuickRange | undefined;
+}
+
+function isQuickRange(value: string | undefined): value is QuickRange {
+  return value !== undefined && Object.hasOwn(QUICK_RANGES, value);
+}
+
+function dateOf(value: string | undefined): Date | undefined {
+  if (!value) return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** The window the URL names; a quick range ends at `now`. */
+export function readTimeWindow(query: Record<string, string>, now = new Date()): TimeWindow {
+  const from = dateOf(query.from);
+  const to = dateOf(query.to);
+  if (from && to && from < to) return { start: from, end: to, quick: undefined };
+  const quick = isQuickRange(query.range) ? query.range : DEFAULT_RANGE;
+  return { start: new Date(now.getTime() - QUICK_RANGES[quick]), end: now, quick };
+}
+
+/** The query changes that select a quick range (and drop an absolute one). */
+export function quickRangeQuery(range: QuickRange): Record<string, string | undefined> {
+  return { range, from: undefined, to: undefined };
+}
+
+/** The query changes that select an absolute range. */
+export function absoluteRangeQuery(start: Date, end: Date): Record<string, string | undefined> {
+  return { range: undefined, from: start.toISOString(), to: end.toISOString() };
+}
+
+/** The window as the engine's `start_time`/`end_time` query parameters. */
+export function windowParams(window: TimeWindow): { start_time: string; end_time: string } {
+  return { start_time: window.start.toISOString(), end_time: window.end.toISOString() };
+}
+
+export interface FilterState {
+  filter: FilterNode | undefined;
+  /** Set when `filter=` holds something that is not JSON: the view says so instead of guessing. */
+  problem: string | undefined;
+}
+
+/** The filter the URL holds. Its shape is checked by the engine, which answers a 422 naming the problem. */
+export function readFilter(query: Record<string, string>): FilterState {
+  if (!query.filter) return { filter: undefined, problem: undefined };
+  try {
+    return { filter: JSON.parse(query.filter) as FilterNode, problem: undefined };
+  } catch {
+    return { filter: undefined, problem: 'The filter in the address is not valid JSON' };
+  }
+}
+
+/** The query change that stores a filter (undefined removes it). */
+export function filterQuery(filter: FilterNode | undefined): Record<string, string | undefined> {
+  return { filter: filter === undefined ? undefined : JSON.stringify(filter) };
+}
+
+export function readSearchChildren(query: Record<string, string>): boolean {
+  return query.children === '1';
+}
