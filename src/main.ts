@@ -1,17 +1,32 @@
 // `npm start`: reads the configuration, starts the service and stops it cleanly on SIGTERM/SIGINT.
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, localServiceUrl, type Config } from './config.js';
 import { GrpcListenError } from './grpc/server.js';
 import { createLogger } from './logger.js';
 import { startServer, type RunningServer } from './server.js';
 
+/** The variables the CLI commands read to find this service's key and claims, as this process got them. */
+const CLI_VARIABLES = ['DATA_DIR', 'SIGNING_KEY_FILE', 'TOKEN_ISSUER', 'TOKEN_AUDIENCE'];
+
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `DATA_DIR=… ` and the like, so that a hinted command signs with this service's key and claims. */
+function cliEnvironment(env: NodeJS.ProcessEnv): string {
+  return CLI_VARIABLES.filter((name) => env[name]).map((name) => `${name}=${shellWord(env[name] as string)} `).join('');
+}
+
 function firstRunHint(config: Config, url: string, grpcPort: number | undefined): string {
+  const cli = cliEnvironment(process.env);
+  // The link's address: where this process really listens (PORT=0 picks a port the CLI cannot know).
+  const linkUrl = url === localServiceUrl(config.host, config.port) ? '' : ` --url ${url}`;
   return [
     `spanledger is listening on ${url} (APIs: ${config.apis.join(', ')}; database: ${config.databaseUrl ? config.databaseUrl.replace(/\/\/[^@]*@/, '//***@') : 'embedded SQLite in ' + config.dataDir})`,
-    `  Dashboard:     ${url}/ui/  (sign in with a one-time link: npm run --silent sign-in-link -- --sub alice --name Alice)`,
+    `  Dashboard:     ${url}/ui/  (sign in with a one-time link: ${cli}npm run --silent sign-in-link -- --sub alice --name Alice${linkUrl})`,
     `  API docs:      ${url}/docs`,
     `  Health:        ${url}/healthz`,
     ...(grpcPort === undefined ? [] : [`  OTLP/gRPC:     port ${grpcPort} (TraceService/Export; GRPC_PORT=off turns it off)`]),
-    `  Get a token:   TOKEN=$(npm run --silent token -- --sub alice --email alice@example.com --name Alice)`,
+    `  Get a token:   TOKEN=$(${cli}npm run --silent token -- --sub alice --email alice@example.com --name Alice)`,
     `  First call:    curl -s -X POST ${url}/organizations -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"name":"Acme"}'`,
   ].join('\n');
 }
