@@ -54,20 +54,27 @@ function metadataText(metadata: Metadata, name: string): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-/** The longest application id the document's IngestAppId header takes (openapi/engine.yaml). */
-const APP_ID_MAX_LENGTH = 64;
+/** The longest application id the operation's X-Vendor-App-Id header takes, read from the document. */
+function appIdMaxLength(operation: OpenApiContext['operation']): number {
+  const header = (operation.parameters as Array<{ in?: string; name?: string; schema?: { maxLength?: number } }>).find(
+    (parameter) => parameter.in === 'header' && parameter.name?.toLowerCase() === 'x-vendor-app-id',
+  );
+  const maxLength = header?.schema?.maxLength;
+  if (typeof maxLength !== 'number') throw new Error('the engine document gives POST /v1/traces no X-Vendor-App-Id header with a maxLength');
+  return maxLength;
+}
 
 /**
  * x-vendor-app-id as sent, checked by the rules of the HTTP header (IngestAppId): sent empty or
- * longer than 64 characters, the INVALID_ARGUMENT of the header's 422. Undefined when not sent.
+ * longer than the header's maxLength, the INVALID_ARGUMENT of the header's 422. Undefined when not sent.
  */
-function sentApplicationId(metadata: Metadata): string | undefined {
+function sentApplicationId(metadata: Metadata, maxLength: number): string | undefined {
   const sent = metadata.get('x-vendor-app-id');
   if (sent.length === 0) return undefined;
   const value = typeof sent[0] === 'string' ? sent[0].trim() : '';
   const loc = ['header', 'x-vendor-app-id'];
   if (value === '') throw new RequestValidationError([{ loc, msg: 'String should have at least 1 characters', type: 'string_too_short' }]);
-  if (value.length > APP_ID_MAX_LENGTH) throw new RequestValidationError([{ loc, msg: `String should have at most ${APP_ID_MAX_LENGTH} characters`, type: 'string_too_long' }]);
+  if (value.length > maxLength) throw new RequestValidationError([{ loc, msg: `String should have at most ${maxLength} characters`, type: 'string_too_long' }]);
   return value;
 }
 
@@ -75,8 +82,8 @@ function sentApplicationId(metadata: Metadata): string | undefined {
  * The application the spans are for: x-vendor-app-id when sent, else (as over HTTP) an API
  * key's own application, while a user without it gets the 422 of a missing header.
  */
-function touchedApplication(metadata: Metadata, principal: Principal, operation: OpenApiContext['operation']): TouchedResource | undefined {
-  const applicationId = sentApplicationId(metadata);
+function touchedApplication(metadata: Metadata, principal: Principal, operation: OpenApiContext['operation'], appIdLimit: number): TouchedResource | undefined {
+  const applicationId = sentApplicationId(metadata, appIdLimit);
   return applicationId ? { kind: 'application', id: applicationId, viaHeader: true } : impliedApplication(principal, operation);
 }
 
@@ -93,6 +100,7 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
   const access = operationAccess(operation);
   if (!access) throw new Error('the engine document declares no access rule for POST /v1/traces');
   const acceptBasic = acceptsBasic(operation);
+  const appIdLimit = appIdMaxLength(operation);
   return async (call: ServerUnaryCall<Buffer, ExportReply>, callback: sendUnaryData<ExportReply>): Promise<void> => {
     const started = performance.now();
     let authFailure: AuthFailure | undefined;
@@ -102,7 +110,7 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
         if (error instanceof AuthenticationError) authFailure = error.reason;
         throw error;
       });
-      const scope = await authorizeAccess(deps.knex, principal, access, touchedApplication(call.metadata, principal, operation));
+      const scope = await authorizeAccess(deps.knex, principal, access, touchedApplication(call.metadata, principal, operation, appIdLimit));
       const target = ingestTarget(scope);
       const request = decodeProtobufRequest(call.request);
       // Answered only once ingestTraces has committed the spans, as over HTTP.
