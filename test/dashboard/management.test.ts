@@ -51,6 +51,17 @@ async function storedNames(app: TestServer, appId: string): Promise<string[]> {
   return rows.map((row: { span_name: string }) => row.span_name).sort();
 }
 
+/** The role of the person with this e-mail in their (test's only) organization, or undefined once removed. */
+async function membershipRole(app: TestServer, email: string): Promise<string | undefined> {
+  const row = await app.server.knex('memberships').join('users', 'users.id', 'memberships.user_id').where('users.email', email).whereNull('memberships.deleted_at').first('memberships.role');
+  return row?.role;
+}
+
+/** Waits, without a deadline of its own, until `check` holds (the test's timeout bounds it). */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 function expectRefused(result: ExportResult, status: number): void {
   expect(result.code, 'the exporter was refused').to.equal(ExportResultCode.FAILED);
   expect((result.error as Error & { code?: number }).code).to.equal(status);
@@ -248,6 +259,33 @@ onEachDatabase('dashboard management views', (app) => {
       expect(await accessibilityViolations(member.page), 'application view (member)').to.deep.equal([]);
       const stored = await app().server.knex('applications').where({ name: 'Member app (renamed)' }).first();
       expect(stored?.retention_days).to.equal(90);
+      // ... and edit the key: its name and permissions.
+      await member.page.getByRole('button', { name: 'Edit member key' }).click();
+      const edit = member.page.getByRole('form', { name: 'Edit member key' });
+      await edit.getByLabel('Key name').fill('member reader');
+      await edit.getByRole('checkbox', { name: /^write:traces/ }).uncheck();
+      await edit.getByRole('checkbox', { name: /^read:traces/ }).check();
+      await edit.getByRole('button', { name: 'Save key' }).click();
+      const edited = member.page.getByTestId('api-keys').getByRole('row').filter({ hasText: 'member reader' });
+      await edited.waitFor();
+      expect(await edited.innerText()).to.include('read:traces').and.not.include('write:traces');
+
+      // The owner's controls work: Bob becomes an owner (and then sees the owner's actions), then is removed.
+      await owner.page.reload();
+      const bobRow = owner.page.getByTestId('members').getByRole('row').filter({ hasText: 'Bob Member' });
+      await bobRow.filter({ hasText: 'Active' }).waitFor();
+      await bobRow.getByRole('combobox', { name: 'Role of Bob Member' }).selectOption('owner');
+      await eventually(async () => (await membershipRole(app(), memberEmail)) === 'owner');
+      await member.page.goto(`${app().url}/ui/`);
+      await member.page.getByRole('row').filter({ hasText: 'Shared Org' }).getByRole('link', { name: 'Shared Org' }).click();
+      await member.page.getByRole('button', { name: 'Delete organization' }).waitFor();
+
+      await bobRow.getByRole('button', { name: 'Remove Bob Member' }).click();
+      await owner.page.getByRole('button', { name: 'Yes, remove' }).click();
+      await owner.page.getByTestId('members').getByRole('row').filter({ hasText: 'Bob Member' }).waitFor({ state: 'detached' });
+      expect(await membershipRole(app(), memberEmail)).to.equal(undefined);
+      await member.page.reload();
+      await member.page.getByRole('alert').filter({ hasText: 'The organization could not be loaded' }).waitFor();
 
       await expectNoPageFailures(owner);
       await expectNoPageFailures(member);
@@ -281,6 +319,18 @@ onEachDatabase('dashboard management views', (app) => {
       await details.getByRole('button', { name: 'Save organization' }).click();
       const invalid = details.getByRole('alert').filter({ hasText: 'The organization was not saved: tax_id' });
       await invalid.waitFor();
+
+      // Corrected, the same form saves, and the new name is shown.
+      await details.getByLabel('Tax id').fill('DE-123');
+      await details.getByLabel('Name').fill('Errors Incorporated');
+      await details.getByRole('group', { name: 'Billing address' }).getByLabel('City').fill('Berlin');
+      await details.getByRole('button', { name: 'Save organization' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Errors Incorporated' }).waitFor();
+      await details.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+      expect(await invalid.count(), 'the error is gone once saved').to.equal(0);
+      const saved = await app().server.knex('organizations').where({ name: 'Errors Incorporated' }).first();
+      expect(saved?.tax_id).to.equal('DE-123');
+      expect(JSON.parse(saved?.billing_address).city).to.equal('Berlin');
 
       // 400: an organization with an application cannot be deleted; the page says why.
       await page.getByRole('button', { name: 'Delete organization' }).click();

@@ -12,7 +12,8 @@ import { ApplicationSettingsForm } from '../components/application-settings-form
 import { ConfirmButton } from '../components/confirm-button';
 import { KeySecretPanel, type RevealedSecret } from '../components/key-secret-panel';
 import { useAction } from '../components/use-action';
-import './management.css';
+// Its styles, ui/src/views/management.css, come with the first view (imported by ui/src/views/home.tsx):
+// a lazily loaded view's own CSS import would not be injected.
 
 async function loadApplication(appId: string) {
   const application = await call(management.GET('/applications/{app_id}', { params: { path: { app_id: appId } } }));

@@ -12,7 +12,8 @@ import { MemberTable } from '../components/member-table';
 import { OrganizationSettingsForm } from '../components/organization-settings-form';
 import { RoleBadge } from '../components/role-badge';
 import { useAction } from '../components/use-action';
-import './management.css';
+// Its styles, ui/src/views/management.css, come with the first view (imported by ui/src/views/home.tsx):
+// a lazily loaded view's own CSS import would not be injected.
 
 export function OrganizationView() {
   const { orgId } = useRoute().params;
