@@ -10,6 +10,11 @@ import { TraceView } from './views/trace';
 import { Metrics } from './views/metrics';
 import { Live } from './views/live';
 import { NotFound } from './views/not-found';
+import { lazy } from 'preact-iso';
+
+// Loaded when first opened, so that the first view stays small.
+const OrganizationView = lazy(() => import('./views/organization').then((module) => module.OrganizationView));
+const ApplicationView = lazy(() => import('./views/application').then((module) => module.ApplicationView));
 
 function SignedIn() {
   return (
@@ -18,6 +23,8 @@ function SignedIn() {
       <main id="main">
         <Router>
           <Route path="/ui/" component={Home} />
+          <Route path="/ui/organizations/:orgId" component={OrganizationView} />
+          <Route path="/ui/applications/:appId" component={ApplicationView} />
           <Route path="/ui/traces" component={Traces} />
           <Route path="/ui/traces/:traceId" component={TraceView} />
           <Route path="/ui/metrics" component={Metrics} />

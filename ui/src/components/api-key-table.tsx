@@ -1,0 +1,195 @@
+// An application's API keys: create one (name and permissions), edit, rotate its secret, delete
+// it. A new or rotated secret is handed to `onSecret`, which shows it once (KeySecretPanel). Every
+// key operation is `x-organization-role: member`, so members and owners see the same controls.
+import { useState } from 'preact/hooks';
+import { call, management } from '../api';
+import { listApiKeys, type ApiKey, type AssignablePermission } from '../management';
+import { useAsync } from '../use-async';
+import { ActionError } from './action-error';
+import { ApiKeyPermissions } from './api-key-permissions';
+import { ConfirmButton } from './confirm-button';
+import type { RevealedSecret } from './key-secret-panel';
+import { useAction } from './use-action';
+
+function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string; onCreated(secret: RevealedSecret): void }) {
+  const [name, setName] = useState('');
+  const [permissions, setPermissions] = useState<AssignablePermission[]>(['write:traces']);
+  const action = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    let created: RevealedSecret | undefined;
+    const done = await action.run(async () => {
+      const key = await call(management.POST('/api-keys', { body: { app_id: applicationId, name: name.trim(), permissions } }));
+      created = { name: key.name, apiKey: key.api_key, apiSecret: key.api_secret, permissions: key.permissions, reason: 'created' };
+    });
+    if (done && created) {
+      setName('');
+      onCreated(created);
+    }
+  };
+  return (
+    <form class="key-form" onSubmit={submit} aria-label="Create an API key">
+      <label>
+        Key name
+        <input required maxLength={255} value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
+      </label>
+      <ApiKeyPermissions legend="Permissions of the new key" value={permissions} onChange={setPermissions} />
+      <button type="submit" class="primary" disabled={action.busy}>
+        Create API key
+      </button>
+      <ActionError error={action.error} context="The key was not created" />
+    </form>
+  );
+}
+
+function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: boolean): void }) {
+  const [name, setName] = useState(apiKey.name);
+  const [permissions, setPermissions] = useState<AssignablePermission[]>(apiKey.permissions);
+  const action = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (await action.run(() => call(management.PATCH('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } }, body: { name: name.trim(), permissions } })))) onDone(true);
+  };
+  return (
+    <form class="key-form" onSubmit={submit} aria-label={`Edit ${apiKey.name}`}>
+      <label>
+        Key name
+        <input required maxLength={255} value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
+      </label>
+      <ApiKeyPermissions legend={`Permissions of ${apiKey.name}`} value={permissions} onChange={setPermissions} />
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={action.busy}>
+          Save key
+        </button>
+        <button type="button" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
+      <ActionError error={action.error} context="The key was not saved" />
+    </form>
+  );
+}
+
+function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey; onChanged(): void; onSecret(secret: RevealedSecret): void; onDeleted(apiKey: string): void }) {
+  const [editing, setEditing] = useState(false);
+  const action = useAction();
+  const rotate = async () => {
+    let rotated: RevealedSecret | undefined;
+    await action.run(async () => {
+      const answer = await call(management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: apiKey.api_key } } }));
+      rotated = { name: apiKey.name, apiKey: answer.api_key, apiSecret: answer.api_secret, permissions: apiKey.permissions, reason: 'rotated' };
+    });
+    if (rotated) onSecret(rotated);
+  };
+  const remove = async () => {
+    if (await action.run(() => call(management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } } })))) onDeleted(apiKey.api_key);
+  };
+  return (
+    <tr>
+      <td>{apiKey.name}</td>
+      <td>
+        <code>{apiKey.api_key}</code>
+      </td>
+      <td>
+        <ul class="plain-list">
+          {apiKey.permissions.map((permission) => (
+            <li key={permission}>
+              <code>{permission}</code>
+            </li>
+          ))}
+        </ul>
+      </td>
+      <td>{new Date(apiKey.created_at).toLocaleString()}</td>
+      <td>{apiKey.last_used_at ? new Date(apiKey.last_used_at).toLocaleString() : <span class="muted">never</span>}</td>
+      <td>
+        {editing ? (
+          <ApiKeyEditForm
+            apiKey={apiKey}
+            onDone={(saved) => {
+              setEditing(false);
+              if (saved) onChanged();
+            }}
+          />
+        ) : (
+          <div class="row-actions">
+            <button type="button" aria-label={`Edit ${apiKey.name}`} onClick={() => setEditing(true)}>
+              Edit
+            </button>
+            <ConfirmButton
+              label="Rotate secret"
+              accessibleLabel={`Rotate secret of ${apiKey.name}`}
+              question="The current secret stops working at once."
+              confirmLabel="Yes, rotate"
+              busy={action.busy}
+              onConfirm={rotate}
+            />
+            <ConfirmButton
+              label="Delete"
+              accessibleLabel={`Delete ${apiKey.name}`}
+              question="Exporters and tokens using this key are refused at once."
+              confirmLabel="Yes, delete the key"
+              busy={action.busy}
+              onConfirm={remove}
+            />
+          </div>
+        )}
+        <ActionError error={action.error} />
+      </td>
+    </tr>
+  );
+}
+
+export function ApiKeyTable({ applicationId, onSecret, onDeleted }: { applicationId: string; onSecret(secret: RevealedSecret): void; onDeleted(apiKey: string): void }) {
+  const keys = useAsync(() => listApiKeys(applicationId), [applicationId]);
+  return (
+    <>
+      {keys.error && (
+        <p role="alert" class="error">
+          API keys could not be loaded: {keys.error.message}
+        </p>
+      )}
+      {!keys.data && !keys.error && <p aria-busy="true">Loading API keys…</p>}
+      {keys.data && keys.data.length === 0 && <p>No API key yet.</p>}
+      {keys.data && keys.data.length > 0 && (
+        <table class="management-table" data-testid="api-keys">
+          <caption class="visually-hidden">API keys</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Permissions</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data.map((apiKey) => (
+              <ApiKeyRow
+                key={apiKey.api_key}
+                apiKey={apiKey}
+                onChanged={keys.reload}
+                onSecret={(secret) => {
+                  onSecret(secret);
+                  keys.reload();
+                }}
+                onDeleted={(deleted) => {
+                  onDeleted(deleted);
+                  keys.reload();
+                }}
+              />
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h3>New API key</h3>
+      <ApiKeyCreateForm
+        applicationId={applicationId}
+        onCreated={(secret) => {
+          onSecret(secret);
+          keys.reload();
+        }}
+      />
+    </>
+  );
+}

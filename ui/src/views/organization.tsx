@@ -1,0 +1,76 @@
+// /ui/organizations/:orgId: one organization. Its members and applications for everyone in it;
+// for an owner also its details form, the member controls and deletion (the owner-only
+// operations of openapi/management.yaml). A member is not shown what the service would refuse.
+import { useLocation, useRoute } from 'preact-iso';
+import { call, management } from '../api';
+import { useAsync } from '../use-async';
+import { mayManageOrganization } from '../management';
+import { ActionError } from '../components/action-error';
+import { ApplicationTable } from '../components/application-table';
+import { ConfirmButton } from '../components/confirm-button';
+import { MemberTable } from '../components/member-table';
+import { OrganizationSettingsForm } from '../components/organization-settings-form';
+import { RoleBadge } from '../components/role-badge';
+import { useAction } from '../components/use-action';
+// Its styles, ui/src/views/management.css, come with the first view (imported by ui/src/views/home.tsx):
+// a lazily loaded view's own CSS import would not be injected.
+
+export function OrganizationView() {
+  const { orgId } = useRoute().params;
+  const { route } = useLocation();
+  const organization = useAsync(() => call(management.GET('/organizations/{org_id}', { params: { path: { org_id: orgId } } })), [orgId]);
+  const user = useAsync(() => call(management.GET('/users/me')), []);
+  const deletion = useAction();
+
+  if (organization.error) {
+    return (
+      <section>
+        <h1>Organization</h1>
+        <p role="alert" class="error">
+          The organization could not be loaded: {organization.error.message}
+        </p>
+        <p>
+          <a href="/ui/">Back to your organizations</a>
+        </p>
+      </section>
+    );
+  }
+  if (!organization.data) return <p aria-busy="true">Loading the organization…</p>;
+  const org = organization.data;
+  const owner = mayManageOrganization(org.role);
+  const remove = async () => {
+    if (await deletion.run(() => call(management.DELETE('/organizations/{org_id}', { params: { path: { org_id: org.id } } })))) route('/ui/');
+  };
+
+  return (
+    <section aria-labelledby="organization-heading">
+      <nav aria-label="Breadcrumb" class="breadcrumb">
+        <a href="/ui/">Organizations</a> <span aria-hidden="true">›</span> <span aria-current="page">{org.name}</span>
+      </nav>
+      <h1 id="organization-heading">
+        {org.name} <RoleBadge role={org.role} />
+      </h1>
+      <p class="muted">
+        <code>{org.id}</code>, created {new Date(org.created_at).toLocaleString()}
+      </p>
+
+      <h2>Applications</h2>
+      <ApplicationTable organizationId={org.id} />
+
+      <h2>Members</h2>
+      <MemberTable organizationId={org.id} mayManage={owner} currentUserId={user.data?.id} />
+
+      {owner && (
+        <>
+          <h2>Organization details</h2>
+          <OrganizationSettingsForm organization={org} onSaved={organization.reload} />
+
+          <h2>Delete the organization</h2>
+          <p class="muted">An organization can be deleted once it has no applications left.</p>
+          <ConfirmButton label="Delete organization" question={`Delete ${org.name} for good?`} confirmLabel="Yes, delete the organization" busy={deletion.busy} onConfirm={remove} />
+          <ActionError error={deletion.error} context="The organization was not deleted" />
+        </>
+      )}
+    </section>
+  );
+}
