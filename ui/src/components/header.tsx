@@ -5,11 +5,12 @@ import { endSession } from '../session';
 import { useAsync } from '../use-async';
 import { withQuery } from './application-picker';
 
+/** Each view of the top bar and the paths that belong to it (one trace belongs to Traces). */
 const VIEWS = [
-  { path: '/ui/', label: 'Organizations' },
-  { path: '/ui/traces', label: 'Traces' },
-  { path: '/ui/metrics', label: 'Metrics' },
-  { path: '/ui/live', label: 'Live' },
+  { path: '/ui/', label: 'Organizations', covers: /^\/ui\/($|organizations\/|applications\/)/ },
+  { path: '/ui/traces', label: 'Traces', covers: /^\/ui\/traces(\/|$)/ },
+  { path: '/ui/metrics', label: 'Metrics', covers: /^\/ui\/metrics$/ },
+  { path: '/ui/live', label: 'Live', covers: /^\/ui\/live$/ },
 ];
 
 export function Header() {
@@ -26,7 +27,7 @@ export function Header() {
         <ul>
           {VIEWS.map((view) => (
             <li key={view.path}>
-              <a href={withQuery(view.path, {}, { app })} aria-current={path === view.path ? 'page' : undefined}>
+              <a href={withQuery(view.path, {}, { app })} aria-current={view.covers.test(path) ? 'page' : undefined}>
                 {view.label}
               </a>
             </li>
