@@ -9,6 +9,17 @@ export interface OidcConfig {
   issuer: string;
   audience: string;
   jwksUrl: string;
+  /** The dashboard's sign-in with this provider (docs/dashboard.md); undefined: link sign-in only. */
+  dashboard: OidcDashboardClient | undefined;
+}
+
+/** The public client the dashboard signs users in as (authorization code flow with PKCE). */
+export interface OidcDashboardClient {
+  clientId: string;
+  /** OIDC_DASHBOARD_SCOPE; undefined: the default of src/dashboard/settings.ts. */
+  scope: string | undefined;
+  /** Shown on the sign-in button ("Sign in with …"). */
+  providerName: string;
 }
 
 /** Where OTLP/gRPC ingestion listens; absent from Config when GRPC_PORT=off. */
@@ -131,11 +142,53 @@ function readDatabaseUrl(env: Env): string | undefined {
   return raw;
 }
 
+// RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ), separated by single spaces.
+const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
+// RFC 6749 Appendix A.1: client_id = *VSCHAR (visible ASCII and space).
+const CLIENT_ID = /^[\x20-\x7E]{1,255}$/;
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** OIDC_DASHBOARD_*: only with the OIDC_* variables, whose issuer the browser must then reach. */
+function readOidcDashboard(env: Env, issuer: string | undefined): OidcDashboardClient | undefined {
+  const clientId = env.OIDC_DASHBOARD_CLIENT_ID || undefined;
+  const scope = env.OIDC_DASHBOARD_SCOPE || undefined;
+  const providerName = env.OIDC_DASHBOARD_PROVIDER_NAME?.trim() || undefined;
+  if (!clientId) {
+    if (scope) throw new ConfigError('OIDC_DASHBOARD_SCOPE', 'needs OIDC_DASHBOARD_CLIENT_ID');
+    if (providerName) throw new ConfigError('OIDC_DASHBOARD_PROVIDER_NAME', 'needs OIDC_DASHBOARD_CLIENT_ID');
+    return undefined;
+  }
+  if (!issuer) throw new ConfigError('OIDC_DASHBOARD_CLIENT_ID', 'needs OIDC_ISSUER, OIDC_AUDIENCE and OIDC_JWKS_URL (the provider whose tokens the service trusts)');
+  if (!CLIENT_ID.test(clientId)) throw new ConfigError('OIDC_DASHBOARD_CLIENT_ID', 'must be 1 to 255 visible ASCII characters');
+  if (scope !== undefined && (!SCOPE.test(scope) || !scope.split(' ').includes('openid'))) {
+    throw new ConfigError('OIDC_DASHBOARD_SCOPE', `must be space-separated scopes including openid, got "${scope}"`);
+  }
+  // The browser discovers the provider from its issuer (oauth4webapi): https, or http on this machine.
+  let issuerUrl: URL;
+  try {
+    issuerUrl = new URL(issuer);
+  } catch {
+    throw new ConfigError('OIDC_ISSUER', 'must be an absolute URL when OIDC_DASHBOARD_CLIENT_ID is set');
+  }
+  if (issuerUrl.protocol !== 'https:' && !(issuerUrl.protocol === 'http:' && isLoopback(issuerUrl.hostname))) {
+    throw new ConfigError('OIDC_ISSUER', 'must be an https:// URL (http:// only on localhost) when OIDC_DASHBOARD_CLIENT_ID is set');
+  }
+  if (issuerUrl.search || issuerUrl.hash) throw new ConfigError('OIDC_ISSUER', 'must have no query or fragment');
+  return { clientId, scope, providerName: providerName ?? issuerUrl.host };
+}
+
 function readOidc(env: Env): OidcConfig | undefined {
   const issuer = env.OIDC_ISSUER || undefined;
   const audience = env.OIDC_AUDIENCE || undefined;
   const jwksUrl = env.OIDC_JWKS_URL || undefined;
-  if (!issuer && !audience && !jwksUrl) return undefined;
+  if (!issuer && !audience && !jwksUrl) {
+    // Throws when an OIDC_DASHBOARD_* variable is set without the provider.
+    readOidcDashboard(env, undefined);
+    return undefined;
+  }
   for (const [name, value] of [['OIDC_ISSUER', issuer], ['OIDC_AUDIENCE', audience], ['OIDC_JWKS_URL', jwksUrl]] as const) {
     if (!value) throw new ConfigError(name, 'must be set when any OIDC_* variable is set');
   }
@@ -144,7 +197,7 @@ function readOidc(env: Env): OidcConfig | undefined {
   } catch {
     throw new ConfigError('OIDC_JWKS_URL', 'must be an absolute URL');
   }
-  return { issuer: issuer as string, audience: audience as string, jwksUrl: jwksUrl as string };
+  return { issuer: issuer as string, audience: audience as string, jwksUrl: jwksUrl as string, dashboard: readOidcDashboard(env, issuer) };
 }
 
 export function loadConfig(env: Env = process.env): Config {

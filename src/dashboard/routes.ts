@@ -6,17 +6,16 @@ import Router, { type RouterContext } from '@koa/router';
 import type { Knex } from 'knex';
 import send from 'koa-send';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import type { TokenService } from '../auth/tokens.js';
 import { NotFoundError, RequestValidationError } from '../errors.js';
 import { DASHBOARD_DIR, readIndexPage } from './built-files.js';
+import { providerOrigins } from './provider-origins.js';
 import { contentSecurityPolicy, setSecurityHeaders } from './security-headers.js';
+import type { DashboardSettings } from './settings.js';
 import { exchangeSignInLink } from './sign-in-link.js';
 
-/** What the page learns from the service before it signs anyone in. */
-export interface DashboardSettings {
-  /** The OpenID Connect provider to sign in with, when one is configured for the dashboard. */
-  oidc: { issuer: string; client_id: string; scope: string } | null;
-}
+export type { DashboardSettings } from './settings.js';
 
 export interface DashboardRouteDeps {
   knex: Knex;
@@ -24,6 +23,8 @@ export interface DashboardRouteDeps {
   settings: DashboardSettings;
   /** Where the built files are (default dist/ui). */
   dir?: string;
+  /** Where a failed discovery of the OpenID Connect provider is reported. */
+  logger?: Logger;
 }
 
 /** A sign-in link's token is a compact JWT: far shorter than this. */
@@ -37,11 +38,14 @@ function linkOf(body: unknown): string {
   return link;
 }
 
-export function dashboardRoutes({ knex, tokens, settings, dir = DASHBOARD_DIR }: DashboardRouteDeps): Router {
+export function dashboardRoutes({ knex, tokens, settings, dir = DASHBOARD_DIR, logger }: DashboardRouteDeps): Router {
   // Strict: `/ui` and `/ui/` are different paths here (the first redirects to the second).
   const router = new Router({ strict: true });
-  const providerOrigins = settings.oidc ? [new URL(settings.oidc.issuer).origin] : [];
-  const policy = contentSecurityPolicy(providerOrigins);
+  const issuerOrigins = settings.oidc ? [new URL(settings.oidc.issuer).origin] : [];
+  const policy = contentSecurityPolicy(issuerOrigins);
+  // Only the page's own policy governs what it may reach: it alone waits for the provider's
+  // discovery document (bounded, cached); JSON, files and link sign-in never do.
+  const knownProviderOrigins = settings.oidc ? providerOrigins(settings.oidc.issuer, { logger }) : async () => [];
   const dashboard = async (ctx: RouterContext, next: () => Promise<unknown>) => {
     ctx.state.route = 'dashboard';
     setSecurityHeaders(ctx, policy);
@@ -73,7 +77,8 @@ export function dashboardRoutes({ knex, tokens, settings, dir = DASHBOARD_DIR }:
     }
   });
 
-  router.get('/ui/{*rest}', dashboard, (ctx) => {
+  router.get('/ui/{*rest}', dashboard, async (ctx) => {
+    setSecurityHeaders(ctx, contentSecurityPolicy(await knownProviderOrigins()));
     const page = readIndexPage(dir);
     ctx.set('Cache-Control', 'no-cache');
     if (page === undefined) {

@@ -1,10 +1,16 @@
-// Signing in (docs/dashboard.md, "Signing in"). A one-time link from `npm run sign-in-link` opens
-// /ui/sign-in#link=<token>: the token is in the fragment, which browsers never send to the server,
-// and is exchanged once for a session token by POST /ui/session.
+// Signing in (docs/dashboard.md, "Signing in"), two ways:
+// - with the OpenID Connect provider /ui/config.json names, when there is one: "Sign in with …"
+//   runs the authorization code flow with PKCE (ui/src/oidc-sign-in.ts), which comes back to
+//   /ui/sign-in/callback with the code in the fragment;
+// - with a one-time link from `npm run sign-in-link`, which opens /ui/sign-in#link=<token>: the
+//   token is in the fragment, which browsers never send to the server, and is exchanged once for a
+//   session token by POST /ui/session.
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { problemMessage } from '../api';
+import { CALLBACK_PATH, completeOidcSignIn, startOidcSignIn, takeCallbackParameters, type OidcProvider } from '../oidc-sign-in';
 import { startSession } from '../session';
+import { useAsync } from '../use-async';
 
 async function exchange(link: string): Promise<void> {
   const response = await fetch('/ui/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link }) });
@@ -20,33 +26,82 @@ function takeLinkFromFragment(): string | undefined {
   return link;
 }
 
+/** The provider's answer when this page is the sign-in callback (taken out of the URL at once). */
+function takeProviderAnswer(): URLSearchParams | undefined {
+  return location.pathname === CALLBACK_PATH ? takeCallbackParameters() : undefined;
+}
+
+async function loadProvider(): Promise<OidcProvider | null> {
+  const response = await fetch('/ui/config.json');
+  if (!response.ok) throw new Error(`the dashboard settings could not be read (${response.status})`);
+  return ((await response.json()) as { oidc: OidcProvider | null }).oidc;
+}
+
 export function SignIn() {
   const { route } = useLocation();
   const [link] = useState(takeLinkFromFragment);
+  const [answer] = useState(takeProviderAnswer);
+  const settings = useAsync(loadProvider, []);
+  const provider = settings.data ?? null;
   const [problem, setProblem] = useState<string>();
-  const [busy, setBusy] = useState(Boolean(link));
+  const [busy, setBusy] = useState(Boolean(link || answer));
+
+  const fail = (error: Error) => {
+    setProblem(error.message);
+    setBusy(false);
+  };
+
   useEffect(() => {
     if (!link) return;
-    exchange(link).then(
-      () => route('/ui/', true),
+    exchange(link).then(() => route('/ui/', true), fail);
+  }, [link]);
+
+  useEffect(() => {
+    if (!answer || settings.loading) return;
+    if (!provider) {
+      // An answer from a provider this dashboard no longer signs in with: nothing to complete.
+      fail(settings.error ?? new Error('Signing in with an identity provider is not configured'));
+      route('/ui/sign-in', true);
+      return;
+    }
+    completeOidcSignIn(provider, answer).then(
+      (returnTo) => route(returnTo, true),
       (error: Error) => {
-        setProblem(error.message);
-        setBusy(false);
+        fail(error);
+        route('/ui/sign-in', true);
       },
     );
-  }, [link]);
+  }, [answer, settings.loading]);
+
+  const signInWithProvider = (chosen: OidcProvider) => {
+    setProblem(undefined);
+    setBusy(true);
+    // The page leaves for the provider; it only comes back here on failure.
+    startOidcSignIn(chosen, location.pathname + location.search).catch(fail);
+  };
+
   return (
     <main id="main" class="sign-in">
       <h1>Sign in to spanledger</h1>
-      {busy && <p aria-busy="true">Signing in…</p>}
+      {busy && <p aria-busy="true">{answer && provider ? `Signing in with ${provider.name}…` : 'Signing in…'}</p>}
       {problem && (
         <p role="alert" class="error">
           {problem}
         </p>
       )}
+      {!busy && provider && (
+        <section aria-labelledby="sign-in-provider">
+          <h2 id="sign-in-provider">With {provider.name}</h2>
+          <p>
+            <button type="button" class="primary" onClick={() => signInWithProvider(provider)}>
+              Sign in with {provider.name}
+            </button>
+          </p>
+        </section>
+      )}
       {!busy && (
-        <section>
-          <h2>With a sign-in link</h2>
+        <section aria-labelledby="sign-in-link">
+          <h2 id="sign-in-link">With a sign-in link</h2>
           <p>On the machine running the service, print a one-time link for your user and open it in this browser:</p>
           <pre>
             <code>npm run --silent sign-in-link -- --sub alice --name Alice</code>

@@ -1,0 +1,256 @@
+// Signing in to the dashboard with an OpenID Connect provider: a real provider (oidc-provider,
+// test/support/oidc-provider.ts) on 127.0.0.1, the real service trusting it, and Chromium running
+// the authorization code flow with PKCE. The user lands signed in with the provider's access token
+// (which the APIs accept), no token or code is ever in the address bar, the history, or a request
+// to the service; the provider's refusal and a forged answer are shown and sign nobody in. The
+// HTTP side: /ui/config.json and the page's CSP with and without a provider, the token endpoint's
+// origin read from the discovery document, and the link sign-in unharmed when the provider is down.
+import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeJwt } from 'jose';
+import type { Page } from 'playwright-core';
+import { PERMISSIONS } from '../../src/permissions.js';
+import { OIDC_DASHBOARD_DEFAULT_SCOPE } from '../../src/dashboard/settings.js';
+import { accessibilityViolations, ensureUiBuilt, openPage, screenshot, signInLink, useBrowser } from '../support/dashboard.js';
+import { testDatabases } from '../support/databases.js';
+import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const AUDIENCE = 'https://spanledger.test/api';
+const CLIENT_ID = 'spanledger-dashboard';
+const PROVIDER_NAME = 'Test Provider';
+
+type RunningServer = TestServer & { stop(): Promise<void> };
+
+/** The token of the dashboard's session in this tab, if any. */
+async function sessionToken(page: Page): Promise<string | undefined> {
+  const raw = (await page.evaluate(`sessionStorage.getItem('spanledger.session')`)) as string | null;
+  return raw ? (JSON.parse(raw) as { token: string }).token : undefined;
+}
+
+/** Every URL of the tab's session history (back and forward), as the browser keeps them. */
+async function historyUrls(page: Page): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { entries } = (await cdp.send('Page.getNavigationHistory')) as { entries: Array<{ url: string }> };
+    return entries.map((entry) => entry.url);
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** The names of the query and fragment parameters of a URL. */
+function parameterNames(address: string): string[] {
+  const url = new URL(address);
+  return [...url.searchParams.keys(), ...new URLSearchParams(url.hash.slice(1)).keys()];
+}
+
+async function signInAtProvider(page: Page, provider: TestOidcProvider, user: string): Promise<void> {
+  await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).click();
+  await page.waitForURL((url) => url.href.startsWith(provider.issuer));
+  await page.getByLabel('User name').fill(user);
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+for (const database of testDatabases()) {
+  describe(`dashboard sign-in with an OpenID Connect provider [${database.name}]`, function () {
+    const browser = useBrowser();
+    let provider: TestOidcProvider;
+    let app: RunningServer;
+
+    before(async function () {
+      provider = await startOidcProvider({ clientId: CLIENT_ID, audience: AUDIENCE, permissions: PERMISSIONS, users: { carol: { name: 'Carol Provider', email: 'carol@provider.test' } } });
+      app = await startTestServer(database, { ...provider.env, OIDC_DASHBOARD_PROVIDER_NAME: PROVIDER_NAME });
+      provider.registerDashboard(app.url);
+    });
+    after(async () => {
+      await app?.stop();
+      await provider?.stop();
+    });
+
+    it('signs in at the provider and comes back signed in, with no token in any URL, and signs out for good', async () => {
+      const { page, context, pageErrors, cspViolations } = await openPage(browser());
+      const serviceRequests: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().startsWith(app.url)) serviceRequests.push(request.url());
+      });
+      try {
+        // Signed out on a view: the sign-in view, with the provider's button.
+        await page.goto(`${app.url}/ui/traces`);
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        await screenshot(page, `oidc-sign-in-${database.name}`);
+        expect(await accessibilityViolations(page), 'sign-in view with the provider').to.deep.equal([]);
+
+        await signInAtProvider(page, provider, 'carol');
+        await page.getByTestId('user-name').filter({ hasText: 'Carol Provider' }).waitFor();
+        expect(provider.logins).to.deep.equal(['carol']);
+        // Back on the view the user started from, with nothing in the address bar but its path.
+        expect(page.url()).to.equal(`${app.url}/ui/traces`);
+
+        // The session holds the provider's access token for the service, not the ID token.
+        const token = (await sessionToken(page)) as string;
+        const claims = decodeJwt(token);
+        expect(claims).to.include({ iss: provider.issuer, aud: AUDIENCE, sub: 'carol', client_id: CLIENT_ID });
+        expect(String(claims.scope).split(' ')).to.include.members(['create:organizations', 'read:traces']);
+
+        // Neither the code nor any token in the history or in a request that reached the service.
+        const history = await historyUrls(page);
+        expect(history.some((url) => url.startsWith(provider.issuer)), 'the provider is in the history').to.equal(true);
+        for (const url of [...history, ...serviceRequests]) {
+          expect(parameterNames(url), url).not.to.include.oneOf(['code', 'access_token', 'id_token', 'state']);
+          expect(url).not.to.include(token);
+        }
+        expect(serviceRequests.some((url) => url.includes('/ui/sign-in/callback')), 'the callback page was loaded from the service').to.equal(true);
+
+        // The token works on the management API: a new organization, owned by this user.
+        const created = (await page.evaluate(`fetch('/organizations', {
+          method: 'POST',
+          headers: { Authorization: 'Bearer ' + JSON.parse(sessionStorage.getItem('spanledger.session')).token, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: 'Made via OIDC' }),
+        }).then(async (response) => ({ status: response.status, body: await response.json() }))`)) as { status: number; body: { id: string; role: string } };
+        expect(created.status).to.equal(201);
+        expect(created.body.role, 'the signed-in user owns it').to.equal('owner');
+        await screenshot(page, `oidc-signed-in-${database.name}`);
+
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.getByRole('heading', { name: 'Sign in to spanledger' }).waitFor();
+        expect(await sessionToken(page)).to.equal(undefined);
+        await page.reload();
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        expect(await sessionToken(page)).to.equal(undefined);
+        expect(pageErrors).to.deep.equal([]);
+        expect(cspViolations).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it("shows the provider's refusal and signs nobody in", async () => {
+      const { page, context, pageErrors, cspViolations } = await openPage(browser());
+      try {
+        await page.goto(`${app.url}/ui/sign-in`);
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).click();
+        await page.waitForURL((url) => url.href.startsWith(provider.issuer));
+        await page.getByRole('button', { name: 'Deny' }).click();
+        const alert = page.getByRole('alert');
+        await alert.filter({ hasText: `Access was denied by ${PROVIDER_NAME}` }).waitFor();
+        expect(await alert.textContent()).to.include('access_denied: The user denied the sign-in');
+        expect(page.url()).to.equal(`${app.url}/ui/sign-in`);
+        expect(await sessionToken(page)).to.equal(undefined);
+        // The way back in is still offered.
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        await screenshot(page, `oidc-sign-in-denied-${database.name}`);
+        expect(await accessibilityViolations(page), 'sign-in view with an error').to.deep.equal([]);
+        expect(pageErrors).to.deep.equal([]);
+        expect(cspViolations).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('refuses an answer whose state is not the one this tab sent, and one no sign-in in this tab asked for', async () => {
+      const { page, context, pageErrors } = await openPage(browser());
+      try {
+        await page.goto(`${app.url}/ui/sign-in`);
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).click();
+        await page.waitForURL((url) => url.href.startsWith(provider.issuer));
+        // A forged answer (as a link an attacker made would bring) while this tab's sign-in is pending.
+        const forged = `${app.url}/ui/sign-in/callback#code=forged-code&state=forged-state&iss=${encodeURIComponent(provider.issuer)}`;
+        await page.goto(forged);
+        await page.getByRole('alert').filter({ hasText: 'state' }).waitFor();
+        expect(page.url()).to.equal(`${app.url}/ui/sign-in`);
+        expect(await sessionToken(page)).to.equal(undefined);
+        // The pending sign-in was used up: the same answer again is not taken either.
+        await page.goto(forged);
+        await page.getByRole('alert').filter({ hasText: `No sign-in with ${PROVIDER_NAME} was started in this tab` }).waitFor();
+        expect(await sessionToken(page)).to.equal(undefined);
+        expect(pageErrors).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+
+  describe(`dashboard settings and CSP for an OpenID Connect provider [${database.name}]`, function () {
+    /** A provider that only publishes a discovery document, whose token endpoint lives elsewhere. */
+    let discovery: http.Server;
+    let discoveryIssuer: string;
+    let discoveryRequests = 0;
+    let closedIssuer: string;
+    const running: RunningServer[] = [];
+
+    async function start(env: Record<string, string>): Promise<RunningServer> {
+      const server = await startTestServer(database, env);
+      running.push(server);
+      return server;
+    }
+
+    async function connectSources(url: string): Promise<string[]> {
+      const response = await fetch(`${url}/ui/`);
+      expect(response.status).to.equal(200);
+      const policy = response.headers.get('content-security-policy') ?? '';
+      const connect = policy.split('; ').find((directive) => directive.startsWith('connect-src ')) ?? '';
+      return connect.split(' ').slice(1);
+    }
+
+    before(async function () {
+      await ensureUiBuilt();
+      discovery = http.createServer((req, res) => {
+        discoveryRequests += 1;
+        if (req.url !== '/.well-known/openid-configuration') return void res.writeHead(404).end();
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+          JSON.stringify({ issuer: discoveryIssuer, authorization_endpoint: `${discoveryIssuer}/auth`, token_endpoint: 'https://tokens.example.test/oauth/token', jwks_uri: `${discoveryIssuer}/jwks` }),
+        );
+      });
+      await new Promise<void>((resolve) => discovery.listen(0, '127.0.0.1', resolve));
+      discoveryIssuer = `http://127.0.0.1:${(discovery.address() as AddressInfo).port}`;
+      // A port that was free a moment ago and has no listener: a provider that is down.
+      const closed = http.createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      closedIssuer = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+    });
+    after(async () => {
+      for (const server of running) await server.stop();
+      discovery?.closeAllConnections();
+      await new Promise<void>((resolve) => (discovery ? discovery.close(() => resolve()) : resolve()));
+    });
+
+    it('without a dashboard client: no provider in /ui/config.json, connections to the service only', async () => {
+      const app = await start({});
+      expect(await (await fetch(`${app.url}/ui/config.json`)).json()).to.deep.equal({ oidc: null });
+      expect(await connectSources(app.url)).to.deep.equal(["'self'"]);
+      // The service trusts a provider's tokens, yet the dashboard offers no sign-in with it.
+      const trusting = await start({ OIDC_ISSUER: discoveryIssuer, OIDC_AUDIENCE: AUDIENCE, OIDC_JWKS_URL: `${discoveryIssuer}/jwks` });
+      expect(await (await fetch(`${trusting.url}/ui/config.json`)).json()).to.deep.equal({ oidc: null });
+    });
+
+    it("names the provider in /ui/config.json and allows its token endpoint's origin, read once from its discovery document", async () => {
+      const app = await start({ OIDC_ISSUER: discoveryIssuer, OIDC_AUDIENCE: AUDIENCE, OIDC_JWKS_URL: `${discoveryIssuer}/jwks`, OIDC_DASHBOARD_CLIENT_ID: CLIENT_ID });
+      const config = await fetch(`${app.url}/ui/config.json`);
+      expect(config.headers.get('cache-control')).to.equal('no-store');
+      expect(await config.json()).to.deep.equal({
+        oidc: { issuer: discoveryIssuer, client_id: CLIENT_ID, scope: OIDC_DASHBOARD_DEFAULT_SCOPE, audience: AUDIENCE, name: new URL(discoveryIssuer).host },
+      });
+      const before = discoveryRequests;
+      expect(await connectSources(app.url)).to.deep.equal(["'self'", discoveryIssuer, 'https://tokens.example.test']);
+      expect(await connectSources(app.url)).to.deep.equal(["'self'", discoveryIssuer, 'https://tokens.example.test']);
+      expect(discoveryRequests - before, 'the discovery document is kept').to.equal(1);
+    });
+
+    it('keeps serving the page and the link sign-in while the provider is down', async () => {
+      const app = await start({ OIDC_ISSUER: closedIssuer, OIDC_AUDIENCE: AUDIENCE, OIDC_JWKS_URL: `${closedIssuer}/jwks`, OIDC_DASHBOARD_CLIENT_ID: CLIENT_ID, OIDC_DASHBOARD_SCOPE: 'openid read:traces' });
+      expect(((await (await fetch(`${app.url}/ui/config.json`)).json()) as { oidc: { scope: string } }).oidc.scope).to.equal('openid read:traces');
+      // The issuer's origin alone: the browser still reaches it for discovery once it is back.
+      expect(await connectSources(app.url)).to.deep.equal(["'self'", closedIssuer]);
+      const link = await signInLink(app, { subject: 'while-provider-down', name: 'Down Time' });
+      const exchanged = await fetch(`${app.url}/ui/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link: new URL(link).hash.replace('#link=', '') }) });
+      expect(exchanged.status).to.equal(200);
+      const { access_token: token } = (await exchanged.json()) as { access_token: string };
+      const me = await fetch(`${app.url}/users/me`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(me.status).to.equal(200);
+      expect(await me.json()).to.include({ name: 'Down Time' });
+    });
+  });
+}
