@@ -30,6 +30,7 @@ function SignedIn() {
           <Route path="/ui/metrics" component={Metrics} />
           <Route path="/ui/live" component={Live} />
           <Route path="/ui/sign-in" component={SignedInAlready} />
+          <Route path="/ui/sign-in/callback" component={SignedInAlready} />
           <Route default component={NotFound} />
         </Router>
       </main>
@@ -37,7 +38,7 @@ function SignedIn() {
   );
 }
 
-/** A sign-in link opened while signed in: the link is not used; the user goes on where they were. */
+/** A sign-in link or provider answer opened while signed in: not used; the user goes to the dashboard. */
 function SignedInAlready() {
   const { route } = useLocation();
   route('/ui/', true);
