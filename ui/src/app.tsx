@@ -1,5 +1,6 @@
 // The shell: signed out, the sign-in view whatever the path; signed in, the navigation and the
 // view of the path. Every path lives under /ui and is a real URL, so any view can be shared.
+import { useEffect } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useSession } from './session';
 import { Header } from './components/header';
@@ -41,7 +42,10 @@ function SignedIn() {
 /** A sign-in link or provider answer opened while signed in: not used; the user goes to the dashboard. */
 function SignedInAlready() {
   const { route } = useLocation();
-  route('/ui/', true);
+  useEffect(() => {
+    // Unless the sign-in that just ended already sent the user where they started.
+    if (location.pathname.startsWith('/ui/sign-in')) route('/ui/', true);
+  }, []);
   return null;
 }
 
