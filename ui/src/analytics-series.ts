@@ -90,11 +90,15 @@ export function chartData(response: AnalyticsResponse, measure: number, window: 
   return { times, listed, series, bucketSeconds: widthMs / 1000 };
 }
 
-/** The total of each series over the window (for the legend), null where no bucket had a value. */
-export function seriesTotals(data: ChartData): Array<number | null> {
+/** How a series is summed up in the legend: counts and costs add up, percentiles do not. */
+export type SeriesSummary = 'total' | 'highest';
+
+/** Each series' total or highest value over the window, null where no bucket had a value. */
+export function seriesSummaries(data: ChartData, summary: SeriesSummary): Array<number | null> {
   return data.series.map((series) => {
     const present = series.values.filter((value): value is number => value !== null);
-    return present.length === 0 ? null : present.reduce((sum, value) => sum + value, 0);
+    if (present.length === 0) return null;
+    return summary === 'total' ? present.reduce((sum, value) => sum + value, 0) : Math.max(...present);
   });
 }
 

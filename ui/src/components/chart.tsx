@@ -3,8 +3,7 @@
 // the same numbers for those who cannot see the canvas (or want the figures).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type uPlot from 'uplot';
-import type { ChartData } from '../analytics-series';
-import { seriesTotals } from '../analytics-series';
+import { seriesSummaries, type ChartData, type SeriesSummary } from '../analytics-series';
 import { formatTime } from '../metrics-format';
 
 /** Line colours, distinguishable and dark enough to read against white; "Other" is grey. */
@@ -26,22 +25,30 @@ export interface ChartProps {
   format(value: number): string;
   /** The label of the folded groups' series, drawn in grey. */
   otherLabel?: string;
+  /** What the legend says of each series (default: its total). */
+  summary?: SeriesSummary;
+  /** Whole numbers only (counts): the axis has no fractional ticks. */
+  integer?: boolean;
 }
+
+const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
 
 function describe(props: ChartProps): string {
   const { data } = props;
   const first = new Date(data.times[0] * 1000);
   const last = new Date(data.times[data.times.length - 1] * 1000);
-  const totals = seriesTotals(data)
-    .map((total, index) => `${data.series[index].label}: ${total === null ? 'no value' : props.format(total)}`)
+  const summary = props.summary ?? 'total';
+  const summaries = seriesSummaries(data, summary)
+    .map((value, index) => `${data.series[index].label}: ${summary} ${value === null ? 'none' : `${props.format(value)} ${props.unit}`}`)
     .join('; ');
-  return `${props.title}: ${data.series.length} series over ${data.times.length} buckets from ${formatTime(first)} to ${formatTime(last)}. ${totals}. The data table below lists every value.`;
+  return `${props.title}: ${data.series.length} series over ${data.times.length} buckets from ${formatTime(first)} to ${formatTime(last)}. ${summaries}. The data table below lists every value.`;
 }
 
 export function Chart(props: ChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const [problem, setProblem] = useState<string>();
-  const { data, unit, format, otherLabel } = props;
+  const { data, unit, format, otherLabel, integer } = props;
+  const summary = props.summary ?? 'total';
 
   useEffect(() => {
     let plot: uPlot | undefined;
@@ -51,20 +58,25 @@ export function Chart(props: ChartProps) {
       ({ default: UPlot }) => {
         const element = host.current;
         if (cancelled || !element) return;
+        const listedIndexes = data.times.flatMap((_time, index) => (data.listed[index] ? [index] : []));
         const options: uPlot.Options = {
           width: Math.max(element.clientWidth, 300),
           height: HEIGHT,
           legend: { show: false },
           cursor: { drag: { x: false, y: false } },
-          scales: { x: { time: true } },
-          axes: [{}, { label: unit, size: 80, values: (_plot, splits) => splits.map((value) => (value === null ? '' : format(value))) }],
+          scales: { x: { time: true }, y: { range: (_plot, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+          axes: [
+            { space: 80 },
+            { label: unit, size: 80, incrs: integer ? INTEGER_STEPS : undefined, values: (_plot, splits) => splits.map((value) => (value === null ? '' : format(value))) },
+          ],
           series: [
             {},
             ...data.series.map((series, index) => ({
               label: series.label,
               stroke: seriesColour(index, series.label, otherLabel),
               width: 2,
-              points: { show: true, size: 5 },
+              // Dots only where the engine listed a bucket: the zeros between are filled in.
+              points: { show: true, size: 5, filter: listedIndexes },
               value: (_plot: uPlot, value: number | null) => (value === null ? '–' : format(value)),
             })),
           ],
@@ -80,9 +92,9 @@ export function Chart(props: ChartProps) {
       observer?.disconnect();
       plot?.destroy();
     };
-  }, [data, unit, format, otherLabel]);
+  }, [data, unit, format, otherLabel, integer]);
 
-  const totals = seriesTotals(data);
+  const summaries = seriesSummaries(data, summary);
   const rows = data.times.map((time, index) => ({ time, index })).filter(({ index }) => data.listed[index]);
   return (
     <figure class="chart" id={props.id} data-series-count={data.series.length}>
@@ -100,7 +112,7 @@ export function Chart(props: ChartProps) {
             <span class="swatch" aria-hidden="true" style={{ background: seriesColour(index, series.label, otherLabel) }} />
             <span class="legend-label">{series.label}</span>{' '}
             <span class="muted">
-              total {totals[index] === null ? '–' : format(totals[index])} {unit}
+              {summary} {summaries[index] === null ? '–' : `${format(summaries[index])} ${unit}`}
             </span>
           </li>
         ))}
