@@ -1,9 +1,56 @@
-// Placeholder until this view is built (issue 14).
+// The metrics view: for the chosen application, range and filter (all in the URL), the
+// distributions of POST /engine/metrics and charts over time from POST /engine/analytics: cost per
+// group (service, model, SKU or any field) and traces with their p95 duration per bucket. The
+// figures and charts (ui/src/components/metrics-panels.tsx) load with a dynamic import(), uPlot
+// with another one when a chart is drawn; the style sheets are imported here, statically, because
+// esbuild does not inject the CSS of lazily loaded modules.
+import 'uplot/dist/uPlot.min.css';
+import './metrics.css';
+import { useMemo, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { ApplicationPicker, useSelectedApplication } from '../components/application-picker';
+import { FilterSummary } from '../components/filter-summary';
+import { TimeRangePicker } from '../components/time-range-picker';
+import { alignedWindow, readGroupField } from '../metrics-query';
+import { useAsync } from '../use-async';
+import { readTimeWindow } from '../view-query';
+
+const TIME = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
+
 export function Metrics() {
+  const { query } = useLocation();
+  const appId = useSelectedApplication();
+  const [refreshes, setRefreshes] = useState(0);
+  const panels = useAsync(() => import('../components/metrics-panels'), []);
+  // A quick range ends "now": fixed when the range changes or the user refreshes, not at every render.
+  const window = useMemo(() => alignedWindow(readTimeWindow(query)), [query.range, query.from, query.to, refreshes]);
   return (
-    <section>
-      <h1>Metrics</h1>
-      <p>Not built yet.</p>
+    <section aria-labelledby="metrics-title" class="metrics-view">
+      <h1 id="metrics-title">Metrics</h1>
+      <div class="toolbar">
+        <ApplicationPicker />
+        <TimeRangePicker />
+        <button type="button" onClick={() => setRefreshes((value) => value + 1)}>
+          Refresh
+        </button>
+      </div>
+      <FilterSummary />
+      <p class="muted" data-testid="metrics-window">
+        From {TIME.format(window.start)} to {TIME.format(window.end)} ({Intl.DateTimeFormat().resolvedOptions().timeZone}).
+      </p>
+      {!appId ? (
+        <p>Choose an application to see its metrics.</p>
+      ) : panels.error ? (
+        <p role="alert" class="error">
+          The metrics could not be loaded: {panels.error.message}
+        </p>
+      ) : panels.data ? (
+        <panels.data.MetricsPanels key={appId} appId={appId} window={window} filterText={query.filter} groupField={readGroupField(query)} refresh={refreshes} />
+      ) : (
+        <p aria-busy="true" class="muted">
+          Loading…
+        </p>
+      )}
     </section>
   );
 }

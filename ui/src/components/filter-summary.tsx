@@ -1,0 +1,40 @@
+// The filter of a view that shows it without editing it (the metrics view): the filter as text,
+// a link to the traces view with the same application, range and filter to edit it there, and a
+// button that clears it.
+import { useLocation } from 'preact-iso';
+import { describeFilter } from '../describe-filter';
+import { filterQuery, readFilter } from '../view-query';
+import { withQuery } from './application-picker';
+
+/** The shared query the traces view reads (view-query.ts), without this view's own parameters. */
+function tracesQuery(query: Record<string, string>): Record<string, string> {
+  const shared = ['app', 'range', 'from', 'to', 'filter', 'children'];
+  return Object.fromEntries(Object.entries(query).filter(([name]) => shared.includes(name)));
+}
+
+export function FilterSummary() {
+  const { path, query, route } = useLocation();
+  const { filter, problem } = readFilter(query);
+  const tracesLink = withQuery('/ui/traces', tracesQuery(query), {});
+  return (
+    <div class="filter-summary" data-testid="active-filter">
+      {problem ? (
+        <span role="alert" class="error">
+          {problem}.
+        </span>
+      ) : filter ? (
+        <span>
+          Filter: <code data-testid="filter-text">{describeFilter(filter)}</code>
+        </span>
+      ) : (
+        <span>No filter: every trace of the window.</span>
+      )}
+      <a href={tracesLink}>{filter || problem ? 'Edit the filter in Traces' : 'Build a filter in Traces'}</a>
+      {(filter || problem) && (
+        <button type="button" onClick={() => route(withQuery(path, query, filterQuery(undefined)))}>
+          Clear the filter
+        </button>
+      )}
+    </div>
+  );
+}
