@@ -4,6 +4,7 @@
 /** A duration given in milliseconds: `850 µs`, `12.4 ms`, `1.52 s`, `2 min 3.4 s`. */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return '—';
+  if (ms === 0) return '0';
   if (ms < 1) return `${Math.round(ms * 1000)} µs`;
   if (ms < 1000) return `${Number(ms.toPrecision(3))} ms`;
   if (ms < 60_000) return `${Number((ms / 1000).toPrecision(3))} s`;

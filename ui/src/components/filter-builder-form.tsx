@@ -40,7 +40,8 @@ export function FilterForm({ value, onChange, traceFields, vocabulary: words }: 
   const pending = draft !== base.draft;
   const apply = (event: Event) => {
     event.preventDefault();
-    onChange(fromDraft(draft, words));
+    // The draft's JSON has the FilterNode shape the builder offers; the engine checks the rest.
+    onChange(fromDraft(draft, words) as FilterNode | undefined);
   };
   const fieldOptions = [...words.fields, ...(traceFields ? words.traceFields : []), ...words.attributePrefixes];
   return (
