@@ -1,9 +1,151 @@
-// Placeholder until this view is built (issue 14).
+// The traces list (docs/dashboard.md, "Traces and the filter builder"): an application, a time
+// range, a filter and the child-span switch, all kept in the URL (ui/src/view-query.ts), and the
+// page of trace summaries POST /traces answers for them, newest first, paged by `next_cursor`.
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { call, engine } from '../api';
+import { ApplicationPicker, withQuery } from '../components/application-picker';
+import { FilterBuilder } from '../components/filter-builder';
+import { TimeRangePicker } from '../components/time-range-picker';
+import { formatCost, formatDuration, formatTime } from '../trace-format';
+import { useAsync } from '../use-async';
+import { filterQuery, readFilter, readSearchChildren, readTimeWindow, windowParams, type FilterNode } from '../view-query';
+import './traces.css';
+
+const PAGE_SIZE = 20;
+
 export function Traces() {
+  const { path, query, route } = useLocation();
+  const app = query.app || undefined;
+  const { filter, problem } = readFilter(query);
+  const searchChildren = readSearchChildren(query);
+  const [refreshes, setRefreshes] = useState(0);
+  const go = (changes: Record<string, string | undefined>) => route(withQuery(path, query, changes));
+  // A new query (or Refresh) starts a new walk: page one, the window computed anew.
+  const listKey = JSON.stringify([app, query.range, query.from, query.to, query.filter, searchChildren, refreshes]);
   return (
-    <section>
-      <h1>Traces</h1>
-      <p>Not built yet.</p>
+    <section class="traces-view" aria-labelledby="traces-title">
+      <h1 id="traces-title">Traces</h1>
+      <div class="toolbar">
+        <ApplicationPicker />
+        <TimeRangePicker />
+      </div>
+      {!app && <p>Choose an application to see its traces.</p>}
+      {app && (
+        <>
+          <FilterBuilder value={filter} onChange={(next) => go(filterQuery(next))} />
+          <div class="toolbar">
+            <label>
+              <input type="checkbox" checked={searchChildren} onChange={(event) => go({ children: (event.target as HTMLInputElement).checked ? '1' : undefined })} />
+              Search child spans (a trace matches when any of its spans matches; otherwise its root span must)
+            </label>
+            <button type="button" onClick={() => setRefreshes((count) => count + 1)}>
+              Refresh
+            </button>
+          </div>
+          {problem ? (
+            <p role="alert" class="error">
+              {problem}
+            </p>
+          ) : (
+            <TraceList key={listKey} app={app} filter={filter} searchChildren={searchChildren} query={query} />
+          )}
+        </>
+      )}
     </section>
+  );
+}
+
+interface TraceListProps {
+  app: string;
+  filter: FilterNode | undefined;
+  searchChildren: boolean;
+  query: Record<string, string>;
+}
+
+/** One walk through the list: the window is fixed when it starts, as a cursor needs the same query. */
+function TraceList({ app, filter, searchChildren, query }: TraceListProps) {
+  const [window] = useState(() => windowParams(readTimeWindow(query)));
+  // The cursors of the pages walked so far: [undefined] is page one; Previous pops one.
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const page = useAsync(
+    () =>
+      call(
+        engine.POST('/traces', {
+          params: { header: { 'X-Vendor-App-Id': app }, query: { ...window, limit: PAGE_SIZE, search_child_spans: searchChildren, cursor } },
+          body: filter === undefined ? {} : { filter },
+        }),
+      ),
+    [cursor],
+  );
+  if (page.error) {
+    return (
+      <p role="alert" class="error" data-testid="traces-error">
+        The traces could not be listed: {page.error.message}
+      </p>
+    );
+  }
+  if (!page.data) return <p aria-busy="true">Loading traces…</p>;
+  const { data, pagination, next_cursor } = page.data;
+  const first = (cursors.length - 1) * PAGE_SIZE + 1;
+  return (
+    <div aria-busy={page.loading}>
+      <p class="muted" data-testid="traces-count" aria-live="polite">
+        {pagination.total === 0 ? 'No trace matches in this range.' : `Traces ${first}–${first + data.length - 1} of ${pagination.total}`}
+      </p>
+      {data.length > 0 && (
+        <table class="traces-table">
+          <caption class="visually-hidden">Trace summaries, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Root span</th>
+              <th scope="col">Service</th>
+              <th scope="col">Start</th>
+              <th scope="col" class="number">
+                Duration
+              </th>
+              <th scope="col" class="number">
+                Spans
+              </th>
+              <th scope="col" class="number">
+                Cost
+              </th>
+              <th scope="col" class="number">
+                Errors
+              </th>
+              <th scope="col">Trace id</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((trace) => (
+              <tr key={trace.trace_id} data-trace-id={trace.trace_id}>
+                <td>
+                  <a href={withQuery(`/ui/traces/${trace.trace_id}`, {}, { app })}>{trace.span_name}</a>
+                </td>
+                <td>{trace.service_name ?? <span class="muted">none</span>}</td>
+                <td class="nowrap">{formatTime(trace.min_start_time_unix_nano)}</td>
+                <td class="number">{formatDuration(trace.duration_ms)}</td>
+                <td class="number">{trace.spans_count}</td>
+                <td class="number">{formatCost(trace.total_cost)}</td>
+                <td class={trace.error_count > 0 ? 'number error' : 'number'}>{trace.error_count}</td>
+                <td>
+                  <code title={trace.trace_id}>{trace.trace_id.slice(0, 12)}…</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <nav class="pager" aria-label="Pages of traces">
+        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors((walked) => walked.slice(0, -1))}>
+          Previous page
+        </button>
+        <span>Page {cursors.length}</span>
+        <button type="button" disabled={!next_cursor} onClick={() => next_cursor && setCursors((walked) => [...walked, next_cursor])}>
+          Next page
+        </button>
+      </nav>
+    </div>
   );
 }

@@ -1,0 +1,457 @@
+// The traces view in a real Chromium against the real service, on every database: traces sent by a
+// real OpenTelemetry exporter, a filter built in the page (an OR group) lists exactly what
+// POST /traces answers for it, the URL holds it and a reload shows the same list, the child-span
+// switch changes the answer as the API does, pages go forward and back by cursor, an invalid
+// filter shows the engine's 422 message, and a trace opens as a nested waterfall with a span panel.
+// Also the filter builder's pure parts: the words read from the served engine document and the
+// draft <-> FilterNode conversions.
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { addChild, emptyGroup, fromDraft, newCondition, removeNode, toDraft, toggleNot, updateCondition } from '../../ui/src/filter-tree.js';
+import { vocabularyFromDocument } from '../../ui/src/filter-vocabulary.js';
+import { seedApiKey, seedApplication, seedOrganization, seedUser, type SeededUser } from '../support/accounts.js';
+import { accessibilityViolations, openPage, screenshot, signInLink, useBrowser, type PageWatch } from '../support/dashboard.js';
+import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
+import { onEachDatabase, type TestServer } from '../support/test-server.js';
+
+const FILLER_TRACES = 22;
+
+/** Text that would run or make elements if it were ever rendered as HTML. */
+const PAYLOADS = [
+  '<script>alert(1)</script>',
+  '<img src=x onerror=alert(1)>',
+  '"><svg onload=alert(1)>',
+  "<iframe src=javascript:alert(1)></iframe>",
+  '</td><b onmouseover=window.__xss=1>x</b>',
+];
+
+function hrTime(ms: number): [number, number] {
+  return [Math.floor(ms / 1000), (ms % 1000) * 1_000_000];
+}
+
+interface SeededTraces {
+  member: SeededUser;
+  appId: string;
+  /** Trace ids by root span name. */
+  ids: Map<string, string>;
+}
+
+/** A root span of `service` and its children (each of its own service), as the SDK records them. */
+async function recordTrace(
+  startMs: number,
+  root: { service: string; name: string; attributes?: Record<string, string | number>; error?: boolean },
+  children: Array<{ service: string; name: string; attributes?: Record<string, string | number> }> = [],
+): Promise<{ spans: ReadableSpan[]; traceId: string }> {
+  let parent: SpanContext | undefined;
+  const spans = await recordSpans({ 'service.name': root.service }, (tracer) => {
+    const span = tracer.startSpan(root.name, { kind: SpanKind.SERVER, startTime: hrTime(startMs), attributes: root.attributes });
+    if (root.error) span.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream failed' });
+    parent = span.spanContext();
+    span.end(hrTime(startMs + 120));
+  });
+  for (const [index, child] of children.entries()) {
+    spans.push(
+      ...(await recordSpans({ 'service.name': child.service }, (tracer) => {
+        const context = trace.setSpanContext(ROOT_CONTEXT, parent as SpanContext);
+        tracer.startSpan(child.name, { kind: SpanKind.CLIENT, startTime: hrTime(startMs + 10 + index * 20), attributes: child.attributes }, context).end(hrTime(startMs + 25 + index * 20));
+      })),
+    );
+  }
+  return { spans, traceId: (parent as SpanContext).traceId };
+}
+
+/** An organization with a member (who signs in) and an application whose traces a real exporter sends. */
+async function seedTraces(app: TestServer): Promise<SeededTraces> {
+  const member = await seedUser(app, 'member');
+  const orgId = await seedOrganization(app.server.knex, [[member.userId, 'member']]);
+  const appId = await seedApplication(app.server.knex, orgId);
+  const key = await seedApiKey(app.server.knex, appId, ['write:traces']);
+  const base = Date.now() - 3_600_000;
+  const recorded = [
+    await recordTrace(base + 1000, { service: 'shop', name: 'POST /checkout', attributes: { 'http.route': '/checkout' } }, [
+      { service: 'payments', name: 'charge card', attributes: { 'payment.provider': 'stripe', 'vendor.cost': 0.0042 } },
+      { service: 'shop', name: 'render receipt' },
+    ]),
+    await recordTrace(base + 2000, { service: 'shop', name: 'GET /search', attributes: { 'http.route': '/search' } }, [{ service: 'db', name: 'db query' }]),
+    await recordTrace(base + 3000, { service: 'auth', name: 'POST /login', attributes: { 'http.route': '/login' }, error: true }),
+    await recordTrace(base + 4000, { service: 'batch', name: 'nightly report', attributes: { 'job.kind': 'nightly' } }),
+  ];
+  for (let index = 0; index < FILLER_TRACES; index += 1) recorded.push(await recordTrace(base + 10_000 + index * 1000, { service: 'filler', name: `filler ${index}` }));
+  const exporter = new OTLPTraceExporter({ url: `${app.url}/v1/traces`, headers: { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` } });
+  expectExported(await exportSpans(exporter, recorded.flatMap((item) => item.spans)));
+  await exporter.shutdown();
+  const ids = new Map(recorded.map((item) => [item.spans[0].name, item.traceId]));
+  return { member, appId, ids };
+}
+
+interface ApiPage {
+  ids: string[];
+  nextCursor: string | null;
+  status: number;
+  body: { detail?: Array<{ msg: string }> };
+}
+
+/** What POST /traces answers the member for a filter (the page's window: the last 24 hours). */
+async function apiTraces(app: TestServer, seeded: SeededTraces, filter: unknown, searchChildren = false, cursor?: string, window?: { start: string; end: string }): Promise<ApiPage> {
+  const now = Date.now();
+  const query = new URLSearchParams({ start_time: window?.start ?? new Date(now - 86_400_000).toISOString(), end_time: window?.end ?? new Date(now + 60_000).toISOString(), limit: '20', search_child_spans: String(searchChildren) });
+  if (cursor) query.set('cursor', cursor);
+  const response = await fetch(`${app.url}/traces?${query}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${seeded.member.token}`, 'X-Vendor-App-Id': seeded.appId, 'Content-Type': 'application/json' },
+    body: JSON.stringify(filter === undefined ? {} : { filter }),
+  });
+  const body = (await response.json()) as { data?: Array<{ trace_id: string }>; next_cursor?: string | null; detail?: Array<{ msg: string }> };
+  return { ids: (body.data ?? []).map((item) => item.trace_id), nextCursor: body.next_cursor ?? null, status: response.status, body };
+}
+
+/** The trace ids the page lists, once its list has settled on `expected` (or the suite times out saying what it saw). */
+async function listedTraceIds(page: Page): Promise<string[]> {
+  await page.getByTestId('traces-count').waitFor();
+  return page.locator('table.traces-table tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-trace-id') ?? ''));
+}
+
+async function waitForList(page: Page, expected: string[]): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let seen: string[] = [];
+  while (Date.now() < deadline) {
+    seen = await listedTraceIds(page).catch(() => []);
+    if (JSON.stringify(seen) === JSON.stringify(expected)) return;
+    await page.waitForTimeout(100);
+  }
+  expect(seen, 'the listed traces').to.deep.equal(expected);
+}
+
+function urlFilter(page: Page): unknown {
+  const text = new URL(page.url()).searchParams.get('filter');
+  return text === null ? undefined : JSON.parse(text);
+}
+
+async function signIn(app: TestServer, watch: PageWatch, member: SeededUser): Promise<void> {
+  await watch.page.goto(await signInLink(app, { subject: member.subject, name: 'Mia Member' }));
+  // The header names the user as stored (seeded as "member").
+  await watch.page.getByTestId('user-name').filter({ hasText: 'member' }).waitFor();
+}
+
+function expectNothingRan(watch: PageWatch): void {
+  expect(watch.pageErrors, 'page errors').to.deep.equal([]);
+  expect(watch.dialogs, 'dialogs').to.deep.equal([]);
+  expect(watch.cspViolations, 'CSP violations').to.deep.equal([]);
+}
+
+onEachDatabase('dashboard traces view', (app) => {
+  const browser = useBrowser();
+  let seeded: SeededTraces;
+
+  before(async function () {
+    this.timeout(60_000);
+    seeded = await seedTraces(app());
+  });
+
+  it('lists exactly the traces a filter built in the page matches, keeps it in the URL, and reloads to the same list', async () => {
+    const watch = await openPage(browser());
+    const { page } = watch;
+    try {
+      await signIn(app(), watch, seeded.member);
+      await page.goto(`${app().url}/ui/traces?app=${seeded.appId}`);
+      const everything = await apiTraces(app(), seeded, undefined);
+      expect(everything.ids).to.have.length(20);
+      await waitForList(page, everything.ids);
+
+      // Any of: the route is /checkout, or the service is auth.
+      await page.getByLabel('Traces matching').selectOption('or');
+      await page.getByRole('button', { name: 'Add condition' }).click();
+      await page.getByRole('button', { name: 'Add condition' }).click();
+      await page.getByLabel('Field').nth(0).fill('span_attributes.http.route');
+      await page.getByLabel('Operator').nth(0).selectOption('eq');
+      await page.getByLabel('Value', { exact: true }).nth(0).fill('/checkout');
+      await page.getByLabel('Field').nth(1).fill('service_name');
+      await page.getByLabel('Operator').nth(1).selectOption('eq');
+      await page.getByLabel('Value', { exact: true }).nth(1).fill('auth');
+      await page.getByRole('button', { name: 'Apply filter' }).click();
+
+      const filter = {
+        or: [
+          { field: 'span_attributes.http.route', op: 'eq', value: '/checkout' },
+          { field: 'service_name', op: 'eq', value: 'auth' },
+        ],
+      };
+      const expected = await apiTraces(app(), seeded, filter);
+      expect(expected.ids).to.have.members([seeded.ids.get('POST /checkout'), seeded.ids.get('POST /login')]);
+      await waitForList(page, expected.ids);
+      expect(urlFilter(page), 'the filter in the URL').to.deep.equal(filter);
+      expect(await page.locator('table.traces-table').innerText()).to.include('POST /checkout').and.include('POST /login').and.not.include('GET /search');
+      await screenshot(page, `traces-filtered-${app().database}`);
+      expect(await accessibilityViolations(page), 'traces view').to.deep.equal([]);
+
+      // The same URL in a reload: the same filter in the builder, the same list.
+      await page.reload();
+      await waitForList(page, expected.ids);
+      expect(await page.getByLabel('Field').nth(0).inputValue()).to.equal('span_attributes.http.route');
+      expect(await page.getByLabel('Traces matching').inputValue()).to.equal('or');
+
+      // A NOT around the second condition: the login trace goes, as the API says.
+      await page.getByRole('button', { name: 'Negate', exact: true }).nth(1).click();
+      await page.getByRole('button', { name: 'Apply filter' }).click();
+      const negated = { or: [filter.or[0], { not: filter.or[1] }] };
+      const withNot = await apiTraces(app(), seeded, negated);
+      await waitForList(page, withNot.ids);
+      expect(urlFilter(page)).to.deep.equal(negated);
+      expect(withNot.ids).to.have.length(20).and.not.include(seeded.ids.get('POST /login'));
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+
+  it('searches child spans when asked, as the API does; list operators and presence operators build their values', async () => {
+    const watch = await openPage(browser());
+    const { page } = watch;
+    try {
+      await signIn(app(), watch, seeded.member);
+      const filter = { field: 'span_attributes.payment.provider', op: 'in', value: ['stripe', 'adyen'] };
+      await page.goto(`${app().url}/ui/traces?app=${seeded.appId}`);
+      await page.getByRole('button', { name: 'Add condition' }).click();
+      await page.getByLabel('Field').fill('span_attributes.payment.provider');
+      await page.getByLabel('Operator').selectOption('in');
+      await page.getByLabel('Values, one per line').fill('stripe\nadyen');
+      await page.getByRole('button', { name: 'Apply filter' }).click();
+      const rootsOnly = await apiTraces(app(), seeded, filter, false);
+      const anySpan = await apiTraces(app(), seeded, filter, true);
+      expect(rootsOnly.ids).to.deep.equal([]);
+      expect(anySpan.ids).to.deep.equal([seeded.ids.get('POST /checkout')]);
+      await page.getByTestId('traces-count').filter({ hasText: 'No trace matches' }).waitFor();
+      await waitForList(page, rootsOnly.ids);
+      expect(urlFilter(page)).to.deep.equal(filter);
+
+      await page.getByLabel('Search child spans').check();
+      await waitForList(page, anySpan.ids);
+      expect(new URL(page.url()).searchParams.get('children')).to.equal('1');
+      await page.reload();
+      await waitForList(page, anySpan.ids);
+      expect(await page.getByLabel('Search child spans').isChecked()).to.equal(true);
+      await page.getByLabel('Search child spans').uncheck();
+      await waitForList(page, rootsOnly.ids);
+
+      // `exists` takes no value: the value box goes, and the condition is sent without one.
+      await page.getByLabel('Operator').selectOption('exists');
+      expect(await page.getByLabel('Values, one per line').count()).to.equal(0);
+      expect(await page.getByLabel('Value', { exact: true }).count()).to.equal(0);
+      await page.getByLabel('Field').fill('span_attributes.job.kind');
+      await page.getByRole('button', { name: 'Apply filter' }).click();
+      const presence = { field: 'span_attributes.job.kind', op: 'exists' };
+      await waitForList(page, (await apiTraces(app(), seeded, presence)).ids);
+      expect(urlFilter(page)).to.deep.equal(presence);
+      expect(await listedTraceIds(page)).to.deep.equal([seeded.ids.get('nightly report')]);
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+
+  it('pages forward by next_cursor and back, as the API pages', async () => {
+    const watch = await openPage(browser());
+    const { page } = watch;
+    try {
+      await signIn(app(), watch, seeded.member);
+      await page.goto(`${app().url}/ui/traces?app=${seeded.appId}`);
+      // The API walked with one fixed window, as the page walks: a cursor holds to its query.
+      const window = { start: new Date(Date.now() - 86_400_000).toISOString(), end: new Date(Date.now() + 60_000).toISOString() };
+      const first = await apiTraces(app(), seeded, undefined, false, undefined, window);
+      expect(first.nextCursor).to.be.a('string');
+      await waitForList(page, first.ids);
+      await page.getByTestId('traces-count').filter({ hasText: `Traces 1–20 of ${FILLER_TRACES + 4}` }).waitFor();
+      expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).to.equal(true);
+
+      await page.getByRole('button', { name: 'Next page' }).click();
+      // The second page: the remaining traces, oldest last (the API's order).
+      const second = await apiTraces(app(), seeded, undefined, false, first.nextCursor as string, window);
+      expect(second.status).to.equal(200);
+      expect(second.ids).to.have.length(FILLER_TRACES + 4 - 20);
+      await waitForList(page, second.ids);
+      await page.getByTestId('traces-count').filter({ hasText: `Traces 21–${FILLER_TRACES + 4} of ${FILLER_TRACES + 4}` }).waitFor();
+      expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).to.equal(true);
+      expect(second.ids.at(-1)).to.equal(seeded.ids.get('POST /checkout'));
+
+      await page.getByRole('button', { name: 'Previous page' }).click();
+      await waitForList(page, first.ids);
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+
+  it("shows the engine's 422 message for a filter it refuses", async () => {
+    const watch = await openPage(browser());
+    const { page } = watch;
+    try {
+      await signIn(app(), watch, seeded.member);
+      const filter = { field: 'duration_ms', op: 'contains', value: '12' };
+      const refused = await apiTraces(app(), seeded, filter);
+      expect(refused.status).to.equal(422);
+      const message = refused.body.detail?.[0]?.msg ?? '';
+      expect(message).not.to.equal('');
+      await page.goto(`${app().url}/ui/traces?app=${seeded.appId}&filter=${encodeURIComponent(JSON.stringify(filter))}`);
+      const alert = page.getByTestId('traces-error');
+      await alert.waitFor();
+      expect(await alert.innerText()).to.include(message);
+      // The builder shows the refused filter, to be corrected.
+      expect(await page.getByLabel('Field').inputValue()).to.equal('duration_ms');
+      expect(await page.getByLabel('Operator').inputValue()).to.equal('contains');
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+
+  it('opens a trace from the list as a nested waterfall, and a span in the panel with its fields', async () => {
+    const watch = await openPage(browser());
+    const { page } = watch;
+    try {
+      await signIn(app(), watch, seeded.member);
+      const traceId = seeded.ids.get('POST /checkout') as string;
+      const filter = { field: 'span_name', op: 'eq', value: 'POST /checkout' };
+      await page.goto(`${app().url}/ui/traces?app=${seeded.appId}&filter=${encodeURIComponent(JSON.stringify(filter))}`);
+      await page.getByRole('link', { name: 'POST /checkout' }).click();
+      await page.waitForURL(`${app().url}/ui/traces/${traceId}?app=${seeded.appId}`);
+      await page.locator('li.wf-row').first().waitFor();
+
+      const rows = await page.locator('li.wf-row').evaluateAll((items) => items.map((item) => ({ name: item.querySelector('.wf-select')?.textContent ?? '', depth: Number(item.getAttribute('data-depth')) })));
+      expect(rows).to.deep.equal([
+        { name: 'POST /checkout', depth: 0 },
+        { name: 'charge card', depth: 1 },
+        { name: 'render receipt', depth: 1 },
+      ]);
+      // Nesting is seen: the child's name starts to the right of its parent's.
+      const rootBox = await page.locator('li.wf-row[data-depth="0"] .wf-select').boundingBox();
+      const childBox = await page.locator('li.wf-row[data-depth="1"] .wf-select').first().boundingBox();
+      expect((childBox?.x ?? 0) - (rootBox?.x ?? 0)).to.be.greaterThan(8);
+      const summary = await page.getByTestId('trace-summary').innerText();
+      expect(summary).to.include('POST /checkout').and.include('shop').and.include('0.0042');
+      expect(await page.locator('ul.wf-legend').innerText()).to.include('payments').and.include('shop');
+      expect(await page.locator('li.wf-row', { hasText: 'charge card' }).innerText()).to.include('15 ms').and.include('0.0042');
+
+      await page.getByRole('button', { name: 'charge card' }).click();
+      const panel = page.getByTestId('span-panel');
+      await panel.getByRole('heading', { name: 'charge card' }).waitFor();
+      const text = await panel.innerText();
+      expect(text).to.include('payment.provider').and.include('stripe').and.include('payments').and.include('SPAN_KIND_CLIENT').and.include('STATUS_CODE_UNSET').and.include('spanledger-tests');
+      expect(text).to.include(traceId);
+      await screenshot(page, `trace-waterfall-${app().database}`);
+      expect(await accessibilityViolations(page), 'trace view').to.deep.equal([]);
+
+      // Collapsing the root hides its children; the parent link in the panel goes up.
+      await page.getByRole('button', { name: 'Collapse POST /checkout' }).click();
+      expect(await page.locator('li.wf-row').count()).to.equal(1);
+      await page.getByRole('button', { name: 'Expand POST /checkout' }).click();
+      expect(await page.locator('li.wf-row').count()).to.equal(3);
+      await panel.getByRole('button', { name: /^[0-9a-f]{16}$/ }).click();
+      await panel.getByRole('heading', { name: 'POST /checkout' }).waitFor();
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+
+  it('renders hostile span names, services and attributes as text in the list, the waterfall and the panel, running nothing', async () => {
+    const watch = await openPage(browser());
+    const { page } = watch;
+    try {
+      const orgId = await seedOrganization(app().server.knex, [[seeded.member.userId, 'member']]);
+      const appId = await seedApplication(app().server.knex, orgId);
+      const key = await seedApiKey(app().server.knex, appId, ['write:traces']);
+      const recorded = await recordTrace(
+        Date.now() - 60_000,
+        { service: PAYLOADS[1], name: PAYLOADS[0], attributes: { [PAYLOADS[2]]: PAYLOADS[3], 'http.route': PAYLOADS[4] } },
+        [{ service: PAYLOADS[3], name: PAYLOADS[1], attributes: { [PAYLOADS[0]]: PAYLOADS[1] } }],
+      );
+      const exporter = new OTLPTraceExporter({ url: `${app().url}/v1/traces`, headers: { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` } });
+      expectExported(await exportSpans(exporter, recorded.spans));
+      await exporter.shutdown();
+
+      await signIn(app(), watch, seeded.member);
+      await page.goto(`${app().url}/ui/traces?app=${appId}`);
+      const link = page.getByRole('link', { name: PAYLOADS[0] });
+      await link.waitFor();
+      expect(await page.locator('table.traces-table tbody').innerText()).to.include(PAYLOADS[0]).and.include(PAYLOADS[1]);
+      await link.click();
+      await page.locator('li.wf-row').nth(1).waitFor();
+      const waterfall = await page.locator('section.waterfall').innerText();
+      for (const payload of [PAYLOADS[0], PAYLOADS[1], PAYLOADS[3]]) expect(waterfall, 'waterfall').to.include(payload);
+      await page.getByRole('button', { name: PAYLOADS[0], exact: true }).click();
+      const panel = page.getByTestId('span-panel');
+      await panel.getByRole('heading', { name: PAYLOADS[0] }).waitFor();
+      const text = await panel.innerText();
+      for (const payload of PAYLOADS) expect(text, 'span panel').to.include(payload);
+      await page.getByRole('button', { name: PAYLOADS[1], exact: true }).click();
+      await panel.getByRole('heading', { name: PAYLOADS[1] }).waitFor();
+      expect(await panel.innerText()).to.include(PAYLOADS[0]);
+      await screenshot(page, `trace-hostile-text-${app().database}`);
+
+      // Nothing the payloads hold became an element or ran.
+      const elements = await page.evaluate(`({
+        images: document.querySelectorAll('img, svg, iframe, object, embed').length,
+        scripts: [...document.querySelectorAll('script')].map((script) => script.getAttribute('src')),
+        handlers: [...document.querySelectorAll('*')].filter((element) => [...element.attributes].some((attribute) => attribute.name.startsWith('on'))).length,
+      })`);
+      expect(elements).to.deep.equal({ images: 0, scripts: [(elements as { scripts: string[] }).scripts[0]], handlers: 0 });
+      expect((elements as { scripts: string[] }).scripts[0]).to.match(/^\/ui\/assets\/main-[A-Z0-9]+\.js$/);
+      expect(await page.evaluate('window.__xss === undefined')).to.equal(true);
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+});
+
+describe('filter builder logic', () => {
+  it('reads the fields, operators and node kinds from the engine document', async () => {
+    const { default: YAML } = await import('yaml');
+    const fs = await import('node:fs');
+    const words = vocabularyFromDocument(YAML.parse(fs.readFileSync('openapi/engine.yaml', 'utf8')));
+    expect(words.fields).to.include.members(['span_name', 'service_name', 'duration_ms', 'billing.sku_id', 'status_code']);
+    expect(words.traceFields).to.deep.equal(['trace.duration_ms', 'trace.total_cost', 'trace.spans_count', 'trace.error_count']);
+    expect(words.attributePrefixes).to.deep.equal(['span_attributes.', 'resource_attributes.']);
+    expect(words.operators).to.include.members(['eq', 'neq', 'in', 'not_in', 'exists', 'not_exists', 'regex', 'gt']);
+    expect(words.listOperators).to.deep.equal(['in', 'not_in']);
+    expect(words.presenceOperators).to.deep.equal(['exists', 'not_exists']);
+    expect(words.hasNot).to.equal(true);
+    expect(() => vocabularyFromDocument({ components: { schemas: {} } })).to.throw(/FilterField/);
+  });
+
+  it('turns a filter into a draft and back, and edits the draft by id', () => {
+    const kinds = { listOperators: ['in', 'not_in'], presenceOperators: ['exists', 'not_exists'] };
+    const filter = {
+      and: [
+        { field: 'span_kind', op: 'in', value: ['SERVER', 'CLIENT'] },
+        { not: { field: 'status_code', op: 'eq', value: 'ERROR' } },
+        { or: [{ field: 'span_attributes.user.id', op: 'exists' }, { something: 'unknown' }] },
+      ],
+    };
+    const draft = toDraft(filter);
+    expect(fromDraft(draft, kinds)).to.deep.equal(filter);
+    expect(toDraft(undefined).children).to.deep.equal([]);
+    expect(fromDraft(emptyGroup(), kinds)).to.equal(undefined);
+
+    // A single condition is written alone; values are text, a list one per line.
+    const root = emptyGroup('or');
+    const condition = newCondition();
+    let built = addChild(root, root.id, condition);
+    built = updateCondition(built, condition.id, { field: ' duration_ms ', op: 'gt', value: '250' });
+    expect(fromDraft(built, kinds)).to.deep.equal({ field: 'duration_ms', op: 'gt', value: '250' });
+    built = updateCondition(built, condition.id, { op: 'not_in', value: 'a\n\nb' });
+    expect(fromDraft(built, kinds)).to.deep.equal({ field: 'duration_ms', op: 'not_in', value: ['a', 'b'] });
+    built = toggleNot(built, condition.id);
+    expect(fromDraft(built, kinds)).to.deep.equal({ not: { field: 'duration_ms', op: 'not_in', value: ['a', 'b'] } });
+    const inner = emptyGroup('and');
+    built = addChild(built, root.id, inner);
+    built = addChild(built, inner.id, newCondition('span_name', 'exists'));
+    expect(fromDraft(built, kinds)).to.deep.equal({ or: [{ not: { field: 'duration_ms', op: 'not_in', value: ['a', 'b'] } }, { and: [{ field: 'span_name', op: 'exists' }] }] });
+    // Removing the member of a NOT node removes the NOT node too.
+    built = removeNode(built, condition.id);
+    expect(fromDraft(built, kinds)).to.deep.equal({ and: [{ field: 'span_name', op: 'exists' }] });
+  });
+});

@@ -1,0 +1,178 @@
+// Every field of one span (SpanRecord, openapi/engine.yaml): ids, times, kind and status, service
+// and scope, cost, billing and usage, span and resource attributes, events, links and the counts
+// the sender dropped. Every value is rendered as text.
+import type { ComponentChildren } from 'preact';
+import { attributeText, formatCost, formatDuration, formatTime } from '../trace-format';
+import type { SpanRecord } from './waterfall';
+
+interface SpanPanelProps {
+  span: SpanRecord;
+  /** The trace's earliest start (Unix nanoseconds), for offsets. */
+  traceStart: number;
+  /** Whether the span's parent is among the trace's stored spans. */
+  parentStored: boolean;
+  onSelectParent(): void;
+  onClose(): void;
+}
+
+type Entry = [label: string, value: ComponentChildren];
+
+function shown(value: string | number | null | undefined): ComponentChildren {
+  return value === null || value === undefined ? <span class="muted">none</span> : String(value);
+}
+
+function Fields({ entries }: { entries: Entry[] }) {
+  return (
+    <dl class="span-fields">
+      {entries.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Attributes({ title, attributes, nested = false }: { title: string; attributes: Record<string, unknown> | null; nested?: boolean }) {
+  const entries = Object.entries(attributes ?? {});
+  return (
+    <section>
+      {nested ? <h4>{title}</h4> : <h3>{title}</h3>}
+      {entries.length === 0 ? (
+        <p class="muted">None.</p>
+      ) : (
+        <table class="attribute-table">
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map(([key, value]) => (
+              <tr key={key}>
+                <td>
+                  <code>{key}</code>
+                </td>
+                <td>{attributeText(value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function SpanPanel({ span, traceStart, parentStored, onSelectParent, onClose }: SpanPanelProps) {
+  const offset = (span.span_start_time_unix_nano - traceStart) / 1e6;
+  return (
+    <aside class="span-panel" aria-labelledby="span-panel-title" data-testid="span-panel">
+      <div class="span-panel-head">
+        <h2 id="span-panel-title">{span.span_name}</h2>
+        <button type="button" onClick={onClose}>
+          Close span details
+        </button>
+      </div>
+      <Fields
+        entries={[
+          ['Span id', <code>{span.span_id}</code>],
+          [
+            'Parent span id',
+            span.parent_span_id === null ? (
+              shown(null)
+            ) : parentStored ? (
+              <button type="button" class="link" onClick={onSelectParent}>
+                <code>{span.parent_span_id}</code>
+              </button>
+            ) : (
+              <>
+                <code>{span.parent_span_id}</code> <span class="muted">(not stored)</span>
+              </>
+            ),
+          ],
+          ['Trace id', <code>{span.trace_id}</code>],
+          ['Start', `${formatTime(span.span_start_time_unix_nano)} (+${formatDuration(offset)})`],
+          ['End', formatTime(span.span_end_time_unix_nano)],
+          ['Duration', formatDuration(span.duration_ms)],
+          ['Kind', shown(span.span_kind)],
+          ['Status', <span class={span.status_code === 'STATUS_CODE_ERROR' ? 'error' : undefined}>{shown(span.status_code)}</span>],
+          ['Status message', shown(span.status_message)],
+          ['Service', shown(span.service_name)],
+          ['Unit', shown(span.unit)],
+          ['Parent unit', shown(span.parent_unit)],
+          ['Scope', shown(span.scope_name)],
+          ['Scope version', shown(span.scope_version)],
+        ]}
+      />
+      <section>
+        <h3>Cost, billing and usage</h3>
+        <Fields
+          entries={[
+            ['Cost', formatCost(span.cost)],
+            ['Billed resource type', shown(span.billing.resource_type)],
+            ['Billed resource name', shown(span.billing.resource_name)],
+            ['Billing service id', shown(span.billing.service_id)],
+            ['Billing service name', shown(span.billing.service_name)],
+            ['SKU id', shown(span.billing.sku_id)],
+            ['SKU name', shown(span.billing.sku_name)],
+            ['Region', shown(span.billing.region)],
+            ['Usage amount', shown(span.usage.amount)],
+            ['Usage unit', shown(span.usage.unit)],
+          ]}
+        />
+      </section>
+      <Attributes title="Span attributes" attributes={span.span_attributes} />
+      <Attributes title="Resource attributes" attributes={span.resource_attributes} />
+      <section>
+        <h3>Events</h3>
+        {!span.events?.length ? (
+          <p class="muted">None.</p>
+        ) : (
+          <ol class="span-events">
+            {span.events.map((event, index) => (
+              <li key={index}>
+                <strong>{event.name}</strong> <span class="muted">at +{formatDuration((event.time_unix_nano - traceStart) / 1e6)}</span>
+                {event.dropped_attributes_count > 0 && <span class="muted"> ({event.dropped_attributes_count} attributes dropped)</span>}
+                {event.attributes && <Attributes title={`Attributes of event ${index + 1}`} attributes={event.attributes} nested />}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+      <section>
+        <h3>Links</h3>
+        {!span.links?.length ? (
+          <p class="muted">None.</p>
+        ) : (
+          <ol class="span-links">
+            {span.links.map((link, index) => (
+              <li key={index}>
+                <Fields
+                  entries={[
+                    ['Trace id', <code>{link.trace_id}</code>],
+                    ['Span id', <code>{link.span_id}</code>],
+                    ['Trace state', shown(link.trace_state)],
+                    ['Attributes dropped', String(link.dropped_attributes_count)],
+                  ]}
+                />
+                {link.attributes && <Attributes title={`Attributes of link ${index + 1}`} attributes={link.attributes} nested />}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+      <section>
+        <h3>Dropped by the sender</h3>
+        <Fields
+          entries={[
+            ['Attributes', shown(span.dropped_attributes_count)],
+            ['Events', shown(span.dropped_events_count)],
+            ['Links', shown(span.dropped_links_count)],
+          ]}
+        />
+      </section>
+    </aside>
+  );
+}
