@@ -6,14 +6,14 @@ import { useSession } from './session';
 import { Header } from './components/header';
 import { SignIn } from './views/sign-in';
 import { Home } from './views/home';
-import { Traces } from './views/traces';
-import { TraceView } from './views/trace';
-import { Metrics } from './views/metrics';
-import { Live } from './views/live';
 import { NotFound } from './views/not-found';
 import { lazy } from 'preact-iso';
 
-// Loaded when first opened, so that the first view stays small.
+// Loaded when first opened, so that the first view stays small (their styles are in main.tsx).
+const Traces = lazy(() => import('./views/traces').then((module) => module.Traces));
+const TraceView = lazy(() => import('./views/trace').then((module) => module.TraceView));
+const Metrics = lazy(() => import('./views/metrics').then((module) => module.Metrics));
+const Live = lazy(() => import('./views/live').then((module) => module.Live));
 const OrganizationView = lazy(() => import('./views/organization').then((module) => module.OrganizationView));
 const ApplicationView = lazy(() => import('./views/application').then((module) => module.ApplicationView));
 

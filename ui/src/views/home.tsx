@@ -8,7 +8,6 @@ import { OrganizationCreateForm } from '../components/organization-create-form';
 import { RoleBadge } from '../components/role-badge';
 // The styles of every management view, this one and the lazily loaded organization and application
 // views (whose own CSS imports would not be injected).
-import './management.css';
 
 export function Home() {
   const { route } = useLocation();

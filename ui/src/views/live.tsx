@@ -2,7 +2,6 @@
 // resume. The stream and the list (ui/src/components/live-panel.tsx) load with a dynamic import(),
 // so the first view stays small; the style sheet is imported here, statically, because esbuild
 // does not inject the CSS of lazily loaded modules.
-import './live.css';
 import { ApplicationPicker, useSelectedApplication } from '../components/application-picker';
 import { useAsync } from '../use-async';
 

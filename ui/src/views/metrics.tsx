@@ -4,8 +4,6 @@
 // figures and charts (ui/src/components/metrics-panels.tsx) load with a dynamic import(), uPlot
 // with another one when a chart is drawn; the style sheets are imported here, statically, because
 // esbuild does not inject the CSS of lazily loaded modules.
-import 'uplot/dist/uPlot.min.css';
-import './metrics.css';
 import { useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApplicationPicker, useSelectedApplication } from '../components/application-picker';

@@ -8,7 +8,6 @@ import { call, engine } from '../api';
 import { ApplicationPicker, withQuery } from '../components/application-picker';
 import type { LoadedTrace, SpanRecord, TraceOverview } from '../components/waterfall-trace';
 import { useAsync } from '../use-async';
-import './traces.css';
 
 /** Spans a page (the engine's default); a trace of 10,000 spans is ten pages. */
 const SPANS_PER_PAGE = 1000;

@@ -10,7 +10,6 @@ import { TimeRangePicker } from '../components/time-range-picker';
 import { formatCost, formatDuration, formatTime } from '../trace-format';
 import { useAsync } from '../use-async';
 import { filterQuery, readFilter, readSearchChildren, readTimeWindow, windowParams, type FilterNode } from '../view-query';
-import './traces.css';
 
 const PAGE_SIZE = 20;
 
