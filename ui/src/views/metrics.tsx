@@ -7,16 +7,18 @@
 import { useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApplicationPicker, useSelectedApplication } from '../components/application-picker';
+import { FilterBuilder } from '../components/filter-builder';
 import { FilterSummary } from '../components/filter-summary';
+import { withQuery } from '../components/application-picker';
 import { TimeRangePicker } from '../components/time-range-picker';
 import { alignedWindow, readGroupField } from '../metrics-query';
 import { useAsync } from '../use-async';
-import { readTimeWindow } from '../view-query';
+import { filterQuery, readFilter, readTimeWindow } from '../view-query';
 
 const TIME = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
 
 export function Metrics() {
-  const { query } = useLocation();
+  const { path, query, route } = useLocation();
   const appId = useSelectedApplication();
   const [refreshes, setRefreshes] = useState(0);
   const panels = useAsync(() => import('../components/metrics-panels'), []);
@@ -33,6 +35,10 @@ export function Metrics() {
         </button>
       </div>
       <FilterSummary />
+      <details class="metrics-filter">
+        <summary>Edit the filter here</summary>
+        <FilterBuilder value={readFilter(query).filter} onChange={(next) => route(withQuery(path, query, filterQuery(next)))} />
+      </details>
       <p class="muted" data-testid="metrics-window">
         From {TIME.format(window.start)} to {TIME.format(window.end)} ({Intl.DateTimeFormat().resolvedOptions().timeZone}).
       </p>
