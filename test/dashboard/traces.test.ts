@@ -5,16 +5,14 @@
 // filter shows the engine's 422 message, and a trace opens as a nested waterfall with a span panel.
 // Also the filter builder's pure parts: the words read from the served engine document and the
 // draft <-> FilterNode conversions.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { addChild, emptyGroup, fromDraft, newCondition, removeNode, toDraft, toggleNot, updateCondition } from '../../ui/src/filter-tree.js';
 import { vocabularyFromDocument } from '../../ui/src/filter-vocabulary.js';
 import { seedApiKey, seedApplication, seedOrganization, seedUser, type SeededUser } from '../support/accounts.js';
 import { accessibilityViolations, openPage, screenshot, signInLink, useBrowser, type PageWatch } from '../support/dashboard.js';
-import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
+import { expectExported, exportSpans, recordTrace } from '../support/otel.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 const FILLER_TRACES = 22;
@@ -28,39 +26,12 @@ const PAYLOADS = [
   '</td><b onmouseover=window.__xss=1>x</b>',
 ];
 
-function hrTime(ms: number): [number, number] {
-  return [Math.floor(ms / 1000), (ms % 1000) * 1_000_000];
-}
 
 interface SeededTraces {
   member: SeededUser;
   appId: string;
   /** Trace ids by root span name. */
   ids: Map<string, string>;
-}
-
-/** A root span of `service` and its children (each of its own service), as the SDK records them. */
-async function recordTrace(
-  startMs: number,
-  root: { service: string; name: string; attributes?: Record<string, string | number>; error?: boolean },
-  children: Array<{ service: string; name: string; attributes?: Record<string, string | number> }> = [],
-): Promise<{ spans: ReadableSpan[]; traceId: string }> {
-  let parent: SpanContext | undefined;
-  const spans = await recordSpans({ 'service.name': root.service }, (tracer) => {
-    const span = tracer.startSpan(root.name, { kind: SpanKind.SERVER, startTime: hrTime(startMs), attributes: root.attributes });
-    if (root.error) span.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream failed' });
-    parent = span.spanContext();
-    span.end(hrTime(startMs + 120));
-  });
-  for (const [index, child] of children.entries()) {
-    spans.push(
-      ...(await recordSpans({ 'service.name': child.service }, (tracer) => {
-        const context = trace.setSpanContext(ROOT_CONTEXT, parent as SpanContext);
-        tracer.startSpan(child.name, { kind: SpanKind.CLIENT, startTime: hrTime(startMs + 10 + index * 20), attributes: child.attributes }, context).end(hrTime(startMs + 25 + index * 20));
-      })),
-    );
-  }
-  return { spans, traceId: (parent as SpanContext).traceId };
 }
 
 /** An organization with a member (who signs in) and an application whose traces a real exporter sends. */

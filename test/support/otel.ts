@@ -3,7 +3,7 @@
 // documents (they do their own HTTP, so call() cannot check them).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter, type SpanLimits } from '@opentelemetry/sdk-trace-base';
@@ -85,4 +85,33 @@ export async function contractCheckingProxy(targetUrl: string): Promise<Checking
         server.close(() => resolve());
       }),
   };
+}
+
+/** An SDK HrTime from epoch milliseconds. */
+export function hrTime(ms: number): [number, number] {
+  return [Math.floor(ms / 1000), (ms % 1000) * 1_000_000];
+}
+
+/** A root span of `service` and its children (each of its own service), as the SDK records them. */
+export async function recordTrace(
+  startMs: number,
+  root: { service: string; name: string; attributes?: Record<string, string | number>; error?: boolean },
+  children: Array<{ service: string; name: string; attributes?: Record<string, string | number> }> = [],
+): Promise<{ spans: ReadableSpan[]; traceId: string }> {
+  let parent: SpanContext | undefined;
+  const spans = await recordSpans({ 'service.name': root.service }, (tracer) => {
+    const span = tracer.startSpan(root.name, { kind: SpanKind.SERVER, startTime: hrTime(startMs), attributes: root.attributes });
+    if (root.error) span.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream failed' });
+    parent = span.spanContext();
+    span.end(hrTime(startMs + 120));
+  });
+  for (const [index, child] of children.entries()) {
+    spans.push(
+      ...(await recordSpans({ 'service.name': child.service }, (tracer) => {
+        const context = trace.setSpanContext(ROOT_CONTEXT, parent as SpanContext);
+        tracer.startSpan(child.name, { kind: SpanKind.CLIENT, startTime: hrTime(startMs + 10 + index * 20), attributes: child.attributes }, context).end(hrTime(startMs + 25 + index * 20));
+      })),
+    );
+  }
+  return { spans, traceId: (parent as SpanContext).traceId };
 }
