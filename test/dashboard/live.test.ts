@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { accessibilityViolations, openPage, screenshot, signInLink, useBrowser } from '../support/dashboard.js';
 import { createApiKey, keyToken, ownerWithApplication, type DashboardUser } from '../support/management.js';
 import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 const POLL_INTERVAL_MS = 100;
@@ -22,15 +23,20 @@ const POLL_INTERVAL_MS = 100;
  * until start().
  */
 class StreamWatchingRelay {
-  private server: net.Server | undefined;
-  private readonly sockets = new Set<net.Socket>();
   private readonly streams = new Set<net.Socket>();
-  port = 0;
+  private readonly proxy: TcpProxy;
 
-  constructor(private readonly targetPort: number) {}
+  constructor(targetPort: number) {
+    this.proxy = new TcpProxy('127.0.0.1', targetPort, (client) => {
+      client.on('data', (chunk: Buffer) => {
+        if (chunk.toString('latin1').includes('GET /traces/live/stream ')) this.streams.add(client);
+      });
+      client.on('close', () => this.streams.delete(client));
+    });
+  }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://127.0.0.1:${this.proxy.port}`;
   }
 
   /** Stream connections open now. */
@@ -38,37 +44,12 @@ class StreamWatchingRelay {
     return this.streams.size;
   }
 
-  async start(): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.targetPort, '127.0.0.1');
-      client.on('data', (chunk: Buffer) => {
-        if (chunk.toString('latin1').includes('GET /traces/live/stream ')) this.streams.add(client);
-      });
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => {
-          this.sockets.delete(socket);
-          this.streams.delete(client);
-          client.destroy();
-          upstream.destroy();
-        });
-        socket.on('error', () => socket.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.port = (server.address() as net.AddressInfo).port;
-    this.server = server;
+  start(): Promise<void> {
+    return this.proxy.start();
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  stop(): Promise<void> {
+    return this.proxy.stop();
   }
 }
 

@@ -11,26 +11,13 @@ import { expect } from 'chai';
 import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser, type SeededKey } from '../support/accounts.js';
 import { call, type ApiResponse } from '../support/contract.js';
 import { createApiKey, expectStatus, ownerWithApplication } from '../support/management.js';
-import { contractCheckingProxy, expectExported, exportSpans, recordSpans, type CheckingProxy } from '../support/otel.js';
+import { contractCheckingProxy, expectExported, exportSpans, recordSpans, withOtlpEnvironment, type CheckingProxy } from '../support/otel.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 const T0 = 1795355100; // seconds: 2026-11-22
 
 function basic(apiKey: string, secret: string): string {
   return `Basic ${Buffer.from(`${apiKey}:${secret}`, 'utf8').toString('base64')}`;
-}
-
-/** Builds a value while the OTEL_EXPORTER_OTLP_* environment is exactly `env`, then restores it. */
-function withOtlpEnvironment<T>(env: Record<string, string>, build: () => T): T {
-  const saved = Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_EXPORTER_OTLP_'));
-  for (const [name] of saved) delete process.env[name];
-  Object.assign(process.env, env);
-  try {
-    return build();
-  } finally {
-    for (const name of Object.keys(env)) delete process.env[name];
-    for (const [name, value] of saved) process.env[name] = value;
-  }
 }
 
 /**

@@ -5,20 +5,8 @@ import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { signInLink, type PageWatch } from './dashboard.js';
+import { withOtlpEnvironment } from './otel.js';
 import type { TestServer } from './test-server.js';
-
-/** Builds a value while the OTEL_EXPORTER_OTLP_* environment is exactly `env`, then restores it. */
-export function withOtlpEnvironment<T>(env: Record<string, string>, build: () => T): T {
-  const saved = Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_EXPORTER_OTLP_'));
-  for (const [name] of saved) delete process.env[name];
-  Object.assign(process.env, env);
-  try {
-    return build();
-  } finally {
-    for (const name of Object.keys(env)) delete process.env[name];
-    for (const [name, value] of saved) process.env[name] = value;
-  }
-}
 
 /** The `export NAME=value` lines the page shows, read as a shell would (single quotes removed). */
 export function parseExports(text: string): Record<string, string> {

@@ -115,3 +115,16 @@ export async function recordTrace(
   }
   return { spans, traceId: (parent as SpanContext).traceId };
 }
+
+/** Builds a value while the OTEL_EXPORTER_OTLP_* environment is exactly `env`, then restores it. */
+export function withOtlpEnvironment<T>(env: Record<string, string>, build: () => T): T {
+  const saved = Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_EXPORTER_OTLP_'));
+  for (const [name] of saved) delete process.env[name];
+  Object.assign(process.env, env);
+  try {
+    return build();
+  } finally {
+    for (const name of Object.keys(env)) delete process.env[name];
+    for (const [name, value] of saved) process.env[name] = value;
+  }
+}

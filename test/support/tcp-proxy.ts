@@ -1,6 +1,7 @@
 // A TCP relay to a database server, to stage a real outage: stop() closes the listener and cuts
 // every open connection (clients see their connections drop, then connections refused),
-// start() listens again on the same port.
+// start() listens again on the same port. `onConnection` sees each client connection (a test
+// that watches what goes through, e.g. which connections carry a live stream).
 import net from 'node:net';
 
 export class TcpProxy {
@@ -11,11 +12,13 @@ export class TcpProxy {
   constructor(
     private readonly targetHost: string,
     private readonly targetPort: number,
+    private readonly onConnection?: (client: net.Socket) => void,
   ) {}
 
   async start(): Promise<void> {
     const server = net.createServer((client) => {
       const upstream = net.connect(this.targetPort, this.targetHost);
+      this.onConnection?.(client);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('close', () => this.sockets.delete(socket));
