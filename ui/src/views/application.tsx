@@ -12,6 +12,7 @@ import { ApplicationSettingsForm } from '../components/application-settings-form
 import { ConfirmButton } from '../components/confirm-button';
 import { KeySecretPanel, type RevealedSecret } from '../components/key-secret-panel';
 import { useAction } from '../components/use-action';
+import { LoadFailure } from '../components/load-failure';
 // Its styles, ui/src/views/management.css, come with the first view (imported by ui/src/views/home.tsx):
 // a lazily loaded view's own CSS import would not be injected.
 
@@ -29,17 +30,7 @@ export function ApplicationView() {
   const deletion = useAction();
 
   if (loaded.error) {
-    return (
-      <section>
-        <h1>Application</h1>
-        <p role="alert" class="error">
-          The application could not be loaded: {loaded.error.message}
-        </p>
-        <p>
-          <a href="/ui/">Back to your organizations</a>
-        </p>
-      </section>
-    );
+    return <LoadFailure title="Application" what="application" message={loaded.error.message} />;
   }
   if (!loaded.data) return <p aria-busy="true">Loading the application…</p>;
   const { application, organization } = loaded.data;

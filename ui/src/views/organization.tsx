@@ -12,6 +12,7 @@ import { MemberTable } from '../components/member-table';
 import { OrganizationSettingsForm } from '../components/organization-settings-form';
 import { RoleBadge } from '../components/role-badge';
 import { useAction } from '../components/use-action';
+import { LoadFailure } from '../components/load-failure';
 // Its styles, ui/src/views/management.css, come with the first view (imported by ui/src/views/home.tsx):
 // a lazily loaded view's own CSS import would not be injected.
 
@@ -23,17 +24,7 @@ export function OrganizationView() {
   const deletion = useAction();
 
   if (organization.error) {
-    return (
-      <section>
-        <h1>Organization</h1>
-        <p role="alert" class="error">
-          The organization could not be loaded: {organization.error.message}
-        </p>
-        <p>
-          <a href="/ui/">Back to your organizations</a>
-        </p>
-      </section>
-    );
+    return <LoadFailure title="Organization" what="organization" message={organization.error.message} />;
   }
   if (!organization.data) return <p aria-busy="true">Loading the organization…</p>;
   const org = organization.data;
