@@ -23,6 +23,7 @@ function firstRunHint(config: Config, url: string, grpcPort: number | undefined)
   return [
     `spanledger is listening on ${url} (APIs: ${config.apis.join(', ')}; database: ${config.databaseUrl ? config.databaseUrl.replace(/\/\/[^@]*@/, '//***@') : 'embedded SQLite in ' + config.dataDir})`,
     `  Dashboard:     ${url}/ui/  (sign in with a one-time link: ${cli}npm run --silent sign-in-link -- --sub alice --name Alice${linkUrl})`,
+    `  Demo data:     ${cli}npm run seed:demo${linkUrl ? ` --${linkUrl}` : ''}  (a day of traces in a demo organization; prints a sign-in link to see them)`,
     `  API docs:      ${url}/docs`,
     `  Health:        ${url}/healthz`,
     ...(grpcPort === undefined ? [] : [`  OTLP/gRPC:     port ${grpcPort} (TraceService/Export; GRPC_PORT=off turns it off)`]),

@@ -1,34 +1,14 @@
 // `npm run seed:demo` as a user runs it: it finds the service where `npm start` puts it (PORT,
 // HOST), says in one line when nothing answers there, prints what the README promises, and the
 // span count its help and the README state is the one it sends.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { call } from '../support/contract.js';
+import { runSeed } from '../support/seed-demo-run.js';
 import { onEachDatabase } from '../support/test-server.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runSeed(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  // Only what the child needs: an inherited PORT or SPANLEDGER_* would change what is tested.
-  const { PATH, HOME } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed-demo.ts', ...args], { env: { PATH, HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** A port nothing listens on: taken from the system, then let go. */
 async function closedPort(): Promise<number> {
