@@ -89,7 +89,7 @@ export class OAuthError extends ServiceError {
     readonly code: OAuthErrorCode,
     readonly description?: string,
     /** For invalid_client: why the client was refused, for the access-log line only (`auth_failure`). */
-    readonly clientFailure?: 'missing' | 'malformed' | 'unknown_key' | 'wrong_secret',
+    readonly clientFailure?: 'missing' | 'malformed' | 'unknown_key' | 'wrong_secret' | 'expired_key',
   ) {
     super(description ?? code);
   }

@@ -1,8 +1,9 @@
 // API key rules: permissions from the assignable list (the document enforces it), duplicates
 // removed in first-seen order; the secret exists only in the answer of create and rotate;
-// rotation bumps the secret generation so every earlier token dies at once.
+// rotation bumps the secret generation so every earlier token dies at once, or when the grace
+// period asked for ends; an expiry, when set, lies in the future (at most ten years ahead).
 import type { Knex } from 'knex';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, RequestValidationError } from '../errors.js';
 import {
   findActiveApiKey,
   insertApiKey,
@@ -25,10 +26,30 @@ export function uniquePermissions(permissions: readonly Permission[]): Permissio
   return [...new Set(permissions)];
 }
 
+/** How far ahead an expiry may lie: ten years, the longest any rotation policy asks for. */
+export const MAX_EXPIRY_AHEAD_MS = 3650 * 24 * 3600 * 1000;
+
+/**
+ * An `expires_at` as sent (RFC 3339, already format-checked by the document) in epoch
+ * milliseconds, or a 422: a time already past would make a key born dead (delete a key to revoke
+ * it now), and one beyond ten years is most likely a typo.
+ */
+export function parseExpiresAt(value: string, now: number): number {
+  const issue = (msg: string) => new RequestValidationError([{ loc: ['body', 'expires_at'], msg, type: 'value_error' }]);
+  const epochMs = Date.parse(value);
+  // Date.parse refuses what RFC 3339 allows but no clock can keep, such as a leap second (23:59:60).
+  if (Number.isNaN(epochMs)) throw issue('Input should be a valid date-time');
+  if (epochMs <= now) throw issue('expires_at must be in the future; to revoke a key now, delete it (DELETE /api-keys/{api_key})');
+  if (epochMs - now > MAX_EXPIRY_AHEAD_MS) throw issue('expires_at must be at most 3650 days (ten years) ahead');
+  return epochMs;
+}
+
 export interface NewApiKeyInput {
   applicationId: string;
   name: string;
   permissions: readonly Permission[];
+  /** Epoch milliseconds (parseExpiresAt); null: never expires. */
+  expiresAt: number | null;
 }
 
 export async function createApiKey(knex: Knex, input: NewApiKeyInput, now = Date.now()): Promise<{ key: ApiKeyRecord; secret: string }> {
@@ -38,7 +59,14 @@ export async function createApiKey(knex: Knex, input: NewApiKeyInput, now = Date
     if (!(await lockActiveApplication(trx, input.applicationId))) throw new NotFoundError(APPLICATION_NOT_FOUND);
     return insertApiKey(
       trx,
-      { id: newId('ak'), application_id: input.applicationId, name: input.name, permissions: uniquePermissions(input.permissions), secret_hash: hashSecret(secret) },
+      {
+        id: newId('ak'),
+        application_id: input.applicationId,
+        name: input.name,
+        permissions: uniquePermissions(input.permissions),
+        secret_hash: hashSecret(secret),
+        expires_at: input.expiresAt,
+      },
       now,
     );
   });
@@ -55,12 +83,25 @@ export async function updateApiKey(knex: Knex, id: string, changes: ApiKeyChange
   });
 }
 
-export async function rotateApiKeySecret(knex: Knex, id: string, now = Date.now()): Promise<{ secret: string; rotatedAt: number }> {
+/** The longest grace a rotation may leave the previous secret: seven days (the document's bound). */
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+
+/**
+ * A new secret; the previous one keeps working for `gracePeriodSeconds` (0: it dies at once, as
+ * does any secret from before it). `previousSecretExpiresAt` is null without a grace.
+ */
+export async function rotateApiKeySecret(
+  knex: Knex,
+  id: string,
+  gracePeriodSeconds = 0,
+  now = Date.now(),
+): Promise<{ secret: string; rotatedAt: number; previousSecretExpiresAt: number | null }> {
   const secret = newSecret();
+  const previousSecretExpiresAt = gracePeriodSeconds > 0 ? now + gracePeriodSeconds * 1000 : null;
   await writeTransaction(knex, async (trx) => {
-    if ((await replaceApiKeySecret(trx, id, hashSecret(secret), now)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
+    if ((await replaceApiKeySecret(trx, id, hashSecret(secret), now, previousSecretExpiresAt)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
   });
-  return { secret, rotatedAt: now };
+  return { secret, rotatedAt: now, previousSecretExpiresAt };
 }
 
 export async function deleteApiKey(knex: Knex, id: string, now = Date.now()): Promise<{ deletedAt: number }> {

@@ -1,12 +1,13 @@
 // Turns an `Authorization` header value into a Principal, independent of the transport (the
 // koa security handler and the gRPC metadata check both call authenticateAuthorization).
 // API-key credentials are checked against the key's row on every request (one primary-key read):
-// a deleted key or rotated secret fails at once, a permission change applies at once.
+// a deleted key, a rotated secret (once its grace ends) or a passed expiry fails at once, a
+// permission change applies at once.
 import type { Knex } from 'knex';
 import { NotAuthenticatedError } from '../errors.js';
 import { findActiveApiKeyCredentials, touchApiKey, type ApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
 import { signInUser } from '../storage/accounts/users.js';
-import { secretMatches } from '../accounts/secrets.js';
+import { expiredKeyMessage, generationAccepted, keyExpired, secretGeneration } from './api-key-checks.js';
 import { isBasic, parseBasic } from './basic-credentials.js';
 import type { Principal } from './principal.js';
 import { InvalidTokenError, type TokenFailure, type TokenService } from './tokens.js';
@@ -27,10 +28,12 @@ const BAD_KEY_OR_SECRET = 'invalid API key or secret (a deleted key or a rotated
  * Why a request was refused, put on its access-log line (`auth_failure`) for the operator;
  * `unknown_key`: the token names an API key that does not exist (or was deleted);
  * `revoked`: the key exists but its secret was rotated since the token was issued;
- * `wrong_secret`: Basic credentials whose secret is not the key's current one;
+ * `wrong_secret`: Basic credentials whose secret is not the key's current one (nor its previous
+ * one in a rotation's grace);
+ * `expired_key`: the key's `expires_at` has passed (token and Basic alike);
  * `basic_not_accepted`: Basic credentials on an operation that takes tokens only.
  */
-export type AuthFailure = 'missing' | TokenFailure | 'unknown_key' | 'revoked' | 'wrong_secret' | 'basic_not_accepted';
+export type AuthFailure = 'missing' | TokenFailure | 'unknown_key' | 'revoked' | 'wrong_secret' | 'expired_key' | 'basic_not_accepted';
 
 /** A 401 that also says why, for the log line only (clients see the message and challenge). */
 export class AuthenticationError extends NotAuthenticatedError {
@@ -90,9 +93,10 @@ async function authenticateToken(token: string, { knex, tokens }: Authentication
     return { kind: 'user', userId: user.id, email: user.email, name: user.name, permissions: new Set(claims.permissions) };
   }
   const key = await findActiveApiKeyCredentials(knex, claims.apiKey);
-  if (!key || key.secretGeneration !== claims.generation || key.applicationId !== claims.applicationId) {
+  if (!key || !generationAccepted(key, claims.generation) || key.applicationId !== claims.applicationId) {
     throw invalidToken(key ? 'revoked' : 'unknown_key', 'token revoked: the API key was deleted or its secret rotated');
   }
+  if (keyExpired(key)) throw invalidToken('expired_key', expiredKeyMessage(key));
   return keyPrincipal(knex, key);
 }
 
@@ -103,7 +107,9 @@ async function authenticateBasic(authorization: string, knex: Knex): Promise<Pri
   // Ids are short; anything else cannot name a key, and is not worth a query.
   const key = credentials.apiKey.length <= 64 ? await findActiveApiKeyCredentials(knex, credentials.apiKey) : undefined;
   if (!key) throw new AuthenticationError('unknown_key', BAD_KEY_OR_SECRET, BASIC_CHALLENGE);
-  if (!secretMatches(credentials.secret, key.secretHash)) throw new AuthenticationError('wrong_secret', BAD_KEY_OR_SECRET, BASIC_CHALLENGE);
+  if (secretGeneration(key, credentials.secret) === undefined) throw new AuthenticationError('wrong_secret', BAD_KEY_OR_SECRET, BASIC_CHALLENGE);
+  // Checked after the secret, so that only a holder of the secret learns the key's expiry.
+  if (keyExpired(key)) throw new AuthenticationError('expired_key', expiredKeyMessage(key), BASIC_CHALLENGE);
   return keyPrincipal(knex, key);
 }
 

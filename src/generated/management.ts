@@ -308,6 +308,13 @@ export interface paths {
          *     is 422. Duplicates are removed. An `app_id` that does not exist or lies
          *     outside the caller's organizations is 404.
          *
+         *     `expires_at` (added in 1.4.0), when sent and not `null`, is when every
+         *     credential of the key stops working: after it, its tokens (also those
+         *     already issued), its Basic credentials and `POST /auth/token` are
+         *     refused with 401 saying the key expired. It must lie in the future and
+         *     at most 3650 days ahead (422 otherwise); absent or `null`, the key
+         *     never expires.
+         *
          *     Members and owners of the organization that owns the application;
          *     dashboard users only.
          */
@@ -333,7 +340,9 @@ export interface paths {
         };
         /**
          * Get an API key
-         * @description Returns one API key's metadata; the secret is never included.
+         * @description Returns one API key's metadata; the secret is never included. A key
+         *     past its `expires_at` is still answered (and listed), so that its owner
+         *     sees why it is refused and can move the expiry or delete it.
          *
          *     Members and owners of the organization that owns the key's
          *     application; dashboard users only.
@@ -361,6 +370,12 @@ export interface paths {
          *     takes effect on the key's next request, also for tokens already
          *     issued, not at token expiry.
          *
+         *     `expires_at` (added in 1.4.0) moves the key's expiry (in the future, at
+         *     most 3650 days ahead; 422 otherwise) or, as `null`, removes it; it
+         *     applies on the key's next request. An expired key can be brought back
+         *     this way: its secret and tokens work again. The answer carries
+         *     `expires_at` when the request sent it.
+         *
          *     Members and owners of the organization that owns the key's
          *     application; dashboard users only.
          */
@@ -385,8 +400,19 @@ export interface paths {
         /**
          * Rotate an API key's secret
          * @description Replaces the key's secret with a new one, returned **once** in this
-         *     answer. The old secret stops working at once, and every token issued
-         *     before the rotation fails at once (401). No request body.
+         *     answer. Without a request body (or with `grace_period_seconds` 0) the
+         *     old secret stops working at once, and every token issued before the
+         *     rotation fails at once (401).
+         *
+         *     Added in 1.4.0: a body `{"grace_period_seconds": n}` (0 to 604800, i.e.
+         *     up to 7 days) keeps the previous secret working for `n` seconds, so
+         *     exporters can be moved to the new secret one by one: during the grace,
+         *     Basic credentials with the previous secret, `POST /auth/token` with it,
+         *     and every token minted from it (before or during the grace) are
+         *     accepted; when it ends they are refused (401). The answer then carries
+         *     `rotation_grace_ends_at` (`null` for 0). Only the secret right
+         *     before the newest can be in grace: a second rotation ends any earlier
+         *     grace at once. The key's `expires_at` still applies to both secrets.
          *
          *     Members and owners of the organization that owns the key's
          *     application; dashboard users only.
@@ -475,14 +501,21 @@ export interface paths {
          *     permissions are read at every request, so a PATCH of the key's
          *     permissions applies on the next request, not at token expiry. Deleting
          *     the key, deleting its application, or rotating its secret makes every
-         *     token issued before that moment fail at once (401).
+         *     token issued before that moment fail at once (401); a rotation with a
+         *     grace period (added in 1.4.0) accepts the previous secret here until
+         *     the grace ends, and the token it gets stops working then too. Past the
+         *     key's `expires_at` (added in 1.4.0) its tokens fail and this exchange
+         *     is refused.
          *
          *     Errors follow RFC 6749 section 5.2 (`{"error", "error_description"}`),
          *     not the `detail` shapes of the other operations: a malformed request
          *     (missing or invalid parameter, including a missing `grant_type`) is
          *     400 `invalid_request`; another `grant_type` is 400
          *     `unsupported_grant_type`; unknown, deleted or wrong credentials are
-         *     401 `invalid_client` with `WWW-Authenticate: Basic`.
+         *     401 `invalid_client` with `WWW-Authenticate: Basic`, and so are the
+         *     right credentials of an expired key, whose `error_description` says
+         *     the key expired and when (`API key expired at <expires_at>: …`; only
+         *     given after the secret matched).
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -823,7 +856,25 @@ export interface components {
              * @description Last time the key authenticated a request (updated at most once a minute); null if never used.
              */
             last_used_at: string | null;
+            expires_at: components["schemas"]["ApiKeyExpiry"];
+            /**
+             * Format: date-time
+             * @description Added in 1.4.0. Until when the secret before the current one still works, after a
+             *     rotation with a grace period; `null` when no previous secret works (none, no grace,
+             *     or the grace has ended).
+             */
+            rotation_grace_ends_at: string | null;
         };
+        /**
+         * Format: date-time
+         * @description Added in 1.4.0. When every credential of the key stops working (its tokens, its Basic
+         *     credentials, the token exchange): from this instant on they are refused with 401 saying
+         *     the key expired. `null`: never expires. Sent as RFC 3339 with a time zone (`Z` or an
+         *     offset), answered in UTC with milliseconds; in a request it must lie in the future and
+         *     at most 3650 days ahead (422 otherwise).
+         * @example 2027-03-01T00:00:00.000Z
+         */
+        ApiKeyExpiry: string | null;
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
             pagination: components["schemas"]["Pagination"];
@@ -838,6 +889,8 @@ export interface components {
             app_id: string;
             name: string;
             permissions: components["schemas"]["PermissionList"];
+            /** @description Added in 1.4.0. Absent or `null`, the key never expires. */
+            expires_at?: components["schemas"]["ApiKeyExpiry"];
         };
         ApiKeyCreated: {
             name: string;
@@ -846,22 +899,43 @@ export interface components {
             app_id: components["schemas"]["ApplicationId"];
             permissions: components["schemas"]["PermissionList"];
             created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["ApiKeyExpiry"];
         };
         /** @description Only the fields sent are changed; at least one is required. `permissions` replaces the whole list. */
         ApiKeyUpdate: {
             name?: string;
             permissions?: components["schemas"]["PermissionList"];
+            /** @description Added in 1.4.0. A new expiry, or `null` to remove it. */
+            expires_at?: components["schemas"]["ApiKeyExpiry"];
         };
         ApiKeyUpdated: {
             api_key: components["schemas"]["ApiKeyValue"];
             name: string;
             permissions: components["schemas"]["PermissionList"];
+            /** @description Added in 1.4.0. Present when the request set it, as set (a rename answers as it always did). */
+            expires_at?: components["schemas"]["ApiKeyExpiry"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Added in 1.4.0. The optional body of a rotation; `{}` is the same as no body. */
+        ApiKeyRotate: {
+            /**
+             * @description How long the previous secret (and the tokens minted from it) keeps working, in
+             *     seconds: 0 (the default) ends it at once, at most 604800 (7 days).
+             * @default 0
+             * @example 3600
+             */
+            grace_period_seconds?: number;
         };
         ApiKeySecretRotated: {
             api_key: components["schemas"]["ApiKeyValue"];
             api_secret: components["schemas"]["ApiSecretValue"];
             rotated_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description Added in 1.4.0. Present when the request carried a body: until when the previous
+             *     secret works (`rotated_at` plus `grace_period_seconds`), `null` for a grace of 0.
+             */
+            rotation_grace_ends_at?: string | null;
         };
         ApiKeyDeleted: {
             message: string;
@@ -934,7 +1008,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Missing, malformed, expired or revoked access token. */
+        /** @description Missing, malformed, expired or revoked access token, or a token of an expired API key. */
         Unauthorized: {
             headers: {
                 /**
@@ -1994,7 +2068,9 @@ export interface operations {
                      *           ],
                      *           "created_at": "2026-11-22T14:05:00.000Z",
                      *           "updated_at": "2026-11-22T14:05:00.000Z",
-                     *           "last_used_at": "2026-11-23T08:30:00.000Z"
+                     *           "last_used_at": "2026-11-23T08:30:00.000Z",
+                     *           "expires_at": "2027-03-01T00:00:00.000Z",
+                     *           "rotation_grace_ends_at": null
                      *         }
                      *       ],
                      *       "pagination": {
@@ -2024,16 +2100,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "app_id": "app_8tR3vB6wY1zC",
-                 *       "name": "OTLP exporter (prod)",
-                 *       "permissions": [
-                 *         "write:traces",
-                 *         "read:traces"
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["ApiKeyCreate"];
             };
         };
@@ -2056,7 +2122,8 @@ export interface operations {
                      *         "write:traces",
                      *         "read:traces"
                      *       ],
-                     *       "created_at": "2026-11-22T14:05:00.000Z"
+                     *       "created_at": "2026-11-22T14:05:00.000Z",
+                     *       "expires_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKeyCreated"];
@@ -2102,8 +2169,10 @@ export interface operations {
                      *         "read:traces"
                      *       ],
                      *       "created_at": "2026-11-22T14:05:00.000Z",
-                     *       "updated_at": "2026-11-22T14:05:00.000Z",
-                     *       "last_used_at": null
+                     *       "updated_at": "2026-11-23T11:00:00.000Z",
+                     *       "last_used_at": null,
+                     *       "expires_at": null,
+                     *       "rotation_grace_ends_at": "2026-11-23T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"];
@@ -2168,13 +2237,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "permissions": [
-                 *         "read:traces"
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["ApiKeyUpdate"];
             };
         };
@@ -2185,16 +2247,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "api_key": "ak_3Gm8Qw2Lp9Xz4Rt6",
-                     *       "name": "OTLP exporter (prod)",
-                     *       "permissions": [
-                     *         "read:traces"
-                     *       ],
-                     *       "updated_at": "2026-11-23T09:12:30.250Z"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ApiKeyUpdated"];
                 };
             };
@@ -2220,7 +2272,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "grace_period_seconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyRotate"];
+            };
+        };
         responses: {
             /** @description Secret rotated; the new secret is shown only in this answer. */
             200: {
@@ -2230,19 +2291,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "api_key": "ak_3Gm8Qw2Lp9Xz4Rt6",
-                     *       "api_secret": "as_Hq4wE6rT8yU0iO2pA4sD6fG8hJ0kL2zX",
-                     *       "rotated_at": "2026-11-23T11:00:00.000Z"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ApiKeySecretRotated"];
                 };
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2386,7 +2442,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Unknown, deleted or wrong client credentials. */
+            /** @description Unknown, deleted or wrong client credentials, or the credentials of an expired key. */
             401: {
                 headers: {
                     /**
@@ -2399,12 +2455,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": "invalid_client",
-                     *       "error_description": "Client authentication failed"
-                     *     }
-                     */
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };

@@ -2,7 +2,7 @@
 // come in the body or by HTTP Basic (not both); the answer is a service-signed JWT.
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { secretMatches } from '../accounts/secrets.js';
+import { expiredKeyMessage, keyExpired, secretGeneration } from '../auth/api-key-checks.js';
 import { findActiveApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
 import type { components, operations } from '../generated/management.js';
 import { OAuthError } from '../errors.js';
@@ -78,14 +78,17 @@ export function createAccessToken({ knex, tokens, config }: ServiceDeps): Operat
     requireClientCredentialsGrant(body);
     const { clientId, clientSecret } = clientCredentials(request.headers.authorization, body);
     const key = await findActiveApiKeyCredentials(knex, clientId);
-    if (!key || !secretMatches(clientSecret, key.secretHash)) {
+    // The previous secret, during a rotation's grace, mints tokens of its own generation: they stop when the grace does.
+    const generation = key && secretGeneration(key, clientSecret);
+    if (!key || generation === undefined) {
       throw new OAuthError('invalid_client', 'unknown API key or wrong secret', key ? 'wrong_secret' : 'unknown_key');
     }
+    if (keyExpired(key)) throw new OAuthError('invalid_client', expiredKeyMessage(key), 'expired_key');
     const accessToken = await tokens.signApiKeyToken({
       apiKey: key.id,
       applicationId: key.applicationId,
       organizationId: key.organizationId,
-      generation: key.secretGeneration,
+      generation,
     });
     const answer: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: config.auth.accessTokenTtlSeconds };
     return { status: 200, body: answer, headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } };

@@ -4,14 +4,14 @@ import { expect } from 'chai';
 import { onEachDatabase } from '../support/test-server.js';
 import { callerFor, createApiKey, createApplication, dashboardUser, exchange, expectStatus, keyToken, ownerWithApplication } from '../support/management.js';
 
-const METADATA_KEYS = ['name', 'api_key', 'app_id', 'permissions', 'created_at', 'updated_at', 'last_used_at'];
+const METADATA_KEYS = ['name', 'api_key', 'app_id', 'permissions', 'created_at', 'updated_at', 'last_used_at', 'expires_at', 'rotation_grace_ends_at'];
 
 onEachDatabase('API keys', (app) => {
   it('creates a key with its secret shown once and duplicate permissions removed', async () => {
     const { as, appId } = await ownerWithApplication(app());
     const created = await as('POST', '/api-keys', { json: { app_id: appId, name: 'OTLP exporter', permissions: ['write:traces', 'read:traces', 'write:traces', 'read:traces'] } });
     expectStatus(created, 201);
-    expect(created.body).to.have.all.keys('name', 'api_key', 'api_secret', 'app_id', 'permissions', 'created_at');
+    expect(created.body).to.have.all.keys('name', 'api_key', 'api_secret', 'app_id', 'permissions', 'created_at', 'expires_at');
     expect(created.body.permissions).to.deep.equal(['write:traces', 'read:traces']);
     expect(created.body.api_key).to.match(/^ak_[A-Za-z0-9]+$/);
     expect(created.body.api_secret).to.match(/^as_[A-Za-z0-9]{40,}$/);

@@ -1,5 +1,6 @@
-// What authentication needs of an API key: its secret hash, generation and current permissions,
-// read with one primary-key lookup, so revocation and permission changes apply at once.
+// What authentication needs of an API key: its secret hash, generation, current permissions,
+// expiry and the previous secret still in its grace period, read with one primary-key lookup, so
+// revocation, expiry and permission changes apply at once.
 import type { Knex } from 'knex';
 import type { Permission } from '../../permissions.js';
 import { parseIndexedAttributes, type IndexedAttributesState } from './indexed-attributes.js';
@@ -13,6 +14,10 @@ export interface ApiKeyCredentials {
   secretHash: string;
   secretGeneration: number;
   lastUsedAt: number | null;
+  /** When every credential of the key stops working (epoch milliseconds); null: never. */
+  expiresAt: number | null;
+  /** The secret before the current one (generation `secretGeneration - 1`), while it still works. */
+  previousSecret: { hash: string; expiresAt: number } | null;
   /** The key's application's indexed attribute slots, read in the same lookup. */
   indexedAttributes: IndexedAttributesState;
   /** When this was read (epoch milliseconds). */
@@ -20,8 +25,22 @@ export interface ApiKeyCredentials {
 }
 
 export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): Promise<ApiKeyCredentials | undefined> {
-  const row = await activeApiKey(knex, apiKey).first('k.id', 'k.application_id', 'a.organization_id', 'k.permissions', 'k.secret_hash', 'k.secret_generation', 'k.last_used_at', 'a.indexed_attributes_state');
+  const row = await activeApiKey(knex, apiKey).first(
+    'k.id',
+    'k.application_id',
+    'a.organization_id',
+    'k.permissions',
+    'k.secret_hash',
+    'k.secret_generation',
+    'k.last_used_at',
+    'k.expires_at',
+    'k.previous_secret_hash',
+    'k.previous_secret_expires_at',
+    'a.indexed_attributes_state',
+  );
   if (!row) return undefined;
+  const readAt = Date.now();
+  const previousExpiresAt = row.previous_secret_expires_at === null ? null : Number(row.previous_secret_expires_at);
   return {
     id: row.id,
     applicationId: row.application_id,
@@ -30,8 +49,10 @@ export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): P
     secretHash: row.secret_hash,
     secretGeneration: Number(row.secret_generation),
     lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+    previousSecret: row.previous_secret_hash !== null && previousExpiresAt !== null && readAt < previousExpiresAt ? { hash: row.previous_secret_hash, expiresAt: previousExpiresAt } : null,
     indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state),
-    readAt: Date.now(),
+    readAt,
   };
 }
 

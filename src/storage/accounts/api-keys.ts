@@ -13,6 +13,10 @@ export interface ApiKeyRecord {
   created_at: number;
   updated_at: number;
   last_used_at: number | null;
+  /** When every credential of the key stops working (epoch milliseconds); null: never. */
+  expires_at: number | null;
+  /** Until when the secret before the current one still works; null: it does not (or there is none). */
+  previous_secret_expires_at: number | null;
 }
 
 interface ApiKeyRow {
@@ -23,10 +27,16 @@ interface ApiKeyRow {
   created_at: number | string;
   updated_at: number | string;
   last_used_at: number | string | null;
+  expires_at: number | string | null;
+  previous_secret_expires_at: number | string | null;
 }
 
-// The secret hash and generation are deliberately not among the columns read here.
-const COLUMNS = ['k.id', 'k.application_id', 'k.name', 'k.permissions', 'k.created_at', 'k.updated_at', 'k.last_used_at'];
+function epochOrNull(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+// The secret hashes and generation are deliberately not among the columns read here.
+const COLUMNS = ['k.id', 'k.application_id', 'k.name', 'k.permissions', 'k.created_at', 'k.updated_at', 'k.last_used_at', 'k.expires_at', 'k.previous_secret_expires_at'];
 
 function fromRow(row: ApiKeyRow): ApiKeyRecord {
   return {
@@ -36,7 +46,9 @@ function fromRow(row: ApiKeyRow): ApiKeyRecord {
     permissions: JSON.parse(row.permissions) as Permission[],
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
-    last_used_at: row.last_used_at === null ? null : Number(row.last_used_at),
+    last_used_at: epochOrNull(row.last_used_at),
+    expires_at: epochOrNull(row.expires_at),
+    previous_secret_expires_at: epochOrNull(row.previous_secret_expires_at),
   };
 }
 
@@ -46,11 +58,23 @@ export interface NewApiKey {
   name: string;
   permissions: Permission[];
   secret_hash: string;
+  /** Absent or null: never expires. */
+  expires_at?: number | null;
 }
 
 export async function insertApiKey(trx: Knex.Transaction, key: NewApiKey, now: number): Promise<ApiKeyRecord> {
   await trx('api_keys').insert({ ...key, permissions: JSON.stringify(key.permissions), secret_generation: 1, created_at: now, updated_at: now });
-  return { id: key.id, application_id: key.application_id, name: key.name, permissions: key.permissions, created_at: now, updated_at: now, last_used_at: null };
+  return {
+    id: key.id,
+    application_id: key.application_id,
+    name: key.name,
+    permissions: key.permissions,
+    created_at: now,
+    updated_at: now,
+    last_used_at: null,
+    expires_at: key.expires_at ?? null,
+    previous_secret_expires_at: null,
+  };
 }
 
 function activeKeys(knex: Knex): Knex.QueryBuilder {
@@ -81,6 +105,8 @@ export async function listApiKeys(knex: Knex, applicationId: string, page: Windo
 export interface ApiKeyChanges {
   name?: string;
   permissions?: Permission[];
+  /** null removes the expiry; undefined leaves it as it is. */
+  expires_at?: number | null;
 }
 
 export async function updateApiKeyRow(trx: Knex.Transaction, id: string, changes: ApiKeyChanges, now: number): Promise<number> {
@@ -90,16 +116,29 @@ export async function updateApiKeyRow(trx: Knex.Transaction, id: string, changes
     .update({
       ...(changes.name !== undefined ? { name: changes.name } : {}),
       ...(changes.permissions !== undefined ? { permissions: JSON.stringify(changes.permissions) } : {}),
+      ...(changes.expires_at !== undefined ? { expires_at: changes.expires_at } : {}),
       updated_at: now,
     });
 }
 
-/** Replaces the secret hash and bumps the generation, so tokens issued under the old secret die. */
-export async function replaceApiKeySecret(trx: Knex.Transaction, id: string, secretHash: string, now: number): Promise<number> {
+/**
+ * Replaces the secret hash and bumps the generation, so tokens issued under the old secret die;
+ * with `previousSecretExpiresAt` the old secret (and its generation's tokens) keeps working until
+ * then. Either way the secret before the old one is forgotten, ending any earlier grace at once.
+ */
+export async function replaceApiKeySecret(trx: Knex.Transaction, id: string, secretHash: string, now: number, previousSecretExpiresAt: number | null = null): Promise<number> {
   return trx('api_keys')
     .where({ id })
     .whereNull('deleted_at')
-    .update({ secret_hash: secretHash, secret_generation: trx.raw('secret_generation + 1'), updated_at: now });
+    .update({
+      // Copied before secret_hash is assigned: MariaDB applies SET items left to right (a later
+      // item sees the new value), SQLite reads the old row throughout; this order suits both.
+      previous_secret_hash: previousSecretExpiresAt === null ? null : trx.raw('secret_hash'),
+      previous_secret_expires_at: previousSecretExpiresAt,
+      secret_hash: secretHash,
+      secret_generation: trx.raw('secret_generation + 1'),
+      updated_at: now,
+    });
 }
 
 export async function softDeleteApiKey(trx: Knex.Transaction, id: string, now: number): Promise<number> {
