@@ -1,9 +1,11 @@
-// An application's API keys: create one (name and permissions), edit, rotate its secret, delete
+// An application's API keys: create one (name, permissions, optional expiry), edit (expiry set,
+// moved or cleared too), rotate its secret (optionally leaving the old one a grace period), delete
 // it. A new or rotated secret is handed to `onSecret`, which shows it once (KeySecretPanel). Every
 // key operation is `x-organization-role: member`, so members and owners see the same controls.
 import { useState } from 'preact/hooks';
 import { call, management } from '../api';
 import { listApiKeys, type ApiKey, type AssignablePermission } from '../management';
+import { expiryFromInput, GRACE_CHOICES, isExpired, localInputValue } from '../key-lifecycle';
 import { useAsync } from '../use-async';
 import { ActionError } from './action-error';
 import { ApiKeyPermissions } from './api-key-permissions';
@@ -14,16 +16,20 @@ import { useAction } from './use-action';
 function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string; onCreated(secret: RevealedSecret): void }) {
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<AssignablePermission[]>(['write:traces']);
+  const [expiry, setExpiry] = useState('');
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
     let created: RevealedSecret | undefined;
     const done = await action.run(async () => {
-      const key = await call(management.POST('/api-keys', { body: { app_id: applicationId, name: name.trim(), permissions } }));
-      created = { name: key.name, apiKey: key.api_key, apiSecret: key.api_secret, permissions: key.permissions, reason: 'created' };
+      const expiresAt = expiryFromInput(expiry);
+      const body = { app_id: applicationId, name: name.trim(), permissions, ...(expiresAt ? { expires_at: expiresAt } : {}) };
+      const key = await call(management.POST('/api-keys', { body }));
+      created = { name: key.name, apiKey: key.api_key, apiSecret: key.api_secret, permissions: key.permissions, reason: 'created', expiresAt: key.expires_at };
     });
     if (done && created) {
       setName('');
+      setExpiry('');
       onCreated(created);
     }
   };
@@ -34,6 +40,7 @@ function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string;
         <input required maxLength={255} value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
       </label>
       <ApiKeyPermissions legend="Permissions of the new key" value={permissions} onChange={setPermissions} />
+      <ExpiryField value={expiry} onChange={setExpiry} />
       <button type="submit" class="primary" disabled={action.busy}>
         Create API key
       </button>
@@ -42,13 +49,27 @@ function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string;
   );
 }
 
+/** The key's expiry in the browser's local time; empty means the key never expires. */
+function ExpiryField({ value, onChange }: { value: string; onChange(value: string): void }) {
+  return (
+    <label>
+      Expires (local time; empty: never)
+      <input type="datetime-local" value={value} onInput={(event) => onChange((event.target as HTMLInputElement).value)} />
+    </label>
+  );
+}
+
 function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: boolean): void }) {
   const [name, setName] = useState(apiKey.name);
   const [permissions, setPermissions] = useState<AssignablePermission[]>(apiKey.permissions);
+  const shownExpiry = localInputValue(apiKey.expires_at);
+  const [expiry, setExpiry] = useState(shownExpiry);
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await action.run(() => call(management.PATCH('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } }, body: { name: name.trim(), permissions } })))) onDone(true);
+    // Sent only when changed: an expiry already past may not be sent again (it must lie ahead).
+    const body = { name: name.trim(), permissions, ...(expiry !== shownExpiry ? { expires_at: expiryFromInput(expiry) } : {}) };
+    if (await action.run(() => call(management.PATCH('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } }, body })))) onDone(true);
   };
   return (
     <form class="key-form" onSubmit={submit} aria-label={`Edit ${apiKey.name}`}>
@@ -57,6 +78,7 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
         <input required maxLength={255} value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
       </label>
       <ApiKeyPermissions legend={`Permissions of ${apiKey.name}`} value={permissions} onChange={setPermissions} />
+      <ExpiryField value={expiry} onChange={setExpiry} />
       <div class="form-actions">
         <button type="submit" class="primary" disabled={action.busy}>
           Save key
@@ -72,15 +94,28 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
 
 function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey; onChanged(): void; onSecret(secret: RevealedSecret): void; onDeleted(apiKey: string): void }) {
   const [editing, setEditing] = useState(false);
+  const [graceSeconds, setGraceSeconds] = useState(0);
   const action = useAction();
   const rotate = async () => {
     let rotated: RevealedSecret | undefined;
     await action.run(async () => {
-      const answer = await call(management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: apiKey.api_key } } }));
-      rotated = { name: apiKey.name, apiKey: answer.api_key, apiSecret: answer.api_secret, permissions: apiKey.permissions, reason: 'rotated' };
+      // Without a grace, no body: the rotation the service always did.
+      const body = graceSeconds > 0 ? { grace_period_seconds: graceSeconds } : undefined;
+      const answer = await call(management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: apiKey.api_key } }, body }));
+      rotated = {
+        name: apiKey.name,
+        apiKey: answer.api_key,
+        apiSecret: answer.api_secret,
+        permissions: apiKey.permissions,
+        reason: 'rotated',
+        expiresAt: apiKey.expires_at,
+        previousSecretWorksUntil: answer.rotation_grace_ends_at ?? null,
+      };
     });
+    setGraceSeconds(0);
     if (rotated) onSecret(rotated);
   };
+  const expired = isExpired(apiKey);
   const remove = async () => {
     if (await action.run(() => call(management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } } })))) onDeleted(apiKey.api_key);
   };
@@ -89,6 +124,7 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
       <td>{apiKey.name}</td>
       <td>
         <code>{apiKey.api_key}</code>
+        {apiKey.rotation_grace_ends_at && <div class="muted">Previous secret works until {new Date(apiKey.rotation_grace_ends_at).toLocaleString()}</div>}
       </td>
       <td>
         <ul class="plain-list">
@@ -101,6 +137,15 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
       </td>
       <td>{new Date(apiKey.created_at).toLocaleString()}</td>
       <td>{apiKey.last_used_at ? new Date(apiKey.last_used_at).toLocaleString() : <span class="muted">never</span>}</td>
+      <td data-testid="key-expiry">
+        {apiKey.expires_at === null ? (
+          <span class="muted">never</span>
+        ) : (
+          <>
+            {expired && <span class="expired-badge">Expired</span>} <time dateTime={apiKey.expires_at}>{new Date(apiKey.expires_at).toLocaleString()}</time>
+          </>
+        )}
+      </td>
       <td>
         {editing ? (
           <ApiKeyEditForm
@@ -118,11 +163,22 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
             <ConfirmButton
               label="Rotate secret"
               accessibleLabel={`Rotate secret of ${apiKey.name}`}
-              question="The current secret stops working at once."
+              question="A new secret replaces the current one."
               confirmLabel="Yes, rotate"
               busy={action.busy}
               onConfirm={rotate}
-            />
+            >
+              <label>
+                The current secret
+                <select value={String(graceSeconds)} onChange={(event) => setGraceSeconds(Number((event.target as HTMLSelectElement).value))}>
+                  {GRACE_CHOICES.map((choice) => (
+                    <option key={choice.seconds} value={String(choice.seconds)}>
+                      {choice.label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </ConfirmButton>
             <ConfirmButton
               label="Delete"
               accessibleLabel={`Delete ${apiKey.name}`}
@@ -160,6 +216,7 @@ export function ApiKeyTable({ applicationId, onSecret, onDeleted }: { applicatio
               <th scope="col">Permissions</th>
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
               <th scope="col">Actions</th>
             </tr>
           </thead>

@@ -1,5 +1,6 @@
 // A destructive action asked twice, in the page (never window.confirm): the first press shows
 // the question with a confirm and a cancel button, and moves the focus to cancel.
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 export interface ConfirmButtonProps {
@@ -13,9 +14,11 @@ export interface ConfirmButtonProps {
   confirmLabel: string;
   busy?: boolean;
   onConfirm(): unknown;
+  /** Choices asked with the question (a rotation's grace period), shown before the confirming button. */
+  children?: ComponentChildren;
 }
 
-export function ConfirmButton({ label, accessibleLabel, question, confirmLabel, busy, onConfirm }: ConfirmButtonProps) {
+export function ConfirmButton({ label, accessibleLabel, question, confirmLabel, busy, onConfirm, children }: ConfirmButtonProps) {
   const [asking, setAsking] = useState(false);
   const cancel = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -31,6 +34,7 @@ export function ConfirmButton({ label, accessibleLabel, question, confirmLabel, 
   return (
     <span class="confirm" role="group" aria-label={accessibleLabel ?? label}>
       <span class="confirm-question">{question}</span>
+      {children}
       <button
         type="button"
         class="danger"

@@ -10,8 +10,18 @@ export interface RevealedSecret {
   apiKey: string;
   apiSecret: string;
   permissions: AssignablePermission[];
-  /** Why it is shown: a new key, or a rotated secret (the old one no longer works). */
+  /** Why it is shown: a new key, or a rotated secret (the old one no longer works, or until its grace ends). */
   reason: 'created' | 'rotated';
+  /** When the key expires (RFC 3339); null or absent: never. */
+  expiresAt?: string | null;
+  /** After a rotation with a grace period: until when the old secret still works. */
+  previousSecretWorksUntil?: string | null;
+}
+
+function rotationNote(secret: RevealedSecret): string {
+  if (secret.reason !== 'rotated') return '';
+  if (!secret.previousSecretWorksUntil) return ' The old secret no longer works.';
+  return ` The old secret keeps working until ${new Date(secret.previousSecretWorksUntil).toLocaleString()}: move every exporter to the new one before then.`;
 }
 
 function CopyButton({ text, label, what }: { text: string; label: string; what: string }) {
@@ -40,7 +50,7 @@ export function KeySecretPanel({ secret, onDismiss }: { secret: RevealedSecret; 
       <h3 id="secret-heading">{secret.reason === 'created' ? `API key “${secret.name}” created` : `New secret of “${secret.name}”`}</h3>
       <p>
         <strong>Copy the secret now: it is shown only this once.</strong> The service keeps only a hash of it; once you leave or reload this page, rotate the secret to get
-        a new one.{secret.reason === 'rotated' ? ' The old secret no longer works.' : ''}
+        a new one.{rotationNote(secret)}
       </p>
       <dl class="secret-values">
         <dt>API key</dt>
@@ -55,7 +65,8 @@ export function KeySecretPanel({ secret, onDismiss }: { secret: RevealedSecret; 
       <h4>Exporter settings</h4>
       <p>
         Any OpenTelemetry SDK exports to this service with these environment variables (the key and secret as Basic credentials, URL-encoded as the SDKs read them;
-        they do not expire, rotating the secret or deleting the key stops them).
+        {' '}
+        {secret.expiresAt ? `they stop when the key expires, ${new Date(secret.expiresAt).toLocaleString()}, ` : 'they do not expire, '}rotating the secret or deleting the key stops them).
         {secret.permissions.includes('write:traces') ? '' : ' This key lacks write:traces: add it for the exporter to be accepted.'}
       </p>
       <pre data-testid="exporter-environment" tabIndex={0} aria-label="Exporter environment variables">
