@@ -323,7 +323,9 @@ export interface paths {
          *     **Credentials an exporter can hold.** Besides a Bearer token, this operation takes
          *     the API key and secret themselves: `Authorization: Basic base64(api_key:api_secret)`.
          *     They work until the key is deleted or its secret rotated (then 401 at once; the new
-         *     secret works at once), and a change of the key's permissions applies to the next
+         *     secret works at once; after a rotation with a grace period the previous secret works
+         *     until the grace ends), or until the key's `expires_at` passes (401 whose `detail`
+         *     says the key expired), and a change of the key's permissions applies to the next
          *     request. With a key (Basic or its token) `X-Vendor-App-Id` may be left out: the key's
          *     own application is meant. Without any `Authorization`, the 401 offers both
          *     schemes (`WWW-Authenticate: Bearer, Basic realm="spanledger ingestion",
@@ -1229,8 +1231,10 @@ export interface components {
     };
     responses: {
         /**
-         * @description Missing, malformed, expired or revoked bearer token; on `POST /v1/traces` also
-         *     malformed or wrong Basic credentials; elsewhere, Basic credentials at all.
+         * @description Missing, malformed, expired or revoked bearer token, or a token of an API key whose
+         *     `expires_at` has passed; on `POST /v1/traces` also malformed or wrong Basic
+         *     credentials, or those of an expired key; elsewhere, Basic credentials at all. The
+         *     `detail` of an expired key's refusal says so: `API key expired at <expires_at>: …`.
          */
         Unauthorized: {
             headers: {

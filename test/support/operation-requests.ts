@@ -36,8 +36,10 @@ function idFor(name: string, ids: ResourceIds): string | undefined {
 }
 
 function bodyExample(operation: Operation, ids: ResourceIds): unknown {
-  const content = (operation.requestBody as { content?: Record<string, { example?: unknown }> } | undefined)?.content;
-  const example = content?.['application/json']?.example;
+  const content = (operation.requestBody as { content?: Record<string, { example?: unknown; examples?: Record<string, { value?: unknown }> }> } | undefined)?.content;
+  const media = content?.['application/json'];
+  // A body with named examples (createApiKey, updateApiKey) is sent as its first one.
+  const example = media?.example ?? Object.values(media?.examples ?? {})[0]?.value;
   if (example === undefined || typeof example !== 'object' || example === null) return example;
   const body: Record<string, unknown> = structuredClone(example as Record<string, unknown>);
   for (const key of Object.keys(body)) {
