@@ -52,7 +52,8 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
   listApiKeys: (ids) => ({ method: 'GET', path: '/api-keys', options: { query: { app_id: ids.appId } } }),
   getApiKey: (ids) => ({ method: 'GET', path: `/api-keys/${ids.apiKey}`, options: {} }),
   updateApiKey: (ids) => ({ method: 'PATCH', path: `/api-keys/${ids.apiKey}`, options: { json: { name: 'renamed' } } }),
-  rotateApiKeySecret: (ids) => ({ method: 'POST', path: `/api-keys/${ids.apiKey}/rotate-secret`, options: {} }),
+  // With the optional body (1.4.0), so that its 413, 415 and 422 have a body to spoil.
+  rotateApiKeySecret: (ids) => ({ method: 'POST', path: `/api-keys/${ids.apiKey}/rotate-secret`, options: { json: { grace_period_seconds: 60 } } }),
   deleteApiKey: (ids) => ({ method: 'DELETE', path: `/api-keys/${ids.apiKey}`, options: {} }),
   updateCurrentUser: () => ({ method: 'PUT', path: '/users', options: { json: { name: 'Alice', email: 'alice@example.com' } } }),
   getCurrentUser: () => ({ method: 'GET', path: '/users/me', options: {} }),
