@@ -70,6 +70,19 @@ export class UnavailableError extends ServiceError {
 }
 
 /**
+ * The application has used up a quota (its daily span quota): refused until it renews, which
+ * the caller is told to wait for (HTTP 429 with Retry-After, gRPC RESOURCE_EXHAUSTED with RetryInfo).
+ */
+export class QuotaExceededError extends ServiceError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * A read whose filter holds a `regex` condition ran past the regex statement time limit: the
  * request is too expensive as written (a narrower window or filter may pass).
  */

@@ -42,7 +42,13 @@ function closeHttp(server: http.Server, timeoutMs: number): Promise<void> {
   });
 }
 
-export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+export interface ServerOptions {
+  /** The clock of usage metering and quotas (src/operations/service-deps.ts); Date.now by default. */
+  clock?: () => number;
+}
+
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), options: ServerOptions = {}): Promise<RunningServer> {
+  const { clock } = options;
   const knex = openDatabase(config.databaseUrl, config.dataDir, logger, { regexStatementTimeoutMs: config.regexStatementTimeoutMs });
   if (config.migrateOnStart) await migrateToLatest(knex);
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
@@ -51,7 +57,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const grpcConfig = config.apis.includes('engine') ? config.grpc : undefined;
   let grpc: GrpcListener | undefined;
   const grpcListening = () => !grpcConfig || (grpc?.listening() ?? false);
-  const app = await createApp({ config, knex, logger, tokens, metrics, grpcListening });
+  const app = await createApp({ config, knex, logger, tokens, metrics, grpcListening, clock });
   const server = http.createServer(app.callback());
   // OTLP exporters keep their connections open between exports, which the batch processors send
   // every 5 s by default: exactly Node's default keep-alive timeout, so the server would close
@@ -66,7 +72,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const { port } = server.address() as AddressInfo;
   if (grpcConfig) {
     try {
-      grpc = await startGrpcServer(grpcConfig, { config, knex, logger, tokens }, metrics);
+      grpc = await startGrpcServer(grpcConfig, { config, knex, logger, tokens, clock }, metrics);
     } catch (error) {
       await closeHttp(server, 0);
       await knex.destroy();

@@ -93,6 +93,7 @@ export async function seedApplication(knex: Knex, organizationId: string, input:
       pricing_plan: input.pricingPlan ?? 'free',
       retention_days: input.retentionDays ?? null,
       indexed_attributes: initialIndexedAttributes(input.indexedAttributes ?? [], now),
+      daily_span_quota: null,
       created_at: now,
       updated_at: now,
     }),

@@ -1,5 +1,5 @@
-// Application rules: created in an active organization; only the name, the retention and the
-// indexed attributes change afterwards; deleting one deletes its API keys in the same
+// Application rules: created in an active organization; only the name, the retention, the
+// indexed attributes and the daily span quota change afterwards; deleting one deletes its API keys in the same
 // transaction (their tokens die at once).
 import type { Knex } from 'knex';
 import { NotFoundError } from '../errors.js';
@@ -31,6 +31,8 @@ export interface NewApplication {
   retentionDays?: number;
   /** Attribute paths to index (validated by the document: at most 3, distinct). */
   indexedAttributes?: string[];
+  /** Absent or null: no quota. */
+  dailySpanQuota?: number | null;
 }
 
 /** What PATCH may change; an absent field keeps its value. */
@@ -38,6 +40,8 @@ export interface ApplicationUpdate {
   name?: string;
   retentionDays?: number;
   indexedAttributes?: string[];
+  /** Null removes the quota. */
+  dailySpanQuota?: number | null;
 }
 
 export async function createApplication(knex: Knex, input: NewApplication, now = Date.now()): Promise<ApplicationRecord> {
@@ -49,6 +53,7 @@ export async function createApplication(knex: Knex, input: NewApplication, now =
     pricing_plan: input.pricingPlan,
     retention_days: input.retentionDays ?? null,
     indexed_attributes: initialIndexedAttributes(input.indexedAttributes ?? [], now),
+    daily_span_quota: input.dailySpanQuota ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -62,7 +67,7 @@ export async function createApplication(knex: Knex, input: NewApplication, now =
 
 export async function updateApplication(knex: Knex, id: string, update: ApplicationUpdate, now = Date.now()): Promise<ApplicationRecord> {
   return writeTransaction(knex, async (trx) => {
-    const changes: ApplicationChanges = { name: update.name, retention_days: update.retentionDays };
+    const changes: ApplicationChanges = { name: update.name, retention_days: update.retentionDays, daily_span_quota: update.dailySpanQuota };
     if (update.indexedAttributes !== undefined) {
       // Locked: a concurrent PATCH or backfill step cannot interleave its own state change.
       const current = await lockIndexedAttributes(trx, id);

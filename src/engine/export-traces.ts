@@ -2,20 +2,23 @@
 // raw, not by the JSON body parser: it may be protobuf, gzip-compressed and up to
 // INGEST_MAX_BODY_BYTES. Authentication and authorization (write:traces on the application named
 // by X-Vendor-App-Id, or an API key's own application when it is absent) have run before, and
-// left the application in the request's scope.
+// left the application in the request's scope. The usage is counted by the ingestion service.
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
+import { principalOf } from '../operations/request-state.js';
 import { ingestTarget, ingestTraces } from '../ingest/ingest-traces.js';
 import { decodeExportRequest, encodeExportResponse, otlpFormatOf } from '../ingest/otlp-format.js';
 import { readOtlpBody } from '../ingest/read-body.js';
 
-export function exportTraces({ config, knex, logger }: ServiceDeps): OperationHandler<operations['exportTraces']> {
+export function exportTraces({ config, knex, logger, clock = Date.now }: ServiceDeps): OperationHandler<operations['exportTraces']> {
   return async (request) => {
     const format = otlpFormatOf(request.headers['content-type']);
-    const body = await readOtlpBody(request.incoming, config.ingestBodyLimitBytes);
+    const { body, wireBytes } = await readOtlpBody(request.incoming, config.ingestBodyLimitBytes);
     const target = ingestTarget(request.scope);
-    const partialSuccess = await ingestTraces(knex, target, decodeExportRequest(format, body), request.log ?? logger);
+    const principal = principalOf(request);
+    const meter = { apiKey: principal.kind === 'api_key' ? principal.apiKey : undefined, bytesReceived: wireBytes, bytesDecompressed: body.length, now: clock() };
+    const partialSuccess = await ingestTraces(knex, target, decodeExportRequest(format, body), request.log ?? logger, meter);
     const response = encodeExportResponse(format, partialSuccess);
     return { status: 200, headers: { 'Content-Type': response.contentType }, body: response.body };
   };

@@ -461,6 +461,23 @@ export interface paths {
          *     is a 503 with `Retry-After`, which exporters retry; the retry stores each span
          *     once.
          *
+         *     **Daily span quota.** An application may have a daily span quota
+         *     (`daily_span_quota` in the management API; none by default). Once the spans it
+         *     accepted since midnight UTC reach the quota, every export request for it is a 429
+         *     with `Retry-After`, the seconds to the next midnight UTC, which OTLP exporters
+         *     retry; from midnight UTC on, requests are accepted again. The quota is soft: the
+         *     request that reaches it is stored whole, with its partial success as usual (so are
+         *     requests being stored beside it at that moment), and the next request is refused.
+         *     Spans stored already (a retry) do not count against it. The quota is checked after
+         *     authentication, authorization and reading the body, before the body is decoded.
+         *
+         *     **Usage.** Each request answered 200 or 429 is counted, with its spans and in the
+         *     same transaction, in the application's usage per API key and hour (spans accepted,
+         *     spans stored already, spans rejected, bytes received and after decompression,
+         *     requests answered and refused by the quota); `GET /applications/{app_id}/usage` of
+         *     the management API reads it. A retried request counts again as a request and in
+         *     bytes, never again as spans accepted.
+         *
          *     The response has the request's content type: an empty protobuf
          *     `ExportTraceServiceResponse` or `{}` when everything was accepted. Error bodies are
          *     JSON `{"detail": "<message>"}`.
@@ -2569,6 +2586,29 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /**
+             * @description Added in 1.5.0. The application's daily span quota is used up: nothing of the
+             *     request is stored. Retry after `Retry-After` seconds (at midnight UTC, when the
+             *     quota starts again); OTLP exporters do so on their own.
+             */
+            429: {
+                headers: {
+                    /**
+                     * @description Seconds to the next midnight UTC, when the application's daily span quota starts again.
+                     * @example 36000
+                     */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the application's daily span quota of 1000000 spans is used up (1000412 accepted today, UTC); ingestion resumes at 2026-11-23T00:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
             503: components["responses"]["ServiceUnavailable"];

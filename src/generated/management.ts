@@ -249,10 +249,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename an application or change its retention or indexed attributes
-         * @description Changes the application's `name`, `retention_days` and/or
-         *     `indexed_attributes`, the only mutable fields; only the fields sent
-         *     change (at least one). `region` and
+         * Rename an application or change its retention, indexed attributes or daily span quota
+         * @description Changes the application's `name`, `retention_days`,
+         *     `indexed_attributes` and/or `daily_span_quota`, the only mutable
+         *     fields; only the fields sent change (at least one). `region` and
          *     `pricing_plan` cannot be changed after creation: a body that contains
          *     either is 422 with a message saying the field is immutable (e.g. `loc`
          *     `["body","region"]`, `msg` "region cannot be changed after creation",
@@ -270,10 +270,61 @@ export interface paths {
          *     covered every stored span, filters on it read the attribute JSON as
          *     before. Either way every answer is the same; see `IndexedAttributes`.
          *
+         *     `{"daily_span_quota": 1000000}` caps the spans the application's
+         *     ingestion accepts per UTC day, from the next export request on;
+         *     `{"daily_span_quota": null}` removes the cap. See `DailySpanQuota`.
+         *
          *     Members and owners of its organization, or an API key holding
          *     `update:applications` (its own application only).
          */
         patch: operations["updateApplication"];
+        trace?: never;
+    };
+    "/applications/{app_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an application's usage
+         * @description Added in 1.4.0. What the application's ingestion (`POST /v1/traces` and OTLP/gRPC
+         *     of the engine API) took in, per hour or per UTC day, over a window, optionally
+         *     per API key: spans accepted, spans already stored (retries), spans rejected,
+         *     bytes received before and after decompression, export requests answered and
+         *     export requests refused by the daily span quota. `UsageCounts` says what each
+         *     counter counts.
+         *
+         *     The window is `[start_time, end_time)`, widened to whole buckets of the
+         *     granularity: `start_time` rounded down and `end_time` rounded up to a UTC hour
+         *     (`granularity=hour`, the default) or a UTC day (`granularity=day`, from
+         *     midnight UTC); the answer gives the window it read. Usage is counted by when a
+         *     request was received, not by the spans' own times. An `end_time` not after
+         *     `start_time`, or a window of more than 744 hours (31 days) by the hour or more
+         *     than 366 days by the day, is a 422 at `["query","end_time"]`.
+         *
+         *     `by_api_key=true` gives one bucket per time bucket and API key that sent
+         *     something in it (`api_key`; `null` for requests sent with a dashboard user's
+         *     token); deleted keys keep their past usage. Buckets with nothing in them are
+         *     left out; they come in time order (then by `api_key`, `null` first).
+         *
+         *     Members and owners of its organization, or an API key holding
+         *     `read:applications` (its own application only; any other is 404).
+         */
+        get: operations["getApplicationUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api-keys": {
@@ -767,6 +818,31 @@ export interface components {
          *     ]
          */
         IndexedAttributes: components["schemas"]["IndexedAttributePath"][];
+        /**
+         * @description Added in 1.4.0. The most spans the application's ingestion accepts per UTC day
+         *     (midnight to midnight UTC); `null`, the default, is no quota. Once the spans
+         *     accepted since midnight UTC reach it, every export request of the application
+         *     (`POST /v1/traces` and OTLP/gRPC of the engine API) is refused until the next
+         *     midnight UTC: HTTP 429 with `Retry-After` (the seconds to midnight UTC), gRPC
+         *     `RESOURCE_EXHAUSTED` with a `RetryInfo` saying the same, which OTLP exporters
+         *     retry. The quota is soft: the request that reaches it is stored whole (and so
+         *     are requests being stored beside it at that moment), so a day may end a little
+         *     above the quota; the request after is refused. Refused requests are counted as
+         *     `requests_refused` in the usage (`GET /applications/{app_id}/usage`). Spans
+         *     stored already (an exporter's retry) do not count against the quota. A quota
+         *     set or lowered below today's count refuses from the next request on.
+         * @example 1000000
+         */
+        DailySpanQuota: number | null;
+        /** @description Added in 1.4.0. Today's (UTC) ingestion against the daily span quota. */
+        ApplicationQuotaState: {
+            /** @description Spans accepted since midnight UTC (counted with or without a quota). */
+            spans_accepted_today: number;
+            /** @description `true` while ingestion is refused: a quota is set and `spans_accepted_today` has reached it. */
+            exceeded: boolean;
+            /** @description The next midnight UTC, when `spans_accepted_today` starts again from 0. */
+            resets_at: components["schemas"]["Timestamp"];
+        };
         Application: {
             id: components["schemas"]["ApplicationId"];
             organization_id: components["schemas"]["OrganizationId"];
@@ -783,6 +859,8 @@ export interface components {
             retention_days: components["schemas"]["RetentionDays"];
             /** @description Added in 1.3.0. The indexed attribute paths, as last set; `[]` when none. */
             indexed_attributes: components["schemas"]["IndexedAttributes"];
+            daily_span_quota: components["schemas"]["DailySpanQuota"];
+            quota_state: components["schemas"]["ApplicationQuotaState"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -806,17 +884,19 @@ export interface components {
             retention_days?: components["schemas"]["RetentionDays"];
             /** @description Added in 1.3.0. Absent means none (`[]`). */
             indexed_attributes?: components["schemas"]["IndexedAttributes"];
+            daily_span_quota?: components["schemas"]["DailySpanQuota"];
         };
         /**
-         * @description `name`, `retention_days` and `indexed_attributes` can change (at least
-         *     one must be sent; the others keep their values); `region` and
-         *     `pricing_plan` are immutable (422).
+         * @description `name`, `retention_days`, `indexed_attributes` and `daily_span_quota`
+         *     can change (at least one must be sent; the others keep their values);
+         *     `region` and `pricing_plan` are immutable (422).
          */
         ApplicationUpdate: {
             name?: string;
             retention_days?: components["schemas"]["RetentionDays"];
             /** @description Added in 1.3.0. Replaces the whole list; `[]` indexes nothing. */
             indexed_attributes?: components["schemas"]["IndexedAttributes"];
+            daily_span_quota?: components["schemas"]["DailySpanQuota"];
         };
         ApplicationUpdated: {
             id: components["schemas"]["ApplicationId"];
@@ -825,12 +905,73 @@ export interface components {
             retention_days?: components["schemas"]["RetentionDays"];
             /** @description Added in 1.3.0. Present when the request set it, as set. */
             indexed_attributes?: components["schemas"]["IndexedAttributes"];
+            /** @description Added in 1.4.0. Present when the request set it, as set (`null`, removed). */
+            daily_span_quota?: components["schemas"]["DailySpanQuota"];
             updated_at: components["schemas"]["Timestamp"];
         };
         ApplicationDeleted: {
             id: components["schemas"]["ApplicationId"];
             message: string;
             deleted_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description Buckets of one UTC hour, or of one UTC day (from midnight UTC).
+         * @default hour
+         * @enum {string}
+         */
+        UsageGranularity: "hour" | "day";
+        /**
+         * @description Added in 1.4.0. What ingestion took in. A request is counted when it is answered
+         *     200 (with or without a partial success) or refused by the daily span quota (429,
+         *     `RESOURCE_EXHAUSTED`); a request refused for anything else (401, 403, 400, 413,
+         *     415, 422, a 503 to retry) counts nothing. The counts of a request answered 200
+         *     are committed in the same transaction as its spans: `spans_accepted` is exactly
+         *     the spans stored. An exporter's retry of a request stored already counts again
+         *     as a request and in bytes (it was received again), and its spans as
+         *     `spans_duplicate`, never again as `spans_accepted`.
+         */
+        UsageCounts: {
+            /** @description Spans newly stored; the count the daily span quota reads. */
+            spans_accepted: number;
+            /** @description Valid spans received that were stored already (same trace and span id, e.g. an exporter's retry) or repeated within a request; not stored again. */
+            spans_duplicate: number;
+            /** @description Spans refused as invalid and reported in the answer's partial success (`rejected_spans`). */
+            spans_rejected: number;
+            /**
+             * @description Request bodies as received (compressed, for `Content-Encoding: gzip`). Over
+             *     OTLP/gRPC, the message as the gRPC library hands it over, decompressed: there
+             *     it equals `bytes_decompressed`.
+             */
+            bytes_received: number;
+            /** @description Request bodies after decompression (equal to `bytes_received` for an uncompressed body). */
+            bytes_decompressed: number;
+            /** @description Export requests answered 200. */
+            requests: number;
+            /** @description Export requests refused because the daily span quota was used up (429, `RESOURCE_EXHAUSTED`). */
+            requests_refused: number;
+        };
+        UsageBucket: components["schemas"]["UsageCounts"] & {
+            /** @description The start of the bucket (a UTC hour, or midnight UTC for a day). */
+            start_time: components["schemas"]["Timestamp"];
+            /**
+             * @description Only with `by_api_key=true`: the API key (`ak_…`) that sent the requests, or
+             *     `null` for requests sent with a dashboard user's token.
+             */
+            api_key?: string | null;
+        };
+        /** @description Added in 1.4.0. An application's usage over a window (`GET /applications/{app_id}/usage`). */
+        UsageReport: {
+            application_id: components["schemas"]["ApplicationId"];
+            /** @description The start of the window read, `start_time` rounded down to the granularity. */
+            start_time: components["schemas"]["Timestamp"];
+            /** @description The exclusive end of the window read, `end_time` rounded up to the granularity. */
+            end_time: components["schemas"]["Timestamp"];
+            granularity: components["schemas"]["UsageGranularity"];
+            by_api_key: boolean;
+            /** @description The buckets with something in them, in time order (then by `api_key`, `null` first). */
+            buckets: components["schemas"]["UsageBucket"][];
+            /** @description The sum of the buckets. */
+            totals: components["schemas"]["UsageCounts"];
         };
         /**
          * @description The API key; also the `client_id` at `POST /auth/token`.
@@ -1806,6 +1947,12 @@ export interface operations {
                      *           "indexed_attributes": [
                      *             "span_attributes.gen_ai.request.model"
                      *           ],
+                     *           "daily_span_quota": null,
+                     *           "quota_state": {
+                     *             "spans_accepted_today": 48213,
+                     *             "exceeded": false,
+                     *             "resets_at": "2026-11-23T00:00:00.000Z"
+                     *           },
                      *           "created_at": "2026-11-22T14:00:00.000Z",
                      *           "updated_at": "2026-11-22T14:00:00.000Z"
                      *         }
@@ -1845,7 +1992,8 @@ export interface operations {
                  *       "pricing_plan": "pro",
                  *       "indexed_attributes": [
                  *         "span_attributes.gen_ai.request.model"
-                 *       ]
+                 *       ],
+                 *       "daily_span_quota": 1000000
                  *     }
                  */
                 "application/json": components["schemas"]["ApplicationCreate"];
@@ -1869,6 +2017,12 @@ export interface operations {
                      *       "indexed_attributes": [
                      *         "span_attributes.gen_ai.request.model"
                      *       ],
+                     *       "daily_span_quota": 1000000,
+                     *       "quota_state": {
+                     *         "spans_accepted_today": 0,
+                     *         "exceeded": false,
+                     *         "resets_at": "2026-11-23T00:00:00.000Z"
+                     *       },
                      *       "created_at": "2026-11-22T14:00:00.000Z",
                      *       "updated_at": "2026-11-22T14:00:00.000Z"
                      *     }
@@ -1917,6 +2071,12 @@ export interface operations {
                      *       "indexed_attributes": [
                      *         "span_attributes.gen_ai.request.model"
                      *       ],
+                     *       "daily_span_quota": 1000000,
+                     *       "quota_state": {
+                     *         "spans_accepted_today": 0,
+                     *         "exceeded": false,
+                     *         "resets_at": "2026-11-23T00:00:00.000Z"
+                     *       },
                      *       "created_at": "2026-11-22T14:00:00.000Z",
                      *       "updated_at": "2026-11-22T14:00:00.000Z"
                      *     }
@@ -2014,6 +2174,97 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApplicationUsage: {
+        parameters: {
+            query: {
+                /**
+                 * @description Start of the window (RFC 3339), rounded down to the granularity's bucket (UTC).
+                 * @example 2026-11-22T00:00:00.000Z
+                 */
+                start_time: string;
+                /**
+                 * @description End of the window, exclusive (RFC 3339), rounded up to the granularity's bucket (UTC); must be after `start_time`.
+                 * @example 2026-11-23T00:00:00.000Z
+                 */
+                end_time: string;
+                /** @description `hour` (default) or `day`: buckets of one UTC hour or of one UTC day (from midnight UTC). */
+                granularity?: components["schemas"]["UsageGranularity"];
+                /**
+                 * @description `true`: the buckets are split by API key (`api_key`; `null` for dashboard users' tokens).
+                 * @example true
+                 */
+                by_api_key?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application's usage over the window. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "application_id": "app_8tR3vB6wY1zC",
+                     *       "start_time": "2026-11-22T00:00:00.000Z",
+                     *       "end_time": "2026-11-23T00:00:00.000Z",
+                     *       "granularity": "hour",
+                     *       "by_api_key": true,
+                     *       "buckets": [
+                     *         {
+                     *           "start_time": "2026-11-22T13:00:00.000Z",
+                     *           "api_key": "ak_3Gm8Qw2Lp9Xz4Rt6",
+                     *           "spans_accepted": 5120,
+                     *           "spans_duplicate": 512,
+                     *           "spans_rejected": 3,
+                     *           "bytes_received": 412305,
+                     *           "bytes_decompressed": 2894411,
+                     *           "requests": 11,
+                     *           "requests_refused": 0
+                     *         },
+                     *         {
+                     *           "start_time": "2026-11-22T14:00:00.000Z",
+                     *           "api_key": null,
+                     *           "spans_accepted": 12,
+                     *           "spans_duplicate": 0,
+                     *           "spans_rejected": 0,
+                     *           "bytes_received": 9377,
+                     *           "bytes_decompressed": 9377,
+                     *           "requests": 1,
+                     *           "requests_refused": 0
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "spans_accepted": 5132,
+                     *         "spans_duplicate": 512,
+                     *         "spans_rejected": 3,
+                     *         "bytes_received": 421682,
+                     *         "bytes_decompressed": 2903788,
+                     *         "requests": 12,
+                     *         "requests_refused": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

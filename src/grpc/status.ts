@@ -1,6 +1,7 @@
 // Translates the service's errors into gRPC statuses, in one place, as the OTLP specification
-// asks: only UNAVAILABLE is retryable (with google.rpc.RetryInfo saying when), every client
-// error is a status the exporter does not retry, and nothing a client sends is UNKNOWN.
+// asks: only UNAVAILABLE, and RESOURCE_EXHAUSTED of a used-up quota, are retryable (with
+// google.rpc.RetryInfo saying when), every client error is a status the exporter does not retry,
+// and nothing a client sends is UNKNOWN.
 import { Metadata, status as Status, type ServerErrorResponse } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import {
@@ -10,6 +11,7 @@ import {
   NotFoundError,
   OAuthError,
   PermissionDeniedError,
+  QuotaExceededError,
   RequestValidationError,
   ServiceError,
   TooLargeError,
@@ -46,10 +48,15 @@ export function retryStatusDetails(code: Status, message: string, retryDelaySeco
   return Buffer.from(status.buffer, status.byteOffset, status.byteLength);
 }
 
-function unavailable(message: string, retryAfterSeconds: number): ServerErrorResponse {
+/** A status the exporter retries after the RetryInfo's delay. */
+function retryable(code: Status, message: string, retryAfterSeconds: number): ServerErrorResponse {
   const metadata = new Metadata();
-  metadata.set('grpc-status-details-bin', retryStatusDetails(Status.UNAVAILABLE, message, retryAfterSeconds));
-  return Object.assign(new Error(message), { code: Status.UNAVAILABLE, details: message, metadata });
+  metadata.set('grpc-status-details-bin', retryStatusDetails(code, message, retryAfterSeconds));
+  return Object.assign(new Error(message), { code, details: message, metadata });
+}
+
+function unavailable(message: string, retryAfterSeconds: number): ServerErrorResponse {
+  return retryable(Status.UNAVAILABLE, message, retryAfterSeconds);
 }
 
 /**
@@ -58,6 +65,8 @@ function unavailable(message: string, retryAfterSeconds: number): ServerErrorRes
  */
 export function grpcErrorOf(error: unknown): ServerErrorResponse {
   if (error instanceof UnavailableError) return unavailable(error.message, error.retryAfterSeconds);
+  // HTTP's 429: OTLP exporters retry RESOURCE_EXHAUSTED only when RetryInfo says when.
+  if (error instanceof QuotaExceededError) return retryable(Status.RESOURCE_EXHAUSTED, error.message, error.retryAfterSeconds);
   if (error instanceof ServiceError) {
     const code = STATUS_OF.find(([type]) => error instanceof type)?.[1] ?? Status.INTERNAL;
     return Object.assign(new Error(error.message), { code, details: error.message });

@@ -113,8 +113,11 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
       const scope = await authorizeAccess(deps.knex, principal, access, touchedApplication(call.metadata, principal, operation, appIdLimit));
       const target = ingestTarget(scope);
       const request = decodeProtobufRequest(call.request);
+      // grpc-js hands over the message decompressed: its size is both counts (docs/usage-and-quotas.md).
+      const bytes = call.request.length;
+      const meter = { apiKey: principal.kind === 'api_key' ? principal.apiKey : undefined, bytesReceived: bytes, bytesDecompressed: bytes, now: (deps.clock ?? Date.now)() };
       // Answered only once ingestTraces has committed the spans, as over HTTP.
-      const partialSuccess = await ingestTraces(deps.knex, target, request, log);
+      const partialSuccess = await ingestTraces(deps.knex, target, request, log, meter);
       callback(null, { partialSuccess });
     } catch (error) {
       const failure = grpcErrorOf(error);

@@ -36,6 +36,8 @@ export interface AppDeps {
   metrics: HttpMetrics;
   /** For /readyz: false while OTLP/gRPC ingestion is configured but not listening. */
   grpcListening?: () => boolean;
+  /** The service's clock (ServiceDeps); Date.now when absent. */
+  clock?: () => number;
 }
 
 async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {

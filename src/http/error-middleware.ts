@@ -11,6 +11,7 @@ import {
   NotFoundError,
   OAuthError,
   PermissionDeniedError,
+  QuotaExceededError,
   RequestValidationError,
   ServiceError,
   TooLargeError,
@@ -47,6 +48,7 @@ export function httpAnswerOf(error: ServiceError, method: string): HttpAnswer {
     const header = ACCEPT_HEADERS[method];
     return { status: 415, headers: header && error.accepted.length > 0 ? { [header]: error.accepted.join(', ') } : {}, body: detail };
   }
+  if (error instanceof QuotaExceededError) return { status: 429, headers: { 'Retry-After': String(error.retryAfterSeconds) }, body: detail };
   if (error instanceof NotImplementedError) return { status: 501, headers: {}, body: detail };
   if (error instanceof UnavailableError) return { status: 503, headers: { 'Retry-After': String(error.retryAfterSeconds) }, body: detail };
   if (error instanceof OAuthError) {

@@ -1,12 +1,15 @@
-// Ingestion of one decoded OTLP export request for an application: map the spans, store the good
-// ones durably, report the rejected ones. Resolves only once the spans are committed.
+// Ingestion of one decoded OTLP export request for an application: check the daily span quota,
+// map the spans, store the good ones durably with the request's usage in the same transaction,
+// report the rejected ones. Resolves only once the spans are committed.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { NotFoundError, UnavailableError } from '../errors.js';
+import { NotFoundError, QuotaExceededError, UnavailableError } from '../errors.js';
 import { writtenSlots, type IndexedAttributesState } from '../storage/accounts/indexed-attributes.js';
 import { activeIndexedAttributes } from '../storage/accounts/resources.js';
 import { StaleSlotKeysError, storeSpans } from '../storage/spans/span-writer.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
+import { hourStart, NO_API_KEY, recordUsage, zeroCounts, type UsageDelta } from '../storage/usage/usage-counts.js';
+import { checkDailyQuota } from './daily-quota.js';
 import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';
 import { toSpanRows } from './span-mapping.js';
 
@@ -27,6 +30,38 @@ export interface IngestTarget {
  */
 export const SLOT_KEYS_MAX_AGE_MS = 30_000;
 
+/** What the usage of one export request is counted from (docs/usage-and-quotas.md). */
+export interface ExportMeter {
+  /** The API key that sent the request; undefined for a dashboard user's token. */
+  apiKey: string | undefined;
+  /** The body as received (compressed, for a gzip body) and as decoded. */
+  bytesReceived: number;
+  bytesDecompressed: number;
+  /** When the request was received, epoch milliseconds (the service's clock): its hour and quota day. */
+  now: number;
+}
+
+function usageOf(applicationId: string, meter: ExportMeter): UsageDelta {
+  return {
+    ...zeroCounts(),
+    application_id: applicationId,
+    api_key: meter.apiKey ?? NO_API_KEY,
+    hour_start: hourStart(meter.now),
+    bytes_received: meter.bytesReceived,
+    bytes_decompressed: meter.bytesDecompressed,
+  };
+}
+
+/** Lets the request through the application's daily span quota, or counts it refused and refuses it. */
+async function admit(knex: Knex, usage: UsageDelta, now: number): Promise<void> {
+  try {
+    await checkDailyQuota(knex, usage.application_id, now);
+  } catch (error) {
+    if (error instanceof QuotaExceededError) await recordUsage(knex, { ...usage, requests_refused: 1 });
+    throw error;
+  }
+}
+
 /** The target of an authorized export: the application authorization resolved, as it read it. */
 export function ingestTarget(scope: Partial<IngestTarget> | undefined): IngestTarget {
   const applicationId = scope?.applicationId;
@@ -44,13 +79,14 @@ async function freshTarget(knex: Knex, target: IngestTarget): Promise<IngestTarg
 }
 
 /** Maps and stores the spans with the application's current slots; a store slowed past the keys' age maps them again. */
-async function store(knex: Knex, target: IngestTarget, request: DecodedExportRequest): Promise<PartialSuccess | undefined> {
+async function store(knex: Knex, target: IngestTarget, request: DecodedExportRequest, usage: UsageDelta | undefined): Promise<PartialSuccess | undefined> {
   for (let current = target; ; ) {
     current = await freshTarget(knex, current);
     const slots = writtenSlots(current.indexedAttributes);
     const { rows, partialSuccess } = toSpanRows(request, current.applicationId, Date.now(), slots);
     try {
-      await storeSpans(knex, rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS, traceSlots: slots });
+      const counted = usage && { ...usage, requests: 1, spans_rejected: partialSuccess?.rejectedSpans ?? 0 };
+      await storeSpans(knex, rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS, traceSlots: slots, usage: counted });
       return partialSuccess;
     } catch (error) {
       if (!(error instanceof StaleSlotKeysError)) throw error;
@@ -62,15 +98,19 @@ async function store(knex: Knex, target: IngestTarget, request: DecodedExportReq
  * Stores the request's valid spans (a span already stored is kept as it is) and returns the
  * partial success to report, if any span was rejected. Any failure to store is a 503 with
  * Retry-After: exporters retry it, and the retry stores each span once. Never a 500, which
- * exporters would not retry and so would drop the spans.
+ * exporters would not retry and so would drop the spans. With a meter, the daily span quota
+ * applies (QuotaExceededError: 429) and the request's usage is counted with its spans.
  */
-export async function ingestTraces(knex: Knex, target: IngestTarget, request: DecodedExportRequest, log: Logger): Promise<PartialSuccess | undefined> {
+export async function ingestTraces(knex: Knex, target: IngestTarget, request: DecodedExportRequest, log: Logger, meter?: ExportMeter): Promise<PartialSuccess | undefined> {
   let partialSuccess: PartialSuccess | undefined;
+  const usage = meter && usageOf(target.applicationId, meter);
   try {
-    partialSuccess = await store(knex, target, request);
+    if (usage && meter) await admit(knex, usage, meter.now);
+    partialSuccess = await store(knex, target, request, usage);
   } catch (error) {
     // The application was deleted while the request was read: no 503 that an exporter would retry.
-    if (error instanceof NotFoundError) throw error;
+    // A used-up quota is its own answer (429), which exporters retry when it says.
+    if (error instanceof NotFoundError || error instanceof QuotaExceededError) throw error;
     // Knex puts the whole statement, span data included, into its messages: log the start only.
     const { name, code, message } = error as { name?: string; code?: string; message?: string };
     const cause = { name, code, message: String(message).slice(0, 500) };

@@ -52,8 +52,15 @@ function collect(stream: Readable, limitBytes: number, tooLarge: () => Error): P
 
 const gunzip = promisify(zlib.gunzip);
 
+export interface OtlpBody {
+  /** The body, decompressed. */
+  body: Buffer;
+  /** Its length as received (before decompression), for usage metering. */
+  wireBytes: number;
+}
+
 /** The request body, decompressed: 413 past the limit, 400 for bad gzip data, 415 for another coding. */
-export async function readOtlpBody(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
+export async function readOtlpBody(request: IncomingMessage, limitBytes: number): Promise<OtlpBody> {
   const coding = contentCodingOf(request.headers['content-encoding']);
   const tooLarge = () => new TooLargeError(`request body exceeds ${limitBytes} bytes${coding === 'gzip' ? ' after decompression' : ''}`);
   const maxWireBytes = wireLimit(limitBytes, coding);
@@ -63,10 +70,10 @@ export async function readOtlpBody(request: IncomingMessage, limitBytes: number)
     throw tooLarge();
   }
   const wire = await collect(request, maxWireBytes, tooLarge);
-  if (coding === 'identity') return wire;
+  if (coding === 'identity') return { body: wire, wireBytes: wire.length };
   try {
     // In the thread pool, and stopped as soon as the output passes the limit.
-    return await gunzip(wire, { maxOutputLength: limitBytes });
+    return { body: await gunzip(wire, { maxOutputLength: limitBytes }), wireBytes: wire.length };
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
     throw new OtlpDecodeError(`invalid gzip body: ${(error as Error).message}`);

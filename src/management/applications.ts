@@ -1,5 +1,6 @@
 // Application operations: createApplication, listApplications, getApplication,
-// updateApplication, deleteApplication.
+// updateApplication, deleteApplication. Every representation carries the daily span quota and
+// today's state against it (./usage.ts).
 import * as applications from '../accounts/applications.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
@@ -9,10 +10,11 @@ import { NotFoundError } from '../errors.js';
 import { APPLICATION_ORDER, findActiveApplication, listApplications as listApplicationRows, type ApplicationFilter, type ApplicationRecord } from '../storage/accounts/applications.js';
 import { toIsoRequired } from '../storage/time.js';
 import { nextCursor, pageRequest, pagination } from './request.js';
+import { quotaStates } from './usage.js';
 
 type Schemas = components['schemas'];
 
-function applicationBody(application: ApplicationRecord, defaultRetentionDays: number): Schemas['Application'] {
+function applicationBody(application: ApplicationRecord, defaultRetentionDays: number, quotaState: Schemas['ApplicationQuotaState']): Schemas['Application'] {
   return {
     id: application.id,
     organization_id: application.organization_id,
@@ -21,12 +23,26 @@ function applicationBody(application: ApplicationRecord, defaultRetentionDays: n
     pricing_plan: application.pricing_plan,
     retention_days: application.retention_days ?? defaultRetentionDays,
     indexed_attributes: application.indexed_attributes.paths,
+    daily_span_quota: application.daily_span_quota,
+    quota_state: quotaState,
     created_at: toIsoRequired(application.created_at),
     updated_at: toIsoRequired(application.updated_at),
   };
 }
 
-export function createApplication({ knex, config }: ServiceDeps): OperationHandler<operations['createApplication']> {
+/** The applications' representations, with their quota states read in one statement. */
+async function applicationBodies(deps: ServiceDeps, applications: ApplicationRecord[]): Promise<Array<Schemas['Application']>> {
+  const states = await quotaStates(deps.knex, applications, (deps.clock ?? Date.now)());
+  return applications.map((application) => applicationBody(application, deps.config.retention.defaultDays, states.get(application.id) as Schemas['ApplicationQuotaState']));
+}
+
+async function oneApplicationBody(deps: ServiceDeps, application: ApplicationRecord): Promise<Schemas['Application']> {
+  const [body] = await applicationBodies(deps, [application]);
+  return body as Schemas['Application'];
+}
+
+export function createApplication(deps: ServiceDeps): OperationHandler<operations['createApplication']> {
+  const { knex } = deps;
   return async (request) => {
     const input = request.body;
     const application = await applications.createApplication(knex, {
@@ -36,12 +52,14 @@ export function createApplication({ knex, config }: ServiceDeps): OperationHandl
       pricingPlan: input.pricing_plan ?? 'free',
       retentionDays: input.retention_days,
       indexedAttributes: input.indexed_attributes,
+      dailySpanQuota: input.daily_span_quota,
     });
-    return { status: 201, body: applicationBody(application, config.retention.defaultDays) };
+    return { status: 201, body: await oneApplicationBody(deps, application) };
   };
 }
 
-export function listApplications({ knex, config }: ServiceDeps): OperationHandler<operations['listApplications']> {
+export function listApplications(deps: ServiceDeps): OperationHandler<operations['listApplications']> {
+  const { knex } = deps;
   return async (request) => {
     const { query } = request;
     const principal = principalOf(request);
@@ -55,7 +73,7 @@ export function listApplications({ knex, config }: ServiceDeps): OperationHandle
     const page = pageRequest(request, APPLICATION_ORDER, [filter]);
     const found = await listApplicationRows(knex, filter, page);
     const body: Schemas['ApplicationList'] = {
-      data: found.items.map((item) => applicationBody(item, config.retention.defaultDays)),
+      data: await applicationBodies(deps, found.items),
       pagination: pagination(page, found.total),
       next_cursor: nextCursor(page.position, found.nextKey),
     };
@@ -63,22 +81,23 @@ export function listApplications({ knex, config }: ServiceDeps): OperationHandle
   };
 }
 
-export function getApplication({ knex, config }: ServiceDeps): OperationHandler<operations['getApplication']> {
+export function getApplication(deps: ServiceDeps): OperationHandler<operations['getApplication']> {
   return async (request) => {
-    const application = await findActiveApplication(knex, request.params.app_id);
+    const application = await findActiveApplication(deps.knex, request.params.app_id);
     if (!application) throw new NotFoundError(applications.APPLICATION_NOT_FOUND);
-    return { status: 200, body: applicationBody(application, config.retention.defaultDays) };
+    return { status: 200, body: await oneApplicationBody(deps, application) };
   };
 }
 
 export function updateApplication({ knex }: ServiceDeps): OperationHandler<operations['updateApplication']> {
   return async (request) => {
-    const { name, retention_days, indexed_attributes } = request.body;
-    const updated = await applications.updateApplication(knex, request.params.app_id, { name, retentionDays: retention_days, indexedAttributes: indexed_attributes });
+    const { name, retention_days, indexed_attributes, daily_span_quota } = request.body;
+    const updated = await applications.updateApplication(knex, request.params.app_id, { name, retentionDays: retention_days, indexedAttributes: indexed_attributes, dailySpanQuota: daily_span_quota });
     const body: Schemas['ApplicationUpdated'] = { id: updated.id, name: updated.name, updated_at: toIsoRequired(updated.updated_at) };
     // A rename answers exactly as before these fields existed; a retention or index change echoes the value.
     if (retention_days !== undefined) body.retention_days = retention_days;
     if (indexed_attributes !== undefined) body.indexed_attributes = updated.indexed_attributes.paths;
+    if (daily_span_quota !== undefined) body.daily_span_quota = updated.daily_span_quota;
     return { status: 200, body };
   };
 }

@@ -9,6 +9,7 @@ import { createAccessToken } from './create-access-token.js';
 import { getJwks } from './get-jwks.js';
 import { addMember, listMembers, removeMember, updateMember } from './members.js';
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations.js';
+import { getApplicationUsage } from './usage.js';
 import { getCurrentUser, updateCurrentUser } from './users.js';
 
 export type ManagementHandlers = HandlerMap<operations>;
@@ -29,6 +30,7 @@ export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
     getApplication: getApplication(deps),
     updateApplication: updateApplication(deps),
     deleteApplication: deleteApplication(deps),
+    getApplicationUsage: getApplicationUsage(deps),
     createApiKey: createApiKey(deps),
     listApiKeys: listApiKeys(deps),
     getApiKey: getApiKey(deps),

@@ -1,4 +1,4 @@
-// What handler modules receive: the configuration, the database and the token service.
+// What handler modules receive: the configuration, the database, the token service and the clock.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { TokenService } from '../auth/tokens.js';
@@ -9,4 +9,9 @@ export interface ServiceDeps {
   knex: Knex;
   logger: Logger;
   tokens: TokenService;
+  /**
+   * The time now, epoch milliseconds, for usage hours and the daily span quota's UTC day
+   * (Date.now when absent): tests pass a settable one to cross midnight without waiting.
+   */
+  clock?: () => number;
 }

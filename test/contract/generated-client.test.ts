@@ -126,6 +126,8 @@ onEachDatabase('generated client covers every operation', (app) => {
     expect(applications.data?.data.map((entry) => entry.id)).to.deep.equal([appId]);
     expect((await management.PATCH('/applications/{app_id}', { params: { path: { app_id: appId } }, body: { name: 'Checkout v2' } })).data).to.be.an('object').that.is.not.empty;
     expect((await management.GET('/applications/{app_id}', { params: { path: { app_id: appId } } })).data).to.include({ id: appId, organization_id: orgId, name: 'Checkout v2' });
+    const usage = await management.GET('/applications/{app_id}/usage', { params: { path: { app_id: appId }, query: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z', granularity: 'day', by_api_key: true } } });
+    expect(usage.data).to.deep.include({ application_id: appId, granularity: 'day', by_api_key: true, start_time: '2026-11-22T00:00:00.000Z' });
     const created = await management.POST('/api-keys', { body: { app_id: appId, name: 'ingest', permissions: ['write:traces'] } });
     const apiKey = created.data?.api_key as string;
     const secret = created.data?.api_secret as string;

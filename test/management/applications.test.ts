@@ -10,7 +10,8 @@ onEachDatabase('applications', (app) => {
     const orgId = await createOrganization(as);
     const free = await as('POST', '/applications', { json: { organization_id: orgId, name: 'Checkout', region: 'US' } });
     expectStatus(free, 201);
-    expect(free.body).to.have.all.keys('id', 'organization_id', 'name', 'region', 'pricing_plan', 'retention_days', 'indexed_attributes', 'created_at', 'updated_at');
+    // daily_span_quota and quota_state: management 1.4.0.
+    expect(free.body).to.have.all.keys('id', 'organization_id', 'name', 'region', 'pricing_plan', 'retention_days', 'indexed_attributes', 'daily_span_quota', 'quota_state', 'created_at', 'updated_at');
     expect(free.body).to.include({ organization_id: orgId, name: 'Checkout', region: 'US', pricing_plan: 'free' });
     expect(free.body.id).to.match(/^app_[A-Za-z0-9]+$/);
     const pro = await as('POST', '/applications', { json: { organization_id: orgId, name: 'Search', region: 'EU', pricing_plan: 'enterprise' } });

@@ -48,6 +48,7 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
   getApplication: (ids) => ({ method: 'GET', path: `/applications/${ids.appId}`, options: {} }),
   updateApplication: (ids) => ({ method: 'PATCH', path: `/applications/${ids.appId}`, options: { json: { name: 'Billing' } } }),
   deleteApplication: (ids) => ({ method: 'DELETE', path: `/applications/${ids.appId}`, options: {} }),
+  getApplicationUsage: (ids) => ({ method: 'GET', path: `/applications/${ids.appId}/usage`, options: { query: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' } } }),
   createApiKey: (ids) => ({ method: 'POST', path: '/api-keys', options: { json: { app_id: ids.appId, name: 'k', permissions: ['read:traces'] } } }),
   listApiKeys: (ids) => ({ method: 'GET', path: '/api-keys', options: { query: { app_id: ids.appId } } }),
   getApiKey: (ids) => ({ method: 'GET', path: `/api-keys/${ids.apiKey}`, options: {} }),

@@ -20,6 +20,8 @@ export interface TestServer {
 export interface TestServerOptions {
   /** The service's logger (default: silent, or TEST_LOG_LEVEL); tests that read the log pass a captured one. */
   logger?: Logger;
+  /** The service's clock of usage hours and quota days (default Date.now); a settable one crosses midnight at once. */
+  clock?: () => number;
 }
 
 export async function startTestServer(
@@ -32,7 +34,7 @@ export async function startTestServer(
   // No gRPC port unless the suite asks for one (GRPC_PORT: '0' binds a free port).
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, DATABASE_URL: created.url, LOG_LEVEL: 'silent', ...env });
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent');
-  const server = await startServer(config, logger);
+  const server = await startServer(config, logger, { clock: options.clock });
   return {
     url: server.url,
     grpcAddress: server.grpcPort === undefined ? undefined : `127.0.0.1:${server.grpcPort}`,

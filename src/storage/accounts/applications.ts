@@ -1,6 +1,6 @@
 // Applications of organizations. Region and pricing plan are written once, at insert; deleting an
 // application soft-deletes its API keys in the same transaction. A null retention_days follows
-// the configured default (RETENTION_DEFAULT_DAYS).
+// the configured default (RETENTION_DEFAULT_DAYS); a null daily_span_quota is no quota.
 import type { Knex } from 'knex';
 import { readKeysetList, type SortColumn } from '../keyset.js';
 import { totalOf, type ListPage, type WindowedListRequest } from '../paging.js';
@@ -19,13 +19,15 @@ export interface ApplicationRecord {
   retention_days: number | null;
   /** The indexed attribute slots (./indexed-attributes.ts). */
   indexed_attributes: IndexedAttributesState;
+  /** Spans accepted per UTC day before ingestion is refused (docs/usage-and-quotas.md); null: no quota. */
+  daily_span_quota: number | null;
   created_at: number;
   updated_at: number;
 }
 
 type ApplicationRow = Omit<ApplicationRecord, 'indexed_attributes'> & { indexed_attributes_state: string | null };
 
-const COLUMNS = ['a.id', 'a.organization_id', 'a.name', 'a.region', 'a.pricing_plan', 'a.retention_days', 'a.indexed_attributes_state', 'a.created_at', 'a.updated_at'];
+const COLUMNS = ['a.id', 'a.organization_id', 'a.name', 'a.region', 'a.pricing_plan', 'a.retention_days', 'a.indexed_attributes_state', 'a.daily_span_quota', 'a.created_at', 'a.updated_at'];
 
 function fromRow(row: ApplicationRow): ApplicationRecord {
   const { indexed_attributes_state: state, ...rest } = row;
@@ -33,6 +35,7 @@ function fromRow(row: ApplicationRow): ApplicationRecord {
     ...rest,
     retention_days: row.retention_days === null ? null : Number(row.retention_days),
     indexed_attributes: parseIndexedAttributes(state),
+    daily_span_quota: row.daily_span_quota === null || row.daily_span_quota === undefined ? null : Number(row.daily_span_quota),
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
   };
@@ -104,6 +107,8 @@ export interface ApplicationChanges {
   name?: string;
   retention_days?: number;
   indexed_attributes?: IndexedAttributesState;
+  /** Null removes the quota. */
+  daily_span_quota?: number | null;
 }
 
 export async function updateApplicationRow(trx: Knex.Transaction, id: string, changes: ApplicationChanges, now: number): Promise<number> {
@@ -112,6 +117,13 @@ export async function updateApplicationRow(trx: Knex.Transaction, id: string, ch
   const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   const columns = state === undefined ? defined : { ...defined, indexed_attributes_state: serializeIndexedAttributes(state) };
   return trx('applications').where({ id }).whereNull('deleted_at').update({ ...columns, updated_at: now });
+}
+
+/** The active application's daily span quota (null: none), undefined when it is gone: read by ingestion per request. */
+export async function dailySpanQuota(knex: Knex, id: string): Promise<number | null | undefined> {
+  const row = (await knex('applications').where({ id }).whereNull('deleted_at').first('daily_span_quota')) as { daily_span_quota: number | string | null } | undefined;
+  if (!row) return undefined;
+  return row.daily_span_quota === null ? null : Number(row.daily_span_quota);
 }
 
 /** One application's retention, for the purger: deleted ones (or of a deleted organization) keep nothing. */

@@ -1,7 +1,8 @@
-// Stores spans durably and keeps the per-trace summaries (table `traces`) and the roll-ups
-// (table `span_rollups`, span-rollups.ts) current, as spans arrive in any order and in any number
-// of batches. A span already stored (same application, trace_id, span_id) is kept, never stored
-// or counted twice.
+// Stores spans durably and keeps the per-trace summaries (table `traces`), the roll-ups (table
+// `span_rollups`, span-rollups.ts) and the request's usage (table `usage_hourly`,
+// ../usage/usage-counts.ts) current, as spans arrive in any order and in any number of batches.
+// A span already stored (same application, trace_id, span_id) is kept, never stored or counted
+// twice.
 import type { Knex } from 'knex';
 import type { Run } from '../sql/dialect.js';
 import { bulkWriteTransaction } from '../transactions.js';
@@ -12,6 +13,7 @@ import { addRollupsQuery, rollupDeltas } from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
 import { batchSummaries, groupBy, mergeQuery } from './trace-summaries.js';
 import { addValuesQueries, slotValuesOf, syncTimesQuery, type TraceSlot } from './trace-slot-values.js';
+import { addUsageQuery, recordUsage, type UsageDelta } from '../usage/usage-counts.js';
 
 /**
  * The rows' indexed slot values were computed from keys read too long ago to be stored: the
@@ -37,6 +39,12 @@ export interface StoreOptions {
    * must then be of that one application.
    */
   traceSlots?: readonly TraceSlot[];
+  /**
+   * The export request's usage, added in the same transaction: its spans_accepted and
+   * spans_duplicate are set here to the rows newly stored and the rows found stored already
+   * (or repeated in the batch), so the usage counts exactly what the transaction commits.
+   */
+  usage?: UsageDelta;
 }
 
 /** Traces whose spans and summaries one round of statements writes. */
@@ -127,8 +135,11 @@ function rounds(rows: SpanRow[]): Array<{ applicationId: string; rowsByTrace: Ma
  * whole transaction.
  */
 export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOptions = {}): Promise<void> {
-  if (rows.length === 0) return;
-  const { slotKeysValidUntil, traceSlots = [] } = options;
+  const { slotKeysValidUntil, traceSlots = [], usage } = options;
+  if (rows.length === 0) {
+    if (usage) await recordUsage(knex, { ...usage, spans_accepted: 0, spans_duplicate: 0 });
+    return;
+  }
   const work = rounds(rows);
   if (traceSlots.length > 0 && new Set(work.map((round) => round.applicationId)).size > 1) throw new Error('traceSlots given for the rows of several applications');
   // Slot values not filed per trace would leave any-span searches on a ready slot short: refuse them.
@@ -142,6 +153,8 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
     for (const deltas of inPowerOfTwoRuns(rollupDeltas(fresh, 1), ROLLUPS_PER_UPSERT)) {
       for (const statement of addRollupsQuery(writer.db, deltas)) await writer.runSized(statement);
     }
+    // One row per application, key and hour: the last statement, so its lock is held the shortest.
+    if (usage) await writer.runSized(addUsageQuery(writer.db, { ...usage, spans_accepted: fresh.length, spans_duplicate: rows.length - fresh.length }));
   };
   const checked = (insert: Writer['insert']): Writer['insert'] => async (unique) => {
     if (slotKeysValidUntil !== undefined && Date.now() > slotKeysValidUntil) throw new StaleSlotKeysError();

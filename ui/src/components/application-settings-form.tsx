@@ -1,5 +1,5 @@
 // The application's mutable settings (updateApplication): its name, how many days its spans are
-// kept, and up to 3 indexed attribute paths. Only the fields changed are sent; region and pricing
+// kept, its daily span quota (empty: none), and up to 3 indexed attribute paths. Only the fields changed are sent; region and pricing
 // plan are fixed at creation and shown, not offered.
 import { useState } from 'preact/hooks';
 import { call, management } from '../api';
@@ -18,6 +18,7 @@ function paddedSlots(paths: string[]): string[] {
 export function ApplicationSettingsForm({ application, onSaved }: { application: Application; onSaved(): void }) {
   const [name, setName] = useState(application.name);
   const [retention, setRetention] = useState(String(application.retention_days));
+  const [quota, setQuota] = useState(application.daily_span_quota === null ? '' : String(application.daily_span_quota));
   const [indexed, setIndexed] = useState(() => paddedSlots(application.indexed_attributes));
   const [saved, setSaved] = useState(false);
   const action = useAction();
@@ -27,6 +28,8 @@ export function ApplicationSettingsForm({ application, onSaved }: { application:
     const update: ApplicationUpdate = {};
     if (name.trim() !== application.name) update.name = name.trim();
     if (Number(retention) !== application.retention_days) update.retention_days = Number(retention);
+    const dailySpanQuota = quota.trim() === '' ? null : Number(quota);
+    if (dailySpanQuota !== application.daily_span_quota) update.daily_span_quota = dailySpanQuota;
     const paths = indexed.map((path) => path.trim()).filter(Boolean);
     if (paths.join('\n') !== application.indexed_attributes.join('\n')) update.indexed_attributes = paths;
     if (Object.keys(update).length === 0) return setSaved(true);
@@ -45,6 +48,10 @@ export function ApplicationSettingsForm({ application, onSaved }: { application:
         <label>
           Retention (days)
           <input type="number" required min={1} max={3650} step={1} value={retention} onInput={(event) => setRetention((event.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          Daily span quota (empty: none)
+          <input type="number" min={1} max={1000000000000} step={1} value={quota} placeholder="none" onInput={(event) => setQuota((event.target as HTMLInputElement).value)} />
         </label>
       </div>
       <fieldset class="form-grid">

@@ -1,5 +1,5 @@
-// /ui/applications/:appId: one application. Its settings, deletion, links to its data, and its API
-// keys; a new or rotated secret is shown once, above the keys (KeySecretPanel), and is held only
+// /ui/applications/:appId: one application. Its settings, deletion, links to its data, its usage
+// and daily span quota state, and its API keys; a new or rotated secret is shown once, above the keys (KeySecretPanel), and is held only
 // in this view's state: leaving or reloading forgets it.
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
@@ -9,6 +9,7 @@ import { ActionError } from '../components/action-error';
 import { ApiKeyTable } from '../components/api-key-table';
 import { ApplicationLinks } from '../components/application-links';
 import { ApplicationSettingsForm } from '../components/application-settings-form';
+import { ApplicationUsage, QuotaState } from '../components/application-usage';
 import { ConfirmButton } from '../components/confirm-button';
 import { KeySecretPanel, type RevealedSecret } from '../components/key-secret-panel';
 import { useAction } from '../components/use-action';
@@ -56,11 +57,18 @@ export function ApplicationView() {
         <dd>{application.pricing_plan}</dd>
         <dt>Created</dt>
         <dd>{new Date(application.created_at).toLocaleString()}</dd>
+        <dt>Daily span quota</dt>
+        <dd>
+          <QuotaState application={application} />
+        </dd>
         <dt>Data</dt>
         <dd>
           <ApplicationLinks applicationId={application.id} name={application.name} />
         </dd>
       </dl>
+
+      <h2>Usage</h2>
+      <ApplicationUsage application={application} />
 
       <h2>API keys</h2>
       {secret && <KeySecretPanel key={`${secret.apiKey}:${secret.apiSecret}`} secret={secret} onDismiss={() => setSecret(undefined)} />}

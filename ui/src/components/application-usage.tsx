@@ -1,0 +1,105 @@
+// An application's usage (getApplicationUsage) and its daily span quota state: the last 24 hours
+// by the hour or the last 30 days by the UTC day, as a table of what ingestion took in (spans
+// accepted, already stored and rejected, bytes received and decompressed, requests answered and
+// refused by the quota), with the window's totals in the last row.
+import { useState } from 'preact/hooks';
+import { call, management } from '../api';
+import type { Application } from '../applications';
+import type { components } from '../../../src/generated/management';
+import { useAsync } from '../use-async';
+
+type UsageCounts = components['schemas']['UsageCounts'];
+type Granularity = components['schemas']['UsageGranularity'];
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const COLUMNS: Array<[keyof UsageCounts, string]> = [
+  ['spans_accepted', 'Spans accepted'],
+  ['spans_duplicate', 'Already stored'],
+  ['spans_rejected', 'Rejected'],
+  ['bytes_received', 'Bytes received'],
+  ['bytes_decompressed', 'Bytes decompressed'],
+  ['requests', 'Requests'],
+  ['requests_refused', 'Refused (quota)'],
+];
+
+function loadUsage(appId: string, granularity: Granularity) {
+  const end = Date.now();
+  const start = end - (granularity === 'hour' ? 24 * HOUR_MS : 30 * DAY_MS);
+  const query = { start_time: new Date(start).toISOString(), end_time: new Date(end).toISOString(), granularity };
+  return call(management.GET('/applications/{app_id}/usage', { params: { path: { app_id: appId }, query } }));
+}
+
+function bucketLabel(startTime: string, granularity: Granularity): string {
+  // Buckets are UTC hours and UTC days: shown in UTC, as the quota counts.
+  return granularity === 'hour' ? `${startTime.slice(0, 10)} ${startTime.slice(11, 16)} UTC` : startTime.slice(0, 10);
+}
+
+export function QuotaState({ application }: { application: Application }) {
+  const { daily_span_quota: quota, quota_state: state } = application;
+  const resets = new Date(state.resets_at).toISOString().slice(11, 16);
+  if (quota === null) return <span>No daily span quota; {state.spans_accepted_today.toLocaleString()} spans accepted today (UTC)</span>;
+  return (
+    <span class={state.exceeded ? 'error' : undefined}>
+      {state.spans_accepted_today.toLocaleString()} of {quota.toLocaleString()} spans accepted today (UTC)
+      {state.exceeded ? `: quota used up, ingestion refused until ${resets} UTC` : ''}
+    </span>
+  );
+}
+
+export function ApplicationUsage({ application }: { application: Application }) {
+  const [granularity, setGranularity] = useState<Granularity>('hour');
+  const usage = useAsync(() => loadUsage(application.id, granularity), [application.id, granularity]);
+  return (
+    <div class="usage">
+      <fieldset class="segmented">
+        <legend>Usage by</legend>
+        {(['hour', 'day'] as const).map((value) => (
+          <label key={value}>
+            <input type="radio" name="usage-granularity" value={value} checked={granularity === value} onChange={() => setGranularity(value)} />
+            {value === 'hour' ? 'Hour (last 24 hours)' : 'Day (last 30 days)'}
+          </label>
+        ))}
+      </fieldset>
+      {usage.error && <p role="alert">The usage could not be read: {usage.error.message}</p>}
+      {!usage.data && !usage.error && <p aria-busy="true">Loading the usage…</p>}
+      {usage.data && usage.data.buckets.length === 0 && <p class="muted">Nothing received in this window.</p>}
+      {usage.data && usage.data.buckets.length > 0 && (
+        <table class="management-table usage-table" aria-label={`Usage by ${granularity}`}>
+          <thead>
+            <tr>
+              <th scope="col">{granularity === 'hour' ? 'Hour' : 'Day'}</th>
+              {COLUMNS.map(([key, label]) => (
+                <th key={key} scope="col" class="number">
+                  {label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {usage.data.buckets.map((bucket) => (
+              <tr key={bucket.start_time}>
+                <th scope="row">{bucketLabel(bucket.start_time, granularity)}</th>
+                {COLUMNS.map(([key]) => (
+                  <td key={key} class="number">
+                    {bucket[key].toLocaleString()}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">Total</th>
+              {COLUMNS.map(([key]) => (
+                <td key={key} class="number">
+                  {usage.data?.totals[key].toLocaleString()}
+                </td>
+              ))}
+            </tr>
+          </tfoot>
+        </table>
+      )}
+    </div>
+  );
+}
