@@ -2,6 +2,7 @@
 // come in the body or by HTTP Basic (not both); the answer is a service-signed JWT.
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
+import { recordRefusedTokenExchange } from '../accounts/audit-trail.js';
 import { secretMatches } from '../accounts/secrets.js';
 import { findActiveApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
 import type { components, operations } from '../generated/management.js';
@@ -79,6 +80,8 @@ export function createAccessToken({ knex, tokens, config }: ServiceDeps): Operat
     const { clientId, clientSecret } = clientCredentials(request.headers.authorization, body);
     const key = await findActiveApiKeyCredentials(knex, clientId);
     if (!key || !secretMatches(clientSecret, key.secretHash)) {
+      // A wrong secret of a real key is someone trying it: the key's organization sees the attempt.
+      if (key) await recordRefusedTokenExchange(knex, { apiKey: key.id, organizationId: key.organizationId });
       throw new OAuthError('invalid_client', 'unknown API key or wrong secret', key ? 'wrong_secret' : 'unknown_key');
     }
     const accessToken = await tokens.signApiKeyToken({

@@ -10,6 +10,7 @@ import * as indexedAttributes from './20261123000300_indexed_attributes.js';
 import * as spanRollups from './20261123000400_span_rollups.js';
 import * as traceSlotValues from './20261124000100_trace_slot_values.js';
 import * as signInLinks from './20261124000200_sign_in_links.js';
+import * as auditEvents from './20261125000500_audit_events.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -26,6 +27,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261123000400_span_rollups', spanRollups],
   ['20261124000100_trace_slot_values', traceSlotValues],
   ['20261124000200_sign_in_links', signInLinks],
+  ['20261125000500_audit_events', auditEvents],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
