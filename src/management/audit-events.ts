@@ -7,7 +7,7 @@ import { RequestValidationError } from '../errors.js';
 import { AUDIT_EVENT_ORDER, listAuditEvents as listAuditEventRows, type AuditEventFilter, type AuditEventRecord } from '../storage/audit/audit-events.js';
 import { listPosition, nextCursor } from '../storage/paging-cursor.js';
 import { pageWindow } from '../storage/paging.js';
-import { rfc3339ToCeilingMillis, toIsoRequired } from '../storage/time.js';
+import { rfc3339ToCeilingMillis, rfc3339ToNanos, toIsoRequired } from '../storage/time.js';
 
 type Schemas = components['schemas'];
 
@@ -31,7 +31,8 @@ function auditEventBody(event: AuditEventRecord): Schemas['AuditEvent'] {
 function filterOf(organizationId: string, query: operations['listAuditEvents']['parameters']['query'] & object): AuditEventFilter {
   const startMs = query.start_time === undefined ? undefined : rfc3339ToCeilingMillis(query.start_time);
   const endMs = query.end_time === undefined ? undefined : rfc3339ToCeilingMillis(query.end_time);
-  if (startMs !== undefined && endMs !== undefined && endMs <= startMs) {
+  // Compared exactly: a window narrower than a millisecond is valid (and holds no event).
+  if (query.start_time !== undefined && query.end_time !== undefined && rfc3339ToNanos(query.end_time) <= rfc3339ToNanos(query.start_time)) {
     throw new RequestValidationError([{ loc: ['query', 'end_time'], msg: 'end_time must be after start_time (the window is [start_time, end_time))', type: 'value_error' }]);
   }
   return {
