@@ -35,7 +35,7 @@ export interface AuditedChange {
   at: number;
 }
 
-/** The requests's context plus what the management API reads back once the handler returned. */
+/** The request's context plus what the management API reads back once the handler returned. */
 interface AuditScope extends AuditContext {
   recorded: number;
 }
