@@ -45,6 +45,7 @@ export interface Config {
   /** How long one statement whose filter holds a `regex` condition may run (openapi/engine.yaml, FilterOperator). */
   regexStatementTimeoutMs: number;
   retention: RetentionConfig;
+  audit: AuditConfig;
   indexing: IndexingConfig;
   auth: {
     tokenIssuer: string;
@@ -62,6 +63,16 @@ export interface RetentionConfig {
   /** Seconds between purge passes; 0 turns the background purger off. */
   purgeIntervalSeconds: number;
   /** Spans one purge statement deletes at most (one short transaction each). */
+  purgeBatchSize: number;
+}
+
+/** The audit log's retention (docs/audit-log.md). */
+export interface AuditConfig {
+  /** Days an audit event is kept. */
+  retentionDays: number;
+  /** Seconds between purge passes; 0 turns the audit purge off. */
+  purgeIntervalSeconds: number;
+  /** Events one purge statement deletes at most. */
   purgeBatchSize: number;
 }
 
@@ -227,6 +238,11 @@ export function loadConfig(env: Env = process.env): Config {
       purgeIntervalSeconds: readInteger(env, 'RETENTION_PURGE_INTERVAL_SECONDS', 600, 0, 86_400),
       // Small enough that a batch's locks and its summary recomputes last milliseconds.
       purgeBatchSize: readInteger(env, 'RETENTION_PURGE_BATCH_SIZE', 1000, 1, 10_000),
+    },
+    audit: {
+      retentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
+      purgeIntervalSeconds: readInteger(env, 'AUDIT_PURGE_INTERVAL_SECONDS', 3600, 0, 86_400),
+      purgeBatchSize: readInteger(env, 'AUDIT_PURGE_BATCH_SIZE', 1000, 1, 10_000),
     },
     indexing: {
       backfillIntervalSeconds: readInteger(env, 'INDEXING_BACKFILL_INTERVAL_SECONDS', 10, 0, 86_400),

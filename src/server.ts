@@ -1,4 +1,4 @@
-// Owns the process lifecycle: database, migrations, HTTP and gRPC listeners, the retention purger,
+// Owns the process lifecycle: database, migrations, HTTP and gRPC listeners, the retention and audit purgers,
 // the indexed attribute backfill and graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +12,7 @@ import { createApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { HttpMetrics } from './ops/metrics.js';
 import { RetentionPurger } from './retention/purger.js';
+import { AuditPurger } from './retention/audit-purger.js';
 import { SlotBackfiller } from './indexing/slot-backfiller.js';
 import { openDatabase } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
@@ -25,6 +26,7 @@ export interface RunningServer {
   tokens: TokenService;
   /** Runs in the background every RETENTION_PURGE_INTERVAL_SECONDS; `runOnce()` runs a pass now. */
   purger: RetentionPurger;
+  auditPurger: AuditPurger;
   /** The indexed attribute backfill (src/indexing/slot-backfiller.ts). */
   backfiller: SlotBackfiller;
   /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
@@ -81,16 +83,18 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   }
   const purger = new RetentionPurger({ knex, logger, config: config.retention, registry: metrics.registry });
   purger.start();
+  const auditPurger = new AuditPurger({ knex, logger, config: config.audit });
+  auditPurger.start();
   const backfiller = new SlotBackfiller({ knex, logger, config: config.indexing });
   backfiller.start();
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       // A purge batch in flight finishes (one short transaction) before the pool closes.
-      await Promise.all([closeHttp(server, config.shutdownTimeoutMs), grpc?.close(config.shutdownTimeoutMs), purger.stop(), backfiller.stop()]);
+      await Promise.all([closeHttp(server, config.shutdownTimeoutMs), grpc?.close(config.shutdownTimeoutMs), purger.stop(), auditPurger.stop(), backfiller.stop()]);
       await knex.destroy();
     })();
     return closing;
   };
-  return { url: localServiceUrl(config.host, port), grpcPort: grpc?.port, knex, logger, tokens, purger, backfiller, close };
+  return { url: localServiceUrl(config.host, port), grpcPort: grpc?.port, knex, logger, tokens, purger, auditPurger, backfiller, close };
 }

@@ -14,6 +14,8 @@ describe('configuration', () => {
     expect(config.auth.oidc).to.equal(undefined);
     expect(config.livePollIntervalMs).to.equal(500);
     expect(config.retention).to.deep.equal({ defaultDays: 30, purgeIntervalSeconds: 600, purgeBatchSize: 1000 });
+    // The audit log is kept a year unless told otherwise.
+    expect(config.audit).to.deep.equal({ retentionDays: 365, purgeIntervalSeconds: 3600, purgeBatchSize: 1000 });
     expect(config.grpc).to.deep.equal({ host: '0.0.0.0', port: 4317 });
   });
 
@@ -34,12 +36,16 @@ describe('configuration', () => {
       RETENTION_DEFAULT_DAYS: '365',
       RETENTION_PURGE_INTERVAL_SECONDS: '0',
       RETENTION_PURGE_BATCH_SIZE: '250',
+      AUDIT_RETENTION_DAYS: '90',
+      AUDIT_PURGE_INTERVAL_SECONDS: '60',
+      AUDIT_PURGE_BATCH_SIZE: '50',
       OIDC_ISSUER: 'https://id.example.com/',
       OIDC_AUDIENCE: 'spanledger',
       OIDC_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
     });
     expect(config).to.deep.include({ port: 9000, databaseUrl: 'mysql://u:p@127.0.0.1:3306/db', apis: ['engine'], logLevel: 'debug', migrateOnStart: false, livePollIntervalMs: 20 });
     expect(config.retention).to.deep.equal({ defaultDays: 365, purgeIntervalSeconds: 0, purgeBatchSize: 250 });
+    expect(config.audit).to.deep.equal({ retentionDays: 90, purgeIntervalSeconds: 60, purgeBatchSize: 50 });
     expect(config.auth.oidc).to.deep.equal({ issuer: 'https://id.example.com/', audience: 'spanledger', jwksUrl: 'https://id.example.com/.well-known/jwks.json', dashboard: undefined });
   });
 

@@ -19,6 +19,9 @@ import { APPLICATION_NOT_FOUND } from './applications.js';
 import { newId, newSecret } from '../storage/accounts/ids.js';
 import type { Permission } from '../permissions.js';
 import { hashSecret } from './secrets.js';
+import { lockApiKeySubject } from '../storage/accounts/audit-subjects.js';
+import { apiKeyFields } from './audit-fields.js';
+import { recordChange } from './audit-trail.js';
 
 export const API_KEY_NOT_FOUND = 'API key not found';
 
@@ -56,8 +59,9 @@ export async function createApiKey(knex: Knex, input: NewApiKeyInput, now = Date
   const secret = newSecret();
   const key = await writeTransaction(knex, async (trx) => {
     // Holds the application alive until the key is in: a concurrent DELETE of it deletes this key too.
-    if (!(await lockActiveApplication(trx, input.applicationId))) throw new NotFoundError(APPLICATION_NOT_FOUND);
-    return insertApiKey(
+    const application = await lockActiveApplication(trx, input.applicationId);
+    if (!application) throw new NotFoundError(APPLICATION_NOT_FOUND);
+    const inserted = await insertApiKey(
       trx,
       {
         id: newId('ak'),
@@ -69,6 +73,8 @@ export async function createApiKey(knex: Knex, input: NewApiKeyInput, now = Date
       },
       now,
     );
+    await recordChange(trx, { organizationId: application.organization_id, resourceType: 'api_key', resourceId: inserted.id, before: null, after: apiKeyFields(inserted), at: now });
+    return inserted;
   });
   return { key, secret };
 }
@@ -76,9 +82,12 @@ export async function createApiKey(knex: Knex, input: NewApiKeyInput, now = Date
 export async function updateApiKey(knex: Knex, id: string, changes: ApiKeyChanges, now = Date.now()): Promise<ApiKeyRecord> {
   const normalised: ApiKeyChanges = { ...changes, ...(changes.permissions ? { permissions: uniquePermissions(changes.permissions) } : {}) };
   return writeTransaction(knex, async (trx) => {
+    const before = await lockApiKeySubject(trx, id);
+    if (!before) throw new NotFoundError(API_KEY_NOT_FOUND);
     if ((await updateApiKeyRow(trx, id, normalised, now)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
     const updated = await findActiveApiKey(trx, id);
     if (!updated) throw new NotFoundError(API_KEY_NOT_FOUND);
+    await recordChange(trx, { organizationId: before.organization_id, resourceType: 'api_key', resourceId: id, before: apiKeyFields(before), after: apiKeyFields(updated), at: now });
     return updated;
   });
 }
@@ -99,14 +108,30 @@ export async function rotateApiKeySecret(
   const secret = newSecret();
   const previousSecretExpiresAt = gracePeriodSeconds > 0 ? now + gracePeriodSeconds * 1000 : null;
   await writeTransaction(knex, async (trx) => {
+    const before = await lockApiKeySubject(trx, id);
+    if (!before) throw new NotFoundError(API_KEY_NOT_FOUND);
     if ((await replaceApiKeySecret(trx, id, hashSecret(secret), now, previousSecretExpiresAt)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
+    // The secret never shows; its generation (1 at creation, +1 per rotation) says that it changed,
+    // and the grace the previous secret got, when it got one.
+    const generation = before.secret_generation;
+    await recordChange(trx, {
+      organizationId: before.organization_id,
+      resourceType: 'api_key',
+      resourceId: id,
+      before: { secret_generation: generation },
+      after: { secret_generation: generation + 1, ...(previousSecretExpiresAt === null ? {} : { rotation_grace_ends_at: new Date(previousSecretExpiresAt).toISOString() }) },
+      at: now,
+    });
   });
   return { secret, rotatedAt: now, previousSecretExpiresAt };
 }
 
 export async function deleteApiKey(knex: Knex, id: string, now = Date.now()): Promise<{ deletedAt: number }> {
   return writeTransaction(knex, async (trx) => {
+    const before = await lockApiKeySubject(trx, id);
+    if (!before) throw new NotFoundError(API_KEY_NOT_FOUND);
     if ((await softDeleteApiKey(trx, id, now)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
+    await recordChange(trx, { organizationId: before.organization_id, resourceType: 'api_key', resourceId: id, before: apiKeyFields(before), after: null, at: now });
     return { deletedAt: now };
   });
 }

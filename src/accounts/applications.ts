@@ -19,6 +19,9 @@ import { lockActiveOrganization } from '../storage/accounts/organizations.js';
 import { writeTransaction } from '../storage/transactions.js';
 import { newId } from '../storage/accounts/ids.js';
 import { ORGANIZATION_NOT_FOUND } from './organizations.js';
+import { lockApplicationRow } from '../storage/accounts/audit-subjects.js';
+import { applicationFields } from './audit-fields.js';
+import { recordChange } from './audit-trail.js';
 
 export const APPLICATION_NOT_FOUND = 'Application not found';
 
@@ -61,12 +64,16 @@ export async function createApplication(knex: Knex, input: NewApplication, now =
     // Shared lock: a concurrent DELETE of the organization waits for this insert, then sees it.
     if (!(await lockActiveOrganization(trx, input.organizationId, 'share'))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
     await insertApplication(trx, application);
+    await recordChange(trx, { organizationId: input.organizationId, resourceType: 'application', resourceId: application.id, before: null, after: applicationFields(application), at: now });
   });
   return application;
 }
 
 export async function updateApplication(knex: Knex, id: string, update: ApplicationUpdate, now = Date.now()): Promise<ApplicationRecord> {
   return writeTransaction(knex, async (trx) => {
+    // Locked first, so that the event's "before" is what this change overwrites.
+    const before = (await lockApplicationRow(trx, id)) ? await findActiveApplication(trx, id) : undefined;
+    if (!before) throw new NotFoundError(APPLICATION_NOT_FOUND);
     const changes: ApplicationChanges = { name: update.name, retention_days: update.retentionDays, daily_span_quota: update.dailySpanQuota };
     if (update.indexedAttributes !== undefined) {
       // Locked: a concurrent PATCH or backfill step cannot interleave its own state change.
@@ -77,13 +84,18 @@ export async function updateApplication(knex: Knex, id: string, update: Applicat
     if ((await updateApplicationRow(trx, id, changes, now)) === 0) throw new NotFoundError(APPLICATION_NOT_FOUND);
     const updated = await findActiveApplication(trx, id);
     if (!updated) throw new NotFoundError(APPLICATION_NOT_FOUND);
+    await recordChange(trx, { organizationId: updated.organization_id, resourceType: 'application', resourceId: id, before: applicationFields(before), after: applicationFields(updated), at: now });
     return updated;
   });
 }
 
 export async function deleteApplication(knex: Knex, id: string, now = Date.now()): Promise<{ id: string; deletedAt: number }> {
   return writeTransaction(knex, async (trx) => {
+    const before = (await lockApplicationRow(trx, id)) ? await findActiveApplication(trx, id) : undefined;
+    if (!before) throw new NotFoundError(APPLICATION_NOT_FOUND);
     if ((await softDeleteApplicationWithKeys(trx, id, now)) === 0) throw new NotFoundError(APPLICATION_NOT_FOUND);
+    // One event for the application; its keys, deleted with it, are part of this change.
+    await recordChange(trx, { organizationId: before.organization_id, resourceType: 'application', resourceId: id, before: applicationFields(before), after: null, at: now });
     return { id, deletedAt: now };
   });
 }

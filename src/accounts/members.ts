@@ -18,6 +18,8 @@ import { writeTransaction } from '../storage/transactions.js';
 import { createPlaceholderUser, findPlaceholderByEmail, findSignedInUserByEmail } from '../storage/accounts/users.js';
 import { ORGANIZATION_NOT_FOUND } from './organizations.js';
 import type { Role } from '../permissions.js';
+import { memberFields } from './audit-fields.js';
+import { recordChange } from './audit-trail.js';
 
 export const MEMBER_NOT_FOUND = 'Member not found';
 
@@ -42,7 +44,9 @@ export async function addMember(knex: Knex, organizationId: string, email: strin
     // A signed-in user with the e-mail wins; otherwise one placeholder per e-mail serves every invitation.
     const user = (await findSignedInUserByEmail(trx, email)) ?? (await findPlaceholderByEmail(trx, email)) ?? (await createPlaceholderUser(trx, email, now));
     await addMembership(trx, organizationId, user.id, role, now);
-    return existingMember(trx, organizationId, user.id);
+    const added = await existingMember(trx, organizationId, user.id);
+    await recordChange(trx, { organizationId, resourceType: 'member', resourceId: user.id, before: null, after: memberFields(added), at: now });
+    return added;
   });
 }
 
@@ -50,12 +54,18 @@ export async function changeMemberRole(knex: Knex, organizationId: string, userI
   return writeTransaction(knex, async (trx) => {
     await lockOrganization(trx, organizationId);
     const member = await existingMember(trx, organizationId, userId);
-    if (member.role === role) return member;
+    if (member.role === role) {
+      // Nothing changes, yet the write is recorded: one event per successful write.
+      await recordChange(trx, { organizationId, resourceType: 'member', resourceId: userId, before: memberFields(member), after: memberFields(member), at: now });
+      return member;
+    }
     if (role !== 'owner' && (await isLastOwner(trx, organizationId, member))) {
       throw new ConflictError('The last owner of an organization cannot be demoted; make another member an owner first');
     }
     await updateMembershipRole(trx, organizationId, userId, role, now);
-    return existingMember(trx, organizationId, userId);
+    const changed = await existingMember(trx, organizationId, userId);
+    await recordChange(trx, { organizationId, resourceType: 'member', resourceId: userId, before: memberFields(member), after: memberFields(changed), at: now });
+    return changed;
   });
 }
 
@@ -67,6 +77,7 @@ export async function removeMember(knex: Knex, organizationId: string, userId: s
       throw new ConflictError('The last owner of an organization cannot be removed; make another member an owner first');
     }
     if ((await softDeleteMembership(trx, organizationId, userId, now)) === 0) throw new NotFoundError(MEMBER_NOT_FOUND);
+    await recordChange(trx, { organizationId, resourceType: 'member', resourceId: userId, before: memberFields(member), after: null, at: now });
     return { userId, deletedAt: now };
   });
 }

@@ -15,6 +15,8 @@ import {
 } from '../storage/accounts/organizations.js';
 import { writeTransaction } from '../storage/transactions.js';
 import { newId } from '../storage/accounts/ids.js';
+import { organizationFields } from './audit-fields.js';
+import { recordChange } from './audit-trail.js';
 
 export const ORGANIZATION_NOT_FOUND = 'Organization not found';
 
@@ -37,7 +39,10 @@ export async function createOrganization(knex: Knex, ownerUserId: string, name: 
     created_at: now,
     updated_at: now,
   };
-  await writeTransaction(knex, (trx) => insertOrganization(trx, organization, ownerUserId));
+  await writeTransaction(knex, async (trx) => {
+    await insertOrganization(trx, organization, ownerUserId);
+    await recordChange(trx, { organizationId: organization.id, resourceType: 'organization', resourceId: organization.id, before: null, after: organizationFields(organization), at: now });
+  });
   return organization;
 }
 
@@ -61,6 +66,7 @@ export async function updateOrganization(knex: Knex, id: string, patch: Organiza
     };
     const sent = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as OrganizationChanges;
     if ((await updateOrganizationRow(trx, id, sent, now)) === 0) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
+    await recordChange(trx, { organizationId: id, resourceType: 'organization', resourceId: id, before: organizationFields(stored), after: organizationFields({ ...stored, ...sent }), at: now });
     return { id, updatedAt: now };
   });
 }
@@ -71,11 +77,13 @@ export async function updateOrganization(knex: Knex, id: string, patch: Organiza
  */
 export async function deleteOrganization(knex: Knex, id: string, now = Date.now()): Promise<{ id: string; deletedAt: number }> {
   return writeTransaction(knex, async (trx) => {
-    if (!(await lockActiveOrganization(trx, id, 'update'))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
+    const stored = await lockActiveOrganization(trx, id, 'update');
+    if (!stored) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
     if ((await countActiveApplications(trx, id)) > 0) {
       throw new MalformedRequestError('Organization still has active applications; delete them first');
     }
     if ((await softDeleteOrganization(trx, id, now)) === 0) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
+    await recordChange(trx, { organizationId: id, resourceType: 'organization', resourceId: id, before: organizationFields(stored), after: null, at: now });
     return { id, deletedAt: now };
   });
 }

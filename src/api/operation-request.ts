@@ -25,6 +25,8 @@ export function operationRequest<Op>(request: OpenApiContext, ctx: KoaContext): 
     principal: ctx.state.principal,
     scope: ctx.state.scope,
     log: ctx.state.log,
+    requestId: ctx.state.requestId,
+    callerAddress: ctx.ip || undefined,
     incoming: ctx.req,
   };
   return validated as OperationRequest<Op>;

@@ -178,6 +178,48 @@ export interface paths {
         patch: operations["updateMember"];
         trace?: never;
     };
+    "/organizations/{org_id}/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Added in 1.4.0. The organization's audit log, newest first (`occurred_at`, then `id`,
+         *     both descending): one event per management change made in the organization
+         *     (organizations, members, applications, API keys: create, update, rotate, delete), each
+         *     recorded in the same transaction as the change itself, so that no change exists
+         *     without its event and a refused change (4xx) leaves none. A token exchange
+         *     (`POST /auth/token`) refused for a wrong secret of one of the organization's keys is an
+         *     event too, with `outcome: failure` and the key as actor. (A change of a user's own
+         *     profile, `PUT /users`, is recorded as well, but belongs to no organization, so no
+         *     organization's log lists it.) Events show the changed
+         *     fields before and after, never a secret or a secret's hash. The log is append-only: no
+         *     operation changes or deletes an event; events older than the service's
+         *     `AUDIT_RETENTION_DAYS` (365 unless configured) are purged.
+         *
+         *     Filters combine with AND; pages are read with `cursor` only (no `page`, and no
+         *     `pagination` total: the log only grows).
+         *
+         *     Owners only; dashboard users only. A member gets 403; an API key gets 403.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/applications": {
         parameters: {
             query?: never;
@@ -611,6 +653,66 @@ export interface components {
         };
         HTTPValidationError: {
             detail: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * @description Added in 1.4.0. The kind of resource an audit event is about.
+         * @enum {string}
+         */
+        AuditResourceType: "organization" | "member" | "application" | "api_key";
+        /**
+         * @description Added in 1.4.0. One management change (or one token exchange refused for a wrong
+         *     secret), recorded in the transaction that made it. `before` and `after` hold the
+         *     resource's fields under the names the API shows them (`retention_days: null` means the
+         *     configured default): a creation has `before: null` and every field in `after`, a
+         *     deletion every field in `before` and `after: null`, an update only the fields whose
+         *     value changed (both empty when a write changed nothing, such as setting a member's role
+         *     to the role they have). A rotation shows `secret_generation` (1 at creation, one more
+         *     per rotation), never the secret. Neither ever holds a secret or a secret's hash.
+         */
+        AuditEvent: {
+            /** @description The event's id (`ae_…`). */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made (the time the resource's own timestamps show).
+             */
+            occurred_at: string;
+            /** @description The organization the change belongs to (for a refused token exchange, the key's). */
+            organization_id: string;
+            /** @description The `operationId` of this document that made the change (`createApiKey`, `createAccessToken`, ...); `system` for a change made by the service itself, outside any request. */
+            operation_id: string;
+            /**
+             * @description `failure` only for a token exchange refused for a wrong secret; every change that is refused leaves no event.
+             * @enum {string}
+             */
+            outcome: "success" | "failure";
+            actor: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "system";
+                /** @description The user (`usr_…`) or API key (`ak_…`); `null` for `system`. */
+                id: string | null;
+            };
+            resource: {
+                type: components["schemas"]["AuditResourceType"];
+                /** @description The resource's id; for a member, the user's id (`usr_…`). */
+                id: string;
+            };
+            /** @description The request's `X-Request-Id` (the caller's own when it sent one that is sane); `null` for `system`. */
+            request_id: string | null;
+            /** @description The caller's IP address (the first `X-Forwarded-For` address when a proxy sets it); `null` for `system`. */
+            caller_address: string | null;
+            before: {
+                [key: string]: unknown;
+            } | null;
+            after: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @description Added in 1.4.0. */
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
+            next_cursor: string | null;
         };
         ErrorDetail: {
             detail: string;
@@ -1324,6 +1426,47 @@ export interface components {
         Cursor: string;
         /** @description Page size. */
         Limit: number;
+        /**
+         * @description Added in 1.4.0. Inclusive lower bound on `occurred_at` (RFC 3339).
+         * @example 2026-11-22T00:00:00.000Z
+         */
+        AuditStartTime: string;
+        /**
+         * @description Added in 1.4.0. Exclusive upper bound on `occurred_at` (RFC 3339); when `start_time` is sent too, it must be after it, else 422 at `["query", "end_time"]`.
+         * @example 2026-11-24T00:00:00.000Z
+         */
+        AuditEndTime: string;
+        /**
+         * @description Added in 1.4.0. Only the events of this actor, a user (`usr_…`) or an API key (`ak_…`).
+         * @example usr_5nJ7kD2hF9sA
+         */
+        AuditActorId: string;
+        /**
+         * @description Added in 1.4.0. Only the events of resources of this type.
+         * @example api_key
+         */
+        AuditResourceType: components["schemas"]["AuditResourceType"];
+        /**
+         * @description Added in 1.4.0. Only the events of the resource with this id (with `resource_type` or without it).
+         * @example ak_3Gm8Qw2Lp9Xz4Rt6
+         */
+        AuditResourceId: string;
+        /**
+         * @description Added in 1.4.0. Only the events of this operation (an `operationId` of this document, e.g. `deleteApiKey`).
+         * @example deleteApiKey
+         */
+        AuditOperationId: string;
+        /**
+         * @description Added in 1.4.0. The `next_cursor` of the previous page, sent back exactly as it came,
+         *     with the same query (the same filters and `limit`, by the same caller): the next page,
+         *     read from where the previous page ended (keyset pagination over the list's order,
+         *     `occurred_at` then `id`, newest first), so that events recorded meanwhile never make a
+         *     walk skip or repeat an event. A cursor is opaque and does not expire; a malformed
+         *     cursor, or one from another operation or another query, is a 422 at
+         *     `["query", "cursor"]`.
+         * @example eyJ2IjoxLCJvIjoibGlzdEF1ZGl0RXZlbnRzIiwicCI6MiwiayI6WyIxNzk1MzU1MTAwMTIzIiwiYWVfMDEiXSwiaCI6ImV4YW1wbGUifQ
+         */
+        AuditCursor: string;
     };
     requestBodies: never;
     headers: never;
@@ -1889,6 +2032,138 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Added in 1.4.0. Inclusive lower bound on `occurred_at` (RFC 3339).
+                 * @example 2026-11-22T00:00:00.000Z
+                 */
+                start_time?: components["parameters"]["AuditStartTime"];
+                /**
+                 * @description Added in 1.4.0. Exclusive upper bound on `occurred_at` (RFC 3339); when `start_time` is sent too, it must be after it, else 422 at `["query", "end_time"]`.
+                 * @example 2026-11-24T00:00:00.000Z
+                 */
+                end_time?: components["parameters"]["AuditEndTime"];
+                /**
+                 * @description Added in 1.4.0. Only the events of this actor, a user (`usr_…`) or an API key (`ak_…`).
+                 * @example usr_5nJ7kD2hF9sA
+                 */
+                actor_id?: components["parameters"]["AuditActorId"];
+                /**
+                 * @description Added in 1.4.0. Only the events of resources of this type.
+                 * @example api_key
+                 */
+                resource_type?: components["parameters"]["AuditResourceType"];
+                /**
+                 * @description Added in 1.4.0. Only the events of the resource with this id (with `resource_type` or without it).
+                 * @example ak_3Gm8Qw2Lp9Xz4Rt6
+                 */
+                resource_id?: components["parameters"]["AuditResourceId"];
+                /**
+                 * @description Added in 1.4.0. Only the events of this operation (an `operationId` of this document, e.g. `deleteApiKey`).
+                 * @example deleteApiKey
+                 */
+                operation_id?: components["parameters"]["AuditOperationId"];
+                /**
+                 * @description Added in 1.4.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `occurred_at` then `id`, newest first), so that events recorded meanwhile never make a
+                 *     walk skip or repeat an event. A cursor is opaque and does not expire; a malformed
+                 *     cursor, or one from another operation or another query, is a 422 at
+                 *     `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdEF1ZGl0RXZlbnRzIiwicCI6MiwiayI6WyIxNzk1MzU1MTAwMTIzIiwiYWVfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["AuditCursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ae_mi9k3x2a0000f3a91c2b7d4e5f6a7b8c",
+                     *           "occurred_at": "2026-11-23T11:00:00.000Z",
+                     *           "organization_id": "org_2fK9xQ4mN8pL",
+                     *           "operation_id": "updateApiKey",
+                     *           "outcome": "success",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "usr_5nJ7kD2hF9sA"
+                     *           },
+                     *           "resource": {
+                     *             "type": "api_key",
+                     *             "id": "ak_3Gm8Qw2Lp9Xz4Rt6"
+                     *           },
+                     *           "request_id": "6f1c2a7e-3b4d-4e5f-8a9b-0c1d2e3f4a5b",
+                     *           "caller_address": "203.0.113.7",
+                     *           "before": {
+                     *             "permissions": [
+                     *               "read:traces",
+                     *               "write:traces"
+                     *             ]
+                     *           },
+                     *           "after": {
+                     *             "permissions": [
+                     *               "read:traces"
+                     *             ]
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "ae_mi9k1b7c0000a1b2c3d4e5f6a7b8c9d0",
+                     *           "occurred_at": "2026-11-23T10:00:00.000Z",
+                     *           "organization_id": "org_2fK9xQ4mN8pL",
+                     *           "operation_id": "addMember",
+                     *           "outcome": "success",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "usr_5nJ7kD2hF9sA"
+                     *           },
+                     *           "resource": {
+                     *             "type": "member",
+                     *             "id": "usr_9pQ2wE4rT6yU"
+                     *           },
+                     *           "request_id": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                     *           "caller_address": "203.0.113.7",
+                     *           "before": null,
+                     *           "after": {
+                     *             "email": "bob@acme.example",
+                     *             "role": "member"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJ2IjoxLCJvIjoibGlzdEF1ZGl0RXZlbnRzIiwicCI6MiwiayI6WyIxNzk1MzU1MTAwMTIzIiwiYWVfMDEiXSwiaCI6ImV4YW1wbGUifQ"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

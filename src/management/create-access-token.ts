@@ -3,6 +3,7 @@
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { expiredKeyMessage, keyExpired, secretGeneration } from '../auth/api-key-checks.js';
+import { recordRefusedTokenExchange } from '../accounts/audit-trail.js';
 import { findActiveApiKeyCredentials } from '../storage/accounts/api-key-credentials.js';
 import type { components, operations } from '../generated/management.js';
 import { OAuthError } from '../errors.js';
@@ -81,6 +82,8 @@ export function createAccessToken({ knex, tokens, config }: ServiceDeps): Operat
     // The previous secret, during a rotation's grace, mints tokens of its own generation: they stop when the grace does.
     const generation = key && secretGeneration(key, clientSecret);
     if (!key || generation === undefined) {
+      // A wrong secret of a real key is someone trying it: the key's organization sees the attempt.
+      if (key) await recordRefusedTokenExchange(knex, { apiKey: key.id, organizationId: key.organizationId });
       throw new OAuthError('invalid_client', 'unknown API key or wrong secret', key ? 'wrong_secret' : 'unknown_key');
     }
     if (keyExpired(key)) throw new OAuthError('invalid_client', expiredKeyMessage(key), 'expired_key');

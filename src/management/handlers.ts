@@ -11,11 +11,14 @@ import { addMember, listMembers, removeMember, updateMember } from './members.js
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations.js';
 import { getApplicationUsage } from './usage.js';
 import { getCurrentUser, updateCurrentUser } from './users.js';
+import { withAuditTrail } from './audited.js';
+import { listAuditEvents } from './audit-events.js';
 
 export type ManagementHandlers = HandlerMap<operations>;
 
 export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
-  return {
+  // Every operation runs in its request's audit context (./audited.ts).
+  return withAuditTrail({
     createOrganization: createOrganization(deps),
     listOrganizations: listOrganizations(deps),
     getOrganization: getOrganization(deps),
@@ -41,5 +44,6 @@ export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
     updateCurrentUser: updateCurrentUser(deps),
     createAccessToken: createAccessToken(deps),
     getJwks: getJwks(deps),
-  } satisfies Required<ManagementHandlers>;
+    listAuditEvents: listAuditEvents(deps),
+  } satisfies Required<ManagementHandlers>);
 }

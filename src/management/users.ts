@@ -2,7 +2,8 @@
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components, operations } from '../generated/management.js';
-import { findUserById, updateUserProfile } from '../storage/accounts/users.js';
+import { updateProfile } from '../accounts/users.js';
+import { findUserById } from '../storage/accounts/users.js';
 import { toIsoRequired } from '../storage/time.js';
 import { callingUser } from './request.js';
 
@@ -29,7 +30,7 @@ export function updateCurrentUser({ knex }: ServiceDeps): OperationHandler<opera
   return async (request) => {
     const now = Date.now();
     const { userId } = callingUser(request);
-    if ((await updateUserProfile(knex, userId, request.body, now)) === 0) throw new Error(`authenticated user ${userId} has no row`);
+    if (!(await updateProfile(knex, userId, request.body, now))) throw new Error(`authenticated user ${userId} has no row`);
     const body: Schemas['UserUpdated'] = { updated_at: toIsoRequired(now) };
     return { status: 200, body };
   };

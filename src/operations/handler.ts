@@ -45,6 +45,10 @@ export interface OperationRequest<Op> {
   scope: RequestScope | undefined;
   /** The logger that carries the request id (src/http/request-context.ts). */
   log: Logger | undefined;
+  /** The request's id, as echoed in X-Request-Id (src/http/request-context.ts). */
+  requestId: string | undefined;
+  /** The caller's address as Koa reads it (X-Forwarded-For is honoured: src/http/app.ts sets `app.proxy`). */
+  callerAddress: string | undefined;
   /** The request as it came off the socket: OTLP export reads its own body from it (src/http/body-parser.ts leaves it unread). */
   incoming: IncomingMessage;
 }

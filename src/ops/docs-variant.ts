@@ -15,18 +15,20 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 
 /**
  * Names of parameters and body fields that carry the id of a resource of this service (`org_id`,
- * `organization_id`, `app_id`, `X-Vendor-App-Id`, `user_id`, `api_key`, `trace_id`, OAuth's `client_id`),
- * not any name ending in `_id`: the example of `tax_id` works as written.
+ * `organization_id`, `app_id`, `X-Vendor-App-Id`, `user_id`, `api_key`, `trace_id`, OAuth's `client_id`,
+ * the audit log's `actor_id` and `resource_id`), not any name ending in `_id`: the example of
+ * `tax_id` works as written.
  */
-const isIdName = (name: string): boolean => /^(x-vendor-)?(org|organization|app|application|user|client|trace)[_-]id$/i.test(name) || name === 'api_key';
+const isIdName = (name: string): boolean => /^(x-vendor-)?(org|organization|app|application|user|client|trace|actor|resource)[_-]id$/i.test(name) || name === 'api_key';
 
 /**
  * Parameters whose written example fails or misleads when sent as it stands: ids, a cursor (it
  * exists only as a previous page's `next_cursor`, and the page example beside it makes the pair
- * a 422), a `Last-Event-ID` (only a previous stream's id; an example one skips spans), and
- * `Content-Encoding: gzip` (it would announce the examples' plain bodies as compressed: a 400).
+ * a 422), a `Last-Event-ID` (only a previous stream's id; an example one skips spans),
+ * `Content-Encoding: gzip` (it would announce the examples' plain bodies as compressed: a 400),
+ * and the audit log's `operation_id` filter (pre-filled, it would hide every other event).
  */
-const UNSENDABLE = new Set(['cursor', 'last-event-id', 'content-encoding']);
+const UNSENDABLE = new Set(['cursor', 'last-event-id', 'content-encoding', 'operation_id']);
 const isUnsendableExample = (name: string): boolean => isIdName(name) || UNSENDABLE.has(name.toLowerCase());
 
 function parametersOf(document: Json): Json[] {

@@ -2,32 +2,15 @@
 // (fractions finer than a millisecond are kept), start inclusive, end exclusive, and the one
 // rule the document cannot express (end after start), answered as a 422 on `end_time`.
 import { RequestValidationError } from '../errors.js';
+import { rfc3339ToNanos } from '../storage/time.js';
+
+// Lives in storage/time.ts, where the management API's audit list reads its window too.
+export { rfc3339ToNanos };
 
 /** `[startNs, endNs)`; a bound is undefined where the operation lets it be left out. */
 export interface TimeWindow {
   startNs: bigint | undefined;
   endNs: bigint | undefined;
-}
-
-// What ajv-formats accepts as `date-time`: `T`, `t` or a space; any fraction; Z or an offset.
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
-
-/** Unix nanoseconds of an RFC 3339 date-time (already checked by the document's schema). */
-export function rfc3339ToNanos(text: string): bigint {
-  const match = RFC3339.exec(text);
-  if (!match) throw new RequestValidationError([{ loc: ['query'], msg: `not an RFC 3339 date-time: ${text}`, type: 'datetime_parsing' }]);
-  const [, year, month, day, hour, minute, second, fraction = '', zulu, sign, offsetHours = '0', offsetMinutes = '0'] = match;
-  // Not Date.UTC, which maps years 0-99 to 1900-1999; a leap second (:60) rolls over.
-  const date = new Date(0);
-  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
-  date.setUTCHours(Number(hour), Number(minute), Number(second), 0);
-  let seconds = BigInt(Math.floor(date.getTime() / 1000));
-  if (!zulu) {
-    const offset = (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60;
-    seconds -= BigInt(sign === '-' ? -offset : offset);
-  }
-  const nanos = BigInt(fraction.slice(0, 9).padEnd(9, '0') || '0');
-  return seconds * 1_000_000_000n + nanos;
 }
 
 /**

@@ -177,6 +177,10 @@ onEachDatabase('generated client covers every operation', (app) => {
     const rotated = await management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: apiKey } } });
     expect(rotated.data?.api_secret).to.be.a('string').and.not.equal(secret);
 
+    // The organization's audit log holds what Alice did to the key, newest first.
+    const audit = await management.GET('/organizations/{org_id}/audit-events', { params: { path: { org_id: orgId }, query: { resource_type: 'api_key', limit: 10 } } });
+    expect(audit.data?.data.map((event) => event.operation_id)).to.deep.equal(['rotateApiKeySecret', 'updateApiKey', 'createApiKey']);
+
     // The DELETEs last, the member and the key before what holds them.
     await management.DELETE('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } } });
     await management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });

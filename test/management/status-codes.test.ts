@@ -58,6 +58,7 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
   deleteApiKey: (ids) => ({ method: 'DELETE', path: `/api-keys/${ids.apiKey}`, options: {} }),
   updateCurrentUser: () => ({ method: 'PUT', path: '/users', options: { json: { name: 'Alice', email: 'alice@example.com' } } }),
   getCurrentUser: () => ({ method: 'GET', path: '/users/me', options: {} }),
+  listAuditEvents: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/audit-events`, options: { query: { limit: 5 } } }),
 };
 
 /** The same request, made invalid in one place: an unknown body property, an id too long, or limit=101. */

@@ -11,6 +11,7 @@ import * as spanRollups from './20261123000400_span_rollups.js';
 import * as traceSlotValues from './20261124000100_trace_slot_values.js';
 import * as signInLinks from './20261124000200_sign_in_links.js';
 import * as apiKeyLifecycle from './20261125000100_api_key_lifecycle.js';
+import * as auditEvents from './20261125000500_audit_events.js';
 import * as usageMetering from './20261126000300_usage_metering.js';
 
 interface Migration {
@@ -29,6 +30,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261124000100_trace_slot_values', traceSlotValues],
   ['20261124000200_sign_in_links', signInLinks],
   ['20261125000100_api_key_lifecycle', apiKeyLifecycle],
+  ['20261125000500_audit_events', auditEvents],
   ['20261126000300_usage_metering', usageMetering],
 ];
 

@@ -1,12 +1,13 @@
 // /ui/organizations/:orgId: one organization. Its members and applications for everyone in it;
-// for an owner also its details form, the member controls and deletion (the owner-only
-// operations of openapi/management.yaml). A member is not shown what the service would refuse.
+// for an owner also its details form, the member controls, the audit log and deletion (the
+// owner-only operations of openapi/management.yaml). A member is not shown what the service would refuse.
 import { useLocation, useRoute } from 'preact-iso';
 import { call, management } from '../api';
 import { useAsync } from '../use-async';
 import { mayManageOrganization } from '../management';
 import { ActionError } from '../components/action-error';
 import { ApplicationTable } from '../components/application-table';
+import { AuditLog } from '../components/audit-log';
 import { ConfirmButton } from '../components/confirm-button';
 import { MemberTable } from '../components/member-table';
 import { OrganizationSettingsForm } from '../components/organization-settings-form';
@@ -55,6 +56,10 @@ export function OrganizationView() {
         <>
           <h2>Organization details</h2>
           <OrganizationSettingsForm organization={org} onSaved={organization.reload} />
+
+          <h2>Audit log</h2>
+          <p class="muted">Every change made in this organization, newest first: who, when, and what changed.</p>
+          <AuditLog organizationId={org.id} currentUserId={user.data?.id} />
 
           <h2>Delete the organization</h2>
           <p class="muted">An organization can be deleted once it has no applications left.</p>

@@ -1,0 +1,33 @@
+// What each kind of resource shows of itself in an audit event (docs/audit-log.md): the fields
+// the management API shows, under the same names; never a secret or its hash.
+import type { AuditFields } from '../storage/audit/audit-events.js';
+import type { ApplicationRecord } from '../storage/accounts/applications.js';
+import type { ApiKeySubject } from '../storage/accounts/audit-subjects.js';
+import type { MemberRecord } from '../storage/accounts/memberships.js';
+import type { OrganizationRecord } from '../storage/accounts/organizations.js';
+
+export function organizationFields(organization: Omit<OrganizationRecord, 'id' | 'created_at' | 'updated_at'>): AuditFields {
+  const { name, contract_email, tax_id, address, billing_address } = organization;
+  return { name, contract_email, tax_id, address, billing_address };
+}
+
+export function memberFields(member: Pick<MemberRecord, 'email' | 'role'>): AuditFields {
+  return { email: member.email, role: member.role };
+}
+
+/** `retention_days` null: the application follows the configured default. */
+export function applicationFields(application: ApplicationRecord): AuditFields {
+  return {
+    name: application.name,
+    region: application.region,
+    pricing_plan: application.pricing_plan,
+    retention_days: application.retention_days,
+    indexed_attributes: application.indexed_attributes.paths,
+    daily_span_quota: application.daily_span_quota,
+  };
+}
+
+/** `expires_at` as the API shows it (RFC 3339), null when the key never expires. */
+export function apiKeyFields(key: Pick<ApiKeySubject, 'name' | 'application_id' | 'permissions' | 'expires_at'>): AuditFields {
+  return { name: key.name, app_id: key.application_id, permissions: key.permissions, expires_at: key.expires_at === null ? null : new Date(key.expires_at).toISOString() };
+}
