@@ -46,6 +46,8 @@ export interface Config {
   regexStatementTimeoutMs: number;
   retention: RetentionConfig;
   audit: AuditConfig;
+  /** How long usage rows (docs/usage-and-quotas.md) are kept; the same shape as the audit log's. */
+  usage: AuditConfig;
   indexing: IndexingConfig;
   auth: {
     tokenIssuer: string;
@@ -67,12 +69,13 @@ export interface RetentionConfig {
 }
 
 /** The audit log's retention (docs/audit-log.md). */
+/** The retention of rows that are only ever added (audit events, usage rows), purged in batches. */
 export interface AuditConfig {
-  /** Days an audit event is kept. */
+  /** Days a row is kept. */
   retentionDays: number;
-  /** Seconds between purge passes; 0 turns the audit purge off. */
+  /** Seconds between purge passes; 0 turns the purge off. */
   purgeIntervalSeconds: number;
-  /** Events one purge statement deletes at most. */
+  /** Rows one purge statement deletes at most. */
   purgeBatchSize: number;
 }
 
@@ -243,6 +246,12 @@ export function loadConfig(env: Env = process.env): Config {
       retentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
       purgeIntervalSeconds: readInteger(env, 'AUDIT_PURGE_INTERVAL_SECONDS', 3600, 0, 86_400),
       purgeBatchSize: readInteger(env, 'AUDIT_PURGE_BATCH_SIZE', 1000, 1, 10_000),
+    },
+    usage: {
+      // 400 days: a year of hourly usage and the month before it, for year-over-year comparisons.
+      retentionDays: readInteger(env, 'USAGE_RETENTION_DAYS', 400, 1, 36_500),
+      purgeIntervalSeconds: readInteger(env, 'USAGE_PURGE_INTERVAL_SECONDS', 3600, 0, 86_400),
+      purgeBatchSize: readInteger(env, 'USAGE_PURGE_BATCH_SIZE', 1000, 1, 10_000),
     },
     indexing: {
       backfillIntervalSeconds: readInteger(env, 'INDEXING_BACKFILL_INTERVAL_SECONDS', 10, 0, 86_400),

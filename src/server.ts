@@ -13,6 +13,7 @@ import { createLogger } from './logger.js';
 import { HttpMetrics } from './ops/metrics.js';
 import { RetentionPurger } from './retention/purger.js';
 import { AuditPurger } from './retention/audit-purger.js';
+import { UsagePurger } from './retention/usage-purger.js';
 import { SlotBackfiller } from './indexing/slot-backfiller.js';
 import { openDatabase } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
@@ -27,6 +28,8 @@ export interface RunningServer {
   /** Runs in the background every RETENTION_PURGE_INTERVAL_SECONDS; `runOnce()` runs a pass now. */
   purger: RetentionPurger;
   auditPurger: AuditPurger;
+  /** Deletes usage rows past USAGE_RETENTION_DAYS in the background; `runOnce()` runs a pass now. */
+  usagePurger: UsagePurger;
   /** The indexed attribute backfill (src/indexing/slot-backfiller.ts). */
   backfiller: SlotBackfiller;
   /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
@@ -85,16 +88,18 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   purger.start();
   const auditPurger = new AuditPurger({ knex, logger, config: config.audit });
   auditPurger.start();
+  const usagePurger = new UsagePurger({ knex, logger, config: config.usage });
+  usagePurger.start();
   const backfiller = new SlotBackfiller({ knex, logger, config: config.indexing });
   backfiller.start();
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       // A purge batch in flight finishes (one short transaction) before the pool closes.
-      await Promise.all([closeHttp(server, config.shutdownTimeoutMs), grpc?.close(config.shutdownTimeoutMs), purger.stop(), auditPurger.stop(), backfiller.stop()]);
+      await Promise.all([closeHttp(server, config.shutdownTimeoutMs), grpc?.close(config.shutdownTimeoutMs), purger.stop(), auditPurger.stop(), usagePurger.stop(), backfiller.stop()]);
       await knex.destroy();
     })();
     return closing;
   };
-  return { url: localServiceUrl(config.host, port), grpcPort: grpc?.port, knex, logger, tokens, purger, auditPurger, backfiller, close };
+  return { url: localServiceUrl(config.host, port), grpcPort: grpc?.port, knex, logger, tokens, purger, auditPurger, usagePurger, backfiller, close };
 }

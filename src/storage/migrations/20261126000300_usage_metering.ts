@@ -20,6 +20,8 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('requests_refused').notNullable().defaultTo(0);
     // Application first, then time: a window's rows (and today's, for the quota) are one range.
     table.primary(['application_id', 'hour_start', 'api_key']);
+    // Time alone: the retention purge takes the oldest hours of every application.
+    table.index(['hour_start'], 'usage_hourly_by_hour');
     binaryCollation(knex, table);
   });
   await knex.schema.alterTable('applications', (table) => {
