@@ -123,5 +123,6 @@ async function keyPrincipal(knex: Knex, key: ApiKeyCredentials): Promise<Princip
     permissions: new Set(key.permissions),
     indexedAttributes: key.indexedAttributes,
     readAt: key.readAt,
+    dailySpanQuota: key.dailySpanQuota,
   };
 }

@@ -149,7 +149,7 @@ export async function authorizeAccess(knex: Knex, principal: Principal, access: 
   // same request, so it is not looked up twice.
   const owned =
     principal.kind === 'api_key' && touched.kind === 'application' && touched.id === principal.applicationId
-      ? { organizationId: principal.organizationId, applicationId: principal.applicationId, indexedAttributes: principal.indexedAttributes, readAt: principal.readAt }
+      ? { organizationId: principal.organizationId, applicationId: principal.applicationId, indexedAttributes: principal.indexedAttributes, readAt: principal.readAt, dailySpanQuota: principal.dailySpanQuota }
       : await LOOKUPS[touched.kind](knex, touched.id);
   if (!owned) throw new NotFoundError(NOT_FOUND[touched.kind]);
   return principal.kind === 'user' ? scopeForUser(knex, principal, owned, touched, access) : scopeForApiKey(principal, owned, touched);

@@ -18,6 +18,8 @@ export interface ApiKeyPrincipal {
   /** The key's application's indexed attribute slots, as authentication read them, and when. */
   indexedAttributes: IndexedAttributesState;
   readAt: number;
+  /** The key's application's daily span quota (null: none), read with it. */
+  dailySpanQuota: number | null;
 }
 
 export type Principal = UserPrincipal | ApiKeyPrincipal;
@@ -31,4 +33,6 @@ export interface RequestScope {
   /** The application's indexed attribute slots, read with it, and when (engine and ingestion use them). */
   indexedAttributes?: IndexedAttributesState;
   readAt?: number;
+  /** The application's daily span quota (null: none), read with it (ingestion applies it). */
+  dailySpanQuota?: number | null;
 }

@@ -3,8 +3,7 @@
 // A soft limit: the batch that reaches it is stored whole (with any batches in flight beside it),
 // the next request is refused.
 import type { Knex } from 'knex';
-import { NotFoundError, QuotaExceededError } from '../errors.js';
-import { dailySpanQuota } from '../storage/accounts/applications.js';
+import { QuotaExceededError } from '../errors.js';
 import { DAY_MS, dayStart } from '../storage/usage/usage-counts.js';
 import { spansAcceptedSince } from '../storage/usage/usage-reads.js';
 
@@ -14,13 +13,12 @@ export function secondsToNextUtcDay(nowMs: number): number {
 }
 
 /**
- * Refuses the request (QuotaExceededError) when the application has a daily span quota and
- * today's accepted spans have reached it. An application without a quota costs one primary-key
- * read; one with a quota adds a read of today's usage rows (at most 24 per key).
+ * Refuses the request (QuotaExceededError) when the application has a daily span quota (as
+ * authorization read it, with the application) and today's accepted spans have reached it. An
+ * application without a quota costs nothing; one with a quota a read of today's usage rows (at
+ * most 24 per key).
  */
-export async function checkDailyQuota(knex: Knex, applicationId: string, nowMs: number): Promise<void> {
-  const quota = await dailySpanQuota(knex, applicationId);
-  if (quota === undefined) throw new NotFoundError('Application not found');
+export async function checkDailyQuota(knex: Knex, applicationId: string, quota: number | null, nowMs: number): Promise<void> {
   if (quota === null) return;
   const used = (await spansAcceptedSince(knex, [applicationId], dayStart(nowMs))).get(applicationId) ?? 0;
   if (used < quota) return;

@@ -19,6 +19,8 @@ export interface IngestTarget {
   indexedAttributes: IndexedAttributesState;
   /** When indexedAttributes was read (epoch milliseconds). */
   readAt: number;
+  /** The application's daily span quota as authorization read it (null: none). */
+  dailySpanQuota: number | null;
 }
 
 /**
@@ -53,9 +55,9 @@ function usageOf(applicationId: string, meter: ExportMeter): UsageDelta {
 }
 
 /** Lets the request through the application's daily span quota, or counts it refused and refuses it. */
-async function admit(knex: Knex, usage: UsageDelta, now: number): Promise<void> {
+async function admit(knex: Knex, usage: UsageDelta, quota: number | null, now: number): Promise<void> {
   try {
-    await checkDailyQuota(knex, usage.application_id, now);
+    await checkDailyQuota(knex, usage.application_id, quota, now);
   } catch (error) {
     if (error instanceof QuotaExceededError) await recordUsage(knex, { ...usage, requests_refused: 1 });
     throw error;
@@ -65,8 +67,8 @@ async function admit(knex: Knex, usage: UsageDelta, now: number): Promise<void> 
 /** The target of an authorized export: the application authorization resolved, as it read it. */
 export function ingestTarget(scope: Partial<IngestTarget> | undefined): IngestTarget {
   const applicationId = scope?.applicationId;
-  if (!applicationId || !scope.indexedAttributes || scope.readAt === undefined) throw new Error('trace export authorized without an application');
-  return { applicationId, indexedAttributes: scope.indexedAttributes, readAt: scope.readAt };
+  if (!applicationId || !scope.indexedAttributes || scope.readAt === undefined || scope.dailySpanQuota === undefined) throw new Error('trace export authorized without an application');
+  return { applicationId, indexedAttributes: scope.indexedAttributes, readAt: scope.readAt, dailySpanQuota: scope.dailySpanQuota };
 }
 
 /** The application's slots as of now: as read at authorization while fresh (the usual case), else read again. */
@@ -105,7 +107,7 @@ export async function ingestTraces(knex: Knex, target: IngestTarget, request: De
   let partialSuccess: PartialSuccess | undefined;
   const usage = meter && usageOf(target.applicationId, meter);
   try {
-    if (usage && meter) await admit(knex, usage, meter.now);
+    if (usage && meter) await admit(knex, usage, target.dailySpanQuota, meter.now);
     partialSuccess = await store(knex, target, request, usage);
   } catch (error) {
     // The application was deleted while the request was read: no 503 that an exporter would retry.

@@ -222,7 +222,7 @@ onEachDatabase(
         attributes: { 'gen_ai.request.model': 'gemini-2.5-pro' }, statusCode: 0, statusMessage: '', scope: { name: '', version: '' },
         events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
       };
-      await ingestTraces(knex, { applicationId: appId, indexedAttributes: NO_INDEXED_ATTRIBUTES, readAt: Date.now() - 60_000 }, { resourceSpans: [{ resourceAttributes: {}, spans: [span] }] }, createLogger('silent'));
+      await ingestTraces(knex, { applicationId: appId, indexedAttributes: NO_INDEXED_ATTRIBUTES, readAt: Date.now() - 60_000, dailySpanQuota: null }, { resourceSpans: [{ resourceAttributes: {}, spans: [span] }] }, createLogger('silent'));
       expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal(['gemini-2.5-pro']);
     });
 

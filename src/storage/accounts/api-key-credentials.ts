@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import type { Permission } from '../../permissions.js';
 import { parseIndexedAttributes, type IndexedAttributesState } from './indexed-attributes.js';
-import { activeApiKey } from './resources.js';
+import { activeApiKey, quotaOf } from './resources.js';
 
 export interface ApiKeyCredentials {
   id: string;
@@ -22,6 +22,8 @@ export interface ApiKeyCredentials {
   indexedAttributes: IndexedAttributesState;
   /** When this was read (epoch milliseconds). */
   readAt: number;
+  /** The key's application's daily span quota (null: none), read in the same lookup. */
+  dailySpanQuota: number | null;
 }
 
 export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): Promise<ApiKeyCredentials | undefined> {
@@ -37,6 +39,7 @@ export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): P
     'k.previous_secret_hash',
     'k.previous_secret_expires_at',
     'a.indexed_attributes_state',
+    'a.daily_span_quota',
   );
   if (!row) return undefined;
   const readAt = Date.now();
@@ -53,6 +56,7 @@ export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): P
     previousSecret: row.previous_secret_hash !== null && previousExpiresAt !== null && readAt < previousExpiresAt ? { hash: row.previous_secret_hash, expiresAt: previousExpiresAt } : null,
     indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state),
     readAt,
+    dailySpanQuota: quotaOf(row.daily_span_quota),
   };
 }
 

@@ -119,13 +119,6 @@ export async function updateApplicationRow(trx: Knex.Transaction, id: string, ch
   return trx('applications').where({ id }).whereNull('deleted_at').update({ ...columns, updated_at: now });
 }
 
-/** The active application's daily span quota (null: none), undefined when it is gone: read by ingestion per request. */
-export async function dailySpanQuota(knex: Knex, id: string): Promise<number | null | undefined> {
-  const row = (await knex('applications').where({ id }).whereNull('deleted_at').first('daily_span_quota')) as { daily_span_quota: number | string | null } | undefined;
-  if (!row) return undefined;
-  return row.daily_span_quota === null ? null : Number(row.daily_span_quota);
-}
-
 /** One application's retention, for the purger: deleted ones (or of a deleted organization) keep nothing. */
 export interface RetentionTarget {
   id: string;

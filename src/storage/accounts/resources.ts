@@ -11,6 +11,13 @@ export interface OwnedResource {
   indexedAttributes?: IndexedAttributesState;
   /** When indexedAttributes was read (epoch milliseconds). */
   readAt?: number;
+  /** An application's daily span quota (null: none), read with it (docs/usage-and-quotas.md). */
+  dailySpanQuota?: number | null;
+}
+
+/** A `daily_span_quota` column as read: a number, or null for none. */
+export function quotaOf(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
 }
 
 export async function activeOrganization(knex: Knex, organizationId: string): Promise<OwnedResource | undefined> {
@@ -24,8 +31,9 @@ export async function activeApplication(knex: Knex, applicationId: string): Prom
     .where('a.id', applicationId)
     .whereNull('a.deleted_at')
     .whereNull('o.deleted_at')
-    .first('a.id', 'a.organization_id', 'a.indexed_attributes_state');
-  return row ? { organizationId: row.organization_id, applicationId: row.id, indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state), readAt: Date.now() } : undefined;
+    .first('a.id', 'a.organization_id', 'a.indexed_attributes_state', 'a.daily_span_quota');
+  if (!row) return undefined;
+  return { organizationId: row.organization_id, applicationId: row.id, indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state), readAt: Date.now(), dailySpanQuota: quotaOf(row.daily_span_quota) };
 }
 
 /** The active application's indexed attribute slots (undefined when it is gone). */
