@@ -7,7 +7,7 @@ import { RequestValidationError } from '../errors.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import type { ApplicationRecord } from '../storage/accounts/applications.js';
-import { toIsoRequired } from '../storage/time.js';
+import { rfc3339ToCeilingMillis, toIsoRequired } from '../storage/time.js';
 import { DAY_MS, dayStart, HOUR_MS, NO_API_KEY, USAGE_COUNTERS, zeroCounts, type UsageCounts } from '../storage/usage/usage-counts.js';
 import { readUsage, spansAcceptedSince, type UsageGranularity } from '../storage/usage/usage-reads.js';
 
@@ -35,18 +35,12 @@ export async function quotaStates(knex: Knex, applications: ApplicationRecord[],
   );
 }
 
-/** Epoch milliseconds of a date-time the document has already checked (RFC 3339). */
-function epochMs(text: string, parameter: string): number {
-  const ms = Date.parse(text.replace(/^(\d{4}-\d{2}-\d{2})[t ]/, '$1T').replace(/z$/, 'Z'));
-  if (Number.isNaN(ms)) throw new RequestValidationError([{ loc: ['query', parameter], msg: `not a date-time this service can read: ${text}`, type: 'datetime_parsing' }]);
-  return ms;
-}
-
 /** The window widened to whole buckets, with the rules the document cannot express (order, length). */
 function usageWindow(query: { start_time: string; end_time: string }, granularity: UsageGranularity): { start: number; end: number } {
   const width = WIDTH_MS[granularity];
-  const startMs = epochMs(query.start_time, 'start_time');
-  const endMs = epochMs(query.end_time, 'end_time');
+  // Read exactly, as every other window is (src/storage/time.ts): [start, end) in whole milliseconds.
+  const startMs = rfc3339ToCeilingMillis(query.start_time);
+  const endMs = rfc3339ToCeilingMillis(query.end_time);
   if (endMs <= startMs) throw new RequestValidationError([{ loc: ['query', 'end_time'], msg: 'end_time must be after start_time (the window is [start_time, end_time))', type: 'value_error' }]);
   const start = Math.floor(startMs / width) * width;
   const end = Math.ceil(endMs / width) * width;
