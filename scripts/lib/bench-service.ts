@@ -2,9 +2,9 @@
 // gRPC ports against the given database, and waits until it is ready; exchanges a seeded API key
 // (seed-accounts.ts) for a token at the service.
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import type { Knex } from 'knex';
 import type { Permission } from '../../src/permissions.js';
+import { freePort } from './free-port.js';
 import { seedApiKey } from './seed-accounts.js';
 
 /** Progress and errors go to stderr, so that stdout holds only the results. */
@@ -17,14 +17,6 @@ export function databaseUrl(serverUrl: string, name: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startService(dbUrl: string, dataDir: string): Promise<{ url: string; grpcPort: number; child: ChildProcess }> {

@@ -13,7 +13,7 @@ import {
   type ApiKeyChanges,
   type ApiKeyRecord,
 } from '../storage/accounts/api-keys.js';
-import { lockActiveApplication } from '../storage/accounts/applications.js';
+import { guardActiveApplication } from '../storage/accounts/applications.js';
 import { writeTransaction } from '../storage/transactions.js';
 import { APPLICATION_NOT_FOUND } from './applications.js';
 import { newId, newSecret } from '../storage/accounts/ids.js';
@@ -59,7 +59,7 @@ export async function createApiKey(knex: Knex, input: NewApiKeyInput, now = Date
   const secret = newSecret();
   const key = await writeTransaction(knex, async (trx) => {
     // Holds the application alive until the key is in: a concurrent DELETE of it deletes this key too.
-    const application = await lockActiveApplication(trx, input.applicationId);
+    const application = await guardActiveApplication(trx, input.applicationId);
     if (!application) throw new NotFoundError(APPLICATION_NOT_FOUND);
     const inserted = await insertApiKey(
       trx,

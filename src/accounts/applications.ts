@@ -15,7 +15,7 @@ import {
   type Region,
 } from '../storage/accounts/applications.js';
 import { initialIndexedAttributes, withPaths } from '../storage/accounts/indexed-attributes.js';
-import { lockActiveOrganization } from '../storage/accounts/organizations.js';
+import { guardActiveOrganization } from '../storage/accounts/organizations.js';
 import { writeTransaction } from '../storage/transactions.js';
 import { newId } from '../storage/accounts/ids.js';
 import { ORGANIZATION_NOT_FOUND } from './organizations.js';
@@ -62,7 +62,7 @@ export async function createApplication(knex: Knex, input: NewApplication, now =
   };
   await writeTransaction(knex, async (trx) => {
     // Shared lock: a concurrent DELETE of the organization waits for this insert, then sees it.
-    if (!(await lockActiveOrganization(trx, input.organizationId, 'share'))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
+    if (!(await guardActiveOrganization(trx, input.organizationId))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
     await insertApplication(trx, application);
     await recordChange(trx, { organizationId: input.organizationId, resourceType: 'application', resourceId: application.id, before: null, after: applicationFields(application), at: now });
   });

@@ -1,7 +1,8 @@
 // Membership rules: owners add people by e-mail (an unknown e-mail gets an invitation placeholder
 // that binds at first sign-in), change roles and remove members; an organization always keeps at
-// least one owner who has signed in. Every change holds the organization's row lock, so two
-// owners demoting each other at once cannot both succeed.
+// least one owner who has signed in. Every change first writes the organization's guard
+// (src/storage/accounts/write-guard.ts), so two owners demoting each other at once cannot both
+// succeed, through one database or through two nodes of a cluster.
 import type { Knex } from 'knex';
 import { ConflictError, NotFoundError } from '../errors.js';
 import {
@@ -13,7 +14,7 @@ import {
   updateMembershipRole,
   type MemberRecord,
 } from '../storage/accounts/memberships.js';
-import { lockActiveOrganization } from '../storage/accounts/organizations.js';
+import { guardActiveOrganization } from '../storage/accounts/organizations.js';
 import { writeTransaction } from '../storage/transactions.js';
 import { createPlaceholderUser, findPlaceholderByEmail, findSignedInUserByEmail } from '../storage/accounts/users.js';
 import { ORGANIZATION_NOT_FOUND } from './organizations.js';
@@ -23,8 +24,8 @@ import { recordChange } from './audit-trail.js';
 
 export const MEMBER_NOT_FOUND = 'Member not found';
 
-async function lockOrganization(trx: Knex.Transaction, organizationId: string): Promise<void> {
-  if (!(await lockActiveOrganization(trx, organizationId, 'update'))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
+async function guardOrganization(trx: Knex.Transaction, organizationId: string): Promise<void> {
+  if (!(await guardActiveOrganization(trx, organizationId))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
 }
 
 async function existingMember(trx: Knex.Transaction, organizationId: string, userId: string): Promise<MemberRecord> {
@@ -39,7 +40,7 @@ async function isLastOwner(trx: Knex.Transaction, organizationId: string, member
 
 export async function addMember(knex: Knex, organizationId: string, email: string, role: Role, now = Date.now()): Promise<MemberRecord> {
   return writeTransaction(knex, async (trx) => {
-    await lockOrganization(trx, organizationId);
+    await guardOrganization(trx, organizationId);
     if (await hasMemberWithEmail(trx, organizationId, email)) throw new ConflictError('User is already a member of this organization');
     // A signed-in user with the e-mail wins; otherwise one placeholder per e-mail serves every invitation.
     const user = (await findSignedInUserByEmail(trx, email)) ?? (await findPlaceholderByEmail(trx, email)) ?? (await createPlaceholderUser(trx, email, now));
@@ -52,7 +53,7 @@ export async function addMember(knex: Knex, organizationId: string, email: strin
 
 export async function changeMemberRole(knex: Knex, organizationId: string, userId: string, role: Role, now = Date.now()): Promise<MemberRecord> {
   return writeTransaction(knex, async (trx) => {
-    await lockOrganization(trx, organizationId);
+    await guardOrganization(trx, organizationId);
     const member = await existingMember(trx, organizationId, userId);
     if (member.role === role) {
       // Nothing changes, yet the write is recorded: one event per successful write.
@@ -71,7 +72,7 @@ export async function changeMemberRole(knex: Knex, organizationId: string, userI
 
 export async function removeMember(knex: Knex, organizationId: string, userId: string, now = Date.now()): Promise<{ userId: string; deletedAt: number }> {
   return writeTransaction(knex, async (trx) => {
-    await lockOrganization(trx, organizationId);
+    await guardOrganization(trx, organizationId);
     const member = await existingMember(trx, organizationId, userId);
     if (await isLastOwner(trx, organizationId, member)) {
       throw new ConflictError('The last owner of an organization cannot be removed; make another member an owner first');

@@ -6,7 +6,7 @@ import { countActiveApplications } from '../storage/accounts/applications.js';
 import {
   EMPTY_ADDRESS,
   insertOrganization,
-  lockActiveOrganization,
+  guardActiveOrganization,
   softDeleteOrganization,
   updateOrganizationRow,
   type Address,
@@ -55,7 +55,7 @@ function mergeAddress(stored: Address, patch: Partial<Address> | undefined): Add
 /** Applies the patch under a row lock, so two PATCHes of different address fields both survive. */
 export async function updateOrganization(knex: Knex, id: string, patch: OrganizationPatch, now = Date.now()): Promise<{ id: string; updatedAt: number }> {
   return writeTransaction(knex, async (trx) => {
-    const stored = await lockActiveOrganization(trx, id, 'update');
+    const stored = await guardActiveOrganization(trx, id);
     if (!stored) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
     const changes: OrganizationChanges = {
       name: patch.name,
@@ -77,7 +77,7 @@ export async function updateOrganization(knex: Knex, id: string, patch: Organiza
  */
 export async function deleteOrganization(knex: Knex, id: string, now = Date.now()): Promise<{ id: string; deletedAt: number }> {
   return writeTransaction(knex, async (trx) => {
-    const stored = await lockActiveOrganization(trx, id, 'update');
+    const stored = await guardActiveOrganization(trx, id);
     if (!stored) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
     if ((await countActiveApplications(trx, id)) > 0) {
       throw new MalformedRequestError('Organization still has active applications; delete them first');

@@ -7,14 +7,15 @@ import type { Knex } from 'knex';
 import { deleteApplication } from '../../src/accounts/applications.js';
 import { createLogger } from '../../src/logger.js';
 import { purgeBefore, RetentionPurger } from '../../src/retention/purger.js';
-import { bigintAsText, openDatabase } from '../../src/storage/database.js';
+import { openDatabase } from '../../src/storage/database.js';
 import { purgeBatch } from '../../src/storage/spans/span-purge.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { captureLogs, LEVEL } from '../support/log-capture.js';
-import { expectedMetrics, expectedTraces, rootOf } from '../support/reference-evaluator.js';
+import { expectedMetrics, expectedTraces } from '../support/reference-evaluator.js';
+import { expectSummariesMatchSpans } from '../support/summary-check.js';
 import { spanRow } from '../support/span-rows.js';
 import { testDatabases } from '../support/databases.js';
 import { onEachDatabase, startTestServer, type TestServer } from '../support/test-server.js';
@@ -30,46 +31,6 @@ function daysAgo(days: number, plusNs = 0n): bigint {
 }
 
 const hex = (value: number, width: number) => value.toString(16).padStart(width, '0');
-
-/** Every stored span of the application, as the reference evaluator reads them. */
-async function storedSpans(knex: Knex, applicationId: string): Promise<SpanRow[]> {
-  const rows = await knex('spans')
-    .where('application_id', applicationId)
-    .select('trace_id', 'span_id', 'parent_span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit', 'cost', 'status_code')
-    .select({ start_time_unix_nano: bigintAsText(knex, 'start_time_unix_nano'), end_time_unix_nano: bigintAsText(knex, 'end_time_unix_nano') });
-  return rows as SpanRow[];
-}
-
-/** The stored summaries must equal what the remaining spans add up to, every column: none more, none less. */
-async function expectSummariesMatchSpans(knex: Knex, applicationId: string): Promise<void> {
-  const spans = await storedSpans(knex, applicationId);
-  const byTrace = new Map<string, SpanRow[]>();
-  for (const span of spans) byTrace.set(span.trace_id, [...(byTrace.get(span.trace_id) ?? []), span]);
-  const expected = [...byTrace].map(([trace_id, members]) => {
-    const root = rootOf(members);
-    const minStart = members.map((span) => BigInt(span.start_time_unix_nano)).reduce((a, b) => (b < a ? b : a));
-    const maxEnd = members.map((span) => BigInt(span.end_time_unix_nano)).reduce((a, b) => (b > a ? b : a));
-    return {
-      trace_id,
-      root_span_id: root?.span_id ?? null,
-      span_name: root?.span_name ?? null,
-      service_name: root?.service_name ?? null,
-      spans_count: members.length,
-      total_cost: members.reduce((sum, span) => sum + (span.cost ?? 0), 0),
-      error_count: members.filter((span) => span.status_code === 'STATUS_CODE_ERROR').length,
-      min_start: minStart.toString(),
-      max_end: maxEnd.toString(),
-      duration_ms: Number(maxEnd - minStart) / 1e6,
-    };
-  });
-  const stored = await knex('traces')
-    .where('application_id', applicationId)
-    .select('trace_id', 'root_span_id', 'span_name', 'service_name', 'spans_count', 'total_cost', 'error_count', 'duration_ms')
-    .select({ min_start: bigintAsText(knex, 'min_start_time_unix_nano'), max_end: bigintAsText(knex, 'max_end_time_unix_nano') });
-  const byId = (a: { trace_id: string }, b: { trace_id: string }) => (a.trace_id < b.trace_id ? -1 : 1);
-  const numbers = (row: Record<string, unknown> & { trace_id: string }) => ({ ...row, spans_count: Number(row.spans_count), total_cost: Number(row.total_cost), error_count: Number(row.error_count), duration_ms: Number(row.duration_ms) });
-  expect(stored.map(numbers).sort(byId)).to.deep.equal(expected.sort(byId));
-}
 
 async function spanCount(knex: Knex, applicationId: string): Promise<number> {
   const [{ count }] = await knex('spans').where('application_id', applicationId).count({ count: '*' });

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { readKeysetList, type SortColumn } from '../keyset.js';
 import { totalOf, type ListPage, type WindowedListRequest } from '../paging.js';
 import { parseIndexedAttributes, serializeIndexedAttributes, type IndexedAttributesState } from './indexed-attributes.js';
+import { writeGuard } from './write-guard.js';
 
 export type Region = 'US' | 'EU';
 export type PricingPlan = 'free' | 'pro' | 'enterprise';
@@ -56,12 +57,14 @@ export async function findActiveApplication(knex: Knex, id: string): Promise<App
 }
 
 /**
- * Reads the active application with a shared lock on its row until the transaction ends, so an
- * API key cannot be added to an application that a concurrent DELETE is removing: the DELETE's
- * exclusive lock waits for this transaction, or this read waits for the DELETE and sees it.
+ * Reads the active application after writing its guard (write-guard.ts), so an API key cannot be
+ * added to an application that a concurrent DELETE is removing, on any node of a cluster: one of
+ * the two transactions waits for the other (one database) or fails certification and is retried
+ * (Galera), and then sees the other's outcome.
  */
-export async function lockActiveApplication(trx: Knex.Transaction, id: string): Promise<ApplicationRecord | undefined> {
-  const row = (await trx('applications as a').where('a.id', id).whereNull('a.deleted_at').first(COLUMNS).forShare()) as ApplicationRow | undefined;
+export async function guardActiveApplication(trx: Knex.Transaction, id: string): Promise<ApplicationRecord | undefined> {
+  if (!(await writeGuard(trx, 'applications', id))) return undefined;
+  const row = (await trx('applications as a').where('a.id', id).whereNull('a.deleted_at').first(COLUMNS)) as ApplicationRow | undefined;
   return row && fromRow(row);
 }
 

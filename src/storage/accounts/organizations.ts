@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { Role } from '../../permissions.js';
 import { readKeysetList, type SortColumn } from '../keyset.js';
 import { type ListPage, type WindowedListRequest } from '../paging.js';
+import { writeGuard } from './write-guard.js';
 
 export interface Address {
   street: string;
@@ -88,13 +89,13 @@ export async function findActiveOrganization(knex: Knex, id: string): Promise<Or
 }
 
 /**
- * Reads the active organization and locks its row until the transaction ends: `update` for
- * writers that must exclude each other (members, PATCH, delete), `share` for those that only
- * need it to stay alive (creating an application). SQLite serialises write transactions anyway.
+ * Reads the active organization after writing its guard (write-guard.ts), so that writers of one
+ * organization exclude each other on every node of a cluster: member and role changes, PATCH,
+ * delete, and creating an application (which must not land in an organization being deleted).
  */
-export async function lockActiveOrganization(trx: Knex.Transaction, id: string, mode: 'update' | 'share'): Promise<OrganizationRecord | undefined> {
-  const query = trx('organizations as o').where('o.id', id).whereNull('o.deleted_at').first(COLUMNS);
-  const row = await (mode === 'update' ? query.forUpdate() : query.forShare());
+export async function guardActiveOrganization(trx: Knex.Transaction, id: string): Promise<OrganizationRecord | undefined> {
+  if (!(await writeGuard(trx, 'organizations', id))) return undefined;
+  const row = await trx('organizations as o').where('o.id', id).whereNull('o.deleted_at').first(COLUMNS);
   return row ? fromRow(row as OrganizationRow) : undefined;
 }
 

@@ -13,6 +13,7 @@ import * as signInLinks from './20261124000200_sign_in_links.js';
 import * as apiKeyLifecycle from './20261125000100_api_key_lifecycle.js';
 import * as auditEvents from './20261125000500_audit_events.js';
 import * as usageMetering from './20261126000300_usage_metering.js';
+import * as writeGuards from './20261127000100_write_guards.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -32,6 +33,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261125000100_api_key_lifecycle', apiKeyLifecycle],
   ['20261125000500_audit_events', auditEvents],
   ['20261126000300_usage_metering', usageMetering],
+  ['20261127000100_write_guards', writeGuards],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

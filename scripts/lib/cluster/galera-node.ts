@@ -1,0 +1,131 @@
+// One MariaDB Galera node: its configuration, data folder and process, started inside its own
+// network namespace. The settings that matter for the service are explained in the README
+// ("Running on more than one machine").
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { command, SYSTEM_PATH, waitFor } from './commands.js';
+import { ManagedProcess } from './managed-process.js';
+import type { NodeAddress } from './network.js';
+
+export const GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so';
+const MYSQL_PORT = 3306;
+
+export interface GaleraNodeOptions {
+  index: number;
+  address: NodeAddress;
+  /** Every node's address: the cluster address each node joins through. */
+  peers: string[];
+  directory: string;
+  bufferPoolMb: number;
+}
+
+/** The node's option file: Galera replication, and the InnoDB settings Galera needs. */
+export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb }: GaleraNodeOptions): string {
+  return [
+    '[mariadbd]',
+    `datadir=${path.join(directory, 'data')}`,
+    `socket=${path.join(directory, 'mariadb.sock')}`,
+    `pid-file=${path.join(directory, 'mariadb.pid')}`,
+    `log-error=${path.join(directory, 'error.log')}`,
+    `bind-address=${address.ip}`,
+    `port=${MYSQL_PORT}`,
+    // Not root: the rsync daemon that receives a state transfer, run as root, would switch to
+    // `nobody`, who may not write the data folder.
+    'user=mysql',
+    'skip-name-resolve',
+    'max-connections=300',
+    `innodb-buffer-pool-size=${bufferPoolMb}M`,
+    // Galera replicates row images and needs interleaved auto-increment locks.
+    'binlog-format=ROW',
+    'innodb-autoinc-lock-mode=2',
+    // Durable against a killed process (the log is in the page cache); the cluster holds every
+    // commit on the other nodes against the loss of a machine.
+    'innodb-flush-log-at-trx-commit=2',
+    'wsrep-on=ON',
+    `wsrep-provider=${GALERA_PROVIDER}`,
+    'wsrep-cluster-name=spanledger',
+    `wsrep-cluster-address=gcomm://${peers.join(',')}`,
+    `wsrep-node-address=${address.ip}`,
+    `wsrep-node-name=node${index + 1}`,
+    'wsrep-sst-method=rsync',
+    // Reads wait until the node has applied every write committed anywhere before them: a
+    // client that wrote through one instance reads its write through any other.
+    'wsrep-sync-wait=1',
+    // Failure detection in seconds rather than the defaults' tens of seconds.
+    'wsrep-provider-options="gcache.size=256M; evs.keepalive_period=PT0.5S; evs.inactive_check_period=PT0.5S; evs.suspect_timeout=PT3S; evs.inactive_timeout=PT5S; evs.install_timeout=PT5S"',
+    '',
+  ].join('\n');
+}
+
+export class GaleraNode {
+  private readonly process: ManagedProcess;
+  readonly optionFile: string;
+
+  constructor(readonly options: GaleraNodeOptions) {
+    this.optionFile = path.join(options.directory, 'my.cnf');
+    this.process = new ManagedProcess(path.join(options.directory, 'stderr.log'));
+  }
+
+  get ip(): string {
+    return this.options.address.ip;
+  }
+
+  get name(): string {
+    return `node${this.options.index + 1}`;
+  }
+
+  get socket(): string {
+    return path.join(this.options.directory, 'mariadb.sock');
+  }
+
+  get running(): boolean {
+    return this.process.running;
+  }
+
+  /** Writes the option file and an empty system schema (a joining node gets its data by SST). */
+  async prepare(): Promise<void> {
+    await mkdir(this.options.directory, { recursive: true });
+    await writeFile(this.optionFile, nodeOptionFile(this.options));
+    await command('chown', ['-R', 'mysql:mysql', this.options.directory]);
+    await command('mariadb-install-db', [`--defaults-file=${this.optionFile}`, '--auth-root-authentication-method=normal', '--skip-test-db']);
+  }
+
+  /** Starts the server in its namespace; `bootstrap` starts a new cluster from this node. */
+  start(bootstrap = false): void {
+    const args = ['netns', 'exec', this.options.address.namespace, 'mariadbd', `--defaults-file=${this.optionFile}`, ...(bootstrap ? ['--wsrep-new-cluster'] : [])];
+    this.process.start('ip', args, { env: { ...process.env, PATH: SYSTEM_PATH } });
+  }
+
+  /** Runs SQL as root over the node's socket; answers the rows, tab-separated, without headers. */
+  async sql(statements: string): Promise<string> {
+    return command('mariadb', ['-S', this.socket, '-uroot', '-N', '-B', '-e', statements]);
+  }
+
+  /** A status variable of the node (SHOW STATUS), e.g. wsrep_local_state_comment. */
+  async status(name: string): Promise<string> {
+    const line = await this.sql(`SHOW STATUS LIKE '${name}'`);
+    return line.trim().split('\t')[1] ?? '';
+  }
+
+  /** Waits until the node is synced with a primary component of `clusterSize` nodes. */
+  async waitSynced(clusterSize: number, timeoutMs = 120_000): Promise<void> {
+    await waitFor(
+      `${this.name} synced in a cluster of ${clusterSize}`,
+      async () => {
+        if (!this.running) throw new Error(`${this.name} exited; see ${this.options.directory}/error.log`);
+        return (await this.status('wsrep_local_state_comment')) === 'Synced' && Number(await this.status('wsrep_cluster_size')) === clusterSize && (await this.status('wsrep_cluster_status')) === 'Primary';
+      },
+      timeoutMs,
+    );
+  }
+
+  /** The node's process gone at once, as when its machine loses power (SIGKILL). */
+  async kill(): Promise<void> {
+    await this.process.stop('SIGKILL');
+  }
+
+  /** A clean shutdown (SIGTERM); a node that cannot leave its cluster cleanly is killed after 30 s. */
+  async stop(): Promise<void> {
+    await this.process.stop('SIGTERM');
+  }
+}
