@@ -1,9 +1,10 @@
 // A MariaDB stand-in that accepts connections (the real handshake, by mysql2's own server side)
 // and answers every statement with one server error: how a Galera node outside the primary
 // component answers (1047 "WSREP has not yet prepared node for application use"), or a commit
-// that failed while replicating (1180). `killNext()` instead cuts the connection of the next
-// statement, as a node killed mid-transaction does. Clients see the errors exactly as mysql2
-// builds them from the wire.
+// that failed while replicating (1180). `answers` scripts the next statements instead (an error,
+// or OK with a count of affected rows: a write that fails certification, then succeeds), and
+// `killNext()` cuts the connection of the next statement, as a node killed mid-transaction does.
+// Clients see the errors exactly as mysql2 builds them from the wire.
 import type { AddressInfo } from 'node:net';
 import mysql from 'mysql2';
 
@@ -17,6 +18,7 @@ export const WSREP_NOT_READY: ServerError = { errno: 1047, message: 'WSREP has n
 interface ServerConnection {
   serverHandshake(args: Record<string, unknown>): void;
   writeError(args: { code: number; message: string }): void;
+  writeOk(args: { affectedRows: number }): void;
   on(event: string, listener: (...args: unknown[]) => void): void;
   stream: { destroy(): void };
   sequenceId: number;
@@ -33,6 +35,10 @@ export class FailingMysqlServer {
   private readonly server = (mysql as unknown as { createServer(): MysqlServer }).createServer();
   private readonly connections = new Set<ServerConnection>();
   private killing = false;
+  /** The answers to the next statements, in order, before `error` again. */
+  answers: Array<ServerError | { affectedRows: number }> = [];
+  /** Every statement received, in order. */
+  readonly statements: string[] = [];
   port = 0;
 
   constructor(public error: ServerError = WSREP_NOT_READY) {
@@ -53,7 +59,8 @@ export class FailingMysqlServer {
           connection.sequenceId = 0;
         },
       });
-      const answer = () => {
+      const answer = (...args: unknown[]) => {
+        this.statements.push(String(args.find((arg) => typeof arg === 'string') ?? ''));
         if (this.killing) {
           this.killing = false;
           connection.stream.destroy();
@@ -62,7 +69,9 @@ export class FailingMysqlServer {
         // mysql2's server side does not restart the packet sequence per command: the answer to a
         // command is packet 1, and the next command starts again at 0.
         connection.sequenceId = 1;
-        connection.writeError({ code: this.error.errno, message: this.error.message });
+        const next = this.answers.shift() ?? this.error;
+        if ('errno' in next) connection.writeError({ code: next.errno, message: next.message });
+        else connection.writeOk({ affectedRows: next.affectedRows });
         connection.sequenceId = 0;
       };
       // mysql2's server side reports statements starting with SET or PREPARE as stmt_prepare.
