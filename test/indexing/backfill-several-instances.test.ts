@@ -22,7 +22,7 @@ import { call } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';
 import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatus, keyToken, type Caller } from '../support/management.js';
 import { spanRow } from '../support/span-rows.js';
-import { onEachDatabase, type TestServer } from '../support/test-server.js';
+import { onEachDatabase } from '../support/test-server.js';
 
 const MODEL = 'span_attributes.gen_ai.request.model';
 const T0 = 1_795_355_100_000_000_000n;
@@ -103,6 +103,7 @@ onEachDatabase(
       expect(found.body.data).to.have.length(indices.filter((index) => index % 4 === 1).length);
     }
 
+    /** Each application's engine token, for the searches of expectFilled. */
     const tokens = new Map<string, string>();
     const tokenFor = async (appId: string) => tokens.get(appId) as string;
 
