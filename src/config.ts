@@ -37,6 +37,8 @@ export interface Config {
   apis: ApiName[];
   logLevel: LogLevel;
   migrateOnStart: boolean;
+  /** How long a start waits for another instance's migrations, in milliseconds (MIGRATION_LOCK_WAIT_SECONDS). */
+  migrationLockWaitMs: number;
   jsonBodyLimitBytes: number;
   ingestBodyLimitBytes: number;
   shutdownTimeoutMs: number;
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     apis: readApis(env),
     logLevel,
     migrateOnStart: readBoolean(env, 'MIGRATE_ON_START', true),
+    migrationLockWaitMs: readInteger(env, 'MIGRATION_LOCK_WAIT_SECONDS', 120, 0, 86_400) * 1000,
     jsonBodyLimitBytes: readInteger(env, 'JSON_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     ingestBodyLimitBytes: readInteger(env, 'INGEST_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -17,6 +17,7 @@ import { UsagePurger } from './retention/usage-purger.js';
 import { SlotBackfiller } from './indexing/slot-backfiller.js';
 import { openDatabase } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
+import { MIGRATION_LOCK_TABLE } from './storage/migrations/migration-lock.js';
 
 export interface RunningServer {
   url: string;
@@ -55,7 +56,16 @@ export interface ServerOptions {
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), options: ServerOptions = {}): Promise<RunningServer> {
   const { clock } = options;
   const knex = openDatabase(config.databaseUrl, config.dataDir, logger, { regexStatementTimeoutMs: config.regexStatementTimeoutMs });
-  if (config.migrateOnStart) await migrateToLatest(knex);
+  if (config.migrateOnStart) {
+    // Several instances starting at once on a new release: one migrates, the others wait for it.
+    const onWait = () => logger.info({ lock_table: MIGRATION_LOCK_TABLE }, 'waiting for the migrations another instance is running');
+    try {
+      await migrateToLatest(knex, { lockWaitMs: config.migrationLockWaitMs, onWait });
+    } catch (error) {
+      await knex.destroy();
+      throw error;
+    }
+  }
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
   const metrics = new HttpMetrics();
   // Ingestion is the engine's: a management-only process opens no gRPC port.

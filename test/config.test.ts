@@ -10,6 +10,7 @@ describe('configuration', () => {
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.apis).to.deep.equal(['engine', 'management']);
     expect(config.migrateOnStart).to.equal(true);
+    expect(config.migrationLockWaitMs).to.equal(120_000);
     expect(config.dataDir).to.equal(path.resolve('data'));
     expect(config.auth.oidc).to.equal(undefined);
     expect(config.livePollIntervalMs).to.equal(500);
@@ -74,6 +75,7 @@ describe('configuration', () => {
     ['SERVE_APIS', { SERVE_APIS: 'engine,billing' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['MIGRATE_ON_START', { MIGRATE_ON_START: 'maybe' }],
+    ['MIGRATION_LOCK_WAIT_SECONDS', { MIGRATION_LOCK_WAIT_SECONDS: '2m' }],
     ['RETENTION_DEFAULT_DAYS', { RETENTION_DEFAULT_DAYS: '0' }],
     ['RETENTION_DEFAULT_DAYS', { RETENTION_DEFAULT_DAYS: '3651' }],
     ['RETENTION_PURGE_INTERVAL_SECONDS', { RETENTION_PURGE_INTERVAL_SECONDS: '-1' }],

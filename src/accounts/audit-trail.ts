@@ -91,7 +91,11 @@ export async function recordChange(trx: Knex.Transaction, change: AuditedChange)
   if (scope) scope.recorded += 1;
 }
 
-/** A token exchange refused for a wrong secret of an existing key: no change, one `failure` event in the key's organization. */
+/**
+ * A token exchange refused for a wrong secret of an existing key: no change, one `failure` event
+ * in the key's organization. One insert on its own: a new row under a fresh random key, with no
+ * other unique key and no foreign key, which no other transaction can lock or conflict with.
+ */
 export async function recordRefusedTokenExchange(knex: Knex, key: { apiKey: string; organizationId: string }, now = Date.now()): Promise<void> {
   const context = scopes.getStore() ?? SYSTEM;
   await insertAuditEvent(knex, {

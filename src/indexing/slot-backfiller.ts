@@ -2,8 +2,13 @@
 // every INDEXING_BACKFILL_INTERVAL_SECONDS, one pass over the applications with a slot not ready
 // yet fills it batch by batch until it is ready. A slot's backfill starts only once its change is
 // INDEXING_SETTLE_SECONDS old, so that no ingestion still holding the keys from before the change
-// stores a span after the backfill passed its place. Safe beside ingestion and beside the
-// backfillers of other instances: every batch checks the state it was planned from.
+// stores a span after the backfill passed its place. The walk goes by seq, which is neither dense
+// nor in commit order (across Galera nodes not even in insert order): a span that commits behind
+// the walk is not read. That is sound because every span stored with the old keys has committed
+// before the walk starts (the span writer commits nothing with keys older than 30 s, see
+// SLOT_KEYS_MAX_AGE_MS in src/ingest/ingest-traces.ts), and every later one carries the new key
+// and files its value itself. Safe beside ingestion and beside the backfillers of other
+// instances: every batch checks the state it was planned from.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { IndexingConfig } from '../config.js';

@@ -24,11 +24,12 @@ export interface IngestTarget {
 }
 
 /**
- * How long the slots read at authorization may be used to store spans: the span writer inserts
- * no row with keys older than this (StaleSlotKeysError). A slot's backfill starts only once a
- * change is older than the settle time (src/indexing/slot-backfiller.ts,
- * INDEXING_SETTLE_SECONDS), which exceeds this plus a statement's lock wait: no span stored with
- * the keys from before a change commits after the backfill has passed its place.
+ * How long the slots read at authorization may be used to store spans: the span writer neither
+ * inserts nor commits a row with keys older than this (StaleSlotKeysError). A slot's backfill
+ * starts only once a change is older than the settle time (src/indexing/slot-backfiller.ts,
+ * INDEXING_SETTLE_SECONDS), which exceeds this plus the commit itself and the clock differences
+ * between instances: every span stored with the keys from before a change is committed before
+ * the backfill starts, whatever its seq.
  */
 export const SLOT_KEYS_MAX_AGE_MS = 30_000;
 

@@ -13,6 +13,14 @@ const UNAVAILABLE_CODES = new Set([
   'ER_LOCK_WAIT_TIMEOUT',
   'ER_LOCK_DEADLOCK',
   'ER_QUERY_INTERRUPTED',
+  // A Galera node outside the primary component (cut off, joining, a donor that rejects
+  // queries, wsrep_reject_queries) answers every statement with 1047 "WSREP has not yet
+  // prepared node for application use"; another node, or this one later, will serve.
+  'ER_UNKNOWN_COM_ERROR',
+  // The commit failed and was rolled back: on Galera when the node lost the cluster while
+  // replicating it (provider status "connection failed" or "node failed"), on any MariaDB when
+  // a backup lock held it too long. Nothing was committed; a retry later is the answer.
+  'ER_ERROR_DURING_COMMIT',
   'SQLITE_BUSY',
   'SQLITE_LOCKED',
   'SQLITE_IOERR',
@@ -20,10 +28,18 @@ const UNAVAILABLE_CODES = new Set([
   'SQLITE_CANTOPEN',
 ]);
 
+/**
+ * Server errors by number, for those mysql2 has no name for (its `code` is then undefined):
+ * MariaDB's 1927 ER_CONNECTION_KILLED, sent when the connection is killed (a node shutting
+ * down, wsrep_reject_queries=ALL_KILL, an operator's KILL).
+ */
+const UNAVAILABLE_ERRNOS = new Set([1927]);
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
-  const { code, name, fatal } = error as { code?: unknown; name?: unknown; fatal?: unknown };
+  const { code, errno, name, fatal } = error as { code?: unknown; errno?: unknown; name?: unknown; fatal?: unknown };
   if (name === 'KnexTimeoutError') return true; // no pool connection within acquireConnectionTimeout
   if (fatal === true) return true; // mysql2: the connection itself broke
-  return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  return code === undefined && typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno);
 }

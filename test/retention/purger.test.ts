@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { deleteApplication } from '../../src/accounts/applications.js';
 import { createLogger } from '../../src/logger.js';
 import { purgeBefore, RetentionPurger } from '../../src/retention/purger.js';
-import { openDatabase } from '../../src/storage/database.js';
+import { bigintAsText, openDatabase } from '../../src/storage/database.js';
 import { purgeBatch } from '../../src/storage/spans/span-purge.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
@@ -31,6 +31,23 @@ function daysAgo(days: number, plusNs = 0n): bigint {
 }
 
 const hex = (value: number, width: number) => value.toString(16).padStart(width, '0');
+
+/** The roll-ups' span counts, per width and bucket, must equal the spans that remain: none subtracted twice. */
+async function expectRollupCountsMatchSpans(knex: Knex, applicationId: string): Promise<void> {
+  const starts = ((await knex('spans').where('application_id', applicationId).select({ start: bigintAsText(knex, 'start_time_unix_nano') })) as Array<{ start: string }>).map((row) => row.start);
+  for (const widthS of [60, 3600]) {
+    const widthNs = BigInt(widthS) * 1_000_000_000n;
+    const expected = new Map<string, number>();
+    for (const start of starts) {
+      const bucket = ((BigInt(start) / widthNs) * widthNs).toString();
+      expected.set(bucket, (expected.get(bucket) ?? 0) + 1);
+    }
+    const rows = (await knex('span_rollups').where({ application_id: applicationId, bucket_width_s: widthS }).select({ bucket: bigintAsText(knex, 'bucket_start_unix_nano') }, 'span_count')) as Array<{ bucket: string; span_count: number | string }>;
+    const stored = new Map<string, number>();
+    for (const row of rows) stored.set(row.bucket, (stored.get(row.bucket) ?? 0) + Number(row.span_count));
+    expect(Object.fromEntries(stored), `width ${widthS}`).to.deep.equal(Object.fromEntries(expected));
+  }
+}
 
 async function spanCount(knex: Knex, applicationId: string): Promise<number> {
   const [{ count }] = await knex('spans').where('application_id', applicationId).count({ count: '*' });
@@ -226,6 +243,7 @@ onEachDatabase(
         expect(first + other).to.equal(rows.length - young.length);
         expect(await spanCount(knex(), caller.appId)).to.equal(young.length);
         await expectSummariesMatchSpans(knex(), caller.appId);
+        await expectRollupCountsMatchSpans(knex(), caller.appId);
       } finally {
         await second.stop();
         if (secondPool !== knex()) await secondPool.destroy();

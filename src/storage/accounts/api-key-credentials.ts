@@ -3,6 +3,7 @@
 // revocation, expiry and permission changes apply at once.
 import type { Knex } from 'knex';
 import type { Permission } from '../../permissions.js';
+import { retryOnLockConflict } from '../transactions.js';
 import { parseIndexedAttributes, type IndexedAttributesState } from './indexed-attributes.js';
 import { activeApiKey, quotaOf } from './resources.js';
 
@@ -62,11 +63,17 @@ export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): P
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Records use of a key, at most once a minute (a conditional update, so no write otherwise). */
+/**
+ * Records use of a key, at most once a minute (a conditional update, so no write otherwise).
+ * Retried on a lock conflict (instances touching one key at once, on Galera a certification
+ * conflict at commit): a touch that lost to another finds the key touched and writes nothing.
+ */
 export async function touchApiKey(knex: Knex, credentials: ApiKeyCredentials, now = Date.now()): Promise<void> {
   if (credentials.lastUsedAt !== null && now - credentials.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
-  await knex('api_keys')
-    .where({ id: credentials.id })
-    .where((where) => where.whereNull('last_used_at').orWhere('last_used_at', '<', now - LAST_USED_RESOLUTION_MS))
-    .update({ last_used_at: now });
+  await retryOnLockConflict(() =>
+    knex('api_keys')
+      .where({ id: credentials.id })
+      .where((where) => where.whereNull('last_used_at').orWhere('last_used_at', '<', now - LAST_USED_RESOLUTION_MS))
+      .update({ last_used_at: now }),
+  );
 }

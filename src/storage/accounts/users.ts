@@ -1,6 +1,7 @@
 // Users: identified by issuer + subject. A user invited by e-mail before ever signing in is a
 // placeholder row (no issuer/subject) that the first sign-in with that e-mail claims.
 import type { Knex } from 'knex';
+import { writeTransaction } from '../transactions.js';
 import { newId } from './ids.js';
 
 export interface UserRecord {
@@ -55,12 +56,16 @@ async function foldRacedPlaceholders(trx: Knex.Transaction, userId: string, emai
   }
 }
 
-/** Returns the signed-in user, creating it (or claiming its invitation) on the first call. */
+/**
+ * Returns the signed-in user, creating it (or claiming its invitation) on the first call; the
+ * creation is retried whole on a lock conflict (two first calls of one e-mail's invitation on two
+ * Galera nodes meet at commit).
+ */
 export async function signInUser(knex: Knex, identity: SignIn, now = Date.now()): Promise<UserRecord> {
   const existing = await findUserByIdentity(knex, identity.issuer, identity.subject);
   if (existing) return existing;
   try {
-    return await knex.transaction(async (trx) => {
+    return await writeTransaction(knex, async (trx) => {
       const placeholder = identity.email ? await findPlaceholderByEmail(trx, identity.email) : undefined;
       if (placeholder) {
         const claimed = await trx('users')

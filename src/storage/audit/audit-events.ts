@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { readListRows, type SortColumn } from '../keyset.js';
 import { withNextKey, type WindowedListRequest } from '../paging.js';
+import { retryOnLockConflict } from '../transactions.js';
 
 export type AuditActorType = 'user' | 'api_key' | 'system';
 export type AuditOutcome = 'success' | 'failure';
@@ -151,9 +152,14 @@ export async function listAuditEvents(knex: Knex, filter: AuditEventFilter, page
 /**
  * Deletes up to `limit` of the oldest events that occurred before `beforeMs`; resolves with how
  * many it deleted and whether a full batch was found (more may be left). Safe beside other
- * instances doing the same: an id another purger took first is simply not deleted twice.
+ * instances doing the same: an id another purger took first is simply not deleted twice, and a
+ * batch that lost a lock conflict to one (on Galera a certification conflict) is read again.
  */
-export async function purgeAuditBatch(knex: Knex, beforeMs: number, limit: number): Promise<{ deleted: number; full: boolean }> {
+export function purgeAuditBatch(knex: Knex, beforeMs: number, limit: number): Promise<{ deleted: number; full: boolean }> {
+  return retryOnLockConflict(() => purgeOldestEvents(knex, beforeMs, limit));
+}
+
+async function purgeOldestEvents(knex: Knex, beforeMs: number, limit: number): Promise<{ deleted: number; full: boolean }> {
   const ids: string[] = await knex('audit_events').where('occurred_at', '<', beforeMs).orderBy('occurred_at').limit(limit).pluck('id');
   if (ids.length === 0) return { deleted: 0, full: false };
   const deleted = await knex('audit_events').whereIn('id', ids).where('occurred_at', '<', beforeMs).del();

@@ -14,6 +14,7 @@ import * as apiKeyLifecycle from './20261125000100_api_key_lifecycle.js';
 import * as auditEvents from './20261125000500_audit_events.js';
 import * as usageMetering from './20261126000300_usage_metering.js';
 import * as writeGuards from './20261127000100_write_guards.js';
+import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,10 +47,17 @@ export const migrationSource: Knex.MigrationSource<string> = {
   },
 };
 
-export const migratorConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
+export const migratorConfig: Knex.MigratorConfig = { migrationSource, tableName: MIGRATIONS_TABLE };
 
-export async function migrateToLatest(knex: Knex): Promise<void> {
-  await knex.migrate.latest(migratorConfig);
+/** How long a start waits for another instance's migrations by default (MIGRATION_LOCK_WAIT_SECONDS). */
+export const DEFAULT_MIGRATION_LOCK_WAIT_MS = 120_000;
+
+/**
+ * Applies every pending migration; when another instance is applying them, waits for it (up to
+ * `lockWaitMs`, then MigrationLockTimeout) and resolves once they are applied (migration-lock.ts).
+ */
+export async function migrateToLatest(knex: Knex, wait: Partial<MigrationWait> = {}): Promise<void> {
+  await migrateUnderLock(knex, migratorConfig, () => migrationsAreCurrent(knex), { lockWaitMs: DEFAULT_MIGRATION_LOCK_WAIT_MS, ...wait });
 }
 
 /** True when every known migration has been applied. */

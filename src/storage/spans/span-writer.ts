@@ -28,9 +28,13 @@ export class StaleSlotKeysError extends Error {
 
 export interface StoreOptions {
   /**
-   * Epoch milliseconds after which the rows' slot values may no longer be inserted (their keys
+   * Epoch milliseconds after which the rows' slot values may no longer be stored (their keys
    * could have changed since, and a backfill could already have passed): checked before every
-   * insert statement, retries included, so no row is inserted with keys older than that.
+   * insert statement and again just before the commit, retries included, so no row with keys
+   * older than that is inserted, nor committed late. The backfill walks spans by seq, which
+   * neither orders commits nor, across Galera nodes, even inserts: it relies on every span stored
+   * with the keys from before a change being committed before its walk starts
+   * (src/indexing/slot-backfiller.ts), and this bound is what makes that hold.
    */
   slotKeysValidUntil?: number;
   /**
@@ -155,6 +159,8 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
     }
     // One row per application, key and hour: the last statement, so its lock is held the shortest.
     if (usage) await writer.runSized(addUsageQuery(writer.db, { ...usage, spans_accepted: fresh.length, spans_duplicate: rows.length - fresh.length }));
+    // A transaction slowed past its keys' age (lock waits after the insert) commits nothing.
+    if (slotKeysValidUntil !== undefined && fresh.length > 0 && Date.now() > slotKeysValidUntil) throw new StaleSlotKeysError();
   };
   const checked = (insert: Writer['insert']): Writer['insert'] => async (unique) => {
     if (slotKeysValidUntil !== undefined && Date.now() > slotKeysValidUntil) throw new StaleSlotKeysError();

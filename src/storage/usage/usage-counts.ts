@@ -4,6 +4,7 @@
 // always equals the spans stored; read by the usage endpoint and the daily quota.
 import type { Knex } from 'knex';
 import { dialectFor } from '../sql/index.js';
+import { retryOnLockConflict } from '../transactions.js';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -50,7 +51,10 @@ export function addUsageQuery(db: Knex, delta: UsageDelta): Knex.QueryBuilder {
   return db('usage_hourly').insert(delta).onConflict(['application_id', 'hour_start', 'api_key']).merge(merge);
 }
 
-/** Adds a request's counts on its own (a request that stored no span: all rejected, or refused by the quota). */
+/**
+ * Adds a request's counts on its own (a request that stored no span: all rejected, or refused by
+ * the quota). Retried on a lock conflict: an upsert that failed added nothing, so none counts twice.
+ */
 export async function recordUsage(knex: Knex, delta: UsageDelta): Promise<void> {
-  await addUsageQuery(knex, delta);
+  await retryOnLockConflict(() => addUsageQuery(knex, delta));
 }

@@ -1,13 +1,19 @@
 // Deletes usage rows past retention (src/retention/usage-purger.ts), oldest hours first.
 import type { Knex } from 'knex';
+import { retryOnLockConflict } from '../transactions.js';
 
 /**
  * Deletes up to `limit` of the oldest hourly rows of hours that began before `beforeMs`; resolves
  * with how many it deleted and whether a full batch was found (more may be left). Rows are
  * deleted by their primary key and only while still past retention, so a batch another instance
- * deleted first is simply not deleted twice.
+ * deleted first is simply not deleted twice; a batch that lost a lock conflict to one (on Galera
+ * a certification conflict) is read again.
  */
-export async function purgeUsageBatch(knex: Knex, beforeMs: number, limit: number): Promise<{ deleted: number; full: boolean }> {
+export function purgeUsageBatch(knex: Knex, beforeMs: number, limit: number): Promise<{ deleted: number; full: boolean }> {
+  return retryOnLockConflict(() => purgeOldestHours(knex, beforeMs, limit));
+}
+
+async function purgeOldestHours(knex: Knex, beforeMs: number, limit: number): Promise<{ deleted: number; full: boolean }> {
   const keys = (await knex('usage_hourly')
     .where('hour_start', '<', beforeMs)
     .orderBy('hour_start')
