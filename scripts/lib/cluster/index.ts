@@ -51,6 +51,14 @@ export async function missingClusterComponents(): Promise<string[]> {
   return missing;
 }
 
+/** A /24 of 10.213.0.0/16 that no interface of this machine uses yet (another cluster, say). */
+async function freeSubnet(): Promise<number> {
+  const used = new Set([...(await command('ip', ['-o', '-4', 'addr', 'show'])).matchAll(/inet 10\.213\.(\d+)\./g)].map((match) => Number(match[1])));
+  const free = Array.from({ length: 256 }, (_, subnet) => subnet).filter((subnet) => !used.has(subnet));
+  if (free.length === 0) throw new Error('no free /24 left in 10.213.0.0/16');
+  return free[randomBytes(1)[0] as number % free.length] as number;
+}
+
 export class Cluster {
   private constructor(
     readonly directory: string,
@@ -80,7 +88,7 @@ export class Cluster {
     // The database servers run as the `mysql` user, who must reach their folders.
     await chmod(directory, 0o755);
     const tag = randomBytes(2).toString('hex');
-    const network = planNetwork(tag, randomBytes(1)[0] as number, nodeCount);
+    const network = planNetwork(tag, await freeSubnet(), nodeCount);
     const peers = network.nodes.map((node) => node.ip);
     const nodes = network.nodes.map((address, index) => new GaleraNode({ index, address, peers, directory: path.join(directory, `node${index + 1}`), bufferPoolMb }));
     const ports = await Promise.all(nodes.map(() => freePort()));
@@ -104,7 +112,8 @@ export class Cluster {
     try {
       await this.bringUp();
     } catch (error) {
-      await this.stop();
+      // The start's own failure is the one to report, not a failure of the cleanup after it.
+      await this.stop().catch((cleanup: unknown) => this.log(`cleanup after a failed start: ${String(cleanup)}`));
       throw error;
     }
   }
@@ -119,7 +128,8 @@ export class Cluster {
   private async bringUp(): Promise<void> {
     this.log(`network ${this.network.bridge}: nodes at ${this.nodes.map((node) => node.ip).join(', ')}`);
     await createNetwork(this.network);
-    await Promise.all(this.nodes.map((node) => node.prepare()));
+    // One after the other: a failure must not leave other preparations writing into the folder.
+    for (const node of this.nodes) await node.prepare();
     const [first, ...others] = this.nodes as [GaleraNode, ...GaleraNode[]];
     first.start(true);
     await first.waitSynced(1);
@@ -182,6 +192,6 @@ export class Cluster {
     await Promise.all(this.instances.map((instance) => instance.stop().catch(() => undefined)));
     await Promise.all(this.nodes.map((node) => node.stop().catch(() => undefined)));
     await removeNetwork(this.network);
-    if (this.ownsDirectory && !process.env.KEEP_CLUSTER_DIR) await rm(this.directory, { recursive: true, force: true });
+    if (this.ownsDirectory && !process.env.KEEP_CLUSTER_DIR) await rm(this.directory, { recursive: true, force: true, maxRetries: 5 });
   }
 }
