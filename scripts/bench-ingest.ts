@@ -19,7 +19,6 @@
 // table grows alike and each row's verification counts only its own spans.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, credentials, Metadata } from '@grpc/grpc-js';
@@ -30,10 +29,12 @@ import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
-import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
+import { databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
+import { httpSender, ingestCaller, runSenders, type Sender } from './lib/bench-senders.js';
+import { verifyStoredOnce } from './lib/bench-verify.js';
 import { makeBatches, SPANS_PER_TRACE } from './lib/bench-workload.js';
-import { cpuSeconds, databaseServerPid } from './lib/process-cpu.js';
-import { seedApiKey, seedApplication, seedOrganization } from './lib/seed-accounts.js';
+import { interleavedRounds } from './lib/interleaved-rounds.js';
+import { databaseServerPid, ownCpuSeconds, totalCpuSeconds } from './lib/process-cpu.js';
 import { retryOnLockConflict } from '../src/storage/transactions.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
@@ -58,30 +59,6 @@ function adminKnex(url: string): Knex {
 /** How an endpoint row sends: POST /v1/traces with a token or with Basic key:secret, or OTLP/gRPC with Basic. */
 type Transport = 'bearer' | 'basic' | 'grpc';
 
-/** An organization, an application and a key holding write:traces; the credentials `transport` sends. */
-async function ingestCaller(knex: Knex, serviceUrl: string, transport: Transport): Promise<Record<string, string>> {
-  const applicationId = await seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), { name: 'Bench', indexedAttributes: INDEXED_ATTRIBUTES });
-  if (transport === 'bearer') {
-    const token = await apiKeyToken(knex, serviceUrl, applicationId, ['write:traces']);
-    return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId };
-  }
-  // The secret checked on every request; no X-Vendor-App-Id: the spans go to the key's own application.
-  const { apiKey, secret } = await seedApiKey(knex, applicationId, ['write:traces'], { name: 'bench' });
-  return { authorization: `Basic ${Buffer.from(`${apiKey}:${secret}`).toString('base64')}` };
-}
-
-/** Runs `send` over the items from `senders` concurrent loops; `sender` says which loop sends. */
-async function runSenders<T>(items: T[], senders: number, send: (item: T, sender: number) => Promise<void>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: senders }, async (_, sender) => {
-      while (next < items.length) await send(items[next++], sender);
-    }),
-  );
-  return (performance.now() - started) / 1000;
-}
-
 interface Endpoint {
   /** The service's process id, for its CPU time. */
   pid: number;
@@ -89,34 +66,6 @@ interface Endpoint {
   /** Checks that every span sent was stored once and every trace summary counts its spans. */
   verify(spans: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-interface Sender {
-  send(body: Uint8Array, sender: number): Promise<void>;
-  close(): void;
-}
-
-function httpSender(serviceUrl: string, headers: Record<string, string>): Sender {
-  // node:http with keep-alive connections, as the OpenTelemetry OTLP/HTTP exporters send (fetch
-  // would cost the senders about twice the CPU, which the machine's two cores share with the service).
-  const agent = new http.Agent({ keepAlive: true, maxSockets: SENDERS });
-  const target = new URL('/v1/traces', serviceUrl);
-  const send = (body: Uint8Array) =>
-    new Promise<void>((resolve, reject) => {
-      const request = http.request(target, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/x-protobuf', 'content-length': body.length } }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const answer = Buffer.concat(chunks);
-          if (response.statusCode === 200 && answer.length === 0) resolve();
-          else reject(new Error(`POST /v1/traces answered ${response.statusCode}: ${answer.toString('utf8').slice(0, 300)}`));
-        });
-        response.on('error', reject);
-      });
-      request.on('error', reject);
-      request.end(body);
-    });
-  return { send, close: () => agent.destroy() };
 }
 
 function grpcSender(address: string, headers: Record<string, string>): Sender {
@@ -143,18 +92,13 @@ async function startEndpoint(dbName: string, transport: Transport): Promise<Endp
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-bench-'));
   const { url, grpcPort, child } = await startService(databaseUrl(dbName), dataDir);
   const knex = adminKnex(databaseUrl(dbName));
-  const headers = await ingestCaller(knex, url, transport);
-  const sender = transport === 'grpc' ? grpcSender(`127.0.0.1:${grpcPort}`, headers) : httpSender(url, headers);
+  // The gRPC row sends the Basic credentials in its metadata.
+  const headers = await ingestCaller(knex, url, transport === 'bearer' ? 'bearer' : 'basic', INDEXED_ATTRIBUTES);
+  const sender = transport === 'grpc' ? grpcSender(`127.0.0.1:${grpcPort}`, headers) : httpSender(url, headers, SENDERS);
   return {
     pid: child.pid as number,
     send: (batches) => runSenders(batches, SENDERS, sender.send),
-    async verify(expected) {
-      const [{ spans }] = await knex('spans').count({ spans: '*' });
-      const [{ traces, counted }] = await knex('traces').count({ traces: '*' }).sum({ counted: 'spans_count' });
-      if (Number(spans) !== expected || Number(counted) !== expected || Number(traces) !== expected / SPANS_PER_TRACE) {
-        throw new Error(`stored ${spans} spans in ${traces} trace summaries counting ${counted}; expected ${expected} spans, ${expected / SPANS_PER_TRACE} traces`);
-      }
-    },
+    verify: (expected) => verifyStoredOnce(knex, expected, `the ${transport} row's database`),
     async stop() {
       sender.close();
       child.kill('SIGTERM');
@@ -255,40 +199,31 @@ async function main(): Promise<void> {
     for (const name of Object.values(names)) {
       await admin.raw(`DELETE FROM \`${name}\`.spans`);
       await admin.raw(`DELETE FROM \`${name}\`.traces`);
+      await admin.raw(`DELETE FROM \`${name}\`.usage_hourly`);
     }
 
     // The five are measured in interleaved rounds, in a rotating order, so that whatever else
     // runs on the machine weighs on each of them alike; the tables grow alike too.
-    const seconds = { bearer: 0, basic: 0, grpc: 0, query: 0, execute: 0 };
     // CPU seconds each phase cost: the services (all three, the idle ones cost next to nothing),
     // this process (the senders, or the ceiling's mysql2 client) and the database server, when
     // it runs on this machine.
     const databasePid = databaseServerPid();
     const services = Object.values(endpoints).map((endpoint) => endpoint.pid);
-    const processes = { service: () => services.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0), bench: () => process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, database: () => (databasePid ? (cpuSeconds(databasePid) ?? 0) : 0) };
-    const cpu = Object.fromEntries(Object.keys(seconds).map((name) => [name, { service: 0, bench: 0, database: 0 }])) as Record<keyof typeof seconds, Record<keyof typeof processes, number>>;
+    const processes = { service: () => totalCpuSeconds(services), bench: ownCpuSeconds, database: () => totalCpuSeconds([databasePid]) };
     const rounds = 8;
-    const perRound = Math.ceil(batches.length / rounds);
     started = performance.now();
-    for (let round = 0; round < rounds; round += 1) {
-      const slice = batches.slice(round * perRound, (round + 1) * perRound);
-      if (slice.length === 0) break;
+    const measured = await interleavedRounds(batches, rounds, ['bearer', 'basic', 'grpc', 'query', 'execute'] as const, processes, (slice) => {
       const values = ceilingValues(slice); // outside the timing
-      const steps: Array<[keyof typeof seconds, () => Promise<number>]> = [
+      return [
         ['bearer', () => endpoints.bearer.send(slice)],
         ['basic', () => endpoints.basic.send(slice)],
         ['grpc', () => endpoints.grpc.send(slice)],
         ['query', () => query.insert(values)],
         ['execute', () => execute.insert(values)],
       ];
-      for (let step = 0; step < steps.length; step += 1) {
-        const [name, run] = steps[(round + step) % steps.length];
-        const before = Object.fromEntries(Object.entries(processes).map(([key, read]) => [key, read()]));
-        seconds[name] += await run();
-        for (const [key, read] of Object.entries(processes) as Array<[keyof typeof processes, () => number]>) cpu[name][key] += read() - before[key];
-      }
-      log(`round ${round + 1}/${rounds}: ${Object.entries(seconds).map(([name, value]) => `${name} ${value.toFixed(1)} s`).join(', ')} so far`);
-    }
+    });
+    const { cpu } = measured;
+    const seconds = Object.fromEntries(Object.entries(measured.seconds).map(([name, values]) => [name, values.reduce((sum, value) => sum + value, 0)])) as Record<keyof typeof cpu, number>;
     for (const endpoint of Object.values(endpoints)) await endpoint.verify(spans);
     await query.verify(spans);
     await execute.verify(spans);

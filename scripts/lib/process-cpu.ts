@@ -16,6 +16,33 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/** CPU seconds of this process so far (user plus system). */
+export function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+/** CPU seconds of the processes so far, summed; a process gone or not started counts 0. */
+export function totalCpuSeconds(pids: ReadonlyArray<number | undefined>): number {
+  return pids.reduce<number>((sum, pid) => sum + (pid === undefined ? 0 : (cpuSeconds(pid) ?? 0)), 0);
+}
+
+/** The ids of the running processes whose parent is `pid` (nginx's workers of its master). */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The parent is field 4, the second after the command name.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return children;
+}
+
 /** The pid of a local MariaDB/MySQL server process, if one runs here. */
 export function databaseServerPid(): number | undefined {
   for (const entry of fs.readdirSync('/proc')) {

@@ -1,6 +1,7 @@
 // One MariaDB Galera node: its configuration, data folder and process, started inside its own
 // network namespace. The settings that matter for the service are explained in the README
-// ("Running on more than one machine").
+// ("Running on more than one machine"). Without replication, the same server and settings as a
+// plain MariaDB: the single-database baseline of `npm run bench:cluster`.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { command, SYSTEM_PATH, waitFor } from './commands.js';
@@ -17,11 +18,13 @@ export interface GaleraNodeOptions {
   peers: string[];
   directory: string;
   bufferPoolMb: number;
+  /** False: a plain MariaDB server (no wsrep settings), otherwise configured as the cluster's nodes. Default true. */
+  replication?: boolean;
 }
 
-/** The node's option file: Galera replication, and the InnoDB settings Galera needs. */
-export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb }: GaleraNodeOptions): string {
-  return [
+/** The node's option file: Galera replication (unless `replication` is false), and the InnoDB settings Galera needs. */
+export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb, replication = true }: GaleraNodeOptions): string {
+  const server = [
     '[mariadbd]',
     `datadir=${path.join(directory, 'data')}`,
     `socket=${path.join(directory, 'mariadb.sock')}`,
@@ -41,6 +44,8 @@ export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb 
     // Durable against a killed process (the log is in the page cache); the cluster holds every
     // commit on the other nodes against the loss of a machine.
     'innodb-flush-log-at-trx-commit=2',
+  ];
+  const wsrep = [
     'wsrep-on=ON',
     `wsrep-provider=${GALERA_PROVIDER}`,
     'wsrep-cluster-name=spanledger',
@@ -53,8 +58,8 @@ export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb 
     'wsrep-sync-wait=1',
     // Failure detection in seconds rather than the defaults' tens of seconds.
     'wsrep-provider-options="gcache.size=256M; evs.keepalive_period=PT0.5S; evs.inactive_check_period=PT0.5S; evs.suspect_timeout=PT3S; evs.inactive_timeout=PT5S; evs.install_timeout=PT5S"',
-    '',
-  ].join('\n');
+  ];
+  return [...server, ...(replication ? wsrep : []), ''].join('\n');
 }
 
 export class GaleraNode {
@@ -82,6 +87,15 @@ export class GaleraNode {
     return this.process.running;
   }
 
+  /** The server's process id while it runs (`ip netns exec` execs it in place). */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  get replication(): boolean {
+    return this.options.replication ?? true;
+  }
+
   /** Writes the option file and an empty system schema (a joining node gets its data by SST). */
   async prepare(): Promise<void> {
     await mkdir(this.options.directory, { recursive: true });
@@ -90,9 +104,9 @@ export class GaleraNode {
     await command('mariadb-install-db', [`--defaults-file=${this.optionFile}`, '--auth-root-authentication-method=normal', '--skip-test-db']);
   }
 
-  /** Starts the server in its namespace; `bootstrap` starts a new cluster from this node. */
+  /** Starts the server in its namespace; `bootstrap` starts a new cluster from this node (a plain server has none). */
   start(bootstrap = false): void {
-    const args = ['netns', 'exec', this.options.address.namespace, 'mariadbd', `--defaults-file=${this.optionFile}`, ...(bootstrap ? ['--wsrep-new-cluster'] : [])];
+    const args = ['netns', 'exec', this.options.address.namespace, 'mariadbd', `--defaults-file=${this.optionFile}`, ...(bootstrap && this.replication ? ['--wsrep-new-cluster'] : [])];
     this.process.start('ip', args, { env: { ...process.env, PATH: SYSTEM_PATH } });
   }
 
@@ -107,12 +121,13 @@ export class GaleraNode {
     return line.trim().split('\t')[1] ?? '';
   }
 
-  /** Waits until the node is synced with a primary component of `clusterSize` nodes. */
+  /** Waits until the node is synced with a primary component of `clusterSize` nodes (a plain server: until it answers). */
   async waitSynced(clusterSize: number, timeoutMs = 120_000): Promise<void> {
     await waitFor(
       `${this.name} synced in a cluster of ${clusterSize}`,
       async () => {
         if (!this.running) throw new Error(`${this.name} exited; see ${this.options.directory}/error.log`);
+        if (!this.replication) return (await this.sql('SELECT 1')).trim() === '1';
         return (await this.status('wsrep_local_state_comment')) === 'Synced' && Number(await this.status('wsrep_cluster_size')) === clusterSize && (await this.status('wsrep_cluster_status')) === 'Primary';
       },
       timeoutMs,

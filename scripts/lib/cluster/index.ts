@@ -27,6 +27,8 @@ export interface ClusterOptions {
   /** Where everything lives; a new folder under the system's temporary folder by default. */
   directory?: string;
   bufferPoolMb?: number;
+  /** False: plain MariaDB servers with the nodes' settings, without Galera (with nodes: 1, a single-database baseline). */
+  replication?: boolean;
   /** More environment for every service instance. */
   serviceEnv?: Record<string, string>;
   log?: (message: string) => void;
@@ -82,7 +84,7 @@ export class Cluster {
 
   /** Plans a cluster (names, addresses, ports, folders); start() brings it up. */
   static async create(options: ClusterOptions = {}): Promise<Cluster> {
-    const { nodes: nodeCount = 3, bufferPoolMb = 256, serviceEnv = {}, log = () => undefined } = options;
+    const { nodes: nodeCount = 3, bufferPoolMb = 256, replication = true, serviceEnv = {}, log = () => undefined } = options;
     const ownsDirectory = options.directory === undefined;
     const directory = options.directory ?? (await mkdtemp(path.join(os.tmpdir(), 'spanledger-cluster-')));
     // The database servers run as the `mysql` user, who must reach their folders.
@@ -90,7 +92,7 @@ export class Cluster {
     const tag = randomBytes(2).toString('hex');
     const network = planNetwork(tag, await freeSubnet(), nodeCount);
     const peers = network.nodes.map((node) => node.ip);
-    const nodes = network.nodes.map((address, index) => new GaleraNode({ index, address, peers, directory: path.join(directory, `node${index + 1}`), bufferPoolMb }));
+    const nodes = network.nodes.map((address, index) => new GaleraNode({ index, address, peers, directory: path.join(directory, `node${index + 1}`), bufferPoolMb, replication }));
     const ports = await Promise.all(nodes.map(() => freePort()));
     const instances = nodes.map(
       (_, index) =>

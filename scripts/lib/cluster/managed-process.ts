@@ -9,6 +9,11 @@ export class ManagedProcess {
 
   constructor(private readonly logFile: string) {}
 
+  /** The process id while it runs (for its CPU time, scripts/lib/process-cpu.ts). */
+  get pid(): number | undefined {
+    return this.running ? this.child?.pid : undefined;
+  }
+
   get running(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }

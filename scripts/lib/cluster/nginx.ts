@@ -102,6 +102,11 @@ export class Nginx {
     return `http://127.0.0.1:${this.options.port}`;
   }
 
+  /** The master process's id while it runs (its workers are its children). */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
   get accessLog(): string {
     return path.join(this.options.directory, 'access.log');
   }

@@ -37,6 +37,10 @@ export class ServiceInstance {
     return this.process.running;
   }
 
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
   /** Starts the process and waits until it answers /readyz. */
   async start(timeoutMs = 120_000): Promise<void> {
     const { port, databaseUrl, dataDir, logFile, env = {} } = this.options;
