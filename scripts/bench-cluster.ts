@@ -18,6 +18,7 @@
 // nginx passed to a second instance.
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { log } from './lib/bench-service.js';
 import { httpSender, ingestCaller, runSenders, type Sender } from './lib/bench-senders.js';
@@ -57,9 +58,9 @@ async function counters(cluster: Cluster): Promise<Record<Counter, number>> {
   return sums;
 }
 
-/** What nginx's access log says of the POST /v1/traces lines past `offset`: per instance, retried on another, and not 200. */
-function nginxRequests(accessLog: string, offset: number): { requests: number; perUpstream: Map<string, number>; passedOn: number; failed: number } {
-  const lines = fs.readFileSync(accessLog, 'utf8').slice(offset).split('\n');
+/** What nginx's access log says of its POST /v1/traces lines: per instance, passed on to another, and not 200. */
+function nginxRequests(accessLog: string): { requests: number; perUpstream: Map<string, number>; passedOn: number; failed: number } {
+  const lines = accessLog.split('\n');
   const perUpstream = new Map<string, number>();
   let requests = 0;
   let passedOn = 0;
@@ -76,6 +77,31 @@ function nginxRequests(accessLog: string, offset: number): { requests: number; p
     perUpstream.set(last, (perUpstream.get(last) ?? 0) + 1);
   }
   return { requests, perUpstream, passedOn, failed };
+}
+
+/** The part of a file written since it was `offset` bytes long. */
+function since(file: string, offset: number): string {
+  return fs.readFileSync(file, 'utf8').slice(offset);
+}
+
+/** A file's length now, to read what is written after it with since(). */
+function lengthOf(file: string): number {
+  return fs.statSync(file).size;
+}
+
+/** Export requests an instance answered 503 after its retries of a conflicting transaction ran out (its warn log line). */
+function exhaustedRetries(log: string): number {
+  return log.split('\n').filter((line) => line.includes('spans not stored: database unavailable') && line.includes('ER_LOCK_DEADLOCK')).length;
+}
+
+/**
+ * The tables the nodes' appliers were writing when they aborted a local transaction holding
+ * rows they needed (wsrep_log_conflicts: "Winning thread" ... "SQL: insert into `table`").
+ */
+function abortingTables(errorLog: string): Map<string, number> {
+  const tables = new Map<string, number>();
+  for (const match of errorLog.matchAll(/Winning thread:\s*\n[^\n]*\n\s*SQL: \w+ \w+ `(\w+)`/g)) tables.set(match[1], (tables.get(match[1]) ?? 0) + 1);
+  return tables;
 }
 
 /** Heavy processes of others on the machine now (test suites), for the record. */
@@ -149,9 +175,16 @@ async function main(): Promise<void> {
       sends[name] = (slice) => runSenders(slice, SENDERS, sender.send);
       await sends[name](warmUp);
     }
+    // nginx rests an instance for 5 s after a 503 (scripts/lib/cluster/nginx.ts): one that ran
+    // out of retries in the warm-up is back before the rounds start.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
 
     const { cluster, single } = topologies;
-    const accessLogOffset = fs.statSync(cluster.nginx.accessLog).size;
+    // Each conflict the appliers resolve goes to the node's error log, with the statements involved.
+    for (const node of cluster.nodes) await node.sql('SET GLOBAL wsrep_log_conflicts=ON');
+    // The logs' lengths before the rounds: what the rounds add is read afterwards.
+    const logs = [cluster.nginx.accessLog, ...cluster.instances.map((instance) => instance.options.logFile), ...cluster.nodes.map((node) => path.join(node.options.directory, 'error.log'))];
+    const logOffsets = logs.map(lengthOf);
     const before = { single: await counters(single), cluster: await counters(cluster) };
     const [server] = (await single.node(0).sql('SELECT VERSION(), @@innodb_buffer_pool_size, @@innodb_flush_log_at_trx_commit')).trim().split('\n');
     const [version, pool, flush] = server.split('\t');
@@ -175,7 +208,13 @@ async function main(): Promise<void> {
     const wallSeconds = (performance.now() - started) / 1000;
     const after = { single: await counters(single), cluster: await counters(cluster) };
     const othersAfter = otherLoad();
-    const nginx = nginxRequests(cluster.nginx.accessLog, accessLogOffset);
+    const [accessLog, ...serverLogs] = logs.map((file, index) => since(file, logOffsets[index]));
+    const instanceLogs = serverLogs.slice(0, cluster.instances.length);
+    const nodeLogs = serverLogs.slice(cluster.instances.length);
+    const nginx = nginxRequests(accessLog);
+    const answered503 = instanceLogs.reduce((sum, log) => sum + exhaustedRetries(log), 0);
+    const aborting = new Map<string, number>();
+    for (const log of nodeLogs) for (const [table, count] of abortingTables(log)) aborting.set(table, (aborting.get(table) ?? 0) + count);
 
     const stored = spans + warmUp.length * BATCH;
     await verifyStoredOnce(knexes[0] as Knex, stored, 'the single node');
@@ -210,6 +249,8 @@ async function main(): Promise<void> {
       `cluster / single (medians): ${(median(rates.cluster) / median(rates.single)).toFixed(2)}`,
       `cluster, summed over the nodes: wsrep_local_cert_failures ${delta('cluster', 'wsrep_local_cert_failures')}, wsrep_local_bf_aborts ${delta('cluster', 'wsrep_local_bf_aborts')}, Innodb_deadlocks ${delta('cluster', 'Innodb_deadlocks')}, flow control paused ${(delta('cluster', 'wsrep_flow_control_paused_ns') / 1e9).toFixed(1)} s`,
       `single: Innodb_deadlocks ${delta('single', 'Innodb_deadlocks')}`,
+      `cluster, the tables the appliers were writing when they aborted a local transaction (wsrep_log_conflicts): ${[...aborting].map(([table, count]) => `${table} ${count}`).join(', ') || 'none'}`,
+      `cluster instances: ${answered503} export requests answered 503 (deadlock retries run out)`,
       `nginx: ${nginx.requests} requests (${[...nginx.perUpstream.values()].join(' / ')} answered by each instance), ${nginx.passedOn} passed on to another instance, ${nginx.failed} not 200`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
