@@ -15,7 +15,8 @@
 // every span sent must be stored exactly once, on every node. Reported per topology: spans/s
 // (the median of the rounds), the ratio cluster / single, CPU per 1,000 spans by component
 // (from /proc), and on the cluster the certification conflicts (wsrep counters) and the requests
-// nginx passed to a second instance.
+// nginx passed to a second instance. BENCH_CLUSTER_VIA=instance1 sends the cluster's requests
+// to one instance (below).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,6 +33,10 @@ const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 204_800);
 const BATCH = Number(process.env.BENCH_BATCH ?? 512);
 const SENDERS = Number(process.env.BENCH_SENDERS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+// BENCH_CLUSTER_VIA=instance1: the cluster's senders go straight to its first instance, so every
+// write starts on one node (the others apply them): Galera's replication without certification
+// conflicts between nodes, to tell the two costs apart. Default: nginx.
+const CLUSTER_VIA_ONE_INSTANCE = process.env.BENCH_CLUSTER_VIA === 'instance1';
 /** Requests each topology takes before the timing (JIT, connections, prepared statements, on every instance). */
 const WARM_UP_REQUESTS = 4 * SENDERS;
 
@@ -163,13 +168,13 @@ async function main(): Promise<void> {
     await topologies.cluster.start();
     log(`both topologies up in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
-    // The single instance takes its senders' requests itself; the cluster's go to nginx.
+    // The single instance takes its senders' requests itself; the cluster's go to nginx (or instance 1).
     const sends = {} as Record<Topology, (slice: Uint8Array[]) => Promise<number>>;
     for (const name of TOPOLOGIES) {
       const topology = topologies[name];
       const knex = nodeKnex(topology.databaseUrl(0));
       knexes.push(knex);
-      const url = name === 'single' ? topology.instance(0).url : topology.url;
+      const url = name === 'single' || CLUSTER_VIA_ONE_INSTANCE ? topology.instance(0).url : topology.url;
       const sender = httpSender(url, await ingestCaller(knex, url, 'basic'), SENDERS);
       senders.push(sender);
       sends[name] = (slice) => runSenders(slice, SENDERS, sender.send);
@@ -244,7 +249,7 @@ async function main(): Promise<void> {
       '| topology | spans/s (median of rounds) | rounds min–max | seconds | CPU ms per 1,000 spans: service instances | MariaDB nodes | nginx | senders | total |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
       row('single', 'one instance, one plain MariaDB (no nginx)'),
-      row('cluster', 'nginx, three instances, three Galera nodes'),
+      row('cluster', CLUSTER_VIA_ONE_INSTANCE ? 'the cluster, every request to instance 1 (BENCH_CLUSTER_VIA=instance1)' : 'nginx, three instances, three Galera nodes'),
       '',
       `cluster / single (medians): ${(median(rates.cluster) / median(rates.single)).toFixed(2)}`,
       `cluster, summed over the nodes: wsrep_local_cert_failures ${delta('cluster', 'wsrep_local_cert_failures')}, wsrep_local_bf_aborts ${delta('cluster', 'wsrep_local_bf_aborts')}, Innodb_deadlocks ${delta('cluster', 'Innodb_deadlocks')}, flow control paused ${(delta('cluster', 'wsrep_flow_control_paused_ns') / 1e9).toFixed(1)} s`,
