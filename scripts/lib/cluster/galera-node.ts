@@ -30,6 +30,9 @@ export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb,
     `socket=${path.join(directory, 'mariadb.sock')}`,
     `pid-file=${path.join(directory, 'mariadb.pid')}`,
     `log-error=${path.join(directory, 'error.log')}`,
+    // A temporary folder of its own: a server starting (mariadb-install-db's too) deletes every
+    // `#sql*` file in its tmpdir, which in a shared /tmp are the temporary tables of the others.
+    `tmpdir=${path.join(directory, 'tmp')}`,
     `bind-address=${address.ip}`,
     `port=${MYSQL_PORT}`,
     // Not root: the rsync daemon that receives a state transfer, run as root, would switch to
@@ -98,7 +101,7 @@ export class GaleraNode {
 
   /** Writes the option file and an empty system schema (a joining node gets its data by SST). */
   async prepare(): Promise<void> {
-    await mkdir(this.options.directory, { recursive: true });
+    await mkdir(path.join(this.options.directory, 'tmp'), { recursive: true });
     await writeFile(this.optionFile, nodeOptionFile(this.options));
     await command('chown', ['-R', 'mysql:mysql', this.options.directory]);
     await command('mariadb-install-db', [`--defaults-file=${this.optionFile}`, '--auth-root-authentication-method=normal', '--skip-test-db']);
