@@ -256,7 +256,9 @@ async function main(): Promise<void> {
       `single: Innodb_deadlocks ${delta('single', 'Innodb_deadlocks')}`,
       `cluster, the tables the appliers were writing when they aborted a local transaction (wsrep_log_conflicts): ${[...aborting].map(([table, count]) => `${table} ${count}`).join(', ') || 'none'}`,
       `cluster instances: ${answered503} export requests answered 503 (deadlock retries run out)`,
-      `nginx: ${nginx.requests} requests (${[...nginx.perUpstream.values()].join(' / ')} answered by each instance), ${nginx.passedOn} passed on to another instance, ${nginx.failed} not 200`,
+      CLUSTER_VIA_ONE_INSTANCE
+        ? 'nginx: not used (BENCH_CLUSTER_VIA=instance1)'
+        : `nginx: ${nginx.requests} requests (${[...nginx.perUpstream.values()].join(' / ')} answered by each instance), ${nginx.passedOn} passed on to another instance, ${nginx.failed} not 200`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
