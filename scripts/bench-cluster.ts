@@ -14,8 +14,9 @@
 // key:secret over keep-alive connections, in interleaved rounds (BENCH_ROUNDS, 8). Afterwards
 // every span sent must be stored exactly once, on every node. Reported per topology: spans/s
 // (the median of the rounds), the ratio cluster / single, CPU per 1,000 spans by component
-// (from /proc), and on the cluster the certification conflicts (wsrep counters) and the requests
-// nginx passed to a second instance. BENCH_CLUSTER_VIA=instance1 sends the cluster's requests
+// (from /proc), and on the cluster the certification conflicts (wsrep counters), the tables the
+// nodes' appliers met them on, the requests answered 503 once the service's retries ran out and
+// those nginx passed to a second instance. BENCH_CLUSTER_VIA=instance1 sends the cluster's requests
 // to one instance (below).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -191,8 +192,9 @@ async function main(): Promise<void> {
     const logs = [cluster.nginx.accessLog, ...cluster.instances.map((instance) => instance.options.logFile), ...cluster.nodes.map((node) => path.join(node.options.directory, 'error.log'))];
     const logOffsets = logs.map(lengthOf);
     const before = { single: await counters(single), cluster: await counters(cluster) };
-    const [server] = (await single.node(0).sql('SELECT VERSION(), @@innodb_buffer_pool_size, @@innodb_flush_log_at_trx_commit')).trim().split('\n');
-    const [version, pool, flush] = server.split('\t');
+    const settings = async (topology: Cluster) => (await topology.node(0).sql('SELECT VERSION(), @@innodb_buffer_pool_size, @@innodb_flush_log_at_trx_commit, @@wsrep_on')).trim().split('\t');
+    const [version, pool, flush, singleWsrep] = await settings(single);
+    const [, , , clusterWsrep] = await settings(cluster);
     const loadBefore = os.loadavg()[0];
     const othersBefore = otherLoad();
 
@@ -243,7 +245,7 @@ async function main(): Promise<void> {
     };
     const delta = (name: Topology, counter: Counter) => after[name][counter] - before[name][counter];
     const lines = [
-      `MariaDB ${version} (innodb_flush_log_at_trx_commit=${flush}, buffer pool ${Math.round(Number(pool) / 2 ** 20)} MiB a node), ${os.cpus().length} cores, Node ${process.version}`,
+      `MariaDB ${version} (innodb_flush_log_at_trx_commit=${flush}, buffer pool ${Math.round(Number(pool) / 2 ** 20)} MiB a node; wsrep_on ${singleWsrep === '1' ? 'ON' : 'OFF'} on the single node, ${clusterWsrep === '1' ? 'ON' : 'OFF'} on the cluster's), ${os.cpus().length} cores, Node ${process.version}`,
       `${spans} spans a topology, ${BATCH} a request, ${SENDERS} concurrent senders (Basic key:secret, keep-alive), ${ROUNDS} interleaved rounds, ${wallSeconds.toFixed(0)} s in all; 1-minute load average before ${loadBefore.toFixed(1)}; other load: ${othersBefore} before, ${othersAfter} after`,
       '',
       '| topology | spans/s (median of rounds) | rounds min–max | seconds | CPU ms per 1,000 spans: service instances | MariaDB nodes | nginx | senders | total |',
