@@ -14,6 +14,8 @@ export class LiveStreamClient {
   /** The Last-Event-ID of each reconnection, and the instance that answered it. */
   readonly reconnections: string[] = [];
   lastEventId: string | undefined;
+  /** The ids of the first event of each connection, for a failure's message. */
+  readonly firstIds: string[] = [];
   private readonly stopper = new AbortController();
   private running: Promise<void> = Promise.resolve();
 
@@ -72,7 +74,7 @@ export class LiveStreamClient {
         const headers: Record<string, string> = { ...this.headers, Accept: 'text/event-stream' };
         if (this.lastEventId) headers['Last-Event-ID'] = this.lastEventId;
         const response = await fetch(this.url, { headers, signal: connection.signal });
-        this.reconnections.push(`${this.lastEventId ?? '-'}@${response.headers.get(UPSTREAM_HEADER) ?? '?'}:${response.status}`);
+        this.reconnections.push(`${this.lastEventId ?? '-'}@${response.headers.get(UPSTREAM_HEADER) ?? '?'}:${response.status} at ${new Date().toISOString()}`);
         if (response.status !== 200) {
           await response.text().catch(() => undefined);
           continue;
@@ -88,6 +90,7 @@ export class LiveStreamClient {
     const stop = () => connection.abort();
     this.stopper.signal.addEventListener('abort', stop);
     let silence: NodeJS.Timeout | undefined;
+    let first = true;
     const heard = () => {
       clearTimeout(silence);
       silence = setTimeout(stop, SILENCE_LIMIT_MS);
@@ -98,6 +101,8 @@ export class LiveStreamClient {
         const span = JSON.parse(event.data) as { trace_id: string; span_id: string };
         const key = `${span.trace_id}/${span.span_id}`;
         if (this.seen.has(key)) this.repeated.push(key);
+        if (first) this.firstIds.push(event.id);
+        first = false;
         this.seen.add(key);
         this.lastEventId = event.id;
       },
