@@ -292,7 +292,7 @@ function cases(applicationId: string, modelGeneration: number | undefined): Benc
       sql: metricsSql(`${traceWindow} AND ${childModel}`, [applicationId, ...dayNs, 'gemini-2.5-pro']),
       answers: metricsAnswers,
     },
-    ...analyticsCases(applicationId, slowRuns),
+    ...analyticsCases(applicationId, slowRuns, modelGeneration),
   ];
 }
 
