@@ -44,7 +44,7 @@ async function slotsInUse(db: Knex, applicationId: string, run: (query: Knex.Que
  * spans_newest_first. Locked: a concurrent purger waits, then finds them gone.
  */
 export function expiredSpansQuery(knex: Knex, { applicationId, beforeNs, limit }: PurgeBatch, slots: readonly IndexedSlot[] = []): Knex.QueryBuilder {
-  const query = knex({ spans: 'spans' })
+  const query = knex('spans')
     .select({ start: bigintAsText(knex, 'start_time_unix_nano') }, 'seq', 'trace_id', 'application_id', 'duration_ms', 'cost', 'usage_amount', ...ROLLUP_DIMENSIONS)
     .where('application_id', applicationId);
   // Each slot's value and kind, for slot_rollups (slot-rollups.ts).
