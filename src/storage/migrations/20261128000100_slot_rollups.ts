@@ -48,7 +48,7 @@ async function rollUpStoredSpans(knex: Knex): Promise<void> {
   const applications = (await knex('applications').whereNotNull('indexed_attributes_state').select('id', 'indexed_attributes_state')) as Array<{ id: string; indexed_attributes_state: string }>;
   for (const application of applications) {
     for (const slot of readySlots(parseIndexedAttributes(application.indexed_attributes_state))) {
-      for (const hour of await hoursToRebuild(knex, application.id, slot)) await rebuildHourStatements(knex, run, application.id, slot, hour);
+      for (const hour of await hoursToRebuild(knex, application.id, slot, false)) await rebuildHourStatements(knex, run, application.id, slot, hour);
     }
   }
 }

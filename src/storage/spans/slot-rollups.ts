@@ -145,10 +145,17 @@ async function hourCounts(knex: Knex, table: string, where: Record<string, strin
   return new Map(rows.map((row) => [String(row.b), Number(row.n)]));
 }
 
-/** The hours whose rows of the slot's generation do not count every span of the hour (those to rebuild), oldest first. */
-export async function hoursToRebuild(knex: Knex, applicationId: string, slot: IndexedSlot): Promise<bigint[]> {
-  const spans = await hourCounts(knex, 'span_rollups', { application_id: applicationId });
-  const counted = await hourCounts(knex, SLOT_ROLLUPS, { application_id: applicationId, slot: slot.slot, generation: slot.generation });
+/**
+ * The hours whose rows of the slot's generation do not count every span of the hour (those to
+ * rebuild), oldest first. Both counts from one snapshot (a writer adds to both tables in one
+ * transaction), unless `snapshot` is false (the migration, where no writer runs).
+ */
+export async function hoursToRebuild(knex: Knex, applicationId: string, slot: IndexedSlot, snapshot = true): Promise<bigint[]> {
+  const read = async (db: Knex) => [
+    await hourCounts(db, 'span_rollups', { application_id: applicationId }),
+    await hourCounts(db, SLOT_ROLLUPS, { application_id: applicationId, slot: slot.slot, generation: slot.generation }),
+  ];
+  const [spans, counted] = (snapshot ? await knex.transaction(read, dialectFor(knex).snapshot) : await read(knex)) as [Map<string, number>, Map<string, number>];
   const hours = new Set([...spans.keys(), ...counted.keys()]);
   return [...hours]
     .filter((hour) => (spans.get(hour) ?? 0) !== (counted.get(hour) ?? 0))
@@ -208,9 +215,23 @@ export async function rebuildHour(knex: Knex, applicationId: string, slot: Index
   await bulkWriteTransaction(knex, ({ db, run }) => rebuildHourStatements(db, run, applicationId, slot, hourStartNs));
 }
 
-/** Rebuilds every hour of the application whose rows of the slot's generation miss spans, one transaction each; answers the hours rebuilt. */
+/** Rounds of rebuildSlotRollups: a writer committing while an hour's INSERT … SELECT runs can leave that hour short once more. */
+const REBUILD_ROUNDS = 3;
+
+/**
+ * Rebuilds every hour of the application whose rows of the slot's generation miss spans, one
+ * transaction each, then checks again (at most REBUILD_ROUNDS times): a writer that commits new
+ * rows of the hour while its INSERT … SELECT runs (after the statement's snapshot) has them
+ * replaced without its spans, which leaves the hour short (then read from the spans, never
+ * wrong) until the next round. Answers the hours rebuilt.
+ */
 export async function rebuildSlotRollups(knex: Knex, applicationId: string, slot: IndexedSlot): Promise<number> {
-  const hours = await hoursToRebuild(knex, applicationId, slot);
-  for (const hour of hours) await rebuildHour(knex, applicationId, slot, hour);
-  return hours.length;
+  let rebuilt = 0;
+  for (let round = 0; round < REBUILD_ROUNDS; round += 1) {
+    const hours = await hoursToRebuild(knex, applicationId, slot);
+    if (hours.length === 0) break;
+    for (const hour of hours) await rebuildHour(knex, applicationId, slot, hour);
+    rebuilt += hours.length;
+  }
+  return rebuilt;
 }
