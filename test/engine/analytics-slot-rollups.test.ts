@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { parseIndexedAttributes, writtenSlots } from '../../src/storage/accounts/indexed-attributes.js';
 import { backfillBatch, pendingSlot } from '../../src/storage/spans/slot-backfill.js';
 import { rebuildSlotRollups } from '../../src/storage/spans/slot-rollups.js';
+import { rollUpStoredSpans } from '../../src/storage/migrations/20261128000100_slot_rollups.js';
 import { purgeBatch } from '../../src/storage/spans/span-purge.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
@@ -190,6 +191,18 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
     await purgeBatch(knex(), { applicationId: caller.appId, beforeNs: null, limit: 100 });
     const left = (await knex()('slot_rollups').where({ application_id: caller.appId }).count({ rows: '*' })) as Array<{ rows: number | string }>;
     expect(Number(left[0]?.rows)).to.equal(0);
+  });
+
+  it('rolls up the spans stored before its migration (run again here on stored spans)', async () => {
+    const stored = rows(caller.appId);
+    await storeWithSlots(knex(), caller.appId, stored, [PATH], 'writer');
+    const snapshot = async () => knex()('slot_rollups').where({ application_id: caller.appId }).orderBy(['bucket_width_s', 'bucket_start_unix_nano', 'value_kind', 'value']).select('*');
+    const written = await snapshot();
+    await knex()('slot_rollups').where({ application_id: caller.appId }).del();
+    await rollUpStoredSpans(knex());
+    expect(await snapshot()).to.deep.equal(written);
+    await tamper();
+    expect(firstMax(await analytics(BODY))).to.equal(1000);
   });
 
   it('sends no statement more for an application without indexed keys', async () => {

@@ -42,7 +42,8 @@ export async function up(knex: Knex): Promise<void> {
   await rollUpStoredSpans(knex);
 }
 
-async function rollUpStoredSpans(knex: Knex): Promise<void> {
+/** Rolls up the stored spans of every ready slot (exported for its test). */
+export async function rollUpStoredSpans(knex: Knex): Promise<void> {
   // Each statement on its own (on MariaDB the CREATE TABLE above ended the migration's transaction).
   const run: Run = async <T>(query: Knex.QueryBuilder) => (await query) as T;
   const applications = (await knex('applications').whereNotNull('indexed_attributes_state').select('id', 'indexed_attributes_state')) as Array<{ id: string; indexed_attributes_state: string }>;
