@@ -9,11 +9,15 @@
 // SLOT_KEYS_MAX_AGE_MS in src/ingest/ingest-traces.ts), and every later one carries the new key
 // and files its value itself. Safe beside ingestion and beside the backfillers of other
 // instances: every batch checks the state it was planned from.
+// Once a slot is ready, its roll-ups per value (src/storage/spans/slot-rollups.ts) are rebuilt for
+// the hours whose spans its generation does not count yet (the spans stored before the key was
+// indexed).
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { IndexingConfig } from '../config.js';
 import { PeriodicPasses } from '../periodic-passes.js';
 import { backfillBatch, listBackfillTargets, pendingSlot, readBackfillTarget, type BackfillTarget } from '../storage/spans/slot-backfill.js';
+import { rebuildSlotRollups } from '../storage/spans/slot-rollups.js';
 
 export interface SlotBackfillerDeps {
   knex: Knex;
@@ -36,7 +40,10 @@ export class SlotBackfiller extends PeriodicPasses {
       if (!slot) break;
       const outcome = await backfillBatch(knex, current, slot, config.backfillBatchSize);
       if (outcome !== 'superseded') batches += 1;
-      if (outcome === 'ready') this.deps.logger.info({ application_id: target.applicationId, slot: slot.slot }, 'indexed attribute backfill complete');
+      if (outcome === 'ready') {
+        const hours = await rebuildSlotRollups(knex, target.applicationId, slot);
+        this.deps.logger.info({ application_id: target.applicationId, slot: slot.slot, rollup_hours_rebuilt: hours }, 'indexed attribute backfill complete');
+      }
       current = await readBackfillTarget(knex, target.applicationId);
     }
     return batches;

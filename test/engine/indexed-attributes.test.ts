@@ -258,7 +258,7 @@ onEachDatabase(
           indexed_value_1: models[index % models.length] as string,
         }),
       );
-      await storeSpans(knex, rows, { traceSlots: [{ slot: 1, generation: (await state(appId)).slots[0]?.since ?? 0 }] });
+      await storeSpans(knex, rows, { traceSlots: [{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: (await state(appId)).slots[0]?.since ?? 0 }] });
       if (app().database === 'mysql') await knex.raw('ANALYZE TABLE spans');
       else await knex.raw('ANALYZE');
       const filter = { kind: 'condition', field: MODEL, op: 'eq', value: 'gemini-2.5-pro', resolved: { kind: 'attribute', source: 'span_attributes', key: 'gen_ai.request.model' } } as const;

@@ -190,7 +190,7 @@ onEachDatabase(
     it('refuses to store slot values that are not filed per trace (no generation given for their slot)', async () => {
       const row = spanRow({ application_id: 'app_unfiled', trace_id: 'f'.repeat(32), span_id: 'f'.repeat(16), indexed_value_2: 'a' });
       let refused: unknown;
-      await storeSpans(app().server.knex, [row], { traceSlots: [{ slot: 1, generation: 0 }] }).catch((error: unknown) => (refused = error));
+      await storeSpans(app().server.knex, [row], { traceSlots: [{ slot: 1, source: 'span_attributes', key: 'k', generation: 0 }] }).catch((error: unknown) => (refused = error));
       expect(String(refused)).to.match(/slot 2/);
       expect(await app().server.knex('spans').where({ application_id: 'app_unfiled' }).count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 0);
     });

@@ -48,4 +48,5 @@ export async function clearSpans(knex: Knex, applicationId: string): Promise<voi
   await knex('traces').where('application_id', applicationId).del();
   await knex('span_rollups').where('application_id', applicationId).del();
   await knex('trace_slot_values').where('application_id', applicationId).del();
+  await knex('slot_rollups').where('application_id', applicationId).del();
 }

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { initialIndexedAttributes, NO_INDEXED_ATTRIBUTES, parseIndexedAttributes, serializeIndexedAttributes, withPaths, writtenSlots } from '../../src/storage/accounts/indexed-attributes.js';
 import { slotValue } from '../../src/storage/spans/indexed-slots.js';
 import { backfillBatch, pendingSlot } from '../../src/storage/spans/slot-backfill.js';
+import { rebuildSlotRollups } from '../../src/storage/spans/slot-rollups.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 
@@ -39,7 +40,8 @@ export async function backfillAll(knex: Knex, applicationId: string, batchSize: 
     const state = parseIndexedAttributes(row.indexed_attributes_state);
     const slot = pendingSlot(state, Date.now(), 0);
     if (!slot) return batches;
-    await backfillBatch(knex, { applicationId, state }, slot, batchSize);
+    // As the backfiller (src/indexing/slot-backfiller.ts): the slot's roll-ups once it is ready.
+    if ((await backfillBatch(knex, { applicationId, state }, slot, batchSize)) === 'ready') await rebuildSlotRollups(knex, applicationId, slot);
     batches += 1;
   }
 }

@@ -8,8 +8,9 @@
 //     (ROW_NUMBER() partitioned by group and bucket; never PERCENTILE_CONT), for 2 and 3.
 // Keys group, sort and compare by their exact bytes (dialect.exactKey). Everything reads the
 // same matching builders as POST /engine/query and POST /traces, so the window's index serves.
-// At spans grain, a request the roll-ups can answer reads them instead (rollup-reads.ts): the same
-// statements over another source, the same AnalyticsRows.
+// At spans grain, a request the roll-ups can answer reads them instead (rollup-reads.ts; grouped by
+// an indexed attribute key, slot-rollup-reads.ts): the same statements over another source, the
+// same AnalyticsRows.
 import type { Knex } from 'knex';
 import type { SqlDialect } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
@@ -19,6 +20,7 @@ import { asNumber } from './stored-span.js';
 import { MIN_STORED_INTEGER } from './time-bounds.js';
 import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupDimensionOf, rollupPlan, type RollupPlan } from './rollup-reads.js';
 import { matchingTraces } from './trace-pages.js';
+import { matchingSlotRollups, SLOT_KEY_SQL, slotBucketsExact, slotRollupPlan } from './slot-rollup-reads.js';
 
 export type AnalyticsGrain = 'spans' | 'traces';
 export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
@@ -96,6 +98,16 @@ interface Source {
 function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
   const dialect = dialectFor(knex);
   const plan = query.rollup;
+  if (plan?.slot) {
+    return {
+      dialect,
+      matching: () => matchingSlotRollups(knex, dialect, rollupRequest(query), plan),
+      alias: 'r',
+      timeColumn: 'r.bucket_start_unix_nano',
+      keys: [{ sql: SLOT_KEY_SQL, bindings: [] }],
+      aggregate: (measure) => rollupAggregateSql(dialect, measure.fn, 'field' in measure ? measure.field : undefined),
+    };
+  }
   if (plan) {
     return {
       dialect,
@@ -303,8 +315,10 @@ export async function analyticsRows(knex: Knex, request: AnalyticsQuery): Promis
   if (request.startNs < MIN_STORED_INTEGER) return { groups: request.groupBy.length === 0 ? [{ key: [], points: [] }] : [], other: null, truncated: false };
   const work = async (trx: Knex.Transaction): Promise<AnalyticsRows> => {
     const asRollup = rollupRequest(request);
-    const plan = rollupPlan(asRollup);
-    const query = plan && !(await hasPartialBuckets(trx, dialectFor(trx), asRollup, plan)) ? { ...request, rollup: plan } : request;
+    const dialect = dialectFor(trx);
+    const plan = rollupPlan(asRollup) ?? slotRollupPlan(asRollup, request.indexedSlots);
+    const exact = plan && (plan.slot ? await slotBucketsExact(trx, dialect, asRollup, plan) : !(await hasPartialBuckets(trx, dialect, asRollup, plan)));
+    const query = plan && exact ? { ...request, rollup: plan } : request;
     if (query.groupBy.length === 0) {
       const series = await readPoints(trx, query, { kind: 'all' });
       const all = [...series.values()][0];

@@ -12,6 +12,7 @@ import { compileFilter } from './filter-sql.js';
 import { targetOf, targetOfResolved, type FilterColumn } from './filter-targets.js';
 import { ROLLUP_DIMENSIONS, ROLLUP_WIDTHS_S } from './span-rollups.js';
 import { betweenNanos } from './time-bounds.js';
+import type { IndexedSlot } from './indexed-slots.js';
 
 /** What a roll-up read needs of the request (a subset of AnalyticsQuery). */
 export interface RollupRequest {
@@ -29,6 +30,8 @@ export interface RollupRequest {
 export interface RollupPlan {
   widthS: number;
   bucketsEndNs: bigint;
+  /** Read slot_rollups of this slot (slot-rollup-reads.ts) instead of span_rollups. */
+  slot?: IndexedSlot;
 }
 
 const NANOS_PER_SECOND = 1_000_000_000n;

@@ -9,6 +9,9 @@ import { bulkWriteTransaction } from '../transactions.js';
 import { emptyRollupsQueries, addRollupsQuery, rollupDeltas, ROLLUP_DIMENSIONS, type RollupSpan } from './span-rollups.js';
 import { recomputeSummaries } from './trace-summaries.js';
 import { afterSpansDeleted } from './trace-slot-values.js';
+import { parseIndexedAttributes, writtenSlots } from '../accounts/indexed-attributes.js';
+import { slotColumn, type IndexedSlot } from './indexed-slots.js';
+import { addSlotRollupsQueries, emptySlotRollupsQueries, slotKindSql, slotRollupDeltas, type SlotEntry, type ValueKind } from './slot-rollups.js';
 
 export interface PurgeBatch {
   applicationId: string;
@@ -21,6 +24,18 @@ interface ExpiredSpan extends RollupSpan {
   start: string;
   seq: number | string;
   trace_id: string;
+  [slotColumn: `value_${number}` | `kind_${number}`]: string | number | null;
+}
+
+/** An expired span's value for a slot, as expiredSpansQuery read it. */
+function slotEntryOfExpired(span: ExpiredSpan, slot: IndexedSlot): SlotEntry {
+  return { kind: Number(span[`kind_${slot.slot}`]) as ValueKind, value: (span[`value_${slot.slot}`] as string | null) ?? '' };
+}
+
+/** The application's slots in use: the purged spans are taken out of their generations' slot_rollups. */
+async function slotsInUse(db: Knex, applicationId: string, run: (query: Knex.QueryBuilder) => Promise<unknown>): Promise<IndexedSlot[]> {
+  const rows = (await run(db('applications').where({ id: applicationId }).select('indexed_attributes_state'))) as Array<{ indexed_attributes_state: string | null }>;
+  return writtenSlots(parseIndexedAttributes(rows[0]?.indexed_attributes_state));
 }
 
 /**
@@ -28,10 +43,15 @@ interface ExpiredSpan extends RollupSpan {
  * (application_id, start_time_unix_nano): MariaDB/MySQL's clustered primary key, SQLite's
  * spans_newest_first. Locked: a concurrent purger waits, then finds them gone.
  */
-export function expiredSpansQuery(knex: Knex, { applicationId, beforeNs, limit }: PurgeBatch): Knex.QueryBuilder {
+export function expiredSpansQuery(knex: Knex, { applicationId, beforeNs, limit }: PurgeBatch, slots: readonly IndexedSlot[] = []): Knex.QueryBuilder {
   const query = knex('spans')
     .select({ start: bigintAsText(knex, 'start_time_unix_nano') }, 'seq', 'trace_id', 'application_id', 'duration_ms', 'cost', 'usage_amount', ...ROLLUP_DIMENSIONS)
     .where('application_id', applicationId);
+  // Each slot's value and kind, for slot_rollups (slot-rollups.ts).
+  for (const slot of slots) {
+    const kind = slotKindSql(knex, slot, 'spans');
+    query.select(`${slotColumn(slot.slot)} as value_${slot.slot}`, knex.raw(`${kind.sql} AS kind_${slot.slot}`, kind.bindings));
+  }
   if (beforeNs !== null) query.whereRaw(`start_time_unix_nano < ${dialectFor(knex).exactInteger}`, [beforeNs.toString()]);
   return dialectFor(knex).lockRows(query.orderBy('start_time_unix_nano').limit(limit));
 }
@@ -68,7 +88,8 @@ function affectedRows(result: unknown): number {
  */
 export async function purgeBatch(knex: Knex, batch: PurgeBatch): Promise<{ deleted: number; full: boolean }> {
   return bulkWriteTransaction(knex, async ({ db, run }) => {
-    const spans = (await run<ExpiredSpan[]>(expiredSpansQuery(db, batch))).map((span) => ({ ...span, start_time_unix_nano: span.start }));
+    const slots = await slotsInUse(db, batch.applicationId, run);
+    const spans = (await run<ExpiredSpan[]>(expiredSpansQuery(db, batch, slots))).map((span) => ({ ...span, start_time_unix_nano: span.start }));
     if (spans.length === 0) return { deleted: 0, full: false };
     const deleted = affectedRows(await run(deleteSpansQuery(db, batch.applicationId, spans)));
     // The rows read are locked: the delete took exactly them.
@@ -78,6 +99,10 @@ export async function purgeBatch(knex: Knex, batch: PurgeBatch): Promise<{ delet
     await afterSpansDeleted(db, batch.applicationId, traceIds, run);
     const deltas = rollupDeltas(spans, -1);
     for (const statement of [...addRollupsQuery(db, deltas), ...emptyRollupsQueries(db, deltas)]) await run(statement);
+    if (slots.length > 0) {
+      const slotDeltas = slotRollupDeltas(spans, slots, slotEntryOfExpired, -1);
+      for (const statement of [...addSlotRollupsQueries(db, slotDeltas), ...emptySlotRollupsQueries(db, slotDeltas)]) await run(statement);
+    }
     return { deleted, full: spans.length === batch.limit };
   });
 }

@@ -40,7 +40,7 @@ export const ROLLUP_WIDTHS_S = [3600, 60] as const;
 export type RollupSpan = Pick<SpanRow, 'application_id' | 'start_time_unix_nano' | 'duration_ms' | 'cost' | 'usage_amount' | RollupDimension>;
 
 /** The measured numbers of a roll-up row: count, sum, min and max of each figure. */
-const FIGURES = [
+export const FIGURES = [
   ['duration', 'duration_ms'],
   ['cost', 'cost'],
   ['usage', 'usage_amount'],
@@ -59,26 +59,38 @@ function dimensionsHash(dimensions: string): string {
 }
 
 const NANOS_PER_SECOND = 1_000_000_000n;
-const WIDTHS_NS = ROLLUP_WIDTHS_S.map((widthS) => [widthS, BigInt(widthS) * NANOS_PER_SECOND] as const);
+export const WIDTHS_NS = ROLLUP_WIDTHS_S.map((widthS) => [widthS, BigInt(widthS) * NANOS_PER_SECOND] as const);
 
 /** The start of the bucket of `widthNs` holding the nanosecond time (floored, also before 1970). */
-function bucketStart(time: bigint, widthNs: bigint): string {
+export function bucketStart(time: bigint, widthNs: bigint): string {
   const remainder = ((time % widthNs) + widthNs) % widthNs;
   return (time - remainder).toString();
 }
 
-/** One delta while it is summed up: the span count, then count, sum, min and max per figure. */
-interface Accumulator {
-  span: RollupSpan;
-  widthS: number;
-  start: string;
-  hash: string;
+/** What a roll-up row measures of a span. */
+export type FigureSpan = Pick<SpanRow, 'duration_ms' | 'cost' | 'usage_amount'>;
+
+/** The figures of one roll-up row while it is summed up: the span count, then count, sum, min and max per figure. */
+export interface FigureTotals {
   spanCount: number;
   figures: Float64Array;
   extremes: Array<number | null>;
 }
 
-function accumulate(accumulator: Accumulator, span: RollupSpan, sign: 1 | -1): void {
+export function emptyTotals(): FigureTotals {
+  return { spanCount: 0, figures: new Float64Array(FIGURES.length * 2), extremes: Array<number | null>(FIGURES.length * 2).fill(null) };
+}
+
+/** One delta while it is summed up. */
+interface Accumulator extends FigureTotals {
+  span: RollupSpan;
+  widthS: number;
+  start: string;
+  hash: string;
+}
+
+/** Adds (sign 1) or takes away (sign -1) one span's figures; taking away leaves the extremes alone. */
+export function accumulate(accumulator: FigureTotals, span: FigureSpan, sign: 1 | -1): void {
   accumulator.spanCount += sign;
   for (let index = 0; index < FIGURES.length; index += 1) {
     const raw = span[(FIGURES[index] as (typeof FIGURES)[number])[1]];
@@ -94,6 +106,18 @@ function accumulate(accumulator: Accumulator, span: RollupSpan, sign: 1 | -1): v
   }
 }
 
+/** The measure columns of a roll-up row from its totals (`partial` set when spans were taken away). */
+export function figureColumns(totals: FigureTotals, sign: 1 | -1): Record<string, number | null> {
+  const columns: Record<string, number | null> = { span_count: totals.spanCount, partial: sign === 1 ? 0 : 1 };
+  FIGURES.forEach(([name], index) => {
+    columns[`${name}_count`] = totals.figures[index * 2] as number;
+    columns[`${name}_sum`] = totals.figures[index * 2 + 1] as number;
+    columns[`${name}_min`] = totals.extremes[index * 2] ?? null;
+    columns[`${name}_max`] = totals.extremes[index * 2 + 1] ?? null;
+  });
+  return columns;
+}
+
 function deltaOf(accumulator: Accumulator, sign: 1 | -1): RollupDelta {
   const { span } = accumulator;
   const delta: RollupDelta = {
@@ -101,17 +125,9 @@ function deltaOf(accumulator: Accumulator, sign: 1 | -1): RollupDelta {
     bucket_width_s: accumulator.widthS,
     bucket_start_unix_nano: accumulator.start,
     dimensions_hash: accumulator.hash,
-    span_count: accumulator.spanCount,
-    partial: sign === 1 ? 0 : 1,
   };
   for (const column of ROLLUP_DIMENSIONS) delta[column] = span[column] ?? null;
-  FIGURES.forEach(([name], index) => {
-    delta[`${name}_count`] = accumulator.figures[index * 2] as number;
-    delta[`${name}_sum`] = accumulator.figures[index * 2 + 1] as number;
-    delta[`${name}_min`] = accumulator.extremes[index * 2] ?? null;
-    delta[`${name}_max`] = accumulator.extremes[index * 2 + 1] ?? null;
-  });
-  return delta;
+  return Object.assign(delta, figureColumns(accumulator, sign));
 }
 
 /**
@@ -136,7 +152,7 @@ export function rollupDeltas(spans: RollupSpan[], sign: 1 | -1): RollupDelta[] {
       const id = `${span.application_id}/${widthS}/${start}/${hash}`;
       let accumulator = accumulators.get(id);
       if (accumulator === undefined) {
-        accumulator = { span, widthS, start, hash, spanCount: 0, figures: new Float64Array(FIGURES.length * 2), extremes: Array<number | null>(FIGURES.length * 2).fill(null) };
+        accumulator = { span, widthS, start, hash, ...emptyTotals() };
         accumulators.set(id, accumulator);
       }
       accumulate(accumulator, span, sign);
@@ -155,25 +171,30 @@ const ROWS_PER_STATEMENT = 400;
  * SQLite's old-row SET agree.
  */
 export function addRollupsQuery(db: Knex, deltas: RollupDelta[]): Knex.QueryBuilder[] {
+  return mergeRollupsQueries(db, 'span_rollups', ['application_id', 'bucket_width_s', 'bucket_start_unix_nano', 'dimensions_hash'], deltas);
+}
+
+/** addRollupsQuery for any table with the roll-up measure columns and the given key (slot-rollups.ts too). */
+export function mergeRollupsQueries(db: Knex, table: string, key: string[], deltas: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder[] {
   const { insertedValue, greatest, least } = dialectFor(db);
   const incoming = (column: string) => db.raw(insertedValue, [column]);
   const merge: Record<string, Knex.Raw> = {
-    span_count: db.raw('?? + ?', ['span_rollups.span_count', incoming('span_count')]),
-    partial: db.raw(`${greatest}(??, ?)`, ['span_rollups.partial', incoming('partial')]),
+    span_count: db.raw('?? + ?', [`${table}.span_count`, incoming('span_count')]),
+    partial: db.raw(`${greatest}(??, ?)`, [`${table}.partial`, incoming('partial')]),
   };
   for (const [name] of FIGURES) {
-    for (const part of ['count', 'sum']) merge[`${name}_${part}`] = db.raw('?? + ?', [`span_rollups.${name}_${part}`, incoming(`${name}_${part}`)]);
+    for (const part of ['count', 'sum']) merge[`${name}_${part}`] = db.raw('?? + ?', [`${table}.${name}_${part}`, incoming(`${name}_${part}`)]);
     for (const [part, pick] of [['min', least], ['max', greatest]] as const) {
-      const old = `span_rollups.${name}_${part}`;
+      const old = `${table}.${name}_${part}`;
       merge[`${name}_${part}`] = db.raw(`COALESCE(${pick}(??, ?), ??, ?)`, [old, incoming(`${name}_${part}`), old, incoming(`${name}_${part}`)]);
     }
   }
   const statements: Knex.QueryBuilder[] = [];
   for (let offset = 0; offset < deltas.length; offset += ROWS_PER_STATEMENT) {
     statements.push(
-      db('span_rollups')
+      db(table)
         .insert(deltas.slice(offset, offset + ROWS_PER_STATEMENT))
-        .onConflict(['application_id', 'bucket_width_s', 'bucket_start_unix_nano', 'dimensions_hash'])
+        .onConflict(key)
         .merge(merge),
     );
   }

@@ -1,18 +1,20 @@
 // Stores spans durably and keeps the per-trace summaries (table `traces`), the roll-ups (table
-// `span_rollups`, span-rollups.ts) and the request's usage (table `usage_hourly`,
+// `span_rollups`, span-rollups.ts; for applications that index keys also `slot_rollups`,
+// slot-rollups.ts) and the request's usage (table `usage_hourly`,
 // ../usage/usage-counts.ts) current, as spans arrive in any order and in any number of batches.
 // A span already stored (same application, trace_id, span_id) is kept, never stored or counted
 // twice.
 import type { Knex } from 'knex';
 import type { Run } from '../sql/dialect.js';
 import { bulkWriteTransaction } from '../transactions.js';
-import { SLOT_NUMBERS, slotColumn } from './indexed-slots.js';
+import { SLOT_NUMBERS, slotColumn, type IndexedSlot } from './indexed-slots.js';
 import { inPowerOfTwoRuns, insertSpansMysql, insertSpansSqlite } from './span-insert.js';
 import { sendPrepared } from '../sql/mysql-transaction.js';
 import { addRollupsQuery, rollupDeltas } from './span-rollups.js';
+import { addSlotRollupsQueries, slotEntryOfRow, slotRollupDeltas } from './slot-rollups.js';
 import type { SpanRow } from './span-row.js';
 import { batchSummaries, groupBy, mergeQuery } from './trace-summaries.js';
-import { addValuesQueries, slotValuesOf, syncTimesQuery, type TraceSlot } from './trace-slot-values.js';
+import { addValuesQueries, slotValuesOf, syncTimesQuery } from './trace-slot-values.js';
 import { addUsageQuery, recordUsage, type UsageDelta } from '../usage/usage-counts.js';
 
 /**
@@ -38,11 +40,12 @@ export interface StoreOptions {
    */
   slotKeysValidUntil?: number;
   /**
-   * The application's slots in use, with their generations: the values the rows hold in them are
-   * filed per trace (trace-slot-values.ts). None: the application indexes no attribute. The rows
+   * The application's slots in use, with their keys and generations: the values the rows hold in
+   * them are filed per trace (trace-slot-values.ts) and rolled up per value (slot-rollups.ts).
+   * None: the application indexes no attribute (and no statement of either is sent). The rows
    * must then be of that one application.
    */
-  traceSlots?: readonly TraceSlot[];
+  traceSlots?: readonly IndexedSlot[];
   /**
    * The export request's usage, added in the same transaction: its spans_accepted and
    * spans_duplicate are set here to the rows newly stored and the rows found stored already
@@ -94,7 +97,7 @@ async function storedKeys(writer: Writer, applicationId: string, rows: SpanRow[]
  * Without `checking`, every row is taken to be new (the usual case) and a row found stored
  * already aborts the write (SpansStoredAlready); with it, the stored ones are looked up first.
  */
-async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>, checking: boolean, traceSlots: readonly TraceSlot[]): Promise<SpanRow[]> {
+async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>, checking: boolean, traceSlots: readonly IndexedSlot[]): Promise<SpanRow[]> {
   const rows = [...rowsByTrace.values()].flat();
   let fresh = [...new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row])).values()];
   if (checking) {
@@ -156,6 +159,12 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
     // Last, so that the roll-up rows every writer of the application touches stay locked briefly.
     for (const deltas of inPowerOfTwoRuns(rollupDeltas(fresh, 1), ROLLUPS_PER_UPSERT)) {
       for (const statement of addRollupsQuery(writer.db, deltas)) await writer.runSized(statement);
+    }
+    // Per indexed slot value, under the generations the rows' slots were filled with.
+    if (traceSlots.length > 0) {
+      for (const deltas of inPowerOfTwoRuns(slotRollupDeltas(fresh, traceSlots, slotEntryOfRow, 1), ROLLUPS_PER_UPSERT)) {
+        for (const statement of addSlotRollupsQueries(writer.db, deltas)) await writer.runSized(statement);
+      }
     }
     // One row per application, key and hour: the last statement, so its lock is held the shortest.
     if (usage) await writer.runSized(addUsageQuery(writer.db, { ...usage, spans_accepted: fresh.length, spans_duplicate: rows.length - fresh.length }));
