@@ -543,12 +543,17 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     caller = await engineCaller(app());
   });
 
-  async function post<P extends EngineReadPath>(path: P, windowNs: readonly bigint[], body: unknown, query: Record<string, string | number | boolean> = {}) {
-    const response = await call(app().url, 'POST', path, {
+  /** POST `path` over the window [start, end), as the caller; the answer checked against the document only. */
+  function postWindowed(path: string, windowNs: readonly bigint[], body: unknown, query: Record<string, string | number | boolean> = {}) {
+    return call(app().url, 'POST', path, {
       query: { start_time: nanosToRfc3339(windowNs[0] as bigint), end_time: nanosToRfc3339(windowNs[1] as bigint), ...query },
       headers: caller.headers,
       json: body,
     });
+  }
+
+  async function post<P extends EngineReadPath>(path: P, windowNs: readonly bigint[], body: unknown, query: Record<string, string | number | boolean> = {}) {
+    const response = await postWindowed(path, windowNs, body, query);
     expect(response.status, response.text).to.equal(200);
     return parseEngineRead(path, response.text);
   }
@@ -631,11 +636,7 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
         const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
         const request = { ...body, filter: filterValue };
         const context = `analytics ${JSON.stringify(request)} window ${window.startNs}..${window.endNs}`;
-        const response = await call(app().url, 'POST', '/engine/analytics', {
-          query: { start_time: nanosToRfc3339(window.startNs), end_time: nanosToRfc3339(window.endNs) },
-          headers: caller.headers,
-          json: request,
-        });
+        const response = await postWindowed('/engine/analytics', [window.startNs, window.endNs], request);
         expectAnalyticsAnswer(response, rows, window, request, body, context);
       }),
       { numRuns: RUNS, seed: SEED },
@@ -659,11 +660,7 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
         const request = { ...body, filter: filterValue };
         if (rows.every((row) => keptOrAbsent(row, path))) allKept += 1;
         const context = `analytics ${JSON.stringify(request)} window ${window.startNs}..${window.endNs}, indexed via ${via}`;
-        const response = await call(app().url, 'POST', '/engine/analytics', {
-          query: { start_time: nanosToRfc3339(window.startNs), end_time: nanosToRfc3339(window.endNs) },
-          headers: caller.headers,
-          json: request,
-        });
+        const response = await postWindowed('/engine/analytics', [window.startNs, window.endNs], request);
         expectAnalyticsAnswer(response, rows, window, request, body, context);
       }),
       { numRuns: RUNS, seed: SEED },

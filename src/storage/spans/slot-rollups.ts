@@ -22,7 +22,7 @@ import { placeholders, type Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import { bulkWriteTransaction } from '../transactions.js';
 import { slotColumn, type IndexedSlot } from './indexed-slots.js';
-import { accumulate, bucketStart, emptyTotals, figureColumns, FIGURES, mergeRollupsQueries, WIDTHS_NS, type FigureSpan, type FigureTotals } from './span-rollups.js';
+import { accumulate, bucketStart, emptyTotals, figureColumns, FIGURES, mergeRollupsQueries, touchedBuckets, WIDTHS_NS, type FigureSpan, type FigureTotals } from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
 
 export const SLOT_ROLLUPS = 'slot_rollups';
@@ -101,18 +101,12 @@ export function addSlotRollupsQueries(db: Knex, deltas: ReadonlyArray<Record<str
  * every row (of any generation) of those buckets that span_rollups no longer has (all their spans are gone).
  */
 export function emptySlotRollupsQueries(db: Knex, deltas: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder[] {
-  const buckets = new Map<string, { applicationId: string; widthS: number; starts: Set<string> }>();
-  for (const delta of deltas) {
-    const id = `${String(delta.application_id)}/${String(delta.bucket_width_s)}`;
-    const entry = buckets.get(id) ?? { applicationId: String(delta.application_id), widthS: Number(delta.bucket_width_s), starts: new Set<string>() };
-    entry.starts.add(String(delta.bucket_start_unix_nano));
-    buckets.set(id, entry);
-  }
+  const located = deltas.map((delta) => ({ application_id: String(delta.application_id), bucket_width_s: Number(delta.bucket_width_s), bucket_start_unix_nano: String(delta.bucket_start_unix_nano) }));
   const { exactInteger } = dialectFor(db);
-  return [...buckets.values()].map(({ applicationId, widthS, starts }) =>
+  return touchedBuckets(located).map(({ applicationId, widthS, starts }) =>
     db(SLOT_ROLLUPS)
       .where({ application_id: applicationId, bucket_width_s: widthS })
-      .whereRaw(`bucket_start_unix_nano IN (${placeholders(starts.size, exactInteger)})`, [...starts])
+      .whereRaw(`bucket_start_unix_nano IN (${placeholders(starts.length, exactInteger)})`, starts)
       .where((emptied) => {
         emptied.where('span_count', '<=', 0).orWhereNotExists((spans) => {
           spans

@@ -202,7 +202,8 @@ export function mergeRollupsQueries(db: Knex, table: string, key: string[], delt
 }
 
 /** Deletes the rows of the deltas' buckets left with no span (after spans were taken away). */
-export function emptyRollupsQueries(db: Knex, deltas: RollupDelta[]): Knex.QueryBuilder[] {
+/** The buckets some deltas touch, per application and width: where emptied roll-up rows are looked for. */
+export function touchedBuckets(deltas: ReadonlyArray<Pick<RollupDelta, 'application_id' | 'bucket_width_s' | 'bucket_start_unix_nano'>>): Array<{ applicationId: string; widthS: number; starts: string[] }> {
   const buckets = new Map<string, { applicationId: string; widthS: number; starts: Set<string> }>();
   for (const delta of deltas) {
     const id = `${delta.application_id}/${delta.bucket_width_s}`;
@@ -210,11 +211,15 @@ export function emptyRollupsQueries(db: Knex, deltas: RollupDelta[]): Knex.Query
     entry.starts.add(delta.bucket_start_unix_nano);
     buckets.set(id, entry);
   }
+  return [...buckets.values()].map(({ applicationId, widthS, starts }) => ({ applicationId, widthS, starts: [...starts] }));
+}
+
+export function emptyRollupsQueries(db: Knex, deltas: RollupDelta[]): Knex.QueryBuilder[] {
   const { exactInteger } = dialectFor(db);
-  return [...buckets.values()].map(({ applicationId, widthS, starts }) =>
+  return touchedBuckets(deltas).map(({ applicationId, widthS, starts }) =>
     db('span_rollups')
       .where({ application_id: applicationId, bucket_width_s: widthS })
-      .whereRaw(`bucket_start_unix_nano IN (${placeholders(starts.size, exactInteger)})`, [...starts])
+      .whereRaw(`bucket_start_unix_nano IN (${placeholders(starts.length, exactInteger)})`, starts)
       .where('span_count', '<=', 0)
       .del(),
   );
