@@ -51,6 +51,7 @@ export interface Config {
   /** How long usage rows (docs/usage-and-quotas.md) are kept; the same shape as the audit log's. */
   usage: AuditConfig;
   indexing: IndexingConfig;
+  folding: FoldingConfig;
   auth: {
     tokenIssuer: string;
     tokenAudience: string;
@@ -79,6 +80,13 @@ export interface AuditConfig {
   purgeIntervalSeconds: number;
   /** Rows one purge statement deletes at most. */
   purgeBatchSize: number;
+}
+
+export interface FoldingConfig {
+  /** Seconds between passes of the trace fold (src/folding/trace-folder.ts); 0 turns it off. */
+  intervalSeconds: number;
+  /** Summaries one fold transaction files at most. */
+  batchSize: number;
 }
 
 export interface IndexingConfig {
@@ -260,6 +268,10 @@ export function loadConfig(env: Env = process.env): Config {
       backfillIntervalSeconds: readInteger(env, 'INDEXING_BACKFILL_INTERVAL_SECONDS', 10, 0, 86_400),
       backfillBatchSize: readInteger(env, 'INDEXING_BACKFILL_BATCH_SIZE', 2000, 1, 50_000),
       settleSeconds: readInteger(env, 'INDEXING_SETTLE_SECONDS', 120, 0, 3600),
+    },
+    folding: {
+      intervalSeconds: readInteger(env, 'TRACE_FOLD_INTERVAL_SECONDS', 5, 0, 86_400),
+      batchSize: readInteger(env, 'TRACE_FOLD_BATCH_SIZE', 1000, 1, 20_000),
     },
     auth: {
       tokenIssuer: env.TOKEN_ISSUER || 'spanledger',

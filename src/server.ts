@@ -15,6 +15,7 @@ import { RetentionPurger } from './retention/purger.js';
 import { AuditPurger } from './retention/audit-purger.js';
 import { UsagePurger } from './retention/usage-purger.js';
 import { SlotBackfiller } from './indexing/slot-backfiller.js';
+import { TraceFolder } from './folding/trace-folder.js';
 import { openDatabase } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { MIGRATION_LOCK_TABLE } from './storage/migrations/migration-lock.js';
@@ -33,6 +34,8 @@ export interface RunningServer {
   usagePurger: UsagePurger;
   /** The indexed attribute backfill (src/indexing/slot-backfiller.ts). */
   backfiller: SlotBackfiller;
+  /** The trace fold (src/folding/trace-folder.ts). */
+  folder: TraceFolder;
   /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
   close(): Promise<void>;
 }
@@ -102,14 +105,16 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   usagePurger.start();
   const backfiller = new SlotBackfiller({ knex, logger, config: config.indexing });
   backfiller.start();
+  const folder = new TraceFolder({ knex, logger, config: config.folding });
+  folder.start();
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       // A purge batch in flight finishes (one short transaction) before the pool closes.
-      await Promise.all([closeHttp(server, config.shutdownTimeoutMs), grpc?.close(config.shutdownTimeoutMs), purger.stop(), auditPurger.stop(), usagePurger.stop(), backfiller.stop()]);
+      await Promise.all([closeHttp(server, config.shutdownTimeoutMs), grpc?.close(config.shutdownTimeoutMs), purger.stop(), auditPurger.stop(), usagePurger.stop(), backfiller.stop(), folder.stop()]);
       await knex.destroy();
     })();
     return closing;
   };
-  return { url: localServiceUrl(config.host, port), grpcPort: grpc?.port, knex, logger, tokens, purger, auditPurger, usagePurger, backfiller, close };
+  return { url: localServiceUrl(config.host, port), grpcPort: grpc?.port, knex, logger, tokens, purger, auditPurger, usagePurger, backfiller, folder, close };
 }

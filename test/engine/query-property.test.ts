@@ -14,7 +14,9 @@ import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { clearSpans, type EngineReadPath, type EngineSchemas, isClose, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
 import { type AnalyticsBody, expectedAnalytics, expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
+import { purgeBatch } from '../../src/storage/spans/span-purge.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { foldApplication, foldBatch } from '../../src/storage/spans/trace-folding.js';
 import { INDEXABLE_PATHS, storeWithSlots } from '../support/indexed-slots.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
@@ -537,6 +539,34 @@ function expectAnalyticsAnswer(
   });
 }
 
+// Trace metrics and trace-grain analytics without a filter, answered from the folded figures
+// (src/storage/spans/trace-figure-reads.ts): the spans stored in two parts with a fold of a random
+// batch size between (some traces filed, then changed by later spans), some re-sent, a second
+// fold or not, a retention purge or not, windows on the hour and off it.
+const LONG_SERVICE = 'service-'.repeat(40); // 320 bytes: too long to file, its traces stay pending
+const foldWindow = fc.constantFrom(
+  [ON_THE_HOUR - HOUR_NS, ON_THE_HOUR + 3n * HOUR_NS],
+  [ON_THE_HOUR, ON_THE_HOUR + 2n * HOUR_NS],
+  [ON_THE_HOUR + HOUR_NS, ON_THE_HOUR + 2n * HOUR_NS],
+  [ON_THE_HOUR + 17n * MINUTE_NS + 3n, ON_THE_HOUR + 2n * HOUR_NS + 5n * MINUTE_NS],
+  [BASE, BASE + W],
+);
+const foldScenario = palette
+  .chain(([texts, numbers]) => fc.array(spanFrom([...texts, LONG_SERVICE], numbers), { maxLength: 40, size: 'max' }))
+  .chain((generated) => {
+    const rows = toRows('app_placeholder', generated);
+    const steps = fc.record({
+      firstPart: fc.nat({ max: rows.length }),
+      resent: fc.nat({ max: rows.length }),
+      batch: fc.constantFrom(1, 2, 5, 1000),
+      // Mostly folded again: most runs answer with traces filed.
+      foldAgain: fc.constantFrom(true, true, true, false),
+      purgeBefore: fc.option(startOffset.map((offset) => BASE + offset), { nil: null, freq: 2 }),
+    });
+    const body = fc.tuple(analyticsBodyFor('traces'), fc.constantFrom<string[]>([], ['service_name']), fc.constantFrom('hour', 'day', 'auto')).map(([drawn, group_by, granularity]) => ({ ...drawn, group_by, granularity }));
+    return fc.tuple(fc.constant(rows), steps, foldWindow, body);
+  });
+
 onEachDatabase('engine queries agree with the reference evaluator', (app) => {
   let caller: EngineCaller;
   before(async () => {
@@ -556,6 +586,26 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     const response = await postWindowed(path, windowNs, body, query);
     expect(response.status, response.text).to.equal(200);
     return parseEngineRead(path, response.text);
+  }
+
+  /** POST /engine/metrics answers what the reference evaluator computes: the count exactly, every figure within rounding. */
+  async function expectMetricsAnswer(windowNs: readonly bigint[], rows: SpanRow[], filterValue: unknown, context: string): Promise<void> {
+    const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
+    const metrics = await post('/engine/metrics', windowNs, { filter: filterValue });
+    const wantedMetrics = expectedMetrics(rows, window, filterValue);
+    expect(metrics.trace_count, `metrics, ${context}`).to.equal(wantedMetrics.trace_count);
+    const traceList = expectedTraces(rows, window, filterValue, true);
+    const scales = {
+      duration: Math.max(0, ...traceList.map((trace) => trace.duration_ms)),
+      cost: Math.max(0, ...traceList.map((trace) => Math.abs(trace.total_cost)), ...rows.map((row) => Math.abs(row.cost ?? 0))),
+      spans_per_trace: Math.max(0, ...traceList.map((trace) => trace.spans_count)),
+    };
+    for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
+      for (const [statistic, expected] of Object.entries(wantedMetrics[figure])) {
+        const actual = metrics[figure][statistic as keyof EngineSchemas['Distribution']];
+        expect(isClose(actual, expected, 1e-9, scales[figure]), `metrics ${figure}.${statistic}: ${actual} vs ${expected}, ${context}`).to.equal(true);
+      }
+    }
   }
 
   for (const [title, drawn] of [
@@ -602,21 +652,7 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
             });
           }
 
-          const metrics = await post('/engine/metrics', windowNs, { filter: filterValue });
-          const wantedMetrics = expectedMetrics(rows, window, filterValue);
-          expect(metrics.trace_count, `metrics, ${context}`).to.equal(wantedMetrics.trace_count);
-          const traceList = expectedTraces(rows, window, filterValue, true);
-          const scales = {
-            duration: Math.max(0, ...traceList.map((trace) => trace.duration_ms)),
-            cost: Math.max(0, ...traceList.map((trace) => Math.abs(trace.total_cost)), ...rows.map((row) => Math.abs(row.cost ?? 0))),
-            spans_per_trace: Math.max(0, ...traceList.map((trace) => trace.spans_count)),
-          };
-          for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
-            for (const [statistic, expected] of Object.entries(wantedMetrics[figure])) {
-              const actual = metrics[figure][statistic as keyof EngineSchemas['Distribution']];
-              expect(isClose(actual, expected, 1e-9, scales[figure]), `metrics ${figure}.${statistic}: ${actual} vs ${expected}, ${context}`).to.equal(true);
-            }
-          }
+          await expectMetricsAnswer(windowNs, rows, filterValue, context);
         }),
         { numRuns: RUNS, seed: SEED },
       );
@@ -667,6 +703,38 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     );
     // Most runs hold only values the slot keeps: the roll-up path's share of the runs.
     expect(allKept).to.be.greaterThan(RUNS / 2);
+  });
+
+  it(`POST /engine/metrics and trace-grain POST /engine/analytics without a filter hold for ${RUNS} random span sets folded at random points, changed after, re-sent and purged`, async function () {
+    this.timeout(240_000);
+    const knex = app().server.knex;
+    let filedRuns = 0;
+    await fc.assert(
+      fc.asyncProperty(foldScenario, async ([placeholderRows, steps, windowNs, body]) => {
+        const stored = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
+        await clearSpans(knex, caller.appId);
+        await storeSpans(knex, stored.slice(0, steps.firstPart));
+        await foldBatch(knex, caller.appId, steps.batch);
+        await storeSpans(knex, stored);
+        await storeSpans(knex, stored.slice(0, steps.resent));
+        if (steps.foldAgain) await foldApplication(knex, caller.appId, steps.batch);
+        if (steps.purgeBefore !== null) {
+          while ((await purgeBatch(knex, { applicationId: caller.appId, beforeNs: steps.purgeBefore, limit: 7 })).full);
+        }
+        const rows = steps.purgeBefore === null ? stored : stored.filter((row) => BigInt(row.start_time_unix_nano) >= (steps.purgeBefore as bigint));
+        const [{ filed }] = (await knex('trace_histograms').where('application_id', caller.appId).count({ filed: '*' })) as Array<{ filed: number | string }>;
+        if (Number(filed) > 0) filedRuns += 1;
+        const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
+        const context = `steps ${JSON.stringify(steps, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))} window ${window.startNs}..${window.endNs}`;
+        await expectMetricsAnswer(windowNs, rows, null, context);
+        const request = { ...body, filter: null };
+        const response = await postWindowed('/engine/analytics', windowNs, request);
+        expectAnalyticsAnswer(response, rows, window, request, body, `analytics ${JSON.stringify(request)}, ${context}`);
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+    // Many runs answer with traces filed (the rest: nothing stored or left, or everything pending).
+    expect(filedRuns).to.be.greaterThan(RUNS / 3);
   });
 
   it(`POST /engine/analytics holds for ${RUNS} random span sets, filters, group-bys and measures at both grains`, async function () {

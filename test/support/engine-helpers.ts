@@ -49,4 +49,6 @@ export async function clearSpans(knex: Knex, applicationId: string): Promise<voi
   await knex('span_rollups').where('application_id', applicationId).del();
   await knex('trace_slot_values').where('application_id', applicationId).del();
   await knex('slot_rollups').where('application_id', applicationId).del();
+  await knex('trace_figures').where('application_id', applicationId).del();
+  await knex('trace_histograms').where('application_id', applicationId).del();
 }

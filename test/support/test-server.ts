@@ -31,8 +31,9 @@ export async function startTestServer(
 ): Promise<TestServer & { stop(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-test-'));
   const created = await database.create(dataDir);
-  // No gRPC port unless the suite asks for one (GRPC_PORT: '0' binds a free port).
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, DATABASE_URL: created.url, LOG_LEVEL: 'silent', ...env });
+  // No gRPC port unless the suite asks for one (GRPC_PORT: '0' binds a free port). No background
+  // trace fold unless the suite asks for one: tests that fold run it themselves, at chosen points.
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, DATABASE_URL: created.url, LOG_LEVEL: 'silent', TRACE_FOLD_INTERVAL_SECONDS: '0', ...env });
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent');
   const server = await startServer(config, logger, { clock: options.clock });
   return {

@@ -15,6 +15,7 @@ import * as auditEvents from './20261125000500_audit_events.js';
 import * as usageMetering from './20261126000300_usage_metering.js';
 import * as writeGuards from './20261127000100_write_guards.js';
 import * as slotRollups from './20261128000100_slot_rollups.js';
+import * as traceFolding from './20261129000100_trace_folding.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -37,6 +38,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261126000300_usage_metering', usageMetering],
   ['20261127000100_write_guards', writeGuards],
   ['20261128000100_slot_rollups', slotRollups],
+  ['20261129000100_trace_folding', traceFolding],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

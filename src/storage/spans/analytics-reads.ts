@@ -10,7 +10,8 @@
 // same matching builders as POST /engine/query and POST /traces, so the window's index serves.
 // At spans grain, a request the roll-ups can answer reads them instead (rollup-reads.ts; grouped by
 // an indexed attribute key, slot-rollup-reads.ts): the same statements over another source, the
-// same AnalyticsRows.
+// same AnalyticsRows. At trace grain, one without a filter grouped by nothing or the root's
+// service reads the folded figures (folded-analytics.ts).
 import type { Knex } from 'knex';
 import type { SqlDialect } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
@@ -19,6 +20,7 @@ import { matchingSpans, type WindowFilter } from './span-pages.js';
 import { asNumber } from './stored-span.js';
 import { MIN_STORED_INTEGER } from './time-bounds.js';
 import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupDimensionOf, rollupPlan, type RollupPlan } from './rollup-reads.js';
+import { foldedAnalyticsRows } from './folded-analytics.js';
 import { matchingTraces } from './trace-pages.js';
 import { matchingSlotRollups, SLOT_KEY_SQL, slotBucketsExact, slotRollupPlan } from './slot-rollup-reads.js';
 
@@ -314,6 +316,8 @@ export async function analyticsRows(knex: Knex, request: AnalyticsQuery): Promis
   // buckets' origin; at most 300 days long, it ends before anything a span can carry (from 1970).
   if (request.startNs < MIN_STORED_INTEGER) return { groups: request.groupBy.length === 0 ? [{ key: [], points: [] }] : [], other: null, truncated: false };
   const work = async (trx: Knex.Transaction): Promise<AnalyticsRows> => {
+    const folded = await foldedAnalyticsRows(trx, request);
+    if (folded) return folded;
     const asRollup = rollupRequest(request);
     const dialect = dialectFor(trx);
     const plan = rollupPlan(asRollup) ?? slotRollupPlan(asRollup, request.indexedSlots);

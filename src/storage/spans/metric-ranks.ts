@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 import { dialectFor } from '../sql/index.js';
 import type { WindowFilter } from './span-pages.js';
 import { asNumber } from './stored-span.js';
+import { figureCells } from './trace-figure-reads.js';
+import type { TraceFigure } from './trace-figures.js';
 import { matchingTraces } from './trace-pages.js';
 
 /** The percentiles of trace metrics, as whole percents: position = p × (n − 1) / 100. */
@@ -83,6 +85,37 @@ export function rankedValuesQuery(knex: Knex, query: WindowFilter, ranks: number
     });
 }
 
+const FOLDED_FIGURES: Record<MetricFigure, TraceFigure> = { duration: 'duration_ms', cost: 'total_cost', spans: 'spans_count' };
+
+/**
+ * Without a filter, the same statistics from the folded figures (trace-figure-reads.ts): the
+ * extremes and percentiles exact, the mean and spread from sums (within rounding; exact when
+ * every value is the same). Undefined when they cannot answer.
+ */
+async function foldedMetricRanks(trx: Knex.Transaction, query: WindowFilter): Promise<MetricRanks | undefined> {
+  const cells = await figureCells(trx, {
+    applicationId: query.applicationId,
+    startNs: query.startNs,
+    endNs: query.endNs,
+    figures: Object.values(FOLDED_FIGURES),
+    widthNs: null,
+    services: { kind: 'all' },
+    ranksFor: (_figure, count) => [0, count - 1, ...percentileRanks(count)],
+  });
+  if (cells === undefined) return undefined;
+  const [cell] = cells;
+  const count = cell?.count ?? 0;
+  const statistics = (figure: TraceFigure): FigureStatistics => {
+    const found = cell?.figures.get(figure);
+    if (!found || count === 0) return { mean: 0, stddev: 0, min: 0, max: 0, byRank: new Map() };
+    const min = found.byRank.get(0) as number;
+    const max = found.byRank.get(count - 1) as number;
+    if (min === max) return { mean: min, stddev: 0, min, max, byRank: found.byRank };
+    return { mean: found.sum / count, stddev: Math.sqrt(found.squaredDeviations / count), min, max, byRank: found.byRank };
+  };
+  return { count, figures: { duration: statistics('duration_ms'), cost: statistics('total_cost'), spans: statistics('spans_count') } };
+}
+
 /**
  * The statistics trace metrics are made of, computed in the database over the traces that
  * `POST /traces?search_child_spans=true` lists, in two reads of one snapshot:
@@ -96,6 +129,8 @@ export function rankedValuesQuery(knex: Knex, query: WindowFilter, ranks: number
 export async function traceMetricRanks(knex: Knex, query: WindowFilter): Promise<MetricRanks> {
   const { snapshot } = dialectFor(knex);
   const work = async (trx: Knex.Transaction): Promise<MetricRanks> => {
+    const folded = query.filter === null ? await foldedMetricRanks(trx, query) : undefined;
+    if (folded) return folded;
     const [aggregates] = (await metricAggregatesQuery(trx, query)) as Array<Record<string, unknown> | undefined>;
     const count = asNumber(aggregates?.n ?? 0);
     const ranks = count > 0 ? percentileRanks(count) : [];

@@ -7,6 +7,8 @@ import { bigintAsText } from '../database.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import type { SpanRow } from './span-row.js';
+import { FOLD_STATE } from './trace-figures.js';
+import { unfileDeletedTraces } from './trace-folding.js';
 
 interface RootCandidate {
   span_id: string;
@@ -134,6 +136,8 @@ export function mergeQuery(db: Knex, summaries: Summary[]): Knex.QueryBuilder {
   merge.spans_count = db.raw('?? + ?', ['traces.spans_count', incoming('spans_count')]);
   merge.total_cost = db.raw('?? + ?', ['traces.total_cost', incoming('total_cost')]);
   merge.error_count = db.raw('?? + ?', ['traces.error_count', incoming('error_count')]);
+  // The figures changed: filed again by the next fold (trace-folding.ts).
+  merge.folded = db.raw('?', [FOLD_STATE.pending]);
   return db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge(merge);
 }
 
@@ -219,10 +223,15 @@ export async function recomputeSummaries(db: Knex, applicationId: string, traceI
     const chunk = ordered.slice(offset, offset + TRACES_PER_RECOMPUTE);
     await run(lockQuery(db, applicationId, chunk));
     const summaries = await recomputedSummaries(db, applicationId, chunk, run);
-    if (summaries.length > 0) await run(db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge());
+    // Pending again: the next fold files the recomputed figures (trace-folding.ts).
+    const rows = summaries.map((summary) => ({ ...summary, folded: FOLD_STATE.pending }));
+    if (rows.length > 0) await run(db('traces').insert(rows).onConflict(['application_id', 'trace_id']).merge());
     const kept = new Set(summaries.map((summary) => summary.trace_id));
     const empty = chunk.filter((traceId) => !kept.has(traceId));
-    if (empty.length > 0) await run(db('traces').where('application_id', applicationId).whereIn('trace_id', empty).del());
+    if (empty.length > 0) {
+      await unfileDeletedTraces(db, run, applicationId, empty);
+      await run(db('traces').where('application_id', applicationId).whereIn('trace_id', empty).del());
+    }
   }
 }
 

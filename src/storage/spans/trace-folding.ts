@@ -1,0 +1,234 @@
+// Files trace summaries' figures into trace_figures and trace_histograms (docs/analytics.md,
+// "Folded trace figures"), and takes them out again when the purger deletes a trace. A summary
+// that changes after it was filed (a late span, a re-sent one, a purge) is set back to pending
+// by whoever changes it (trace-summaries.ts), in the same statement; its filed figures stay
+// where they were until the next fold replaces them, and the reads treat them as stale
+// meanwhile. So the histograms always count exactly the trace_figures rows, and every pending
+// trace is found through traces_by_fold_state.
+import type { Knex } from 'knex';
+import { bigintAsText } from '../database.js';
+import type { Run } from '../sql/dialect.js';
+import { dialectFor } from '../sql/index.js';
+import { bulkWriteTransaction } from '../transactions.js';
+import {
+  binOf,
+  FOLD_STATE,
+  hourOf,
+  originOfBin,
+  serviceKeyOf,
+  TRACE_FIGURE_TABLE,
+  TRACE_FIGURES,
+  TRACE_HISTOGRAM_TABLE,
+  type TraceFigure,
+} from './trace-figures.js';
+
+/** A filed figure of one trace: a trace_figures row. */
+export interface FiledFigure {
+  application_id: string;
+  trace_id: string;
+  figure: number;
+  hour: string;
+  service_key: string;
+  bin: number;
+  value: number;
+}
+
+/** What one histogram row gains or loses. */
+interface HistogramDelta {
+  application_id: string;
+  hour: string;
+  service_key: string;
+  figure: number;
+  bin: number;
+  trace_count: number;
+  value_sum: number;
+  value_sum_sq: number;
+  value_low: number | null;
+  value_high: number | null;
+}
+
+/** A summary as a fold reads it. */
+interface PendingTrace {
+  trace_id: string;
+  root_start: string | null;
+  service_name: string | null;
+  duration_ms: number | string;
+  total_cost: number | string;
+  spans_count: number | string;
+  error_count: number | string;
+}
+
+/** The figures of a trace as filed: none without a root; undefined when its service is too long to key. */
+function filedFigures(applicationId: string, trace: PendingTrace): FiledFigure[] | undefined {
+  if (trace.root_start === null) return [];
+  const serviceKey = serviceKeyOf(trace.service_name);
+  if (serviceKey === undefined) return undefined;
+  const hour = hourOf(BigInt(trace.root_start)).toString();
+  return TRACE_FIGURES.map((figure: TraceFigure, number) => {
+    const value = Number(trace[figure]);
+    return { application_id: applicationId, trace_id: trace.trace_id, figure: number, hour, service_key: serviceKey, bin: binOf(value), value };
+  });
+}
+
+/** The histogram rows the figures add to (sign 1) or take from (-1), in key order (fewer lock waits between folds). */
+function histogramDeltas(figures: FiledFigure[], sign: 1 | -1): HistogramDelta[] {
+  const deltas = new Map<string, HistogramDelta>();
+  for (const filed of figures) {
+    const id = JSON.stringify([filed.hour.padStart(20, '0'), filed.service_key, filed.figure, filed.bin]);
+    const delta = deltas.get(id) ?? {
+      application_id: filed.application_id,
+      hour: filed.hour,
+      service_key: filed.service_key,
+      figure: filed.figure,
+      bin: filed.bin,
+      trace_count: 0,
+      value_sum: 0,
+      value_sum_sq: 0,
+      // Taking values away never narrows the bounds (they only widen): null leaves them as they are.
+      value_low: sign > 0 ? filed.value : null,
+      value_high: sign > 0 ? filed.value : null,
+    };
+    const deviation = filed.value - originOfBin(filed.bin);
+    delta.trace_count += sign;
+    delta.value_sum += sign * deviation;
+    delta.value_sum_sq += sign * deviation * deviation;
+    if (sign > 0) {
+      delta.value_low = Math.min(delta.value_low as number, filed.value);
+      delta.value_high = Math.max(delta.value_high as number, filed.value);
+    }
+    deltas.set(id, delta);
+  }
+  return [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
+}
+
+const HISTOGRAM_KEY = ['application_id', 'hour', 'service_key', 'figure', 'bin'];
+/** Rows per multi-row statement: within SQLite's 500-term compound inserts and the placeholder limits. */
+const ROWS_PER_STATEMENT = 400;
+/** Trace ids per IN list. */
+const IDS_PER_STATEMENT = 500;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let offset = 0; offset < items.length; offset += size) out.push(items.slice(offset, offset + size));
+  return out;
+}
+
+/** Adds the deltas to the histograms, then deletes the rows they left with no trace. */
+async function applyHistogramDeltas(db: Knex, run: Run, deltas: HistogramDelta[]): Promise<void> {
+  const { insertedValue, greatest, least } = dialectFor(db);
+  const incoming = (column: string) => db.raw(insertedValue, [column]);
+  const old = (column: string) => `${TRACE_HISTOGRAM_TABLE}.${column}`;
+  const merge: Record<string, Knex.Raw> = {};
+  for (const column of ['trace_count', 'value_sum', 'value_sum_sq']) merge[column] = db.raw('?? + ?', [old(column), incoming(column)]);
+  for (const [column, pick] of [['value_low', least], ['value_high', greatest]] as const) {
+    merge[column] = db.raw(`COALESCE(${pick}(??, ?), ??, ?)`, [old(column), incoming(column), old(column), incoming(column)]);
+  }
+  for (const chunk of chunks(deltas, ROWS_PER_STATEMENT)) await run(db(TRACE_HISTOGRAM_TABLE).insert(chunk).onConflict(HISTOGRAM_KEY).merge(merge));
+  const emptied = deltas.filter((delta) => delta.trace_count < 0);
+  for (const chunk of chunks(emptied, ROWS_PER_STATEMENT)) {
+    const { exactInteger } = dialectFor(db);
+    const tuples = chunk.map(() => `(hour = ${exactInteger} AND service_key = ? AND figure = ? AND bin = ?)`).join(' OR ');
+    const bindings = chunk.flatMap((delta) => [delta.hour, delta.service_key, delta.figure, delta.bin]);
+    await run(
+      db(TRACE_HISTOGRAM_TABLE)
+        .where('application_id', (chunk[0] as HistogramDelta).application_id)
+        .whereRaw(`(${tuples})`, bindings)
+        .where('trace_count', '<=', 0)
+        .del(),
+    );
+  }
+}
+
+/** The filed figures of the traces (their trace_figures rows). */
+export async function readFiled(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<FiledFigure[]> {
+  const rows: FiledFigure[] = [];
+  for (const chunk of chunks(traceIds, IDS_PER_STATEMENT)) {
+    const found = await run<Array<Omit<FiledFigure, 'application_id'>>>(
+      db(TRACE_FIGURE_TABLE)
+        .select('trace_id', 'figure', { hour: bigintAsText(db, 'hour') }, 'service_key', 'bin', 'value')
+        .where('application_id', applicationId)
+        .whereIn('trace_id', chunk),
+    );
+    for (const row of found) {
+      const serviceKey = row.service_key as unknown;
+      rows.push({ ...row, application_id: applicationId, service_key: Buffer.isBuffer(serviceKey) ? serviceKey.toString('utf8') : String(serviceKey), figure: Number(row.figure), bin: Number(row.bin), value: Number(row.value) });
+    }
+  }
+  return rows;
+}
+
+/** Takes the traces' filed figures out of trace_figures and the histograms (in the caller's transaction). */
+async function removeFiled(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<void> {
+  const filed = await readFiled(db, run, applicationId, traceIds);
+  if (filed.length === 0) return;
+  const filedTraces = [...new Set(filed.map((row) => row.trace_id))];
+  for (const chunk of chunks(filedTraces, IDS_PER_STATEMENT)) await run(db(TRACE_FIGURE_TABLE).where('application_id', applicationId).whereIn('trace_id', chunk).del());
+  await applyHistogramDeltas(db, run, histogramDeltas(filed, -1));
+}
+
+/**
+ * The purger deleted these traces' summaries: their filed figures go too, in its transaction
+ * (a deleted summary is no longer pending, so no read would find them stale).
+ */
+export function unfileDeletedTraces(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<void> {
+  return removeFiled(db, run, applicationId, traceIds);
+}
+
+/**
+ * Files up to `limit` pending traces of the application as they are now, in one transaction:
+ * the pending summaries are read locked (a writer changing one waits, then sets it pending
+ * again), their earlier figures are taken out, the current ones filed, and they are marked
+ * folded (or unfoldable: a root service too long to key). Resolves with the traces read.
+ */
+export async function foldBatch(knex: Knex, applicationId: string, limit: number): Promise<number> {
+  return bulkWriteTransaction(knex, async ({ db, run }) => {
+    const pending = await run<PendingTrace[]>(
+      dialectFor(db).lockRows(
+        db('traces')
+          .select('trace_id', { root_start: bigintAsText(db, 'root_start_time_unix_nano') }, 'service_name', 'duration_ms', 'total_cost', 'spans_count', 'error_count')
+          .where({ application_id: applicationId, folded: FOLD_STATE.pending })
+          .limit(limit),
+      ),
+    );
+    if (pending.length === 0) return 0;
+    const traceIds = pending.map((trace) => trace.trace_id);
+    await removeFiled(db, run, applicationId, traceIds);
+    const filed: FiledFigure[] = [];
+    const unfoldable: string[] = [];
+    for (const trace of pending) {
+      const figures = filedFigures(applicationId, trace);
+      if (figures === undefined) unfoldable.push(trace.trace_id);
+      else filed.push(...figures);
+    }
+    for (const chunk of chunks(filed, ROWS_PER_STATEMENT)) await run(db(TRACE_FIGURE_TABLE).insert(chunk));
+    await applyHistogramDeltas(db, run, histogramDeltas(filed, 1));
+    const unfoldableSet = new Set(unfoldable);
+    const folded = traceIds.filter((id) => !unfoldableSet.has(id));
+    for (const [state, ids] of [[FOLD_STATE.folded, folded], [FOLD_STATE.unfoldable, unfoldable]] as const) {
+      for (const chunk of chunks(ids, IDS_PER_STATEMENT)) await run(db('traces').where('application_id', applicationId).whereIn('trace_id', chunk).update({ folded: state }));
+    }
+    return pending.length;
+  });
+}
+
+/** The applications with a pending trace (one index probe each). */
+export async function applicationsWithPendingTraces(knex: Knex): Promise<string[]> {
+  const applications = (await knex('applications').select('id').orderBy('id')) as Array<{ id: string }>;
+  const pending: string[] = [];
+  for (const { id } of applications) {
+    const [row] = (await knex('traces').select('trace_id').where({ application_id: id, folded: FOLD_STATE.pending }).limit(1)) as unknown[];
+    if (row !== undefined) pending.push(id);
+  }
+  return pending;
+}
+
+/** Folds the application's pending traces batch by batch until none is left (or `shouldStop`); resolves with the traces folded. */
+export async function foldApplication(knex: Knex, applicationId: string, batchSize: number, shouldStop: () => boolean = () => false): Promise<number> {
+  let folded = 0;
+  while (!shouldStop()) {
+    const count = await foldBatch(knex, applicationId, batchSize);
+    folded += count;
+    if (count < batchSize) break;
+  }
+  return folded;
+}
