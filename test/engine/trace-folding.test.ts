@@ -1,0 +1,164 @@
+// The folded trace figures (src/storage/spans/trace-folding.ts, trace-figure-reads.ts,
+// docs/analytics.md, "Folded trace figures") on every database: the background fold files every
+// summary; POST /engine/metrics and trace-grain POST /engine/analytics without a filter are then
+// answered from the filed figures (shown by changing a filed value and seeing the answer follow)
+// and equal the reference evaluator's answer; a summary changed after filing is read as it is
+// until it is filed again; with more pending summaries than a read takes in, the summaries answer.
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { MAX_PENDING } from '../../src/storage/spans/trace-figure-reads.js';
+import { binOf, FOLD_STATE } from '../../src/storage/spans/trace-figures.js';
+import { foldApplication } from '../../src/storage/spans/trace-folding.js';
+import { engineCaller, type EngineCaller } from '../support/auth.js';
+import { call } from '../support/contract.js';
+import { clearSpans, isClose, nanosToRfc3339 } from '../support/engine-helpers.js';
+import { expectedAnalytics, expectedMetrics } from '../support/reference-evaluator.js';
+import { spanRow } from '../support/span-rows.js';
+import { onEachDatabase, type TestServer } from '../support/test-server.js';
+
+const HOUR = 3_600_000_000_000n;
+/** On the hour. */
+const START = 1_763_798_400_000_000_000n;
+const WINDOW = [START, START + 3n * HOUR] as const;
+const SERVICES = ['checkout', 'search', null];
+
+/** Trace i: a root of (i % 3) service starting i × 7 minutes in (25 of them fill WINDOW), lasting 10 + 37·i mod 500 ms, and a child with a cost. */
+function traceRows(applicationId: string, count: number, first = 0): SpanRow[] {
+  return Array.from({ length: count }, (_, offset) => {
+    const i = first + offset;
+    const traceId = `${i + 1}`.padStart(32, 'a');
+    const start = START + BigInt(i) * 420_000_000_000n + 1_000n;
+    const durationNs = BigInt(10 + ((37 * i) % 500)) * 1_000_000n;
+    return [
+      spanRow({ application_id: applicationId, trace_id: traceId, span_id: `${2 * i + 1}`.padStart(16, '0'), service_name: SERVICES[i % 3] as string | null, start_time_unix_nano: start.toString(), end_time_unix_nano: (start + durationNs).toString() }),
+      spanRow({ application_id: applicationId, trace_id: traceId, span_id: `${2 * i + 2}`.padStart(16, '0'), parent_span_id: `${2 * i + 1}`.padStart(16, '0'), cost: (i % 4) * 0.25, start_time_unix_nano: (start + 1_000_000n).toString(), end_time_unix_nano: (start + 2_000_000n).toString() }),
+    ];
+  }).flat();
+}
+
+async function pendingCount(knex: Knex, applicationId: string): Promise<number> {
+  const [row] = (await knex('traces').where({ application_id: applicationId }).whereNot('folded', FOLD_STATE.folded).count({ n: '*' })) as Array<{ n: number | string }>;
+  return Number(row?.n ?? 0);
+}
+
+/** The SQL a request sends, gathered from the service's pool. */
+async function statementsOf(knex: Knex, request: () => Promise<unknown>): Promise<string[]> {
+  const statements: string[] = [];
+  const listener = (query: { sql: string }) => statements.push(query.sql);
+  knex.on('query', listener);
+  try {
+    await request();
+  } finally {
+    knex.removeListener('query', listener);
+  }
+  return statements;
+}
+
+function suite(app: () => TestServer, getCaller: () => EngineCaller) {
+  const post = (path: string, body: unknown) =>
+    call(app().url, 'POST', path, { query: { start_time: nanosToRfc3339(WINDOW[0]), end_time: nanosToRfc3339(WINDOW[1]) }, headers: getCaller().headers, json: body });
+
+  async function expectMetrics(rows: SpanRow[]): Promise<Record<string, Record<string, number>> & { trace_count: number }> {
+    const response = await post('/engine/metrics', { filter: null });
+    expect(response.status, response.text).to.equal(200);
+    const metrics = JSON.parse(response.text) as Record<string, Record<string, number>> & { trace_count: number };
+    const wanted = expectedMetrics(rows, { startNs: WINDOW[0], endNs: WINDOW[1] }, null);
+    expect(metrics.trace_count).to.equal(wanted.trace_count);
+    for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
+      for (const [statistic, value] of Object.entries(wanted[figure])) {
+        expect(isClose(metrics[figure]?.[statistic] as number, value, 1e-12, 1), `${figure}.${statistic}: ${metrics[figure]?.[statistic]} vs ${value}`).to.equal(true);
+      }
+    }
+    return metrics;
+  }
+  return { post, expectMetrics };
+}
+
+onEachDatabase(
+  'folded trace figures',
+  (app) => {
+    let caller: EngineCaller;
+    before(async () => {
+      caller = await engineCaller(app());
+    });
+    beforeEach(async () => clearSpans(app().server.knex, caller.appId));
+    const { post, expectMetrics } = suite(app, () => caller);
+
+    it('files every summary in the background; metrics and analytics come from the filed figures and equal the reference', async function () {
+      this.timeout(60_000);
+      const knex = app().server.knex;
+      const rows = traceRows(caller.appId, 25);
+      await storeSpans(knex, rows);
+      const deadline = Date.now() + 20_000;
+      while ((await pendingCount(knex, caller.appId)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await pendingCount(knex, caller.appId), 'pending after the background fold').to.equal(0);
+      const [filed] = (await knex('trace_figures').where({ application_id: caller.appId }).count({ n: '*' })) as Array<{ n: number | string }>;
+      expect(Number(filed?.n)).to.equal(25 * 4);
+      const histogram = (await knex('trace_histograms').where({ application_id: caller.appId }).groupBy('figure').select('figure').sum({ n: 'trace_count' })) as Array<{ figure: number; n: number | string }>;
+      expect(histogram.map((row) => Number(row.n))).to.deep.equal([25, 25, 25, 25]);
+
+      const statements = await statementsOf(knex, () => expectMetrics(rows));
+      expect(statements.some((sql) => sql.includes('trace_histograms'))).to.equal(true);
+      expect(statements.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(false);
+
+      const body = { grain: 'traces' as const, group_by: ['service_name'], granularity: 'hour', measures: [{ fn: 'count' }, { fn: 'p95', field: 'duration_ms' }, { fn: 'max', field: 'total_cost' }], order_by: { measure: 0 } };
+      const analytics = await post('/engine/analytics', body);
+      expect(analytics.status, analytics.text).to.equal(200);
+      const wanted = expectedAnalytics(rows, { startNs: WINDOW[0], endNs: WINDOW[1] }, { ...body, filter: null }, HOUR);
+      const answer = JSON.parse(analytics.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as ReturnType<typeof expectedAnalytics>;
+      expect(answer.groups).to.deep.equal(wanted.groups);
+
+      // The longest trace's filed duration, moved within its bin: the answer follows it.
+      const longest = (await knex('trace_figures').where({ application_id: caller.appId, figure: 0 }).orderBy('value', 'desc').first()) as { trace_id: string; value: number; bin: number };
+      const moved = longest.value + 1e-7;
+      expect(binOf(moved)).to.equal(longest.bin);
+      await knex('trace_figures').where({ application_id: caller.appId, trace_id: longest.trace_id, figure: 0 }).update({ value: moved });
+      await knex('trace_histograms').where({ application_id: caller.appId, figure: 0, bin: longest.bin }).update({ value_high: moved });
+      const response = await post('/engine/metrics', { filter: null });
+      expect((JSON.parse(response.text) as { duration: { max: number } }).duration.max).to.equal(moved);
+    });
+
+    it('reads a summary changed after it was filed as it is now, until the fold files it again', async function () {
+      const knex = app().server.knex;
+      const rows = traceRows(caller.appId, 12);
+      await storeSpans(knex, rows);
+      await app().server.folder.runOnce();
+      expect(await pendingCount(knex, caller.appId)).to.equal(0);
+      // A late span makes the first trace longer and dearer, and gives it a new root.
+      const first = rows[0] as SpanRow;
+      const late = spanRow({ application_id: caller.appId, trace_id: first.trace_id, span_id: 'ffffffffffffff01', service_name: 'late', cost: 9, start_time_unix_nano: (BigInt(first.start_time_unix_nano) - 60_000_000_000n).toString(), end_time_unix_nano: (BigInt(first.end_time_unix_nano) + 5_000_000_000n).toString() });
+      const changed = [...rows, late];
+      await storeSpans(knex, [late]);
+      expect(await pendingCount(knex, caller.appId)).to.equal(1);
+      const before = await expectMetrics(changed);
+      await app().server.folder.runOnce();
+      expect(await pendingCount(knex, caller.appId)).to.equal(0);
+      expect(await expectMetrics(changed)).to.deep.equal(before);
+    });
+  },
+  { TRACE_FOLD_INTERVAL_SECONDS: '1' },
+);
+
+onEachDatabase('folded trace figures with the fold behind', (app) => {
+  let caller: EngineCaller;
+  before(async () => {
+    caller = await engineCaller(app());
+  });
+  beforeEach(async () => clearSpans(app().server.knex, caller.appId));
+  const { expectMetrics } = suite(app, () => caller);
+
+  it(`reads the summaries while more than ${MAX_PENDING} are pending, the filed figures once they are filed`, async function () {
+    this.timeout(120_000);
+    const knex = app().server.knex;
+    const rows = traceRows(caller.appId, MAX_PENDING + 1);
+    for (let offset = 0; offset < rows.length; offset += 2000) await storeSpans(knex, rows.slice(offset, offset + 2000));
+    const pending = await statementsOf(knex, () => expectMetrics(rows));
+    expect(pending.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(true);
+    await foldApplication(knex, caller.appId, 5000);
+    const filed = await statementsOf(knex, () => expectMetrics(rows));
+    expect(filed.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(false);
+    expect(filed.some((sql) => sql.includes('trace_histograms'))).to.equal(true);
+  });
+});
