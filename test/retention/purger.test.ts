@@ -11,11 +11,12 @@ import { bigintAsText, openDatabase } from '../../src/storage/database.js';
 import { purgeBatch } from '../../src/storage/spans/span-purge.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { foldApplication, foldBatch } from '../../src/storage/spans/trace-folding.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { captureLogs, LEVEL } from '../support/log-capture.js';
 import { expectedMetrics, expectedTraces } from '../support/reference-evaluator.js';
-import { expectSummariesMatchSpans } from '../support/summary-check.js';
+import { expectFiledFiguresMatchSummaries, expectSummariesMatchSpans } from '../support/summary-check.js';
 import { spanRow } from '../support/span-rows.js';
 import { testDatabases } from '../support/databases.js';
 import { onEachDatabase, startTestServer, type TestServer } from '../support/test-server.js';
@@ -237,12 +238,16 @@ onEachDatabase(
       // single connection (SQLite serves one process; its transactions still interleave).
       const secondPool = database === 'sqlite' ? knex() : openDatabase(config.databaseUrl, config.dataDir);
       const second = new RetentionPurger({ knex: secondPool, logger: createLogger('silent'), config: config.retention });
+      // Half the traces filed before: the purge takes their figures out, or leaves them pending.
+      await foldBatch(knex(), caller.appId, TRACES / 2);
       try {
-        const [first, other] = await Promise.all([purgeOnce(), second.runOnce()]);
+        // A trace fold beside the purgers, on the second pool.
+        const [first, other] = await Promise.all([purgeOnce(), second.runOnce(), foldApplication(secondPool, caller.appId, 7)]);
         const young = rows.filter((row) => BigInt(row.start_time_unix_nano) >= daysAgo(RETENTION_DAYS));
         expect(first + other).to.equal(rows.length - young.length);
         expect(await spanCount(knex(), caller.appId)).to.equal(young.length);
         await expectSummariesMatchSpans(knex(), caller.appId);
+        await expectFiledFiguresMatchSummaries(knex(), caller.appId);
         await expectRollupCountsMatchSpans(knex(), caller.appId);
       } finally {
         await second.stop();

@@ -1,9 +1,11 @@
 // Trace summaries (table `traces`) checked against a recomputation from the stored spans, every
-// column: for tests that write or delete spans by unusual paths (the purger, a cluster losing nodes).
+// column, and the filed trace figures against the summaries: for tests that write or delete spans
+// by unusual paths (the purger, a cluster losing nodes).
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { bigintAsText } from '../../src/storage/database.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { FOLD_STATE, hourOf, serviceKeyOf, serviceOfKey, TRACE_FIGURES } from '../../src/storage/spans/trace-figures.js';
 import { rootOf } from './reference-evaluator.js';
 
 /** Every stored span of the application, as the reference evaluator reads them. */
@@ -44,4 +46,56 @@ export async function expectSummariesMatchSpans(knex: Knex, applicationId: strin
   const byId = (a: { trace_id: string }, b: { trace_id: string }) => (a.trace_id < b.trace_id ? -1 : 1);
   const numbers = (row: Record<string, unknown> & { trace_id: string }) => ({ ...row, spans_count: Number(row.spans_count), total_cost: Number(row.total_cost), error_count: Number(row.error_count), duration_ms: Number(row.duration_ms) });
   expect(stored.map(numbers).sort(byId)).to.deep.equal(expected.sort(byId));
+}
+
+/**
+ * The filed trace figures (src/storage/spans/trace-folding.ts) must agree with the summaries, in
+ * one snapshot (folds may run meanwhile): every filed trace's figures equal its summary's, under
+ * its root's hour and service; no filed figure of a trace that is gone; every histogram row
+ * counts exactly the filed figures of its hour, service, figure and bin, none missing, none more.
+ */
+export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId: string): Promise<void> {
+  await knex.transaction(
+    async (trx) => {
+      const summaries = (await trx('traces')
+        .where('application_id', applicationId)
+        .select('trace_id', 'folded', 'service_name', 'duration_ms', 'total_cost', 'spans_count', 'error_count')
+        .select({ root_start: bigintAsText(trx, 'root_start_time_unix_nano') })) as Array<Record<string, unknown> & { trace_id: string; folded: number | string; root_start: string | null; service_name: string | null }>;
+      const filed = (await trx('trace_figures').where('application_id', applicationId).select('trace_id', 'figure', 'service_key', 'bin', 'value').select({ hour: bigintAsText(trx, 'hour') })) as Array<{
+        trace_id: string;
+        figure: number | string;
+        hour: string;
+        service_key: unknown;
+        bin: number | string;
+        value: number | string;
+      }>;
+      const byTrace = new Map(summaries.map((summary) => [summary.trace_id, summary]));
+      expect(filed.filter((row) => !byTrace.has(row.trace_id)).map((row) => row.trace_id), 'filed figures of traces that are gone').to.deep.equal([]);
+      const filedOf = new Map<string, typeof filed>();
+      for (const row of filed) filedOf.set(row.trace_id, [...(filedOf.get(row.trace_id) ?? []), row]);
+      for (const summary of summaries) {
+        if (Number(summary.folded) !== FOLD_STATE.folded || summary.root_start === null) continue;
+        const wanted = TRACE_FIGURES.map((figure, number) => ({ figure: number, hour: hourOf(BigInt(summary.root_start as string)).toString(), service: serviceKeyOf(summary.service_name), value: Number(summary[figure]) }));
+        const got = (filedOf.get(summary.trace_id) ?? [])
+          .map((row) => ({ figure: Number(row.figure), hour: row.hour, service: Buffer.isBuffer(row.service_key) ? row.service_key.toString('utf8') : String(row.service_key), value: Number(row.value) }))
+          .sort((a, b) => a.figure - b.figure);
+        expect(got, `filed figures of trace ${summary.trace_id}`).to.deep.equal(wanted);
+      }
+      const counted = new Map<string, number>();
+      for (const row of filed) {
+        const key = JSON.stringify([row.hour, serviceOfKey(row.service_key), Number(row.figure), Number(row.bin)]);
+        counted.set(key, (counted.get(key) ?? 0) + 1);
+      }
+      const histograms = (await trx('trace_histograms').where('application_id', applicationId).select('service_key', 'figure', 'bin', 'trace_count').select({ hour: bigintAsText(trx, 'hour') })) as Array<{
+        hour: string;
+        service_key: unknown;
+        figure: number | string;
+        bin: number | string;
+        trace_count: number | string;
+      }>;
+      const rows = new Map(histograms.map((row) => [JSON.stringify([row.hour, serviceOfKey(row.service_key), Number(row.figure), Number(row.bin)]), Number(row.trace_count)]));
+      expect(Object.fromEntries([...rows].sort()), 'histogram counts').to.deep.equal(Object.fromEntries([...counted].sort()));
+    },
+    { isolationLevel: 'repeatable read' },
+  );
 }
