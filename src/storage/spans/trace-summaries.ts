@@ -137,7 +137,7 @@ export function mergeQuery(db: Knex, summaries: Summary[]): Knex.QueryBuilder {
   merge.total_cost = db.raw('?? + ?', ['traces.total_cost', incoming('total_cost')]);
   merge.error_count = db.raw('?? + ?', ['traces.error_count', incoming('error_count')]);
   // The figures changed: filed again by the next fold (trace-folding.ts).
-  merge.folded = db.raw('?', [FOLD_STATE.pending]);
+  merge.folded = db.raw(String(FOLD_STATE.pending));
   return db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge(merge);
 }
 

@@ -65,7 +65,7 @@ const SQLITE_ROW =
   '? as `root_span_id`, ? as `root_start_time_unix_nano`, ? as `service_name`, ? as `span_name`, ? as `spans_count`, ? as `total_cost`, ? as `trace_id`, ? as `unit`';
 
 // The SET lists, in the order the comment on mergeQuery requires: the root columns and root_key
-// first (they read the old root_key), then the time range, then the sums.
+// first (they read the old root_key), then the time range, then the sums, then the fold state.
 const SQLITE_NEW_ROOT_WINS = 'excluded.`root_key` IS NOT NULL AND (`traces`.`root_key` IS NULL OR excluded.`root_key` < `traces`.`root_key`)';
 const SQLITE_MERGE = [
   ...['root_span_id', 'root_start_time_unix_nano', 'span_name', 'service_name', 'unit', 'parent_unit', 'root_key'].map(
@@ -77,6 +77,8 @@ const SQLITE_MERGE = [
   '`spans_count` = `traces`.`spans_count` + excluded.`spans_count`',
   '`total_cost` = `traces`.`total_cost` + excluded.`total_cost`',
   '`error_count` = `traces`.`error_count` + excluded.`error_count`',
+  // The figures changed: pending for the trace fold again.
+  '`folded` = 0',
 ].join(',');
 const MYSQL_NEW_ROOT_WINS = 'VALUES(`root_key`) IS NOT NULL AND (`traces`.`root_key` IS NULL OR VALUES(`root_key`) < `traces`.`root_key`)';
 const MYSQL_MERGE = [
@@ -89,6 +91,7 @@ const MYSQL_MERGE = [
   '`spans_count` = `traces`.`spans_count` + VALUES(`spans_count`)',
   '`total_cost` = `traces`.`total_cost` + VALUES(`total_cost`)',
   '`error_count` = `traces`.`error_count` + VALUES(`error_count`)',
+  '`folded` = 0',
 ].join(',');
 
 const MERGES: Array<SqlCase<Summary[]>> = [
