@@ -21,6 +21,7 @@ import { clearSpans, nanosToRfc3339 } from '../support/engine-helpers.js';
 import { setIndexedPaths, storeWithSlots, withSlotValues } from '../support/indexed-slots.js';
 import { expectedAnalytics, type AnalyticsBody } from '../support/reference-evaluator.js';
 import { spanRow } from '../support/span-rows.js';
+import { statementsDuring } from '../support/statements.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 const MINUTE = 60_000_000_000n;
@@ -225,14 +226,7 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
 async function countStatements(knex: Knex, database: string, write: () => Promise<void>): Promise<string[]> {
   const statements: string[] = [];
   if (database !== 'mysql') {
-    const listener = (query: { sql: string }) => statements.push(query.sql);
-    knex.on('query', listener);
-    try {
-      await write();
-    } finally {
-      knex.removeListener('query', listener);
-    }
-    return statements.filter((sql) => !/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/i.test(sql.trim()));
+    return (await statementsDuring(knex, write)).filter((sql) => !/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/i.test(sql.trim()));
   }
   type Sender = (sql: unknown, ...rest: unknown[]) => unknown;
   const client = knex.client as { acquireConnection: () => Promise<Record<string, Sender>> };

@@ -4,7 +4,6 @@
 // then the slot), the plain query's plan using the slot's index, another application's keys
 // never applying, and the retention purge and application delete with slots in place.
 import { expect } from 'chai';
-import type { Knex } from 'knex';
 import { parseIndexedAttributes } from '../../src/storage/accounts/indexed-attributes.js';
 import { matchingSpans } from '../../src/storage/spans/span-pages.js';
 import { call } from '../support/contract.js';
@@ -15,6 +14,7 @@ import { StaleSlotKeysError, storeSpans } from '../../src/storage/spans/span-wri
 import { ingestTraces } from '../../src/ingest/ingest-traces.js';
 import { NO_INDEXED_ATTRIBUTES } from '../../src/storage/accounts/indexed-attributes.js';
 import { createLogger } from '../../src/logger.js';
+import { statementsDuring } from '../support/statements.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 const MODEL = 'span_attributes.gen_ai.request.model';
@@ -52,19 +52,6 @@ async function exportSpans(app: TestServer, token: string, appId: string): Promi
   const body = { resourceSpans: [{ resource: { attributes: [{ key: 'deployment.environment', value: { stringValue: 'production' } }] }, scopeSpans: [{ scope: { name: 't' }, spans: SPANS }] }] };
   const response = await call(app.url, 'POST', '/v1/traces', { headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId }, json: body });
   expect(response.status, response.text).to.equal(200);
-}
-
-/** The SQL of every statement the service sends while `work` runs. */
-async function statementsDuring(knex: Knex, work: () => Promise<void>): Promise<string[]> {
-  const seen: string[] = [];
-  const listener = (query: { sql: string }) => seen.push(query.sql);
-  knex.on('query', listener);
-  try {
-    await work();
-  } finally {
-    knex.off('query', listener);
-  }
-  return seen;
 }
 
 const FILTERS: Array<[string, unknown, string[]]> = [

@@ -529,9 +529,11 @@ function expectAnalyticsAnswer(
         const want = expected.values[index] as number | null;
         const measure = body.measures[index] as { fn: string; field?: string };
         const where = `${context}: series ${seriesIndex}, bucket ${point.bucket_start_unix_nano}, ${measure.fn} ${measure.field ?? ''}: ${value} vs ${want}`;
-        // Counts, extremes and percentiles of stored span figures are exact; sums, averages
-        // and the trace figures the database adds up are compared within rounding.
-        const exact = measure.fn === 'count' || (body.grain === 'spans' && !['sum', 'avg'].includes(measure.fn));
+        // Counts, extremes and percentiles of stored span figures are exact, and every measure of
+        // a trace's span or error count (whole numbers); sums, averages and the other trace
+        // figures the database adds up are compared within rounding.
+        const wholeNumbers = body.grain === 'traces' && ['spans_count', 'error_count'].includes(measure.field ?? '');
+        const exact = measure.fn === 'count' || wholeNumbers || (body.grain === 'spans' && !['sum', 'avg'].includes(measure.fn));
         if (want === null || value === null || exact) expect(value, where).to.equal(want);
         else expect(isClose(value, want, 1e-9, 1e22), where).to.equal(true);
       });

@@ -16,6 +16,7 @@ import { call } from '../support/contract.js';
 import { clearSpans, isClose, nanosToRfc3339 } from '../support/engine-helpers.js';
 import { expectedAnalytics, expectedMetrics } from '../support/reference-evaluator.js';
 import { spanRow } from '../support/span-rows.js';
+import { statementsDuring } from '../support/statements.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 const HOUR = 3_600_000_000_000n;
@@ -41,19 +42,6 @@ function traceRows(applicationId: string, count: number, first = 0): SpanRow[] {
 async function pendingCount(knex: Knex, applicationId: string): Promise<number> {
   const [row] = (await knex('traces').where({ application_id: applicationId }).whereNot('folded', FOLD_STATE.folded).count({ n: '*' })) as Array<{ n: number | string }>;
   return Number(row?.n ?? 0);
-}
-
-/** The SQL a request sends, gathered from the service's pool. */
-async function statementsOf(knex: Knex, request: () => Promise<unknown>): Promise<string[]> {
-  const statements: string[] = [];
-  const listener = (query: { sql: string }) => statements.push(query.sql);
-  knex.on('query', listener);
-  try {
-    await request();
-  } finally {
-    knex.removeListener('query', listener);
-  }
-  return statements;
 }
 
 function suite(app: () => TestServer, getCaller: () => EngineCaller) {
@@ -99,7 +87,7 @@ onEachDatabase(
       const histogram = (await knex('trace_histograms').where({ application_id: caller.appId }).groupBy('figure').select('figure').sum({ n: 'trace_count' })) as Array<{ figure: number; n: number | string }>;
       expect(histogram.map((row) => Number(row.n))).to.deep.equal([25, 25, 25, 25]);
 
-      const statements = await statementsOf(knex, () => expectMetrics(rows));
+      const statements = await statementsDuring(knex, () => expectMetrics(rows));
       expect(statements.some((sql) => sql.includes('trace_histograms'))).to.equal(true);
       expect(statements.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(false);
 
@@ -154,10 +142,10 @@ onEachDatabase('folded trace figures with the fold behind', (app) => {
     const knex = app().server.knex;
     const rows = traceRows(caller.appId, MAX_PENDING + 1);
     for (let offset = 0; offset < rows.length; offset += 2000) await storeSpans(knex, rows.slice(offset, offset + 2000));
-    const pending = await statementsOf(knex, () => expectMetrics(rows));
+    const pending = await statementsDuring(knex, () => expectMetrics(rows));
     expect(pending.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(true);
     await foldApplication(knex, caller.appId, 5000);
-    const filed = await statementsOf(knex, () => expectMetrics(rows));
+    const filed = await statementsDuring(knex, () => expectMetrics(rows));
     expect(filed.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(false);
     expect(filed.some((sql) => sql.includes('trace_histograms'))).to.equal(true);
   });

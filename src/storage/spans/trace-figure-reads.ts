@@ -27,6 +27,7 @@ import {
   TRACE_FIGURE_TABLE,
   TRACE_FIGURES,
   TRACE_HISTOGRAM_TABLE,
+  type SummaryFigures,
   type TraceFigure,
 } from './trace-figures.js';
 import { readFiled } from './trace-folding.js';
@@ -94,17 +95,6 @@ interface CellTotals {
   bucket: number;
   service: string | null;
   figures: Map<TraceFigure, CellFigureTotals>;
-}
-
-/** A summary as the reads take it in (pending or at an edge). */
-interface SummaryFigures {
-  trace_id: string;
-  root_start: string | null;
-  service_name: string | null;
-  duration_ms: number | string;
-  total_cost: number | string;
-  spans_count: number | string;
-  error_count: number | string;
 }
 
 type Row = Record<string, unknown>;

@@ -7,6 +7,17 @@
 export const TRACE_FIGURES = ['duration_ms', 'total_cost', 'spans_count', 'error_count'] as const;
 export type TraceFigure = (typeof TRACE_FIGURES)[number];
 
+/** A summary as the fold files it and the reads take it in: its root's start and service, and its figures. */
+export interface SummaryFigures {
+  trace_id: string;
+  root_start: string | null;
+  service_name: string | null;
+  duration_ms: number | string;
+  total_cost: number | string;
+  spans_count: number | string;
+  error_count: number | string;
+}
+
 export function figureNumber(figure: TraceFigure): number {
   return TRACE_FIGURES.indexOf(figure);
 }
@@ -56,7 +67,10 @@ export function originOfBin(bin: number): number {
   const group = binGroupOf(bin, BINS_PER_COARSE_GROUP);
   if (group === 0) return 0;
   const magnitude = SMALLEST_BINNED * Math.exp((Math.abs(group) * BINS_PER_COARSE_GROUP - 2) * LOG_GROWTH);
-  return group < 0 ? -magnitude : magnitude;
+  // A whole number from 1 up: integer figures (span and error counts) then differ from it by
+  // whole numbers, so that their sums, n × origin + Σ(x − origin), stay exact.
+  const origin = magnitude >= 1 ? Math.round(magnitude) : magnitude;
+  return group < 0 ? -origin : origin;
 }
 
 /** The longest root service (in UTF-8 bytes) a fold keeps as a key; a trace with a longer one stays unfolded. */

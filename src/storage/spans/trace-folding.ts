@@ -19,6 +19,7 @@ import {
   TRACE_FIGURE_TABLE,
   TRACE_FIGURES,
   TRACE_HISTOGRAM_TABLE,
+  type SummaryFigures,
   type TraceFigure,
 } from './trace-figures.js';
 
@@ -47,19 +48,8 @@ interface HistogramDelta {
   value_high: number | null;
 }
 
-/** A summary as a fold reads it. */
-interface PendingTrace {
-  trace_id: string;
-  root_start: string | null;
-  service_name: string | null;
-  duration_ms: number | string;
-  total_cost: number | string;
-  spans_count: number | string;
-  error_count: number | string;
-}
-
 /** The figures of a trace as filed: none without a root; undefined when its service is too long to key. */
-function filedFigures(applicationId: string, trace: PendingTrace): FiledFigure[] | undefined {
+function filedFigures(applicationId: string, trace: SummaryFigures): FiledFigure[] | undefined {
   if (trace.root_start === null) return [];
   const serviceKey = serviceKeyOf(trace.service_name);
   if (serviceKey === undefined) return undefined;
@@ -182,7 +172,7 @@ export function unfileDeletedTraces(db: Knex, run: Run, applicationId: string, t
  */
 export async function foldBatch(knex: Knex, applicationId: string, limit: number): Promise<number> {
   return bulkWriteTransaction(knex, async ({ db, run }) => {
-    const pending = await run<PendingTrace[]>(
+    const pending = await run<SummaryFigures[]>(
       dialectFor(db).lockRows(
         db('traces')
           .select('trace_id', { root_start: bigintAsText(db, 'root_start_time_unix_nano') }, 'service_name', 'duration_ms', 'total_cost', 'spans_count', 'error_count')
