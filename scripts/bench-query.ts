@@ -25,6 +25,7 @@ import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { foldApplication } from '../src/storage/spans/trace-folding.js';
+import { percentileAt } from '../src/traces/trace-metrics.js';
 import { analyticsCases } from './lib/bench-query-analytics.js';
 import { firstValue, RATIO_TARGET, sqlNumber, type BenchCase, type SqlRow, type SqlStatement } from './lib/bench-query-case.js';
 import { benchScale, DAY_NS, DAY_START_NS, FIRST_DAY_START_NS, HOUR_NS, INDEX_MODEL, MODEL_ATTRIBUTE_PATH, PRIOR_DAYS, PRIOR_DENSITY_DIVISOR, seedSpans, type BenchScale } from './lib/bench-query-workload.js';
@@ -139,7 +140,12 @@ const SUMMARY_COLUMNS = 'trace_id, span_name, duration_ms, spans_count, total_co
 /** Statistics over a set of traces by hand: the aggregates, then each figure's ranked values around its percentiles. */
 function metricsSql(where: string, bindings: unknown[]): SqlStatement[] {
   const statements: SqlStatement[] = [
-    [`SELECT COUNT(*), AVG(duration_ms), STDDEV_POP(duration_ms), AVG(total_cost), STDDEV_POP(total_cost), AVG(spans_count), STDDEV_POP(spans_count) FROM traces t WHERE ${where}`, bindings],
+    // `+ 0e0`: the span count's mean as a double (AVG of an integer is a 4-decimal DECIMAL on MariaDB).
+    [
+      `SELECT COUNT(*) AS n, AVG(duration_ms) AS mean_0, STDDEV_POP(duration_ms) AS stddev_0, AVG(total_cost) AS mean_1, STDDEV_POP(total_cost) AS stddev_1, ` +
+        `AVG(spans_count + 0e0) AS mean_2, STDDEV_POP(spans_count + 0e0) AS stddev_2 FROM traces t WHERE ${where}`,
+      bindings,
+    ],
   ];
   for (const column of ['duration_ms', 'total_cost', 'spans_count']) {
     statements.push([
@@ -177,13 +183,36 @@ const traceListAnswers: BenchCase['answers'] = {
   matches: listMatches,
 };
 
-/** POST /engine/metrics's trace count, and the aggregate statement's COUNT(*). */
+const METRIC_FIGURES = ['duration', 'cost', 'spans_per_trace'] as const;
+const DISTRIBUTION_FIELDS = ['mean', 'stddev', 'min', 'max', 'p50', 'p90', 'p95', 'p99'] as const;
+type Distribution = Record<(typeof DISTRIBUTION_FIELDS)[number], number>;
+
+/**
+ * POST /engine/metrics's answer, every statistic but the median (= p50), and the same from the
+ * aggregate statement and the ranked values (percentiles interpolated as the endpoint's
+ * document says, between the closest ranks).
+ */
 const metricsAnswers: BenchCase['answers'] = {
   endpoint: (text) => {
-    const body = JSON.parse(text) as { trace_count: number };
-    return { trace_count: body.trace_count };
+    const body = JSON.parse(text) as { trace_count: number } & Record<(typeof METRIC_FIGURES)[number], Distribution>;
+    const answer: Record<string, AnswerValue> = { trace_count: body.trace_count };
+    for (const figure of METRIC_FIGURES) answer[figure] = Object.fromEntries(DISTRIBUTION_FIELDS.map((field) => [field, body[figure][field]]));
+    return answer;
   },
-  sql: ([aggregates]) => ({ trace_count: sqlNumber(firstValue(aggregates)) }),
+  sql: ([aggregates, ...ranked]) => {
+    const row = aggregates?.[0] ?? {};
+    const count = sqlNumber(row.n) ?? 0;
+    const answer: Record<string, AnswerValue> = { trace_count: count };
+    METRIC_FIGURES.forEach((figure, index) => {
+      const byRank = new Map((ranked[index] ?? []).map((rankRow) => [sqlNumber(rankRow.rn) as number, sqlNumber(rankRow.v) as number]));
+      const at = (percent: number) => percentileAt(percent, count, (rank) => byRank.get(rank) as number);
+      answer[figure] =
+        count === 0
+          ? Object.fromEntries(DISTRIBUTION_FIELDS.map((field) => [field, 0]))
+          : { mean: sqlNumber(row[`mean_${index}`]) as number, stddev: sqlNumber(row[`stddev_${index}`]) as number, min: byRank.get(0) as number, max: byRank.get(count - 1) as number, p50: at(50), p90: at(90), p95: at(95), p99: at(99) };
+    });
+    return answer;
+  },
   matches: (answer) => String((answer as { trace_count: number }).trace_count),
 };
 
