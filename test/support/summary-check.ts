@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { bigintAsText } from '../../src/storage/database.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { asText } from '../../src/storage/spans/stored-span.js';
 import { FOLD_STATE, hourOf, serviceKeyOf, serviceOfKey, TRACE_FIGURES } from '../../src/storage/spans/trace-figures.js';
 import { rootOf } from './reference-evaluator.js';
 
@@ -77,7 +78,7 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
         if (Number(summary.folded) !== FOLD_STATE.folded || summary.root_start === null) continue;
         const wanted = TRACE_FIGURES.map((figure, number) => ({ figure: number, hour: hourOf(BigInt(summary.root_start as string)).toString(), service: serviceKeyOf(summary.service_name), value: Number(summary[figure]) }));
         const got = (filedOf.get(summary.trace_id) ?? [])
-          .map((row) => ({ figure: Number(row.figure), hour: row.hour, service: Buffer.isBuffer(row.service_key) ? row.service_key.toString('utf8') : String(row.service_key), value: Number(row.value) }))
+          .map((row) => ({ figure: Number(row.figure), hour: row.hour, service: asText(row.service_key), value: Number(row.value) }))
           .sort((a, b) => a.figure - b.figure);
         expect(got, `filed figures of trace ${summary.trace_id}`).to.deep.equal(wanted);
       }

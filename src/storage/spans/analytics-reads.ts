@@ -17,7 +17,7 @@ import type { SqlDialect } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import { targetOf, type FilterColumn } from './filter-targets.js';
 import { matchingSpans, type WindowFilter } from './span-pages.js';
-import { asNumber } from './stored-span.js';
+import { asNumber, asText } from './stored-span.js';
 import { MIN_STORED_INTEGER } from './time-bounds.js';
 import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupDimensionOf, rollupPlan, type RollupPlan } from './rollup-reads.js';
 import { foldedAnalyticsRows } from './folded-analytics.js';
@@ -218,7 +218,7 @@ export function rankedKeysQuery(knex: Knex, query: AnalyticsQuery): Knex.QueryBu
 
 function keyText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  return Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+  return asText(value);
 }
 
 function tupleId(key: Array<string | null>, bucket: number): string {

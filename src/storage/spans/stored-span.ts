@@ -32,6 +32,11 @@ export function asNumber(value: unknown): number {
   return typeof value === 'number' ? value : Number(value);
 }
 
+/** A text column as a string: MariaDB's binary columns (VARBINARY keys) come back as bytes. */
+export function asText(value: unknown): string {
+  return Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+}
+
 /** A JSON column as its stored text, exactly (see SqlDialect.jsonText). */
 function jsonText(knex: Knex, column: string): Knex.Raw {
   return knex.raw(dialectFor(knex).jsonText(column));

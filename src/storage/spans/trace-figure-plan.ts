@@ -65,11 +65,6 @@ export interface CellTotals {
   figures: Map<TraceFigure, CellFigureTotals>;
 }
 
-function ceilDiv(value: bigint, divisor: bigint): bigint {
-  const floor = value >= 0n ? value / divisor : -((-value + divisor - 1n) / divisor);
-  return floor * divisor === value ? floor : floor + 1n;
-}
-
 /** The plan of one read: its whole hours, edges, bucket width in hours and bin grouping. */
 export interface ReadPlan {
   query: FigureCellQuery;
@@ -86,7 +81,8 @@ export interface ReadPlan {
 export function planOf(knex: Knex, query: FigureCellQuery): ReadPlan | undefined {
   if (query.startNs <= MIN_STORED_INTEGER || query.endNs > MAX_STORED_INTEGER || query.startNs >= query.endNs) return undefined;
   if (query.widthNs !== null && (query.startNs % HOUR_NS !== 0n || query.widthNs % HOUR_NS !== 0n)) return undefined;
-  const firstHour = ceilDiv(query.startNs, HOUR_NS);
+  const startHour = hourOf(query.startNs);
+  const firstHour = startHour * HOUR_NS === query.startNs ? startHour : startHour + 1n;
   const endHour = hourOf(query.endNs);
   if (firstHour >= endHour) return undefined;
   const edges: Array<[bigint, bigint]> = [];
@@ -98,7 +94,7 @@ export function planOf(knex: Knex, query: FigureCellQuery): ReadPlan | undefined
     dialect: dialectFor(knex),
     firstHour,
     endHour,
-    startHour: hourOf(query.startNs),
+    startHour,
     widthHours: query.widthNs === null ? null : query.widthNs / HOUR_NS,
     // Fewer histogram rows to sum where there are many cells, more values to read per rank; either
     // way a group lies inside one coarse group, so that its bins share one origin.
@@ -107,8 +103,15 @@ export function planOf(knex: Knex, query: FigureCellQuery): ReadPlan | undefined
   };
 }
 
+/** The bucket of a filed hour. */
 export function bucketOfHour(plan: ReadPlan, hour: bigint): number {
   return plan.widthHours === null ? 0 : Number((hour - plan.startHour) / plan.widthHours);
+}
+
+/** The bucket of a root start. */
+export function bucketOfStart(plan: ReadPlan, rootStartNs: bigint): number {
+  const { startNs, widthNs } = plan.query;
+  return widthNs === null ? 0 : Number((rootStartNs - startNs) / widthNs);
 }
 
 export function selectsService(services: ServiceCells, service: string | null): boolean {

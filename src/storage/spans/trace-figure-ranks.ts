@@ -18,8 +18,6 @@ interface RankRead {
   figure: TraceFigure;
   group: BinGroup;
   offset: number;
-  /** The added values of the group, ascending. */
-  added: number[];
   /** Filed values read from the index: those at ranks [from, from + values.length) of the group's filed values left. */
   from: number;
   values: number[];
@@ -36,13 +34,14 @@ function offsetAmongEqual(added: number[], stored: number, only: number, offset:
 }
 
 /**
- * The value at `offset` in (filed values left ∪ added), given the filed values at ranks
+ * The value at `offset` in (filed values left ∪ the group's added values), given the filed values at ranks
  * [from, from + values.length), where from = max(0, offset - added.length): at most `offset`
  * values lie below values[0] when from > 0, so the answer is the smallest candidate at or above
  * it with more than `offset` values at or below it (the count below values[0] is exactly `from`).
  */
 function offsetFromWindow(read: RankRead): number {
-  const { added, offset, from, values } = read;
+  const { offset, from, values } = read;
+  const { added } = read.group;
   if (from === 0) return [...values, ...added].sort((a, b) => a - b)[offset] as number;
   const floor = values[0] as number;
   const candidates = [...values, ...added.filter((value) => value >= floor)].sort((a, b) => a - b);
@@ -151,7 +150,7 @@ export async function resolveRanks(knex: Knex, plan: ReadPlan, cells: CellTotals
         else if (group.low === group.high) byRank.set(rank, offsetAmongEqual(group.added, group.stored, group.low, offset));
         else {
           const from = Math.max(0, offset - group.added.length);
-          reads.push({ cell, figure, group, offset, added: group.added, from, values: [], resolve: (value) => byRank.set(rank, value) });
+          reads.push({ cell, figure, group, offset, from, values: [], resolve: (value) => byRank.set(rank, value) });
         }
       }
     }

@@ -26,7 +26,8 @@ import {
   type TraceFigure,
 } from './trace-figures.js';
 import { readFiled } from './trace-folding.js';
-import { bucketOfHour, excludedKeys, planOf, selectsService, type BinGroup, type CellTotals, type FigureCell, type FigureCellQuery, type ReadPlan } from './trace-figure-plan.js';
+import { betweenNanos } from './time-bounds.js';
+import { bucketOfHour, bucketOfStart, excludedKeys, planOf, selectsService, type BinGroup, type CellTotals, type FigureCell, type FigureCellQuery, type ReadPlan } from './trace-figure-plan.js';
 import { resolveRanks } from './trace-figure-ranks.js';
 
 export type { CellFigure, FigureCell, FigureCellQuery, ServiceCells } from './trace-figure-plan.js';
@@ -93,8 +94,7 @@ class Cells {
 
   /** A summary's current figures, put in. */
   addSummary(summary: SummaryFigures, rootStart: bigint): void {
-    const { startNs, widthNs } = this.plan.query;
-    const bucket = widthNs === null ? 0 : Number((rootStart - startNs) / widthNs);
+    const bucket = bucketOfStart(this.plan, rootStart);
     for (const figure of this.plan.query.figures) {
       const value = Number(summary[figure]);
       const bin = binOf(value);
@@ -137,15 +137,19 @@ function histogramQuery(knex: Knex, plan: ReadPlan): Knex.QueryBuilder {
 
 const SUMMARY_FIGURES = ['trace_id', 'service_name', 'duration_ms', 'total_cost', 'spans_count', 'error_count'];
 
-/** 2. The pending summaries: their stale filed figures out, their current ones in. False when there are too many. */
-async function takeInPending(knex: Knex, plan: ReadPlan, cells: Cells): Promise<boolean> {
-  const { query } = plan;
+/** The pending summaries, undefined when there are more than MAX_PENDING (read first: then nothing else is read). */
+async function readPending(knex: Knex, plan: ReadPlan): Promise<SummaryFigures[] | undefined> {
   const pending = (await knex('traces')
     .select(...SUMMARY_FIGURES, { root_start: bigintAsText(knex, 'root_start_time_unix_nano') })
-    .where('application_id', query.applicationId)
+    .where('application_id', plan.query.applicationId)
     .whereIn('folded', [FOLD_STATE.pending, FOLD_STATE.unfoldable])
     .limit(MAX_PENDING + 1)) as SummaryFigures[];
-  if (pending.length > MAX_PENDING) return false;
+  return pending.length > MAX_PENDING ? undefined : pending;
+}
+
+/** 2. The pending summaries: their stale filed figures out, their current ones in. */
+async function takeInPending(knex: Knex, plan: ReadPlan, cells: Cells, pending: SummaryFigures[]): Promise<void> {
+  const { query } = plan;
   const wanted = new Set(query.figures);
   const filed = await readFiled(knex, async <T>(statement: Knex.QueryBuilder) => (await statement) as T, query.applicationId, pending.map((trace) => trace.trace_id));
   for (const row of filed) {
@@ -162,7 +166,6 @@ async function takeInPending(knex: Knex, plan: ReadPlan, cells: Cells): Promise<
     if (rootStart < plan.firstHour * HOUR_NS || rootStart >= plan.endHour * HOUR_NS || !selectsService(query.services, trace.service_name)) continue;
     cells.addSummary(trace, rootStart);
   }
-  return true;
 }
 
 /** 3. The summaries whose root starts in a partial hour at an edge of the window, as they are. */
@@ -172,8 +175,7 @@ async function takeInEdges(knex: Knex, plan: ReadPlan, cells: Cells): Promise<vo
     const summaries = (await knex('traces')
       .select(...SUMMARY_FIGURES, { root_start: bigintAsText(knex, 'root_start_time_unix_nano') })
       .where('application_id', query.applicationId)
-      .whereRaw(`root_start_time_unix_nano >= ${dialect.exactInteger}`, [from.toString()])
-      .whereRaw(`root_start_time_unix_nano < ${dialect.exactInteger}`, [to.toString()])) as SummaryFigures[];
+      .modify(betweenNanos(dialect, 'root_start_time_unix_nano', from, to))) as SummaryFigures[];
     for (const summary of summaries) {
       if (selectsService(query.services, summary.service_name)) cells.addSummary(summary, BigInt(summary.root_start as string));
     }
@@ -188,9 +190,11 @@ async function takeInEdges(knex: Knex, plan: ReadPlan, cells: Cells): Promise<vo
 export async function figureCells(knex: Knex, query: FigureCellQuery): Promise<FigureCell[] | undefined> {
   const plan = planOf(knex, query);
   if (!plan) return undefined;
+  const pending = await readPending(knex, plan);
+  if (!pending) return undefined;
   const cells = new Cells(plan);
   for (const row of (await histogramQuery(knex, plan)) as Row[]) cells.addHistogram(row);
-  if (!(await takeInPending(knex, plan, cells))) return undefined;
+  await takeInPending(knex, plan, cells, pending);
   await takeInEdges(knex, plan, cells);
   return resolveRanks(knex, plan, cells.values());
 }

@@ -2,6 +2,7 @@
 // figures of a trace summary, the fine bins their values fall into, the hour of a root's start
 // and the root's service as a key. Shared by the fold (trace-folding.ts) and its reads
 // (trace-figure-reads.ts), so that both place a value in the same bin.
+import { asText } from './stored-span.js';
 
 /** A trace summary's figures, each with its number in trace_figures and trace_histograms. */
 export const TRACE_FIGURES = ['duration_ms', 'total_cost', 'spans_count', 'error_count'] as const;
@@ -84,7 +85,7 @@ export function serviceKeyOf(service: string | null): string | undefined {
 
 /** The root service a key stands for (the column comes back as bytes from MariaDB). */
 export function serviceOfKey(key: unknown): string | null {
-  const text = Buffer.isBuffer(key) ? key.toString('utf8') : String(key);
+  const text = asText(key);
   return text === '' ? null : text.slice(1);
 }
 

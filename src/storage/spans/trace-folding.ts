@@ -10,6 +10,7 @@ import { bigintAsText } from '../database.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import { bulkWriteTransaction } from '../transactions.js';
+import { asText } from './stored-span.js';
 import {
   binOf,
   FOLD_STATE,
@@ -139,29 +140,22 @@ export async function readFiled(db: Knex, run: Run, applicationId: string, trace
         .where('application_id', applicationId)
         .whereIn('trace_id', chunk),
     );
-    for (const row of found) {
-      const serviceKey = row.service_key as unknown;
-      rows.push({ ...row, application_id: applicationId, service_key: Buffer.isBuffer(serviceKey) ? serviceKey.toString('utf8') : String(serviceKey), figure: Number(row.figure), bin: Number(row.bin), value: Number(row.value) });
-    }
+    for (const row of found) rows.push({ ...row, application_id: applicationId, service_key: asText(row.service_key), figure: Number(row.figure), bin: Number(row.bin), value: Number(row.value) });
   }
   return rows;
 }
 
-/** Takes the traces' filed figures out of trace_figures and the histograms (in the caller's transaction). */
-async function removeFiled(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<void> {
+/**
+ * Takes the traces' filed figures out of trace_figures and the histograms, in the caller's
+ * transaction: before a fold files them anew, and when the purger deletes their summaries (a
+ * deleted summary is no longer pending, so no read would find its figures stale).
+ */
+export async function unfileTraces(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<void> {
   const filed = await readFiled(db, run, applicationId, traceIds);
   if (filed.length === 0) return;
   const filedTraces = [...new Set(filed.map((row) => row.trace_id))];
   for (const chunk of chunks(filedTraces, IDS_PER_STATEMENT)) await run(db(TRACE_FIGURE_TABLE).where('application_id', applicationId).whereIn('trace_id', chunk).del());
   await applyHistogramDeltas(db, run, histogramDeltas(filed, -1));
-}
-
-/**
- * The purger deleted these traces' summaries: their filed figures go too, in its transaction
- * (a deleted summary is no longer pending, so no read would find them stale).
- */
-export function unfileDeletedTraces(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<void> {
-  return removeFiled(db, run, applicationId, traceIds);
 }
 
 /**
@@ -182,7 +176,7 @@ export async function foldBatch(knex: Knex, applicationId: string, limit: number
     );
     if (pending.length === 0) return 0;
     const traceIds = pending.map((trace) => trace.trace_id);
-    await removeFiled(db, run, applicationId, traceIds);
+    await unfileTraces(db, run, applicationId, traceIds);
     const filed: FiledFigure[] = [];
     const unfoldable: string[] = [];
     for (const trace of pending) {

@@ -8,7 +8,7 @@ import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import type { SpanRow } from './span-row.js';
 import { FOLD_STATE } from './trace-figures.js';
-import { unfileDeletedTraces } from './trace-folding.js';
+import { unfileTraces } from './trace-folding.js';
 
 interface RootCandidate {
   span_id: string;
@@ -229,7 +229,7 @@ export async function recomputeSummaries(db: Knex, applicationId: string, traceI
     const kept = new Set(summaries.map((summary) => summary.trace_id));
     const empty = chunk.filter((traceId) => !kept.has(traceId));
     if (empty.length > 0) {
-      await unfileDeletedTraces(db, run, applicationId, empty);
+      await unfileTraces(db, run, applicationId, empty);
       await run(db('traces').where('application_id', applicationId).whereIn('trace_id', empty).del());
     }
   }
