@@ -1,5 +1,8 @@
 // POST /engine/analytics's reads: the matching spans (or traces) of a window grouped by up to
-// three text keys and split into time buckets, with exact measures, in one snapshot:
+// three text keys and split into time buckets, with exact measures, in one snapshot. Without a
+// percentile, one statement (rankedPointsQuery) reads every group's cells (group × bucket), ranks
+// the groups from them and folds those past row_limit into `other`, as a hand-written query
+// would. With one, the values at its ranks need each cell's own rows, so the reads go in steps:
 //  1. the groups ranked over the whole window by one measure (row_limit + 1 of them, so that a
 //     left-out group shows), when there is a group_by;
 //  2. the measures per kept group and bucket;
@@ -19,7 +22,7 @@ import { targetOf, type FilterColumn } from './filter-targets.js';
 import { matchingSpans, type WindowFilter } from './span-pages.js';
 import { asNumber, asText } from './stored-span.js';
 import { MIN_STORED_INTEGER } from './time-bounds.js';
-import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupDimensionOf, rollupPlan, type RollupPlan } from './rollup-reads.js';
+import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupAverageParts, rollupDimensionOf, rollupPlan, type RollupPlan } from './rollup-reads.js';
 import { foldedAnalyticsRows } from './folded-analytics.js';
 import { matchingTraces } from './trace-pages.js';
 import { matchingSlotRollups, SLOT_KEY_SQL, slotBucketsExact, slotRollupPlan } from './slot-rollup-reads.js';
@@ -95,6 +98,8 @@ interface Source {
   keys: Array<{ sql: string; bindings: Knex.Value[] }>;
   /** The aggregate of a non-percentile measure (a percentile's is the count of its values). */
   aggregate(measure: StoredMeasure): string;
+  /** The sum and count of a field's values, from which averages over several cells combine. */
+  averageParts(field: string): { sum: string; count: string };
 }
 
 function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
@@ -108,6 +113,7 @@ function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
       timeColumn: 'r.bucket_start_unix_nano',
       keys: [{ sql: SLOT_KEY_SQL, bindings: [] }],
       aggregate: (measure) => rollupAggregateSql(dialect, measure.fn, 'field' in measure ? measure.field : undefined),
+      averageParts: rollupAverageParts,
     };
   }
   if (plan) {
@@ -118,6 +124,7 @@ function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
       timeColumn: 'r.bucket_start_unix_nano',
       keys: query.groupBy.map((field) => ({ sql: `r.${rollupDimensionOf(field)}`, bindings: [] })),
       aggregate: (measure) => rollupAggregateSql(dialect, measure.fn, 'field' in measure ? measure.field : undefined),
+      averageParts: rollupAverageParts,
     };
   }
   const alias = query.grain === 'spans' ? 's' : 't';
@@ -134,6 +141,10 @@ function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
     timeColumn: query.grain === 'spans' ? 's.start_time_unix_nano' : 't.root_start_time_unix_nano',
     keys,
     aggregate: (measure) => aggregateSql(query, dialect, alias, measure),
+    averageParts: (field) => {
+      const column = columnOf(query, alias, field);
+      return { sum: `SUM(${dialect.asDouble(column)})`, count: `COUNT(${column})` };
+    },
   };
 }
 
@@ -271,6 +282,82 @@ export function percentileValuesQuery(knex: Knex, query: AnalyticsQuery, selecti
   return knex.select('*').from(ranked).whereRaw(wanted.join(' OR '));
 }
 
+/** A measure over several cells' values (columns m, s, n of measure `index`), `over` a window or none. */
+function combinedSql(dialect: SqlDialect, measure: StoredMeasure, index: number, over = ''): string {
+  if (measure.fn === 'min' || measure.fn === 'max') return `${measure.fn.toUpperCase()}(m${index})${over}`;
+  if (measure.fn === 'avg') return `${dialect.asDouble(`SUM(s${index})${over}`)} / NULLIF(SUM(n${index})${over}, 0)`;
+  if (measure.fn === 'count' || measure.fn === 'sum') return `SUM(m${index})${over}`;
+  throw new Error(`${measure.fn} does not combine from cells`);
+}
+
+/**
+ * 1 to 3 in one statement, for a grouped request without a percentile: every group's cells (its
+ * measures per bucket, k0… its exact key bytes), the groups ranked by the order measure combined
+ * over their cells (no value last, ties by key bytes), and per bucket the kept groups' cells as
+ * they are (p, their place from 1) and the rest combined into one series (p 0: `other`).
+ */
+export function rankedPointsQuery(knex: Knex, query: AnalyticsQuery): Knex.QueryBuilder {
+  const source = sourceOf(knex, query);
+  const { dialect } = source;
+  const bucket = bucketSql(source, query);
+  const keys = source.keys.map((_, index) => `k${index}`);
+  const cells = source.matching();
+  source.keys.forEach((key, index) => cells.select(knex.raw(`${dialect.exactKey(key.sql)} AS k${index}`, key.bindings)));
+  cells.select(knex.raw(`${bucket.sql} AS b`, bucket.bindings));
+  query.measures.forEach((measure, index) => {
+    cells.select(knex.raw(`${source.aggregate(measure)} AS m${index}`));
+    if (measure.fn === 'avg') {
+      const parts = source.averageParts(measure.field);
+      cells.select(knex.raw(`${parts.sum} AS s${index}, ${parts.count} AS n${index}`));
+    }
+  });
+  // By their aliases: the same expressions written twice would need their bindings twice.
+  cells.groupByRaw([...keys, 'b'].join(', '));
+  const orderIndex = query.orderBy.measure;
+  const rankValue = combinedSql(dialect, query.measures[orderIndex] as StoredMeasure, orderIndex, ` OVER (PARTITION BY ${keys.join(', ')})`);
+  const totals = knex.select(knex.raw(`cells.*, ${rankValue} AS r`)).from(cells.as('cells'));
+  const direction = query.orderBy.direction === 'asc' ? 'ASC' : 'DESC';
+  const ranked = knex.select(knex.raw(`totals.*, DENSE_RANK() OVER (ORDER BY CASE WHEN r IS NULL THEN 1 ELSE 0 END, r ${direction}, ${keys.join(', ')}) AS pos`)).from(totals.as('totals'));
+  const limit = query.rowLimit;
+  const outer = knex.select(knex.raw('CASE WHEN pos <= ? THEN pos ELSE 0 END AS p, b', [limit])).from(ranked.as('ranked'));
+  keys.forEach((key) => outer.select(knex.raw(`MIN(CASE WHEN pos <= ? THEN ${key} END) AS ${key}`, [limit])));
+  // A kept group has one cell per bucket: MIN takes it as it is.
+  query.measures.forEach((measure, index) => outer.select(knex.raw(`CASE WHEN MIN(pos) <= ? THEN MIN(m${index}) ELSE ${combinedSql(dialect, measure, index)} END AS m${index}`, [limit])));
+  return outer.groupByRaw('p, b');
+}
+
+function pointOf(query: AnalyticsQuery, row: Row): StoredPoint {
+  return {
+    bucket: asNumber(row.b),
+    values: query.measures.map((measure, index) => {
+      const value = row[`m${index}`];
+      if (isPercentile(measure.fn)) return { count: asNumber(value), byRank: new Map() };
+      return value === null || value === undefined ? null : asNumber(value);
+    }),
+  };
+}
+
+/** The rows of a grouped request without a percentile, from rankedPointsQuery. */
+async function rankedFromCells(knex: Knex, query: AnalyticsQuery): Promise<AnalyticsRows> {
+  const rows = ((await rankedPointsQuery(knex, query)) as Row[]).sort((a, b) => asNumber(a.p) - asNumber(b.p) || asNumber(a.b) - asNumber(b.b));
+  const groups: StoredGroup[] = [];
+  const other: StoredPoint[] = [];
+  let place = 0;
+  for (const row of rows) {
+    if (asNumber(row.p) === 0) {
+      other.push(pointOf(query, row));
+      continue;
+    }
+    if (asNumber(row.p) !== place) {
+      place = asNumber(row.p);
+      groups.push({ key: query.groupBy.map((_, index) => keyText(row[`k${index}`])), points: [] });
+    }
+    (groups[groups.length - 1] as StoredGroup).points.push(pointOf(query, row));
+  }
+  const truncated = other.length > 0;
+  return { groups, other: truncated ? other : null, truncated };
+}
+
 /** The points of a selection (pointsQuery, then percentileValuesQuery per percentile field), per key tuple (one [] key when not grouped). */
 async function readPoints(knex: Knex, query: AnalyticsQuery, selection: Selection): Promise<Map<string, { key: GroupKey; points: StoredPoint[] }>> {
   const keyOf = (row: Row) => (perGroup(selection) ? query.groupBy.map((_, index) => keyText(row[`k${index}`])) : []);
@@ -279,16 +366,8 @@ async function readPoints(knex: Knex, query: AnalyticsQuery, selection: Selectio
   const series = new Map<string, { key: Array<string | null>; points: StoredPoint[] }>();
   for (const row of rows) {
     const key = keyOf(row);
-    const bucket = asNumber(row.b);
-    const point: StoredPoint = {
-      bucket,
-      values: query.measures.map((measure, index) => {
-        const value = row[`m${index}`];
-        if (isPercentile(measure.fn)) return { count: asNumber(value), byRank: new Map() };
-        return value === null || value === undefined ? null : asNumber(value);
-      }),
-    };
-    points.set(tupleId(key, bucket), point);
+    const point = pointOf(query, row);
+    points.set(tupleId(key, point.bucket), point);
     const id = JSON.stringify(key);
     const entry = series.get(id) ?? { key, points: [] };
     entry.points.push(point);
@@ -328,6 +407,7 @@ export async function analyticsRows(knex: Knex, request: AnalyticsQuery): Promis
       const all = [...series.values()][0];
       return { groups: [{ key: [], points: all?.points ?? [] }], other: null, truncated: false };
     }
+    if (!query.measures.some((measure) => isPercentile(measure.fn))) return rankedFromCells(trx, query);
     const ranked = ((await rankedKeysQuery(trx, query)) as Row[]).map((row) => query.groupBy.map((_, index) => keyText(row[`k${index}`])));
     if (ranked.length === 0) return { groups: [], other: null, truncated: false };
     const truncated = ranked.length > query.rowLimit;

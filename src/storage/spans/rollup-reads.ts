@@ -131,6 +131,13 @@ export function matchingRollups(knex: Knex, dialect: SqlDialect, request: Rollup
   return knex.from(both.as('r'));
 }
 
+/** The sum and the count of a field's values over roll-up rows (alias `r`): what an average combines from. */
+export function rollupAverageParts(field: string): { sum: string; count: string } {
+  const figure = FIGURE_OF_FIELD[field];
+  if (figure === undefined) throw new Error(`no roll-up figure for ${field}`);
+  return { sum: `SUM(r.${figure}_sum)`, count: `SUM(r.${figure}_count)` };
+}
+
 /** A measure's aggregate over roll-up rows (alias `r`); never a percentile (rollupPlan rules them out). */
 export function rollupAggregateSql(dialect: SqlDialect, fn: string, field: string | undefined): string {
   if (fn === 'count') return 'SUM(r.span_count)';

@@ -1,9 +1,9 @@
-// POST /engine/analytics's reads per dialect, without a database (table-driven): the ranking of
-// the groups, the points of the kept groups and of the rest (`other`), and the values at the
-// percentile ranks; keys grouped, sorted and compared by their bytes (CAST AS BINARY on
+// POST /engine/analytics's reads per dialect, without a database (table-driven): the groups
+// ranked from their cells in one statement (no percentile), the ranking of the groups, the points
+// of the kept groups and of the rest (`other`), and the values at the percentile ranks; keys grouped, sorted and compared by their bytes (CAST AS BINARY on
 // MariaDB/MySQL), buckets by integer division (DIV on MariaDB/MySQL).
 import type { AnalyticsQuery, Selection } from '../../../src/storage/spans/analytics-reads.js';
-import { percentileValuesQuery, pointsQuery, rankedKeysQuery } from '../../../src/storage/spans/analytics-reads.js';
+import { percentileValuesQuery, pointsQuery, rankedKeysQuery, rankedPointsQuery } from '../../../src/storage/spans/analytics-reads.js';
 import { sqlCases, type SqlCase } from '../../support/sql-cases.js';
 
 const QUERY: AnalyticsQuery = {
@@ -40,6 +40,27 @@ const KEPT_KEYS = {
   sqlite: '(((t.service_name IS NOT NULL AND t.service_name = ?)) OR (t.service_name IS NULL))',
   mysql: '(((t.service_name IS NOT NULL AND CAST(t.service_name AS BINARY) = CAST(? AS BINARY))) OR (t.service_name IS NULL))',
 };
+
+// Without a percentile: the cells of one scan (an average's sum and count beside it), each
+// group's order measure combined over its cells, the groups ranked, the rest combined per bucket.
+const WITHOUT_PERCENTILE: AnalyticsQuery = { ...QUERY, measures: [{ fn: 'count' }, { fn: 'avg', field: 'duration_ms' }, { fn: 'max', field: 'total_cost' }] };
+const rankedPointsSql = (dialect: 'sqlite' | 'mysql') => {
+  const [double, key] = dialect === 'sqlite' ? ['REAL', 't.service_name'] : ['DOUBLE', 'CAST(t.service_name AS BINARY)'];
+  return (
+    'select CASE WHEN pos <= ? THEN pos ELSE 0 END AS p, b, MIN(CASE WHEN pos <= ? THEN k0 END) AS k0, CASE WHEN MIN(pos) <= ? THEN MIN(m0) ELSE SUM(m0) END AS m0, ' +
+    `CASE WHEN MIN(pos) <= ? THEN MIN(m1) ELSE CAST(SUM(s1) AS ${double}) / NULLIF(SUM(n1), 0) END AS m1, CASE WHEN MIN(pos) <= ? THEN MIN(m2) ELSE MAX(m2) END AS m2 ` +
+    'from (select totals.*, DENSE_RANK() OVER (ORDER BY CASE WHEN r IS NULL THEN 1 ELSE 0 END, r ASC, k0) AS pos ' +
+    `from (select cells.*, CAST(SUM(s1) OVER (PARTITION BY k0) AS ${double}) / NULLIF(SUM(n1) OVER (PARTITION BY k0), 0) AS r ` +
+    `from (select ${key} AS k0, ${BUCKET[dialect]}, COUNT(*) AS m0, AVG(CAST(t.duration_ms AS ${double})) AS m1, SUM(CAST(t.duration_ms AS ${double})) AS s1, COUNT(t.duration_ms) AS n1, ` +
+    `MAX(t.total_cost) AS m2 ${TRACES[dialect]} group by k0, b) as \`cells\`) as \`totals\`) as \`ranked\` group by p, b`
+  );
+};
+const RANKED_POINTS: Array<SqlCase<AnalyticsQuery>> = [
+  ['the groups ranked from the cells of one scan (no value last, ties by key bytes), the kept ones as they are, the rest combined per bucket', WITHOUT_PERCENTILE, {
+    sqlite: { sql: rankedPointsSql('sqlite'), bindings: [2, 2, 2, 2, 2, START, WIDTH, 'app_a', START, END] },
+    mysql: { sql: rankedPointsSql('mysql'), bindings: [2, 2, 2, 2, 2, START, WIDTH, 'app_a', START, END] },
+  }],
+];
 
 const RANKED: Array<SqlCase<AnalyticsQuery>> = [
   ['groups ranked by the order measure (no value last), ties by key bytes, row_limit + 1 of them', QUERY, {
@@ -99,6 +120,7 @@ const PERCENTILES: Array<SqlCase<Selection>> = [
 ];
 
 describe('analytics reads: SQL and bindings per dialect', () => {
+  describe('the groups and their points in one statement', () => sqlCases(RANKED_POINTS, (knex, query) => rankedPointsQuery(knex, query)));
   describe('the ranking of the groups', () => sqlCases(RANKED, (knex, query) => rankedKeysQuery(knex, query)));
   describe('the points', () => sqlCases(POINTS, (knex, selection) => pointsQuery(knex, QUERY, selection)));
   describe('the values at the percentile ranks', () => sqlCases(PERCENTILES, (knex, selection) => percentileValuesQuery(knex, QUERY, selection, 'duration_ms', [50, 90])));
