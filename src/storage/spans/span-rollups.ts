@@ -130,35 +130,77 @@ function deltaOf(accumulator: Accumulator, sign: 1 | -1): RollupDelta {
   return Object.assign(delta, figureColumns(accumulator, sign));
 }
 
+/** Whole seconds of a nanosecond time, floored (also before 1970): exact as a double for any 64-bit time. */
+function secondsOf(nanos: string): number {
+  // From 1970 on, a time's seconds are its digits but the last nine: no BigInt on the ingest path.
+  if (nanos.length > 9 && nanos.charCodeAt(0) !== 45) return Number(nanos.slice(0, -9));
+  const time = BigInt(nanos);
+  const seconds = time / NANOS_PER_SECOND;
+  return Number(time < 0n && time % NANOS_PER_SECOND !== 0n ? seconds - 1n : seconds);
+}
+
+/** The spans of one application and one combination of dimension values, per width and bucket start (seconds). */
+interface Combination {
+  hash: string;
+  buckets: Array<Map<number, Accumulator>>;
+}
+
+/** Combinations found by the application, then each dimension's value in turn (no key string built per span). */
+type CombinationTrie = Map<string | null, CombinationTrie | Combination>;
+
+/** The trie's node under `key`, made when missing. */
+function childOf(node: CombinationTrie, key: string | null): CombinationTrie {
+  let child = node.get(key) as CombinationTrie | undefined;
+  if (child === undefined) {
+    child = new Map();
+    node.set(key, child);
+  }
+  return child;
+}
+
+const LAST_DIMENSION = ROLLUP_DIMENSIONS.length - 1;
+
+function combinationOf(trie: CombinationTrie, span: RollupSpan): Combination {
+  let node = childOf(trie, span.application_id);
+  for (let index = 0; index < LAST_DIMENSION; index += 1) node = childOf(node, span[ROLLUP_DIMENSIONS[index] as RollupDimension] ?? null);
+  const last = span[ROLLUP_DIMENSIONS[LAST_DIMENSION] as RollupDimension] ?? null;
+  let combination = node.get(last) as Combination | undefined;
+  if (combination === undefined) {
+    const dimensions = JSON.stringify(ROLLUP_DIMENSIONS.map((column) => span[column] ?? null));
+    combination = { hash: dimensionsHash(dimensions), buckets: WIDTHS_NS.map(() => new Map()) };
+    node.set(last, combination);
+  }
+  return combination;
+}
+
 /**
  * The roll-up rows that add (`sign` 1) or take away (`sign` -1) the spans, one per application,
  * width, bucket and dimension values, in key order (a fixed lock order for concurrent writers).
  * Taking away sets `partial`; the extremes of taken-away spans cannot be undone, so they are left out.
- * On the ingest path: each distinct combination of dimension values is hashed once per batch.
+ * On the ingest path: each distinct combination of dimension values is hashed once per batch,
+ * and a span's buckets are found by number.
  */
 export function rollupDeltas(spans: RollupSpan[], sign: 1 | -1): RollupDelta[] {
-  const accumulators = new Map<string, Accumulator>();
-  const hashes = new Map<string, string>();
+  const trie: CombinationTrie = new Map();
+  const accumulators: Array<[id: string, accumulator: Accumulator]> = [];
   for (const span of spans) {
-    const dimensions = JSON.stringify(ROLLUP_DIMENSIONS.map((column) => span[column] ?? null));
-    let hash = hashes.get(dimensions);
-    if (hash === undefined) {
-      hash = dimensionsHash(dimensions);
-      hashes.set(dimensions, hash);
-    }
-    const time = BigInt(span.start_time_unix_nano);
-    for (const [widthS, widthNs] of WIDTHS_NS) {
-      const start = bucketStart(time, widthNs);
-      const id = `${span.application_id}/${widthS}/${start}/${hash}`;
-      let accumulator = accumulators.get(id);
+    const combination = combinationOf(trie, span);
+    const seconds = secondsOf(String(span.start_time_unix_nano));
+    for (let index = 0; index < ROLLUP_WIDTHS_S.length; index += 1) {
+      const widthS = ROLLUP_WIDTHS_S[index] as number;
+      const startS = Math.floor(seconds / widthS) * widthS;
+      const buckets = combination.buckets[index] as Map<number, Accumulator>;
+      let accumulator = buckets.get(startS);
       if (accumulator === undefined) {
-        accumulator = { span, widthS, start, hash, ...emptyTotals() };
-        accumulators.set(id, accumulator);
+        const start = startS === 0 ? '0' : `${startS}000000000`;
+        accumulator = { span, widthS, start, hash: combination.hash, ...emptyTotals() };
+        buckets.set(startS, accumulator);
+        accumulators.push([`${span.application_id}/${widthS}/${start}/${combination.hash}`, accumulator]);
       }
       accumulate(accumulator, span, sign);
     }
   }
-  return [...accumulators.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, accumulator]) => deltaOf(accumulator, sign));
+  return accumulators.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, accumulator]) => deltaOf(accumulator, sign));
 }
 
 /** Rows per upsert: within SQLite's 500-term compound inserts and the placeholder limits. */

@@ -1,0 +1,58 @@
+// The roll-up deltas of a batch, without a database: one row per application, width, bucket and
+// combination of dimension values, bucket starts floored exactly (before 1970 and at the 64-bit
+// extremes too), and the stored dimensions hash unchanged (SHA-256 of the values as JSON), so that
+// the rows of new spans meet the rows already stored.
+import { createHash } from 'node:crypto';
+import { expect } from 'chai';
+import { ROLLUP_DIMENSIONS, rollupDeltas, type RollupSpan } from '../../../src/storage/spans/span-rollups.js';
+
+const NANOS_PER_SECOND = 1_000_000_000n;
+
+function span(start: string, overrides: Partial<RollupSpan> = {}): RollupSpan {
+  const dimensions = Object.fromEntries(ROLLUP_DIMENSIONS.map((column) => [column, null])) as Pick<RollupSpan, (typeof ROLLUP_DIMENSIONS)[number]>;
+  return { ...dimensions, application_id: 'app_a', start_time_unix_nano: start, duration_ms: 2, cost: 0.5, usage_amount: null, service_name: 'api', ...overrides };
+}
+
+/** The bucket start of a time, floored with BigInt (the reference). */
+function floored(start: string, widthS: number): string {
+  const time = BigInt(start);
+  const width = BigInt(widthS) * NANOS_PER_SECOND;
+  return (time - (((time % width) + width) % width)).toString();
+}
+
+function hashOf(values: Array<string | null>): string {
+  return createHash('sha256').update(JSON.stringify(values)).digest('hex').slice(0, 32);
+}
+
+describe('roll-up deltas of a batch', () => {
+  it('floors every start into its minute and hour exactly, before 1970 and at the 64-bit extremes too', () => {
+    const starts = ['0', '5', '-1', '-1000000000', '-1000000001', '59999999999', '60000000000', '-3600000000001', '1763800000000000000', '1763803599999999999', '9223372036854775807', '-9223372036854775808'];
+    for (const start of starts) {
+      const deltas = rollupDeltas([span(start)], 1);
+      expect(deltas.map((delta) => [delta.bucket_width_s, delta.bucket_start_unix_nano]), start).to.have.deep.members([
+        [3600, floored(start, 3600)],
+        [60, floored(start, 60)],
+      ]);
+    }
+  });
+
+  it('adds up the spans of one combination and bucket, and keeps combinations, applications and null apart from "null"', () => {
+    const start = '1763799960000000000';
+    const spans = [span(start), span('1763800019999999999', { cost: 1.5 }), span(start, { service_name: 'null' }), span(start, { service_name: null }), span(start, { application_id: 'app_b' })];
+    const minutes = rollupDeltas(spans, 1).filter((delta) => delta.bucket_width_s === 60);
+    expect(minutes).to.have.length(4);
+    const api = minutes.find((delta) => delta.application_id === 'app_a' && delta.service_name === 'api');
+    expect(api).to.include({ span_count: 2, cost_count: 2, cost_sum: 2, cost_min: 0.5, cost_max: 1.5, usage_count: 0, usage_min: null, partial: 0 });
+    const values = (service: string | null) => ROLLUP_DIMENSIONS.map((column) => (column === 'service_name' ? service : null));
+    expect(api?.dimensions_hash).to.equal(hashOf(values('api')));
+    expect(minutes.map((delta) => delta.dimensions_hash)).to.include.members([hashOf(values('null')), hashOf(values(null))]);
+  });
+
+  it('lists the rows in one fixed order whatever the spans’ order (the lock order of concurrent writers)', () => {
+    const spans = ['1763800000000000000', '1763700000000000000', '-5'].flatMap((start) => [span(start), span(start, { service_name: 'web' }), span(start, { application_id: 'app_b' })]);
+    const key = (deltas: ReturnType<typeof rollupDeltas>) => deltas.map((delta) => `${delta.application_id}/${delta.bucket_width_s}/${delta.bucket_start_unix_nano}/${delta.dimensions_hash}`);
+    const forward = key(rollupDeltas(spans, 1));
+    expect(key(rollupDeltas([...spans].reverse(), -1))).to.deep.equal(forward);
+    expect(forward).to.deep.equal([...forward].sort());
+  });
+});
