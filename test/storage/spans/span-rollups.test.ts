@@ -9,8 +9,8 @@ import { ROLLUP_DIMENSIONS, rollupDeltas, type RollupSpan } from '../../../src/s
 const NANOS_PER_SECOND = 1_000_000_000n;
 
 function span(start: string, overrides: Partial<RollupSpan> = {}): RollupSpan {
-  const dimensions = Object.fromEntries(ROLLUP_DIMENSIONS.map((column) => [column, null])) as Pick<RollupSpan, (typeof ROLLUP_DIMENSIONS)[number]>;
-  return { ...dimensions, application_id: 'app_a', start_time_unix_nano: start, duration_ms: 2, cost: 0.5, usage_amount: null, service_name: 'api', ...overrides };
+  const dimensions: Partial<Record<string, null>> = Object.fromEntries(ROLLUP_DIMENSIONS.map((column) => [column, null]));
+  return { ...dimensions, span_name: 'call', span_kind: 'SPAN_KIND_INTERNAL', application_id: 'app_a', start_time_unix_nano: start, duration_ms: 2, cost: 0.5, usage_amount: null, service_name: 'api', ...overrides } as RollupSpan;
 }
 
 /** The bucket start of a time, floored with BigInt (the reference). */
@@ -43,7 +43,7 @@ describe('roll-up deltas of a batch', () => {
     expect(minutes).to.have.length(4);
     const api = minutes.find((delta) => delta.application_id === 'app_a' && delta.service_name === 'api');
     expect(api).to.include({ span_count: 2, cost_count: 2, cost_sum: 2, cost_min: 0.5, cost_max: 1.5, usage_count: 0, usage_min: null, partial: 0 });
-    const values = (service: string | null) => ROLLUP_DIMENSIONS.map((column) => (column === 'service_name' ? service : null));
+    const values = (service: string | null) => ROLLUP_DIMENSIONS.map((column) => ({ span_name: 'call', span_kind: 'SPAN_KIND_INTERNAL', service_name: service })[column as string] ?? null);
     expect(api?.dimensions_hash).to.equal(hashOf(values('api')));
     expect(minutes.map((delta) => delta.dimensions_hash)).to.include.members([hashOf(values('null')), hashOf(values(null))]);
   });
