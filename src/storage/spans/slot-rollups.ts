@@ -22,7 +22,7 @@ import { placeholders, type Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import { bulkWriteTransaction } from '../transactions.js';
 import { slotColumn, type IndexedSlot } from './indexed-slots.js';
-import { accumulate, bucketStart, emptyTotals, figureColumns, FIGURES, mergeRollupsQueries, touchedBuckets, WIDTHS_NS, type FigureSpan, type FigureTotals } from './span-rollups.js';
+import { accumulate, bucketStartSeconds, emptyTotals, figureColumns, FIGURES, mergeRollupsQueries, nanosText, ROLLUP_WIDTHS_S, secondsOf, touchedBuckets, WIDTHS_NS, type FigureSpan, type FigureTotals } from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
 
 export const SLOT_ROLLUPS = 'slot_rollups';
@@ -72,11 +72,11 @@ interface Accumulator extends FigureTotals {
 export function slotRollupDeltas<S extends SlotRollupSpan>(spans: readonly S[], slots: readonly IndexedSlot[], entryOf: (span: S, slot: IndexedSlot) => SlotEntry, sign: 1 | -1): Array<Record<string, unknown>> {
   const accumulators = new Map<string, Accumulator>();
   for (const span of spans) {
-    const time = BigInt(span.start_time_unix_nano);
+    const seconds = secondsOf(String(span.start_time_unix_nano));
     for (const slot of slots) {
       const { kind, value } = entryOf(span, slot);
-      for (const [widthS, widthNs] of WIDTHS_NS) {
-        const start = bucketStart(time, widthNs);
+      for (const widthS of ROLLUP_WIDTHS_S) {
+        const start = nanosText(bucketStartSeconds(seconds, widthS));
         const id = JSON.stringify([span.application_id, widthS, start, slot.slot, slot.generation, kind, value]);
         let accumulator = accumulators.get(id);
         if (accumulator === undefined) {

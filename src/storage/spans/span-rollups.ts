@@ -61,10 +61,23 @@ function dimensionsHash(dimensions: string): string {
 const NANOS_PER_SECOND = 1_000_000_000n;
 export const WIDTHS_NS = ROLLUP_WIDTHS_S.map((widthS) => [widthS, BigInt(widthS) * NANOS_PER_SECOND] as const);
 
-/** The start of the bucket of `widthNs` holding the nanosecond time (floored, also before 1970). */
-export function bucketStart(time: bigint, widthNs: bigint): string {
-  const remainder = ((time % widthNs) + widthNs) % widthNs;
-  return (time - remainder).toString();
+/** Whole seconds of a nanosecond time, floored (also before 1970): exact as a double for any 64-bit time. */
+export function secondsOf(nanos: string): number {
+  // From 1970 on, a time's seconds are its digits but the last nine: no BigInt on the ingest path.
+  if (nanos.length > 9 && nanos.charCodeAt(0) !== 45) return Number(nanos.slice(0, -9));
+  const time = BigInt(nanos);
+  const seconds = time / NANOS_PER_SECOND;
+  return Number(time < 0n && time % NANOS_PER_SECOND !== 0n ? seconds - 1n : seconds);
+}
+
+/** The start, in whole seconds, of the bucket of `widthS` seconds holding a time of `seconds` (floored). */
+export function bucketStartSeconds(seconds: number, widthS: number): number {
+  return Math.floor(seconds / widthS) * widthS;
+}
+
+/** Whole seconds as the stored decimal nanoseconds. */
+export function nanosText(seconds: number): string {
+  return seconds === 0 ? '0' : `${seconds}000000000`;
 }
 
 /** What a roll-up row measures of a span. */
@@ -130,15 +143,6 @@ function deltaOf(accumulator: Accumulator, sign: 1 | -1): RollupDelta {
   return Object.assign(delta, figureColumns(accumulator, sign));
 }
 
-/** Whole seconds of a nanosecond time, floored (also before 1970): exact as a double for any 64-bit time. */
-function secondsOf(nanos: string): number {
-  // From 1970 on, a time's seconds are its digits but the last nine: no BigInt on the ingest path.
-  if (nanos.length > 9 && nanos.charCodeAt(0) !== 45) return Number(nanos.slice(0, -9));
-  const time = BigInt(nanos);
-  const seconds = time / NANOS_PER_SECOND;
-  return Number(time < 0n && time % NANOS_PER_SECOND !== 0n ? seconds - 1n : seconds);
-}
-
 /** The spans of one application and one combination of dimension values, per width and bucket start (seconds). */
 interface Combination {
   hash: string;
@@ -167,7 +171,7 @@ function combinationOf(trie: CombinationTrie, span: RollupSpan): Combination {
   let combination = node.get(last) as Combination | undefined;
   if (combination === undefined) {
     const dimensions = JSON.stringify(ROLLUP_DIMENSIONS.map((column) => span[column] ?? null));
-    combination = { hash: dimensionsHash(dimensions), buckets: WIDTHS_NS.map(() => new Map()) };
+    combination = { hash: dimensionsHash(dimensions), buckets: ROLLUP_WIDTHS_S.map(() => new Map()) };
     node.set(last, combination);
   }
   return combination;
@@ -188,11 +192,11 @@ export function rollupDeltas(spans: RollupSpan[], sign: 1 | -1): RollupDelta[] {
     const seconds = secondsOf(String(span.start_time_unix_nano));
     for (let index = 0; index < ROLLUP_WIDTHS_S.length; index += 1) {
       const widthS = ROLLUP_WIDTHS_S[index] as number;
-      const startS = Math.floor(seconds / widthS) * widthS;
+      const startS = bucketStartSeconds(seconds, widthS);
       const buckets = combination.buckets[index] as Map<number, Accumulator>;
       let accumulator = buckets.get(startS);
       if (accumulator === undefined) {
-        const start = startS === 0 ? '0' : `${startS}000000000`;
+        const start = nanosText(startS);
         accumulator = { span, widthS, start, hash: combination.hash, ...emptyTotals() };
         buckets.set(startS, accumulator);
         accumulators.push([`${span.application_id}/${widthS}/${start}/${combination.hash}`, accumulator]);
