@@ -2,7 +2,8 @@
 // never a 200 for spans not stored), and once the database is back the exporter's own retry
 // stores every span exactly once. The failures are real ones: SQLite runs out of room (its
 // page limit), MariaDB becomes unreachable (a TCP relay in front of it is stopped), and either
-// loses the spans table.
+// loses the spans table; and with every pooled connection held, the answer comes before an
+// exporter's 10 s timeout.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,6 +74,33 @@ onEachDatabase('POST /v1/traces during a database outage', (app) => {
     this.timeout(60_000);
     if (app().database === 'sqlite') await sqliteFull(app());
     else await mysqlUnreachable(app());
+  });
+
+  it('answers 503 with Retry-After before an exporter gives up (10 s) while every connection of the pool is held, and stores the spans once one is free', async function () {
+    this.timeout(60_000);
+    const caller = await engineCaller(app());
+    const knex = app().server.knex;
+    const { max } = knex.client.pool as { max: number };
+    // The pool's every connection (SQLite's one, MariaDB's ten) in a transaction that waits.
+    const held = await Promise.all(Array.from({ length: max }, () => knex.transaction()));
+    let released = false;
+    const release = async () => {
+      if (!released) await Promise.all(held.map((transaction) => transaction.rollback()));
+      released = true;
+    };
+    try {
+      const started = performance.now();
+      const refused = await postProtobuf(app().url, caller, await batch(3));
+      const waitedMs = performance.now() - started;
+      expect(refused.status).to.equal(503);
+      expect(Number(refused.retryAfter)).to.be.greaterThan(0);
+      expect(waitedMs).to.be.lessThan(10_000);
+    } finally {
+      await release();
+    }
+    const spans = await batch(3);
+    expect((await postProtobuf(app().url, caller, spans)).status).to.equal(200);
+    expect(await storedSpanIds(app(), caller.appId)).to.deep.equal(spanIds(spans));
   });
 
   it('answers 503, not 500, when storing fails in an unexpected way (the spans table is gone)', async () => {

@@ -157,6 +157,9 @@ export const sqliteDialect: SqlDialect = {
           done(null, connection);
         },
       },
+      // The one connection busy past this: 503 with Retry-After before an OTLP exporter's 10 s
+      // timeout, as on MariaDB/MySQL (Knex waits 60 s by default).
+      acquireConnectionTimeout: 8000,
     };
   },
 };

@@ -61,9 +61,9 @@ describe('connection settings', () => {
     return { ...settings, pool };
   }
 
-  const sqlite = (filename: string): Knex.Config => ({ client: 'better-sqlite3', connection: { filename }, useNullAsDefault: true, pool: { min: 1, max: 1 } });
+  const sqlite = (filename: string): Knex.Config => ({ client: 'better-sqlite3', connection: { filename }, useNullAsDefault: true, pool: { min: 1, max: 1 }, acquireConnectionTimeout: 8000 });
 
-  it('SQLite without a URL: spanledger.sqlite in the data folder, which it creates', () => {
+  it('SQLite without a URL: spanledger.sqlite in the data folder, which it creates; one connection, waited for 8 s at most', () => {
     const folder = path.join(dataDir, 'fresh');
     expect(plain(sqliteDialect.knexSettings(undefined, folder))).to.deep.equal(sqlite(path.join(folder, 'spanledger.sqlite')));
     expect(fs.statSync(folder).isDirectory()).to.equal(true);
