@@ -247,7 +247,6 @@ export function mergeRollupsQueries(db: Knex, table: string, key: string[], delt
   return statements;
 }
 
-/** Deletes the rows of the deltas' buckets left with no span (after spans were taken away). */
 /** The buckets some deltas touch, per application and width: where emptied roll-up rows are looked for. */
 export function touchedBuckets(deltas: ReadonlyArray<Pick<RollupDelta, 'application_id' | 'bucket_width_s' | 'bucket_start_unix_nano'>>): Array<{ applicationId: string; widthS: number; starts: string[] }> {
   const buckets = new Map<string, { applicationId: string; widthS: number; starts: Set<string> }>();
@@ -260,6 +259,7 @@ export function touchedBuckets(deltas: ReadonlyArray<Pick<RollupDelta, 'applicat
   return [...buckets.values()].map(({ applicationId, widthS, starts }) => ({ applicationId, widthS, starts: [...starts] }));
 }
 
+/** Deletes the rows of the deltas' buckets left with no span (after spans were taken away). */
 export function emptyRollupsQueries(db: Knex, deltas: RollupDelta[]): Knex.QueryBuilder[] {
   const { exactInteger } = dialectFor(db);
   return touchedBuckets(deltas).map(({ applicationId, widthS, starts }) =>
