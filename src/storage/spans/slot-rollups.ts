@@ -20,9 +20,10 @@ import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
 import { placeholders, type Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
+import { RowStatements, type NativeStatement } from '../sql/row-statements.js';
 import { bulkWriteTransaction } from '../transactions.js';
 import { slotColumn, type IndexedSlot } from './indexed-slots.js';
-import { accumulate, bucketStartSeconds, emptyTotals, figureColumns, FIGURES, mergeRollupsQueries, nanosText, ROLLUP_WIDTHS_S, secondsOf, touchedBuckets, WIDTHS_NS, type FigureSpan, type FigureTotals } from './span-rollups.js';
+import { accumulate, bucketStartSeconds, emptyTotals, figureColumns, FIGURES, mergeRollupsQueries, mergeRollupsQuery, nanosText, paddedRuns, ROLLUP_WIDTHS_S, secondsOf, touchedBuckets, WIDTHS_NS, type FigureSpan, type FigureTotals } from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
 
 export const SLOT_ROLLUPS = 'slot_rollups';
@@ -94,6 +95,13 @@ export function slotRollupDeltas<S extends SlotRollupSpan>(spans: readonly S[], 
 /** Upserts that add the deltas to the stored rows (counts and sums add up, extremes widen, partial stays). */
 export function addSlotRollupsQueries(db: Knex, deltas: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder[] {
   return mergeRollupsQueries(db, SLOT_ROLLUPS, KEY, deltas);
+}
+
+const writerUpserts = new RowStatements<Record<string, unknown>>((db, rows) => mergeRollupsQuery(db, SLOT_ROLLUPS, KEY, rows));
+
+/** The span writer's upserts of the deltas (addSlotRollupsQueries' statements, sized as span-rollups.ts paddedRuns sizes them). */
+export function writerSlotRollupUpserts(db: Knex, deltas: ReadonlyArray<Record<string, unknown>>): NativeStatement[] {
+  return paddedRuns(deltas).map((run) => writerUpserts.statement(db, run));
 }
 
 /**

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { placeholders } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
+import { RowStatements, type NativeStatement } from '../sql/row-statements.js';
 import type { FilterColumn } from './filter-targets.js';
 import type { SpanRow } from './span-row.js';
 
@@ -143,7 +144,10 @@ function deltaOf(accumulator: Accumulator, sign: 1 | -1): RollupDelta {
   return Object.assign(delta, figureColumns(accumulator, sign));
 }
 
-/** The spans of one application and one combination of dimension values, per width and bucket start (seconds). */
+/**
+ * One application's combination of dimension values: its hash, and while one call of
+ * rollupDeltas runs, its spans per width and bucket start (seconds; empty between calls).
+ */
 interface Combination {
   hash: string;
   buckets: Array<Map<number, Accumulator>>;
@@ -151,6 +155,17 @@ interface Combination {
 
 /** Combinations found by the application, then each dimension's value in turn (no key string built per span). */
 type CombinationTrie = Map<string | null, CombinationTrie | Combination>;
+
+/**
+ * The combinations seen, kept from call to call, so that a batch's spans find their hashes
+ * without hashing or allocating anything in the usual case: the same services, names and SKUs
+ * arrive batch after batch. Emptied once it holds KEPT_COMBINATIONS, which bounds its memory
+ * whatever the values' cardinality. rollupDeltas runs start to end without awaiting and empties
+ * the buckets it filled before it returns (or throws), so one call's buckets are never another's.
+ */
+const combinations: CombinationTrie = new Map();
+const KEPT_COMBINATIONS = 20_000;
+let keptCombinations = 0;
 
 /** The trie's node under `key`, made when missing. */
 function childOf(node: CombinationTrie, key: string | null): CombinationTrie {
@@ -164,8 +179,8 @@ function childOf(node: CombinationTrie, key: string | null): CombinationTrie {
 
 const LAST_DIMENSION = ROLLUP_DIMENSIONS.length - 1;
 
-function combinationOf(trie: CombinationTrie, span: RollupSpan): Combination {
-  let node = childOf(trie, span.application_id);
+function combinationOf(span: RollupSpan): Combination {
+  let node = childOf(combinations, span.application_id);
   for (let index = 0; index < LAST_DIMENSION; index += 1) node = childOf(node, span[ROLLUP_DIMENSIONS[index] as RollupDimension] ?? null);
   const last = span[ROLLUP_DIMENSIONS[LAST_DIMENSION] as RollupDimension] ?? null;
   let combination = node.get(last) as Combination | undefined;
@@ -173,42 +188,58 @@ function combinationOf(trie: CombinationTrie, span: RollupSpan): Combination {
     const dimensions = JSON.stringify(ROLLUP_DIMENSIONS.map((column) => span[column] ?? null));
     combination = { hash: dimensionsHash(dimensions), buckets: ROLLUP_WIDTHS_S.map(() => new Map()) };
     node.set(last, combination);
+    keptCombinations += 1;
   }
   return combination;
+}
+
+/** Adds one span to its combination's buckets, noting a new accumulator in `accumulators` and its bucket map in `filled`. */
+function addSpan(span: RollupSpan, sign: 1 | -1, accumulators: Array<[id: string, accumulator: Accumulator]>, filled: Array<Map<number, Accumulator>>): void {
+  const combination = combinationOf(span);
+  const seconds = secondsOf(String(span.start_time_unix_nano));
+  for (let index = 0; index < ROLLUP_WIDTHS_S.length; index += 1) {
+    const widthS = ROLLUP_WIDTHS_S[index] as number;
+    const startS = bucketStartSeconds(seconds, widthS);
+    const buckets = combination.buckets[index] as Map<number, Accumulator>;
+    let accumulator = buckets.get(startS);
+    if (accumulator === undefined) {
+      const start = nanosText(startS);
+      accumulator = { span, widthS, start, hash: combination.hash, ...emptyTotals() };
+      buckets.set(startS, accumulator);
+      accumulators.push([`${span.application_id}/${widthS}/${start}/${combination.hash}`, accumulator]);
+      filled.push(buckets);
+    }
+    accumulate(accumulator, span, sign);
+  }
 }
 
 /**
  * The roll-up rows that add (`sign` 1) or take away (`sign` -1) the spans, one per application,
  * width, bucket and dimension values, in key order (a fixed lock order for concurrent writers).
  * Taking away sets `partial`; the extremes of taken-away spans cannot be undone, so they are left out.
- * On the ingest path: each distinct combination of dimension values is hashed once per batch,
- * and a span's buckets are found by number.
+ * On the ingest path: each combination of dimension values is hashed once (while kept), and a
+ * span's buckets are found by number.
  */
 export function rollupDeltas(spans: RollupSpan[], sign: 1 | -1): RollupDelta[] {
-  const trie: CombinationTrie = new Map();
-  const accumulators: Array<[id: string, accumulator: Accumulator]> = [];
-  for (const span of spans) {
-    const combination = combinationOf(trie, span);
-    const seconds = secondsOf(String(span.start_time_unix_nano));
-    for (let index = 0; index < ROLLUP_WIDTHS_S.length; index += 1) {
-      const widthS = ROLLUP_WIDTHS_S[index] as number;
-      const startS = bucketStartSeconds(seconds, widthS);
-      const buckets = combination.buckets[index] as Map<number, Accumulator>;
-      let accumulator = buckets.get(startS);
-      if (accumulator === undefined) {
-        const start = nanosText(startS);
-        accumulator = { span, widthS, start, hash: combination.hash, ...emptyTotals() };
-        buckets.set(startS, accumulator);
-        accumulators.push([`${span.application_id}/${widthS}/${start}/${combination.hash}`, accumulator]);
-      }
-      accumulate(accumulator, span, sign);
-    }
+  if (keptCombinations >= KEPT_COMBINATIONS) {
+    combinations.clear();
+    keptCombinations = 0;
   }
-  return accumulators.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, accumulator]) => deltaOf(accumulator, sign));
+  const accumulators: Array<[id: string, accumulator: Accumulator]> = [];
+  const filled: Array<Map<number, Accumulator>> = [];
+  try {
+    for (const span of spans) addSpan(span, sign, accumulators, filled);
+    return accumulators.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, accumulator]) => deltaOf(accumulator, sign));
+  } finally {
+    // The kept combinations let go of this call's spans and totals.
+    for (const buckets of filled) buckets.clear();
+  }
 }
 
 /** Rows per upsert: within SQLite's 500-term compound inserts and the placeholder limits. */
 const ROWS_PER_STATEMENT = 400;
+
+const SPAN_ROLLUPS_KEY = ['application_id', 'bucket_width_s', 'bucket_start_unix_nano', 'dimensions_hash'];
 
 /**
  * Upserts that add the deltas to the stored roll-ups: counts and sums add up, the extremes widen
@@ -217,11 +248,18 @@ const ROWS_PER_STATEMENT = 400;
  * SQLite's old-row SET agree.
  */
 export function addRollupsQuery(db: Knex, deltas: RollupDelta[]): Knex.QueryBuilder[] {
-  return mergeRollupsQueries(db, 'span_rollups', ['application_id', 'bucket_width_s', 'bucket_start_unix_nano', 'dimensions_hash'], deltas);
+  return mergeRollupsQueries(db, 'span_rollups', SPAN_ROLLUPS_KEY, deltas);
 }
 
 /** addRollupsQuery for any table with the roll-up measure columns and the given key (slot-rollups.ts too). */
 export function mergeRollupsQueries(db: Knex, table: string, key: string[], deltas: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder[] {
+  const statements: Knex.QueryBuilder[] = [];
+  for (let offset = 0; offset < deltas.length; offset += ROWS_PER_STATEMENT) statements.push(mergeRollupsQuery(db, table, key, deltas.slice(offset, offset + ROWS_PER_STATEMENT)));
+  return statements;
+}
+
+/** One upsert of mergeRollupsQueries: at most ROWS_PER_STATEMENT rows. */
+export function mergeRollupsQuery(db: Knex, table: string, key: string[], rows: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder {
   const { insertedValue, greatest, least } = dialectFor(db);
   const incoming = (column: string) => db.raw(insertedValue, [column]);
   const merge: Record<string, Knex.Raw> = {
@@ -235,16 +273,43 @@ export function mergeRollupsQueries(db: Knex, table: string, key: string[], delt
       merge[`${name}_${part}`] = db.raw(`COALESCE(${pick}(??, ?), ??, ?)`, [old, incoming(`${name}_${part}`), old, incoming(`${name}_${part}`)]);
     }
   }
-  const statements: Knex.QueryBuilder[] = [];
-  for (let offset = 0; offset < deltas.length; offset += ROWS_PER_STATEMENT) {
-    statements.push(
-      db(table)
-        .insert(deltas.slice(offset, offset + ROWS_PER_STATEMENT))
-        .onConflict(key)
-        .merge(merge),
-    );
+  return db(table).insert(rows).onConflict(key).merge(merge);
+}
+
+/** Most rows in one upsert of the span writer (within ROWS_PER_STATEMENT). */
+const WRITER_ROWS_PER_UPSERT = 256;
+
+/**
+ * The span writer's upserts are rounded up to a multiple of this many rows, so that a batch's
+ * deltas (a few dozen as a rule) go in one statement, while each connection prepares at most
+ * WRITER_ROWS_PER_UPSERT / ROW_STEP statement texts per table.
+ */
+const ROW_STEP = 8;
+
+/**
+ * The deltas in runs of at most WRITER_ROWS_PER_UPSERT rows, each filled up to a multiple of
+ * ROW_STEP with copies of its last row that add nothing: no span, every count and sum 0, no
+ * extreme, not partial. Merged into the row its original made or met, such a copy leaves it as it
+ * is (0 added, LEAST/GREATEST with NULL give NULL and COALESCE keeps the old extreme, the larger
+ * `partial` stays); it repeats the last key, so the runs stay in key order.
+ */
+export function paddedRuns<Row extends Record<string, unknown>>(deltas: readonly Row[]): Row[][] {
+  const nothing = figureColumns(emptyTotals(), 1);
+  const runs: Row[][] = [];
+  for (let offset = 0; offset < deltas.length; offset += WRITER_ROWS_PER_UPSERT) {
+    const run = deltas.slice(offset, offset + WRITER_ROWS_PER_UPSERT);
+    const last = run[run.length - 1] as Row;
+    while (run.length % ROW_STEP !== 0) run.push({ ...last, ...nothing } as Row);
+    runs.push(run);
   }
-  return statements;
+  return runs;
+}
+
+const writerUpserts = new RowStatements<RollupDelta>((db, rows) => mergeRollupsQuery(db, 'span_rollups', SPAN_ROLLUPS_KEY, rows));
+
+/** The span writer's upserts of the deltas (addRollupsQuery's statements, as paddedRuns sizes them). */
+export function writerRollupUpserts(db: Knex, deltas: readonly RollupDelta[]): NativeStatement[] {
+  return paddedRuns(deltas).map((run) => writerUpserts.statement(db, run));
 }
 
 /** The buckets some deltas touch, per application and width: where emptied roll-up rows are looked for. */

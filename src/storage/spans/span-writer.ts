@@ -9,9 +9,10 @@ import type { Run } from '../sql/dialect.js';
 import { bulkWriteTransaction } from '../transactions.js';
 import { SLOT_NUMBERS, slotColumn, type IndexedSlot } from './indexed-slots.js';
 import { inPowerOfTwoRuns, insertSpansMysql, insertSpansSqlite } from './span-insert.js';
-import { sendPrepared } from '../sql/mysql-transaction.js';
-import { addRollupsQuery, rollupDeltas } from './span-rollups.js';
-import { addSlotRollupsQueries, slotEntryOfRow, slotRollupDeltas } from './slot-rollups.js';
+import { sendPrepared, sendPreparedNative } from '../sql/mysql-transaction.js';
+import type { NativeStatement } from '../sql/row-statements.js';
+import { rollupDeltas, writerRollupUpserts } from './span-rollups.js';
+import { slotEntryOfRow, slotRollupDeltas, writerSlotRollupUpserts } from './slot-rollups.js';
 import type { SpanRow } from './span-row.js';
 import { batchSummaries, groupBy, mergeQuery } from './trace-summaries.js';
 import { addValuesQueries, slotValuesOf, syncTimesQuery } from './trace-slot-values.js';
@@ -64,14 +65,15 @@ interface Writer {
   run: Run;
   /** Runs a multi-row write sized by inPowerOfTwoRuns: prepared on MariaDB/MySQL, whose text then repeats. */
   runSized: Run;
+  /** Runs a statement compiled ahead (sql/row-statements.ts): prepared on MariaDB/MySQL too. */
+  runNative(statement: NativeStatement): Promise<unknown>;
 }
 
 /**
- * Rows per summary merge and per roll-up upsert: within SQLite's 500-term compound inserts, and
- * few enough distinct sizes (powers of two) that each connection prepares a handful of texts.
+ * Rows per summary merge: within SQLite's 500-term compound inserts, and few enough distinct sizes
+ * (powers of two) that each connection prepares a handful of texts.
  */
 const SUMMARIES_PER_MERGE = 256;
-const ROLLUPS_PER_UPSERT = 256;
 
 /**
  * A batch held spans that were stored already (an exporter's retry): its transaction is rolled
@@ -157,14 +159,11 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
     const fresh: SpanRow[] = [];
     for (const { applicationId, rowsByTrace } of work) fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking, traceSlots)));
     // Last, so that the roll-up rows every writer of the application touches stay locked briefly.
-    for (const deltas of inPowerOfTwoRuns(rollupDeltas(fresh, 1), ROLLUPS_PER_UPSERT)) {
-      for (const statement of addRollupsQuery(writer.db, deltas)) await writer.runSized(statement);
-    }
+    // One statement for a batch's few dozen deltas as a rule (span-rollups.ts, paddedRuns).
+    for (const statement of writerRollupUpserts(writer.db, rollupDeltas(fresh, 1))) await writer.runNative(statement);
     // Per indexed slot value, under the generations the rows' slots were filled with.
     if (traceSlots.length > 0) {
-      for (const deltas of inPowerOfTwoRuns(slotRollupDeltas(fresh, traceSlots, slotEntryOfRow, 1), ROLLUPS_PER_UPSERT)) {
-        for (const statement of addSlotRollupsQueries(writer.db, deltas)) await writer.runSized(statement);
-      }
+      for (const statement of writerSlotRollupUpserts(writer.db, slotRollupDeltas(fresh, traceSlots, slotEntryOfRow, 1))) await writer.runNative(statement);
     }
     // One row per application, key and hour: the last statement, so its lock is held the shortest.
     if (usage) await writer.runSized(addUsageQuery(writer.db, { ...usage, spans_accepted: fresh.length, spans_duplicate: rows.length - fresh.length }));
@@ -183,6 +182,7 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
           db,
           run,
           runSized: connection ? (query) => sendPrepared(connection, query) : run,
+          runNative: (statement) => (connection ? sendPreparedNative(connection, statement) : db.raw(statement.sql, statement.bindings as Knex.RawBinding[])),
           insert: checked((unique) => (connection ? insertSpansMysql(connection, unique) : insertSpansSqlite(db, unique))),
         },
         checking,

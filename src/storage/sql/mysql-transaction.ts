@@ -2,6 +2,7 @@
 // statements go out back to back, with none of the per-statement bookkeeping of a Knex
 // transaction (which showed up as a measurable share of the CPU time per ingested batch).
 import type { Knex } from 'knex';
+import type { NativeStatement } from './row-statements.js';
 
 /** The callback API of a mysql2 connection from Knex's pool. */
 export interface Mysql2Connection {
@@ -26,7 +27,12 @@ export function send<T>(connection: Mysql2Connection, statement: Knex.QueryBuild
  */
 export function sendPrepared<T>(connection: Mysql2Connection, statement: Knex.QueryBuilder): Promise<T> {
   const { sql, bindings } = statement.toSQL().toNative();
-  return new Promise((resolve, reject) => connection.execute(sql, [...bindings], (error, result) => (error ? reject(error) : resolve(result as T))));
+  return sendPreparedNative(connection, { sql, bindings: [...bindings] });
+}
+
+/** sendPrepared for a statement compiled ahead (row-statements.ts). */
+export function sendPreparedNative<T>(connection: Mysql2Connection, { sql, bindings }: NativeStatement): Promise<T> {
+  return new Promise((resolve, reject) => connection.execute(sql, bindings, (error, result) => (error ? reject(error) : resolve(result as T))));
 }
 
 type IsolationLevel = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';

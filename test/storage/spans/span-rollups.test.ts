@@ -4,7 +4,7 @@
 // the rows of new spans meet the rows already stored.
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { ROLLUP_DIMENSIONS, rollupDeltas, type RollupSpan } from '../../../src/storage/spans/span-rollups.js';
+import { paddedRuns, ROLLUP_DIMENSIONS, rollupDeltas, type RollupSpan } from '../../../src/storage/spans/span-rollups.js';
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 
@@ -55,4 +55,48 @@ describe('roll-up deltas of a batch', () => {
     expect(key(rollupDeltas([...spans].reverse(), -1))).to.deep.equal(forward);
     expect(forward).to.deep.equal([...forward].sort());
   });
+
+  it('starts every batch from nothing: combinations kept from batch to batch carry no totals over, even after a batch failed half way', () => {
+    const start = '1763799960000000000';
+    expect(rollupDeltas([span(start), span(start)], 1).map((delta) => delta.span_count)).to.deep.equal([2, 2]);
+    // A time that is not a number stops the batch after its first span was added.
+    expect(() => rollupDeltas([span(start), span('soon')], 1)).to.throw();
+    const again = rollupDeltas([span(start, { cost: 4 })], 1);
+    expect(again.map((delta) => [delta.span_count, delta.cost_sum, delta.cost_min])).to.deep.equal([
+      [1, 4, 4],
+      [1, 4, 4],
+    ]);
+  });
 });
+
+describe('roll-up upserts of the span writer, sized in steps of 8 rows', () => {
+  const deltas = (count: number) =>
+    rollupDeltas(
+      Array.from({ length: count }, (_, index) => span('1763799960000000000', { span_name: `call ${String(index).padStart(3, '0')}` })),
+      1,
+    ).filter((delta) => delta.bucket_width_s === 60);
+
+  it('puts up to 256 deltas in one run filled up to a multiple of 8, and more in runs of 256', () => {
+    for (const [count, sizes] of [
+      [1, [8]],
+      [8, [8]],
+      [13, [16]],
+      [256, [256]],
+      [300, [256, 48]],
+    ] as const) {
+      expect(paddedRuns(deltas(count)).map((run) => run.length), String(count)).to.deep.equal(sizes);
+    }
+  });
+
+  it('fills with copies of the run’s last row that add nothing, so the runs keep their key order', () => {
+    const original = deltas(13);
+    const [run] = paddedRuns(original);
+    expect(run?.slice(0, 13)).to.deep.equal(original);
+    const last = original[12] as Record<string, unknown>;
+    for (const filler of run?.slice(13) ?? []) {
+      for (const key of ['application_id', 'bucket_width_s', 'bucket_start_unix_nano', 'dimensions_hash', ...ROLLUP_DIMENSIONS]) expect(filler[key], key).to.equal(last[key]);
+      expect(filler).to.include({ span_count: 0, partial: 0, duration_count: 0, duration_sum: 0, duration_min: null, duration_max: null, cost_count: 0, cost_sum: 0, cost_min: null, cost_max: null, usage_count: 0, usage_sum: 0, usage_min: null, usage_max: null });
+    }
+  });
+});
+

@@ -2,6 +2,7 @@
 // that stay right whatever order (and concurrency) the spans arrive in.
 import { expect } from 'chai';
 import { bigintAsText } from '../../../src/storage/database.js';
+import { FIGURES, rollupDeltas } from '../../../src/storage/spans/span-rollups.js';
 import { storeSpans } from '../../../src/storage/spans/span-writer.js';
 import { spanRow } from '../../support/span-rows.js';
 import { onEachDatabase } from '../../support/test-server.js';
@@ -116,4 +117,42 @@ onEachDatabase('span writer', (app) => {
     await Promise.all(batches.map((rows) => storeSpans(knex(), rows)));
     expect(await summary(trace)).to.include({ spans_count: 200, total_cost: 200 });
   });
+
+  it('keeps the roll-ups equal to those of all the spans at once, through upserts filled up with rows that add nothing', async () => {
+    // 13 combinations (span names) per batch: each upsert of 26 rows is filled up to 32, its
+    // fillers meeting rows the same statement inserted (the first batch) or found stored (later ones).
+    const batches = [0, 1, 2].map((batch) =>
+      Array.from({ length: 39 }, (_, index) =>
+        spanRow({
+          application_id: 'app_rollups',
+          trace_id: `${batch}${(index % 5).toString(16)}`.padStart(32, 'e'),
+          span_id: `${batch}${index.toString(16)}`.padStart(16, '0'),
+          parent_span_id: 'f'.repeat(16),
+          span_name: `step ${index % 13}`,
+          start_time_unix_nano: String(1763800000000000000n + BigInt(batch * 7 + index) * 1_000_000_000n),
+          cost: index % 3 === 0 ? null : (batch + 1) * (index + 0.5),
+          usage_amount: index % 4 === 0 ? index - 20 : null,
+        }),
+      ),
+    );
+    for (const rows of batches) await storeSpans(knex(), rows);
+    const measures = ['span_count', 'partial', ...FIGURES.flatMap(([name]) => ['count', 'sum', 'min', 'max'].map((part) => `${name}_${part}`))];
+    const expected = rollupDeltas(batches.flat(), 1).map((delta) => ({ width: delta.bucket_width_s, start: delta.bucket_start_unix_nano, hash: delta.dimensions_hash, ...Object.fromEntries(measures.map((column) => [column, delta[column]])) }));
+    const stored = (await knex()('span_rollups')
+      .where({ application_id: 'app_rollups' })
+      .orderBy(['bucket_width_s', 'bucket_start_unix_nano', 'dimensions_hash'])
+      .select({ width: 'bucket_width_s', start: bigintAsText(knex(), 'bucket_start_unix_nano'), hash: 'dimensions_hash' }, ...measures)) as Array<Record<string, unknown>>;
+    const byKey = (rows: Array<Record<string, unknown>>) => new Map(rows.map((row) => [`${String(row.width)}/${String(row.start)}/${String(row.hash)}`, row]));
+    const storedByKey = byKey(stored);
+    expect([...storedByKey.keys()].sort()).to.deep.equal([...byKey(expected).keys()].sort());
+    for (const [key, row] of byKey(expected)) {
+      const found = storedByKey.get(key) as Record<string, unknown>;
+      for (const column of measures) {
+        const want = row[column] as number | null;
+        if (want === null) expect(found[column], `${key} ${column}`).to.equal(null);
+        else expect(Number(found[column]), `${key} ${column}`).to.be.closeTo(want, 1e-9 * Math.max(1, Math.abs(want)));
+      }
+    }
+  });
 });
+
