@@ -14,7 +14,7 @@ import type { NativeStatement } from '../sql/row-statements.js';
 import { rollupDeltas, writerRollupUpserts } from './span-rollups.js';
 import { slotEntryOfRow, slotRollupDeltas, writerSlotRollupUpserts } from './slot-rollups.js';
 import type { SpanRow } from './span-row.js';
-import { batchSummaries, groupBy, mergeQuery } from './trace-summaries.js';
+import { batchSummaries, groupBy, writerMergeStatement } from './trace-summaries.js';
 import { addValuesQueries, slotValuesOf, syncTimesQuery } from './trace-slot-values.js';
 import { addUsageQuery, recordUsage, type UsageDelta } from '../usage/usage-counts.js';
 
@@ -110,7 +110,7 @@ async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: M
   const inserted = await writer.insert(fresh);
   if (inserted !== fresh.length) throw new SpansStoredAlready();
   const byTrace = fresh.length === rows.length ? rowsByTrace : groupBy(fresh, (row) => row.trace_id);
-  for (const summaries of inPowerOfTwoRuns(batchSummaries(applicationId, byTrace), SUMMARIES_PER_MERGE)) await writer.runSized(mergeQuery(writer.db, summaries));
+  for (const summaries of inPowerOfTwoRuns(batchSummaries(applicationId, byTrace), SUMMARIES_PER_MERGE)) await writer.runNative(writerMergeStatement(writer.db, summaries));
   if (traceSlots.length > 0) {
     for (const target of traceSlots) {
       for (const statement of addValuesQueries(writer.db, applicationId, target, slotValuesOf(fresh, target.slot))) await writer.run(statement);

@@ -6,6 +6,7 @@ import type { SpanKind, StatusCode } from '../../span-enums.js';
 import { bigintAsText } from '../database.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
+import { RowStatements, type NativeStatement } from '../sql/row-statements.js';
 import type { SpanRow } from './span-row.js';
 import { FOLD_STATE } from './trace-figures.js';
 import { unfileTraces } from './trace-folding.js';
@@ -139,6 +140,13 @@ export function mergeQuery(db: Knex, summaries: Summary[]): Knex.QueryBuilder {
   // The figures changed: filed again by the next fold (trace-folding.ts).
   merge.folded = db.raw(String(FOLD_STATE.pending));
   return db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge(merge);
+}
+
+const writerMerges = new RowStatements<Record<string, unknown>>((db, rows) => mergeQuery(db, rows as unknown as Summary[]));
+
+/** mergeQuery for the span writer: its text compiled once per row count (../sql/row-statements.ts). */
+export function writerMergeStatement(db: Knex, summaries: Summary[]): NativeStatement {
+  return writerMerges.statement(db, summaries as unknown as Array<Record<string, unknown>>);
 }
 
 /**
