@@ -123,7 +123,7 @@ const ROOT_COLUMNS = ['root_span_id', 'root_start_time_unix_nano', 'span_name', 
  * throughout: the order below reads the same under both (root_key, the time range, count and
  * cost are assigned only after everything that reads their old values).
  */
-export function mergeQuery(db: Knex, summaries: Summary[]): Knex.QueryBuilder {
+export function mergeQuery(db: Knex, summaries: readonly Summary[]): Knex.QueryBuilder {
   const { insertedValue, greatest, least } = dialectFor(db);
   const incoming = (column: string) => db.raw(insertedValue, [column]);
   const newRootWins = db.raw('? IS NOT NULL AND (?? IS NULL OR ? < ??)', [incoming('root_key'), 'traces.root_key', incoming('root_key'), 'traces.root_key']);
@@ -142,11 +142,11 @@ export function mergeQuery(db: Knex, summaries: Summary[]): Knex.QueryBuilder {
   return db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge(merge);
 }
 
-const writerMerges = new RowStatements<Record<string, unknown>>((db, rows) => mergeQuery(db, rows as unknown as Summary[]));
+const writerMerges = new RowStatements<Summary>(mergeQuery);
 
 /** mergeQuery for the span writer: its text compiled once per row count (../sql/row-statements.ts). */
 export function writerMergeStatement(db: Knex, summaries: Summary[]): NativeStatement {
-  return writerMerges.statement(db, summaries as unknown as Array<Record<string, unknown>>);
+  return writerMerges.statement(db, summaries);
 }
 
 /**

@@ -21,7 +21,7 @@ function sameColumns(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** The statements one builder makes, compiled once per dialect and row count. */
-export class RowStatements<Row extends Record<string, unknown>> {
+export class RowStatements<Row extends object> {
   private readonly compiled = new Map<string, Compiled>();
 
   /** `build` makes the statement for rows that all have the same keys. */
@@ -33,7 +33,7 @@ export class RowStatements<Row extends Record<string, unknown>> {
     // Knex lays out an insert's values row by row, in the sorted order of the first row's keys.
     const columns = Object.keys(first).sort();
     const bindings: unknown[] = [];
-    for (const row of rows) for (const column of columns) bindings.push(row[column]);
+    for (const row of rows) for (const column of columns) bindings.push((row as Record<string, unknown>)[column]);
     const id = `${String(db.client.config.client)}/${rows.length}`;
     let compiled = this.compiled.get(id);
     if (compiled === undefined) {
