@@ -63,6 +63,8 @@ interface Endpoint {
   /** The service's process id, for its CPU time. */
   pid: number;
   send(batches: Uint8Array[]): Promise<number>;
+  /** Resolves once the service's trace fold has filed every trace stored (at once with the fold off). */
+  settle(): Promise<void>;
   /** Checks that every span sent was stored once and every trace summary counts its spans. */
   verify(spans: number): Promise<void>;
   stop(): Promise<void>;
@@ -88,6 +90,21 @@ function grpcSender(address: string, headers: Record<string, string>): Sender {
   return { send, close: () => clients.forEach((client) => client.close()) };
 }
 
+// The services fold their trace summaries in the background (TRACE_FOLD_INTERVAL_SECONDS, 0: off).
+const FOLD_ON = process.env.TRACE_FOLD_INTERVAL_SECONDS !== '0';
+
+/** Waits until no trace summary of the database is pending for the fold. */
+async function untilFolded(knex: Knex, what: string): Promise<void> {
+  const [application] = (await knex('applications').select('id')) as Array<{ id: string }>;
+  const deadline = performance.now() + 300_000;
+  for (;;) {
+    const pending = await knex('traces').select('trace_id').where({ application_id: application.id, folded: 0 }).first();
+    if (pending === undefined) return;
+    if (performance.now() > deadline) throw new Error(`${what}: the fold left traces pending for 5 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function startEndpoint(dbName: string, transport: Transport): Promise<Endpoint> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-bench-'));
   const { url, grpcPort, child } = await startService(databaseUrl(dbName), dataDir);
@@ -98,6 +115,7 @@ async function startEndpoint(dbName: string, transport: Transport): Promise<Endp
   return {
     pid: child.pid as number,
     send: (batches) => runSenders(batches, SENDERS, sender.send),
+    settle: () => (FOLD_ON ? untilFolded(knex, `the ${transport} row's database`) : Promise.resolve()),
     verify: (expected) => verifyStoredOnce(knex, expected, `the ${transport} row's database`),
     async stop() {
       sender.close();
@@ -193,7 +211,10 @@ async function main(): Promise<void> {
 
     // Warm-up (JIT, connections, prepared statements), then back to empty tables.
     const warmUp = batches.slice(0, 2 * SENDERS);
-    for (const endpoint of Object.values(endpoints)) await endpoint.send(warmUp);
+    for (const endpoint of Object.values(endpoints)) {
+      await endpoint.send(warmUp);
+      await endpoint.settle();
+    }
     await query.insert(ceilingValues(warmUp));
     await execute.insert(ceilingValues(warmUp));
     for (const name of Object.values(names)) {
@@ -203,7 +224,9 @@ async function main(): Promise<void> {
     }
 
     // The five are measured in interleaved rounds, in a rotating order, so that whatever else
-    // runs on the machine weighs on each of them alike; the tables grow alike too.
+    // runs on the machine weighs on each of them alike; the tables grow alike too. After its
+    // step, untimed, each service's fold files what is left of the step's traces (with the fold
+    // on), so that no service's background work runs in another row's step.
     // CPU seconds each phase cost: the services (all three, the idle ones cost next to nothing),
     // this process (the senders, or the ceiling's mysql2 client) and the database server, when
     // it runs on this machine.
@@ -215,14 +238,14 @@ async function main(): Promise<void> {
     const measured = await interleavedRounds(batches, rounds, ['bearer', 'basic', 'grpc', 'query', 'execute'] as const, processes, (slice) => {
       const values = ceilingValues(slice); // outside the timing
       return [
-        ['bearer', () => endpoints.bearer.send(slice)],
-        ['basic', () => endpoints.basic.send(slice)],
-        ['grpc', () => endpoints.grpc.send(slice)],
+        ['bearer', () => endpoints.bearer.send(slice), () => endpoints.bearer.settle()],
+        ['basic', () => endpoints.basic.send(slice), () => endpoints.basic.settle()],
+        ['grpc', () => endpoints.grpc.send(slice), () => endpoints.grpc.settle()],
         ['query', () => query.insert(values)],
         ['execute', () => execute.insert(values)],
       ];
     });
-    const { cpu } = measured;
+    const { cpu, settling } = measured;
     const seconds = Object.fromEntries(Object.entries(measured.seconds).map(([name, values]) => [name, values.reduce((sum, value) => sum + value, 0)])) as Record<keyof typeof cpu, number>;
     for (const endpoint of Object.values(endpoints)) await endpoint.verify(spans);
     await query.verify(spans);
@@ -249,6 +272,17 @@ async function main(): Promise<void> {
       `endpoint (Basic) / best ceiling: ${((100 * rate(seconds.basic)) / ceiling).toFixed(0)} %`,
       `endpoint (OTLP/gRPC) / best ceiling: ${((100 * rate(seconds.grpc)) / ceiling).toFixed(0)} %`,
     ];
+    if (FOLD_ON) {
+      const settled = (name: Transport) => `${settling.seconds[name].toFixed(1)} | ${perThousand(settling.cpu[name].service)} | ${databasePid ? perThousand(settling.cpu[name].database) : 'n/a'}`;
+      lines.push(
+        '',
+        "The fold after each step, untimed, until every trace of the step was filed (seconds include waiting for the service's next pass):",
+        '',
+        '| after the steps of | seconds | CPU ms per 1,000 spans: service | database server |',
+        '|---|---:|---:|---:|',
+        ...(['bearer', 'basic', 'grpc'] as const).map((name) => `| ${name} | ${settled(name)} |`),
+      );
+    }
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     for (const stop of stops) await stop();

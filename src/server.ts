@@ -9,6 +9,7 @@ import { loadSigningKey } from './auth/signing-key.js';
 import { TokenService } from './auth/tokens.js';
 import { startGrpcServer, type GrpcListener } from './grpc/server.js';
 import { createApp } from './http/app.js';
+import { IngestActivity } from './ingest/ingest-activity.js';
 import { createLogger } from './logger.js';
 import { HttpMetrics } from './ops/metrics.js';
 import { RetentionPurger } from './retention/purger.js';
@@ -34,7 +35,7 @@ export interface RunningServer {
   usagePurger: UsagePurger;
   /** The indexed attribute backfill (src/indexing/slot-backfiller.ts). */
   backfiller: SlotBackfiller;
-  /** The trace fold (src/folding/trace-folder.ts). */
+  /** The trace fold (src/folding/trace-folder.ts), which gives way to this process's ingestion. */
   folder: TraceFolder;
   /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
   close(): Promise<void>;
@@ -52,7 +53,10 @@ function closeHttp(server: http.Server, timeoutMs: number): Promise<void> {
 }
 
 export interface ServerOptions {
-  /** The clock of usage metering and quotas (src/operations/service-deps.ts); Date.now by default. */
+  /**
+   * The clock of usage metering and quotas (src/operations/service-deps.ts; Date.now by
+   * default), and of ingestion's quiet time (src/ingest/ingest-activity.ts; performance.now).
+   */
   clock?: () => number;
 }
 
@@ -71,11 +75,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   }
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
   const metrics = new HttpMetrics();
+  // Over HTTP and gRPC alike: the trace fold gives way to it.
+  const ingestActivity = new IngestActivity(clock);
   // Ingestion is the engine's: a management-only process opens no gRPC port.
   const grpcConfig = config.apis.includes('engine') ? config.grpc : undefined;
   let grpc: GrpcListener | undefined;
   const grpcListening = () => !grpcConfig || (grpc?.listening() ?? false);
-  const app = await createApp({ config, knex, logger, tokens, metrics, grpcListening, clock });
+  const app = await createApp({ config, knex, logger, tokens, metrics, grpcListening, clock, ingestActivity });
   const server = http.createServer(app.callback());
   // OTLP exporters keep their connections open between exports, which the batch processors send
   // every 5 s by default: exactly Node's default keep-alive timeout, so the server would close
@@ -90,7 +96,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const { port } = server.address() as AddressInfo;
   if (grpcConfig) {
     try {
-      grpc = await startGrpcServer(grpcConfig, { config, knex, logger, tokens, clock }, metrics);
+      grpc = await startGrpcServer(grpcConfig, { config, knex, logger, tokens, clock, ingestActivity }, metrics);
     } catch (error) {
       await closeHttp(server, 0);
       await knex.destroy();
@@ -105,7 +111,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   usagePurger.start();
   const backfiller = new SlotBackfiller({ knex, logger, config: config.indexing });
   backfiller.start();
-  const folder = new TraceFolder({ knex, logger, config: config.folding });
+  const folder = new TraceFolder({ knex, logger, config: config.folding, ingestBusy: () => ingestActivity.busy() });
   folder.start();
   let closing: Promise<void> | undefined;
   const close = () => {

@@ -117,7 +117,7 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
       const bytes = call.request.length;
       const meter = { apiKey: principal.kind === 'api_key' ? principal.apiKey : undefined, bytesReceived: bytes, bytesDecompressed: bytes, now: (deps.clock ?? Date.now)() };
       // Answered only once ingestTraces has committed the spans, as over HTTP.
-      const partialSuccess = await ingestTraces(deps.knex, target, request, log, meter);
+      const partialSuccess = await ingestTraces(deps.knex, target, request, log, { meter, activity: deps.ingestActivity });
       callback(null, { partialSuccess });
     } catch (error) {
       const failure = grpcErrorOf(error);

@@ -2,6 +2,7 @@
 // the routes outside the documents, then the OpenAPI dispatcher.
 import Koa from 'koa';
 import type { Knex } from 'knex';
+import type { IngestActivity } from '../ingest/ingest-activity.js';
 import type { Logger } from 'pino';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import type { ServiceDeps } from '../operations/service-deps.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   grpcListening?: () => boolean;
   /** The service's clock (ServiceDeps); Date.now when absent. */
   clock?: () => number;
+  /** The process's ingestion (ServiceDeps); not tracked when absent. */
+  ingestActivity?: IngestActivity;
 }
 
 async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {

@@ -10,6 +10,7 @@ import { StaleSlotKeysError, storeSpans } from '../storage/spans/span-writer.js'
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import { hourStart, NO_API_KEY, recordUsage, zeroCounts, type UsageDelta } from '../storage/usage/usage-counts.js';
 import { checkDailyQuota } from './daily-quota.js';
+import type { IngestActivity } from './ingest-activity.js';
 import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';
 import { toSpanRows } from './span-mapping.js';
 
@@ -97,6 +98,13 @@ async function store(knex: Knex, target: IngestTarget, request: DecodedExportReq
   }
 }
 
+export interface IngestOptions {
+  /** Counts the request's usage and applies the daily span quota. */
+  meter?: ExportMeter;
+  /** The process's ingestion, which the store is counted in. */
+  activity?: Pick<IngestActivity, 'during'>;
+}
+
 /**
  * Stores the request's valid spans (a span already stored is kept as it is) and returns the
  * partial success to report, if any span was rejected. Any failure to store is a 503 with
@@ -104,12 +112,13 @@ async function store(knex: Knex, target: IngestTarget, request: DecodedExportReq
  * exporters would not retry and so would drop the spans. With a meter, the daily span quota
  * applies (QuotaExceededError: 429) and the request's usage is counted with its spans.
  */
-export async function ingestTraces(knex: Knex, target: IngestTarget, request: DecodedExportRequest, log: Logger, meter?: ExportMeter): Promise<PartialSuccess | undefined> {
+export async function ingestTraces(knex: Knex, target: IngestTarget, request: DecodedExportRequest, log: Logger, { meter, activity }: IngestOptions = {}): Promise<PartialSuccess | undefined> {
   let partialSuccess: PartialSuccess | undefined;
   const usage = meter && usageOf(target.applicationId, meter);
   try {
     if (usage && meter) await admit(knex, usage, target.dailySpanQuota, meter.now);
-    partialSuccess = await store(knex, target, request, usage);
+    const storing = () => store(knex, target, request, usage);
+    partialSuccess = await (activity ? activity.during(storing) : storing());
   } catch (error) {
     // The application was deleted while the request was read: no 503 that an exporter would retry.
     // A used-up quota is its own answer (429), which exporters retry when it says.

@@ -4,6 +4,11 @@ import type { Logger } from 'pino';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 
+/** Runs each store of spans, counting it (src/ingest/ingest-activity.ts): background jobs give way to ingestion. */
+export interface StoreTracker {
+  during<T>(store: () => Promise<T>): Promise<T>;
+}
+
 export interface ServiceDeps {
   config: Config;
   knex: Knex;
@@ -14,4 +19,6 @@ export interface ServiceDeps {
    * (Date.now when absent): tests pass a settable one to cross midnight without waiting.
    */
   clock?: () => number;
+  /** The process's ingestion, which background jobs give way to (absent: not tracked). */
+  ingestActivity?: StoreTracker;
 }

@@ -18,6 +18,7 @@ import {
   figureNumber,
   FOLD_STATE,
   HOUR_NS,
+  MAX_PENDING,
   originOfBin,
   serviceOfKey,
   TRACE_FIGURES,
@@ -31,9 +32,6 @@ import { bucketOfHour, bucketOfStart, excludedKeys, planOf, selectsService, type
 import { resolveRanks } from './trace-figure-ranks.js';
 
 export type { CellFigure, FigureCell, FigureCellQuery, ServiceCells } from './trace-figure-plan.js';
-
-/** Pending summaries a read takes in itself at most; with more (the fold is behind), the caller reads the summaries. */
-export const MAX_PENDING = 10_000;
 
 type Row = Record<string, unknown>;
 

@@ -89,6 +89,9 @@ export function serviceOfKey(key: unknown): string | null {
   return text === '' ? null : text.slice(1);
 }
 
+/** Pending summaries a read takes in itself at most (trace-figure-reads.ts); with more (the fold is behind), the caller reads the summaries. */
+export const MAX_PENDING = 10_000;
+
 /** traces.folded: the figures are not filed yet (or changed since), are filed, or cannot be (service too long). */
 export const FOLD_STATE = { pending: 0, folded: 1, unfoldable: 2 } as const;
 

@@ -1,0 +1,122 @@
+// The trace fold gives way to ingestion (src/ingest/ingest-activity.ts, foldApplication in
+// src/storage/spans/trace-folding.ts), on every database: spans stored over OTLP/HTTP or
+// OTLP/gRPC by the official exporters leave their traces pending while the service still counts
+// ingestion as busy (its clock held still), and a pass of the background fold files them once
+// ingestion has been quiet for QUIET_AFTER_MS. A backlog the reads cannot take in is filed
+// whatever ingestion does, and nothing stops a fold outside the server (no activity given).
+import { context, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { IngestActivity, QUIET_AFTER_MS } from '../../src/ingest/ingest-activity.js';
+import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { FOLD_STATE, MAX_PENDING } from '../../src/storage/spans/trace-figures.js';
+import { foldApplication } from '../../src/storage/spans/trace-folding.js';
+import { engineCaller } from '../support/auth.js';
+import { testDatabases } from '../support/databases.js';
+import { clearSpans } from '../support/engine-helpers.js';
+import { metadataOf } from '../support/grpc.js';
+import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
+import { spanRow } from '../support/span-rows.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const T0 = 1795355100; // seconds: 2026-11-22
+
+async function pendingTraces(knex: Knex, applicationId: string): Promise<number> {
+  const [row] = (await knex('traces').where({ application_id: applicationId, folded: FOLD_STATE.pending }).count({ n: '*' })) as Array<{ n: number | string }>;
+  return Number(row?.n ?? 0);
+}
+
+/** Two traces of two spans each, recorded by the SDK. */
+function twoTraces() {
+  return recordSpans({ 'service.name': 'checkout' }, (tracer) => {
+    for (const offset of [0, 1]) {
+      const root = tracer.startSpan(`GET /cart/${offset}`, { startTime: [T0 + offset, 0] });
+      tracer.startSpan('SELECT cart', { startTime: [T0 + offset, 1_000_000] }, trace.setSpan(context.active(), root)).end([T0 + offset, 2_000_000]);
+      root.end([T0 + offset, 5_000_000]);
+    }
+  });
+}
+
+describe('IngestActivity', () => {
+  it('is busy while a store runs and for QUIET_AFTER_MS after the last one ends', async () => {
+    let now = 1_000;
+    const activity = new IngestActivity(() => now);
+    expect(activity.busy()).to.equal(false);
+    let finish: () => void = () => undefined;
+    const first = activity.during(() => new Promise<void>((resolve) => (finish = resolve)));
+    const second = activity.during(async () => 'stored');
+    expect(await second).to.equal('stored');
+    now += 10 * QUIET_AFTER_MS;
+    expect(activity.busy(), 'the first store still runs').to.equal(true);
+    finish();
+    await first;
+    now += QUIET_AFTER_MS - 1;
+    expect(activity.busy()).to.equal(true);
+    now += 1;
+    expect(activity.busy()).to.equal(false);
+    // A store that fails counts as ended too.
+    await activity.during(() => Promise.reject(new Error('database unavailable'))).catch(() => undefined);
+    expect(activity.busy()).to.equal(true);
+    now += QUIET_AFTER_MS;
+    expect(activity.busy()).to.equal(false);
+  });
+});
+
+for (const database of testDatabases()) {
+  describe(`the trace fold gives way to ingestion [${database.name}]`, function () {
+    this.timeout(60_000);
+    let now = Date.UTC(2026, 10, 22, 12);
+    let running: (TestServer & { stop(): Promise<void> }) | undefined;
+    const app = () => running as TestServer;
+    before(async () => {
+      running = await startTestServer(database, { GRPC_PORT: '0' }, { clock: () => now });
+    });
+    after(async () => {
+      await running?.stop();
+    });
+
+    const exporters: Array<[string, (headers: Record<string, string>) => SpanExporter]> = [
+      ['OTLP/HTTP', (headers) => new ProtoTraceExporter({ url: `${app().url}/v1/traces`, headers })],
+      ['OTLP/gRPC', (headers) => new GrpcTraceExporter({ url: `http://${app().grpcAddress}`, metadata: metadataOf(headers) })],
+    ];
+    for (const [transport, exporterFor] of exporters) {
+      it(`files the traces of an ${transport} export only once ingestion has been quiet`, async () => {
+        const caller = await engineCaller(app());
+        const exporter = exporterFor(caller.headers);
+        try {
+          expectExported(await exportSpans(exporter, await twoTraces()));
+        } finally {
+          await exporter.shutdown();
+        }
+        const { knex, folder } = app().server;
+        expect(await pendingTraces(knex, caller.appId)).to.equal(2);
+        expect(await folder.runOnce(), 'folded while ingestion is busy').to.equal(0);
+        expect(await pendingTraces(knex, caller.appId)).to.equal(2);
+        now += QUIET_AFTER_MS;
+        expect(await folder.runOnce()).to.equal(2);
+        expect(await pendingTraces(knex, caller.appId)).to.equal(0);
+      });
+    }
+
+    it(`files a walk's worth of a backlog over ${MAX_PENDING} while ingestion is busy, and leaves the rest to a quiet pass`, async function () {
+      this.timeout(120_000);
+      const { knex } = app().server;
+      const caller = await engineCaller(app());
+      await clearSpans(knex, caller.appId);
+      const start = BigInt(T0) * 1_000_000_000n;
+      const rows = Array.from({ length: MAX_PENDING + 1 }, (_, i) =>
+        spanRow({ application_id: caller.appId, trace_id: `${i + 1}`.padStart(32, 'b'), span_id: `${i + 1}`.padStart(16, '0'), start_time_unix_nano: (start + BigInt(i) * 1_000_000n).toString(), end_time_unix_nano: (start + BigInt(i) * 1_000_000n + 500n).toString() }),
+      );
+      for (let offset = 0; offset < rows.length; offset += 2000) await storeSpans(knex, rows.slice(offset, offset + 2000));
+      const busy = () => true;
+      expect(await foldApplication(knex, caller.appId, 3000, { ingestBusy: busy })).to.equal(MAX_PENDING);
+      expect(await pendingTraces(knex, caller.appId)).to.equal(1);
+      expect(await foldApplication(knex, caller.appId, 3000, { ingestBusy: busy })).to.equal(0);
+      expect(await foldApplication(knex, caller.appId, 3000)).to.equal(1);
+      expect(await pendingTraces(knex, caller.appId)).to.equal(0);
+    });
+  });
+}
