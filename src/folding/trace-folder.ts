@@ -1,10 +1,10 @@
 // The trace fold (src/storage/spans/trace-folding.ts, docs/analytics.md, "Folded trace figures")
 // as a background job: every TRACE_FOLD_INTERVAL_SECONDS, one pass files the pending summaries
 // of every application that has some, batch by batch, each batch one short transaction; while
-// this process stores spans, a backlog the reads still answer around is left to a later pass
-// (foldApplication), so that a burst is stored at the writer's pace. Safe
-// beside ingestion (a summary changed meanwhile is pending again) and beside the folds of other
-// instances (each batch reads its summaries locked; on Galera the loser of a conflict is retried).
+// this process stores spans, a small backlog waits (foldApplication), so that a burst is stored
+// at the writer's pace. Safe beside ingestion (a summary changed meanwhile is pending again) and
+// beside the folds of other instances (each batch reads its summaries locked; on Galera the
+// loser of a conflict is retried).
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { FoldingConfig } from '../config.js';
@@ -19,19 +19,32 @@ export interface TraceFolderDeps {
   ingestBusy?: () => boolean;
 }
 
+/** How soon a pass looks again at the backlogs that gave way to ingestion (foldApplication). */
+export const GIVE_WAY_RECHECK_MS = 500;
+
 export class TraceFolder extends PeriodicPasses {
   constructor(private readonly deps: TraceFolderDeps) {
     super(deps.config.intervalSeconds);
   }
 
-  /** One pass over the applications with pending summaries; resolves with the traces filed. */
+  /**
+   * One pass over the applications with pending summaries; resolves with the traces filed. While
+   * ingestion is busy, the backlogs it left are looked at again every GIVE_WAY_RECHECK_MS rather
+   * than an interval later, so that they are filed before they outgrow what the reads take in.
+   */
   protected async pass(): Promise<number> {
     const { knex, logger, config } = this.deps;
+    const ingestBusy = this.deps.ingestBusy ?? (() => false);
     let folded = 0;
     try {
-      for (const applicationId of await applicationsWithPendingTraces(knex)) {
-        if (this.stopped) break;
-        folded += await foldApplication(knex, applicationId, config.batchSize, { shouldStop: () => this.stopped, ingestBusy: this.deps.ingestBusy });
+      while (!this.stopped) {
+        const pending = await applicationsWithPendingTraces(knex);
+        for (const applicationId of pending) {
+          if (this.stopped) break;
+          folded += await foldApplication(knex, applicationId, config.batchSize, { shouldStop: () => this.stopped, ingestBusy });
+        }
+        if (pending.length === 0 || !ingestBusy()) break;
+        await new Promise((resolve) => setTimeout(resolve, GIVE_WAY_RECHECK_MS));
       }
     } catch (error) {
       logger.error({ err: error, folded }, 'trace fold failed');

@@ -206,15 +206,21 @@ export async function foldBatch(knex: Knex, applicationId: string, limit: number
  * Pending trace ids read per walk of traces_by_fold_state. InnoDB keeps the index entries of the
  * traces a batch just filed (delete-marked) until its purge runs, and every walk passes them again:
  * one walk per batch made a large backlog cost quadratically many index reads (measured: 560,000
- * entries read to fold 32,000 traces in batches of 1,000). As many as a read takes in itself
- * (MAX_PENDING): a walk that finds fewer is a backlog the reads still answer around.
+ * entries read to fold 32,000 traces in batches of 1,000).
  */
-const PENDING_IDS_PER_WALK = MAX_PENDING;
+const PENDING_IDS_PER_WALK = 10_000;
+
+/**
+ * A backlog smaller than this waits while ingestion is busy: half of what a read takes in itself
+ * (MAX_PENDING), so that the spans arriving until the fold looks again (TraceFolder) keep the
+ * reads on the filed figures.
+ */
+export const GIVE_WAY_BELOW = MAX_PENDING / 2;
 
 export interface FoldOptions {
   /** Checked between batches: true ends the fold there. */
   shouldStop?: () => boolean;
-  /** Whether ingestion is storing spans now: a backlog the reads answer around is left to a later pass meanwhile. */
+  /** Whether ingestion is storing spans now: a backlog under GIVE_WAY_BELOW is left for later meanwhile. */
   ingestBusy?: () => boolean;
 }
 
@@ -222,20 +228,20 @@ export interface FoldOptions {
  * Folds the application's pending traces until none is left (or `shouldStop`): up to
  * PENDING_IDS_PER_WALK ids read at a time, then filed `batchSize` at a time by id (a trace filed
  * meanwhile by another instance is no longer pending, and skipped). While `ingestBusy`, a walk
- * that found fewer ids than that stops before its next batch: the burst is stored at the
- * writer's pace and filed after it, and a backlog the reads cannot take in is filed whatever
- * ingestion does. Resolves with the traces folded.
+ * that found fewer than GIVE_WAY_BELOW ids stops before its next batch, and one that found more
+ * files them and stops after: a burst is stored at the writer's pace and filed after it, and
+ * the backlog stays within what the reads take in. Resolves with the traces folded.
  */
 export async function foldApplication(knex: Knex, applicationId: string, batchSize: number, { shouldStop = () => false, ingestBusy = () => false }: FoldOptions = {}): Promise<number> {
   let folded = 0;
   while (!shouldStop()) {
     const rows = (await knex('traces').select('trace_id').where({ application_id: applicationId, folded: FOLD_STATE.pending }).limit(PENDING_IDS_PER_WALK)) as Array<{ trace_id: string }>;
-    const backlogged = rows.length === PENDING_IDS_PER_WALK;
+    const small = rows.length < GIVE_WAY_BELOW;
     for (const chunk of chunks(rows.map((row) => row.trace_id), batchSize)) {
-      if (shouldStop() || (!backlogged && ingestBusy())) return folded;
+      if (shouldStop() || (small && ingestBusy())) return folded;
       folded += await foldPending(knex, applicationId, (query) => query.whereIn('trace_id', chunk));
     }
-    if (!backlogged) break;
+    if (rows.length < PENDING_IDS_PER_WALK || ingestBusy()) break;
   }
   return folded;
 }
