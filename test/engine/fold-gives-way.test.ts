@@ -17,11 +17,10 @@ import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { FOLD_STATE } from '../../src/storage/spans/trace-figures.js';
 import { foldApplication, GIVE_WAY_BELOW } from '../../src/storage/spans/trace-folding.js';
 import { engineCaller } from '../support/auth.js';
-import { testDatabases } from '../support/databases.js';
 import { metadataOf } from '../support/grpc.js';
 import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
 import { spanRow } from '../support/span-rows.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { onEachDatabase } from '../support/test-server.js';
 
 const T0 = 1795355100; // seconds: 2026-11-22
 
@@ -66,19 +65,12 @@ describe('IngestActivity', () => {
   });
 });
 
-for (const database of testDatabases()) {
-  describe(`the trace fold gives way to ingestion [${database.name}]`, function () {
-    this.timeout(60_000);
-    let now = Date.UTC(2026, 10, 22, 12);
-    let running: (TestServer & { stop(): Promise<void> }) | undefined;
-    const app = () => running as TestServer;
-    before(async () => {
-      running = await startTestServer(database, { GRPC_PORT: '0' }, { clock: () => now });
-    });
-    after(async () => {
-      await running?.stop();
-    });
+/** The servers' clock: held still, so that ingestion counts as busy until a test moves it on. */
+let now = Date.UTC(2026, 10, 22, 12);
 
+onEachDatabase(
+  'the trace fold gives way to ingestion',
+  (app) => {
     const exporters: Array<[string, (headers: Record<string, string>) => SpanExporter]> = [
       ['OTLP/HTTP', (headers) => new ProtoTraceExporter({ url: `${app().url}/v1/traces`, headers })],
       ['OTLP/gRPC', (headers) => new GrpcTraceExporter({ url: `http://${app().grpcAddress}`, metadata: metadataOf(headers) })],
@@ -125,5 +117,7 @@ for (const database of testDatabases()) {
       expect(await foldApplication(knex, caller.appId, 3000)).to.equal(GIVE_WAY_BELOW - 1);
       expect(await pendingTraces(knex, caller.appId)).to.equal(0);
     });
-  });
-}
+  },
+  { GRPC_PORT: '0' },
+  { clock: () => now },
+);

@@ -54,12 +54,12 @@ export async function startTestServer(
  * Declares `suite` once per configured database, each with its own running server:
  * `onEachDatabase('ops routes', (app) => { it('...', async () => { await fetch(app().url) }) })`.
  */
-export function onEachDatabase(title: string, suite: (app: () => TestServer) => void, env: Record<string, string> = {}): void {
+export function onEachDatabase(title: string, suite: (app: () => TestServer) => void, env: Record<string, string> = {}, options: TestServerOptions = {}): void {
   for (const database of testDatabases()) {
     describe(`${title} [${database.name}]`, function () {
       let running: (TestServer & { stop(): Promise<void> }) | undefined;
       before(async function () {
-        running = await startTestServer(database, env);
+        running = await startTestServer(database, env, options);
       });
       after(async function () {
         await running?.stop();
