@@ -28,23 +28,36 @@ export class TraceFolder extends PeriodicPasses {
   }
 
   /**
-   * One pass over the applications with pending summaries; resolves with the traces filed. While
-   * ingestion is busy, the backlogs it left are looked at again every GIVE_WAY_RECHECK_MS rather
-   * than an interval later, so that they are filed before they outgrow what the reads take in.
+   * One pass over the applications with pending summaries; resolves with the traces filed. The
+   * applications whose fold gave way to ingestion are looked at again every GIVE_WAY_RECHECK_MS
+   * rather than an interval later, so that their backlogs are filed before they outgrow what the
+   * reads take in; meanwhile every application is probed again once an interval, as between
+   * passes. The pass ends when no fold gave way.
    */
   protected async pass(): Promise<number> {
     const { knex, logger, config } = this.deps;
     const ingestBusy = this.deps.ingestBusy ?? (() => false);
     let folded = 0;
     try {
-      while (!this.stopped) {
-        const pending = await applicationsWithPendingTraces(knex);
-        for (const applicationId of pending) {
+      let listedAt = performance.now();
+      let applications = await applicationsWithPendingTraces(knex);
+      while (!this.stopped && applications.length > 0) {
+        const gaveWay: string[] = [];
+        for (const applicationId of applications) {
           if (this.stopped) break;
-          folded += await foldApplication(knex, applicationId, config.batchSize, { shouldStop: () => this.stopped, ingestBusy });
+          let sawBusy = false;
+          const busy = () => (ingestBusy() ? (sawBusy = true) : false);
+          folded += await foldApplication(knex, applicationId, config.batchSize, { shouldStop: () => this.stopped, ingestBusy: busy });
+          if (sawBusy) gaveWay.push(applicationId);
         }
-        if (pending.length === 0 || !ingestBusy()) break;
+        if (gaveWay.length === 0) break;
         await new Promise((resolve) => setTimeout(resolve, GIVE_WAY_RECHECK_MS));
+        // Without a schedule (an interval of 0, passes run on demand) only those are looked at again.
+        if (config.intervalSeconds === 0 || performance.now() - listedAt < config.intervalSeconds * 1000) applications = gaveWay;
+        else {
+          listedAt = performance.now();
+          applications = await applicationsWithPendingTraces(knex);
+        }
       }
     } catch (error) {
       logger.error({ err: error, folded }, 'trace fold failed');

@@ -20,6 +20,7 @@ import { engineCaller } from '../support/auth.js';
 import { metadataOf } from '../support/grpc.js';
 import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
 import { spanRow } from '../support/span-rows.js';
+import { statementsDuring } from '../support/statements.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 const T0 = 1795355100; // seconds: 2026-11-22
@@ -86,9 +87,13 @@ onEachDatabase(
         }
         const { knex, folder } = app().server;
         expect(await pendingTraces(knex, caller.appId)).to.equal(2);
-        // The pass looks again every GIVE_WAY_RECHECK_MS while ingestion counts as busy (the clock held still).
+        // The pass looks again every GIVE_WAY_RECHECK_MS while ingestion counts as busy (the clock
+        // held still): at this application's backlog only, not at every application's.
         const pass = folder.runOnce();
-        await new Promise((resolve) => setTimeout(resolve, 3 * GIVE_WAY_RECHECK_MS));
+        await new Promise((resolve) => setTimeout(resolve, GIVE_WAY_RECHECK_MS / 2));
+        const meanwhile = await statementsDuring(knex, () => new Promise((resolve) => setTimeout(resolve, 3 * GIVE_WAY_RECHECK_MS)));
+        expect(meanwhile.filter((sql) => sql.includes('`traces`')).length, 'looked at again').to.be.within(1, 4);
+        expect(meanwhile.filter((sql) => sql.includes('applications')), 'every application probed again').to.deep.equal([]);
         expect(await pendingTraces(knex, caller.appId), 'folded while ingestion is busy').to.equal(2);
         now += QUIET_AFTER_MS;
         expect(await pass).to.equal(2);
