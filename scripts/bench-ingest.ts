@@ -29,6 +29,7 @@ import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
+import { FOLD_STATE } from '../src/storage/spans/trace-figures.js';
 import { databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
 import { httpSender, ingestCaller, runSenders, type Sender } from './lib/bench-senders.js';
 import { verifyStoredOnce } from './lib/bench-verify.js';
@@ -98,7 +99,7 @@ async function untilFolded(knex: Knex, what: string): Promise<void> {
   const [application] = (await knex('applications').select('id')) as Array<{ id: string }>;
   const deadline = performance.now() + 300_000;
   for (;;) {
-    const pending = await knex('traces').select('trace_id').where({ application_id: application.id, folded: 0 }).first();
+    const pending = await knex('traces').select('trace_id').where({ application_id: application.id, folded: FOLD_STATE.pending }).first();
     if (pending === undefined) return;
     if (performance.now() > deadline) throw new Error(`${what}: the fold left traces pending for 5 minutes`);
     await new Promise((resolve) => setTimeout(resolve, 100));
