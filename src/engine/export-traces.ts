@@ -8,7 +8,7 @@ import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { principalOf } from '../operations/request-state.js';
 import { ingestTarget, ingestTraces } from '../ingest/ingest-traces.js';
-import { decodeExportRequest, encodeExportResponse, otlpFormatOf } from '../ingest/otlp-format.js';
+import { encodeExportResponse, exportBodyOf, otlpFormatOf } from '../ingest/otlp-format.js';
 import { readOtlpBody } from '../ingest/read-body.js';
 
 export function exportTraces({ config, knex, logger, clock = Date.now, ingestActivity }: ServiceDeps): OperationHandler<operations['exportTraces']> {
@@ -18,7 +18,7 @@ export function exportTraces({ config, knex, logger, clock = Date.now, ingestAct
     const target = ingestTarget(request.scope);
     const principal = principalOf(request);
     const meter = { apiKey: principal.kind === 'api_key' ? principal.apiKey : undefined, bytesReceived: wireBytes, bytesDecompressed: body.length, now: clock() };
-    const partialSuccess = await ingestTraces(knex, target, decodeExportRequest(format, body), request.log ?? logger, { meter, activity: ingestActivity });
+    const partialSuccess = await ingestTraces(knex, target, exportBodyOf(format, body), request.log ?? logger, { meter, activity: ingestActivity });
     const response = encodeExportResponse(format, partialSuccess);
     return { status: 200, headers: { 'Content-Type': response.contentType }, body: response.body };
   };

@@ -11,6 +11,7 @@ import { AuthenticationError, authenticateAuthorization, type AuthFailure } from
 import { acceptsBasic, authorizeAccess, impliedApplication, operationAccess, type TouchedResource } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import { ingestTarget, ingestTraces } from '../ingest/ingest-traces.js';
+import { ExportBody } from '../ingest/export-body.js';
 import { decodeProtobufRequest, encodeProtobufResponse } from '../ingest/otlp-protobuf.js';
 import type { PartialSuccess } from '../ingest/otlp-request.js';
 import { RequestValidationError } from '../errors.js';
@@ -112,12 +113,12 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
       });
       const scope = await authorizeAccess(deps.knex, principal, access, touchedApplication(call.metadata, principal, operation, appIdLimit));
       const target = ingestTarget(scope);
-      const request = decodeProtobufRequest(call.request);
+      const body = new ExportBody(call.request, decodeProtobufRequest);
       // grpc-js hands over the message decompressed: its size is both counts (docs/usage-and-quotas.md).
       const bytes = call.request.length;
       const meter = { apiKey: principal.kind === 'api_key' ? principal.apiKey : undefined, bytesReceived: bytes, bytesDecompressed: bytes, now: (deps.clock ?? Date.now)() };
       // Answered only once ingestTraces has committed the spans, as over HTTP.
-      const partialSuccess = await ingestTraces(deps.knex, target, request, log, { meter, activity: deps.ingestActivity });
+      const partialSuccess = await ingestTraces(deps.knex, target, body, log, { meter, activity: deps.ingestActivity });
       callback(null, { partialSuccess });
     } catch (error) {
       const failure = grpcErrorOf(error);

@@ -11,7 +11,8 @@ import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import { hourStart, NO_API_KEY, recordUsage, zeroCounts, type UsageDelta } from '../storage/usage/usage-counts.js';
 import { checkDailyQuota } from './daily-quota.js';
 import type { IngestActivity } from './ingest-activity.js';
-import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';
+import type { ExportBody } from './export-body.js';
+import type { PartialSuccess } from './otlp-request.js';
 import { toSpanRows } from './span-mapping.js';
 
 /** The application spans are stored for, with its indexed attribute slots as authorization read them. */
@@ -83,11 +84,12 @@ async function freshTarget(knex: Knex, target: IngestTarget): Promise<IngestTarg
 }
 
 /** Maps and stores the spans with the application's current slots; a store slowed past the keys' age maps them again. */
-async function store(knex: Knex, target: IngestTarget, request: DecodedExportRequest, usage: UsageDelta | undefined): Promise<PartialSuccess | undefined> {
+async function store(knex: Knex, target: IngestTarget, body: ExportBody, usage: UsageDelta | undefined): Promise<PartialSuccess | undefined> {
   for (let current = target; ; ) {
     current = await freshTarget(knex, current);
     const slots = writtenSlots(current.indexedAttributes);
-    const { rows, partialSuccess } = toSpanRows(request, current.applicationId, Date.now(), slots);
+    // The decoded spans are let go of once mapped: only the rows stay for the write (export-body.ts).
+    const { rows, partialSuccess } = toSpanRows(body.take(), current.applicationId, Date.now(), slots);
     try {
       const counted = usage && { ...usage, requests: 1, spans_rejected: partialSuccess?.rejectedSpans ?? 0 };
       await storeSpans(knex, rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS, traceSlots: slots, usage: counted });
@@ -112,12 +114,12 @@ export interface IngestOptions {
  * exporters would not retry and so would drop the spans. With a meter, the daily span quota
  * applies (QuotaExceededError: 429) and the request's usage is counted with its spans.
  */
-export async function ingestTraces(knex: Knex, target: IngestTarget, request: DecodedExportRequest, log: Logger, { meter, activity }: IngestOptions = {}): Promise<PartialSuccess | undefined> {
+export async function ingestTraces(knex: Knex, target: IngestTarget, body: ExportBody, log: Logger, { meter, activity }: IngestOptions = {}): Promise<PartialSuccess | undefined> {
   let partialSuccess: PartialSuccess | undefined;
   const usage = meter && usageOf(target.applicationId, meter);
   try {
     if (usage && meter) await admit(knex, usage, target.dailySpanQuota, meter.now);
-    const storing = () => store(knex, target, request, usage);
+    const storing = () => store(knex, target, body, usage);
     partialSuccess = await (activity ? activity.during(storing) : storing());
   } catch (error) {
     // The application was deleted while the request was read: no 503 that an exporter would retry.

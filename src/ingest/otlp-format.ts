@@ -1,6 +1,7 @@
 // The two OTLP/HTTP encodings, chosen by the request's Content-Type: binary protobuf and OTLP
 // JSON. The response is written in the request's encoding.
 import { UnsupportedMediaTypeError } from '../errors.js';
+import { ExportBody } from './export-body.js';
 import { decodeJsonRequest, jsonResponse } from './otlp-json.js';
 import { decodeProtobufRequest, encodeProtobufResponse } from './otlp-protobuf.js';
 import type { DecodedExportRequest, PartialSuccess } from './otlp-request.js';
@@ -21,6 +22,11 @@ export function otlpFormatOf(contentType: string | undefined): OtlpFormat {
 
 export function decodeExportRequest(format: OtlpFormat, body: Buffer): DecodedExportRequest {
   return format === 'protobuf' ? decodeProtobufRequest(body) : decodeJsonRequest(body);
+}
+
+/** The body in its encoding, decoded at once (a body that is not an export request is a 400 here). */
+export function exportBodyOf(format: OtlpFormat, body: Buffer): ExportBody {
+  return new ExportBody(body, (bytes) => decodeExportRequest(format, bytes));
 }
 
 export interface EncodedResponse {

@@ -12,6 +12,7 @@ import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatu
 import { spanRow } from '../support/span-rows.js';
 import { StaleSlotKeysError, storeSpans } from '../../src/storage/spans/span-writer.js';
 import { ingestTraces } from '../../src/ingest/ingest-traces.js';
+import { ExportBody } from '../../src/ingest/export-body.js';
 import { NO_INDEXED_ATTRIBUTES } from '../../src/storage/accounts/indexed-attributes.js';
 import { createLogger } from '../../src/logger.js';
 import { statementsDuring } from '../support/statements.js';
@@ -209,7 +210,7 @@ onEachDatabase(
         attributes: { 'gen_ai.request.model': 'gemini-2.5-pro' }, statusCode: 0, statusMessage: '', scope: { name: '', version: '' },
         events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
       };
-      await ingestTraces(knex, { applicationId: appId, indexedAttributes: NO_INDEXED_ATTRIBUTES, readAt: Date.now() - 60_000, dailySpanQuota: null }, { resourceSpans: [{ resourceAttributes: {}, spans: [span] }] }, createLogger('silent'));
+      await ingestTraces(knex, { applicationId: appId, indexedAttributes: NO_INDEXED_ATTRIBUTES, readAt: Date.now() - 60_000, dailySpanQuota: null }, new ExportBody(Buffer.alloc(0), () => ({ resourceSpans: [{ resourceAttributes: {}, spans: [span] }] })), createLogger('silent'));
       expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal(['gemini-2.5-pro']);
     });
 

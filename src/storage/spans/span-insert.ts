@@ -62,8 +62,10 @@ export async function insertSpansMysql(connection: Mysql2Connection, rows: SpanR
   let inserted = 0;
   let offset = 0;
   for (const size of statementSizes(rows.length)) {
-    const values: unknown[] = [];
-    for (const row of rows.slice(offset, offset + size)) for (const column of COLUMNS) values.push(row[column]);
+    // Laid out in place, sized ahead: no copy of the rows, no growing array.
+    const values: unknown[] = new Array(size * COLUMNS.length);
+    let index = 0;
+    for (let row = offset; row < offset + size; row += 1) for (const column of COLUMNS) values[index++] = (rows[row] as SpanRow)[column];
     inserted += await new Promise<number>((resolve, reject) =>
       connection.execute(mysqlInsert(size), values, (error, result) => (error ? reject(error) : resolve(result?.affectedRows ?? 0))),
     );
