@@ -93,6 +93,33 @@ async function storedKeys(writer: Writer, applicationId: string, rows: SpanRow[]
   return new Set(found.map((row) => `${row.trace_id}/${row.span_id}`));
 }
 
+/** Traces up to this many spans are checked for a repeated span by comparing each pair, with nothing allocated. */
+const PAIRWISE_UP_TO = 16;
+
+function repeatsSpan(rows: readonly SpanRow[]): boolean {
+  if (rows.length > PAIRWISE_UP_TO) return new Set(rows.map((row) => row.span_id)).size !== rows.length;
+  for (let index = 1; index < rows.length; index += 1) {
+    const spanId = (rows[index] as SpanRow).span_id;
+    for (let before = 0; before < index; before += 1) if ((rows[before] as SpanRow).span_id === spanId) return true;
+  }
+  return false;
+}
+
+/** The traces' rows, one per span: of a span repeated in the batch, the last row at the first one's place. */
+function uniqueSpans(rowsByTrace: Map<string, SpanRow[]>): SpanRow[] {
+  const unique: SpanRow[] = [];
+  for (const rows of rowsByTrace.values()) {
+    for (const row of repeatsSpan(rows) ? new Map(rows.map((row) => [row.span_id, row])).values() : rows) unique.push(row);
+  }
+  return unique;
+}
+
+function countRows(rowsByTrace: Map<string, SpanRow[]>): number {
+  let count = 0;
+  for (const rows of rowsByTrace.values()) count += rows.length;
+  return count;
+}
+
 /**
  * Stores the rows of some traces of one application not stored yet, merges them into their
  * traces' summaries in one upsert, and answers them (the roll-ups are added after every round).
@@ -100,8 +127,7 @@ async function storedKeys(writer: Writer, applicationId: string, rows: SpanRow[]
  * already aborts the write (SpansStoredAlready); with it, the stored ones are looked up first.
  */
 async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>, checking: boolean, traceSlots: readonly IndexedSlot[]): Promise<SpanRow[]> {
-  const rows = [...rowsByTrace.values()].flat();
-  let fresh = [...new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row])).values()];
+  let fresh = uniqueSpans(rowsByTrace);
   if (checking) {
     const stored = await storedKeys(writer, applicationId, fresh);
     fresh = fresh.filter((row) => !stored.has(`${row.trace_id}/${row.span_id}`));
@@ -109,7 +135,7 @@ async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: M
   if (fresh.length === 0) return fresh;
   const inserted = await writer.insert(fresh);
   if (inserted !== fresh.length) throw new SpansStoredAlready();
-  const byTrace = fresh.length === rows.length ? rowsByTrace : groupBy(fresh, (row) => row.trace_id);
+  const byTrace = fresh.length === countRows(rowsByTrace) ? rowsByTrace : groupBy(fresh, (row) => row.trace_id);
   for (const summaries of inPowerOfTwoRuns(batchSummaries(applicationId, byTrace), SUMMARIES_PER_MERGE)) await writer.runNative(writerMergeStatement(writer.db, summaries));
   if (traceSlots.length > 0) {
     for (const target of traceSlots) {

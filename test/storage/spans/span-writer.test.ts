@@ -27,6 +27,19 @@ onEachDatabase('span writer', (app) => {
     expect(await summary(row.trace_id)).to.include({ spans_count: 1, root_span_id: row.span_id });
   });
 
+  it('stores a span repeated within one batch once, as its last row says, in small and large traces', async () => {
+    // 3 spans (compared pairwise) and 20 spans (compared through a set), each with one span sent twice.
+    for (const [trace, spans] of [['e'.repeat(32), 3], ['8'.repeat(32), 20]] as const) {
+      const rows = Array.from({ length: spans }, (_, index) => spanRow({ trace_id: trace, span_id: (index + 1).toString(16).padStart(16, '0'), cost: 1 }));
+      const again = { ...(rows[1] as (typeof rows)[number]), cost: 5, span_name: 'sent again' };
+      await storeSpans(knex(), [...rows, again]);
+      const stored = await knex()('spans').where({ trace_id: trace }).select('span_id', 'span_name', 'cost').orderBy('span_id');
+      expect(stored, trace).to.have.length(spans);
+      expect(stored[1], trace).to.deep.equal({ span_id: again.span_id, span_name: 'sent again', cost: 5 });
+      expect(await summary(trace), trace).to.include({ spans_count: spans, total_cost: spans - 1 + 5 });
+    }
+  });
+
   it('builds the summary from spans that arrive child first, across batches', async () => {
     const trace = 'b'.repeat(32);
     const child = spanRow({ trace_id: trace, span_id: '2'.repeat(16), parent_span_id: '1'.repeat(16), start_time_unix_nano: '1763800000000000100', end_time_unix_nano: '1763800000050000100', cost: 0.25, span_name: 'db', service_name: 'db' });
