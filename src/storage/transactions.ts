@@ -4,6 +4,8 @@
 import type { Knex } from 'knex';
 import type { WriteTransaction } from './sql/dialect.js';
 import { dialectFor } from './sql/index.js';
+import { sendPreparedNative } from './sql/mysql-transaction.js';
+import type { NativeStatement } from './sql/row-statements.js';
 
 const RETRYABLE_MYSQL_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 const RETRYABLE_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
@@ -39,4 +41,13 @@ export function writeTransaction<T>(knex: Knex, work: (trx: Knex.Transaction) =>
  */
 export function bulkWriteTransaction<T>(knex: Knex, work: (transaction: WriteTransaction) => Promise<T>): Promise<T> {
   return retryOnLockConflict(() => dialectFor(knex).writeTransaction(knex, work));
+}
+
+/**
+ * Runs a statement compiled ahead (sql/row-statements.ts) in the transaction: on MariaDB/MySQL as
+ * a prepared statement on the transaction's connection (its text repeats, so the server parses it
+ * once per connection and the values travel unescaped), on SQLite through Knex.
+ */
+export function runCompiled({ db, connection }: WriteTransaction, statement: NativeStatement): Promise<unknown> {
+  return connection ? sendPreparedNative(connection, statement) : db.raw(statement.sql, statement.bindings as Knex.RawBinding[]);
 }

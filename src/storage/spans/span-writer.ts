@@ -6,10 +6,10 @@
 // twice.
 import type { Knex } from 'knex';
 import type { Run } from '../sql/dialect.js';
-import { bulkWriteTransaction } from '../transactions.js';
+import { bulkWriteTransaction, runCompiled } from '../transactions.js';
 import { SLOT_NUMBERS, slotColumn, type IndexedSlot } from './indexed-slots.js';
 import { inPowerOfTwoRuns, insertSpansMysql, insertSpansSqlite } from './span-insert.js';
-import { sendPrepared, sendPreparedNative } from '../sql/mysql-transaction.js';
+import { sendPrepared } from '../sql/mysql-transaction.js';
 import type { NativeStatement } from '../sql/row-statements.js';
 import { rollupDeltas, writerRollupUpserts } from './span-rollups.js';
 import { slotEntryOfRow, slotRollupDeltas, writerSlotRollupUpserts } from './slot-rollups.js';
@@ -208,7 +208,7 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
           db,
           run,
           runSized: connection ? (query) => sendPrepared(connection, query) : run,
-          runNative: (statement) => (connection ? sendPreparedNative(connection, statement) : db.raw(statement.sql, statement.bindings as Knex.RawBinding[])),
+          runNative: (statement) => runCompiled({ db, run, connection }, statement),
           insert: checked((unique) => (connection ? insertSpansMysql(connection, unique) : insertSpansSqlite(db, unique))),
         },
         checking,

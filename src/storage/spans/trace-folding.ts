@@ -9,7 +9,9 @@ import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
-import { bulkWriteTransaction } from '../transactions.js';
+import { RowStatements } from '../sql/row-statements.js';
+import { bulkWriteTransaction, runCompiled } from '../transactions.js';
+import { inPowerOfTwoRuns } from './span-insert.js';
 import { asText } from './stored-span.js';
 import {
   binOf,
@@ -62,11 +64,25 @@ function filedFigures(applicationId: string, trace: SummaryFigures): FiledFigure
   });
 }
 
+/** Orders histogram rows by their key: hour (whole numbers as decimal text), service, figure, bin. */
+function byHistogramKey(a: HistogramDelta, b: HistogramDelta): number {
+  return compareDecimal(a.hour, b.hour) || (a.service_key < b.service_key ? -1 : a.service_key > b.service_key ? 1 : 0) || a.figure - b.figure || a.bin - b.bin;
+}
+
+function compareDecimal(a: string, b: string): number {
+  if (a === b) return 0;
+  const aNegative = a.startsWith('-');
+  if (aNegative !== b.startsWith('-')) return aNegative ? -1 : 1;
+  const magnitude = a.length !== b.length ? a.length - b.length : a < b ? -1 : 1;
+  return aNegative ? -magnitude : magnitude;
+}
+
 /** The histogram rows the figures add to (sign 1) or take from (-1), in key order (fewer lock waits between folds). */
 function histogramDeltas(figures: FiledFigure[], sign: 1 | -1): HistogramDelta[] {
   const deltas = new Map<string, HistogramDelta>();
   for (const filed of figures) {
-    const id = JSON.stringify([filed.hour.padStart(20, '0'), filed.service_key, filed.figure, filed.bin]);
+    // The service key last: the one part that may hold a '/'.
+    const id = `${filed.hour}/${filed.figure}/${filed.bin}/${filed.service_key}`;
     const delta = deltas.get(id) ?? {
       application_id: filed.application_id,
       hour: filed.hour,
@@ -90,7 +106,7 @@ function histogramDeltas(figures: FiledFigure[], sign: 1 | -1): HistogramDelta[]
     }
     deltas.set(id, delta);
   }
-  return [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
+  return [...deltas.values()].sort(byHistogramKey);
 }
 
 const HISTOGRAM_KEY = ['application_id', 'hour', 'service_key', 'figure', 'bin'];
@@ -105,8 +121,8 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-/** Adds the deltas to the histograms, then deletes the rows they left with no trace. */
-async function applyHistogramDeltas(db: Knex, run: Run, deltas: HistogramDelta[]): Promise<void> {
+/** The upsert that adds the deltas to the histogram rows: counts and sums add up, the bounds only widen. */
+function histogramUpsert(db: Knex, deltas: readonly HistogramDelta[]): Knex.QueryBuilder {
   const { insertedValue, greatest, least } = dialectFor(db);
   const incoming = (column: string) => db.raw(insertedValue, [column]);
   const old = (column: string) => `${TRACE_HISTOGRAM_TABLE}.${column}`;
@@ -115,7 +131,21 @@ async function applyHistogramDeltas(db: Knex, run: Run, deltas: HistogramDelta[]
   for (const [column, pick] of [['value_low', least], ['value_high', greatest]] as const) {
     merge[column] = db.raw(`COALESCE(${pick}(??, ?), ??, ?)`, [old(column), incoming(column), old(column), incoming(column)]);
   }
-  for (const chunk of chunks(deltas, ROWS_PER_STATEMENT)) await run(db(TRACE_HISTOGRAM_TABLE).insert(chunk).onConflict(HISTOGRAM_KEY).merge(merge));
+  return db(TRACE_HISTOGRAM_TABLE).insert(deltas).onConflict(HISTOGRAM_KEY).merge(merge);
+}
+
+/**
+ * The fold's own multi-row statements, compiled once per row count and run prepared
+ * (../sql/row-statements.ts), in runs of powers of two up to COMPILED_ROWS: each connection
+ * prepares a handful of texts per table.
+ */
+const filedInserts = new RowStatements<FiledFigure>((db, rows) => db(TRACE_FIGURE_TABLE).insert(rows));
+const histogramUpserts = new RowStatements<HistogramDelta>(histogramUpsert);
+const COMPILED_ROWS = 256;
+
+/** Adds the deltas to the histograms, then deletes the rows they left with no trace. */
+async function applyHistogramDeltas(db: Knex, run: Run, deltas: HistogramDelta[]): Promise<void> {
+  for (const chunk of chunks(deltas, ROWS_PER_STATEMENT)) await run(histogramUpsert(db, chunk));
   const emptied = deltas.filter((delta) => delta.trace_count < 0);
   for (const chunk of chunks(emptied, ROWS_PER_STATEMENT)) {
     const { exactInteger } = dialectFor(db);
@@ -166,7 +196,8 @@ export async function unfileTraces(db: Knex, run: Run, applicationId: string, tr
  * unfoldable: a root service too long to key). Resolves with the traces read.
  */
 async function foldPending(knex: Knex, applicationId: string, narrow: (query: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<number> {
-  return bulkWriteTransaction(knex, async ({ db, run }) => {
+  return bulkWriteTransaction(knex, async (transaction) => {
+    const { db, run } = transaction;
     const pending = await run<SummaryFigures[]>(
       dialectFor(db).lockRows(
         narrow(
@@ -186,8 +217,9 @@ async function foldPending(knex: Knex, applicationId: string, narrow: (query: Kn
       if (figures === undefined) unfoldable.push(trace.trace_id);
       else filed.push(...figures);
     }
-    for (const chunk of chunks(filed, ROWS_PER_STATEMENT)) await run(db(TRACE_FIGURE_TABLE).insert(chunk));
-    await applyHistogramDeltas(db, run, histogramDeltas(filed, 1));
+    for (const rows of inPowerOfTwoRuns(filed, COMPILED_ROWS)) await runCompiled(transaction, filedInserts.statement(db, rows));
+    // Adding leaves no histogram row empty: nothing to delete after.
+    for (const rows of inPowerOfTwoRuns(histogramDeltas(filed, 1), COMPILED_ROWS)) await runCompiled(transaction, histogramUpserts.statement(db, rows));
     const unfoldableSet = new Set(unfoldable);
     const folded = traceIds.filter((id) => !unfoldableSet.has(id));
     for (const [state, ids] of [[FOLD_STATE.folded, folded], [FOLD_STATE.unfoldable, unfoldable]] as const) {
