@@ -120,14 +120,17 @@ export function accumulate(accumulator: FigureTotals, span: FigureSpan, sign: 1 
   }
 }
 
+/** Each figure's count, sum, minimum and maximum columns. */
+const FIGURE_COLUMNS = FIGURES.map(([name]) => [`${name}_count`, `${name}_sum`, `${name}_min`, `${name}_max`] as const);
+
 /** The measure columns of a roll-up row from its totals (`partial` set when spans were taken away). */
 export function figureColumns(totals: FigureTotals, sign: 1 | -1): Record<string, number | null> {
   const columns: Record<string, number | null> = { span_count: totals.spanCount, partial: sign === 1 ? 0 : 1 };
-  FIGURES.forEach(([name], index) => {
-    columns[`${name}_count`] = totals.figures[index * 2] as number;
-    columns[`${name}_sum`] = totals.figures[index * 2 + 1] as number;
-    columns[`${name}_min`] = totals.extremes[index * 2] ?? null;
-    columns[`${name}_max`] = totals.extremes[index * 2 + 1] ?? null;
+  FIGURE_COLUMNS.forEach(([count, sum, min, max], index) => {
+    columns[count] = totals.figures[index * 2] as number;
+    columns[sum] = totals.figures[index * 2 + 1] as number;
+    columns[min] = totals.extremes[index * 2] ?? null;
+    columns[max] = totals.extremes[index * 2 + 1] ?? null;
   });
   return columns;
 }
@@ -144,52 +147,119 @@ function deltaOf(accumulator: Accumulator, sign: 1 | -1): RollupDelta {
   return Object.assign(delta, figureColumns(accumulator, sign));
 }
 
+/** A combination's dimension values, copied from the span it was first found for (kept spans would hold their rows). */
+type DimensionValues = { [column in RollupDimension]: string | null };
+
 /**
- * One application's combination of dimension values: its hash, and while one call of
- * rollupDeltas runs, its spans per width and bucket start (seconds; empty between calls).
+ * The dimension values of a span, spelled out (each read by its field's name; a test holds them
+ * to ROLLUP_DIMENSIONS): a span without one of them holds null there.
+ */
+function dimensionsOf(span: RollupSpan): DimensionValues {
+  return {
+    span_kind: span.span_kind ?? null,
+    status_code: span.status_code ?? null,
+    span_name: span.span_name ?? null,
+    service_name: span.service_name ?? null,
+    unit: span.unit ?? null,
+    parent_unit: span.parent_unit ?? null,
+    billing_resource_type: span.billing_resource_type ?? null,
+    billing_resource_name: span.billing_resource_name ?? null,
+    billing_service_id: span.billing_service_id ?? null,
+    billing_service_name: span.billing_service_name ?? null,
+    billing_sku_id: span.billing_sku_id ?? null,
+    billing_sku_name: span.billing_sku_name ?? null,
+    billing_region: span.billing_region ?? null,
+    usage_unit: span.usage_unit ?? null,
+    scope_name: span.scope_name ?? null,
+  };
+}
+
+/** Whether the span has the values, compared field by field as dimensionsOf reads them. */
+function hasDimensions(span: RollupSpan, values: DimensionValues): boolean {
+  return (
+    (span.span_kind ?? null) === values.span_kind &&
+    (span.status_code ?? null) === values.status_code &&
+    (span.span_name ?? null) === values.span_name &&
+    (span.service_name ?? null) === values.service_name &&
+    (span.unit ?? null) === values.unit &&
+    (span.parent_unit ?? null) === values.parent_unit &&
+    (span.billing_resource_type ?? null) === values.billing_resource_type &&
+    (span.billing_resource_name ?? null) === values.billing_resource_name &&
+    (span.billing_service_id ?? null) === values.billing_service_id &&
+    (span.billing_service_name ?? null) === values.billing_service_name &&
+    (span.billing_sku_id ?? null) === values.billing_sku_id &&
+    (span.billing_sku_name ?? null) === values.billing_sku_name &&
+    (span.billing_region ?? null) === values.billing_region &&
+    (span.usage_unit ?? null) === values.usage_unit &&
+    (span.scope_name ?? null) === values.scope_name
+  );
+}
+
+/**
+ * One application's combination of dimension values: the values, their hash, and while one call
+ * of rollupDeltas runs, its spans per width and bucket start (seconds; empty between calls).
  */
 interface Combination {
+  values: DimensionValues;
   hash: string;
   buckets: Array<Map<number, Accumulator>>;
 }
 
-/** Combinations found by the application, then each dimension's value in turn (no key string built per span). */
+/**
+ * The combinations of one application, span name and service: the one found last, which the next
+ * span of that name and service has as a rule (it is checked by comparing values, with no lookup),
+ * and all of them by the other dimensions' values in turn (no key string built per span).
+ */
+interface NamedCombinations {
+  last: Combination | undefined;
+  byValues: CombinationTrie;
+}
+
 type CombinationTrie = Map<string | null, CombinationTrie | Combination>;
 
 /**
- * The combinations seen, kept from call to call, so that a batch's spans find their hashes
- * without hashing or allocating anything in the usual case: the same services, names and SKUs
- * arrive batch after batch. Emptied once it holds KEPT_COMBINATIONS, which bounds its memory
- * whatever the values' cardinality. rollupDeltas runs start to end without awaiting and empties
- * the buckets it filled before it returns (or throws), so one call's buckets are never another's.
+ * The combinations seen, by application, span name and service, kept from call to call, so that
+ * a batch's spans find their hashes without hashing or allocating anything in the usual case: the
+ * same services, names and SKUs arrive batch after batch. Emptied once it holds
+ * KEPT_COMBINATIONS, which bounds its memory whatever the values' cardinality. rollupDeltas runs
+ * start to end without awaiting and empties the buckets it filled before it returns (or throws),
+ * so one call's buckets are never another's.
  */
-const combinations: CombinationTrie = new Map();
+const combinations = new Map<string, Map<string | null, Map<string | null, NamedCombinations>>>();
 const KEPT_COMBINATIONS = 20_000;
 let keptCombinations = 0;
 
-/** The trie's node under `key`, made when missing. */
-function childOf(node: CombinationTrie, key: string | null): CombinationTrie {
-  let child = node.get(key) as CombinationTrie | undefined;
+/** The map under `key`, made when missing. */
+function childOf<Key, Value>(map: Map<Key, Value>, key: Key, make: () => Value): Value {
+  let child = map.get(key);
   if (child === undefined) {
-    child = new Map();
-    node.set(key, child);
+    child = make();
+    map.set(key, child);
   }
   return child;
 }
 
-const LAST_DIMENSION = ROLLUP_DIMENSIONS.length - 1;
+/** The dimensions the trie keys, past the span name and service. */
+const TRIE_DIMENSIONS = ROLLUP_DIMENSIONS.filter((column) => column !== 'span_name' && column !== 'service_name');
+const LAST_DIMENSION = TRIE_DIMENSIONS.length - 1;
 
 function combinationOf(span: RollupSpan): Combination {
-  let node = childOf(combinations, span.application_id);
-  for (let index = 0; index < LAST_DIMENSION; index += 1) node = childOf(node, span[ROLLUP_DIMENSIONS[index] as RollupDimension] ?? null);
-  const last = span[ROLLUP_DIMENSIONS[LAST_DIMENSION] as RollupDimension] ?? null;
+  const byName = childOf(combinations, span.application_id, () => new Map());
+  const byService = childOf(byName, span.span_name ?? null, () => new Map());
+  const named = childOf(byService, span.service_name ?? null, (): NamedCombinations => ({ last: undefined, byValues: new Map() }));
+  if (named.last !== undefined && hasDimensions(span, named.last.values)) return named.last;
+  let node = named.byValues;
+  for (let index = 0; index < LAST_DIMENSION; index += 1) node = childOf(node, span[TRIE_DIMENSIONS[index] as RollupDimension] ?? null, () => new Map()) as CombinationTrie;
+  const last = span[TRIE_DIMENSIONS[LAST_DIMENSION] as RollupDimension] ?? null;
   let combination = node.get(last) as Combination | undefined;
   if (combination === undefined) {
-    const dimensions = JSON.stringify(ROLLUP_DIMENSIONS.map((column) => span[column] ?? null));
-    combination = { hash: dimensionsHash(dimensions), buckets: ROLLUP_WIDTHS_S.map(() => new Map()) };
+    const values = dimensionsOf(span);
+    const dimensions = JSON.stringify(ROLLUP_DIMENSIONS.map((column) => values[column]));
+    combination = { values, hash: dimensionsHash(dimensions), buckets: ROLLUP_WIDTHS_S.map(() => new Map()) };
     node.set(last, combination);
     keptCombinations += 1;
   }
+  named.last = combination;
   return combination;
 }
 

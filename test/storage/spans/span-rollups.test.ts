@@ -48,6 +48,26 @@ describe('roll-up deltas of a batch', () => {
     expect(minutes.map((delta) => delta.dimensions_hash)).to.include.members([hashOf(values('null')), hashOf(values(null))]);
   });
 
+  it('tells apart spans that differ in any one dimension, after each other in a batch and from batch to batch', () => {
+    const start = '1763799960000000000';
+    const base = Object.fromEntries(ROLLUP_DIMENSIONS.map((column) => [column, `${column} value`])) as Partial<RollupSpan>;
+    const valuesOf = (overrides: Partial<RollupSpan>) => ROLLUP_DIMENSIONS.map((column) => (overrides[column] as string | null | undefined) ?? null);
+    const minutes = (spans: RollupSpan[]) => rollupDeltas(spans, 1).filter((delta) => delta.bucket_width_s === 60);
+    for (const column of ROLLUP_DIMENSIONS) {
+      for (const other of ['other value', null]) {
+        const changed = { ...base, [column]: other };
+        // The changed span comes right after spans of the base values: the combination found last.
+        const within = minutes([span(start, base), span(start, changed), span(start, base)]);
+        expect(within.map((delta) => [delta.dimensions_hash, delta.span_count]), `${column} ${other}`).to.have.deep.members([
+          [hashOf(valuesOf(base)), 2],
+          [hashOf(valuesOf(changed)), 1],
+        ]);
+        expect(minutes([span(start, changed)]).map((delta) => delta.dimensions_hash), `${column} ${other}, next batch`).to.deep.equal([hashOf(valuesOf(changed))]);
+        expect(minutes([span(start, base)]).map((delta) => delta.dimensions_hash), `${column} ${other}, base again`).to.deep.equal([hashOf(valuesOf(base))]);
+      }
+    }
+  });
+
   it('lists the rows in one fixed order whatever the spans’ order (the lock order of concurrent writers)', () => {
     const spans = ['1763800000000000000', '1763700000000000000', '-5'].flatMap((start) => [span(start), span(start, { service_name: 'web' }), span(start, { application_id: 'app_b' })]);
     const key = (deltas: ReturnType<typeof rollupDeltas>) => deltas.map((delta) => `${delta.application_id}/${delta.bucket_width_s}/${delta.bucket_start_unix_nano}/${delta.dimensions_hash}`);
