@@ -2,6 +2,8 @@
 // gRPC ports against the given database, and waits until it is ready; exchanges a seeded API key
 // (seed-accounts.ts) for a token at the service.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Permission } from '../../src/permissions.js';
 import { freePort } from './free-port.js';
@@ -24,11 +26,15 @@ export async function startService(dbUrl: string, dataDir: string): Promise<{ ur
   const grpcPort = await freePort();
   // BENCH_PROFILE_DIR: write a V8 CPU profile of the service there when it stops.
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  // BENCH_GC_TRACE_DIR: write V8's trace of every collection (--trace-gc-nvp: pause, survivors,
+  // promoted bytes) there, one file per service, named by its HTTP port.
+  const gcTraceDir = process.env.BENCH_GC_TRACE_DIR;
+  const gcTrace = gcTraceDir ? ['--trace-gc-nvp'] : [];
   // The same Node flags as `npm start` (package.json): the benchmarks measure the service as it runs.
-  const child = spawn(process.execPath, [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...profile, ...gcTrace, '--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'], {
     // A free gRPC port rather than 4317, which a service running beside may hold.
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', GRPC_PORT: String(grpcPort) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', gcTraceDir ? fs.openSync(path.join(gcTraceDir, `gc-${port}.log`), 'w') : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 120; attempt += 1) {
