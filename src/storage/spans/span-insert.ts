@@ -5,6 +5,7 @@
 // second of the same statement built and escaped by Knex (see BENCHMARKS.md).
 import type { Knex } from 'knex';
 import type { Mysql2Connection } from '../sql/mysql-transaction.js';
+import { statementSizes } from '../sql/row-statements.js';
 import { SPAN_ROW_COLUMNS, type SpanRow } from './span-row.js';
 
 const COLUMNS = SPAN_ROW_COLUMNS;
@@ -17,21 +18,6 @@ const SQLITE_ROWS_PER_INSERT = 500;
 // batch sizes: the server-wide max_prepared_stmt_count is never exhausted by one statement per tail size.
 const MYSQL_MAX_ROWS = 1024;
 
-/** Rows per statement: the largest powers of two, at most `largest` (a power of two), that add up to `total`. */
-export function statementSizes(total: number, largest = MYSQL_MAX_ROWS): number[] {
-  const sizes: number[] = [];
-  let left = total;
-  for (let size = largest; left > 0; ) {
-    if (size <= left) {
-      sizes.push(size);
-      left -= size;
-    } else {
-      size /= 2;
-    }
-  }
-  return sizes;
-}
-
 const insertStatements = new Map<number, string>();
 
 function mysqlInsert(rows: number): string {
@@ -42,19 +28,6 @@ function mysqlInsert(rows: number): string {
     insertStatements.set(rows, sql);
   }
   return sql;
-}
-
-
-
-/** The items in runs of statementSizes(items.length, largest), in order: one statement text per size. */
-export function inPowerOfTwoRuns<T>(items: readonly T[], largest: number): T[][] {
-  const runs: T[][] = [];
-  let offset = 0;
-  for (const size of statementSizes(items.length, largest)) {
-    runs.push(items.slice(offset, offset + size));
-    offset += size;
-  }
-  return runs;
 }
 
 /**
@@ -106,7 +79,7 @@ export function layOutSpanRow(row: SpanRow, values: unknown[], at: number): void
 export async function insertSpansMysql(connection: Mysql2Connection, rows: SpanRow[]): Promise<number> {
   let inserted = 0;
   let offset = 0;
-  for (const size of statementSizes(rows.length)) {
+  for (const size of statementSizes(rows.length, MYSQL_MAX_ROWS)) {
     // Laid out in place, sized ahead: no copy of the rows, no growing array.
     const values: unknown[] = new Array(size * COLUMNS.length);
     for (let row = 0; row < size; row += 1) layOutSpanRow(rows[offset + row] as SpanRow, values, row * COLUMNS.length);

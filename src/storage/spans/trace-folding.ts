@@ -9,9 +9,8 @@ import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
-import { RowStatements } from '../sql/row-statements.js';
+import { inPowerOfTwoRuns, RowStatements } from '../sql/row-statements.js';
 import { bulkWriteTransaction, runCompiled } from '../transactions.js';
-import { inPowerOfTwoRuns } from './span-insert.js';
 import { asText } from './stored-span.js';
 import {
   binOf,

@@ -1,9 +1,36 @@
-// Multi-row writes whose text depends only on their row count (the span writer's roll-up
-// upserts, sent with every ingested batch). Knex compiles the text once per dialect and count;
-// each later write of that count reuses it and only lays out its values. The text is then the
-// same string every time, so mysql2 finds its prepared statement without hashing a text of tens
-// of kilobytes again.
+// Multi-row writes whose text depends only on their row count (the span writer's upserts, sent
+// with every ingested batch, and the trace fold's). Knex compiles the text once per dialect and
+// count; each later write of that count reuses it and only lays out its values. The text is then
+// the same string every time, so mysql2 finds its prepared statement without hashing a text of
+// tens of kilobytes again. Rows go in runs of powers of two, so each connection prepares a
+// handful of texts per statement whatever the batch sizes.
 import type { Knex } from 'knex';
+
+/** Rows per statement: the largest powers of two, at most `largest` (a power of two), that add up to `total`. */
+export function statementSizes(total: number, largest: number): number[] {
+  const sizes: number[] = [];
+  let left = total;
+  for (let size = largest; left > 0; ) {
+    if (size <= left) {
+      sizes.push(size);
+      left -= size;
+    } else {
+      size /= 2;
+    }
+  }
+  return sizes;
+}
+
+/** The items in runs of statementSizes(items.length, largest), in order: one statement text per size. */
+export function inPowerOfTwoRuns<T>(items: readonly T[], largest: number): T[][] {
+  const runs: T[][] = [];
+  let offset = 0;
+  for (const size of statementSizes(items.length, largest)) {
+    runs.push(items.slice(offset, offset + size));
+    offset += size;
+  }
+  return runs;
+}
 
 /** A statement ready to send: its text in the dialect's placeholders, and its values in order. */
 export interface NativeStatement {
