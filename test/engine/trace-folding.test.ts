@@ -3,7 +3,9 @@
 // summary; POST /engine/metrics and trace-grain POST /engine/analytics without a filter are then
 // answered from the filed figures (shown by changing a filed value and seeing the answer follow)
 // and equal the reference evaluator's answer; a summary changed after filing is read as it is
-// until it is filed again; with more pending summaries than a read takes in, the summaries answer.
+// until it is filed again; span and error counts below 100 ride on the duration row, rows filed the
+// earlier way still read and refile right; with more pending summaries than a read takes in, the
+// summaries answer.
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
@@ -16,6 +18,7 @@ import { clearSpans, isClose, nanosToRfc3339 } from '../support/engine-helpers.j
 import { expectedAnalytics, expectedMetrics } from '../support/reference-evaluator.js';
 import { spanRow } from '../support/span-rows.js';
 import { statementsDuring } from '../support/statements.js';
+import { expectFiledFiguresMatchSummaries } from '../support/summary-check.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 const HOUR = 3_600_000_000_000n;
@@ -36,6 +39,40 @@ function traceRows(applicationId: string, count: number, first = 0): SpanRow[] {
       spanRow({ application_id: applicationId, trace_id: traceId, span_id: `${2 * i + 2}`.padStart(16, '0'), parent_span_id: `${2 * i + 1}`.padStart(16, '0'), cost: (i % 4) * 0.25, start_time_unix_nano: (start + 1_000_000n).toString(), end_time_unix_nano: (start + 2_000_000n).toString() }),
     ];
   }).flat();
+}
+
+/**
+ * Trace i of `spanCounts`: a root of (i % 3) service starting i × 9 minutes in, and spanCounts[i] − 1
+ * children, the first errorCounts[i] of the spans (root first) with an error status.
+ */
+function countedTraceRows(applicationId: string, spanCounts: number[], errorCounts: number[]): SpanRow[] {
+  return spanCounts.flatMap((spans, i) => {
+    const traceId = `c${i + 1}`.padStart(32, '0');
+    const start = START + BigInt(i) * 540_000_000_000n;
+    return Array.from({ length: spans }, (_, n) =>
+      spanRow({
+        application_id: applicationId,
+        trace_id: traceId,
+        span_id: `${i + 1}`.padStart(8, '0') + `${n + 1}`.padStart(8, '0'),
+        parent_span_id: n === 0 ? null : `${i + 1}`.padStart(8, '0') + '00000001',
+        service_name: SERVICES[i % 3] as string | null,
+        status_code: n < (errorCounts[i] as number) ? 'STATUS_CODE_ERROR' : 'STATUS_CODE_UNSET',
+        start_time_unix_nano: (start + BigInt(n) * 1_000_000n).toString(),
+        end_time_unix_nano: (start + BigInt(n + 1) * 1_000_000n + 7_000_000n).toString(),
+      }),
+    );
+  });
+}
+
+/** Rewrites a trace's filed counts as folds before migration 20261130000100 filed them: each in a row of its own. */
+async function fileCountsInRows(knex: Knex, applicationId: string, traceId: string): Promise<void> {
+  const duration = (await knex('trace_figures').where({ application_id: applicationId, trace_id: traceId, figure: 0 }).first()) as Record<string, unknown>;
+  for (const [figure, column] of [[2, 'small_spans_count'], [3, 'small_error_count']] as const) {
+    const value = Number(duration[column] ?? Number.NaN);
+    expect(value, column).to.not.be.NaN;
+    await knex('trace_figures').insert({ application_id: applicationId, trace_id: traceId, figure, hour: duration.hour, service_key: duration.service_key, bin: binOf(value), value });
+  }
+  await knex('trace_figures').where({ application_id: applicationId, trace_id: traceId, figure: 0 }).update({ small_spans_count: null, small_error_count: null });
 }
 
 async function pendingCount(knex: Knex, applicationId: string): Promise<number> {
@@ -81,8 +118,10 @@ onEachDatabase(
       const deadline = Date.now() + 20_000;
       while ((await pendingCount(knex, caller.appId)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await pendingCount(knex, caller.appId), 'pending after the background fold').to.equal(0);
+      // Duration and cost rows; the counts (2 spans, no error) ride on the duration row.
       const [filed] = (await knex('trace_figures').where({ application_id: caller.appId }).count({ n: '*' })) as Array<{ n: number | string }>;
-      expect(Number(filed?.n)).to.equal(25 * 4);
+      expect(Number(filed?.n)).to.equal(25 * 2);
+      await expectFiledFiguresMatchSummaries(knex, caller.appId);
       const histogram = (await knex('trace_histograms').where({ application_id: caller.appId }).groupBy('figure').select('figure').sum({ n: 'trace_count' })) as Array<{ figure: number; n: number | string }>;
       expect(histogram.map((row) => Number(row.n))).to.deep.equal([25, 25, 25, 25]);
 
@@ -105,6 +144,67 @@ onEachDatabase(
       await knex('trace_histograms').where({ application_id: caller.appId, figure: 0, bin: longest.bin }).update({ value_high: moved });
       const response = await post('/engine/metrics', { filter: null });
       expect((JSON.parse(response.text) as { duration: { max: number } }).duration.max).to.equal(moved);
+    });
+
+    it('files span and error counts below 100 on the duration row, larger ones in rows of their own, and reads both exactly, also once a count reaches 100', async function () {
+      this.timeout(60_000);
+      const knex = app().server.knex;
+      // Counts from 20 up share five-bin groups: read by their bins, not the rows they no longer have.
+      const spanCounts = [1, 20, 21, 22, 23, 37, 38, 63, 64, 98, 99, 99, 100, 101, 150, 4, 57, 99];
+      const errorCounts = [0, 20, 0, 21, 3, 37, 1, 63, 0, 98, 99, 0, 100, 2, 120, 4, 56, 0];
+      const rows = countedTraceRows(caller.appId, spanCounts, errorCounts);
+      await storeSpans(knex, rows);
+      await app().server.folder.runOnce();
+      expect(await pendingCount(knex, caller.appId)).to.equal(0);
+      await expectFiledFiguresMatchSummaries(knex, caller.appId);
+      const [countRows] = (await knex('trace_figures').where({ application_id: caller.appId }).whereIn('figure', [2, 3]).count({ n: '*' })) as Array<{ n: number | string }>;
+      expect(Number(countRows?.n), 'count rows: spans 100, 101, 150; errors 100, 120').to.equal(5);
+
+      const body = {
+        grain: 'traces' as const,
+        group_by: ['service_name'],
+        granularity: 'hour',
+        measures: ['max', 'min', 'p50', 'p90', 'p99'].flatMap((fn) => [
+          { fn, field: 'spans_count' },
+          { fn, field: 'error_count' },
+        ]),
+        order_by: { measure: 0 },
+      };
+      const expectAnalytics = async (spans: SpanRow[]) => {
+        const response = await post('/engine/analytics', body);
+        expect(response.status, response.text).to.equal(200);
+        const answer = JSON.parse(response.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as ReturnType<typeof expectedAnalytics>;
+        expect(answer.groups).to.deep.equal(expectedAnalytics(spans, { startNs: WINDOW[0], endNs: WINDOW[1] }, { ...body, filter: null }, HOUR).groups);
+      };
+      // Below 100 every bin holds one count, known from its histogram row: no figure row is read.
+      const small = rows.filter((row) => !['c13', 'c14', 'c15'].some((id) => row.trace_id === id.padStart(32, '0')));
+      await clearSpans(knex, caller.appId);
+      await storeSpans(knex, small);
+      await app().server.folder.runOnce();
+      const read = await statementsDuring(knex, () => expectAnalytics(small));
+      expect(read.some((sql) => sql.includes('trace_histograms'))).to.equal(true);
+      expect(read.filter((sql) => sql.includes('trace_figures')), 'figure rows read').to.deep.equal([]);
+
+      // Back to every trace, one of them (c12) filed as before the counts rode on the duration row.
+      // Then two 99-span traces reach 100 spans, c18 also 1 error: each read as it is while
+      // pending, its earlier figures taken out whichever way they were filed, then filed anew.
+      await clearSpans(knex, caller.appId);
+      await storeSpans(knex, rows);
+      await app().server.folder.runOnce();
+      await fileCountsInRows(knex, caller.appId, 'c12'.padStart(32, '0'));
+      await expectAnalytics(rows);
+      const growing = (id: string) => rows.find((row) => row.trace_id === id.padStart(32, '0') && row.parent_span_id !== null) as SpanRow;
+      const added = [spanRow({ ...growing('c18'), span_id: 'ffffffffffffff01', status_code: 'STATUS_CODE_ERROR' }), spanRow({ ...growing('c12'), span_id: 'ffffffffffffff02' })];
+      const grown = [...rows, ...added];
+      await storeSpans(knex, added);
+      expect(await pendingCount(knex, caller.appId)).to.equal(2);
+      await expectAnalytics(grown);
+      await expectMetrics(grown);
+      await app().server.folder.runOnce();
+      expect(await pendingCount(knex, caller.appId)).to.equal(0);
+      await expectFiledFiguresMatchSummaries(knex, caller.appId);
+      await expectAnalytics(grown);
+      await expectMetrics(grown);
     });
 
     it('reads a summary changed after it was filed as it is now, until the fold files it again', async function () {

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { bigintAsText } from '../../src/storage/database.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { asText } from '../../src/storage/spans/stored-span.js';
-import { FOLD_STATE, hourOf, serviceKeyOf, serviceOfKey, TRACE_FIGURES } from '../../src/storage/spans/trace-figures.js';
+import { binOf, FOLD_STATE, hourOf, serviceKeyOf, serviceOfKey, TRACE_FIGURES } from '../../src/storage/spans/trace-figures.js';
 import { rootOf } from './reference-evaluator.js';
 
 /** Every stored span of the application, as the reference evaluator reads them. */
@@ -49,10 +49,15 @@ export async function expectSummariesMatchSpans(knex: Knex, applicationId: strin
   expect(stored.map(numbers).sort(byId)).to.deep.equal(expected.sort(byId));
 }
 
+/** A whole count below this is filed on its trace's duration row, not in a row of its own (docs/analytics.md, "Folded trace figures"). */
+const CARRIED_BELOW = 100;
+const CARRIED_COLUMNS: Record<string, 'small_spans_count' | 'small_error_count'> = { spans_count: 'small_spans_count', error_count: 'small_error_count' };
+
 /**
  * The filed trace figures (src/storage/spans/trace-folding.ts) must agree with the summaries, in
  * one snapshot (folds may run meanwhile): every filed trace's figures equal its summary's, under
- * its root's hour and service; no filed figure of a trace that is gone; every histogram row
+ * its root's hour and service, span and error counts below 100 carried on the duration row and
+ * the others in rows of their own; no filed figure of a trace that is gone; every histogram row
  * counts exactly the filed figures of its hour, service, figure and bin, none missing, none more.
  */
 export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId: string): Promise<void> {
@@ -62,14 +67,29 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
         .where('application_id', applicationId)
         .select('trace_id', 'folded', 'service_name', 'duration_ms', 'total_cost', 'spans_count', 'error_count')
         .select({ root_start: bigintAsText(trx, 'root_start_time_unix_nano') })) as Array<Record<string, unknown> & { trace_id: string; folded: number | string; root_start: string | null; service_name: string | null }>;
-      const filed = (await trx('trace_figures').where('application_id', applicationId).select('trace_id', 'figure', 'service_key', 'bin', 'value').select({ hour: bigintAsText(trx, 'hour') })) as Array<{
+      const figureRows = (await trx('trace_figures')
+        .where('application_id', applicationId)
+        .select('trace_id', 'figure', 'service_key', 'bin', 'value', 'small_spans_count', 'small_error_count')
+        .select({ hour: bigintAsText(trx, 'hour') })) as Array<{
         trace_id: string;
         figure: number | string;
         hour: string;
         service_key: unknown;
         bin: number | string;
         value: number | string;
+        small_spans_count: number | string | null;
+        small_error_count: number | string | null;
       }>;
+      // The filed figures: the rows, and the counts the duration rows carry.
+      const filed = figureRows.flatMap((row) => [
+        row,
+        ...TRACE_FIGURES.flatMap((figure, number) => {
+          const carried = CARRIED_COLUMNS[figure] === undefined ? null : row[CARRIED_COLUMNS[figure]];
+          if (carried === null) return [];
+          expect(Number(row.figure), `trace ${row.trace_id}: counts carried on a row that is not its duration row`).to.equal(0);
+          return [{ ...row, figure: number, bin: binOf(Number(carried)), value: carried }];
+        }),
+      ]);
       const byTrace = new Map(summaries.map((summary) => [summary.trace_id, summary]));
       expect(filed.filter((row) => !byTrace.has(row.trace_id)).map((row) => row.trace_id), 'filed figures of traces that are gone').to.deep.equal([]);
       const filedOf = new Map<string, typeof filed>();
@@ -81,6 +101,9 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
           .map((row) => ({ figure: Number(row.figure), hour: row.hour, service: asText(row.service_key), value: Number(row.value) }))
           .sort((a, b) => a.figure - b.figure);
         expect(got, `filed figures of trace ${summary.trace_id}`).to.deep.equal(wanted);
+        const ownRows = figureRows.filter((row) => row.trace_id === summary.trace_id).map((row) => TRACE_FIGURES[Number(row.figure)]);
+        const wantedRows = TRACE_FIGURES.filter((figure) => CARRIED_COLUMNS[figure] === undefined || Number(summary[figure]) >= CARRIED_BELOW);
+        expect(ownRows.sort(), `rows of trace ${summary.trace_id}`).to.deep.equal([...wantedRows].sort());
       }
       const counted = new Map<string, number>();
       for (const row of filed) {

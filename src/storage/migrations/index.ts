@@ -16,6 +16,7 @@ import * as usageMetering from './20261126000300_usage_metering.js';
 import * as writeGuards from './20261127000100_write_guards.js';
 import * as slotRollups from './20261128000100_slot_rollups.js';
 import * as traceFolding from './20261129000100_trace_folding.js';
+import * as traceFigureSmallCounts from './20261130000100_trace_figure_small_counts.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127000100_write_guards', writeGuards],
   ['20261128000100_slot_rollups', slotRollups],
   ['20261129000100_trace_folding', traceFolding],
+  ['20261130000100_trace_figure_small_counts', traceFigureSmallCounts],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

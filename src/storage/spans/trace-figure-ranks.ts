@@ -127,7 +127,8 @@ export async function resolveRanks(knex: Knex, plan: ReadPlan, cells: CellTotals
     const figures = new Map<TraceFigure, CellFigure>();
     let count = 0;
     for (const [figure, totals] of cell.figures) {
-      const groups = [...totals.groups.values()].sort((a, b) => a.group - b.group);
+      // By their bins: a group's number does not order it among groups of another kind (figureGroupOf).
+      const groups = [...totals.groups.values()].sort((a, b) => a.firstBin - b.firstBin);
       for (const group of groups) {
         if (group.stored < 0) throw new Error('a histogram holds fewer filed figures than are stale');
         group.added.sort((a, b) => a - b);

@@ -13,9 +13,10 @@
 import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
 import {
-  binGroupOf,
   binOf,
+  figureGroupOf,
   figureNumber,
+  FIRST_SHARED_WHOLE_BIN,
   FOLD_STATE,
   HOUR_NS,
   MAX_PENDING,
@@ -23,6 +24,7 @@ import {
   serviceOfKey,
   TRACE_FIGURES,
   TRACE_HISTOGRAM_TABLE,
+  WHOLE_FIGURES,
   type SummaryFigures,
   type TraceFigure,
 } from './trace-figures.js';
@@ -82,7 +84,7 @@ class Cells {
 
   /** A filed figure of a pending trace: stale, taken out. */
   removeStale(traceId: string, hour: bigint, service: string | null, figure: TraceFigure, bin: number, value: number): void {
-    const group = this.group(bucketOfHour(this.plan, hour), service, figure, binGroupOf(bin, this.plan.binsPerGroup), bin);
+    const group = this.group(bucketOfHour(this.plan, hour), service, figure, figureGroupOf(figureNumber(figure), bin, this.plan.binsPerGroup), bin);
     const deviation = value - group.origin;
     group.stored -= 1;
     group.staleTraceIds.push(traceId);
@@ -96,7 +98,7 @@ class Cells {
     for (const figure of this.plan.query.figures) {
       const value = Number(summary[figure]);
       const bin = binOf(value);
-      const group = this.group(bucket, summary.service_name, figure, binGroupOf(bin, this.plan.binsPerGroup), bin);
+      const group = this.group(bucket, summary.service_name, figure, figureGroupOf(figureNumber(figure), bin, this.plan.binsPerGroup), bin);
       const deviation = value - group.origin;
       group.added.push(value);
       group.sum += deviation;
@@ -109,6 +111,13 @@ class Cells {
   }
 }
 
+/** The group of a histogram row's bin, as figureGroupOf computes it. */
+function groupSql(plan: ReadPlan): string {
+  const groups = plan.dialect.integerDivide('bin', String(plan.binsPerGroup));
+  if (plan.binsPerGroup === 1) return groups;
+  return `CASE WHEN figure IN (${WHOLE_FIGURES.join(', ')}) AND bin < ${FIRST_SHARED_WHOLE_BIN} THEN bin ELSE ${groups} END`;
+}
+
 /** 1. The whole hours' histograms, summed per cell, figure and bin group. */
 function histogramQuery(knex: Knex, plan: ReadPlan): Knex.QueryBuilder {
   const { dialect, query } = plan;
@@ -119,7 +128,7 @@ function histogramQuery(knex: Knex, plan: ReadPlan): Knex.QueryBuilder {
   const builder = knex(TRACE_HISTOGRAM_TABLE)
     .select(bucket)
     .select(knex.raw('figure AS f'))
-    .select(knex.raw(`${dialect.integerDivide('bin', String(plan.binsPerGroup))} AS g`))
+    .select(knex.raw(`${groupSql(plan)} AS g`))
     .select(knex.raw('MIN(bin) AS first_bin, MAX(bin) AS last_bin, SUM(trace_count) AS n, SUM(value_sum) AS s, SUM(value_sum_sq) AS q, MIN(value_low) AS lo, MAX(value_high) AS hi'))
     .where('application_id', query.applicationId)
     .whereRaw(`hour >= ${dialect.exactInteger}`, [plan.firstHour.toString()])

@@ -57,6 +57,32 @@ export function binGroupOf(bin: number, binsPerGroup: number): number {
 /** Fine bins per coarse group: the groups reads with many cells sum, and the span of one origin. */
 export const BINS_PER_COARSE_GROUP = 5;
 
+/** The figures whose values are whole numbers: the span and error counts. */
+export const WHOLE_FIGURES: readonly number[] = [figureNumber('spans_count'), figureNumber('error_count')];
+
+/**
+ * The fine bin of the whole number 100. From 0 to 99 consecutive whole numbers differ by more
+ * than 1 %, so each is alone in its bin: below this bin a whole figure's histogram row says
+ * which value each of its traces has. The fold files no trace_figures row for such a value (the
+ * trace's duration row carries it, for the unfiling), and the reads take its bin as a group of
+ * its own, whose value they know without reading.
+ */
+export const FIRST_SHARED_WHOLE_BIN = binOf(100);
+
+/** Whether a figure's values in this bin are all one value, known from the bin alone. */
+export function isSoleValueBin(figure: number, bin: number): boolean {
+  return bin < FIRST_SHARED_WHOLE_BIN && WHOLE_FIGURES.includes(figure);
+}
+
+/**
+ * The group a read sums a figure's bin into: the bin itself when it holds one value, else its
+ * group of `binsPerGroup`. The two never share a number: a whole figure's sole-value bins are 0
+ * and 2084–2546, its groups from 100 up 509 to 1294 (at 2⁶³).
+ */
+export function figureGroupOf(figure: number, bin: number, binsPerGroup: number): number {
+  return isSoleValueBin(figure, bin) ? bin : binGroupOf(bin, binsPerGroup);
+}
+
 /**
  * The value a bin's sums are taken from: the smallest magnitude of its coarse group (0 for the
  * group around zero). The histograms keep Σ(x − origin) and Σ(x − origin)², not Σx and Σx²:

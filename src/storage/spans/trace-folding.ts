@@ -3,8 +3,10 @@
 // that changes after it was filed (a late span, a re-sent one, a purge) is set back to pending
 // by whoever changes it (trace-summaries.ts), in the same statement; its filed figures stay
 // where they were until the next fold replaces them, and the reads treat them as stale
-// meanwhile. So the histograms always count exactly the trace_figures rows, and every pending
-// trace is found through traces_by_fold_state.
+// meanwhile. So the histograms always count exactly the filed figures, and every pending trace
+// is found through traces_by_fold_state. A span or error count below 100 gets no row of its own:
+// its histogram bin holds that one value (trace-figures.ts, isSoleValueBin), and the trace's
+// duration row carries it, so that the unfiling knows what to take out.
 import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
 import type { Run } from '../sql/dialect.js';
@@ -14,8 +16,10 @@ import { bulkWriteTransaction, runCompiled } from '../transactions.js';
 import { asText } from './stored-span.js';
 import {
   binOf,
+  figureNumber,
   FOLD_STATE,
   hourOf,
+  isSoleValueBin,
   MAX_PENDING,
   originOfBin,
   serviceKeyOf,
@@ -26,7 +30,7 @@ import {
   type TraceFigure,
 } from './trace-figures.js';
 
-/** A filed figure of one trace: a trace_figures row. */
+/** A filed figure of one trace: a trace_figures row, or a count its duration row carries. */
 export interface FiledFigure {
   application_id: string;
   trace_id: string;
@@ -35,6 +39,29 @@ export interface FiledFigure {
   service_key: string;
   bin: number;
   value: number;
+}
+
+/** The columns of a duration row that carry the counts filed without a row of their own (null: the count has its row). */
+const CARRIED_COUNTS = [
+  [figureNumber('spans_count'), 'small_spans_count'],
+  [figureNumber('error_count'), 'small_error_count'],
+] as const;
+
+/** A trace_figures row as inserted. */
+interface FigureRow extends FiledFigure {
+  small_spans_count: number | null;
+  small_error_count: number | null;
+}
+
+/** Adds the rows of a trace's filed figures (duration first): a count alone in its bin goes on the duration row instead. */
+function addFigureRows(figures: readonly FiledFigure[], rows: FigureRow[]): void {
+  const durationRow: FigureRow = { ...(figures[0] as FiledFigure), small_spans_count: null, small_error_count: null };
+  rows.push(durationRow);
+  for (const filed of figures.slice(1)) {
+    const carried = CARRIED_COUNTS.find(([figure]) => figure === filed.figure);
+    if (carried !== undefined && isSoleValueBin(filed.figure, filed.bin)) durationRow[carried[1]] = filed.value;
+    else rows.push({ ...filed, small_spans_count: null, small_error_count: null });
+  }
 }
 
 /** What one histogram row gains or loses. */
@@ -138,7 +165,7 @@ function histogramUpsert(db: Knex, deltas: readonly HistogramDelta[]): Knex.Quer
  * (../sql/row-statements.ts), in runs of powers of two up to COMPILED_ROWS: each connection
  * prepares a handful of texts per table.
  */
-const filedInserts = new RowStatements<FiledFigure>((db, rows) => db(TRACE_FIGURE_TABLE).insert(rows));
+const filedInserts = new RowStatements<FigureRow>((db, rows) => db(TRACE_FIGURE_TABLE).insert(rows));
 const histogramUpserts = new RowStatements<HistogramDelta>(histogramUpsert);
 const COMPILED_ROWS = 256;
 
@@ -160,17 +187,24 @@ async function applyHistogramDeltas(db: Knex, run: Run, deltas: HistogramDelta[]
   }
 }
 
-/** The filed figures of the traces (their trace_figures rows). */
+/** The filed figures of the traces: their trace_figures rows, and the counts their duration rows carry. */
 export async function readFiled(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<FiledFigure[]> {
   const rows: FiledFigure[] = [];
   for (const chunk of chunks(traceIds, IDS_PER_STATEMENT)) {
-    const found = await run<Array<Omit<FiledFigure, 'application_id'>>>(
+    const found = await run<Array<Omit<FigureRow, 'application_id'>>>(
       db(TRACE_FIGURE_TABLE)
-        .select('trace_id', 'figure', { hour: bigintAsText(db, 'hour') }, 'service_key', 'bin', 'value')
+        .select('trace_id', 'figure', { hour: bigintAsText(db, 'hour') }, 'service_key', 'bin', 'value', ...CARRIED_COUNTS.map(([, column]) => column))
         .where('application_id', applicationId)
         .whereIn('trace_id', chunk),
     );
-    for (const row of found) rows.push({ ...row, application_id: applicationId, service_key: asText(row.service_key), figure: Number(row.figure), bin: Number(row.bin), value: Number(row.value) });
+    for (const row of found) {
+      const filed: FiledFigure = { application_id: applicationId, trace_id: row.trace_id, figure: Number(row.figure), hour: row.hour, service_key: asText(row.service_key), bin: Number(row.bin), value: Number(row.value) };
+      rows.push(filed);
+      for (const [figure, column] of CARRIED_COUNTS) {
+        const carried = row[column];
+        if (carried !== null) rows.push({ ...filed, figure, bin: binOf(Number(carried)), value: Number(carried) });
+      }
+    }
   }
   return rows;
 }
@@ -210,13 +244,17 @@ async function foldPending(knex: Knex, applicationId: string, narrow: (query: Kn
     const traceIds = pending.map((trace) => trace.trace_id);
     await unfileTraces(db, run, applicationId, traceIds);
     const filed: FiledFigure[] = [];
+    const figureRows: FigureRow[] = [];
     const unfoldable: string[] = [];
     for (const trace of pending) {
       const figures = filedFigures(applicationId, trace);
       if (figures === undefined) unfoldable.push(trace.trace_id);
-      else filed.push(...figures);
+      else if (figures.length > 0) {
+        filed.push(...figures);
+        addFigureRows(figures, figureRows);
+      }
     }
-    for (const rows of inPowerOfTwoRuns(filed, COMPILED_ROWS)) await runCompiled(transaction, filedInserts.statement(db, rows));
+    for (const rows of inPowerOfTwoRuns(figureRows, COMPILED_ROWS)) await runCompiled(transaction, filedInserts.statement(db, rows));
     // Adding leaves no histogram row empty: nothing to delete after.
     for (const rows of inPowerOfTwoRuns(histogramDeltas(filed, 1), COMPILED_ROWS)) await runCompiled(transaction, histogramUpserts.statement(db, rows));
     const unfoldableSet = new Set(unfoldable);
