@@ -1,8 +1,9 @@
 // The cluster suite's fixture: one cluster (scripts/lib/cluster/: three Galera nodes in network
 // namespaces, three service instances, nginx) for a whole describe block, dashboard-user tokens
 // signed with the instances' shared key, a Knex connection per database node, and what nginx
-// logged. Without root, Galera, nginx or nft the suite skips; with REQUIRE_CLUSTER=1 (CI) that
-// is a failure instead.
+// logged. The suite starts only when asked with REQUIRE_CLUSTER=1 (`npm run test:cluster`, CI):
+// it needs root, creates network namespaces and starts database servers, which a plain `npm test`
+// must never do unasked. Asked, a missing component (root, Galera, nginx, nft) fails it.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Knex } from 'knex';
@@ -33,11 +34,9 @@ export function useCluster(): () => ClusterHarness {
   let cluster: Cluster | undefined;
   before(async function () {
     this.timeout(300_000);
+    if (process.env.REQUIRE_CLUSTER !== '1') this.skip();
     const missing = await missingClusterComponents();
-    if (missing.length > 0) {
-      if (process.env.REQUIRE_CLUSTER === '1') throw new Error(`REQUIRE_CLUSTER=1 but the cluster suite cannot run without: ${missing.join('; ')}`);
-      this.skip();
-    }
+    if (missing.length > 0) throw new Error(`REQUIRE_CLUSTER=1 but the cluster suite cannot run without: ${missing.join('; ')}`);
     cluster = await Cluster.start({ serviceEnv: { LIVE_POLL_INTERVAL_MS: '200' }, log: process.env.CLUSTER_LOG ? (message) => console.error(message) : undefined });
     const started = cluster;
     const config = loadConfig({ DATA_DIR: started.instance(0).options.dataDir });

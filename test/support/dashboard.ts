@@ -1,7 +1,7 @@
 // What the dashboard tests need: the built dashboard (built once per test run, as `npm start`
 // does), Chromium driven by playwright-core, one-time sign-in links, and screenshots kept as
-// test artifacts. Chromium comes from Debian's packages (.ci/run installs it); with
-// REQUIRE_BROWSER=1 (CI) a missing Chromium fails the suite, elsewhere the browser suites skip.
+// test artifacts. Chromium comes from Debian's packages (.ci/run installs it); the browser suites
+// run when REQUIRE_BROWSER=1 asks for them (CI), and then a missing Chromium fails them.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -26,17 +26,16 @@ export async function signInLink(app: TestServer, user: { subject: string; email
 }
 
 /**
- * Declares a browser for the enclosing suite: launched before its tests, closed after. Without
- * Chromium the suite is skipped, unless REQUIRE_BROWSER=1 makes that a failure.
+ * Declares a browser for the enclosing suite: launched before its tests, closed after. Only when
+ * asked with REQUIRE_BROWSER=1 (`npm run test:browser`, CI), where a missing Chromium fails the
+ * suite; a plain `npm test` starts no browser.
  */
 export function useBrowser(): () => Browser {
   let browser: Browser | undefined;
   before(async function () {
     this.timeout(120_000);
-    if (!fs.existsSync(CHROMIUM_PATH)) {
-      if (process.env.REQUIRE_BROWSER === '1') throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM_PATH}: the dashboard suites cannot run`);
-      this.skip();
-    }
+    if (process.env.REQUIRE_BROWSER !== '1') this.skip();
+    if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM_PATH}: the dashboard suites cannot run`);
     await ensureUiBuilt();
     browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
