@@ -1,5 +1,6 @@
-// Builds one openapi-backend instance per document: routing, validation and handling are three
-// named steps, every failure is thrown as one of our errors, and a handled request answers the
+// Builds one openapi-backend instance per document: routing, authentication, validation and
+// handling are named steps, in that order (credentials are checked before anything the request
+// carries), every failure is thrown as one of our errors, and a handled request answers the
 // handler's Reply, which the HTTP edge writes (src/http/dispatch.ts).
 import type { OpenAPIBackend, Context as OpenApiContext, Request as OpenApiRequest } from 'openapi-backend';
 import type { Context as KoaContext } from 'koa';
@@ -60,7 +61,12 @@ export async function buildApi<Name extends ApiName>(document: ApiDocument<Name>
     ...operationHandlers,
     postRoutingHandler: (request: OpenApiContext, ctx: KoaContext) => {
       ctx.state.operationId = request.operation?.operationId;
-      const failure = request.operation && requestBodyFailure(request.operation, ctx);
+    },
+    // The body is judged only once the caller is known: an unauthenticated caller gets the 401
+    // (unauthorizedHandler, next) and learns nothing of the media types or shapes accepted.
+    postSecurityHandler: (request: OpenApiContext, ctx: KoaContext) => {
+      if (!request.security?.authorized && (request.operation.security ?? []).length > 0) return;
+      const failure = requestBodyFailure(request.operation, ctx);
       if (failure) throw inOperationShape(request, failure);
     },
     validationFail: (request: OpenApiContext) => {

@@ -1,6 +1,6 @@
-// The request body as the matched operation sees it, before authentication and validation: a body
-// that is present must be of a media type the operation declares (415 otherwise: a filter sent as
-// text/plain used to be skipped by the parser and the query answered every span), and a body the
+// The request body as the matched operation sees it, once the caller is authenticated and before
+// validation: a body that is present must be of a media type the operation declares (415
+// otherwise: a filter sent as text/plain used to be skipped by the parser and the query answered every span), and a body the
 // parser could not read is answered now that the operation, and so its error shape, is known.
 import type { Context as KoaContext } from 'koa';
 import type { Operation } from 'openapi-backend';
