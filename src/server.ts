@@ -17,6 +17,7 @@ import { AuditPurger } from './retention/audit-purger.js';
 import { UsagePurger } from './retention/usage-purger.js';
 import { SlotBackfiller } from './indexing/slot-backfiller.js';
 import { TraceFolder } from './folding/trace-folder.js';
+import { answerClientError } from './http/client-errors.js';
 import { openDatabase } from './storage/database.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { MIGRATION_LOCK_TABLE } from './storage/migrations/migration-lock.js';
@@ -83,6 +84,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const grpcListening = () => !grpcConfig || (grpc?.listening() ?? false);
   const app = await createApp({ config, knex, logger, tokens, metrics, grpcListening, clock, ingestActivity });
   const server = http.createServer(app.callback());
+  server.on('clientError', answerClientError);
   // OTLP exporters keep their connections open between exports, which the batch processors send
   // every 5 s by default: exactly Node's default keep-alive timeout, so the server would close
   // idle connections just as exporters reuse them ("socket hang up"). Idle connections are kept

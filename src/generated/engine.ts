@@ -1248,6 +1248,28 @@ export interface components {
     };
     responses: {
         /**
+         * @description The request's headers (request line and header fields together) are larger than the
+         *     HTTP server reads: 16 KiB by default (Node's `--max-http-header-size`). Answered
+         *     before the request reaches any operation (so before authentication), with
+         *     `Connection: close`. A header with a `maxLength` of its own (`X-Vendor-App-Id`) is a
+         *     422 below that size.
+         */
+        HeadersTooLarge: {
+            headers: {
+                /** @description Always `close`. */
+                Connection?: "close";
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "request headers exceed 16384 bytes"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /**
          * @description Missing, malformed, expired or revoked bearer token, or a token of an API key whose
          *     `expires_at` has passed; on `POST /v1/traces` also malformed or wrong Basic
          *     credentials, or those of an expired key; elsewhere, Basic credentials at all. The
@@ -1707,6 +1729,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1827,6 +1850,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1912,6 +1936,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2045,6 +2070,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2171,6 +2197,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2301,6 +2328,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2357,6 +2385,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2611,6 +2640,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDetail"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

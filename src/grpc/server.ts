@@ -6,7 +6,7 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import type { GrpcConfig } from '../config.js';
 import type { HttpMetrics } from '../ops/metrics.js';
 import { libraryRefusals } from './library-refusals.js';
-import { EXPORT_METHOD, exportHandler, type CallOutcome } from './trace-service.js';
+import { EXPORT_METHOD, credentialsRefusal, exportHandler, type CallOutcome } from './trace-service.js';
 
 const EXPORT_METRIC_METHOD = 'TraceService/Export';
 
@@ -57,7 +57,7 @@ export async function startGrpcServer(config: GrpcConfig, deps: ServiceDeps, met
     // The size limit of POST /v1/traces; grpc-js applies it after decompression too and
     // answers RESOURCE_EXHAUSTED.
     'grpc.max_receive_message_length': deps.config.ingestBodyLimitBytes,
-    interceptors: [libraryRefusals(report)],
+    interceptors: [libraryRefusals(report, credentialsRefusal(deps))],
   });
   const handler = exportHandler(deps, log, report);
   server.addService({ Export: EXPORT_METHOD }, { Export: handler });

@@ -96,6 +96,27 @@ export interface CallOutcome {
   durationMs: number;
 }
 
+/** What a call's credentials are refused with, as the handler would answer it; undefined when they are good (or cannot be checked now). */
+export type CredentialsRefusal = (metadata: Metadata) => Promise<{ error: ReturnType<typeof grpcErrorOf>; authFailure: AuthFailure } | undefined>;
+
+/**
+ * The handler's own authentication, for calls grpc-js refuses before the handler has them (a
+ * message that does not decompress, a malformed grpc-timeout): bad credentials are answered
+ * UNAUTHENTICATED first there too, so an unauthenticated caller learns nothing of the message.
+ */
+export function credentialsRefusal(deps: ServiceDeps): CredentialsRefusal {
+  const acceptBasic = acceptsBasic(exportTracesOperation());
+  return async (metadata) => {
+    try {
+      await authenticateAuthorization(metadataText(metadata, 'authorization'), deps, { acceptBasic });
+      return undefined;
+    } catch (error) {
+      // Only a refusal of the credentials themselves; a database outage leaves the library's answer.
+      return error instanceof AuthenticationError ? { error: grpcErrorOf(error), authFailure: error.reason } : undefined;
+    }
+  };
+}
+
 export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome: CallOutcome) => void) {
   const operation = exportTracesOperation();
   const access = operationAccess(operation);

@@ -242,6 +242,25 @@ onEachDatabase(
         expect(await grpcCallCount(app().url, 'INTERNAL')).to.equal(0);
       });
 
+      it('UNAUTHENTICATED, not INVALID_ARGUMENT or RESOURCE_EXHAUSTED, for what grpc-js refuses when the credentials are bad', async () => {
+        const truncated = gzipSync(body).subarray(0, 12);
+        const own = await engineCaller(app());
+        const oversized = Buffer.alloc(LIMIT + 1024, 1);
+        const sent: Array<[Record<string, string>, Uint8Array, boolean]> = [
+          [{ 'grpc-encoding': 'gzip' }, Buffer.from('not gzip at all'), true],
+          [{ 'grpc-encoding': 'gzip' }, truncated, true],
+          [{ 'grpc-timeout': 'soon' }, body, false],
+          [{}, oversized, false],
+        ];
+        const badCredentials: Array<Record<string, string>> = [{}, { authorization: 'Bearer not.a.jwt' }, { authorization: `Basic ${Buffer.from('key_nosuchkey:secret').toString('base64')}` }];
+        for (const credentials of badCredentials) {
+          for (const [headers, message, compressed] of sent) {
+            const answer = await http2Export(app().grpcAddress as string, message, { 'x-vendor-app-id': own.appId, ...credentials, ...headers }, compressed);
+            expect(answer.code, `${JSON.stringify({ ...credentials, ...headers })}: ${answer.details}`).to.equal(Status.UNAUTHENTICATED);
+          }
+        }
+      });
+
       it('RESOURCE_EXHAUSTED (without retry info) for a message over INGEST_MAX_BODY_BYTES, compressed or not', async () => {
         const big = await recordSpans({ 'service.name': 'big' }, (tracer) => tracer.startSpan('big', { startTime: [T0, 0], attributes: { payload: 'x'.repeat(LIMIT) } }).end([T0, 1]));
         const payload = ProtobufTraceSerializer.serializeRequest(big) as Uint8Array;

@@ -1,6 +1,7 @@
 // One test per status code the management document declares, per operation. The operations and
 // their declared codes are read from the document, so a code added there without a way to
 // produce it here fails the first test. 503 is produced by a server whose database is down.
+import { maxHeaderSize } from 'node:http';
 import { expect } from 'chai';
 import { loadDocument } from '../../src/api/documents.js';
 import { startTestServer, onEachDatabase, type TestServer } from '../support/test-server.js';
@@ -76,6 +77,10 @@ const PRODUCERS: Record<string, Producer> = {
   '200': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
   '201': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
   '401': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture), token: 'not-a-jwt' }),
+  '431': async (fixture, operationId) => {
+    const request = VALID[operationId](fixture.ids, fixture);
+    return { request: { ...request, options: { ...request.options, headers: { ...request.options.headers, 'x-padding': 'a'.repeat(maxHeaderSize) } } } };
+  },
   '403': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture), token: fixture.weakKeyToken }),
   '404': async (fixture, operationId) => ({ request: VALID[operationId](UNKNOWN, fixture) }),
   '413': async (fixture, operationId) => {
