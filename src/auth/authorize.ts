@@ -118,16 +118,12 @@ function scopeForApiKey(principal: Principal & { kind: 'api_key' }, owned: Owned
  * Checks the principal against the operation's rule and returns the scope the request acts in.
  * 403: wrong kind of caller, missing permission, or too low a role; 404: the resource does not
  * exist or lies outside what the caller can see (never revealing which); 422: a user omitted an
- * optional-for-keys X-Vendor-App-Id (checked first, where a required header's 422 came before).
+ * optional-for-keys X-Vendor-App-Id. A header sent empty was refused by validation before, as
+ * every header whose schema has a `minLength` is.
  */
 export async function authorize(knex: Knex, principal: Principal, request: OpenApiContext): Promise<RequestScope | undefined> {
   const access = operationAccess(request.operation);
   if (!access) return undefined;
-  // Sent empty, an optional X-Vendor-App-Id is malformed (minLength 1), not absent: its 422.
-  const appHeader = (request.request.headers as Record<string, unknown> | undefined)?.[APP_HEADER];
-  if (typeof appHeader === 'string' && appHeader.trim() === '') {
-    throw new RequestValidationError([{ loc: ['header', APP_HEADER], msg: 'String should have at least 1 characters', type: 'string_too_short' }]);
-  }
   return authorizeAccess(knex, principal, access, touchedResource(request.request) ?? impliedApplication(principal, request.operation));
 }
 
