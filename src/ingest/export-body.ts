@@ -1,9 +1,10 @@
 // The body of one OTLP export request, decoded as it arrives and handed to the span mapping once.
 // Ingestion lets go of the decoded spans as soon as they are mapped to rows: kept for the whole
 // write, each batch's decoded spans were copied by every young-generation collection that ran
-// while the batch waited on the database (BENCHMARKS.md, "Issue 13, eleventh session"). Should
-// the spans have to be mapped again (keys read too long ago, ingest-traces.ts), the body is
-// decoded again: a Buffer outside the JavaScript heap, which costs the collector nothing to keep.
+// while the batch waited on the database (BENCHMARKS.md, "What the parts of ingestion cost",
+// commit be078eb). Should the spans have to be mapped again (keys read too long ago,
+// ingest-traces.ts), the body is decoded again: a Buffer outside the JavaScript heap, which costs
+// the collector nothing to keep.
 import type { DecodedExportRequest } from './otlp-request.js';
 
 export class ExportBody {
