@@ -136,7 +136,9 @@ function sqliteProblem(error: DriverError, file: string, variable: string): stri
   const code = typeof error.code === 'string' ? error.code : '';
   const writable = `point ${variable} at a folder this process may write`;
   if (error.syscall === 'mkdir') {
-    return `the SQLite file ${file} cannot be created: its folder ${String(error.path ?? path.dirname(file))} cannot be made (${reasonOf(error)}); ${writable}`;
+    // mkdir's EEXIST here means a file stands where the folder would be ("file already exists" misleads).
+    const reason = code === 'EEXIST' ? 'a file, not a folder, is there' : reasonOf(error);
+    return `the SQLite file ${file} cannot be created: its folder ${String(error.path ?? path.dirname(file))} cannot be made (${reason}); ${writable}`;
   }
   if (code === 'SQLITE_CANTOPEN') return `the SQLite file ${file} cannot be opened (${cannotOpenReason(file)}); ${writable}`;
   if (code === 'SQLITE_NOTADB') return `${file} is not a SQLite database (${reasonOf(error)}); point ${variable} at spanledger's own file, or at a path with no file yet, where it makes one`;
