@@ -44,7 +44,7 @@ function quoteIdentifier(name: string): string {
   return `\`${name.replace(/`/g, '``')}\``;
 }
 
-export function createDatabaseStatement(database: string): string {
+function createDatabaseStatement(database: string): string {
   return `CREATE DATABASE ${quoteIdentifier(database)} ${CREATE_DATABASE_OPTIONS}`;
 }
 
@@ -113,7 +113,7 @@ function mysqlProblem(error: DriverError, target: MysqlTarget): string | undefin
     case 'PROTOCOL_CONNECTION_LOST':
       return `${server} closed the connection (${code}); check that the host and port in DATABASE_URL are those of a running MariaDB`;
   }
-  if (code in UNREACHABLE) return `${server} cannot be reached (${UNREACHABLE[code]}); check the host and port in DATABASE_URL and that the network lets this machine through`;
+  if (Object.hasOwn(UNREACHABLE, code)) return `${server} cannot be reached (${UNREACHABLE[code]}); check the host and port in DATABASE_URL and that the network lets this machine through`;
   return undefined;
 }
 
