@@ -157,11 +157,14 @@ function readDatabaseUrl(env: Env): string | undefined {
     throw new ConfigError('DATABASE_URL', 'must start with mysql:// or sqlite: (unset it for the embedded SQLite default)');
   }
   if (raw.startsWith('mysql:')) {
+    let url: URL;
     try {
-      new URL(raw);
+      url = new URL(raw);
     } catch {
       throw new ConfigError('DATABASE_URL', 'is not a valid mysql:// URL');
     }
+    // Without one the server would take every statement as "No database selected".
+    if (url.pathname.length <= 1) throw new ConfigError('DATABASE_URL', 'must name a database: mysql://user:password@host:port/database');
   }
   return raw;
 }

@@ -72,9 +72,12 @@ export function serializeError(value: unknown, depth = 0): LoggedError | string 
   return logged;
 }
 
-/** Knex's own log messages (strings or query objects with bindings): their text only, bounded. */
+// A stack frame line, as Knex appends them to "Acquire connection error: …" (one per failed connection).
+const STACK_FRAMES = /\n[ \t]+at [^\n]*/g;
+
+/** Knex's own log messages (strings or query objects with bindings): their text only, bounded, without stack frames. */
 function serializeKnexMessage(value: unknown): string {
-  if (typeof value === 'string') return bounded(value, MAX_MESSAGE_CHARS);
+  if (typeof value === 'string') return bounded(value.replace(STACK_FRAMES, ''), MAX_MESSAGE_CHARS);
   const message = (value as { message?: unknown; sql?: unknown } | null)?.message ?? (value as { sql?: unknown } | null)?.sql;
   return bounded(String(message ?? ''), MAX_MESSAGE_CHARS);
 }

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, localServiceUrl, type Config } from './config.
 import { GrpcListenError } from './grpc/server.js';
 import { createLogger } from './logger.js';
 import { startServer, type RunningServer } from './server.js';
+import { DatabaseUnusable } from './storage/database-unusable.js';
 import { MigrationLockTimeout } from './storage/migrations/migration-lock.js';
 
 /** The variables the CLI commands read to find this service's key and claims, as this process got them. */
@@ -47,7 +48,7 @@ try {
 /** A start-up failure the user fixes in the environment: one line, like a configuration error. */
 function startProblem(error: unknown, { host, port, grpc }: Config): string | undefined {
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (error instanceof MigrationLockTimeout) return error.message;
+  if (error instanceof MigrationLockTimeout || error instanceof DatabaseUnusable) return error.message;
   if (error instanceof GrpcListenError && grpc) {
     if (code === 'EADDRINUSE') return `gRPC port ${grpc.port} is in use; set GRPC_PORT to a free port (0 picks one) or GRPC_PORT=off`;
     if (code === 'EACCES') return `gRPC port ${grpc.port} needs privileges this process lacks; set GRPC_PORT (1024 or above)`;

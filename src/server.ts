@@ -19,6 +19,7 @@ import { SlotBackfiller } from './indexing/slot-backfiller.js';
 import { TraceFolder } from './folding/trace-folder.js';
 import { answerClientError } from './http/client-errors.js';
 import { openDatabase } from './storage/database.js';
+import { asDatabaseUnusable } from './storage/database-unusable.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { MIGRATION_LOCK_TABLE } from './storage/migrations/migration-lock.js';
 
@@ -63,7 +64,14 @@ export interface ServerOptions {
 
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), options: ServerOptions = {}): Promise<RunningServer> {
   const { clock } = options;
-  const knex = openDatabase(config.databaseUrl, config.dataDir, logger, { regexStatementTimeoutMs: config.regexStatementTimeoutMs });
+  // A database that cannot be used at all stops the start as DatabaseUnusable (one line, main.ts).
+  // Without migrations at start the database is first reached by requests, which answer 503 until it answers.
+  let knex: Knex;
+  try {
+    knex = openDatabase(config.databaseUrl, config.dataDir, logger, { regexStatementTimeoutMs: config.regexStatementTimeoutMs });
+  } catch (error) {
+    throw asDatabaseUnusable(error, config.databaseUrl, config.dataDir);
+  }
   if (config.migrateOnStart) {
     // Several instances starting at once on a new release: one migrates, the others wait for it.
     const onWait = () => logger.info({ lock_table: MIGRATION_LOCK_TABLE }, 'waiting for the migrations another instance is running');
@@ -71,7 +79,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       await migrateToLatest(knex, { lockWaitMs: config.migrationLockWaitMs, onWait });
     } catch (error) {
       await knex.destroy();
-      throw error;
+      throw asDatabaseUnusable(error, config.databaseUrl, config.dataDir);
     }
   }
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));

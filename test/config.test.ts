@@ -72,6 +72,8 @@ describe('configuration', () => {
     ['GRPC_PORT', { GRPC_PORT: '-1' }],
     ['GRPC_PORT', { GRPC_PORT: 'no' }],
     ['DATABASE_URL', { DATABASE_URL: 'postgres://localhost/db' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://u:p@127.0.0.1:3306/' }],
     ['SERVE_APIS', { SERVE_APIS: 'engine,billing' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['MIGRATE_ON_START', { MIGRATE_ON_START: 'maybe' }],

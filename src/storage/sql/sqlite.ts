@@ -35,6 +35,11 @@ const WITHOUT_PATTERN: Record<TextMatch, (expression: string) => string> = {
   ends_with: (expression) => `substr(${expression}, -length(?)) = ?`,
 };
 
+/** The SQLite file a DATABASE_URL (`sqlite:…`, or unset for DATA_DIR's file) names. */
+export function sqliteFilename(databaseUrl: string | undefined, dataDir: string): string {
+  return databaseUrl ? databaseUrl.replace(/^sqlite:(\/\/)?/, '') : path.join(dataDir, 'spanledger.sqlite');
+}
+
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
 
@@ -140,7 +145,7 @@ export const sqliteDialect: SqlDialect = {
   },
 
   knexSettings(databaseUrl: string | undefined, dataDir: string): Knex.Config {
-    const filename = databaseUrl ? databaseUrl.replace(/^sqlite:(\/\/)?/, '') : path.join(dataDir, 'spanledger.sqlite');
+    const filename = sqliteFilename(databaseUrl, dataDir);
     if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
     return {
       client: 'better-sqlite3',
