@@ -16,15 +16,19 @@ export function useRefreshWhileVisible(refresh: () => void, intervalMs: number):
     const start = () => {
       timer = setInterval(() => latest.current(), intervalMs);
     };
+    let visible = document.visibilityState === 'visible';
     const visibilityChanged = () => {
+      // Only a change counts: browsers may repeat the event without one.
+      if ((document.visibilityState === 'visible') === visible) return;
+      visible = !visible;
       stop();
-      if (document.visibilityState !== 'visible') return;
+      if (!visible) return;
       latest.current();
       // Counted from this refresh, so the next one is a whole interval away.
       start();
     };
     document.addEventListener('visibilitychange', visibilityChanged);
-    if (document.visibilityState === 'visible') start();
+    if (visible) start();
     return () => {
       stop();
       document.removeEventListener('visibilitychange', visibilityChanged);
