@@ -1,5 +1,6 @@
 // The signed-in user's bearer token, kept in this tab's sessionStorage: it survives a reload, ends
-// with the tab, and sign-out forgets it. It never goes into a URL.
+// with the tab, and sign-out forgets it. It never goes into a URL. After a provider sign-in the ID
+// token may be kept beside it, for the provider's sign-out URL alone (ui/src/oidc-sign-in.ts).
 import { useEffect, useState } from 'preact/hooks';
 
 /** What signing out at the OpenID Connect provider needs (RP-Initiated Logout 1.0), kept from sign-in. */
