@@ -2,10 +2,13 @@
 // on each database: a key created with an expiry shows it in the key table, the edit form clears
 // and sets it, a passed expiry shows "Expired" (and the service refuses the key), and a rotation
 // with a grace period keeps the old secret working, which the secret panel and the table say.
+// "Last used" follows a key's use without a reload: when the page becomes visible again, and on
+// the list's interval while it stays visible (the page's clock run forward by Playwright).
 import { expect } from 'chai';
+import type { Page } from 'playwright-core';
 import { call } from '../support/contract.js';
 import { accessibilityViolations, openPage, screenshot, useBrowser } from '../support/dashboard.js';
-import { createApplication, createOrganization, expectNoPageFailures, openApplication, signIn } from '../support/dashboard-pages.js';
+import { createApplication, createKey, createOrganization, expectNoPageFailures, openApplication, signIn } from '../support/dashboard-pages.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 function exportStatus(app: TestServer, apiKey: string, secret: string): Promise<number> {
@@ -16,6 +19,26 @@ function exportStatus(app: TestServer, apiKey: string, secret: string): Promise<
 async function storedExpiry(app: TestServer, apiKey: string): Promise<number | null> {
   const row = await app.server.knex('api_keys').where({ id: apiKey }).first('expires_at');
   return row.expires_at === null ? null : Number(row.expires_at);
+}
+
+async function storedLastUsed(app: TestServer, apiKey: string): Promise<number | null> {
+  const row = await app.server.knex('api_keys').where({ id: apiKey }).first('last_used_at');
+  return row.last_used_at === null ? null : Number(row.last_used_at);
+}
+
+/** ui/src/components/api-key-table.tsx, KEYS_REFRESH_MS. */
+const KEYS_REFRESH_MS = 30_000;
+
+/**
+ * Headless Chromium keeps every page visible (another tab or a minimized window does not hide it),
+ * so the page is told what a browser would say when its tab is left and shown again.
+ */
+async function setVisibility(page: Page, state: 'hidden' | 'visible'): Promise<void> {
+  await page.evaluate(`(() => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${state}' });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${state === 'hidden'} });
+    document.dispatchEvent(new Event('visibilitychange'));
+  })()`);
 }
 
 onEachDatabase('dashboard key lifecycle', (app) => {
@@ -97,6 +120,78 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       expect(await exportStatus(app(), apiKey, newest)).to.equal(200);
       // The list reloads after the rotation: the row loses its grace line then (it fails by timeout if it never does).
       await row.getByText('Previous secret works until').waitFor({ state: 'detached' });
+      await expectNoPageFailures(watch);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows a key\'s "Last used" change without a reload: when the page is visible again, and every 30 s while it is', async function () {
+    this.timeout(120_000);
+    const watch = await openPage(browser());
+    const { page, context } = watch;
+    const listReads: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'GET' && new URL(request.url()).pathname === '/api-keys') listReads.push(request.url());
+    });
+    try {
+      // The page's timers on Playwright's clock, so the list's interval can be run through at once.
+      await page.clock.install();
+      await signIn(watch, app(), { subject: `ui-last-used-${app().database}`, email: `last-used-${app().database}@example.com`, name: 'Lou Used' });
+      await createOrganization(page, 'Last Used Org');
+      await createApplication(page, 'Last used app');
+      await openApplication(page, 'Last used app');
+      // Each secret hidden before the next key, so each panel read is the new key's.
+      const byVisibility = await createKey(page, 'seen when visible again', []);
+      await page.getByRole('button', { name: 'I have saved the secret, hide it' }).click();
+      const byInterval = await createKey(page, 'seen on the interval', []);
+      await page.getByRole('button', { name: 'I have saved the secret, hide it' }).click();
+      expect(byInterval.apiKey).not.to.equal(byVisibility.apiKey);
+      await page.evaluate(`window.sameDocument = true`);
+      const lastUsed = (apiKey: string) => page.getByTestId('api-keys').getByRole('row').filter({ hasText: apiKey }).getByTestId('key-last-used');
+      const shown = (epochMs: number) => page.evaluate((value) => new Date(value).toLocaleString(), epochMs);
+      await lastUsed(byVisibility.apiKey).getByText('never').waitFor();
+      await lastUsed(byInterval.apiKey).getByText('never').waitFor();
+
+      // Hidden: the key is used, and however long the page stays hidden it asks for nothing.
+      await setVisibility(page, 'hidden');
+      const readsWhileHidden = listReads.length;
+      expect(await exportStatus(app(), byVisibility.apiKey, byVisibility.secret)).to.equal(200);
+      const usedAt = (await storedLastUsed(app(), byVisibility.apiKey)) ?? expect.fail('the use was not recorded');
+      await page.clock.runFor(5 * KEYS_REFRESH_MS);
+      expect(listReads.length, 'list reads while hidden').to.equal(readsWhileHidden);
+      expect(await lastUsed(byVisibility.apiKey).innerText()).to.equal('never');
+
+      // Visible again: read at once, and the row says when the key was used.
+      await setVisibility(page, 'visible');
+      await lastUsed(byVisibility.apiKey).getByText(await shown(usedAt), { exact: true }).waitFor();
+      expect(listReads.length, 'one read on becoming visible').to.equal(readsWhileHidden + 1);
+      // The event again without a change (browsers repeat it) reads nothing more.
+      await setVisibility(page, 'visible');
+      await page.waitForTimeout(500);
+      expect(listReads.length, 'no read for a repeated event').to.equal(readsWhileHidden + 1);
+
+      // Visible: the other key is used, and the next interval shows it, with one read.
+      expect(await exportStatus(app(), byInterval.apiKey, byInterval.secret)).to.equal(200);
+      const intervalUsedAt = (await storedLastUsed(app(), byInterval.apiKey)) ?? expect.fail('the use was not recorded');
+      await page.clock.runFor(KEYS_REFRESH_MS / 2);
+      expect(await lastUsed(byInterval.apiKey).innerText(), 'before the interval').to.equal('never');
+      await page.clock.runFor(KEYS_REFRESH_MS / 2);
+      await lastUsed(byInterval.apiKey).getByText(await shown(intervalUsedAt), { exact: true }).waitFor();
+      expect(listReads.length, 'one read per interval').to.equal(readsWhileHidden + 2);
+
+      // A refresh that cannot reach the service says so and keeps the list shown; the next one clears it.
+      const keyList = (url: URL) => url.pathname === '/api-keys';
+      await page.route(keyList, (route) => route.abort('connectionrefused'));
+      await page.clock.runFor(KEYS_REFRESH_MS);
+      await page.getByRole('alert').filter({ hasText: 'API keys could not be loaded' }).waitFor();
+      expect(await lastUsed(byInterval.apiKey).innerText()).to.equal(await shown(intervalUsedAt));
+      await page.unroute(keyList);
+      await page.clock.runFor(KEYS_REFRESH_MS);
+      await page.getByRole('alert').filter({ hasText: 'API keys could not be loaded' }).waitFor({ state: 'detached' });
+      expect(await lastUsed(byVisibility.apiKey).innerText()).to.equal(await shown(usedAt));
+
+      expect(await page.evaluate(`window.sameDocument === true`), 'no reload').to.equal(true);
       await expectNoPageFailures(watch);
     } finally {
       await context.close();

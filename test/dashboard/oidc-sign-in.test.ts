@@ -2,7 +2,9 @@
 // test/support/oidc-provider.ts) on 127.0.0.1, the real service trusting it, and Chromium running
 // the authorization code flow with PKCE. The user lands signed in with the provider's access token
 // (which the APIs accept), no token or code is ever in the address bar, the history, or a request
-// to the service; the provider's refusal and a forged answer are shown and sign nobody in. The
+// to the service; the provider's refusal and a forged answer are shown and sign nobody in. Sign-out
+// ends the provider's session too (RP-initiated logout) where the provider offers it, and stays in
+// the tab for a link sign-in or a provider without an end_session_endpoint. The
 // HTTP side: /ui/config.json and the page's CSP with and without a provider, the token endpoint's
 // origin read from the discovery document, and the link sign-in unharmed when the provider is down.
 import { expect } from 'chai';
@@ -27,6 +29,17 @@ type RunningServer = TestServer & { stop(): Promise<void> };
 async function sessionToken(page: Page): Promise<string | undefined> {
   const raw = (await page.evaluate(`sessionStorage.getItem('spanledger.session')`)) as string | null;
   return raw ? (JSON.parse(raw) as { token: string }).token : undefined;
+}
+
+/** What the tab keeps for signing out at the provider, if anything. */
+async function providerSignOut(page: Page): Promise<{ endSessionEndpoint: string; idToken: string; clientId: string } | undefined> {
+  const raw = (await page.evaluate(`sessionStorage.getItem('spanledger.session')`)) as string | null;
+  return raw ? (JSON.parse(raw) as { providerSignOut?: { endSessionEndpoint: string; idToken: string; clientId: string } }).providerSignOut : undefined;
+}
+
+/** Everything the tab keeps in sessionStorage, as one string. */
+async function storedText(page: Page): Promise<string> {
+  return (await page.evaluate(`JSON.stringify(Object.entries(sessionStorage))`)) as string;
 }
 
 /** Every URL of the tab's session history (back and forward), as the browser keeps them. */
@@ -69,7 +82,7 @@ for (const database of testDatabases()) {
       await provider?.stop();
     });
 
-    it('signs in at the provider and comes back signed in, with no token in any URL, and signs out for good', async () => {
+    it('signs in at the provider and comes back signed in, with no token in any URL, and signs out at the provider too', async () => {
       const { page, context, pageErrors, cspViolations } = await openPage(browser());
       const serviceRequests: string[] = [];
       page.on('request', (request) => {
@@ -113,12 +126,57 @@ for (const database of testDatabases()) {
         expect(created.body.role, 'the signed-in user owns it').to.equal('owner');
         await screenshot(page, `oidc-signed-in-${database.name}`);
 
+        // The ID token is kept beside the access token, for sign-out only.
+        const kept = await providerSignOut(page);
+        expect(kept?.endSessionEndpoint).to.equal(`${provider.issuer}/session/end`);
+        expect(kept?.clientId).to.equal(CLIENT_ID);
+        const idToken = kept?.idToken ?? expect.fail('no ID token kept');
+        expect(decodeJwt(idToken)).to.include({ iss: provider.issuer, aud: CLIENT_ID, sub: 'carol' });
+
+        // Sign-out: the provider's end_session_endpoint, with the hint, the client and the way back.
         await page.getByRole('button', { name: 'Sign out' }).click();
-        await page.getByRole('heading', { name: 'Sign in to spanledger' }).waitFor();
-        expect(await sessionToken(page)).to.equal(undefined);
-        await page.reload();
+        await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
+        const endSession = new URL(page.url()).searchParams;
+        expect(Object.fromEntries(endSession)).to.deep.equal({ id_token_hint: idToken, client_id: CLIENT_ID, post_logout_redirect_uri: `${app.url}/ui/sign-in` });
+        await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+        await page.waitForURL(`${app.url}/ui/sign-in`);
         await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        expect(page.url()).to.equal(`${app.url}/ui/sign-in`);
         expect(await sessionToken(page)).to.equal(undefined);
+        const stored = await storedText(page);
+        expect(stored).not.to.include(token);
+        expect(stored).not.to.include(idToken);
+
+        // The provider's session is over: signing in again asks who the user is.
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).click();
+        await page.waitForURL((url) => url.href.startsWith(provider.issuer));
+        await page.getByLabel('User name').waitFor();
+        await page.getByLabel('User name').fill('carol');
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await page.getByTestId('user-name').filter({ hasText: 'Carol Provider' }).waitFor();
+        expect(provider.logins).to.deep.equal(['carol', 'carol']);
+        expect(pageErrors).to.deep.equal([]);
+        expect(cspViolations).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('signs out of a link sign-in in the tab alone, even with a provider that offers sign-out', async () => {
+      const { page, context, pageErrors, cspViolations } = await openPage(browser());
+      const providerRequests: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().startsWith(provider.issuer)) providerRequests.push(request.url());
+      });
+      try {
+        await page.goto(await signInLink(app, { subject: `link-user-${database.name}`, name: 'Lin Link' }));
+        await page.getByTestId('user-name').filter({ hasText: 'Lin Link' }).waitFor();
+        expect(await providerSignOut(page)).to.equal(undefined);
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        expect(page.url().startsWith(app.url), page.url()).to.equal(true);
+        expect(await sessionToken(page)).to.equal(undefined);
+        expect(providerRequests.filter((url) => url.includes('/session/end'))).to.deep.equal([]);
         expect(pageErrors).to.deep.equal([]);
         expect(cspViolations).to.deep.equal([]);
       } finally {
@@ -166,6 +224,53 @@ for (const database of testDatabases()) {
         await page.getByRole('alert').filter({ hasText: `No sign-in with ${PROVIDER_NAME} was started in this tab` }).waitFor();
         expect(await sessionToken(page)).to.equal(undefined);
         expect(pageErrors).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+
+  describe(`dashboard sign-out with a provider that offers no end_session_endpoint [${database.name}]`, function () {
+    const browser = useBrowser();
+    let provider: TestOidcProvider;
+    let app: RunningServer;
+
+    before(async function () {
+      provider = await startOidcProvider({ clientId: CLIENT_ID, audience: AUDIENCE, permissions: PERMISSIONS, endSession: false });
+      app = await startTestServer(database, { ...provider.env, OIDC_DASHBOARD_PROVIDER_NAME: PROVIDER_NAME });
+      provider.registerDashboard(app.url);
+    });
+    after(async () => {
+      await app?.stop();
+      await provider?.stop();
+    });
+
+    it("forgets the tokens in the tab and leaves the provider's session alone", async () => {
+      const { page, context, pageErrors, cspViolations } = await openPage(browser());
+      const providerRequests: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().startsWith(provider.issuer)) providerRequests.push(request.url());
+      });
+      try {
+        await page.goto(`${app.url}/ui/`);
+        await signInAtProvider(page, provider, 'dave');
+        await page.getByTestId('user-name').filter({ hasText: 'dave' }).waitFor();
+        // Nothing to sign out with at the provider: no ID token kept.
+        expect(await providerSignOut(page)).to.equal(undefined);
+        expect(await storedText(page)).not.to.include('idToken');
+
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        expect(page.url().startsWith(app.url), page.url()).to.equal(true);
+        expect(await sessionToken(page)).to.equal(undefined);
+        expect(providerRequests.filter((url) => url.includes('/session/end'))).to.deep.equal([]);
+
+        // The provider still knows the user: signing in again asks for nothing.
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).click();
+        await page.getByTestId('user-name').filter({ hasText: 'dave' }).waitFor();
+        expect(provider.logins).to.deep.equal(['dave']);
+        expect(pageErrors).to.deep.equal([]);
+        expect(cspViolations).to.deep.equal([]);
       } finally {
         await context.close();
       }

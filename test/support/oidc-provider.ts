@@ -3,6 +3,8 @@
 // indicator (the service's OIDC_AUDIENCE) carrying the granted permissions in `scope` and the
 // user's name and e-mail, and a minimal interaction of its own: a login form where any user name
 // signs in, with a "Deny" button that answers access_denied. Consent is given without a page.
+// RP-initiated logout (end_session_endpoint) is offered unless `endSession: false`, with a plain
+// confirmation page of its own.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
@@ -13,7 +15,7 @@ export interface TestOidcProvider {
   jwksUrl: string;
   /** The service's OIDC_* variables (and the dashboard's client) for this provider. */
   env: Record<string, string>;
-  /** Registers the dashboard's client with its redirect URI (known once the service listens). */
+  /** Registers the dashboard's client with its redirect URIs (known once the service listens). */
   registerDashboard(serviceUrl: string): void;
   /** The user names signed in at the provider so far, in order. */
   logins: string[];
@@ -28,6 +30,8 @@ export interface TestOidcProviderOptions {
   permissions: readonly string[];
   /** Display names and e-mails of known users; others sign in with their user name as name. */
   users?: Record<string, { name: string; email: string }>;
+  /** Whether the discovery document advertises an end_session_endpoint (default true). */
+  endSession?: boolean;
 }
 
 function escapeHtml(text: string): string {
@@ -47,6 +51,15 @@ function loginPage(uid: string, clientId: string): string {
 <label>User name <input name="login" autocomplete="username" required></label>
 <button type="submit">Continue</button></form>
 <form method="post" action="/interaction/${escapeHtml(uid)}/deny"><button type="submit">Deny</button></form>
+</main></body></html>`;
+}
+
+/** The provider's own "sign out?" page: oidc-provider hands it the form to confirm with. */
+function logoutPage(form: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test provider: sign out</title></head><body><main>
+<h1>Test provider</h1><p>Sign out of the test provider?</p>
+${form}<button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button>
 </main></body></html>`;
 }
 
@@ -112,8 +125,18 @@ export async function startOidcProvider(options: TestOidcProviderOptions): Promi
     logins,
     registerDashboard(serviceUrl: string) {
       const redirectUri = `${serviceUrl}/ui/sign-in/callback`;
+      const postLogoutRedirectUri = `${serviceUrl}/ui/sign-in`;
       provider = new Provider(issuer, {
-        clients: [{ client_id: options.clientId, token_endpoint_auth_method: 'none', redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'] }],
+        clients: [
+          {
+            client_id: options.clientId,
+            token_endpoint_auth_method: 'none',
+            redirect_uris: [redirectUri],
+            post_logout_redirect_uris: [postLogoutRedirectUri],
+            response_types: ['code'],
+            grant_types: ['authorization_code'],
+          },
+        ],
         jwks: { keys: [signingJwk] },
         cookies: { keys: ['spanledger-test-provider-cookie-key'] },
         scopes: ['openid', 'profile', 'email'],
@@ -126,6 +149,12 @@ export async function startOidcProvider(options: TestOidcProviderOptions): Promi
         clientBasedCORS: (_ctx: unknown, origin: string) => origin === new URL(serviceUrl).origin,
         features: {
           devInteractions: { enabled: false },
+          rpInitiatedLogout: {
+            enabled: options.endSession ?? true,
+            logoutSource: (ctx: { body: unknown }, form: string) => {
+              ctx.body = logoutPage(form);
+            },
+          },
           resourceIndicators: {
             enabled: true,
             getResourceServerInfo: (_ctx: unknown, indicator: string) => {

@@ -2,12 +2,13 @@
 // OpenID Connect provider"): the authorization code flow with PKCE, run in this page by
 // oauth4webapi (discovery, verifier and S256 challenge, state, nonce, response checks, code
 // exchange). The provider answers in the fragment of /ui/sign-in/callback, which the browser never
-// sends to the service; the access token is only ever kept in the session, never in a URL.
+// sends to the service; the access token is only ever kept in the session, never in a URL. Sign-out
+// ends the provider's session too where it advertises an end_session_endpoint (RP-Initiated Logout).
 // oauth4webapi is loaded when a sign-in with the provider starts or returns, so the first view
 // stays small for everyone else.
 import type * as OAuth from 'oauth4webapi';
 import { problemMessage } from './api';
-import { startSession } from './session';
+import { startSession, type ProviderSignOut } from './session';
 
 /** The provider as /ui/config.json describes it (src/dashboard/settings.ts). */
 export interface OidcProvider {
@@ -18,6 +19,7 @@ export interface OidcProvider {
   name: string;
 }
 
+export const SIGN_IN_PATH = '/ui/sign-in';
 export const CALLBACK_PATH = '/ui/sign-in/callback';
 
 /** What the round trip to the provider needs back, in this tab's sessionStorage until it returns. */
@@ -45,10 +47,14 @@ type OAuthLibrary = typeof OAuth;
 
 const loadOAuth = (): Promise<OAuthLibrary> => import('oauth4webapi');
 
+function isLoopbackHttp(url: URL): boolean {
+  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(url.hostname);
+  return url.protocol === 'http:' && loopback;
+}
+
 /** oauth4webapi wants https; a provider on this machine (development, tests) may use http. */
 function requestOptions(oauth: OAuthLibrary, issuer: URL): { [OAuth.allowInsecureRequests]?: boolean } {
-  const loopback = issuer.hostname === 'localhost' || issuer.hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(issuer.hostname);
-  return { [oauth.allowInsecureRequests]: issuer.protocol === 'http:' && loopback };
+  return { [oauth.allowInsecureRequests]: isLoopbackHttp(issuer) };
 }
 
 /** RFC 8707: names the service as the token's audience, where the audience is a URI as it requires. */
@@ -161,6 +167,31 @@ function lifetimeSeconds(result: OAuth.TokenEndpointResponse): number {
   return FALLBACK_LIFETIME_SECONDS;
 }
 
+/**
+ * What sign-out needs to end the provider's session, when the provider advertises an
+ * end_session_endpoint (https, or http on this machine as for the issuer); without one, sign-out
+ * stays in this tab and the ID token is not kept.
+ */
+function providerSignOutOf(as: OAuth.AuthorizationServer, provider: OidcProvider, idToken: string | undefined): ProviderSignOut | undefined {
+  if (!idToken || typeof as.end_session_endpoint !== 'string' || !URL.canParse(as.end_session_endpoint)) return undefined;
+  const endpoint = new URL(as.end_session_endpoint);
+  if (endpoint.protocol !== 'https:' && !isLoopbackHttp(endpoint)) return undefined;
+  return { endSessionEndpoint: endpoint.href, idToken, clientId: provider.client_id };
+}
+
+/**
+ * RP-Initiated Logout 1.0 §2: the provider's end_session_endpoint with the sign-in's ID token as
+ * id_token_hint, the client, and the sign-in view to come back to (a post_logout_redirect_uri that
+ * must be registered at the provider beside the callback).
+ */
+export function providerSignOutUrl(signOut: ProviderSignOut): string {
+  const url = new URL(signOut.endSessionEndpoint);
+  url.searchParams.set('id_token_hint', signOut.idToken);
+  url.searchParams.set('client_id', signOut.clientId);
+  url.searchParams.set('post_logout_redirect_uri', `${location.origin}${SIGN_IN_PATH}`);
+  return url.href;
+}
+
 /** Asks the service whether it accepts the token, so a refusal is explained here rather than after. */
 async function checkWithService(provider: OidcProvider, accessToken: string): Promise<void> {
   const response = await fetch('/users/me', { headers: { Authorization: `Bearer ${accessToken}` } });
@@ -193,9 +224,9 @@ export async function completeOidcSignIn(provider: OidcProvider, parameters: URL
     const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce, requireIdToken: true });
     if (result.token_type.toLowerCase() !== 'bearer') throw new SignInError(`${provider.name} issued a ${result.token_type} token, not a Bearer token`);
     // The access token, not the ID token: it is the one issued for the service (aud = OIDC_AUDIENCE,
-    // with the user's permissions); the ID token is for this client only and is dropped once checked.
+    // with the user's permissions); the ID token is for this client only and is kept for sign-out.
     await checkWithService(provider, result.access_token);
-    startSession(result.access_token, lifetimeSeconds(result));
+    startSession(result.access_token, lifetimeSeconds(result), providerSignOutOf(as, provider, result.id_token));
     return pending.returnTo;
   } catch (error) {
     throw describeFailure(oauth, provider, error);

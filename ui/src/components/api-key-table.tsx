@@ -2,11 +2,14 @@
 // moved or cleared too), rotate its secret (optionally leaving the old one a grace period), delete
 // it. A new or rotated secret is handed to `onSecret`, which shows it once (KeySecretPanel). Every
 // key operation is `x-organization-role: member`, so members and owners see the same controls.
+// The list is read again after each action, when the page becomes visible again and every
+// KEYS_REFRESH_MS while it is visible, so "Last used" follows the keys' use without a reload.
 import { useState } from 'preact/hooks';
 import { call, management } from '../api';
 import { listApiKeys, type ApiKey, type AssignablePermission } from '../management';
 import { expiryFromInput, GRACE_CHOICES, isExpired, localInputValue } from '../key-lifecycle';
 import { useAsync } from '../use-async';
+import { useRefreshWhileVisible } from '../use-refresh-while-visible';
 import { ActionError } from './action-error';
 import { ApiKeyPermissions } from './api-key-permissions';
 import { ConfirmButton } from './confirm-button';
@@ -136,7 +139,7 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
         </ul>
       </td>
       <td>{new Date(apiKey.created_at).toLocaleString()}</td>
-      <td>{apiKey.last_used_at ? new Date(apiKey.last_used_at).toLocaleString() : <span class="muted">never</span>}</td>
+      <td data-testid="key-last-used">{apiKey.last_used_at ? new Date(apiKey.last_used_at).toLocaleString() : <span class="muted">never</span>}</td>
       <td data-testid="key-expiry">
         {apiKey.expires_at === null ? (
           <span class="muted">never</span>
@@ -195,8 +198,15 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
   );
 }
 
+/**
+ * How often the visible list is read again. The service records a key's use at most once a minute,
+ * so a shorter interval would mostly read the same list.
+ */
+export const KEYS_REFRESH_MS = 30_000;
+
 export function ApiKeyTable({ applicationId, onSecret, onDeleted }: { applicationId: string; onSecret(secret: RevealedSecret): void; onDeleted(apiKey: string): void }) {
   const keys = useAsync(() => listApiKeys(applicationId), [applicationId]);
+  useRefreshWhileVisible(keys.refresh, KEYS_REFRESH_MS);
   return (
     <>
       {keys.error && (

@@ -1,6 +1,8 @@
-// The top bar: where the user can go, who they are, and sign-out (which forgets the token).
+// The top bar: where the user can go, who they are, and sign-out (which forgets the token, and
+// ends the provider's session too after a sign-in with a provider that offers it).
 import { useLocation } from 'preact-iso';
 import { call, management } from '../api';
+import { providerSignOutUrl } from '../oidc-sign-in';
 import { endSession } from '../session';
 import { useAsync } from '../use-async';
 import { withQuery } from './application-picker';
@@ -12,6 +14,12 @@ const VIEWS = [
   { path: '/ui/metrics', label: 'Metrics', covers: /^\/ui\/metrics$/ },
   { path: '/ui/live', label: 'Live', covers: /^\/ui\/live$/ },
 ];
+
+function signOut(): void {
+  const ended = endSession();
+  // The provider signs the user out and sends the browser back to the sign-in view.
+  if (ended?.providerSignOut) location.assign(providerSignOutUrl(ended.providerSignOut));
+}
 
 export function Header() {
   const { path, query } = useLocation();
@@ -41,7 +49,7 @@ export function Header() {
       </nav>
       <div class="user">
         <span data-testid="user-name">{user.data ? user.data.name ?? user.data.email ?? user.data.id : ''}</span>
-        <button type="button" onClick={() => endSession()}>
+        <button type="button" onClick={signOut}>
           Sign out
         </button>
       </div>
