@@ -1,12 +1,12 @@
 // Bearer token verification: a loopback JWKS server plays the external OIDC provider. Valid
 // tokens get in; every forged, stale or misdirected one is a 401 with WWW-Authenticate: Bearer.
 import { createHmac } from 'node:crypto';
-import net from 'node:net';
 import { expect } from 'chai';
 import { call } from '../support/contract.js';
 import { startJwksProvider, type JwksProvider } from '../support/jwks-provider.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { testDatabases } from '../support/databases.js';
+import { closedPort } from '../support/ports.js';
 
 function base64url(value: string | Buffer): string {
   return Buffer.from(value).toString('base64url');
@@ -120,14 +120,6 @@ for (const database of testDatabases()) {
       for (const app of apps) await app.stop();
       await provider?.close();
     });
-
-    async function closedPort(): Promise<number> {
-      const server = net.createServer().listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
-      const { port } = server.address() as net.AddressInfo;
-      await new Promise((resolve) => server.close(resolve));
-      return port;
-    }
 
     it('answers 503 with Retry-After, not 401, to a provider token it cannot check (refused, not a 200)', async () => {
       const urls = [`http://127.0.0.1:${await closedPort()}/.well-known/jwks.json`, `${provider.issuer}no-such-key-set`];

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { testDatabases } from '../support/databases.js';
+import { closedPort } from '../support/ports.js';
 
 interface Exit {
   code: number | null;
@@ -44,15 +45,6 @@ function expectOneLine({ code, stdout, stderr }: Exit, ...fragments: string[]): 
   expect(stderr + stdout).not.to.match(/(\n|\\n)\s+at /);
   expect(stderr).not.to.match(/triggerUncaughtException|UnhandledPromiseRejection/);
   return lines[0];
-}
-
-/** A port on 127.0.0.1 that nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 describe('npm start', () => {

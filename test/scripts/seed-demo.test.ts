@@ -2,22 +2,13 @@
 // HOST), says in one line when nothing answers there, prints what the README promises, and the
 // span count its help and the README state is the one it sends.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { call } from '../support/contract.js';
 import { runSeed } from '../support/seed-demo-run.js';
 import { onEachDatabase } from '../support/test-server.js';
-
-/** A port nothing listens on: taken from the system, then let go. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from '../support/ports.js';
 
 const claimedSpans = (text: string): number | undefined => {
   const match = /about ([\d,]+) spans/.exec(text);
