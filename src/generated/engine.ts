@@ -139,8 +139,11 @@ export interface paths {
          *       measure without value last; ties by the keys, `null` first, then in the order of
          *       their UTF-8 bytes); the first `row_limit` are listed, every other matching span
          *       (trace) is folded into `other`, with its measures computed exactly over those spans
-         *       (traces), and `truncated` is `true`. Without `group_by` there is one group, with
-         *       the key `{}`.
+         *       (traces), and `truncated` is `true`. With a `group_by` and nothing matching,
+         *       `groups` is empty. Without `group_by` there is always exactly one group, with the
+         *       key `{}`, even when nothing matches: its `points` are then empty (as every group's,
+         *       it lists only buckets holding a span or trace). Ranking by a percentile needs an
+         *       ordering of each group's values and is refused (see `AnalyticsOrder`).
          *     - **Measures** are exact: `count`, `sum`, `avg`, `min` and `max` as SQL computes
          *       them (spans without the field are left out; with none, the value is `null`), and
          *       the percentiles `p50`, `p90`, `p95` and `p99` exact as in `POST /engine/metrics`
@@ -1062,7 +1065,10 @@ export interface components {
          *     not one of the root fields `service_name`, `span_name`, `unit`, `parent_unit`; a
          *     measure whose `field` is missing (every `fn` but `count`), present on `count`, or
          *     not a field of the grain; an `order_by.measure` that is no index of `measures`, or
-         *     (with a `group_by`) names a percentile.
+         *     (with a `group_by`) names a percentile. With a `group_by` and no `order_by`, the
+         *     groups are ranked by the first measure: when that is a percentile the 422 is at
+         *     `["body", "measures", 0]` (the caller sent no `order_by`) and its message names an
+         *     `order_by` that can rank.
          */
         AnalyticsRequest: {
             /**
@@ -1127,7 +1133,9 @@ export interface components {
         /**
          * @description How groups are ranked over the whole window: by the measure at index `measure` of
          *     `measures` (with a `group_by`, not a percentile: ranking by one would need every
-         *     group's values sorted), `desc` by default. Default: the first measure, descending.
+         *     group's values sorted), `desc` by default. Default: the first measure, descending;
+         *     with a `group_by` and a percentile first, send an `order_by` naming a `count`, `sum`,
+         *     `avg`, `min` or `max` measure (without it the 422 is at `["body", "measures", 0]`).
          */
         AnalyticsOrder: {
             /** @description The 0-based index of the measure in `measures`. */
@@ -1170,7 +1178,10 @@ export interface components {
             key: {
                 [key: string]: string | null;
             };
-            /** @description The buckets holding at least one span (trace) of the group, in time order. */
+            /**
+             * @description The buckets holding at least one span (trace) of the group, in time order; empty
+             *     only for the one group `{}` of a request without `group_by` that nothing matches.
+             */
             points: components["schemas"]["AnalyticsPoint"][];
         };
         /** @description The buckets of the spans (traces) folded together. */
