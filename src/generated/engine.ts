@@ -1451,7 +1451,8 @@ export interface components {
          *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
          *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
          *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
-         *     cursor or not. To walk a whole list, follow `next_cursor`.
+         *     cursor or not. To walk a whole list, follow `next_cursor`. At most 2^53 − 1, which
+         *     the answer echoes exactly; a larger page is a 422 at `["query", "page"]`.
          * @example 1
          */
         Page: number;
@@ -1528,7 +1529,8 @@ export interface operations {
                  *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
                  *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
                  *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
-                 *     cursor or not. To walk a whole list, follow `next_cursor`.
+                 *     cursor or not. To walk a whole list, follow `next_cursor`. At most 2^53 − 1, which
+                 *     the answer echoes exactly; a larger page is a 422 at `["query", "page"]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -1740,7 +1742,8 @@ export interface operations {
                  *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
                  *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
                  *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
-                 *     cursor or not. To walk a whole list, follow `next_cursor`.
+                 *     cursor or not. To walk a whole list, follow `next_cursor`. At most 2^53 − 1, which
+                 *     the answer echoes exactly; a larger page is a 422 at `["query", "page"]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -2204,7 +2207,8 @@ export interface operations {
                  *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
                  *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
                  *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
-                 *     cursor or not. To walk a whole list, follow `next_cursor`.
+                 *     cursor or not. To walk a whole list, follow `next_cursor`. At most 2^53 − 1, which
+                 *     the answer echoes exactly; a larger page is a 422 at `["query", "page"]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];

@@ -1410,7 +1410,7 @@ export interface components {
          * @example usr_9pQ2wE4rT6yU
          */
         UserId: string;
-        /** @description Page number, 1-indexed. */
+        /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
         Page: number;
         /**
          * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
@@ -1477,7 +1477,7 @@ export interface operations {
     listOrganizations: {
         parameters: {
             query?: {
-                /** @description Page number, 1-indexed. */
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
@@ -1768,7 +1768,7 @@ export interface operations {
     listMembers: {
         parameters: {
             query?: {
-                /** @description Page number, 1-indexed. */
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
@@ -2180,7 +2180,7 @@ export interface operations {
                 region?: components["schemas"]["Region"];
                 /** @description Only applications on this pricing plan. */
                 pricing_plan?: components["schemas"]["PricingPlan"];
-                /** @description Page number, 1-indexed. */
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
@@ -2552,7 +2552,7 @@ export interface operations {
                  * @example app_8tR3vB6wY1zC
                  */
                 app_id: string;
-                /** @description Page number, 1-indexed. */
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
