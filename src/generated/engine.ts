@@ -1385,7 +1385,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The database is unreachable or the service is overloaded, or the OpenID Connect provider's signing keys cannot be fetched to check a token; retry after `Retry-After` seconds. */
+        /** @description The database is unreachable or the service is overloaded (no database connection free within 8 s, on SQLite as on MariaDB/MySQL), or the OpenID Connect provider's signing keys cannot be fetched to check a token; retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 /**

@@ -1369,7 +1369,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The database is unreachable, unavailable or overloaded, or the OpenID Connect provider's signing keys cannot be fetched to check a token; retry later. */
+        /** @description The database is unreachable, unavailable or overloaded (no database connection free within 8 s, on SQLite as on MariaDB/MySQL), or the OpenID Connect provider's signing keys cannot be fetched to check a token; retry later. */
         ServiceUnavailable: {
             headers: {
                 /**
