@@ -541,10 +541,10 @@ export interface components {
          *       (no wildcards, no escapes).
          *     - `regex` (since 1.3) is a text operator like `contains`: an RE2 pattern, searched
          *       anywhere in the text (unanchored; `^` and `$` anchor at the ends of the whole text),
-         *       case-sensitive, on the same fields and text forms as `contains` (the stored full
-         *       names of `span_kind` and `status_code`). In a pattern `%` and `_` are plain
-         *       characters and `\` escapes as in RE2 (`\\` is one backslash, `\.` a dot). See
-         *       `FilterOperator` for the accepted syntax, the refusals and the time limit.
+         *       case-sensitive unless the pattern sets `(?i)`, on the same fields and text forms as
+         *       `contains` (the stored full names of `span_kind` and `status_code`). In a pattern `%`
+         *       and `_` are plain characters and `\` escapes as in RE2 (`\\` is one backslash, `\.`
+         *       a dot). See `FilterOperator` for the accepted syntax, the refusals and the time limit.
          *     - `gt`, `lt`, `gte`, `lte` need a numeric `value` (else 422) and compare numerically.
          *       A numeric `value` is a JSON number literal (RFC 8259) whose value is finite:
          *       `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, nothing before or after it
@@ -744,9 +744,9 @@ export interface components {
          *       `{"field": "span_name", "op": "regex", "value": "timeout"}` matches `connect timeout`.
          *       `^` and `$` anchor at the start and end of the whole text; `$` does not match before
          *       a final newline (`"timeout$"` does not match `"timeout\n"`; `"timeout\n$"` does).
-         *       Case-sensitive (`"ERROR"` does not match `error`; write `"[Ee]rror"`). `.` matches
-         *       any character but a newline; characters are Unicode code points (`"^.$"` matches
-         *       `é` and `😀`). An absent value matches nothing; `{"not": …}` gives the negation.
+         *       Case-sensitive (`"ERROR"` does not match `error`; write `"[Ee]rror"`, or `(?i)` as
+         *       below). `.` matches any character but a newline; characters are Unicode code points
+         *       (`"^.$"` matches `é` and `😀`). An absent value matches nothing; `{"not": …}` gives the negation.
          *       Fields and text forms are those of `contains` (an attribute's text form: `200`,
          *       `true`, `["a","b"]`); on `duration_ms`, `cost`, `usage.amount` and the `trace.*`
          *       fields it is a 422 at `op`, and a JSON-number `value` is a 422.
@@ -757,18 +757,24 @@ export interface components {
          *       `^`, `$`, `\A`, `\z`, `\b`, `\B`; groups `(…)`, `(?:…)`, `(?P<name>…)`,
          *       `(?<name>…)`; alternation `|`; quantifiers `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`
          *       (n, m ≤ 1000) and their lazy forms; the flags `m` (`^`/`$` at line ends), `s` (`.`
-         *       matches a newline) and `U` as `(?ms)` or `(?s:…)`. Patterns here are RE2 text;
-         *       in the JSON body each `\` is written twice (`"value": "\\d+"` is the pattern
-         *       `\d+`).
+         *       matches a newline), `U` and `i`, as `(?ms)`, `(?s:…)` or `(?-i)`.
+         *       Under `i` (case-insensitive) ASCII letters match both cases, and, as in RE2, `s` and
+         *       `k` also match `ſ` (U+017F) and `K` (the Kelvin sign, U+212A); a negated class or
+         *       `\W` excludes what its positive form matches folded (`(?i)[^k]` matches neither `K`,
+         *       `k` nor `K`). Patterns here are RE2 text; in the JSON body each `\` is written twice
+         *       (`"value": "\\d+"` is the pattern `\d+`).
          *     - Refused with a 422 `value_error` at the `value` whose `msg` says why: a pattern RE2
          *       does not accept (`msg` "not an RE2 regular expression: …": bad syntax,
-         *       backreferences `\1`, lookahead and lookbehind `(?=…)`, `(?<=…)`); the flag `i`
-         *       (write the cases as classes), Unicode classes `\p{…}` and octal escapes, whose
-         *       meaning differs between the databases' engines; a quantifier over a group that
-         *       itself holds a quantifier or an alternation (`(a+)+`, `(a|aa)*b`: write `[ab]*` for
-         *       `(a|b)*`) and more than 3 unbounded quantifiers (`*`, `+`, `{n,}`), which make a
-         *       backtracking engine slow; a quantifier on an anchor. A pattern longer than 1000
-         *       characters is a 422 `too_long`.
+         *       backreferences `\1`, lookahead and lookbehind `(?=…)`, `(?<=…)`); under the flag
+         *       `i`, a character or class holding a character outside ASCII (other than `ſ` and
+         *       `K`), whose folding RE2 reads from its Unicode tables (`msg` names the character:
+         *       end the flag before it, `(?i:error)[éÉ]`); Unicode classes `\p{…}`, `\P{…}`, which
+         *       MariaDB's engine (PCRE2) reads from its own Unicode tables, whose version need not
+         *       be RE2's (list the ranges, `[\x{0370}-\x{03FF}]`); octal escapes; a quantifier over
+         *       a group that itself holds a quantifier or an alternation (`(a+)+`, `(a|aa)*b`:
+         *       write `[ab]*` for `(a|b)*`) and more than 3 unbounded quantifiers (`*`, `+`,
+         *       `{n,}`), which make a backtracking engine slow; a quantifier on an anchor. A pattern
+         *       longer than 1000 characters is a 422 `too_long`.
          *     - Time limit: each statement of a read whose filter holds a `regex` may run for
          *       `REGEX_STATEMENT_TIMEOUT_MS` (10000 ms by default). Past it the read stops and the
          *       answer is a 422 with one `detail` entry at `["body", "filter"]`, `type`
