@@ -46,6 +46,28 @@ function measureIssue(grain: AnalyticsQuery['grain'], measure: AnalyticsRequestB
   return undefined;
 }
 
+const isPercentile = (fn: string): boolean => /^p\d\d$/.test(fn);
+
+/**
+ * The measure groups are ranked by must exist and, with a group_by, not be a percentile. When the
+ * caller sent no order_by, the default (the first measure) is theirs only through `measures`, so
+ * a percentile there is refused at the measure, with the order_by that would rank.
+ */
+function orderIssue(body: AnalyticsRequestBody, grouped: boolean, index: number): ValidationIssue | undefined {
+  const ordered = body.measures[index];
+  if (ordered === undefined) return { loc: ['body', 'order_by', 'measure'], msg: `no measure at index ${index}`, type: 'value_error' };
+  // Without group_by there is one group: nothing to rank.
+  if (!grouped || !isPercentile(ordered.fn)) return undefined;
+  if (body.order_by !== undefined) return { loc: ['body', 'order_by', 'measure'], msg: `measure ${index} is ${ordered.fn}; groups are ranked by count, sum, avg, min or max, not by a percentile`, type: 'value_error' };
+  const ranking = body.measures.findIndex((measure) => !isPercentile(measure.fn));
+  const advice = ranking >= 0 ? `send order_by: {"measure": ${ranking}} (or another count, sum, avg, min or max measure)` : 'add a count, sum, avg, min or max measure and name it in order_by';
+  return {
+    loc: ['body', 'measures', index],
+    msg: `without order_by, groups are ranked by the first measure, and ${ordered.fn} is a percentile, which cannot rank groups; ${advice}`,
+    type: 'value_error',
+  };
+}
+
 /** Reads and checks an analytics request; the document has already checked types, ranges and presence. */
 export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
   const { body } = request;
@@ -71,12 +93,8 @@ export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
     if (issue) issues.push(issue);
   });
   const orderBy = { measure: body.order_by?.measure ?? 0, direction: body.order_by?.direction ?? 'desc' };
-  const ordered = body.measures[orderBy.measure];
-  // Without group_by there is one group: nothing to rank.
-  if (groupBy.length === 0) {
-    if (ordered === undefined) issues.push({ loc: ['body', 'order_by', 'measure'], msg: `no measure at index ${orderBy.measure}`, type: 'value_error' });
-  } else if (ordered === undefined) issues.push({ loc: ['body', 'order_by', 'measure'], msg: `no measure at index ${orderBy.measure}`, type: 'value_error' });
-  else if (/^p\d\d$/.test(ordered.fn)) issues.push({ loc: ['body', 'order_by', 'measure'], msg: 'groups are ranked by count, sum, avg, min or max, not by a percentile', type: 'value_error' });
+  const issue = orderIssue(body, groupBy.length > 0, orderBy.measure);
+  if (issue) issues.push(issue);
   let resolved: ReturnType<typeof resolveGranularity>;
   if (parsed) {
     const window = requiredWindow(parsed);

@@ -2,9 +2,11 @@
 // every database, parsed into a small tree that says what each piece matches (code-point sets,
 // anchors, groups, repetitions). RE2 itself (the re2js package) decides what is a valid RE2
 // pattern first (./regex.ts); this parser then refuses, with a reason, the valid constructs that
-// are left out (case folding, Unicode classes, octal escapes) and gives the tree from which the
-// backtracking checks (./regex.ts) and the MariaDB translation (src/storage/sql/pcre-pattern.ts)
-// work. What is accepted is listed in docs/filter-semantics.md.
+// are left out (Unicode classes, case folding of characters outside ASCII, octal escapes) and
+// gives the tree from which the backtracking checks (./regex.ts) and the MariaDB translation
+// (src/storage/sql/pcre-pattern.ts) work. Case folding (`(?i)`) is spelled out in the tree's sets,
+// so MariaDB's PCRE2 never folds by its own tables. What is accepted is listed in
+// docs/filter-semantics.md.
 
 /** An inclusive range of code points. */
 export type CodePointRange = readonly [number, number];
@@ -28,12 +30,12 @@ export class UnsupportedRegex extends Error {}
 export const MAX_CODE_POINT = 0x10ffff;
 const SURROGATES: CodePointRange = [0xd800, 0xdfff];
 
-/** RE2's Perl classes, ASCII-only as in RE2. */
+/** RE2's Perl classes, ASCII-only as in RE2; the upper-case escapes are their complements. */
 const DIGIT: CodePointRange[] = [[0x30, 0x39]];
 const SPACE: CodePointRange[] = [[0x09, 0x0a], [0x0c, 0x0d], [0x20, 0x20]];
 const WORD: CodePointRange[] = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
 export const WORD_CHARACTERS = WORD;
-const PERL_CLASSES: Record<string, CodePointRange[]> = { d: DIGIT, s: SPACE, w: WORD, D: complement(DIGIT), S: complement(SPACE), W: complement(WORD) };
+const PERL_CLASSES: Record<string, CodePointRange[]> = { d: DIGIT, s: SPACE, w: WORD };
 
 /** RE2's POSIX classes (`[[:alpha:]]`), ASCII-only as in RE2. */
 const POSIX_CLASSES: Record<string, CodePointRange[]> = {
@@ -53,7 +55,54 @@ const POSIX_CLASSES: Record<string, CodePointRange[]> = {
   xdigit: [[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]],
 };
 
-const CASE_FLAG_REFUSAL = 'the case-insensitive flag (?i) is not supported (its Unicode case folding differs between databases); spell both cases with a class, e.g. [Ee]rror';
+/** ſ (U+017F) and the Kelvin sign (U+212A): the only code points outside ASCII that RE2 folds together with ASCII letters (s, k). */
+const LONG_S = 0x17f;
+const KELVIN = 0x212a;
+
+/**
+ * RE2's case-folding orbits of ASCII (simple case folding): each letter with its other case, and
+ * s and k with ſ and K. No other code point folds with an ASCII one (test/filter/regex.test.ts
+ * checks every code point against re2js).
+ */
+const ASCII_ORBITS: number[][] = Array.from({ length: 26 }, (_, index) => {
+  const upper = 0x41 + index;
+  const orbit = [upper, upper + 0x20];
+  if (upper === 0x4b) orbit.push(KELVIN);
+  if (upper === 0x53) orbit.push(LONG_S);
+  return orbit;
+});
+
+/** The first code point of the ranges whose case folding is not spelled out here (outside ASCII, ſ, K). */
+function firstUnfoldable(ranges: readonly CodePointRange[]): number | undefined {
+  for (const [low, high] of ranges) {
+    let codePoint = Math.max(low, 0x80);
+    while (codePoint === LONG_S || codePoint === KELVIN) codePoint += 1;
+    if (codePoint <= high) return codePoint;
+  }
+  return undefined;
+}
+
+function describeCodePoint(codePoint: number): string {
+  const name = `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+  return /\p{L}|\p{N}|\p{P}|\p{S}/u.test(String.fromCodePoint(codePoint)) ? `${String.fromCodePoint(codePoint)} (${name})` : name;
+}
+
+/**
+ * What a positive set matches under (?i), as RE2 folds it: with the other members of each ASCII
+ * orbit it touches. Outside ASCII, RE2 folds by its Unicode tables, which MariaDB's PCRE2 need
+ * not share, and the service does not carry them to spell the folds out.
+ */
+function foldCase(ranges: readonly CodePointRange[]): CodePointRange[] {
+  const outside = firstUnfoldable(ranges);
+  if (outside !== undefined) {
+    throw new UnsupportedRegex(
+      `under the case-insensitive flag (?i), only ASCII characters are folded the same on every database (RE2 folds the others by Unicode tables that MariaDB's PCRE2 need not share), and ${describeCodePoint(outside)} is not ASCII; end the flag before it, e.g. (?i:error)[éÉ] or (?i)error(?-i)é`,
+    );
+  }
+  const inRanges = (codePoint: number) => ranges.some(([low, high]) => codePoint >= low && codePoint <= high);
+  const added = ASCII_ORBITS.filter((orbit) => orbit.some(inRanges)).flatMap((orbit) => orbit.map((codePoint): CodePointRange => [codePoint, codePoint]));
+  return normalise([...ranges, ...added]);
+}
 
 const SINGLE_ESCAPES: Record<string, number> = { a: 0x07, f: 0x0c, t: 0x09, n: 0x0a, r: 0x0d, v: 0x0b };
 
@@ -84,7 +133,16 @@ export function complement(ranges: readonly CodePointRange[]): CodePointRange[] 
 interface Flags {
   multiLine: boolean;
   dotAll: boolean;
+  foldCase: boolean;
 }
+
+/** A positive set as the flags make it match. */
+function folded(ranges: CodePointRange[], flags: Flags): CodePointRange[] {
+  return flags.foldCase ? foldCase(ranges) : ranges;
+}
+
+/** A class item: one code point (which may start a range) or a finished set (a Perl class). */
+type ClassItem = { kind: 'point'; codePoint: number } | { kind: 'set'; ranges: CodePointRange[] };
 
 const PUNCTUATION = /^[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]$/;
 
@@ -97,7 +155,7 @@ class RegexParser {
   }
 
   parse(): RegexTree {
-    const tree = this.alternation({ multiLine: false, dotAll: false });
+    const tree = this.alternation({ multiLine: false, dotAll: false, foldCase: false });
     if (this.at < this.chars.length) throw new UnsupportedRegex(`unexpected "${this.peek()}"`);
     return tree;
   }
@@ -130,7 +188,7 @@ class RegexParser {
       if (char === '(' && this.peek(1) === '?' && this.flagGroup(flags)) continue;
       if (char === '\\' && this.peek(1) === 'Q') {
         // A quantifier after `\E` repeats the last quoted character, as in RE2.
-        const quoted = this.quoted();
+        const quoted = this.quoted(flags);
         const last = quoted.pop();
         items.push(...quoted);
         if (last) items.push(this.repetition(last));
@@ -143,10 +201,10 @@ class RegexParser {
   }
 
   /** `\Q...\E`: every character up to `\E` (or the end) stands for itself. */
-  private quoted(): RegexTree[] {
+  private quoted(flags: Flags): RegexTree[] {
     this.at += 2;
     const items: RegexTree[] = [];
-    while (this.at < this.chars.length && !(this.peek() === '\\' && this.peek(1) === 'E')) items.push(literal(this.take()));
+    while (this.at < this.chars.length && !(this.peek() === '\\' && this.peek(1) === 'E')) items.push(literal(this.take(), flags));
     if (this.at < this.chars.length) this.at += 2;
     return items;
   }
@@ -160,7 +218,7 @@ class RegexParser {
       const char = this.chars[index];
       if (char === ')' || char === ':') break;
       if (char === '-') negate = true;
-      else if (char === 'i') throw new UnsupportedRegex(CASE_FLAG_REFUSAL);
+      else if (char === 'i') changes.foldCase = !negate;
       else if (char === 'm') changes.multiLine = !negate;
       else if (char === 's') changes.dotAll = !negate;
       else if (char === 'U') {
@@ -177,13 +235,13 @@ class RegexParser {
   private atom(flags: Flags): RegexTree {
     const char = this.take();
     if (char === '(') return this.group(flags);
-    if (char === '[') return this.characterClass();
+    if (char === '[') return this.characterClass(flags);
     if (char === '.') return { kind: 'set', ranges: flags.dotAll ? complement([]) : complement([[0x0a, 0x0a]]) };
     if (char === '^') return { kind: 'anchor', anchor: flags.multiLine ? 'line_start' : 'text_start' };
     if (char === '$') return { kind: 'anchor', anchor: flags.multiLine ? 'line_end' : 'text_end' };
-    if (char === '\\') return this.escape();
+    if (char === '\\') return this.escape(flags);
     if (char === '*' || char === '+' || char === '?') throw new UnsupportedRegex(`"${char}" repeats nothing`);
-    return literal(char);
+    return literal(char, flags);
   }
 
   private group(flags: Flags): RegexTree {
@@ -198,7 +256,7 @@ class RegexParser {
           if (char === '-') negate = true;
           else if (char === 'm') inner.multiLine = !negate;
           else if (char === 's') inner.dotAll = !negate;
-          else if (char === 'i') throw new UnsupportedRegex(CASE_FLAG_REFUSAL);
+          else if (char === 'i') inner.foldCase = !negate;
         }
         return this.closeGroup(inner);
       }
@@ -238,24 +296,30 @@ class RegexParser {
     return [min, match[3] === '' ? null : Number(match[3])];
   }
 
-  private escape(): RegexTree {
+  private escape(flags: Flags): RegexTree {
     const char = this.take();
     if (char === 'A') return { kind: 'anchor', anchor: 'text_start' };
     if (char === 'z') return { kind: 'anchor', anchor: 'text_end' };
     if (char === 'b') return { kind: 'anchor', anchor: 'word_boundary' };
     if (char === 'B') return { kind: 'anchor', anchor: 'not_word_boundary' };
-    return { kind: 'set', ranges: this.escapedSet(char) };
+    const item = this.escapedItem(char, flags);
+    return { kind: 'set', ranges: item.kind === 'set' ? item.ranges : folded(point(item.codePoint), flags) };
   }
 
-  /** The code points an escape stands for (after the backslash), outside or inside a class. */
-  private escapedSet(char: string): CodePointRange[] {
-    const perl = perlClass(char);
-    if (perl) return perl;
-    if (char in SINGLE_ESCAPES) return point(SINGLE_ESCAPES[char] as number);
-    if (char === 'x') return point(this.hexEscape());
-    if (char === 'p' || char === 'P') throw new UnsupportedRegex('Unicode classes (\\p, \\P) are not supported: their tables differ between databases; list the ranges, e.g. [\\x{0370}-\\x{03FF}]');
+  /** What an escape stands for (after the backslash), outside or inside a class. */
+  private escapedItem(char: string, flags: Flags): ClassItem {
+    const perl = PERL_CLASSES[char.toLowerCase()];
+    // A negated class under (?i) is the complement of the folded class, as in RE2.
+    if (perl) return { kind: 'set', ranges: char === char.toLowerCase() ? folded(perl, flags) : complement(folded(perl, flags)) };
+    if (char in SINGLE_ESCAPES) return { kind: 'point', codePoint: SINGLE_ESCAPES[char] as number };
+    if (char === 'x') return { kind: 'point', codePoint: this.hexEscape() };
+    if (char === 'p' || char === 'P') {
+      throw new UnsupportedRegex(
+        "Unicode classes (\\p, \\P) are not supported: MariaDB's engine (PCRE2) reads them from its own Unicode tables, whose version need not be RE2's, and the service does not carry RE2's tables to spell them out; list the ranges, e.g. [\\x{0370}-\\x{03FF}]",
+      );
+    }
     if (/[0-9]/.test(char)) throw new UnsupportedRegex('octal escapes are not supported; write the character as \\x{…}');
-    if (PUNCTUATION.test(char)) return point(char.codePointAt(0) as number);
+    if (PUNCTUATION.test(char)) return { kind: 'point', codePoint: char.codePointAt(0) as number };
     throw new UnsupportedRegex(`the escape \\${char} is not supported`);
   }
 
@@ -272,32 +336,32 @@ class RegexParser {
     return value;
   }
 
-  /** `[...]` or `[^...]`, as the set of code points it matches. */
-  private characterClass(): RegexTree {
+  /** `[...]` or `[^...]`, as the set of code points it matches; under (?i) each item is folded, then the class negated, as in RE2. */
+  private characterClass(flags: Flags): RegexTree {
     const negated = this.peek() === '^';
     if (negated) this.at += 1;
     const ranges: CodePointRange[] = [];
     let first = true;
     while (this.peek() !== ']' || first) {
       first = false;
-      const posix = this.posixClass();
+      const posix = this.posixClass(flags);
       if (posix) {
         ranges.push(...posix);
         continue;
       }
-      const low = this.classItem();
-      if (low.length === 1 && low[0]?.[0] === low[0]?.[1] && this.peek() === '-' && this.peek(1) !== ']' && this.peek(1) !== undefined) {
+      const low = this.classItem(flags);
+      if (low.kind === 'point' && this.peek() === '-' && this.peek(1) !== ']' && this.peek(1) !== undefined) {
         this.at += 1;
-        const high = this.classItem();
-        if (high.length !== 1 || high[0]?.[0] !== high[0]?.[1]) throw new UnsupportedRegex('a class range must end in one character');
-        ranges.push([(low[0] as CodePointRange)[0], (high[0] as CodePointRange)[0]]);
-      } else ranges.push(...low);
+        const high = this.classItem(flags);
+        if (high.kind !== 'point') throw new UnsupportedRegex('a class range must end in one character');
+        ranges.push(...folded([[low.codePoint, high.codePoint]], flags));
+      } else ranges.push(...(low.kind === 'set' ? low.ranges : folded(point(low.codePoint), flags)));
     }
     this.at += 1;
     return { kind: 'set', ranges: negated ? complement(ranges) : normalise(ranges) };
   }
 
-  private posixClass(): CodePointRange[] | undefined {
+  private posixClass(flags: Flags): CodePointRange[] | undefined {
     if (this.peek() !== '[' || this.peek(1) !== ':') return undefined;
     const rest = this.chars.slice(this.at).join('');
     const match = /^\[:(\^?)([a-z]+):\]/.exec(rest);
@@ -305,14 +369,14 @@ class RegexParser {
     const ranges = POSIX_CLASSES[match[2] as string];
     if (!ranges) throw new UnsupportedRegex(`unknown POSIX class [:${match[2]}:]`);
     this.at += match[0].length;
-    return match[1] ? complement(ranges) : ranges;
+    return match[1] ? complement(folded(ranges, flags)) : folded(ranges, flags);
   }
 
   /** One character, escape or Perl class inside brackets. */
-  private classItem(): CodePointRange[] {
+  private classItem(flags: Flags): ClassItem {
     const char = this.take();
-    if (char !== '\\') return point(char.codePointAt(0) as number);
-    return this.escapedSet(this.take());
+    if (char !== '\\') return { kind: 'point', codePoint: char.codePointAt(0) as number };
+    return this.escapedItem(this.take(), flags);
   }
 }
 
@@ -320,12 +384,8 @@ function point(codePoint: number): CodePointRange[] {
   return [[codePoint, codePoint]];
 }
 
-function literal(char: string): RegexTree {
-  return { kind: 'set', ranges: point(char.codePointAt(0) as number) };
-}
-
-function perlClass(char: string): CodePointRange[] | undefined {
-  return PERL_CLASSES[char];
+function literal(char: string, flags: Flags): RegexTree {
+  return { kind: 'set', ranges: folded(point(char.codePointAt(0) as number), flags) };
 }
 
 /**

@@ -139,8 +139,11 @@ export interface paths {
          *       measure without value last; ties by the keys, `null` first, then in the order of
          *       their UTF-8 bytes); the first `row_limit` are listed, every other matching span
          *       (trace) is folded into `other`, with its measures computed exactly over those spans
-         *       (traces), and `truncated` is `true`. Without `group_by` there is one group, with
-         *       the key `{}`.
+         *       (traces), and `truncated` is `true`. With a `group_by` and nothing matching,
+         *       `groups` is empty. Without `group_by` there is always exactly one group, with the
+         *       key `{}`, even when nothing matches: its `points` are then empty (as every group's,
+         *       it lists only buckets holding a span or trace). Ranking by a percentile needs an
+         *       ordering of each group's values and is refused (see `AnalyticsOrder`).
          *     - **Measures** are exact: `count`, `sum`, `avg`, `min` and `max` as SQL computes
          *       them (spans without the field are left out; with none, the value is `null`), and
          *       the percentiles `p50`, `p90`, `p95` and `p99` exact as in `POST /engine/metrics`
@@ -538,10 +541,10 @@ export interface components {
          *       (no wildcards, no escapes).
          *     - `regex` (since 1.3) is a text operator like `contains`: an RE2 pattern, searched
          *       anywhere in the text (unanchored; `^` and `$` anchor at the ends of the whole text),
-         *       case-sensitive, on the same fields and text forms as `contains` (the stored full
-         *       names of `span_kind` and `status_code`). In a pattern `%` and `_` are plain
-         *       characters and `\` escapes as in RE2 (`\\` is one backslash, `\.` a dot). See
-         *       `FilterOperator` for the accepted syntax, the refusals and the time limit.
+         *       case-sensitive unless the pattern sets `(?i)`, on the same fields and text forms as
+         *       `contains` (the stored full names of `span_kind` and `status_code`). In a pattern `%`
+         *       and `_` are plain characters and `\` escapes as in RE2 (`\\` is one backslash, `\.`
+         *       a dot). See `FilterOperator` for the accepted syntax, the refusals and the time limit.
          *     - `gt`, `lt`, `gte`, `lte` need a numeric `value` (else 422) and compare numerically.
          *       A numeric `value` is a JSON number literal (RFC 8259) whose value is finite:
          *       `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`, nothing before or after it
@@ -741,9 +744,9 @@ export interface components {
          *       `{"field": "span_name", "op": "regex", "value": "timeout"}` matches `connect timeout`.
          *       `^` and `$` anchor at the start and end of the whole text; `$` does not match before
          *       a final newline (`"timeout$"` does not match `"timeout\n"`; `"timeout\n$"` does).
-         *       Case-sensitive (`"ERROR"` does not match `error`; write `"[Ee]rror"`). `.` matches
-         *       any character but a newline; characters are Unicode code points (`"^.$"` matches
-         *       `é` and `😀`). An absent value matches nothing; `{"not": …}` gives the negation.
+         *       Case-sensitive (`"ERROR"` does not match `error`; write `"[Ee]rror"`, or `(?i)` as
+         *       below). `.` matches any character but a newline; characters are Unicode code points
+         *       (`"^.$"` matches `é` and `😀`). An absent value matches nothing; `{"not": …}` gives the negation.
          *       Fields and text forms are those of `contains` (an attribute's text form: `200`,
          *       `true`, `["a","b"]`); on `duration_ms`, `cost`, `usage.amount` and the `trace.*`
          *       fields it is a 422 at `op`, and a JSON-number `value` is a 422.
@@ -754,18 +757,24 @@ export interface components {
          *       `^`, `$`, `\A`, `\z`, `\b`, `\B`; groups `(…)`, `(?:…)`, `(?P<name>…)`,
          *       `(?<name>…)`; alternation `|`; quantifiers `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`
          *       (n, m ≤ 1000) and their lazy forms; the flags `m` (`^`/`$` at line ends), `s` (`.`
-         *       matches a newline) and `U` as `(?ms)` or `(?s:…)`. Patterns here are RE2 text;
-         *       in the JSON body each `\` is written twice (`"value": "\\d+"` is the pattern
-         *       `\d+`).
+         *       matches a newline), `U` and `i`, as `(?ms)`, `(?s:…)` or `(?-i)`.
+         *       Under `i` (case-insensitive) ASCII letters match both cases, and, as in RE2, `s` and
+         *       `k` also match `ſ` (U+017F) and `K` (the Kelvin sign, U+212A); a negated class or
+         *       `\W` excludes what its positive form matches folded (`(?i)[^k]` matches neither `K`,
+         *       `k` nor `K`). Patterns here are RE2 text; in the JSON body each `\` is written twice
+         *       (`"value": "\\d+"` is the pattern `\d+`).
          *     - Refused with a 422 `value_error` at the `value` whose `msg` says why: a pattern RE2
          *       does not accept (`msg` "not an RE2 regular expression: …": bad syntax,
-         *       backreferences `\1`, lookahead and lookbehind `(?=…)`, `(?<=…)`); the flag `i`
-         *       (write the cases as classes), Unicode classes `\p{…}` and octal escapes, whose
-         *       meaning differs between the databases' engines; a quantifier over a group that
-         *       itself holds a quantifier or an alternation (`(a+)+`, `(a|aa)*b`: write `[ab]*` for
-         *       `(a|b)*`) and more than 3 unbounded quantifiers (`*`, `+`, `{n,}`), which make a
-         *       backtracking engine slow; a quantifier on an anchor. A pattern longer than 1000
-         *       characters is a 422 `too_long`.
+         *       backreferences `\1`, lookahead and lookbehind `(?=…)`, `(?<=…)`); under the flag
+         *       `i`, a character or class holding a character outside ASCII (other than `ſ` and
+         *       `K`), whose folding RE2 reads from its Unicode tables (`msg` names the character:
+         *       end the flag before it, `(?i:error)[éÉ]`); Unicode classes `\p{…}`, `\P{…}`, which
+         *       MariaDB's engine (PCRE2) reads from its own Unicode tables, whose version need not
+         *       be RE2's (list the ranges, `[\x{0370}-\x{03FF}]`); octal escapes; a quantifier over
+         *       a group that itself holds a quantifier or an alternation (`(a+)+`, `(a|aa)*b`:
+         *       write `[ab]*` for `(a|b)*`) and more than 3 unbounded quantifiers (`*`, `+`,
+         *       `{n,}`), which make a backtracking engine slow; a quantifier on an anchor. A pattern
+         *       longer than 1000 characters is a 422 `too_long`.
          *     - Time limit: each statement of a read whose filter holds a `regex` may run for
          *       `REGEX_STATEMENT_TIMEOUT_MS` (10000 ms by default). Past it the read stops and the
          *       answer is a 422 with one `detail` entry at `["body", "filter"]`, `type`
@@ -1062,7 +1071,10 @@ export interface components {
          *     not one of the root fields `service_name`, `span_name`, `unit`, `parent_unit`; a
          *     measure whose `field` is missing (every `fn` but `count`), present on `count`, or
          *     not a field of the grain; an `order_by.measure` that is no index of `measures`, or
-         *     (with a `group_by`) names a percentile.
+         *     (with a `group_by`) names a percentile. With a `group_by` and no `order_by`, the
+         *     groups are ranked by the first measure: when that is a percentile the 422 is at
+         *     `["body", "measures", 0]` (the caller sent no `order_by`) and its message names an
+         *     `order_by` that can rank.
          */
         AnalyticsRequest: {
             /**
@@ -1127,7 +1139,9 @@ export interface components {
         /**
          * @description How groups are ranked over the whole window: by the measure at index `measure` of
          *     `measures` (with a `group_by`, not a percentile: ranking by one would need every
-         *     group's values sorted), `desc` by default. Default: the first measure, descending.
+         *     group's values sorted), `desc` by default. Default: the first measure, descending;
+         *     with a `group_by` and a percentile first, send an `order_by` naming a `count`, `sum`,
+         *     `avg`, `min` or `max` measure (without it the 422 is at `["body", "measures", 0]`).
          */
         AnalyticsOrder: {
             /** @description The 0-based index of the measure in `measures`. */
@@ -1170,7 +1184,10 @@ export interface components {
             key: {
                 [key: string]: string | null;
             };
-            /** @description The buckets holding at least one span (trace) of the group, in time order. */
+            /**
+             * @description The buckets holding at least one span (trace) of the group, in time order; empty
+             *     only for the one group `{}` of a request without `group_by` that nothing matches.
+             */
             points: components["schemas"]["AnalyticsPoint"][];
         };
         /** @description The buckets of the spans (traces) folded together. */
@@ -1396,7 +1413,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The database is unreachable or the service is overloaded, or the OpenID Connect provider's signing keys cannot be fetched to check a token; retry after `Retry-After` seconds. */
+        /** @description The database is unreachable or the service is overloaded (no database connection free within 8 s, on SQLite as on MariaDB/MySQL), or the OpenID Connect provider's signing keys cannot be fetched to check a token; retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 /**
@@ -1462,7 +1479,8 @@ export interface components {
          *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
          *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
          *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
-         *     cursor or not. To walk a whole list, follow `next_cursor`.
+         *     cursor or not. To walk a whole list, follow `next_cursor`. At most 2^53 − 1, which
+         *     the answer echoes exactly; a larger page is a 422 at `["query", "page"]`.
          * @example 1
          */
         Page: number;
@@ -1539,7 +1557,8 @@ export interface operations {
                  *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
                  *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
                  *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
-                 *     cursor or not. To walk a whole list, follow `next_cursor`.
+                 *     cursor or not. To walk a whole list, follow `next_cursor`. At most 2^53 − 1, which
+                 *     the answer echoes exactly; a larger page is a 422 at `["query", "page"]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -1752,7 +1771,8 @@ export interface operations {
                  *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
                  *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
                  *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
-                 *     cursor or not. To walk a whole list, follow `next_cursor`.
+                 *     cursor or not. To walk a whole list, follow `next_cursor`. At most 2^53 − 1, which
+                 *     the answer echoes exactly; a larger page is a 422 at `["query", "page"]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -2220,7 +2240,8 @@ export interface operations {
                  *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
                  *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
                  *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
-                 *     cursor or not. To walk a whole list, follow `next_cursor`.
+                 *     cursor or not. To walk a whole list, follow `next_cursor`. At most 2^53 − 1, which
+                 *     the answer echoes exactly; a larger page is a 422 at `["query", "page"]`.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];

@@ -1391,7 +1391,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The database is unreachable, unavailable or overloaded, or the OpenID Connect provider's signing keys cannot be fetched to check a token; retry later. */
+        /** @description The database is unreachable, unavailable or overloaded (no database connection free within 8 s, on SQLite as on MariaDB/MySQL), or the OpenID Connect provider's signing keys cannot be fetched to check a token; retry later. */
         ServiceUnavailable: {
             headers: {
                 /**
@@ -1432,7 +1432,7 @@ export interface components {
          * @example usr_9pQ2wE4rT6yU
          */
         UserId: string;
-        /** @description Page number, 1-indexed. */
+        /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
         Page: number;
         /**
          * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
@@ -1499,7 +1499,7 @@ export interface operations {
     listOrganizations: {
         parameters: {
             query?: {
-                /** @description Page number, 1-indexed. */
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
@@ -1795,7 +1795,7 @@ export interface operations {
     listMembers: {
         parameters: {
             query?: {
-                /** @description Page number, 1-indexed. */
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
@@ -2212,7 +2212,7 @@ export interface operations {
                 region?: components["schemas"]["Region"];
                 /** @description Only applications on this pricing plan. */
                 pricing_plan?: components["schemas"]["PricingPlan"];
-                /** @description Page number, 1-indexed. */
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
@@ -2590,7 +2590,7 @@ export interface operations {
                  * @example app_8tR3vB6wY1zC
                  */
                 app_id: string;
-                /** @description Page number, 1-indexed. */
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,

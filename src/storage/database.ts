@@ -17,6 +17,19 @@ export function bigintAsText(knex: Knex, expression: string): Knex.Raw {
   return knex.raw(dialectFor(knex).asText(expression));
 }
 
+/**
+ * The bindings of 64-bit integers read back from a column (numbers from better-sqlite3, strings
+ * from mysql2's big numbers): numbers while exact, bigints past 2^53. Both drivers bind either as
+ * an integer (Knex's types omit bigint). A string would only be exact where the server converts
+ * it as an integer (MariaDB does; MySQL compares a string with an integer as doubles).
+ */
+export function integerBindings(values: ReadonlyArray<number | string>): Knex.Value[] {
+  return values.map((value): number | bigint => {
+    const number = Number(value);
+    return Number.isSafeInteger(number) ? number : BigInt(value);
+  }) as Knex.Value[];
+}
+
 interface WarningLogger {
   warn(object: object, message: string): void;
   error(object: object, message: string): void;

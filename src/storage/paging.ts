@@ -1,10 +1,10 @@
 // The one paging vocabulary of every list of both APIs: a page request (1-based page, limit), its
 // window of rows, and a page of items with the total over all pages. Also the one place a page
-// number becomes the rows before it. Pages
-// are unbounded integers in the documents, so the offset can pass what a double holds exactly
-// and what the databases take (SQLite's signed 64-bit OFFSET; `9223372036854775807 × 100` was a
-// 500, and Knex reads an offset of 1e21 or more, printed as `1e+21`, as 1). No table holds 2^53
-// rows: a page starting past that is empty, and the database is not asked for its rows.
+// number becomes the rows before it. The documents bound a page by 2^53 − 1 (exact as a double),
+// but page × limit can still pass what a double holds exactly and what the databases take
+// (SQLite's signed 64-bit OFFSET; Knex reads an offset of 1e21 or more, printed as `1e+21`, as 1).
+// No table holds 2^53 rows: a page starting past that is empty, and the database is not asked
+// for its rows.
 import type { Knex } from 'knex';
 
 /** Page `page` (1-based) of `limit` items. */

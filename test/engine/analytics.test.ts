@@ -51,7 +51,7 @@ interface Answer {
     groups: Array<{ key: Record<string, string | null>; points: Array<{ bucket_start_unix_nano: number; values: Array<number | null> }> }>;
     other: { points: Array<{ bucket_start_unix_nano: number; values: Array<number | null> }> } | null;
     truncated: boolean;
-    detail: Array<{ loc: Array<string | number>; type: string }>;
+    detail: Array<{ loc: Array<string | number>; msg: string; type: string }>;
   };
 }
 
@@ -108,7 +108,7 @@ onEachDatabase('POST /engine/analytics', (app) => {
     expect(answer.body.truncated).to.equal(false);
   });
 
-  it('interpolates percentiles between ranks and answers one group {} without group_by', async () => {
+  it('interpolates percentiles between ranks and answers one group {} without group_by, with no points when nothing matches', async () => {
     const answer = await analytics({ granularity: 'day', measures: [{ fn: 'p90', field: 'duration_ms' }, { fn: 'avg', field: 'cost' }, { fn: 'min', field: 'cost' }, { fn: 'max', field: 'duration_ms' }] });
     expect(answer.status, answer.text).to.equal(200);
     // Durations 5, 7, 10, 30, 100, 200, 300: p90 at position 5.4 = 200 + 0.4 × 100.
@@ -120,6 +120,8 @@ onEachDatabase('POST /engine/analytics', (app) => {
 
     const empty = await analytics({ filter: { field: 'service_name', op: 'eq', value: 'none' }, measures: [{ fn: 'count' }] });
     expect(empty.body.groups).to.deep.equal([{ key: {}, points: [] }]);
+    const none = await analytics({ filter: { field: 'service_name', op: 'eq', value: 'none' }, group_by: ['service_name'], measures: [{ fn: 'count' }] });
+    expect([none.body.groups, none.body.other, none.body.truncated]).to.deep.equal([[], null, false]);
   });
 
   it('counts traces once at grain traces, grouped by the root service, with the summary figures', async () => {
@@ -155,7 +157,7 @@ onEachDatabase('POST /engine/analytics', (app) => {
       [{ measures: [{ fn: 'sum' }] }, ['body', 'measures', 0, 'field']],
       [{ measures: [{ fn: 'sum', field: 'total_cost' }] }, ['body', 'measures', 0, 'field']],
       [{ grain: 'traces', measures: [{ fn: 'sum', field: 'cost' }] }, ['body', 'measures', 0, 'field']],
-      [{ group_by: ['unit'], measures: [{ fn: 'p99', field: 'cost' }] }, ['body', 'order_by', 'measure']],
+      [{ group_by: ['unit'], measures: [{ fn: 'p99', field: 'cost' }], order_by: { measure: 0 } }, ['body', 'order_by', 'measure']],
       [{ measures: [{ fn: 'count' }], order_by: { measure: 1 } }, ['body', 'order_by', 'measure']],
       [{ granularity: 'minute', measures: [{ fn: 'count' }] }, ['body', 'granularity'], { start_time: QUERY.start_time, end_time: nanosToRfc3339(BASE + 301n * MINUTE) }],
       [{ measures: [{ fn: 'count' }] }, ['body', 'granularity'], { start_time: QUERY.start_time, end_time: nanosToRfc3339(BASE + 301n * 24n * HOUR) }],
@@ -165,6 +167,11 @@ onEachDatabase('POST /engine/analytics', (app) => {
       expect(answer.status, `${JSON.stringify(body)}: ${answer.text}`).to.equal(422);
       expect(answer.body.detail.map((issue) => issue.loc), JSON.stringify(body)).to.deep.include(loc);
     }
+    // Without order_by, a percentile first is refused where the caller put it, naming the order_by that ranks.
+    const unranked = await analytics({ group_by: ['unit'], measures: [{ fn: 'p95', field: 'duration_ms' }, { fn: 'count' }] });
+    expect(unranked.status, unranked.text).to.equal(422);
+    expect(unranked.body.detail.map((issue) => issue.loc)).to.deep.equal([['body', 'measures', 0]]);
+    expect(unranked.body.detail[0]?.msg).to.include('percentile').and.include('order_by: {"measure": 1}');
     // Exactly 300 buckets is allowed.
     const fits = await analytics({ granularity: 'minute', measures: [{ fn: 'count' }] }, { start_time: QUERY.start_time, end_time: nanosToRfc3339(BASE + 300n * MINUTE) });
     expect(fits.status, fits.text).to.equal(200);

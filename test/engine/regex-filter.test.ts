@@ -1,7 +1,8 @@
 // The `regex` filter operator through the engine reads on every database (docs/filter-semantics.md):
-// an unanchored, case-sensitive RE2 search of the text form; `%`, `_` and `\` in a pattern; `$`
-// and a final newline; code points; absent values; the refusals that keep MariaDB's backtracking
-// engine bounded; and the statement time limit, which answers a 422, never a 500.
+// an unanchored, case-sensitive RE2 search of the text form, folding ASCII case under `(?i)`;
+// `%`, `_` and `\` in a pattern; `$` and a final newline; code points; absent values; the
+// refusals that keep MariaDB's backtracking engine bounded or its answers RE2's; and the
+// statement time limit, which answers a 422, never a 500.
 import { expect } from 'chai';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
@@ -58,6 +59,9 @@ const CASES: Case[] = [
   ['^ anchors at the start', r('span_name', '^GET '), ['get']],
   ['case-sensitive', r('span_name', 'GET'), ['get']],
   ['case as a class', r('span_name', '^[Gg][Ee][Tt] '), ['get', 'lower']],
+  ['(?i) folds ASCII case', r('span_name', '(?i)^get /API'), ['get', 'lower']],
+  ['(?i) within a group only', r('service_name', '(?i:c)heckout'), ['get', 'lower']],
+  ['(?-i) ends it', r('span_name', '(?i)^get(?-i) /API'), []],
   ['% and _ are plain characters in a pattern', r('span_name', '50%_off'), ['wild']],
   ['_ matches only an underscore', r('span_name', '50%.off'), ['wild']],
   ['% matches only a percent sign', r('billing.sku_name', '^100%$'), ['wild']],
@@ -119,7 +123,8 @@ onEachDatabase('regex filter', (app) => {
     ['(x+x+)+y', 'exponential time'],
     ['.*a.*b.*c.*d', 'at most 3 unbounded quantifiers'],
     ['(a)\\1', 'not an RE2 regular expression'],
-    ['(?i)error', '(?i) is not supported'],
+    ['(?i)café', 'é (U+00E9) is not ASCII; end the flag before it'],
+    ['\\p{Greek}', 'Unicode classes (\\p, \\P) are not supported'],
   ]) {
     it(`answers 422 at the value to ${pattern}, saying why`, async () => {
       for (const path of ['/engine/query', '/traces'] as const) {

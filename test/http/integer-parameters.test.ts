@@ -63,4 +63,20 @@ onEachDatabase('integer parameters', (app) => {
     expect(negative.status, negative.text).to.equal(422);
     expect(issuesAt(negative, ['query', 'page']).map((issue) => issue.type)).to.deep.equal(['greater_than_equal']);
   });
+
+  // A page past 2^53 − 1 was read as the nearest double and echoed rounded.
+  for (const { entry } of integerOperations.filter(({ integers }) => integers.some((parameter) => parameter.name === 'page'))) {
+    it(`${entry.operationId}: echoes the largest page digit for digit and refuses one past it at the parameter`, async () => {
+      const largest = buildRequest(entry, ids, { page: '9007199254740991' });
+      const echoed = await call(app().url, largest.method, largest.path, { ...largest.options, token });
+      expect(echoed.status, echoed.text).to.equal(200);
+      expect(echoed.text).to.include('"page":9007199254740991,');
+      for (const page of ['9007199254740992', '9007199254740993', '100000000000000000001']) {
+        const request = buildRequest(entry, ids, { page });
+        const response = await call(app().url, request.method, request.path, { ...request.options, token });
+        expect(response.status, `page=${page}: ${response.text}`).to.equal(422);
+        expect(issuesAt(response, ['query', 'page']).map((issue) => [issue.type, issue.msg])).to.deep.equal([['less_than_equal', 'Input should be less than or equal to 9007199254740991']]);
+      }
+    });
+  }
 });

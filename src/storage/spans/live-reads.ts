@@ -1,7 +1,7 @@
 // The reads of the live endpoints (GET /traces/live and its stream), in receive order: by the
 // receive sequence `seq`, which grows with every stored span of an application.
 import type { Knex } from 'knex';
-import { bigintAsText } from '../database.js';
+import { bigintAsText, integerBindings } from '../database.js';
 import { afterKey, type SortColumn } from '../keyset.js';
 import { lookAheadWindow, pageWindow, readPage, withNextKey, type ListPage, type ListRequest } from '../paging.js';
 import { dialectFor } from '../sql/index.js';
@@ -126,7 +126,7 @@ export async function countSeqsBetween(knex: Knex, applicationId: string, after:
 export function spansBySeqQuery(knex: Knex, applicationId: string, seqs: string[]): Knex.QueryBuilder {
   return selectSpanColumns(knex, knex({ s: 'spans' }), 's')
     .where('s.application_id', applicationId)
-    .whereIn('s.seq', seqs.map(Number))
+    .whereIn('s.seq', integerBindings(seqs))
     .orderBy('s.seq');
 }
 

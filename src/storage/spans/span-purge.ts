@@ -3,7 +3,7 @@
 // on the batch's spans, its traces' summaries and its roll-up rows, held for one batch
 // (docs/retention.md).
 import type { Knex } from 'knex';
-import { bigintAsText } from '../database.js';
+import { bigintAsText, integerBindings } from '../database.js';
 import { dialectFor } from '../sql/index.js';
 import { bulkWriteTransaction } from '../transactions.js';
 import { emptyRollupsQueries, addRollupsQuery, rollupDeltas, ROLLUP_DIMENSIONS, type RollupSpan } from './span-rollups.js';
@@ -69,10 +69,7 @@ export function deleteSpansQuery(knex: Knex, applicationId: string, spans: Array
     .where('application_id', applicationId)
     .whereRaw(`start_time_unix_nano >= ${dialectFor(knex).exactInteger}`, [first.toString()])
     .whereRaw(`start_time_unix_nano <= ${dialectFor(knex).exactInteger}`, [last.toString()])
-    .whereIn(
-      'seq',
-      spans.map((span) => String(span.seq)),
-    )
+    .whereIn('seq', integerBindings(spans.map((span) => span.seq)))
     .del();
 }
 

@@ -74,9 +74,10 @@ const CASES: Array<SqlCase<Build>> = [
     sqlite: { sql: 'select count(*) as `total` from `spans` where `application_id` = ? and seq > CAST(? AS INTEGER) and seq <= CAST(? AS INTEGER)', bindings: ['app_a', '10', '20'] },
     mysql: { sql: 'select count(*) as `total` from `spans` where `application_id` = ? and seq > CAST(? AS SIGNED) and seq <= CAST(? AS SIGNED)', bindings: ['app_a', '10', '20'] },
   }],
-  ['spans by receive sequence, ascending', (knex) => spansBySeqQuery(knex, 'app_a', ['11', '12']), {
-    sqlite: { sql: `${SQLITE_SPANS} where \`s\`.\`application_id\` = ? and \`s\`.\`seq\` in (?, ?) order by \`s\`.\`seq\` asc`, bindings: ['app_a', 11, 12] },
-    mysql: { sql: `${MYSQL_SPANS} where \`s\`.\`application_id\` = ? and \`s\`.\`seq\` in (?, ?) order by \`s\`.\`seq\` asc`, bindings: ['app_a', 11, 12] },
+  // Exactly past 2^53 (Number() would read 9007199254740993 as ...992).
+  ['spans by receive sequence, ascending', (knex) => spansBySeqQuery(knex, 'app_a', ['11', '12', '9007199254740993']), {
+    sqlite: { sql: `${SQLITE_SPANS} where \`s\`.\`application_id\` = ? and \`s\`.\`seq\` in (?, ?, ?) order by \`s\`.\`seq\` asc`, bindings: ['app_a', 11, 12, 9007199254740993n] },
+    mysql: { sql: `${MYSQL_SPANS} where \`s\`.\`application_id\` = ? and \`s\`.\`seq\` in (?, ?, ?) order by \`s\`.\`seq\` asc`, bindings: ['app_a', 11, 12, 9007199254740993n] },
   }],
   ['spans after a receive sequence, ascending, at most a limit', (knex) => spansAfterQuery(knex, 'app_a', '9007199254740993', 100), {
     sqlite: { sql: `${SQLITE_SPANS} where \`s\`.\`application_id\` = ? and s.seq > CAST(? AS INTEGER) order by \`s\`.\`seq\` asc limit ?`, bindings: ['app_a', '9007199254740993', 100] },

@@ -6,9 +6,11 @@ import { deleteSpansQuery, expiredSpansQuery } from '../../../src/storage/spans/
 import { sqlCases, type SqlCase } from '../../support/sql-cases.js';
 
 const BATCH = { applicationId: 'app_a', beforeNs: 1763800000123456789n, limit: 1000 };
+// seq as each driver reads it: a number (better-sqlite3), a string (mysql2's big numbers), one past 2^53.
 const SPANS = [
   { start: '1763800000000000002', seq: 7, trace_id: 'b'.repeat(32) },
   { start: '1763800000000000001', seq: '5', trace_id: 'a'.repeat(32) },
+  { start: '1763800000000000003', seq: '9007199254740993', trace_id: 'c'.repeat(32) },
 ];
 
 type Build = (knex: Knex) => Knex.QueryBuilder;
@@ -33,14 +35,15 @@ const CASES: Array<SqlCase<Build>> = [
     sqlite: { sql: batchRead('TEXT', '`application_id` = ?', ''), bindings: ['app_a', 1000] },
     mysql: { sql: batchRead('CHAR', '`application_id` = ?', ' for update'), bindings: ['app_a', 1000] },
   }],
+  // The seqs bound as integers, as the column holds them (a bigint past 2^53), never as text.
   ['deletes exactly the spans read, within their start-time range', (knex) => deleteSpansQuery(knex, 'app_a', SPANS), {
     sqlite: {
-      sql: 'delete from `spans` where `application_id` = ? and start_time_unix_nano >= CAST(? AS INTEGER) and start_time_unix_nano <= CAST(? AS INTEGER) and `seq` in (?, ?)',
-      bindings: ['app_a', '1763800000000000001', '1763800000000000002', '7', '5'],
+      sql: 'delete from `spans` where `application_id` = ? and start_time_unix_nano >= CAST(? AS INTEGER) and start_time_unix_nano <= CAST(? AS INTEGER) and `seq` in (?, ?, ?)',
+      bindings: ['app_a', '1763800000000000001', '1763800000000000003', 7, 5, 9007199254740993n],
     },
     mysql: {
-      sql: 'delete from `spans` where `application_id` = ? and start_time_unix_nano >= CAST(? AS SIGNED) and start_time_unix_nano <= CAST(? AS SIGNED) and `seq` in (?, ?)',
-      bindings: ['app_a', '1763800000000000001', '1763800000000000002', '7', '5'],
+      sql: 'delete from `spans` where `application_id` = ? and start_time_unix_nano >= CAST(? AS SIGNED) and start_time_unix_nano <= CAST(? AS SIGNED) and `seq` in (?, ?, ?)',
+      bindings: ['app_a', '1763800000000000001', '1763800000000000003', 7, 5, 9007199254740993n],
     },
   }],
 ];

@@ -1,7 +1,8 @@
 // The `regex` operator's SQL answers exactly as RE2 (re2js) does, on every database: each
 // accepted pattern below is run by the dialect's regexMatches (SQLite: the registered RE2
 // function; MariaDB: the PCRE2 translation) against texts chosen to tell the dialects apart
-// (newlines before the end, non-ASCII letters and digits, `%`, `_`, `\`, case).
+// (newlines before the end, non-ASCII letters and digits, `%`, `_`, `\`, case, and under (?i)
+// the letters outside ASCII that RE2 folds with ASCII ones).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,6 +83,18 @@ const PATTERNS = [
   'a|',
   '}',
   ']',
+  '(?i)error',
+  '(?i)k',
+  '(?i)^s$',
+  '(?i)\\x{212a}',
+  '(?i)[a-z]+$',
+  '(?i)[^k]',
+  '(?i)\\W',
+  '(?i)[[:upper:]]',
+  '(?i:ab)c',
+  '(?i)abc(?-i)d',
+  '(?i)\\bcat\\b',
+  '(?i)\\Qa.B\\E',
 ];
 
 const TEXTS = [
@@ -130,6 +143,15 @@ const TEXTS = [
   '}',
   '\u00a0',
   'a b',
+  // Case partners of ASCII letters outside ASCII: ſ (s) and the Kelvin sign (k).
+  '\u212a',
+  '\u017f',
+  'k',
+  'S',
+  'abcD',
+  'ABCd',
+  'A.b',
+  'The CAT',
 ];
 
 function inputExpression(dialect: ReturnType<typeof dialectFor>): string {
