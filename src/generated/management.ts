@@ -609,6 +609,13 @@ export interface paths {
          *     right credentials of an expired key, whose `error_description` says
          *     the key expired and when (`API key expired at <expires_at>: …`; only
          *     given after the secret matched).
+         *
+         *     The request body documents its parameters with their types
+         *     (`TokenRequest`), so generated clients type the call and encode the
+         *     form, and it accepts every other body too (`TokenRequestBody`), so that
+         *     these RFC 6749 answers are the service's own: a gateway validating
+         *     requests against this document forwards every request to this
+         *     operation and never answers a 422 for it.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -1200,11 +1207,20 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         /**
-         * @description OAuth 2.0 client credentials request, an object of string parameters.
-         *     The schema requires nothing and fixes no types or values on purpose:
-         *     every rule below is enforced by the service with the RFC 6749 errors
+         * @description The body of `POST /auth/token`: the parameters of `TokenRequest`, or
+         *     anything else. The second branch (everything that is not a
+         *     `TokenRequest`) makes the schema accept every body on purpose: the
+         *     service answers each malformed request itself with the RFC 6749 errors
          *     this operation promises, so a gateway that validates requests against
-         *     this document never answers a 422 in their place.
+         *     this document forwards it and never answers a 422 in their place.
+         *     Generators type the body from the first branch and build the form
+         *     encoding from its properties.
+         */
+        TokenRequestBody: components["schemas"]["TokenRequest"] | unknown;
+        /**
+         * @description OAuth 2.0 client credentials request, an object of string parameters,
+         *     as a client sends it. The service checks every rule below itself, with
+         *     RFC 6749 errors (see `TokenRequestBody`):
          *
          *     - `grant_type` is required (missing or empty: 400 `invalid_request`)
          *       and must be `client_credentials` (another value: 400
@@ -1214,15 +1230,18 @@ export interface components {
          *       sending neither (or only one of them) is 401 `invalid_client`.
          *     - A body that is not an object (JSON), or one of these parameters that
          *       is not a string (JSON) or is repeated (form), is 400
-         *       `invalid_request`. Other parameters are ignored (RFC 6749 section 3.1).
+         *       `invalid_request`. Other parameters (such as `scope`) are ignored
+         *       (RFC 6749 section 3.1).
          */
         TokenRequest: {
-            /** @description A string, `client_credentials`. */
-            grant_type?: unknown;
-            /** @description A string, the API key (`ak_…`). */
-            client_id?: unknown;
-            /** @description A string, the API secret (`as_…`). */
-            client_secret?: unknown;
+            /** @enum {string} */
+            grant_type?: "client_credentials";
+            /** @description The API key (`ak_…`), unless HTTP Basic carries it. */
+            client_id?: string;
+            /** @description The API secret (`as_…`), unless HTTP Basic carries it. */
+            client_secret?: string;
+            /** @description Ignored; a token carries the key's own permissions. */
+            scope?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2919,7 +2938,7 @@ export interface operations {
                  *       "client_secret": "as_Vb7nK2qW9eR4tY6uI8oP1aS3dF5gH7jK"
                  *     }
                  */
-                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequestBody"];
                 /**
                  * @example {
                  *       "grant_type": "client_credentials",
@@ -2927,7 +2946,7 @@ export interface operations {
                  *       "client_secret": "as_Vb7nK2qW9eR4tY6uI8oP1aS3dF5gH7jK"
                  *     }
                  */
-                "application/json": components["schemas"]["TokenRequest"];
+                "application/json": components["schemas"]["TokenRequestBody"];
             };
         };
         responses: {
