@@ -3041,11 +3041,30 @@ export interface operations {
                 };
             };
             /**
-             * @description The HTTP layer rejected the request before it reached the
-             *     operation (400 for a malformed HTTP request, 431 for oversized
-             *     headers); no body is guaranteed.
+             * @description The HTTP layer rejected a malformed HTTP request before it reached
+             *     the operation; no body is guaranteed.
              */
-            "4XX": {
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description The HTTP layer gave up on a request that did not arrive in time
+             *     (Node's request timeout); no body is guaranteed.
+             */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description The HTTP layer rejected request headers that are too large; no
+             *     body is guaranteed.
+             */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
