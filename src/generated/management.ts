@@ -611,11 +611,12 @@ export interface paths {
          *     given after the secret matched).
          *
          *     The request body documents its parameters with their types
-         *     (`TokenRequest`), so generated clients type the call and encode the
-         *     form, and it accepts every other body too (`TokenRequestBody`), so that
-         *     these RFC 6749 answers are the service's own: a gateway validating
-         *     requests against this document forwards every request to this
-         *     operation and never answers a 422 for it.
+         *     (`TokenRequest`), so generated clients offer that type and encode the
+         *     form from it, and it accepts every other body too
+         *     (`TokenRequestBody`), so that these RFC 6749 answers are the
+         *     service's own: a gateway validating requests against this document
+         *     forwards every request to this operation and never answers a 422 for
+         *     it.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -1213,8 +1214,10 @@ export interface components {
          *     service answers each malformed request itself with the RFC 6749 errors
          *     this operation promises, so a gateway that validates requests against
          *     this document forwards it and never answers a 422 in their place.
-         *     Generators type the body from the first branch and build the form
-         *     encoding from its properties.
+         *     Generators name the parameters' type after the first branch
+         *     (`TokenRequest`, for callers to annotate their body with) and build
+         *     the form encoding from its properties; the body argument of the
+         *     generated call accepts any value, as the schema does.
          */
         TokenRequestBody: components["schemas"]["TokenRequest"] | unknown;
         /**
