@@ -609,6 +609,14 @@ export interface paths {
          *     right credentials of an expired key, whose `error_description` says
          *     the key expired and when (`API key expired at <expires_at>: …`; only
          *     given after the secret matched).
+         *
+         *     The request body documents its parameters with their types
+         *     (`TokenRequest`), so generated clients offer that type and encode the
+         *     form from it, and it accepts every other body too
+         *     (`TokenRequestBody`), so that these RFC 6749 answers are the
+         *     service's own: a gateway validating requests against this document
+         *     forwards every request to this operation and never answers a 422 for
+         *     it.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -1200,11 +1208,22 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         /**
-         * @description OAuth 2.0 client credentials request, an object of string parameters.
-         *     The schema requires nothing and fixes no types or values on purpose:
-         *     every rule below is enforced by the service with the RFC 6749 errors
+         * @description The body of `POST /auth/token`: the parameters of `TokenRequest`, or
+         *     anything else. The second branch (everything that is not a
+         *     `TokenRequest`) makes the schema accept every body on purpose: the
+         *     service answers each malformed request itself with the RFC 6749 errors
          *     this operation promises, so a gateway that validates requests against
-         *     this document never answers a 422 in their place.
+         *     this document forwards it and never answers a 422 in their place.
+         *     Generators name the parameters' type after the first branch
+         *     (`TokenRequest`, for callers to annotate their body with) and build
+         *     the form encoding from its properties; the body argument of the
+         *     generated call accepts any value, as the schema does.
+         */
+        TokenRequestBody: components["schemas"]["TokenRequest"] | unknown;
+        /**
+         * @description OAuth 2.0 client credentials request, an object of string parameters,
+         *     as a client sends it. The service checks every rule below itself, with
+         *     RFC 6749 errors (see `TokenRequestBody`):
          *
          *     - `grant_type` is required (missing or empty: 400 `invalid_request`)
          *       and must be `client_credentials` (another value: 400
@@ -1214,15 +1233,18 @@ export interface components {
          *       sending neither (or only one of them) is 401 `invalid_client`.
          *     - A body that is not an object (JSON), or one of these parameters that
          *       is not a string (JSON) or is repeated (form), is 400
-         *       `invalid_request`. Other parameters are ignored (RFC 6749 section 3.1).
+         *       `invalid_request`. Other parameters (such as `scope`) are ignored
+         *       (RFC 6749 section 3.1).
          */
         TokenRequest: {
-            /** @description A string, `client_credentials`. */
-            grant_type?: unknown;
-            /** @description A string, the API key (`ak_…`). */
-            client_id?: unknown;
-            /** @description A string, the API secret (`as_…`). */
-            client_secret?: unknown;
+            /** @enum {string} */
+            grant_type?: "client_credentials";
+            /** @description The API key (`ak_…`), unless HTTP Basic carries it. */
+            client_id?: string;
+            /** @description The API secret (`as_…`), unless HTTP Basic carries it. */
+            client_secret?: string;
+            /** @description Ignored; a token carries the key's own permissions. */
+            scope?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2965,7 +2987,7 @@ export interface operations {
                  *       "client_secret": "as_Vb7nK2qW9eR4tY6uI8oP1aS3dF5gH7jK"
                  *     }
                  */
-                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequestBody"];
                 /**
                  * @example {
                  *       "grant_type": "client_credentials",
@@ -2973,7 +2995,7 @@ export interface operations {
                  *       "client_secret": "as_Vb7nK2qW9eR4tY6uI8oP1aS3dF5gH7jK"
                  *     }
                  */
-                "application/json": components["schemas"]["TokenRequest"];
+                "application/json": components["schemas"]["TokenRequestBody"];
             };
         };
         responses: {
@@ -3068,18 +3090,27 @@ export interface operations {
                     "application/json": components["schemas"]["Jwks"];
                 };
             };
-            431: components["responses"]["HeadersTooLarge"];
             /**
-             * @description The HTTP layer rejected the request before it reached the
-             *     operation (400 for a malformed HTTP request); the body, when
-             *     there is one, is `{"detail": "<message>"}`.
+             * @description The HTTP layer rejected a malformed HTTP request before it reached
+             *     the operation; the body is `{"detail": "<message>"}`.
              */
-            "4XX": {
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /**
+             * @description The HTTP layer gave up on a request that did not arrive in time
+             *     (Node's request timeout); the body is `{"detail": "<message>"}`.
+             */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
 }

@@ -20,10 +20,9 @@ interface TokenRequest {
 const TOKEN_PARAMETERS = ['grant_type', 'client_id', 'client_secret'] as const;
 
 /**
- * The document types nothing of this body (so that a validating gateway leaves every malformed
- * request to the RFC 6749 errors below): a non-object body, or a parameter that is not one
- * string (a JSON number, a repeated form field), is checked here, in the words the schema
- * check used before.
+ * The document's body schema accepts every body (`TokenRequestBody`, so that a validating gateway
+ * leaves every malformed request to the RFC 6749 errors below): a non-object body, or a parameter
+ * that is not one string (a JSON number, a repeated form field), is checked here.
  */
 function readTokenRequest(body: unknown): TokenRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_request', 'body: Input should be of type object');
@@ -67,7 +66,7 @@ function clientCredentials(authorization: string | undefined, body: TokenRequest
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
-/** The document leaves grant_type optional and free so that only these RFC 6749 errors answer it. */
+/** Whatever grant_type is sent reaches this check, so only these RFC 6749 errors answer it. */
 function requireClientCredentialsGrant(body: TokenRequest): void {
   if (body.grant_type === undefined || body.grant_type === '') throw new OAuthError('invalid_request', 'grant_type is required');
   if (body.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'grant_type must be client_credentials');
