@@ -161,15 +161,19 @@ export async function spansAfter(knex: Knex, applicationId: string, after: strin
 /**
  * The gaps of the other applications' receive sequences in `(after, upTo]`: each row is a
  * sequence held by another application that follows a gap (`prev_seq` NULL for the first) or
- * ends the run (`last` 1). Along the unique index on seq, which holds application_id on MariaDB.
+ * ends the run (`last` 1). Read along seq: SQLite's rowid; on MariaDB the unique index on seq
+ * (which holds application_id), forced, as the planner took the primary key for `<>` and read
+ * every other application's spans.
  */
 export function othersGapsQuery(knex: Knex, applicationId: string, after: string, upTo: string): Knex.QueryBuilder {
   const dialect = dialectFor(knex);
-  const held = knex('spans')
-    .select('seq', knex.raw('LAG(seq) OVER (ORDER BY seq) AS prev_seq'), knex.raw('LEAD(seq) OVER (ORDER BY seq) AS next_seq'))
-    .where('application_id', '<>', applicationId)
-    .whereRaw(`seq > ${dialect.exactInteger}`, [after])
-    .whereRaw(`seq <= ${dialect.exactInteger}`, [upTo]);
+  const spans = dialect.name === 'mysql' ? knex.raw(dialect.tableThroughIndex('spans', 's', 'spans_seq')) : 'spans as s';
+  const held = knex
+    .from(spans)
+    .select('s.seq', knex.raw('LAG(s.seq) OVER (ORDER BY s.seq) AS prev_seq'), knex.raw('LEAD(s.seq) OVER (ORDER BY s.seq) AS next_seq'))
+    .where('s.application_id', '<>', applicationId)
+    .whereRaw(`s.seq > ${dialect.exactInteger}`, [after])
+    .whereRaw(`s.seq <= ${dialect.exactInteger}`, [upTo]);
   return knex
     .from(held.as('g'))
     .select({ seq: bigintAsText(knex, 'g.seq'), prev: bigintAsText(knex, 'g.prev_seq'), last: knex.raw('CASE WHEN g.next_seq IS NULL THEN 1 ELSE 0 END') })
