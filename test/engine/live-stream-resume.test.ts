@@ -2,7 +2,7 @@
 // database: concurrent writers (and another application's, whose sequences fall between ours),
 // a client whose connection drops at random points and resumes with the last event id it got,
 // and on MariaDB a batch whose transaction is open across a drop and commits after the resume.
-// Every span must arrive exactly once.
+// Every span must arrive exactly once, and the stream's waits for the socket leave no listeners.
 import { expect } from 'chai';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
@@ -21,6 +21,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const key = (row: SpanRow) => `${row.trace_id}/${row.span_id}`;
 
 onEachDatabase('live stream resumed across drops', (app) => {
+  // The stream writes under backpressure here: each wait for the socket must leave no listener behind.
+  const warnings: string[] = [];
+  const warned = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+  beforeEach(() => process.on('warning', warned));
+  afterEach(() => process.off('warning', warned));
+
   it('sends every span exactly once across drops at random points, a batch committed across a drop included', async function () {
     this.timeout(120_000);
     const knex = app().server.knex;
@@ -101,5 +107,6 @@ onEachDatabase('live stream resumed across drops', (app) => {
     expect(missing(), 'spans lost').to.deep.equal([]);
     expect(stream.repeated, 'spans sent twice').to.deep.equal([]);
     expect(stream.seen.size).to.equal(WRITERS * SPANS_PER_WRITER + held.length + 1);
+    expect(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning')), 'listeners piling up on the stream').to.deep.equal([]);
   });
 }, { LIVE_POLL_INTERVAL_MS: '20' });
