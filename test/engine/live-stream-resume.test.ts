@@ -65,6 +65,7 @@ onEachDatabase('live stream resumed across drops', (app) => {
         await stream.until(() => stream.reconnections.length > reconnections, 30_000);
       }
     })().catch(() => undefined); // a stream short of spans is reported below, with the drops
+
     // On MariaDB a transaction takes its sequences, the stream sends spans above them, the
     // connection drops and resumes (from an id above them), and only then the batch commits.
     // SQLite has one writer: a transaction open there would hold every other writer back.
