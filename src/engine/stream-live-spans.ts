@@ -5,8 +5,10 @@
 import type { operations } from '../generated/engine.js';
 import type { EventSource, OperationHandler, StreamEvent } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
+import { RequestValidationError } from '../errors.js';
 import { exactJson } from '../json/exact-json.js';
-import { countSeqsBetween, latestSeq, seqsBetween, spansAfter, spansBySeq } from '../storage/spans/live-reads.js';
+import { countSeqsBetween, latestSeq, seqsBetween, spansAfter, spansBySeq, spansInRanges, unclaimedBetween } from '../storage/spans/live-reads.js';
+import { parseEventId, type EventPosition } from '../traces/live-event-id.js';
 import { LiveSpanFeed, type FeedEvent, type FeedReads } from '../traces/live-span-feed.js';
 import { liveSpan } from './wire.js';
 
@@ -38,6 +40,14 @@ function spanEvents(feed: LiveSpanFeed, pollIntervalMs: number): EventSource {
   };
 }
 
+/** Where a stream resumes: after the event whose id the client sends back, when it sends one. */
+export function resumePosition(lastEventId: string | undefined): EventPosition | undefined {
+  if (lastEventId === undefined) return undefined;
+  const position = parseEventId(lastEventId);
+  if (!position) throw new RequestValidationError([{ loc: ['header', 'last-event-id'], msg: 'Not an event id of this stream: send the id of the last event received, as it came', type: 'value_error' }]);
+  return position;
+}
+
 export function streamLiveSpans({ config, knex }: ServiceDeps): OperationHandler<operations['streamLiveSpans']> {
   const options: StreamOptions = { ...DEFAULT_STREAM_OPTIONS, pollIntervalMs: config.livePollIntervalMs };
   return async (request) => {
@@ -48,10 +58,13 @@ export function streamLiveSpans({ config, knex }: ServiceDeps): OperationHandler
       countBetween: (after, upTo) => countSeqsBetween(knex, applicationId, after, upTo),
       spansBySeq: (seqs) => spansBySeq(knex, applicationId, seqs),
       spansAfter: (after, limit) => spansAfter(knex, applicationId, after, limit),
+      unclaimedBetween: (after, upTo) => unclaimedBetween(knex, applicationId, after, upTo),
+      spansInRanges: (ranges) => spansInRanges(knex, applicationId, ranges),
     };
+    const resumeAfter = resumePosition(request.headers['last-event-id']);
     // The starting point is fixed before the response starts: whatever is stored after the
     // client sees the headers is sent.
-    const feed = await LiveSpanFeed.open(reads, request.headers['last-event-id'], { graceMs: options.graceMs, batchSize: options.batchSize });
+    const feed = await LiveSpanFeed.open(reads, resumeAfter, { graceMs: options.graceMs, batchSize: options.batchSize });
     return { status: 200, events: spanEvents(feed, options.pollIntervalMs) };
   };
 }

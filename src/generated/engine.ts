@@ -255,31 +255,37 @@ export interface paths {
          *     **Event format.** Each new span is one event, in ascending receive order:
          *
          *     ```
-         *     id: <receive sequence>
+         *     id: <event id>
          *     event: span
          *     data: <LiveSpan JSON on one line>
          *
          *     ```
          *
-         *     The receive sequence is a positive integer, written in decimal, that orders the
-         *     spans by when ingestion stored them (it may skip numbers). A comment line
-         *     `: heartbeat` is sent when the stream opens (so the response starts at once) and
-         *     then every 15 seconds, so that proxies keep the connection open and clients notice
-         *     a dead one.
+         *     The receive order is that of a sequence number ingestion gives each span as it
+         *     stores it (it may skip numbers). The event id is an opaque string of at most 1812
+         *     characters: keep the id of the last event received and send it back, unchanged, as
+         *     `Last-Event-ID`. A comment line `: heartbeat` is sent when the stream opens (so the
+         *     response starts at once) and then every 15 seconds, so that proxies keep the
+         *     connection open and clients notice a dead one.
          *
          *     **Late commits.** Concurrent ingestion can commit a span after spans with higher
          *     receive sequences were already sent. Such a span is still sent, once, as soon as it
-         *     is committed (within 60 seconds of the higher sequences being seen), and its event
-         *     carries the `id` of the highest sequence sent so far rather than its own: event ids
-         *     never decrease, so resuming after the last id seen repeats nothing.
+         *     is committed, provided that is within the late-commit window: 60 seconds from the
+         *     moment a higher sequence was sent.
          *
          *     **Resuming.** Without `Last-Event-ID` the stream starts with the spans received
          *     after the connection opened. With `Last-Event-ID` it first sends every stored span
-         *     of the application whose receive sequence is greater than the one given, then goes
-         *     on with new spans; no span is repeated across a reconnection. One case is not
-         *     covered: a span whose transaction was still open when the connection dropped, with a
-         *     receive sequence at or below `Last-Event-ID`, is not sent after resuming (the server
-         *     keeps no state between connections); `GET /traces/live` lists it. Browsers'
+         *     of the application that the stream had not sent before that event, then goes on
+         *     with new spans. Across any number of reconnections, to any instance, every span is
+         *     sent exactly once: none is lost and none repeated, spans whose transactions were
+         *     still open at a drop included, as long as each commits within the late-commit
+         *     window (for the spans owed at a reconnection, counted again from it). The event id
+         *     records what is still owed below it as at most 64 runs of receive sequences. When
+         *     more runs are owed at once (many transactions open together, or a Galera cluster,
+         *     whose nodes' AUTO_INCREMENT offsets leave runs between the spans), the id keeps the
+         *     newest 64, and a span of the older runs that commits after the drop is not sent on
+         *     the resumed stream; `GET /traces/live` lists it. Ids issued by earlier versions (a
+         *     plain receive sequence) are still accepted and resume as they did. Browsers'
          *     `EventSource` sends the header by itself when it reconnects, but it cannot send
          *     `Authorization` or `X-Vendor-App-Id`: use a fetch-based SSE client.
          *
@@ -2366,8 +2372,9 @@ export interface operations {
                  */
                 "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
                 /**
-                 * @description The receive sequence (the `id` of the last event seen) to resume after. The
-                 *     stream then starts with the first span received after it.
+                 * @description The `id` of the last event received, sent back unchanged: the stream resumes
+                 *     with the spans it had not sent before that event. A value not in the form of
+                 *     this stream's event ids is a 422.
                  * @example 1042
                  */
                 "Last-Event-ID"?: string;

@@ -47,8 +47,14 @@ export function writeEventStream(ctx: KoaContext, reply: EventStreamReply, log: 
     });
   const send = async (text: string) => {
     if (!stream.write(text)) await new Promise<void>((resolve) => {
-      stream.once('drain', resolve);
-      stream.once('close', resolve);
+      // Both listeners go once either fires: left behind, one per wait piled up on a long stream.
+      const done = () => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        resolve();
+      };
+      stream.once('drain', done);
+      stream.once('close', done);
     });
   };
 

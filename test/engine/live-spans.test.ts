@@ -1,6 +1,7 @@
 // GET /traces/live and GET /traces/live/stream over HTTP on every database: receive order,
 // the optional window, pagination, and the SSE stream (new spans only, Last-Event-ID resume
-// without loss or repetition, a span whose transaction commits late). The streams poll every
+// without loss or repetition, a span whose transaction commits late, before or after a resume;
+// test/engine/live-stream-resume.test.ts drops and resumes under concurrent writers). The streams poll every
 // 20 ms (LIVE_POLL_INTERVAL_MS) and the tests wait for what they expect, never for a fixed time.
 import { expect } from 'chai';
 import type { Knex } from 'knex';
@@ -225,8 +226,17 @@ onEachDatabase('live spans', (app) => {
       await stream.close();
       const [fast, slow] = stream.events;
       expect([JSON.parse(fast?.data as string).span_name, JSON.parse(slow?.data as string).span_name]).to.deep.equal(['fast', 'slow']);
-      // Ids never go down, so resuming after the late span repeats nothing.
-      expect(slow?.id).to.equal(fast?.id);
+      // The fast span's id still owes the slow one: resumed from it, a stream sends the slow span;
+      // resumed from the slow span's id, it repeats nothing.
+      await storeSpans(knex, [span(72, { span_name: 'after' })]);
+      const names = async (lastEventId: string) => {
+        const resumed = await openStream(streamUrl(), { ...caller.headers, 'Last-Event-ID': lastEventId });
+        await resumed.until(() => resumed.events.some((event) => JSON.parse(event.data as string).span_name === 'after'));
+        await resumed.close();
+        return resumed.events.map((event) => JSON.parse(event.data as string).span_name);
+      };
+      expect(await names(fast?.id as string)).to.deep.equal(['slow', 'after']);
+      expect(await names(slow?.id as string)).to.deep.equal(['after']);
     });
 
     it('polls storage at LIVE_POLL_INTERVAL_MS (20 ms here), not at the 500 ms default', async function () {
@@ -284,10 +294,13 @@ onEachDatabase('live spans', (app) => {
       }
     });
 
-    it('is a 422 for a Last-Event-ID that is not a sequence number', async () => {
-      const response = await call(app().url, 'GET', '/traces/live/stream', { headers: { ...caller.headers, 'Last-Event-ID': 'abc' } });
-      expect(response.status).to.equal(422);
-      expect(response.body.detail[0].loc).to.deep.equal(['header', 'last-event-id']);
-    });
+    // Refused by the document's pattern, by its length, and (well formed to the pattern) by the id's own rules.
+    for (const [what, lastEventId] of [['letters', 'abc'], ['twenty digits', '1'.repeat(20)], ['a run of sequences below 1', '10_9.2'], ['runs out of order', '10_5,1']]) {
+      it(`is a 422 for a Last-Event-ID that is not an event id of the stream: ${what}`, async () => {
+        const response = await call(app().url, 'GET', '/traces/live/stream', { headers: { ...caller.headers, 'Last-Event-ID': lastEventId as string } });
+        expect(response.status).to.equal(422);
+        expect(response.body.detail[0].loc).to.deep.equal(['header', 'last-event-id']);
+      });
+    }
   });
 }, { LIVE_POLL_INTERVAL_MS: '20' });

@@ -18,6 +18,7 @@ export class LiveStreamClient {
   readonly firstIds: string[] = [];
   private readonly stopper = new AbortController();
   private running: Promise<void> = Promise.resolve();
+  private connection: AbortController | undefined;
 
   private constructor(
     private readonly url: string,
@@ -59,6 +60,11 @@ export class LiveStreamClient {
     }
   }
 
+  /** Breaks the connection being read, as a network failure would: the client reconnects with Last-Event-ID. */
+  drop(): void {
+    this.connection?.abort();
+  }
+
   async close(): Promise<void> {
     this.stopper.abort();
     await this.running.catch(() => undefined);
@@ -87,6 +93,7 @@ export class LiveStreamClient {
   }
 
   private async read(response: Response, connection: AbortController): Promise<void> {
+    this.connection = connection;
     const stop = () => connection.abort();
     this.stopper.signal.addEventListener('abort', stop);
     let silence: NodeJS.Timeout | undefined;

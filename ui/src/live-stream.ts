@@ -11,7 +11,7 @@ import { problemMessage } from './api';
 export type LiveSpan = components['schemas']['LiveSpan'];
 
 export interface LiveEvent {
-  /** The event id: the receive sequence to resume after. */
+  /** The event id (opaque): sent back as Last-Event-ID to resume after this event. */
   id: string;
   span: LiveSpan;
 }

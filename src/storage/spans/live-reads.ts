@@ -8,6 +8,12 @@ import { dialectFor } from '../sql/index.js';
 import { asNumber, normaliseSpan, selectSpanColumns, type StoredSpan } from './stored-span.js';
 import { betweenNanos } from './time-bounds.js';
 
+/** The receive sequences low..high, inclusive. */
+export interface SeqRange {
+  low: bigint;
+  high: bigint;
+}
+
 /** The application's spans in an optional `[startNs, endNs)` window of start times. */
 export interface RecentSpansQuery {
   applicationId: string;
@@ -149,5 +155,62 @@ export function spansAfterQuery(knex: Knex, applicationId: string, after: string
 /** The application's spans with a receive sequence above `after`, ascending, at most `limit`. */
 export async function spansAfter(knex: Knex, applicationId: string, after: string, limit: number): Promise<StoredSpan[]> {
   const rows: Array<Record<string, unknown>> = await spansAfterQuery(knex, applicationId, after, limit);
+  return rows.map(normaliseSpan);
+}
+
+/**
+ * The gaps of the other applications' receive sequences in `(after, upTo]`: each row is a
+ * sequence held by another application that follows a gap (`prev_seq` NULL for the first) or
+ * ends the run (`last` 1). Read along seq: SQLite's rowid; on MariaDB the unique index on seq
+ * (which holds application_id), forced, as the planner took the primary key for `<>` and read
+ * every other application's spans.
+ */
+export function othersGapsQuery(knex: Knex, applicationId: string, after: string, upTo: string): Knex.QueryBuilder {
+  const dialect = dialectFor(knex);
+  const spans = dialect.name === 'mysql' ? knex.raw(dialect.tableThroughIndex('spans', 's', 'spans_seq')) : 'spans as s';
+  const held = knex
+    .from(spans)
+    .select('s.seq', knex.raw('LAG(s.seq) OVER (ORDER BY s.seq) AS prev_seq'), knex.raw('LEAD(s.seq) OVER (ORDER BY s.seq) AS next_seq'))
+    .where('s.application_id', '<>', applicationId)
+    .whereRaw(`s.seq > ${dialect.exactInteger}`, [after])
+    .whereRaw(`s.seq <= ${dialect.exactInteger}`, [upTo]);
+  return knex
+    .from(held.as('g'))
+    .select({ seq: bigintAsText(knex, 'g.seq'), prev: bigintAsText(knex, 'g.prev_seq'), last: knex.raw('CASE WHEN g.next_seq IS NULL THEN 1 ELSE 0 END') })
+    .whereRaw('g.prev_seq IS NULL OR g.seq - g.prev_seq > 1 OR g.next_seq IS NULL')
+    .orderBy('g.seq');
+}
+
+/** The sequences in `(after, upTo]` that no other application's stored span holds, as ascending ranges. */
+export async function unclaimedBetween(knex: Knex, applicationId: string, after: string, upTo: string): Promise<SeqRange[]> {
+  const rows: Array<{ seq: unknown; prev: unknown; last: unknown }> = await othersGapsQuery(knex, applicationId, after, upTo);
+  const start = BigInt(after);
+  const end = BigInt(upTo);
+  if (rows.length === 0) return start < end ? [{ low: start + 1n, high: end }] : [];
+  const ranges: SeqRange[] = [];
+  for (const row of rows) {
+    const seq = BigInt(String(row.seq));
+    const below = row.prev === null || row.prev === undefined ? start : BigInt(String(row.prev));
+    if (seq - below > 1n) ranges.push({ low: below + 1n, high: seq - 1n });
+    if (Number(row.last) === 1 && seq < end) ranges.push({ low: seq + 1n, high: end });
+  }
+  return ranges;
+}
+
+/** The application's stored spans with a receive sequence in one of `ranges` (at least one), ascending. */
+export function spansInRangesQuery(knex: Knex, applicationId: string, ranges: SeqRange[]): Knex.QueryBuilder {
+  const dialect = dialectFor(knex);
+  return selectSpanColumns(knex, knex({ s: 'spans' }), 's')
+    .where('s.application_id', applicationId)
+    .where((query) => {
+      for (const range of ranges) query.orWhereRaw(`s.seq BETWEEN ${dialect.exactInteger} AND ${dialect.exactInteger}`, [range.low.toString(), range.high.toString()]);
+    })
+    .orderBy('s.seq');
+}
+
+/** The application's spans with a receive sequence in one of `ranges`, ascending. */
+export async function spansInRanges(knex: Knex, applicationId: string, ranges: SeqRange[]): Promise<StoredSpan[]> {
+  if (ranges.length === 0) return [];
+  const rows: Array<Record<string, unknown>> = await spansInRangesQuery(knex, applicationId, ranges);
   return rows.map(normaliseSpan);
 }

@@ -1,16 +1,19 @@
 // The live endpoints' reads per dialect, without a database (table-driven): GET /traces/live's
 // page (without a window along the receive order; with one, the keys through the window's index)
-// and its total, and the stream's reads by receive sequence, bound as exact decimal text.
+// and its total, and the stream's reads by receive sequence, bound as exact decimal text (the
+// gaps of the other applications' sequences, and spans in runs of sequences, included).
 import type { Knex } from 'knex';
 import { windowQuery } from '../../../src/storage/paging.js';
 import {
   countSeqsBetweenQuery,
   latestSeqQuery,
   newestSpansQuery,
+  othersGapsQuery,
   recentTotalQuery,
   seqsBetweenQuery,
   spansAfterQuery,
   spansBySeqQuery,
+  spansInRangesQuery,
   windowSeqsQuery,
   type RecentSpansQuery,
 } from '../../../src/storage/spans/live-reads.js';
@@ -82,6 +85,14 @@ const CASES: Array<SqlCase<Build>> = [
   ['spans after a receive sequence, ascending, at most a limit', (knex) => spansAfterQuery(knex, 'app_a', '9007199254740993', 100), {
     sqlite: { sql: `${SQLITE_SPANS} where \`s\`.\`application_id\` = ? and s.seq > CAST(? AS INTEGER) order by \`s\`.\`seq\` asc limit ?`, bindings: ['app_a', '9007199254740993', 100] },
     mysql: { sql: `${MYSQL_SPANS} where \`s\`.\`application_id\` = ? and s.seq > CAST(? AS SIGNED) order by \`s\`.\`seq\` asc limit ?`, bindings: ['app_a', '9007199254740993', 100] },
+  }],
+  ['the gaps of the other applications’ sequences in (after, upTo], along seq (FORCE INDEX on MariaDB)', (knex) => othersGapsQuery(knex, 'app_a', '10', '20'), {
+    sqlite: { sql: 'select CAST(g.seq AS TEXT) as `seq`, CAST(g.prev_seq AS TEXT) as `prev`, CASE WHEN g.next_seq IS NULL THEN 1 ELSE 0 END as `last` from (select `s`.`seq`, LAG(s.seq) OVER (ORDER BY s.seq) AS prev_seq, LEAD(s.seq) OVER (ORDER BY s.seq) AS next_seq from `spans` as `s` where `s`.`application_id` <> ? and s.seq > CAST(? AS INTEGER) and s.seq <= CAST(? AS INTEGER)) as `g` where g.prev_seq IS NULL OR g.seq - g.prev_seq > 1 OR g.next_seq IS NULL order by `g`.`seq` asc', bindings: ['app_a', '10', '20'] },
+    mysql: { sql: 'select CAST(g.seq AS CHAR) as `seq`, CAST(g.prev_seq AS CHAR) as `prev`, CASE WHEN g.next_seq IS NULL THEN 1 ELSE 0 END as `last` from (select `s`.`seq`, LAG(s.seq) OVER (ORDER BY s.seq) AS prev_seq, LEAD(s.seq) OVER (ORDER BY s.seq) AS next_seq from spans AS s FORCE INDEX (spans_seq) where `s`.`application_id` <> ? and s.seq > CAST(? AS SIGNED) and s.seq <= CAST(? AS SIGNED)) as `g` where g.prev_seq IS NULL OR g.seq - g.prev_seq > 1 OR g.next_seq IS NULL order by `g`.`seq` asc', bindings: ['app_a', '10', '20'] },
+  }],
+  ['spans in runs of receive sequences, ascending', (knex) => spansInRangesQuery(knex, 'app_a', [{ low: 3n, high: 5n }, { low: 9n, high: 9n }]), {
+    sqlite: { sql: `${SQLITE_SPANS} where \`s\`.\`application_id\` = ? and (s.seq BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER) or s.seq BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER)) order by \`s\`.\`seq\` asc`, bindings: ['app_a', '3', '5', '9', '9'] },
+    mysql: { sql: `${MYSQL_SPANS} where \`s\`.\`application_id\` = ? and (s.seq BETWEEN CAST(? AS SIGNED) AND CAST(? AS SIGNED) or s.seq BETWEEN CAST(? AS SIGNED) AND CAST(? AS SIGNED)) order by \`s\`.\`seq\` asc`, bindings: ['app_a', '3', '5', '9', '9'] },
   }],
 ];
 
