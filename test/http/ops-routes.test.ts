@@ -227,9 +227,12 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
   });
 
   it('answers malformed JSON with 422 on ["body"] and an over-large body with 413', async () => {
+    // The body is judged once the caller is known; without credentials both would be a 401.
+    const { token } = await seedUser(app(), 'malformed');
     const malformed = await call(app().url, 'POST', '/organizations', {
       rawBody: '{"name": ',
       headers: { 'content-type': 'application/json' },
+      token,
     });
     expect(malformed.status).to.equal(422);
     expect(malformed.body.detail[0].loc).to.deep.equal(['body']);
