@@ -76,12 +76,45 @@ describe('database errors that answer 503', () => {
     }
   });
 
+  it('a statement the server stops or cannot finish under load: 503, and no lock conflict (not retried)', async () => {
+    for (const [errno, code] of [
+      [1317, 'ER_QUERY_INTERRUPTED'],
+      [1969, undefined],
+      [3024, 'ER_QUERY_TIMEOUT'],
+      [1028, 'ER_FILSORT_ABORT'],
+      [1037, 'ER_OUTOFMEMORY'],
+      [1038, 'ER_OUT_OF_SORTMEMORY'],
+      [1041, 'ER_OUT_OF_RESOURCES'],
+      [1114, 'ER_RECORD_FILE_FULL'],
+      [1040, 'ER_CON_COUNT_ERROR'],
+      [1203, 'ER_TOO_MANY_USER_CONNECTIONS'],
+      [1226, 'ER_USER_LIMIT_REACHED'],
+      [1637, 'ER_TOO_MANY_CONCURRENT_TRXS'],
+      [1053, 'ER_SERVER_SHUTDOWN'],
+      [1158, 'ER_NET_READ_ERROR'],
+      [1159, 'ER_NET_READ_INTERRUPTED'],
+      [1160, 'ER_NET_ERROR_ON_WRITE'],
+      [1161, 'ER_NET_WRITE_INTERRUPTED'],
+      [4031, 'ER_CLIENT_INTERACTION_TIMEOUT'],
+      [1181, 'ER_ERROR_DURING_ROLLBACK'],
+      [1412, 'ER_TABLE_DEF_CHANGED'],
+      [1020, 'ER_CHECKREAD'],
+    ] as const) {
+      const error = await errorFor({ errno, message: 'stopped' }, () => knex.transaction((trx) => trx('spans').select('trace_id')));
+      expect(error, String(errno)).to.include({ errno });
+      expect((error as { code?: unknown }).code, String(errno)).to.equal(code);
+      expect(isDatabaseUnavailable(error), String(errno)).to.equal(true);
+      expect(isLockConflict(error), String(errno)).to.equal(false);
+    }
+  });
+
   it('not errors of the request or of the code: a duplicate key, a missing table, a syntax error', async () => {
     for (const errno of [1062, 1146, 1064, 1105]) {
       const error = await errorFor({ errno, message: 'no' });
       expect(isDatabaseUnavailable(error), String(errno)).to.equal(false);
     }
     expect(isDatabaseUnavailable({ errno: 1927, code: 'ER_SOMETHING_ELSE' })).to.equal(false);
+    expect(isDatabaseUnavailable({ errno: 1969, code: 'ER_SOMETHING_ELSE' })).to.equal(false);
     expect(isDatabaseUnavailable(new Error('plain'))).to.equal(false);
     expect(isDatabaseUnavailable(undefined)).to.equal(false);
   });

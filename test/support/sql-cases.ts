@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import type { FilterNode } from '../../src/filter/ast.js';
-import { validateFilter } from '../../src/filter/validate.js';
+import { validateFilter, type FilterOptions } from '../../src/filter/validate.js';
 import type { DialectName } from '../../src/storage/sql/index.js';
 import type { SqlDialect } from '../../src/storage/sql/dialect.js';
 import { mysqlDialect } from '../../src/storage/sql/mysql.js';
@@ -72,8 +72,8 @@ export function sqlCases<I>(cases: Array<SqlCase<I>>, build: (knex: Knex, input:
 }
 
 /** A filter as the API hands it to storage: validated, or the test fails. */
-export function validFilter(filter: unknown): FilterNode | null {
-  const validated = validateFilter(filter);
+export function validFilter(filter: unknown, options?: FilterOptions): FilterNode | null {
+  const validated = validateFilter(filter, options);
   if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
   return validated.filter;
 }

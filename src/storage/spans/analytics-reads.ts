@@ -24,7 +24,7 @@ import { asNumber, asText } from './stored-span.js';
 import { MIN_STORED_INTEGER } from './time-bounds.js';
 import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupAverageParts, rollupDimensionOf, rollupPlan, type RollupPlan } from './rollup-reads.js';
 import { foldedAnalyticsRows } from './folded-analytics.js';
-import { matchingTraces } from './trace-pages.js';
+import { matchingTraces, windowSpanTimes, type SpanTimes } from './trace-pages.js';
 import { matchingSlotRollups, SLOT_KEY_SQL, slotBucketsExact, slotRollupPlan } from './slot-rollup-reads.js';
 
 export type AnalyticsGrain = 'spans' | 'traces';
@@ -54,6 +54,8 @@ export interface AnalyticsQuery extends WindowFilter {
   orderBy: { measure: number; direction: 'asc' | 'desc' };
   rowLimit: number;
   widthNs: bigint;
+  /** At grain traces, the span times of the window's traces (set by analyticsRows, windowSpanTimes()). */
+  spanTimes?: SpanTimes | null;
   /** Read from the roll-ups instead of the spans (set by analyticsRows when rollupPlan allows). */
   rollup?: RollupPlan;
 }
@@ -401,7 +403,7 @@ export async function analyticsRows(knex: Knex, request: AnalyticsQuery): Promis
     const dialect = dialectFor(trx);
     const plan = rollupPlan(asRollup) ?? slotRollupPlan(asRollup, request.indexedSlots);
     const exact = plan && (plan.slot ? await slotBucketsExact(trx, dialect, asRollup, plan) : !(await hasPartialBuckets(trx, dialect, asRollup, plan)));
-    const query = plan && exact ? { ...request, rollup: plan } : request;
+    const query = plan && exact ? { ...request, rollup: plan } : request.grain === 'traces' ? { ...request, spanTimes: await windowSpanTimes(trx, request) } : request;
     if (query.groupBy.length === 0) {
       const series = await readPoints(trx, query, { kind: 'all' });
       const all = [...series.values()][0];

@@ -6,7 +6,7 @@ import type { WindowFilter } from './span-pages.js';
 import { asNumber } from './stored-span.js';
 import { figureCells } from './trace-figure-reads.js';
 import type { TraceFigure } from './trace-figures.js';
-import { matchingTraces } from './trace-pages.js';
+import { matchingTraces, windowSpanTimes, type SpanTimes } from './trace-pages.js';
 
 /** The percentiles of trace metrics, as whole percents: position = p × (n − 1) / 100. */
 export const METRIC_PERCENTS = [50, 90, 95, 99] as const;
@@ -43,8 +43,11 @@ export function percentileRanks(count: number): number[] {
 const FIGURE_COLUMNS: Record<MetricFigure, string> = { duration: 'd', cost: 'c', spans: 's' };
 const FIGURES = Object.values(FIGURE_COLUMNS);
 
+/** A window and filter, with the span times of the window's traces when the filter reads spans (windowSpanTimes()). */
+export type MetricQuery = WindowFilter & { spanTimes?: SpanTimes | null };
+
 /** The figures of every trace `POST /traces?search_child_spans=true` lists, as the derived table `m`. */
-function matchedFigures(knex: Knex, query: WindowFilter): Knex.QueryBuilder {
+function matchedFigures(knex: Knex, query: MetricQuery): Knex.QueryBuilder {
   return matchingTraces(knex, { ...query, searchChildSpans: true })
     .select({ d: 't.duration_ms', c: 't.total_cost' })
     .select(knex.raw(`${dialectFor(knex).asDouble('t.spans_count')} AS s`))
@@ -56,7 +59,7 @@ function matchedFigures(knex: Knex, query: WindowFilter): Knex.QueryBuilder {
  * single accurate pass, where the database has it; else the mean first, then the mean squared
  * deviation from it, over the CTE `m`).
  */
-export function metricAggregatesQuery(knex: Knex, query: WindowFilter): Knex.QueryBuilder {
+export function metricAggregatesQuery(knex: Knex, query: MetricQuery): Knex.QueryBuilder {
   const summary = FIGURES.flatMap((v) => [`AVG(${v}) AS mean_${v}`, `MIN(${v}) AS min_${v}`, `MAX(${v}) AS max_${v}`]);
   if (dialectFor(knex).hasVarPop) {
     const spreads = FIGURES.map((v) => `VAR_POP(${v}) AS variance_${v}`);
@@ -70,7 +73,7 @@ export function metricAggregatesQuery(knex: Knex, query: WindowFilter): Knex.Que
 }
 
 /** The second read: each figure's values at the given 0-based ranks in ascending order (ROW_NUMBER()). */
-export function rankedValuesQuery(knex: Knex, query: WindowFilter, ranks: number[]): Knex.QueryBuilder {
+export function rankedValuesQuery(knex: Knex, query: MetricQuery, ranks: number[]): Knex.QueryBuilder {
   return knex
     .select('*')
     .from(
@@ -126,11 +129,12 @@ async function foldedMetricRanks(trx: Knex.Transaction, query: WindowFilter): Pr
  *     the ranks bound as constants: COUNT(*) OVER () costs as much as a sort there).
  * At most a few dozen values reach Node, however many traces match.
  */
-export async function traceMetricRanks(knex: Knex, query: WindowFilter): Promise<MetricRanks> {
+export async function traceMetricRanks(knex: Knex, request: WindowFilter): Promise<MetricRanks> {
   const { snapshot } = dialectFor(knex);
   const work = async (trx: Knex.Transaction): Promise<MetricRanks> => {
-    const folded = query.filter === null ? await foldedMetricRanks(trx, query) : undefined;
+    const folded = request.filter === null ? await foldedMetricRanks(trx, request) : undefined;
     if (folded) return folded;
+    const query = { ...request, spanTimes: await windowSpanTimes(trx, request) };
     const [aggregates] = (await metricAggregatesQuery(trx, query)) as Array<Record<string, unknown> | undefined>;
     const count = asNumber(aggregates?.n ?? 0);
     const ranks = count > 0 ? percentileRanks(count) : [];

@@ -100,6 +100,8 @@ export interface SqlDialect {
   lockRows(query: Knex.QueryBuilder): Knex.QueryBuilder;
   /** `table AS alias`, read through the named index (a trusted name). */
   tableThroughIndex(table: string, alias: string, index: string): string;
+  /** The inner join whose left side is read first, whatever the statistics say (MariaDB's STRAIGHT_JOIN, SQLite's CROSS JOIN). */
+  readonly leftFirstJoin: string;
   /** In an upsert's update list, the value the insert brought for a column (`??` is the column). */
   readonly insertedValue: string;
   /** The scalar functions of the larger and the smaller of two values. */

@@ -162,6 +162,7 @@ export const mysqlDialect: SqlDialect = {
     return `${table} AS ${alias} FORCE INDEX (${index})`;
   },
 
+  leftFirstJoin: 'STRAIGHT_JOIN',
 
   asText(expression: string): string {
     return `CAST(${expression} AS CHAR)`;

@@ -124,6 +124,7 @@ export const sqliteDialect: SqlDialect = {
     return `${table} AS ${alias} INDEXED BY ${index}`;
   },
 
+  leftFirstJoin: 'CROSS JOIN',
 
   asText(expression: string): string {
     return `CAST(${expression} AS TEXT)`;

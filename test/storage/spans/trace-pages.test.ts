@@ -1,8 +1,9 @@
 // POST /traces's statements per dialect, without a database (table-driven): the matching traces
 // (no filter; a filter on the columns the summary copies from the root, without a join; a filter
-// that needs the root span joined; a filter on any span, as EXISTS), the page read and the total.
+// that needs the root span joined; a filter on any span, as EXISTS, or within the span times of the
+// window's traces as a derived table, and those span times), the page read and the total.
 import { countQuery, windowQuery } from '../../../src/storage/paging.js';
-import { matchingTraces, tracePageQuery, type TraceQuery } from '../../../src/storage/spans/trace-pages.js';
+import { matchingTraces, spanTimesQuery, tracePageQuery, type TraceQuery } from '../../../src/storage/spans/trace-pages.js';
 import { sqlCases, validFilter, type SqlCase } from '../../support/sql-cases.js';
 
 const WINDOW: TraceQuery = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null, indexedSlots: [], searchChildSpans: false };
@@ -61,6 +62,57 @@ const MATCHING: Array<SqlCase<TraceQuery>> = [
       bindings: ['app_a', START, END, 'GET%'],
     },
   }],
+  ['children searched within the span times: one range of spans, their distinct traces joined', { ...WINDOW, searchChildSpans: true, spanTimes: { startNs: 5n, endNs: 9n }, filter: validFilter({ field: 'span_name', op: 'eq', value: 'x' }) }, {
+    sqlite: {
+      sql:
+        `${TRACES} inner join (select distinct \`s\`.\`trace_id\` from \`spans\` as \`s\` where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS INTEGER) and s.start_time_unix_nano < CAST(? AS INTEGER) and (s.span_name = ?)) as \`m\` ` +
+        `on \`m\`.\`trace_id\` = \`t\`.\`trace_id\` ${SQLITE_WINDOW}`,
+      bindings: ['app_a', '5', '10', 'x', 'app_a', START, END],
+    },
+    mysql: {
+      sql:
+        `${TRACES} inner join (select distinct \`s\`.\`trace_id\` from \`spans\` as \`s\` where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS SIGNED) and s.start_time_unix_nano < CAST(? AS SIGNED) and ((s.span_name = ? AND s.span_name LIKE ? ESCAPE '!'))) as \`m\` ` +
+        `on \`m\`.\`trace_id\` = \`t\`.\`trace_id\` ${MYSQL_WINDOW}`,
+      bindings: ['app_a', '5', '10', 'x', 'x', 'app_a', START, END],
+    },
+  }],
+  ['a trace field within the span times: the span\'s own summary joined after the span, in that order', { ...WINDOW, searchChildSpans: true, spanTimes: { startNs: 5n, endNs: 9n }, filter: validFilter({ field: 'trace.spans_count', op: 'gt', value: 2 }, { traceFields: true }) }, {
+    sqlite: {
+      sql:
+        `${TRACES} inner join (select distinct \`s\`.\`trace_id\` from spans AS s CROSS JOIN traces AS u ON u.application_id = s.application_id AND u.trace_id = s.trace_id ` +
+        `where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS INTEGER) and s.start_time_unix_nano < CAST(? AS INTEGER) and (u.spans_count > ?)) as \`m\` on \`m\`.\`trace_id\` = \`t\`.\`trace_id\` ${SQLITE_WINDOW}`,
+      bindings: ['app_a', '5', '10', 2, 'app_a', START, END],
+    },
+    mysql: {
+      sql:
+        `${TRACES} inner join (select distinct \`s\`.\`trace_id\` from spans AS s STRAIGHT_JOIN traces AS u ON u.application_id = s.application_id AND u.trace_id = s.trace_id ` +
+        `where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS SIGNED) and s.start_time_unix_nano < CAST(? AS SIGNED) and (u.spans_count > ?)) as \`m\` on \`m\`.\`trace_id\` = \`t\`.\`trace_id\` ${MYSQL_WINDOW}`,
+      bindings: ['app_a', '5', '10', 2, 'app_a', START, END],
+    },
+  }],
+  ['no trace in the window (span times null): no span read', { ...WINDOW, searchChildSpans: true, spanTimes: null, filter: validFilter({ field: 'span_name', op: 'eq', value: 'x' }) }, {
+    sqlite: {
+      sql: `${TRACES} inner join (select distinct \`s\`.\`trace_id\` from \`spans\` as \`s\` where \`s\`.\`application_id\` = ? and 1 = 0 and (s.span_name = ?)) as \`m\` on \`m\`.\`trace_id\` = \`t\`.\`trace_id\` ${SQLITE_WINDOW}`,
+      bindings: ['app_a', 'x', 'app_a', START, END],
+    },
+    mysql: {
+      sql: `${TRACES} inner join (select distinct \`s\`.\`trace_id\` from \`spans\` as \`s\` where \`s\`.\`application_id\` = ? and 1 = 0 and ((s.span_name = ? AND s.span_name LIKE ? ESCAPE '!'))) as \`m\` on \`m\`.\`trace_id\` = \`t\`.\`trace_id\` ${MYSQL_WINDOW}`,
+      bindings: ['app_a', 'x', 'x', 'app_a', START, END],
+    },
+  }],
+];
+
+const SPAN_TIMES: Array<SqlCase<TraceQuery>> = [
+  ['the earliest start and the latest end of the window\'s traces, as text', WINDOW, {
+    sqlite: {
+      sql: 'select CAST(MIN(t.min_start_time_unix_nano) AS TEXT) as `first`, CAST(MAX(t.max_end_time_unix_nano) AS TEXT) as `last` from `traces` as `t` ' + SQLITE_WINDOW,
+      bindings: ['app_a', START, END],
+    },
+    mysql: {
+      sql: 'select CAST(MIN(t.min_start_time_unix_nano) AS CHAR) as `first`, CAST(MAX(t.max_end_time_unix_nano) AS CHAR) as `last` from `traces` as `t` ' + MYSQL_WINDOW,
+      bindings: ['app_a', START, END],
+    },
+  }],
 ];
 
 const SUMMARY_COLUMNS = '`t`.`trace_id`, `t`.`span_name`, `t`.`duration_ms`, `t`.`spans_count`, `t`.`total_cost`, `t`.`error_count`, `t`.`service_name`, `t`.`unit`, `t`.`parent_unit`';
@@ -102,6 +154,7 @@ const TOTALS: Array<SqlCase<TraceQuery>> = [
 
 describe('trace pages: SQL and bindings per dialect', () => {
   describe('matching traces', () => sqlCases(MATCHING, (knex, query) => matchingTraces(knex, query)));
+  describe('the span times of the window\'s traces', () => sqlCases(SPAN_TIMES, (knex, query) => spanTimesQuery(knex, query)));
   describe('the page read', () => sqlCases(PAGES, (knex, { query, offset }) => windowQuery(tracePageQuery(knex, matchingTraces(knex, query)), { limit: 20, offset })));
   describe('the total', () => sqlCases(TOTALS, (knex, query) => countQuery(matchingTraces(knex, query))));
 });
