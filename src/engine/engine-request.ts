@@ -7,7 +7,7 @@ import { exactJson, JSON_CONTENT_TYPE } from '../json/exact-json.js';
 import { RequestValidationError, type ValidationIssue } from '../errors.js';
 import type { FilterNode } from '../filter/ast.js';
 import { validateFilter } from '../filter/validate.js';
-import { timeWindow, type TimeWindow } from '../traces/time-window.js';
+import { timeWindow, type TimeWindow } from '../request/time-window.js';
 import type { RequestScope } from '../auth/principal.js';
 import { readySlots } from '../storage/accounts/indexed-attributes.js';
 import type { IndexedSlot } from '../storage/spans/indexed-slots.js';

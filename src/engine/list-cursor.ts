@@ -1,10 +1,10 @@
 // The `cursor` parameter of the engine's lists: which page a request reads (a page number, or
-// the position a cursor resumes from), with the rules of src/storage/paging-cursor.ts.
+// the position a cursor resumes from), with the rules of src/request/paging-cursor.ts.
 import type { IncomingMessage } from 'node:http';
 import type { SortColumn } from '../storage/keyset.js';
-import { listPosition as positionOf, type ListPosition } from '../storage/paging-cursor.js';
+import { listPosition as positionOf, type ListPosition } from '../request/paging-cursor.js';
 
-export { nextCursor } from '../storage/paging-cursor.js';
+export { nextCursor } from '../request/paging-cursor.js';
 
 export interface CursorRead {
   query: { cursor?: string };

@@ -5,9 +5,10 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components, operations } from '../generated/management.js';
 import { RequestValidationError } from '../errors.js';
 import { AUDIT_EVENT_ORDER, listAuditEvents as listAuditEventRows, type AuditEventFilter, type AuditEventRecord } from '../storage/audit/audit-events.js';
-import { listPosition, nextCursor } from '../storage/paging-cursor.js';
+import { listPosition, nextCursor } from '../request/paging-cursor.js';
+import { rfc3339ToCeilingMillis, rfc3339ToNanos } from '../request/time-window.js';
 import { pageWindow } from '../storage/paging.js';
-import { rfc3339ToCeilingMillis, rfc3339ToNanos, toIsoRequired } from '../storage/time.js';
+import { toIsoRequired } from '../storage/time.js';
 
 type Schemas = components['schemas'];
 

@@ -6,10 +6,10 @@ import { PermissionDeniedError } from '../errors.js';
 import type { components } from '../generated/management.js';
 import type { IncomingMessage } from 'node:http';
 import type { SortColumn } from '../storage/keyset.js';
-import { listPosition, type ListPosition } from '../storage/paging-cursor.js';
+import { listPosition, type ListPosition } from '../request/paging-cursor.js';
 import { pageWindow, type WindowedListRequest } from '../storage/paging.js';
 
-export { nextCursor } from '../storage/paging-cursor.js';
+export { nextCursor } from '../request/paging-cursor.js';
 
 /** The calling dashboard user; the document's `x-principals: [user]` already turned API keys away. */
 export function callingUser(request: { principal?: Principal }): UserPrincipal {
@@ -38,7 +38,7 @@ function sentPage(incoming: IncomingMessage): boolean {
 /**
  * The page a list request reads: `page` and `limit` (validated and defaulted by the document; the
  * fallbacks only guard), or the position of `cursor`, bound to the operation, the caller and
- * every parameter that decides the list (`bindingParts`); see src/storage/paging-cursor.ts.
+ * every parameter that decides the list (`bindingParts`); see src/request/paging-cursor.ts.
  */
 export function pageRequest(
   request: { operationId: string; query?: { page?: number; limit?: number; cursor?: string }; incoming: IncomingMessage },

@@ -6,8 +6,9 @@ import type { components, operations } from '../generated/management.js';
 import { RequestValidationError } from '../errors.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
+import { rfc3339ToCeilingMillis } from '../request/time-window.js';
 import type { ApplicationRecord } from '../storage/accounts/applications.js';
-import { rfc3339ToCeilingMillis, toIsoRequired } from '../storage/time.js';
+import { toIsoRequired } from '../storage/time.js';
 import { DAY_MS, dayStart, HOUR_MS, NO_API_KEY, USAGE_COUNTERS, zeroCounts, type UsageCounts } from '../storage/usage/usage-counts.js';
 import { readUsage, spansAcceptedSince, type UsageGranularity } from '../storage/usage/usage-reads.js';
 
@@ -38,7 +39,7 @@ export async function quotaStates(knex: Knex, applications: ApplicationRecord[],
 /** The window widened to whole buckets, with the rules the document cannot express (order, length). */
 function usageWindow(query: { start_time: string; end_time: string }, granularity: UsageGranularity): { start: number; end: number } {
   const width = WIDTH_MS[granularity];
-  // Read exactly, as every other window is (src/storage/time.ts): [start, end) in whole milliseconds.
+  // Read exactly, as every other window is (src/request/time-window.ts): [start, end) in whole milliseconds.
   const startMs = rfc3339ToCeilingMillis(query.start_time);
   const endMs = rfc3339ToCeilingMillis(query.end_time);
   if (endMs <= startMs) throw new RequestValidationError([{ loc: ['query', 'end_time'], msg: 'end_time must be after start_time (the window is [start_time, end_time))', type: 'value_error' }]);

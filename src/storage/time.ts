@@ -1,6 +1,5 @@
-// Timestamps are stored as epoch milliseconds and shown as RFC 3339 UTC with milliseconds; the
-// time bounds of requests are read from RFC 3339 exactly, to the nanosecond.
-import { RequestValidationError } from '../errors.js';
+// Timestamps are stored as epoch milliseconds and shown as RFC 3339 UTC with milliseconds. The
+// time bounds of requests are read in src/request/time-window.ts.
 
 export function toIso(epochMs: number | string | null): string | null {
   return epochMs === null ? null : new Date(Number(epochMs)).toISOString();
@@ -8,32 +7,4 @@ export function toIso(epochMs: number | string | null): string | null {
 
 export function toIsoRequired(epochMs: number | string): string {
   return new Date(Number(epochMs)).toISOString();
-}
-
-// What ajv-formats accepts as `date-time`: `T`, `t` or a space; any fraction; Z or an offset.
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
-
-/** Unix nanoseconds of an RFC 3339 date-time (already checked by the document's schema). */
-export function rfc3339ToNanos(text: string): bigint {
-  const match = RFC3339.exec(text);
-  if (!match) throw new RequestValidationError([{ loc: ['query'], msg: `not an RFC 3339 date-time: ${text}`, type: 'datetime_parsing' }]);
-  const [, year, month, day, hour, minute, second, fraction = '', zulu, sign, offsetHours = '0', offsetMinutes = '0'] = match;
-  // Not Date.UTC, which maps years 0-99 to 1900-1999; a leap second (:60) rolls over.
-  const date = new Date(0);
-  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
-  date.setUTCHours(Number(hour), Number(minute), Number(second), 0);
-  let seconds = BigInt(Math.floor(date.getTime() / 1000));
-  if (!zulu) {
-    const offset = (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60;
-    seconds -= BigInt(sign === '-' ? -offset : offset);
-  }
-  const nanos = BigInt(fraction.slice(0, 9).padEnd(9, '0') || '0');
-  return seconds * 1_000_000_000n + nanos;
-}
-
-/** The epoch millisecond a time bound falls on or just after: an event stamped at a whole millisecond is in [start, end) exactly when its millisecond is in [ceil(start), ceil(end)). */
-export function rfc3339ToCeilingMillis(text: string): number {
-  const nanos = rfc3339ToNanos(text);
-  const millis = nanos / 1_000_000n + (nanos % 1_000_000n > 0n ? 1n : 0n);
-  return Number(millis);
 }

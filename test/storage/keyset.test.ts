@@ -1,9 +1,8 @@
 // The keyset reads of the lists per dialect, without a database (table-driven): the rows after a
 // cursor's position as a range bound on the first sort column and an OR-chain (src/storage/keyset.ts),
-// on each list's page query; and the cursor codec (src/storage/paging-cursor.ts).
+// on each list's page query. The cursor codec's tests are in test/request/paging-cursor.test.ts.
 import { expect } from 'chai';
 import { afterKey, isKeyPart } from '../../src/storage/keyset.js';
-import { decodeCursor, encodeCursor, queryBinding } from '../../src/storage/paging-cursor.js';
 import { LIVE_ORDER, newestSpansQuery } from '../../src/storage/spans/live-reads.js';
 import { matchingSpans, SPAN_ORDER, spanPageQuery, type WindowFilter } from '../../src/storage/spans/span-pages.js';
 import { matchingTraces, TRACE_ORDER } from '../../src/storage/spans/trace-pages.js';
@@ -70,27 +69,5 @@ describe('keyset reads: SQL and bindings per dialect', () => {
     for (const good of ['0', '-1', '9223372036854775807', '-9223372036854775808', AT]) expect(isKeyPart(integer, good), good).to.equal(true);
     for (const bad of ['', '01', '1e3', ' 1', '9223372036854775808', '-9223372036854775809', 'x', '1.5']) expect(isKeyPart(integer, bad), bad).to.equal(false);
     expect(isKeyPart(SPAN_ORDER[1]!, '')).to.equal(false);
-  });
-});
-
-describe('the cursor codec', () => {
-  const binding = queryBinding(['querySpans', 'app_a', 1n, 2n, null, 20]);
-
-  it('reads back what it wrote, for its operation and query only', () => {
-    const cursor = encodeCursor('querySpans', binding, { key: [AT, TRACE, SPAN], page: 3 });
-    expect(cursor).to.match(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(cursor, 'querySpans', binding, 3)).to.deep.equal({ ok: true, position: { key: [AT, TRACE, SPAN], page: 3 } });
-    expect(decodeCursor(cursor, 'listTraces', binding, 3).ok).to.equal(false);
-    expect(decodeCursor(cursor, 'querySpans', queryBinding(['querySpans', 'app_b', 1n, 2n, null, 20]), 3).ok).to.equal(false);
-    expect(decodeCursor(cursor, 'querySpans', binding, 2).ok).to.equal(false);
-  });
-
-  it('refuses what it never wrote', () => {
-    const body = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const good = { v: 1, o: 'querySpans', p: 2, k: [AT, TRACE, SPAN], h: binding };
-    for (const bad of ['', '!!', 'e30', body([]), body({ ...good, v: 2 }), body({ ...good, p: 1 }), body({ ...good, p: 2.5 }), body({ ...good, k: [1, 2, 3] }), body({ ...good, h: 5 })]) {
-      expect(decodeCursor(bad, 'querySpans', binding, 3).ok, bad).to.equal(false);
-    }
-    expect(decodeCursor(body(good), 'querySpans', binding, 3).ok).to.equal(true);
   });
 });

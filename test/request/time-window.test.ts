@@ -1,7 +1,8 @@
-// The time window: RFC 3339 to exact nanoseconds (table-driven), and the end-after-start rule.
+// The time window of requests (src/request/time-window.ts): RFC 3339 to exact nanoseconds
+// (table-driven), to the ceiling millisecond, and the end-after-start rule.
 import { expect } from 'chai';
 import { RequestValidationError } from '../../src/errors.js';
-import { rfc3339ToNanos, timeWindow } from '../../src/traces/time-window.js';
+import { rfc3339ToCeilingMillis, rfc3339ToNanos, timeWindow } from '../../src/request/time-window.js';
 
 const CASES: Array<[string, bigint]> = [
   ['1970-01-01T00:00:00Z', 0n],
@@ -21,6 +22,21 @@ describe('time window', () => {
   for (const [text, nanos] of CASES) {
     it(`${text} → ${nanos}`, () => expect(rfc3339ToNanos(text)).to.equal(nanos));
   }
+
+  for (const [text, millis] of [
+    ['2025-11-22T08:26:40Z', 1_763_800_000_000],
+    ['2025-11-22T08:26:40.000000001Z', 1_763_800_000_001],
+    ['2025-11-22T08:26:40.001Z', 1_763_800_000_001],
+    ['1969-12-31T23:59:59.9999999Z', 0],
+  ] as Array<[string, number]>) {
+    it(`${text} → ceiling millisecond ${millis}`, () => expect(rfc3339ToCeilingMillis(text)).to.equal(millis));
+  }
+
+  it('is a 422 at ["query"] for text that is no RFC 3339 date-time (the documents check it first)', () => {
+    expect(() => rfc3339ToNanos('2025-11-22')).to.throw(RequestValidationError).with.property('issues').that.deep.equals([
+      { loc: ['query'], msg: 'not an RFC 3339 date-time: 2025-11-22', type: 'datetime_parsing' },
+    ]);
+  });
 
   it('keeps start inclusive / end exclusive bounds as given, and either may be left out', () => {
     expect(timeWindow({ start_time: '2025-11-22T08:26:40Z', end_time: '2025-11-22T08:26:40.000000001Z' })).to.deep.equal({

@@ -3,11 +3,12 @@
 // number it leads to, the operation, and a hash of the query it belongs to. Not a secret: the
 // application is always the one the request names (and the caller may read), so a forged cursor
 // can only move within what the caller may already list; the hash catches a cursor sent with
-// another query, where the position would mean nothing.
+// another query, where the position would mean nothing. Storage receives only the decoded
+// position (a ListRequest whose `after` key parts isKeyPart has checked).
 import { createHash } from 'node:crypto';
 import { RequestValidationError } from '../errors.js';
-import { isKeyPart, type SortColumn } from './keyset.js';
-import type { ListRequest } from './paging.js';
+import { isKeyPart, type SortColumn } from '../storage/keyset.js';
+import type { ListRequest } from '../storage/paging.js';
 
 const VERSION = 1;
 
