@@ -23,11 +23,12 @@ const LAYERS = {
   auth: ['accounts', 'storage', 'errors', 'permissions', 'config'],
   ingest: ['storage', 'span-enums', 'errors', 'json', 'config'],
   traces: ['storage', 'filter', 'errors', 'generated'],
+  request: ['storage', 'errors'],
   retention: ['storage', 'errors', 'config', 'periodic-passes'],
   indexing: ['storage', 'errors', 'config', 'periodic-passes'],
   operations: ['auth', 'errors', 'config'],
-  engine: ['operations', 'traces', 'ingest', 'auth', 'filter', 'storage', 'errors', 'json', 'generated', 'config'],
-  management: ['operations', 'accounts', 'auth', 'storage', 'errors', 'permissions', 'generated', 'config'],
+  engine: ['operations', 'request', 'traces', 'ingest', 'auth', 'filter', 'storage', 'errors', 'json', 'generated', 'config'],
+  management: ['operations', 'request', 'accounts', 'auth', 'storage', 'errors', 'permissions', 'generated', 'config'],
   api: ['operations', 'errors', 'generated', 'config'],
   ops: ['api', 'storage', 'errors', 'json', 'config'],
   dashboard: ['auth', 'storage', 'errors', 'permissions', 'config'],
@@ -47,6 +48,16 @@ function layerPattern(entry, climb) {
   return { regex: `^${climb}(${forbidden.join('|')})(/|\\.js$)`, message };
 }
 
+/**
+ * Storage receives requests already parsed (src/request/: a decoded cursor, nanosecond bounds):
+ * of the error vocabulary it may not use the request's own failures.
+ */
+const STORAGE_PARSES_NO_REQUESTS = {
+  regex: '^(\\.\\./)+errors\\.js$',
+  importNames: ['RequestValidationError', 'MalformedRequestError', 'ValidationIssue'],
+  message: 'storage receives parsed, typed values and answers no request error: parse the request in src/request/ (eslint.config.js)',
+};
+
 const restrict = (files, patterns) => ({ files: [files], rules: { 'no-restricted-imports': ['error', { patterns }] } });
 
 /**
@@ -56,11 +67,12 @@ const restrict = (files, patterns) => ({ files: [files], rules: { 'no-restricted
 function layeringRules() {
   const blocks = Object.keys(LAYERS).flatMap((entry) => {
     if (SINGLE_FILES.has(entry)) return [restrict(`src/${entry}.ts`, [layerPattern(entry, '\\./')])];
-    return [1, 2, 3, 4].map((depth) => restrict(`src/${entry}/${'*/'.repeat(depth - 1)}*.ts`, [layerPattern(entry, '(\\.\\./)'.repeat(depth))]));
+    const extra = entry === 'storage' ? [STORAGE_PARSES_NO_REQUESTS] : [];
+    return [1, 2, 3, 4].map((depth) => restrict(`src/${entry}/${'*/'.repeat(depth - 1)}*.ts`, [layerPattern(entry, '(\\.\\./)'.repeat(depth)), ...extra]));
   });
   // Inside storage, the dialects are the bottom: they know nothing of the tables they serve.
   const siblings = { regex: '^\\.\\./(?!\\.\\./)', message: 'src/storage/sql imports only its own modules (eslint.config.js)' };
-  blocks.push(restrict('src/storage/sql/*.ts', [layerPattern('storage', '(\\.\\./){2}'), siblings]));
+  blocks.push(restrict('src/storage/sql/*.ts', [layerPattern('storage', '(\\.\\./){2}'), siblings, STORAGE_PARSES_NO_REQUESTS]));
   return blocks;
 }
 
