@@ -22,6 +22,7 @@ import { placeholders, type Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import { RowStatements, type NativeStatement } from '../sql/row-statements.js';
 import { bulkWriteTransaction } from '../transactions.js';
+import type { DeletedColumn, DeletedSpan, DerivedData } from './derived-data.js';
 import { slotColumn, type IndexedSlot } from './indexed-slots.js';
 import { accumulate, bucketStartSeconds, emptyTotals, figureColumns, FIGURES, mergeRollupsQueries, mergeRollupsQuery, nanosText, paddedRuns, ROLLUP_WIDTHS_S, secondsOf, touchedBuckets, WIDTHS_NS, type FigureSpan, type FigureTotals } from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
@@ -237,3 +238,33 @@ export async function rebuildSlotRollups(knex: Knex, applicationId: string, slot
   }
   return rebuilt;
 }
+
+/** A deleted span's value for a slot, as deletedColumns had the purge read it. */
+function slotEntryOfDeleted(span: DeletedSpan, slot: IndexedSlot): SlotEntry {
+  return { kind: Number(span[`kind_${slot.slot}`]) as ValueKind, value: (span[`value_${slot.slot}`] as string | null) ?? '' };
+}
+
+/** The table `slot_rollups` behind the derived-data seam: only for an application that indexes keys. */
+export const slotRollups: DerivedData = {
+  name: 'slot roll-ups',
+  // Per indexed slot value, under the generations the rows' slots were filled with.
+  async onStored({ fresh, slots }, { db, runNative }) {
+    if (slots.length === 0) return;
+    for (const statement of writerSlotRollupUpserts(db, slotRollupDeltas(fresh, slots, slotEntryOfRow, 1))) await runNative(statement);
+  },
+  deletedColumns(db, slots) {
+    const columns: DeletedColumn[] = ['application_id', 'duration_ms', 'cost', 'usage_amount'];
+    // Each slot's value and kind.
+    for (const slot of slots) {
+      const kind = slotKindSql(db, slot, 'spans');
+      columns.push(`${slotColumn(slot.slot)} as value_${slot.slot}`, db.raw(`${kind.sql} AS kind_${slot.slot}`, kind.bindings));
+    }
+    return columns;
+  },
+  async onDeleted({ spans, slots }, { db, run }) {
+    if (slots.length === 0) return;
+    // The purge read deletedColumns of each span.
+    const deltas = slotRollupDeltas(spans as unknown as Array<SlotRollupSpan & DeletedSpan>, slots, slotEntryOfDeleted, -1);
+    for (const statement of [...addSlotRollupsQueries(db, deltas), ...emptySlotRollupsQueries(db, deltas)]) await run(statement);
+  },
+};

@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { placeholders } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import { RowStatements, type NativeStatement } from '../sql/row-statements.js';
+import type { DerivedData } from './derived-data.js';
 import type { FilterColumn } from './filter-targets.js';
 import type { SpanRow } from './span-row.js';
 
@@ -405,3 +406,22 @@ export function emptyRollupsQueries(db: Knex, deltas: RollupDelta[]): Knex.Query
       .del(),
   );
 }
+
+/** The columns of a deleted span its roll-ups need (besides its start), as the purge reads them. */
+const DELETED_COLUMNS = ['application_id', 'duration_ms', 'cost', 'usage_amount', ...ROLLUP_DIMENSIONS];
+
+/** The table `span_rollups` behind the derived-data seam. */
+export const spanRollups: DerivedData = {
+  name: 'span roll-ups',
+  // Once per batch, after every round, so that the roll-up rows every writer of the application
+  // touches stay locked briefly: one statement for a batch's few dozen deltas as a rule (paddedRuns).
+  async onStored({ fresh }, { db, runNative }) {
+    for (const statement of writerRollupUpserts(db, rollupDeltas(fresh, 1))) await runNative(statement);
+  },
+  deletedColumns: () => DELETED_COLUMNS,
+  async onDeleted({ spans }, { db, run }) {
+    // The purge read DELETED_COLUMNS of each span.
+    const deltas = rollupDeltas(spans as unknown as RollupSpan[], -1);
+    for (const statement of [...addRollupsQuery(db, deltas), ...emptyRollupsQueries(db, deltas)]) await run(statement);
+  },
+};

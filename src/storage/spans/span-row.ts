@@ -98,3 +98,14 @@ export const SPAN_ROW_COLUMNS = [
 type MissingColumn = Exclude<keyof SpanRow, (typeof SPAN_ROW_COLUMNS)[number]>;
 const everyFieldIsAColumn: [MissingColumn] extends [never] ? true : MissingColumn = true;
 void everyFieldIsAColumn;
+
+/** The items by key, each group in the items' order, the groups in the order their keys first appear. */
+export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}

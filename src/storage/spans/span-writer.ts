@@ -1,6 +1,5 @@
-// Stores spans durably and keeps the per-trace summaries (table `traces`), the roll-ups (table
-// `span_rollups`, span-rollups.ts; for applications that index keys also `slot_rollups`,
-// slot-rollups.ts) and the request's usage (table `usage_hourly`,
+// Stores spans durably and keeps what is derived from them (derived-structures.ts, through the
+// seam of derived-data.ts) and the request's usage (table `usage_hourly`,
 // ../usage/usage-counts.ts) current, as spans arrive in any order and in any number of batches.
 // A span already stored (same application, trace_id, span_id) is kept, never stored or counted
 // twice.
@@ -10,12 +9,10 @@ import { bulkWriteTransaction, runCompiled } from '../transactions.js';
 import { SLOT_NUMBERS, slotColumn, type IndexedSlot } from './indexed-slots.js';
 import { insertSpansMysql, insertSpansSqlite } from './span-insert.js';
 import { sendPrepared } from '../sql/mysql-transaction.js';
-import { inPowerOfTwoRuns, type NativeStatement } from '../sql/row-statements.js';
-import { rollupDeltas, writerRollupUpserts } from './span-rollups.js';
-import { slotEntryOfRow, slotRollupDeltas, writerSlotRollupUpserts } from './slot-rollups.js';
-import type { SpanRow } from './span-row.js';
-import { batchSummaries, groupBy, writerMergeStatement } from './trace-summaries.js';
-import { addValuesQueries, slotValuesOf, syncTimesQuery } from './trace-slot-values.js';
+import type { NativeStatement } from '../sql/row-statements.js';
+import type { DerivedData } from './derived-data.js';
+import { DERIVED_STRUCTURES } from './derived-structures.js';
+import { groupBy, type SpanRow } from './span-row.js';
 import { addUsageQuery, recordUsage, type UsageDelta } from '../usage/usage-counts.js';
 
 /**
@@ -41,10 +38,9 @@ export interface StoreOptions {
    */
   slotKeysValidUntil?: number;
   /**
-   * The application's slots in use, with their keys and generations: the values the rows hold in
-   * them are filed per trace (trace-slot-values.ts) and rolled up per value (slot-rollups.ts).
-   * None: the application indexes no attribute (and no statement of either is sent). The rows
-   * must then be of that one application.
+   * The application's slots in use, with their keys and generations, handed to the derived
+   * structures (filed per trace, rolled up per value). None: the application indexes no
+   * attribute. The rows must then be of that one application.
    */
   traceSlots?: readonly IndexedSlot[];
   /**
@@ -53,9 +49,11 @@ export interface StoreOptions {
    * (or repeated in the batch), so the usage counts exactly what the transaction commits.
    */
   usage?: UsageDelta;
+  /** The structures kept with the spans, in the order they are called: DERIVED_STRUCTURES unless given. */
+  derived?: readonly DerivedData[];
 }
 
-/** Traces whose spans and summaries one round of statements writes. */
+/** Traces one round of statements writes: their spans, then each derived structure's onTracesStored. */
 const TRACES_PER_ROUND = 500;
 
 /** The statements of one write, inside its transaction: `db` builds them, the others run them. */
@@ -68,12 +66,6 @@ interface Writer {
   /** Runs a statement compiled ahead (sql/row-statements.ts): prepared on MariaDB/MySQL too. */
   runNative(statement: NativeStatement): Promise<unknown>;
 }
-
-/**
- * Rows per summary merge: within SQLite's 500-term compound inserts, and few enough distinct sizes
- * (powers of two) that each connection prepares a handful of texts.
- */
-const SUMMARIES_PER_MERGE = 256;
 
 /**
  * A batch held spans that were stored already (an exporter's retry): its transaction is rolled
@@ -121,12 +113,12 @@ function countRows(rowsByTrace: Map<string, SpanRow[]>): number {
 }
 
 /**
- * Stores the rows of some traces of one application not stored yet, merges them into their
- * traces' summaries in one upsert, and answers them (the roll-ups are added after every round).
+ * Stores the rows of some traces of one application not stored yet, hands them to each derived
+ * structure's onTracesStored, and answers them (onStored follows after every round).
  * Without `checking`, every row is taken to be new (the usual case) and a row found stored
  * already aborts the write (SpansStoredAlready); with it, the stored ones are looked up first.
  */
-async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>, checking: boolean, traceSlots: readonly IndexedSlot[]): Promise<SpanRow[]> {
+async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>, checking: boolean, traceSlots: readonly IndexedSlot[], derived: readonly DerivedData[]): Promise<SpanRow[]> {
   let fresh = uniqueSpans(rowsByTrace);
   if (checking) {
     const stored = await storedKeys(writer, applicationId, fresh);
@@ -136,14 +128,7 @@ async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: M
   const inserted = await writer.insert(fresh);
   if (inserted !== fresh.length) throw new SpansStoredAlready();
   const byTrace = fresh.length === countRows(rowsByTrace) ? rowsByTrace : groupBy(fresh, (row) => row.trace_id);
-  for (const summaries of inPowerOfTwoRuns(batchSummaries(applicationId, byTrace), SUMMARIES_PER_MERGE)) await writer.runNative(writerMergeStatement(writer.db, summaries));
-  if (traceSlots.length > 0) {
-    for (const target of traceSlots) {
-      for (const statement of addValuesQueries(writer.db, applicationId, target, slotValuesOf(fresh, target.slot))) await writer.run(statement);
-    }
-    // Every trace of the round: a span without slot values can still move its trace's root start.
-    await writer.run(syncTimesQuery(writer.db, applicationId, [...byTrace.keys()]));
-  }
+  for (const structure of derived) await structure.onTracesStored?.({ applicationId, fresh, byTrace, slots: traceSlots }, writer);
   return fresh;
 }
 
@@ -165,32 +150,25 @@ function rounds(rows: SpanRow[]): Array<{ applicationId: string; rowsByTrace: Ma
 }
 
 /**
- * Stores the spans and brings the summaries of every trace they touch and the roll-ups up to
- * date, in one transaction: when this resolves, everything is committed. Lock conflicts retry the
- * whole transaction.
+ * Stores the spans and brings every derived structure up to date, in one transaction: when this
+ * resolves, everything is committed. Lock conflicts retry the whole transaction.
  */
 export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOptions = {}): Promise<void> {
-  const { slotKeysValidUntil, traceSlots = [], usage } = options;
+  const { slotKeysValidUntil, traceSlots = [], usage, derived = DERIVED_STRUCTURES } = options;
   if (rows.length === 0) {
     if (usage) await recordUsage(knex, { ...usage, spans_accepted: 0, spans_duplicate: 0 });
     return;
   }
   const work = rounds(rows);
   if (traceSlots.length > 0 && new Set(work.map((round) => round.applicationId)).size > 1) throw new Error('traceSlots given for the rows of several applications');
-  // Slot values not filed per trace would leave any-span searches on a ready slot short: refuse them.
+  // Slot values without their generation could not be filed per trace: any-span searches on a ready slot would come up short.
   const filed = new Set(traceSlots.map((target) => target.slot));
   const unfiled = SLOT_NUMBERS.find((slot) => !filed.has(slot) && rows.some((row) => row[slotColumn(slot)] !== null && row[slotColumn(slot)] !== undefined));
   if (unfiled !== undefined) throw new Error(`rows hold values of slot ${unfiled} but traceSlots does not give its generation`);
   const write = async (writer: Writer, checking: boolean) => {
     const fresh: SpanRow[] = [];
-    for (const { applicationId, rowsByTrace } of work) fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking, traceSlots)));
-    // Last, so that the roll-up rows every writer of the application touches stay locked briefly.
-    // One statement for a batch's few dozen deltas as a rule (span-rollups.ts, paddedRuns).
-    for (const statement of writerRollupUpserts(writer.db, rollupDeltas(fresh, 1))) await writer.runNative(statement);
-    // Per indexed slot value, under the generations the rows' slots were filled with.
-    if (traceSlots.length > 0) {
-      for (const statement of writerSlotRollupUpserts(writer.db, slotRollupDeltas(fresh, traceSlots, slotEntryOfRow, 1))) await writer.runNative(statement);
-    }
+    for (const { applicationId, rowsByTrace } of work) fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking, traceSlots, derived)));
+    if (fresh.length > 0) for (const structure of derived) await structure.onStored?.({ fresh, slots: traceSlots }, writer);
     // One row per application, key and hour: the last statement, so its lock is held the shortest.
     if (usage) await writer.runSized(addUsageQuery(writer.db, { ...usage, spans_accepted: fresh.length, spans_duplicate: rows.length - fresh.length }));
     // A transaction slowed past its keys' age (lock waits after the insert) commits nothing.

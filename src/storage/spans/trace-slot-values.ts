@@ -14,6 +14,7 @@ import type { Knex } from 'knex';
 import type { FilterNode } from '../../filter/ast.js';
 import { fragment, type Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
+import type { DerivedData } from './derived-data.js';
 import { answerableBySlot, SLOT_NUMBERS, slotColumn, slotFor, type IndexedSlot, type SlotNumber } from './indexed-slots.js';
 import type { SpanRow } from './span-row.js';
 
@@ -193,3 +194,22 @@ export function matchRows(knex: Knex, applicationId: string, match: SlotValueMat
     .where(`${alias}.generation`, match.generation)
     .whereRaw(values.sql, values.bindings);
 }
+
+/**
+ * The table `trace_slot_values` behind the derived-data seam: after the round's summaries are
+ * merged (its time columns are copied from them), and after the purge recomputed them.
+ */
+export const traceSlotValues: DerivedData = {
+  name: 'trace slot values',
+  async onTracesStored({ applicationId, fresh, byTrace, slots }, { db, run }) {
+    if (slots.length === 0) return;
+    for (const target of slots) {
+      for (const statement of addValuesQueries(db, applicationId, target, slotValuesOf(fresh, target.slot))) await run(statement);
+    }
+    // Every trace of the round: a span without slot values can still move its trace's root start.
+    await run(syncTimesQuery(db, applicationId, [...byTrace.keys()]));
+  },
+  async onDeleted({ applicationId, traceIds }, { db, run }) {
+    await afterSpansDeleted(db, applicationId, traceIds, run);
+  },
+};

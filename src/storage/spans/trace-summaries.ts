@@ -1,13 +1,15 @@
 // The per-trace summaries (table `traces`): what a batch of spans contributes to each of its
 // traces, and the statements that merge it into the stored summaries or recompute them from the
-// stored spans. The caller (span writer, retention purger) runs them inside its transaction.
+// stored spans. The span writer and the retention purge run them inside their transaction,
+// through the derived-data seam (traceSummaries below, derived-data.ts).
 import type { Knex } from 'knex';
 import type { SpanKind, StatusCode } from '../../span-enums.js';
 import { bigintAsText } from '../database.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
-import { RowStatements, type NativeStatement } from '../sql/row-statements.js';
-import type { SpanRow } from './span-row.js';
+import { inPowerOfTwoRuns, RowStatements, type NativeStatement } from '../sql/row-statements.js';
+import type { DerivedData } from './derived-data.js';
+import { groupBy, type SpanRow } from './span-row.js';
 import { FOLD_STATE } from './trace-figures.js';
 import { unfileTraces } from './trace-folding.js';
 
@@ -252,12 +254,19 @@ function rootCandidate(row: SpanRow): RootCandidate {
   return { span_id, parent_span_id, span_kind, start: row.start_time_unix_nano, span_name, service_name, unit, parent_unit };
 }
 
-export function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const group = groups.get(key(item));
-    if (group) group.push(item);
-    else groups.set(key(item), [item]);
-  }
-  return groups;
-}
+/**
+ * Rows per summary merge: within SQLite's 500-term compound inserts, and few enough distinct sizes
+ * (powers of two) that each connection prepares a handful of texts.
+ */
+const SUMMARIES_PER_MERGE = 256;
+
+/** The table `traces` behind the derived-data seam: merged per round of a stored batch, recomputed after a purge. */
+export const traceSummaries: DerivedData = {
+  name: 'trace summaries',
+  async onTracesStored({ applicationId, byTrace }, { db, runNative }) {
+    for (const summaries of inPowerOfTwoRuns(batchSummaries(applicationId, byTrace), SUMMARIES_PER_MERGE)) await runNative(writerMergeStatement(db, summaries));
+  },
+  async onDeleted({ applicationId, traceIds }, { db, run }) {
+    await recomputeSummaries(db, applicationId, traceIds, run);
+  },
+};
