@@ -1,7 +1,7 @@
 // `npm run compress:pages`: rebuilds every uncompressed span table of DATABASE_URL (MariaDB) with
 // LZ4 page compression (src/storage/page-compression.ts), whatever its size: the migration at start
 // compresses only small tables. One `ALTER TABLE … PAGE_COMPRESSED=1` per table, the largest
-// (spans) last; each copies its table, about 30 s per GB on two cores (BENCHMARKS.md, "Page
+// (spans) last; each copies its table, about 16 s per GiB on two cores (BENCHMARKS.md, "Page
 // compression"), with writes allowed on one server; on Galera the DDL holds writes on every node
 // while it runs. Interrupted, it starts again where it stopped: compressed tables are skipped.
 // Exits 1 with one line when the server has no LZ4 or the database is not MariaDB.
