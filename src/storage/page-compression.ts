@@ -103,7 +103,7 @@ export async function pageCompressionNotice(knex: Knex): Promise<PageCompression
   if (!isMysql(knex)) return undefined;
   const lz4 = await lz4PageCompression(knex);
   if (!lz4.available) {
-    return { level: 'info', message: 'span tables: pages uncompressed; to compress them with LZ4 see README, "Databases"', fields: { reason: lz4.reason } };
+    return { level: 'info', message: 'span tables: pages uncompressed; to compress them with LZ4 see README, "Smaller span tables: LZ4 page compression"', fields: { reason: lz4.reason } };
   }
   const uncompressed = (await spanTablePages(knex)).filter((table) => !table.compressed).map((table) => table.table);
   if (uncompressed.length === 0) return undefined;
