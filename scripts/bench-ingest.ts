@@ -231,7 +231,7 @@ async function main(): Promise<void> {
     // CPU seconds each phase cost: the services (all three, the idle ones cost next to nothing),
     // this process (the senders, or the ceiling's mysql2 client) and the database server, when
     // it runs on this machine.
-    const databasePid = databaseServerPid();
+    const databasePid = databaseServerPid(Number(new URL(SERVER_URL as string).port) || undefined);
     const services = Object.values(endpoints).map((endpoint) => endpoint.pid);
     const processes = { service: () => totalCpuSeconds(services), bench: ownCpuSeconds, database: () => totalCpuSeconds([databasePid]) };
     const rounds = 8;

@@ -21,6 +21,7 @@ import { answerClientError } from './http/client-errors.js';
 import { openDatabase } from './storage/database.js';
 import { asDatabaseUnusable } from './storage/database-unusable.js';
 import { migrateToLatest } from './storage/migrations/index.js';
+import { pageCompressionNotice } from './storage/page-compression.js';
 import { MIGRATION_LOCK_TABLE } from './storage/migrations/migration-lock.js';
 
 export interface RunningServer {
@@ -81,6 +82,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       await knex.destroy();
       throw asDatabaseUnusable(error, config.databaseUrl, config.dataDir);
     }
+    // Only a hint for the operator: a failure to read it must not stop the start.
+    const notice = await pageCompressionNotice(knex).catch(() => undefined);
+    if (notice) logger[notice.level](notice.fields, notice.message);
   }
   const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
   const metrics = new HttpMetrics();

@@ -43,16 +43,24 @@ export function childPids(pid: number): number[] {
   return children;
 }
 
-/** The pid of a local MariaDB/MySQL server process, if one runs here. */
-export function databaseServerPid(): number | undefined {
+/**
+ * The pid of a local MariaDB/MySQL server process, if one runs here: the one started with
+ * `--port=<port>` when several run (private instances beside a shared one), else the first found.
+ */
+export function databaseServerPid(port?: number): number | undefined {
+  let first: number | undefined;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const name = fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (name === 'mariadbd' || name === 'mysqld') return Number(entry);
+      if (name !== 'mariadbd' && name !== 'mysqld') continue;
+      if (port === undefined) return Number(entry);
+      first ??= Number(entry);
+      const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (args.includes(`--port=${port}`)) return Number(entry);
     } catch {
       // the process ended meanwhile
     }
   }
-  return undefined;
+  return first;
 }

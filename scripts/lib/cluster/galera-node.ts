@@ -9,6 +9,8 @@ import { ManagedProcess } from './managed-process.js';
 import type { NodeAddress } from './network.js';
 
 export const GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so';
+/** Debian's mariadb-plugin-provider-lz4: where installed, every node loads it (page-compression.ts). */
+export const LZ4_PROVIDER = '/usr/lib/mysql/plugin/provider_lz4.so';
 const MYSQL_PORT = 3306;
 
 export interface GaleraNodeOptions {
@@ -20,10 +22,15 @@ export interface GaleraNodeOptions {
   bufferPoolMb: number;
   /** False: a plain MariaDB server (no wsrep settings), otherwise configured as the cluster's nodes. Default true. */
   replication?: boolean;
+  /**
+   * Loads provider_lz4 and writes compressed pages with LZ4. The same for every node: a node
+   * without the plugin cannot read a compressed page that replication or a state transfer gives it.
+   */
+  lz4?: boolean;
 }
 
 /** The node's option file: Galera replication (unless `replication` is false), and the InnoDB settings Galera needs. */
-export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb, replication = true }: GaleraNodeOptions): string {
+export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb, replication = true, lz4 = false }: GaleraNodeOptions): string {
   const server = [
     '[mariadbd]',
     `datadir=${path.join(directory, 'data')}`,
@@ -47,6 +54,7 @@ export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb,
     // Durable against a killed process (the log is in the page cache); the cluster holds every
     // commit on the other nodes against the loss of a machine.
     'innodb-flush-log-at-trx-commit=2',
+    ...(lz4 ? ['plugin-load-add=provider_lz4', 'innodb-compression-algorithm=lz4'] : []),
   ];
   const wsrep = [
     'wsrep-on=ON',

@@ -4,12 +4,13 @@
 // (test/cluster/) use it; the README's "Running on more than one machine" is the same topology on
 // real machines.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../free-port.js';
 import { command } from './commands.js';
-import { GaleraNode } from './galera-node.js';
+import { GaleraNode, LZ4_PROVIDER } from './galera-node.js';
 import { createNetwork, cutOff, planNetwork, reconnect, removeNetwork, type ClusterNetwork } from './network.js';
 import { Nginx } from './nginx.js';
 import { ServiceInstance } from './service-instance.js';
@@ -92,7 +93,9 @@ export class Cluster {
     const tag = randomBytes(2).toString('hex');
     const network = planNetwork(tag, await freeSubnet(), nodeCount);
     const peers = network.nodes.map((node) => node.ip);
-    const nodes = network.nodes.map((address, index) => new GaleraNode({ index, address, peers, directory: path.join(directory, `node${index + 1}`), bufferPoolMb, replication }));
+    // Decided once for all nodes (see GaleraNodeOptions.lz4).
+    const lz4 = existsSync(LZ4_PROVIDER);
+    const nodes = network.nodes.map((address, index) => new GaleraNode({ index, address, peers, directory: path.join(directory, `node${index + 1}`), bufferPoolMb, replication, lz4 }));
     const ports = await Promise.all(nodes.map(() => freePort()));
     const instances = nodes.map(
       (_, index) =>

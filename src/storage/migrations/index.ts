@@ -17,6 +17,7 @@ import * as writeGuards from './20261127000100_write_guards.js';
 import * as slotRollups from './20261128000100_slot_rollups.js';
 import * as traceFolding from './20261129000100_trace_folding.js';
 import * as traceFigureSmallCounts from './20261130000100_trace_figure_small_counts.js';
+import * as lz4PageCompression from './20261201000100_lz4_page_compression.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -41,6 +42,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261128000100_slot_rollups', slotRollups],
   ['20261129000100_trace_folding', traceFolding],
   ['20261130000100_trace_figure_small_counts', traceFigureSmallCounts],
+  ['20261201000100_lz4_page_compression', lz4PageCompression],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
