@@ -99,16 +99,22 @@ export interface CallOutcome {
 /** What a call's credentials are refused with, as the handler would answer it; undefined when they are good (or cannot be checked now). */
 export type CredentialsRefusal = (metadata: Metadata) => Promise<{ error: ReturnType<typeof grpcErrorOf>; authFailure: AuthFailure } | undefined>;
 
+/** The call's principal from its `authorization` metadata, by the rules of POST /v1/traces. */
+function callAuthentication(deps: ServiceDeps, operation: OpenApiContext['operation']): (metadata: Metadata) => Promise<Principal> {
+  const acceptBasic = acceptsBasic(operation);
+  return (metadata) => authenticateAuthorization(metadataText(metadata, 'authorization'), deps, { acceptBasic });
+}
+
 /**
  * The handler's own authentication, for calls grpc-js refuses before the handler has them (a
  * message that does not decompress, a malformed grpc-timeout): bad credentials are answered
  * UNAUTHENTICATED first there too, so an unauthenticated caller learns nothing of the message.
  */
 export function credentialsRefusal(deps: ServiceDeps): CredentialsRefusal {
-  const acceptBasic = acceptsBasic(exportTracesOperation());
+  const authenticate = callAuthentication(deps, exportTracesOperation());
   return async (metadata) => {
     try {
-      await authenticateAuthorization(metadataText(metadata, 'authorization'), deps, { acceptBasic });
+      await authenticate(metadata);
       return undefined;
     } catch (error) {
       // Only a refusal of the credentials themselves; a database outage leaves the library's answer.
@@ -121,14 +127,14 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
   const operation = exportTracesOperation();
   const access = operationAccess(operation);
   if (!access) throw new Error('the engine document declares no access rule for POST /v1/traces');
-  const acceptBasic = acceptsBasic(operation);
+  const authenticate = callAuthentication(deps, operation);
   const appIdLimit = appIdMaxLength(operation);
   return async (call: ServerUnaryCall<Buffer, ExportReply>, callback: sendUnaryData<ExportReply>): Promise<void> => {
     const started = performance.now();
     let authFailure: AuthFailure | undefined;
     let code: Status = Status.OK;
     try {
-      const principal = await authenticateAuthorization(metadataText(call.metadata, 'authorization'), deps, { acceptBasic }).catch((error: unknown) => {
+      const principal = await authenticate(call.metadata).catch((error: unknown) => {
         if (error instanceof AuthenticationError) authFailure = error.reason;
         throw error;
       });
