@@ -33,7 +33,24 @@ const LAYERS = {
   ops: ['api', 'storage', 'errors', 'json', 'config'],
   dashboard: ['auth', 'storage', 'errors', 'permissions', 'config'],
   grpc: ['ops', 'api', 'operations', 'ingest', 'auth', 'storage', 'errors', 'config'],
-  http: ['dashboard', 'ops', 'api', 'engine', 'management', 'operations', 'traces', 'ingest', 'auth', 'accounts', 'storage', 'errors', 'json', 'generated', 'config', 'logger'],
+  http: [
+    'dashboard',
+    'ops',
+    'api',
+    'engine',
+    'management',
+    'operations',
+    'traces',
+    'ingest',
+    'auth',
+    'accounts',
+    'storage',
+    'errors',
+    'json',
+    'generated',
+    'config',
+    'logger',
+  ],
 };
 
 const ENTRIES = [...Object.keys(LAYERS), 'server', 'main'];
@@ -68,7 +85,9 @@ function layeringRules() {
   const blocks = Object.keys(LAYERS).flatMap((entry) => {
     if (SINGLE_FILES.has(entry)) return [restrict(`src/${entry}.ts`, [layerPattern(entry, '\\./')])];
     const extra = entry === 'storage' ? [STORAGE_PARSES_NO_REQUESTS] : [];
-    return [1, 2, 3, 4].map((depth) => restrict(`src/${entry}/${'*/'.repeat(depth - 1)}*.ts`, [layerPattern(entry, '(\\.\\./)'.repeat(depth)), ...extra]));
+    return [1, 2, 3, 4].map((depth) =>
+      restrict(`src/${entry}/${'*/'.repeat(depth - 1)}*.ts`, [layerPattern(entry, '(\\.\\./)'.repeat(depth)), ...extra]),
+    );
   });
   // Inside storage, the dialects are the bottom: they know nothing of the tables they serve.
   const siblings = { regex: '^\\.\\./(?!\\.\\./)', message: 'src/storage/sql imports only its own modules (eslint.config.js)' };
@@ -81,7 +100,19 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', fetch: 'readonly', URL: 'readonly', performance: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Headers: 'readonly', structuredClone: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
+        performance: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        Headers: 'readonly',
+        structuredClone: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
@@ -92,7 +123,19 @@ export default tseslint.config(
   {
     files: ['ui/**/*.ts', 'ui/**/*.tsx'],
     languageOptions: { globals: globals.browser },
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+src/(?!generated/)', message: 'the dashboard uses the APIs, not the server code: only src/generated types (eslint.config.js)' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+src/(?!generated/)',
+              message: 'the dashboard uses the APIs, not the server code: only src/generated types (eslint.config.js)',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['test/**/*.ts'],

@@ -49,7 +49,11 @@ const COUNTERS = ['wsrep_local_cert_failures', 'wsrep_local_bf_aborts', 'wsrep_f
 type Counter = (typeof COUNTERS)[number];
 
 function nodeKnex(url: string): Knex {
-  return knexFactory({ client: 'mysql2', connection: { uri: url, supportBigNumbers: true, bigNumberStrings: true } as Knex.MySql2ConnectionConfig, pool: { min: 0, max: 1 } });
+  return knexFactory({
+    client: 'mysql2',
+    connection: { uri: url, supportBigNumbers: true, bigNumberStrings: true } as Knex.MySql2ConnectionConfig,
+    pool: { min: 0, max: 1 },
+  });
 }
 
 async function counters(cluster: Cluster): Promise<Record<Counter, number>> {
@@ -97,7 +101,8 @@ function lengthOf(file: string): number {
 
 /** Export requests an instance answered 503 after its retries of a conflicting transaction ran out (its warn log line). */
 function exhaustedRetries(log: string): number {
-  return log.split('\n').filter((line) => line.includes('spans not stored: database unavailable') && line.includes('ER_LOCK_DEADLOCK')).length;
+  return log.split('\n').filter((line) => line.includes('spans not stored: database unavailable') && line.includes('ER_LOCK_DEADLOCK'))
+    .length;
 }
 
 /**
@@ -106,7 +111,8 @@ function exhaustedRetries(log: string): number {
  */
 function abortingTables(errorLog: string): Map<string, number> {
   const tables = new Map<string, number>();
-  for (const match of errorLog.matchAll(/Winning thread:\s*\n[^\n]*\n\s*SQL: \w+ \w+ `(\w+)`/g)) tables.set(match[1], (tables.get(match[1]) ?? 0) + 1);
+  for (const match of errorLog.matchAll(/Winning thread:\s*\n[^\n]*\n\s*SQL: \w+ \w+ `(\w+)`/g))
+    tables.set(match[1], (tables.get(match[1]) ?? 0) + 1);
   return tables;
 }
 
@@ -189,10 +195,17 @@ async function main(): Promise<void> {
     // Each conflict the appliers resolve goes to the node's error log, with the statements involved.
     for (const node of cluster.nodes) await node.sql('SET GLOBAL wsrep_log_conflicts=ON');
     // The logs' lengths before the rounds: what the rounds add is read afterwards.
-    const logs = [cluster.nginx.accessLog, ...cluster.instances.map((instance) => instance.options.logFile), ...cluster.nodes.map((node) => path.join(node.options.directory, 'error.log'))];
+    const logs = [
+      cluster.nginx.accessLog,
+      ...cluster.instances.map((instance) => instance.options.logFile),
+      ...cluster.nodes.map((node) => path.join(node.options.directory, 'error.log')),
+    ];
     const logOffsets = logs.map(lengthOf);
     const before = { single: await counters(single), cluster: await counters(cluster) };
-    const settings = async (topology: Cluster) => (await topology.node(0).sql('SELECT VERSION(), @@innodb_buffer_pool_size, @@innodb_flush_log_at_trx_commit, @@wsrep_on')).trim().split('\t');
+    const settings = async (topology: Cluster) =>
+      (await topology.node(0).sql('SELECT VERSION(), @@innodb_buffer_pool_size, @@innodb_flush_log_at_trx_commit, @@wsrep_on'))
+        .trim()
+        .split('\t');
     const [version, pool, flush, singleWsrep] = await settings(single);
     const [, , , clusterWsrep] = await settings(cluster);
     const loadBefore = os.loadavg()[0];
@@ -211,7 +224,9 @@ async function main(): Promise<void> {
       senders: ownCpuSeconds,
     };
     started = performance.now();
-    const { seconds, cpu } = await interleavedRounds(batches, ROUNDS, TOPOLOGIES, groups, (slice) => TOPOLOGIES.map((name) => [name, () => sends[name](slice)]));
+    const { seconds, cpu } = await interleavedRounds(batches, ROUNDS, TOPOLOGIES, groups, (slice) =>
+      TOPOLOGIES.map((name) => [name, () => sends[name](slice)]),
+    );
     const wallSeconds = (performance.now() - started) / 1000;
     const after = { single: await counters(single), cluster: await counters(cluster) };
     const othersAfter = otherLoad();
@@ -235,7 +250,9 @@ async function main(): Promise<void> {
     // The rate of a round is its spans over its seconds; the rounds are alike in size but the last.
     const perRound = Math.ceil(batches.length / ROUNDS);
     const roundSpans = (round: number) => Math.min(perRound, batches.length - round * perRound) * BATCH;
-    const rates = Object.fromEntries(TOPOLOGIES.map((name) => [name, seconds[name].map((value, round) => roundSpans(round) / value)])) as Record<Topology, number[]>;
+    const rates = Object.fromEntries(
+      TOPOLOGIES.map((name) => [name, seconds[name].map((value, round) => roundSpans(round) / value)]),
+    ) as Record<Topology, number[]>;
     const perThousand = (value: number) => ((1e6 * value) / spans).toFixed(1);
     const total = (name: Topology) => Object.values(cpu[name]).reduce((sum, value) => sum + value, 0);
     const row = (name: Topology, what: string) => {
@@ -251,7 +268,12 @@ async function main(): Promise<void> {
       '| topology | spans/s (median of rounds) | rounds min–max | seconds | CPU ms per 1,000 spans: service instances | MariaDB nodes | nginx | senders | total |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
       row('single', 'one instance, one plain MariaDB (no nginx)'),
-      row('cluster', CLUSTER_VIA_ONE_INSTANCE ? 'the cluster, every request to instance 1 (BENCH_CLUSTER_VIA=instance1)' : 'nginx, three instances, three Galera nodes'),
+      row(
+        'cluster',
+        CLUSTER_VIA_ONE_INSTANCE
+          ? 'the cluster, every request to instance 1 (BENCH_CLUSTER_VIA=instance1)'
+          : 'nginx, three instances, three Galera nodes',
+      ),
       '',
       `cluster / single (medians): ${(median(rates.cluster) / median(rates.single)).toFixed(2)}`,
       `cluster, summed over the nodes: wsrep_local_cert_failures ${delta('cluster', 'wsrep_local_cert_failures')}, wsrep_local_bf_aborts ${delta('cluster', 'wsrep_local_bf_aborts')}, Innodb_deadlocks ${delta('cluster', 'Innodb_deadlocks')}, flow control paused ${(delta('cluster', 'wsrep_flow_control_paused_ns') / 1e9).toFixed(1)} s`,

@@ -36,11 +36,18 @@ async function foldBacklog(serverUrl: string, tracesPerDay: number): Promise<Fol
   const admin = await mysql.createConnection(serverUrl);
   await admin.query(`DROP DATABASE IF EXISTS ${DATABASE}`);
   await admin.query(`CREATE DATABASE ${DATABASE}`);
-  const knex = knexFactory({ client: 'mysql2', connection: `${databaseUrl(serverUrl, DATABASE)}?supportBigNumbers=true`, pool: { min: 0, max: 6 } });
+  const knex = knexFactory({
+    client: 'mysql2',
+    connection: `${databaseUrl(serverUrl, DATABASE)}?supportBigNumbers=true`,
+    pool: { min: 0, max: 6 },
+  });
   try {
     await migrateToLatest(knex);
     // Indexed as the query bench's application is (the workload's rows carry the slot value); the fold reads no slot.
-    const applicationId = await seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), { name: 'bench:fold', indexedAttributes: INDEX_MODEL ? [MODEL_ATTRIBUTE_PATH] : [] });
+    const applicationId = await seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), {
+      name: 'bench:fold',
+      indexedAttributes: INDEX_MODEL ? [MODEL_ATTRIBUTE_PATH] : [],
+    });
     await seedSpans(knex, applicationId, benchScale(tracesPerDay));
     const server = databaseServerPid();
     const serverBefore = server === undefined ? undefined : cpuSeconds(server);
@@ -69,7 +76,9 @@ async function main(): Promise<void> {
     log(`backlog of ${tracesPerDay} traces a main day: seeding`);
     const cost = await foldBacklog(SERVER_URL, tracesPerDay);
     const per = (ms: number) => (ms / cost.traces) * 1000;
-    rows.push(`| ${cost.traces} | ${(cost.wallMs / 1000).toFixed(1)} | ${per(cost.wallMs).toFixed(0)} | ${cost.serverCpuMs === undefined ? 'n/a' : per(cost.serverCpuMs).toFixed(0)} | ${per(cost.ownCpuMs).toFixed(0)} |`);
+    rows.push(
+      `| ${cost.traces} | ${(cost.wallMs / 1000).toFixed(1)} | ${per(cost.wallMs).toFixed(0)} | ${cost.serverCpuMs === undefined ? 'n/a' : per(cost.serverCpuMs).toFixed(0)} | ${per(cost.ownCpuMs).toFixed(0)} |`,
+    );
   }
   console.log(`Trace fold of a pending backlog, ${BATCH} traces a transaction (ms per 1,000 traces):\n`);
   console.log('| pending traces | seconds | wall | database server CPU | fold process CPU |');

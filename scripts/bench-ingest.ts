@@ -51,7 +51,11 @@ function databaseUrl(name: string): string {
 }
 
 function adminKnex(url: string): Knex {
-  return knexFactory({ client: 'mysql2', connection: { uri: url, supportBigNumbers: true, bigNumberStrings: true } as Knex.MySql2ConnectionConfig, pool: { min: 0, max: 1 } });
+  return knexFactory({
+    client: 'mysql2',
+    connection: { uri: url, supportBigNumbers: true, bigNumberStrings: true } as Knex.MySql2ConnectionConfig,
+    pool: { min: 0, max: 1 },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -74,7 +78,10 @@ interface Endpoint {
 function grpcSender(address: string, headers: Record<string, string>): Sender {
   // A client, and so an HTTP/2 connection, per sender, as each HTTP sender holds a keep-alive
   // connection; without a local subchannel pool grpc-js would share one connection among them.
-  const clients = Array.from({ length: SENDERS }, () => new Client(address, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }));
+  const clients = Array.from(
+    { length: SENDERS },
+    () => new Client(address, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }),
+  );
   const metadata = new Metadata();
   for (const [name, value] of Object.entries(headers)) metadata.set(name, value);
   const bytes = (data: Buffer) => data;
@@ -85,7 +92,12 @@ function grpcSender(address: string, headers: Record<string, string>): Sender {
       clients[sender].makeUnaryRequest(EXPORT_PATH, bytes, bytes, request, metadata.clone(), (error, response) => {
         // An empty ExportTraceServiceResponse: every span accepted, as the HTTP 200 with an empty body.
         if (!error && response?.length === 0) resolve();
-        else reject(new Error(`TraceService/Export answered ${error ? `${error.code} ${error.details}` : `a partial success (${response?.length} bytes)`}`));
+        else
+          reject(
+            new Error(
+              `TraceService/Export answered ${error ? `${error.code} ${error.details}` : `a partial success (${response?.length} bytes)`}`,
+            ),
+          );
       });
     });
   return { send, close: () => clients.forEach((client) => client.close()) };
@@ -142,7 +154,9 @@ function insertSql(rows: number): string {
 type Value = string | number | null;
 
 function ceilingValues(batches: Uint8Array[]): Value[][] {
-  return batches.map((body) => toSpanRows(decodeProtobufRequest(body), 'app_ceiling', Date.now()).rows.flatMap((row) => COLUMNS.map((column) => row[column])));
+  return batches.map((body) =>
+    toSpanRows(decodeProtobufRequest(body), 'app_ceiling', Date.now()).rows.flatMap((row) => COLUMNS.map((column) => row[column])),
+  );
 }
 
 interface Ceiling {
@@ -152,7 +166,13 @@ interface Ceiling {
 }
 
 function startCeiling(dbName: string, method: 'query' | 'execute'): Ceiling {
-  const pool = mysql.createPool({ uri: databaseUrl(dbName), connectionLimit: SENDERS, supportBigNumbers: true, bigNumberStrings: true, charset: 'utf8mb4' });
+  const pool = mysql.createPool({
+    uri: databaseUrl(dbName),
+    connectionLimit: SENDERS,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    charset: 'utf8mb4',
+  });
   return {
     insert: (values) =>
       runSenders(values, SENDERS, async (params) => {
@@ -181,11 +201,19 @@ async function main(): Promise<void> {
   }
   if (BATCH % SPANS_PER_TRACE !== 0) throw new Error(`BENCH_BATCH must be a multiple of ${SPANS_PER_TRACE}`);
   const suffix = randomBytes(4).toString('hex');
-  const names = { bearer: `spanledger_bench_bearer_${suffix}`, basic: `spanledger_bench_basic_${suffix}`, grpc: `spanledger_bench_grpc_${suffix}`, query: `spanledger_bench_query_${suffix}`, execute: `spanledger_bench_execute_${suffix}` };
+  const names = {
+    bearer: `spanledger_bench_bearer_${suffix}`,
+    basic: `spanledger_bench_basic_${suffix}`,
+    grpc: `spanledger_bench_grpc_${suffix}`,
+    query: `spanledger_bench_query_${suffix}`,
+    execute: `spanledger_bench_execute_${suffix}`,
+  };
   const admin = adminKnex(SERVER_URL);
   const stops: Array<() => Promise<void>> = [];
   try {
-    const [[server]] = await admin.raw('SELECT VERSION() AS version, @@innodb_flush_log_at_trx_commit AS flush, @@innodb_buffer_pool_size AS pool');
+    const [[server]] = await admin.raw(
+      'SELECT VERSION() AS version, @@innodb_flush_log_at_trx_commit AS flush, @@innodb_buffer_pool_size AS pool',
+    );
     for (const name of Object.values(names)) await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
     for (const name of [names.query, names.execute]) {
       const knex = adminKnex(databaseUrl(name));
@@ -198,7 +226,9 @@ async function main(): Promise<void> {
     const batches = makeBatches(TOTAL_SPANS, BATCH);
     const spans = batches.length * BATCH;
     const megabytes = batches.reduce((sum, body) => sum + body.length, 0) / 1e6;
-    log(`made ${batches.length} protobuf requests of ${BATCH} spans (${spans} spans, ${megabytes.toFixed(0)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    log(
+      `made ${batches.length} protobuf requests of ${BATCH} spans (${spans} spans, ${megabytes.toFixed(0)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     // Each service migrates its database at start.
     const endpoints = {} as Record<Transport, Endpoint>;
@@ -208,7 +238,10 @@ async function main(): Promise<void> {
     }
     const query = startCeiling(names.query, 'query');
     const execute = startCeiling(names.execute, 'execute');
-    stops.push(() => query.stop(), () => execute.stop());
+    stops.push(
+      () => query.stop(),
+      () => execute.stop(),
+    );
 
     // Warm-up (JIT, connections, prepared statements), then back to empty tables.
     const warmUp = batches.slice(0, 2 * SENDERS);
@@ -236,18 +269,26 @@ async function main(): Promise<void> {
     const processes = { service: () => totalCpuSeconds(services), bench: ownCpuSeconds, database: () => totalCpuSeconds([databasePid]) };
     const rounds = 8;
     started = performance.now();
-    const measured = await interleavedRounds(batches, rounds, ['bearer', 'basic', 'grpc', 'query', 'execute'] as const, processes, (slice) => {
-      const values = ceilingValues(slice); // outside the timing
-      return [
-        ['bearer', () => endpoints.bearer.send(slice), () => endpoints.bearer.settle()],
-        ['basic', () => endpoints.basic.send(slice), () => endpoints.basic.settle()],
-        ['grpc', () => endpoints.grpc.send(slice), () => endpoints.grpc.settle()],
-        ['query', () => query.insert(values)],
-        ['execute', () => execute.insert(values)],
-      ];
-    });
+    const measured = await interleavedRounds(
+      batches,
+      rounds,
+      ['bearer', 'basic', 'grpc', 'query', 'execute'] as const,
+      processes,
+      (slice) => {
+        const values = ceilingValues(slice); // outside the timing
+        return [
+          ['bearer', () => endpoints.bearer.send(slice), () => endpoints.bearer.settle()],
+          ['basic', () => endpoints.basic.send(slice), () => endpoints.basic.settle()],
+          ['grpc', () => endpoints.grpc.send(slice), () => endpoints.grpc.settle()],
+          ['query', () => query.insert(values)],
+          ['execute', () => execute.insert(values)],
+        ];
+      },
+    );
     const { cpu, settling } = measured;
-    const seconds = Object.fromEntries(Object.entries(measured.seconds).map(([name, values]) => [name, values.reduce((sum, value) => sum + value, 0)])) as Record<keyof typeof cpu, number>;
+    const seconds = Object.fromEntries(
+      Object.entries(measured.seconds).map(([name, values]) => [name, values.reduce((sum, value) => sum + value, 0)]),
+    ) as Record<keyof typeof cpu, number>;
     for (const endpoint of Object.values(endpoints)) await endpoint.verify(spans);
     await query.verify(spans);
     await execute.verify(spans);
@@ -255,7 +296,8 @@ async function main(): Promise<void> {
 
     const rate = (value: number) => Math.round(spans / value);
     const perThousand = (value: number) => ((1e6 * value) / spans).toFixed(1);
-    const cpuCells = (name: keyof typeof seconds) => `${perThousand(cpu[name].service)} | ${perThousand(cpu[name].bench)} | ${databasePid ? perThousand(cpu[name].database) : 'n/a'}`;
+    const cpuCells = (name: keyof typeof seconds) =>
+      `${perThousand(cpu[name].service)} | ${perThousand(cpu[name].bench)} | ${databasePid ? perThousand(cpu[name].database) : 'n/a'}`;
     const ceiling = Math.max(rate(seconds.query), rate(seconds.execute));
     const lines = [
       `MariaDB/MySQL ${server.version} (innodb_flush_log_at_trx_commit=${server.flush}, buffer pool ${Math.round(Number(server.pool) / 2 ** 20)} MiB), ${os.cpus().length} cores, Node ${process.version}`,
@@ -274,7 +316,8 @@ async function main(): Promise<void> {
       `endpoint (OTLP/gRPC) / best ceiling: ${((100 * rate(seconds.grpc)) / ceiling).toFixed(0)} %`,
     ];
     if (FOLD_ON) {
-      const settled = (name: Transport) => `${settling.seconds[name].toFixed(1)} | ${perThousand(settling.cpu[name].service)} | ${databasePid ? perThousand(settling.cpu[name].database) : 'n/a'}`;
+      const settled = (name: Transport) =>
+        `${settling.seconds[name].toFixed(1)} | ${perThousand(settling.cpu[name].service)} | ${databasePid ? perThousand(settling.cpu[name].database) : 'n/a'}`;
       lines.push(
         '',
         "The fold after each step, untimed, until every trace of the step was filed (seconds include waiting for the service's next pass):",

@@ -29,7 +29,19 @@ import { foldApplication } from '../src/storage/spans/trace-folding.js';
 import { percentileAt } from '../src/traces/trace-metrics.js';
 import { analyticsCases } from './lib/bench-query-analytics.js';
 import { firstValue, RATIO_TARGET, sqlNumber, type BenchCase, type SqlRow, type SqlStatement } from './lib/bench-query-case.js';
-import { benchScale, DAY_NS, DAY_START_NS, FIRST_DAY_START_NS, HOUR_NS, INDEX_MODEL, MODEL_ATTRIBUTE_PATH, PRIOR_DAYS, PRIOR_DENSITY_DIVISOR, seedSpans, type BenchScale } from './lib/bench-query-workload.js';
+import {
+  benchScale,
+  DAY_NS,
+  DAY_START_NS,
+  FIRST_DAY_START_NS,
+  HOUR_NS,
+  INDEX_MODEL,
+  MODEL_ATTRIBUTE_PATH,
+  PRIOR_DAYS,
+  PRIOR_DENSITY_DIVISOR,
+  seedSpans,
+  type BenchScale,
+} from './lib/bench-query-workload.js';
 import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
 import { OverBudget, timedWithinBudget, type Timing } from './lib/bounded-timing.js';
 import { answerDifference, type AnswerValue } from './lib/same-answer.js';
@@ -49,7 +61,8 @@ function tracesPerDay(): number {
     if (scaled === undefined) throw new Error(`BENCH_SCALE is 1m or 10m (spans a day), not ${BENCH_SCALE}`);
     traces = scaled;
   }
-  if (!Number.isInteger(traces) || traces < 1) throw new Error('the main day needs a whole, positive number of traces (BENCH_SPANS_PER_DAY a multiple of 10)');
+  if (!Number.isInteger(traces) || traces < 1)
+    throw new Error('the main day needs a whole, positive number of traces (BENCH_SPANS_PER_DAY a multiple of 10)');
   return traces;
 }
 
@@ -105,24 +118,36 @@ async function seededApplication(knex: Knex): Promise<string | undefined> {
   if (process.env.BENCH_RESEED === '1' || !(await knex.schema.hasTable('applications'))) return undefined;
   // Seeded before applications could index attributes: seeded again.
   if (!(await knex.schema.hasColumn('applications', 'indexed_attributes_state'))) return undefined;
-  const existing = (await knex('applications').where({ name: 'bench:query' }).first('id', 'indexed_attributes_state')) as { id: string; indexed_attributes_state: string | null } | undefined;
+  const existing = (await knex('applications').where({ name: 'bench:query' }).first('id', 'indexed_attributes_state')) as
+    { id: string; indexed_attributes_state: string | null } | undefined;
   if (!existing) return undefined;
   // Data seeded with the model indexed or not, as this run asks (BENCH_INDEX_MODEL).
   if ((existing.indexed_attributes_state ?? '').includes(MODEL_ATTRIBUTE_PATH) !== INDEX_MODEL) return undefined;
-  const [stored] = (await knex('traces').where('application_id', existing.id).select(knex.raw('COUNT(*) AS traces, SUM(spans_count) AS spans'))) as Array<{ traces: number | string; spans: number | string | null }>;
+  const [stored] = (await knex('traces')
+    .where('application_id', existing.id)
+    .select(knex.raw('COUNT(*) AS traces, SUM(spans_count) AS spans'))) as Array<{
+    traces: number | string;
+    spans: number | string | null;
+  }>;
   return Number(stored?.traces) === SCALE.totalTraces && Number(stored?.spans) === SCALE.totalSpans ? existing.id : undefined;
 }
 
 /** The generation the model's slot files its per-trace values under; undefined when the model is not indexed. */
 async function modelSlotGeneration(knex: Knex, applicationId: string): Promise<number | undefined> {
-  const row = (await knex('applications').where({ id: applicationId }).first('indexed_attributes_state')) as { indexed_attributes_state: string | null } | undefined;
-  const slot = row?.indexed_attributes_state ? (JSON.parse(row.indexed_attributes_state) as { slots: Array<{ path: string; since: number } | null> }).slots[0] : null;
+  const row = (await knex('applications').where({ id: applicationId }).first('indexed_attributes_state')) as
+    { indexed_attributes_state: string | null } | undefined;
+  const slot = row?.indexed_attributes_state
+    ? (JSON.parse(row.indexed_attributes_state) as { slots: Array<{ path: string; since: number } | null> }).slots[0]
+    : null;
   return slot?.path === MODEL_ATTRIBUTE_PATH ? slot.since : undefined;
 }
 
 /** The bench's organization and application (the name is how seededApplication() finds it again). */
 async function createApplication(knex: Knex): Promise<string> {
-  return seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), { name: 'bench:query', indexedAttributes: INDEX_MODEL ? [MODEL_ATTRIBUTE_PATH] : [] });
+  return seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), {
+    name: 'bench:query',
+    indexedAttributes: INDEX_MODEL ? [MODEL_ATTRIBUTE_PATH] : [],
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,7 +161,8 @@ const SPAN_COLUMNS =
   'seq, trace_id, span_id, parent_span_id, CAST(start_time_unix_nano AS CHAR) AS start_ns, CAST(end_time_unix_nano AS CHAR) AS end_ns, duration_ms, span_name, span_kind, ' +
   'service_name, unit, parent_unit, cost, billing_resource_type, billing_resource_name, billing_service_id, billing_service_name, billing_sku_id, billing_sku_name, billing_region, ' +
   'usage_amount, usage_unit, CAST(resource_attributes AS CHAR) AS resource_attributes, CAST(span_attributes AS CHAR) AS span_attributes';
-const SUMMARY_COLUMNS = 'trace_id, span_name, duration_ms, spans_count, total_cost, CAST(min_start_time_unix_nano AS CHAR) AS min_start, service_name, unit, parent_unit';
+const SUMMARY_COLUMNS =
+  'trace_id, span_name, duration_ms, spans_count, total_cost, CAST(min_start_time_unix_nano AS CHAR) AS min_start, service_name, unit, parent_unit';
 
 /** Statistics over a set of traces by hand: the aggregates, then each figure's ranked values around its percentiles. */
 function metricsSql(where: string, bindings: unknown[]): SqlStatement[] {
@@ -170,7 +196,10 @@ const spanListAnswers: BenchCase['answers'] = {
     const body = JSON.parse(text) as { total: number; data: Array<{ trace_id: string; span_id: string }> };
     return { total: body.total, page: body.data.map((span) => `${span.trace_id}/${span.span_id}`) };
   },
-  sql: ([count, page]) => ({ total: sqlNumber(firstValue(count)), page: (page ?? []).map((row) => `${String(row.trace_id)}/${String(row.span_id)}`) }),
+  sql: ([count, page]) => ({
+    total: sqlNumber(firstValue(count)),
+    page: (page ?? []).map((row) => `${String(row.trace_id)}/${String(row.span_id)}`),
+  }),
   matches: listMatches,
 };
 
@@ -197,7 +226,8 @@ const metricsAnswers: BenchCase['answers'] = {
   endpoint: (text) => {
     const body = JSON.parse(text) as { trace_count: number } & Record<(typeof METRIC_FIGURES)[number], Distribution>;
     const answer: Record<string, AnswerValue> = { trace_count: body.trace_count };
-    for (const figure of METRIC_FIGURES) answer[figure] = Object.fromEntries(DISTRIBUTION_FIELDS.map((field) => [field, body[figure][field]]));
+    for (const figure of METRIC_FIGURES)
+      answer[figure] = Object.fromEntries(DISTRIBUTION_FIELDS.map((field) => [field, body[figure][field]]));
     return answer;
   },
   sql: ([aggregates, ...ranked]) => {
@@ -210,7 +240,16 @@ const metricsAnswers: BenchCase['answers'] = {
       answer[figure] =
         count === 0
           ? Object.fromEntries(DISTRIBUTION_FIELDS.map((field) => [field, 0]))
-          : { mean: sqlNumber(row[`mean_${index}`]) as number, stddev: sqlNumber(row[`stddev_${index}`]) as number, min: byRank.get(0) as number, max: byRank.get(count - 1) as number, p50: at(50), p90: at(90), p95: at(95), p99: at(99) };
+          : {
+              mean: sqlNumber(row[`mean_${index}`]) as number,
+              stddev: sqlNumber(row[`stddev_${index}`]) as number,
+              min: byRank.get(0) as number,
+              max: byRank.get(count - 1) as number,
+              p50: at(50),
+              p90: at(90),
+              p95: at(95),
+              p99: at(99),
+            };
     });
     return answer;
   },
@@ -229,24 +268,27 @@ function cases(applicationId: string, modelGeneration: number | undefined): Benc
   const model = { field: 'span_attributes.gen_ai.request.model', op: 'eq', value: 'gemini-2.5-pro' };
   const service = { field: 'service_name', op: 'eq', value: 'checkout' };
   const spanWindow = 'application_id = ? AND start_time_unix_nano >= CAST(? AS SIGNED) AND start_time_unix_nano < CAST(? AS SIGNED)';
-  const traceWindow = 't.application_id = ? AND t.root_start_time_unix_nano >= CAST(? AS SIGNED) AND t.root_start_time_unix_nano < CAST(? AS SIGNED)';
+  const traceWindow =
+    't.application_id = ? AND t.root_start_time_unix_nano >= CAST(? AS SIGNED) AND t.root_start_time_unix_nano < CAST(? AS SIGNED)';
   // The best hand-written SQL on this schema reads the indexed slot when the application has one.
-  const modelOf = (alias: string) => (INDEX_MODEL ? `${alias}indexed_value_1` : `JSON_VALUE(${alias}span_attributes, '$."gen_ai.request.model"')`);
+  const modelOf = (alias: string) =>
+    INDEX_MODEL ? `${alias}indexed_value_1` : `JSON_VALUE(${alias}span_attributes, '$."gen_ai.request.model"')`;
   const modelSql = `${modelOf('')} = ?`;
   // With the model indexed, the best SQL for "a span of the trace has the model" reads the
   // per-trace slot values (src/storage/spans/trace-slot-values.ts); else the spans of each trace.
   const slotValues = `FROM trace_slot_values v WHERE v.application_id = ? AND v.slot = 1 AND v.generation = ${Number(modelGeneration)} AND v.value = ?`;
-  const childModel =
-    INDEX_MODEL
-      ? `t.trace_id IN (SELECT v.trace_id ${slotValues.replace('v.application_id = ?', 'v.application_id = t.application_id')})`
-      : `EXISTS (SELECT 1 FROM spans s WHERE s.application_id = t.application_id AND s.trace_id = t.trace_id AND ${modelOf('s.')} = ?)`;
+  const childModel = INDEX_MODEL
+    ? `t.trace_id IN (SELECT v.trace_id ${slotValues.replace('v.application_id = ?', 'v.application_id = t.application_id')})`
+    : `EXISTS (SELECT 1 FROM spans s WHERE s.application_id = t.application_id AND s.trace_id = t.trace_id AND ${modelOf('s.')} = ?)`;
   const valueWindow = 'v.root_start_time_unix_nano >= CAST(? AS SIGNED) AND v.root_start_time_unix_nano < CAST(? AS SIGNED)';
   const anySpanSql = (windowNs: string[]): SqlStatement[] =>
     INDEX_MODEL
       ? [
           [`SELECT COUNT(*) ${slotValues} AND ${valueWindow}`, [applicationId, 'gemini-2.5-pro', ...windowNs]],
           [
-            `SELECT ${SUMMARY_COLUMNS.split(', ').map((column) => (column.startsWith('CAST(') ? column.replace('CAST(', 'CAST(t.') : `t.${column}`)).join(', ')} FROM traces t JOIN (SELECT v.application_id, v.trace_id ${slotValues} AND ${valueWindow} ` +
+            `SELECT ${SUMMARY_COLUMNS.split(', ')
+              .map((column) => (column.startsWith('CAST(') ? column.replace('CAST(', 'CAST(t.') : `t.${column}`))
+              .join(', ')} FROM traces t JOIN (SELECT v.application_id, v.trace_id ${slotValues} AND ${valueWindow} ` +
               'ORDER BY v.min_start_time_unix_nano DESC, v.trace_id LIMIT 20) k ON t.application_id = k.application_id AND t.trace_id = k.trace_id ORDER BY t.min_start_time_unix_nano DESC, t.trace_id',
             [applicationId, 'gemini-2.5-pro', ...windowNs],
           ],
@@ -255,7 +297,8 @@ function cases(applicationId: string, modelGeneration: number | undefined): Benc
           [`SELECT COUNT(*) FROM traces t WHERE ${traceWindow} AND ${childModel}`, [applicationId, ...windowNs, 'gemini-2.5-pro']],
           [tracePage(`${traceWindow} AND ${childModel}`), [applicationId, ...windowNs, 'gemini-2.5-pro']],
         ];
-  const tracePage = (where: string) => `SELECT ${SUMMARY_COLUMNS} FROM traces t WHERE ${where} ORDER BY t.min_start_time_unix_nano DESC, t.trace_id LIMIT 20`;
+  const tracePage = (where: string) =>
+    `SELECT ${SUMMARY_COLUMNS} FROM traces t WHERE ${where} ORDER BY t.min_start_time_unix_nano DESC, t.trace_id LIMIT 20`;
   const slowRuns = Math.max(5, Math.round(RUNS / 3));
   const traceCases = (label: string, window: Record<string, string>, windowNs: string[], runs: number): BenchCase[] => [
     {
@@ -289,10 +332,17 @@ function cases(applicationId: string, modelGeneration: number | undefined): Benc
       name: '(0) POST /engine/query, an hour without spans: the fixed cost of a call',
       runs: RUNS,
       ratioTarget: false,
-      http: { path: '/engine/query', query: { start_time: rfc3339(FIRST_DAY_START_NS - HOUR_NS), end_time: rfc3339(FIRST_DAY_START_NS) }, body: { filter: null } },
+      http: {
+        path: '/engine/query',
+        query: { start_time: rfc3339(FIRST_DAY_START_NS - HOUR_NS), end_time: rfc3339(FIRST_DAY_START_NS) },
+        body: { filter: null },
+      },
       sql: [
         [`SELECT COUNT(*) FROM spans WHERE ${spanWindow}`, [applicationId, ...emptyHour]],
-        [`SELECT ${SPAN_COLUMNS} FROM spans WHERE ${spanWindow} ORDER BY start_time_unix_nano DESC, trace_id, span_id LIMIT 20`, [applicationId, ...emptyHour]],
+        [
+          `SELECT ${SPAN_COLUMNS} FROM spans WHERE ${spanWindow} ORDER BY start_time_unix_nano DESC, trace_id, span_id LIMIT 20`,
+          [applicationId, ...emptyHour],
+        ],
       ],
       answers: spanListAnswers,
     },
@@ -304,7 +354,10 @@ function cases(applicationId: string, modelGeneration: number | undefined): Benc
       http: { path: '/engine/query', query: hour, body: { filter: model } },
       sql: [
         [`SELECT COUNT(*) FROM spans WHERE ${spanWindow} AND ${modelSql}`, [applicationId, ...hourNs, 'gemini-2.5-pro']],
-        [`SELECT ${SPAN_COLUMNS} FROM spans WHERE ${spanWindow} AND ${modelSql} ORDER BY start_time_unix_nano DESC, trace_id, span_id LIMIT 20`, [applicationId, ...hourNs, 'gemini-2.5-pro']],
+        [
+          `SELECT ${SPAN_COLUMNS} FROM spans WHERE ${spanWindow} AND ${modelSql} ORDER BY start_time_unix_nano DESC, trace_id, span_id LIMIT 20`,
+          [applicationId, ...hourNs, 'gemini-2.5-pro'],
+        ],
       ],
       answers: spanListAnswers,
     },
@@ -349,7 +402,10 @@ async function killServiceStatements(killer: mysql.Connection, spare: number[]):
   let killed = 0;
   let quietSweeps = 0;
   for (let sweep = 0; sweep < 40 && quietSweeps < 2; sweep += 1) {
-    const [rows] = (await killer.query("SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND COMMAND = 'Query' AND ID NOT IN (?)", [DATABASE, spare])) as unknown as [Array<{ ID: number | string }>];
+    const [rows] = (await killer.query(
+      "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND COMMAND = 'Query' AND ID NOT IN (?)",
+      [DATABASE, spare],
+    )) as unknown as [Array<{ ID: number | string }>];
     quietSweeps = rows.length === 0 ? quietSweeps + 1 : 0;
     for (const row of rows) {
       await killer.query(`KILL QUERY ${Number(row.ID)}`).catch(() => undefined);
@@ -367,12 +423,16 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 /** POST `body` to `target`; its status and text, or OverBudget past BUDGET_MS (the request is dropped). */
 function post(target: URL, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(target, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const request = http.request(
+      target,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
     request.setTimeout(BUDGET_MS, () => request.destroy(new OverBudget(BUDGET_MS)));
     request.on('error', reject);
     request.end(body);
@@ -380,7 +440,12 @@ function post(target: URL, headers: Record<string, string>, body: string): Promi
 }
 
 /** One call of the endpoint, its body's text; past the budget, the call is dropped and the service's statements killed. */
-async function callEndpoint(benchCase: BenchCase, target: URL, headers: Record<string, string>, stop: () => Promise<void>): Promise<string> {
+async function callEndpoint(
+  benchCase: BenchCase,
+  target: URL,
+  headers: Record<string, string>,
+  stop: () => Promise<void>,
+): Promise<string> {
   let answer: { status: number; text: string };
   try {
     answer = await post(target, headers, JSON.stringify(benchCase.http.body));
@@ -439,7 +504,9 @@ function targetsOf(benchCase: BenchCase, endpoint: Timing<unknown>, ratio: numbe
   const marks: string[] = [];
   if (benchCase.targetP95Ms !== undefined) {
     const met = endpoint.kind === 'measured' && endpoint.p95 <= benchCase.targetP95Ms;
-    marks.push(`p95 ≤ ${benchCase.targetP95Ms >= 1000 ? `${benchCase.targetP95Ms / 1000} s` : `${benchCase.targetP95Ms} ms`} ${met ? '✓' : '✗'}`);
+    marks.push(
+      `p95 ≤ ${benchCase.targetP95Ms >= 1000 ? `${benchCase.targetP95Ms / 1000} s` : `${benchCase.targetP95Ms} ms`} ${met ? '✓' : '✗'}`,
+    );
   }
   if (benchCase.ratioTarget) marks.push(`≤ ${RATIO_TARGET}× SQL ${ratio !== undefined && ratio <= RATIO_TARGET ? '✓' : '✗'}`);
   return marks.join(', ');
@@ -450,7 +517,8 @@ function runsOf(timing: Timing<unknown>): string {
 }
 
 async function main(): Promise<void> {
-  if (!SERVER_URL) throw new Error('set BENCH_MYSQL_URL, e.g. mysql://user:password@127.0.0.1:3307/mysql (the bench creates its own database there)');
+  if (!SERVER_URL)
+    throw new Error('set BENCH_MYSQL_URL, e.g. mysql://user:password@127.0.0.1:3307/mysql (the bench creates its own database there)');
   const url = databaseUrl(DATABASE);
   const admin = knexFor(SERVER_URL);
   await admin.raw(`CREATE DATABASE IF NOT EXISTS \`${DATABASE}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
@@ -461,7 +529,9 @@ async function main(): Promise<void> {
     // Migrated in place: a migration that rolls up stored spans shows its time here.
     const migrating = performance.now();
     await migrateToLatest(knex);
-    log(`reusing the ${SCALE.totalSpans} spans already in ${DATABASE} (BENCH_RESEED=1 to rebuild); migrations took ${Math.round((performance.now() - migrating) / 1000)} s`);
+    log(
+      `reusing the ${SCALE.totalSpans} spans already in ${DATABASE} (BENCH_RESEED=1 to rebuild); migrations took ${Math.round((performance.now() - migrating) / 1000)} s`,
+    );
   } else {
     // A fresh database: the current migrations, and no leftovers to delete.
     await knex.destroy();
@@ -470,7 +540,9 @@ async function main(): Promise<void> {
     knex = knexFor(url, 8);
     await migrateToLatest(knex);
     applicationId = await createApplication(knex);
-    log(`seeding ${TRACES * 10} spans in ${TRACES} traces over the main day and ${priorSpans} over the ${PRIOR_DAYS} days before into ${DATABASE} …`);
+    log(
+      `seeding ${TRACES * 10} spans in ${TRACES} traces over the main day and ${priorSpans} over the ${PRIOR_DAYS} days before into ${DATABASE} …`,
+    );
     const started = performance.now();
     await seedSpans(knex, applicationId, SCALE);
     log(`  seeded in ${Math.round((performance.now() - started) / 1000)} s`);
@@ -495,9 +567,13 @@ async function main(): Promise<void> {
     for (const benchCase of cases(applicationId, await modelSlotGeneration(knex, applicationId)).filter(chosen)) {
       const target = new URL(benchCase.http.path, service.url);
       for (const [key, value] of Object.entries(benchCase.http.query)) target.searchParams.set(key, String(value));
-      const endpoint = await timedWithinBudget(benchCase.runs, BUDGET_MS, async () => benchCase.answers.endpoint(await callEndpoint(benchCase, target, headers, stopService)));
+      const endpoint = await timedWithinBudget(benchCase.runs, BUDGET_MS, async () =>
+        benchCase.answers.endpoint(await callEndpoint(benchCase, target, headers, stopService)),
+      );
       if (endpoint.kind === 'stopped') log(`  ${benchCase.name}: the endpoint took over ${BUDGET_MS} ms; stopped`);
-      const handWritten = await timedWithinBudget(benchCase.runs, BUDGET_MS, async () => benchCase.answers.sql(await callSql(benchCase.sql, raw, killer)));
+      const handWritten = await timedWithinBudget(benchCase.runs, BUDGET_MS, async () =>
+        benchCase.answers.sql(await callSql(benchCase.sql, raw, killer)),
+      );
       if (handWritten.kind === 'stopped') {
         log(`  ${benchCase.name}: the hand-written SQL took over ${BUDGET_MS} ms; stopped`);
         // A KILL QUERY that arrived after the statement ended must not hit the next case.

@@ -30,7 +30,9 @@ console.error(
   [
     '',
     `spanledger cluster: clients use ${cluster.url} (nginx)`,
-    ...cluster.instances.map((instance, index) => `  ${instance.name}: ${instance.url} -> ${cluster.node(index).name} at ${cluster.node(index).ip}:3306`),
+    ...cluster.instances.map(
+      (instance, index) => `  ${instance.name}: ${instance.url} -> ${cluster.node(index).name} at ${cluster.node(index).ip}:3306`,
+    ),
     `  files and logs: ${cluster.directory}`,
     `  a token: DATA_DIR=${cluster.instance(0).options.dataDir} npm run --silent token -- --sub alice`,
     'Ctrl-C stops and removes it all.',

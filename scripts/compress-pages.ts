@@ -11,13 +11,16 @@ import { runDatabaseCommand } from './lib/database-command.js';
 /** The server has no LZ4: said in one line, exit code 1. */
 class NoLz4 extends Error {}
 
-await runDatabaseCommand(async (knex) => {
-  const lz4 = await lz4PageCompression(knex);
-  if (!lz4.available) throw new NoLz4(`pages not compressed: ${lz4.reason}`);
-  const started = performance.now();
-  const { compressed } = await compressSpanTables(knex, {
-    onTable: (table, bytes) => console.log(`compressing ${table} (${(bytes / 2 ** 20).toFixed(0)} MiB uncompressed)`),
-  });
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(compressed.length === 0 ? 'every span table is compressed already' : `compressed ${compressed.join(', ')} in ${seconds} s`);
-}, [NoLz4]);
+await runDatabaseCommand(
+  async (knex) => {
+    const lz4 = await lz4PageCompression(knex);
+    if (!lz4.available) throw new NoLz4(`pages not compressed: ${lz4.reason}`);
+    const started = performance.now();
+    const { compressed } = await compressSpanTables(knex, {
+      onTable: (table, bytes) => console.log(`compressing ${table} (${(bytes / 2 ** 20).toFixed(0)} MiB uncompressed)`),
+    });
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(compressed.length === 0 ? 'every span table is compressed already' : `compressed ${compressed.join(', ')} in ${seconds} s`);
+  },
+  [NoLz4],
+);

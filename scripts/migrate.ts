@@ -9,12 +9,18 @@ import { MIGRATION_LOCK_TABLE, MigrationLockTimeout, unlockMigrations } from '..
 import { runDatabaseCommand } from './lib/database-command.js';
 
 const { values } = parseArgs({ options: { unlock: { type: 'boolean', default: false } } });
-await runDatabaseCommand(async (knex, config) => {
-  if (values.unlock) {
-    await unlockMigrations(knex);
-    console.log(`migration lock cleared (${MIGRATION_LOCK_TABLE})`);
-  } else {
-    await migrateToLatest(knex, { lockWaitMs: config.migrationLockWaitMs, onWait: () => console.log('waiting for the migrations another instance is running') });
-    console.log('migrations are current');
-  }
-}, [MigrationLockTimeout]);
+await runDatabaseCommand(
+  async (knex, config) => {
+    if (values.unlock) {
+      await unlockMigrations(knex);
+      console.log(`migration lock cleared (${MIGRATION_LOCK_TABLE})`);
+    } else {
+      await migrateToLatest(knex, {
+        lockWaitMs: config.migrationLockWaitMs,
+        onWait: () => console.log('waiting for the migrations another instance is running'),
+      });
+      console.log('migrations are current');
+    }
+  },
+  [MigrationLockTimeout],
+);

@@ -73,7 +73,14 @@ async function assertReachable(url: string): Promise<void> {
     await fetch(`${url}/healthz`);
   } catch (error) {
     const code = (error as { cause?: { code?: unknown } }).cause?.code;
-    const why = code === 'ECONNREFUSED' ? 'connection refused' : typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+    const why =
+      code === 'ECONNREFUSED'
+        ? 'connection refused'
+        : typeof code === 'string'
+          ? code
+          : error instanceof Error
+            ? error.message
+            : String(error);
     console.error(`cannot reach spanledger at ${url} (${why}); start it with npm start, or give its URL with --url or SPANLEDGER_URL`);
     process.exit(1);
   }
@@ -135,7 +142,12 @@ interface Step {
 
 function begin({ tracer, parent, name, kind, start, unit, parentUnit, attributes, links }: Step): Span {
   const parentContext = parent ? trace.setSpan(context.active(), parent) : context.active();
-  const options = { kind, startTime: hr(start), links, attributes: { 'vendor.unit': unit, ...(parentUnit ? { 'vendor.parent_unit': parentUnit } : {}), ...attributes } };
+  const options = {
+    kind,
+    startTime: hr(start),
+    links,
+    attributes: { 'vendor.unit': unit, ...(parentUnit ? { 'vendor.parent_unit': parentUnit } : {}), ...attributes },
+  };
   return tracer.startSpan(name, options, parentContext);
 }
 
@@ -172,7 +184,13 @@ function finish(span: Span, end: number, error?: { type: string; message: string
 // Billable work: LLM calls, database queries, outbound API calls.
 
 const MODELS = [
-  { model: 'gemini-2.5-flash', sku: 'sku-gemini-25-flash-out', skuName: 'Gemini 2.5 Flash output tokens', perToken: 0.0000025, msPerToken: 0.35 },
+  {
+    model: 'gemini-2.5-flash',
+    sku: 'sku-gemini-25-flash-out',
+    skuName: 'Gemini 2.5 Flash output tokens',
+    perToken: 0.0000025,
+    msPerToken: 0.35,
+  },
   { model: 'gemini-2.5-pro', sku: 'sku-gemini-25-pro-out', skuName: 'Gemini 2.5 Pro output tokens', perToken: 0.00001, msPerToken: 0.9 },
 ] as const;
 
@@ -207,7 +225,11 @@ function llmCall(tracer: Tracer, parent: Span, parentUnit: string, start: number
     },
   });
   const duration = (120 + outputTokens * msPerToken) * slow;
-  return finish(span, start + duration, failed ? { type: 'ResourceExhausted', message: 'quota exceeded for model requests per minute', status: 429 } : undefined);
+  return finish(
+    span,
+    start + duration,
+    failed ? { type: 'ResourceExhausted', message: 'quota exceeded for model requests per minute', status: 429 } : undefined,
+  );
 }
 
 function embedCall(tracer: Tracer, parent: Span, parentUnit: string, start: number): number {
@@ -267,7 +289,17 @@ function dbQuery(tracer: Tracer, parent: Span, parentUnit: string, start: number
   return finish(span, start + between(1.5, 18) * slow);
 }
 
-function apiCall(tracer: Tracer, parent: Span, parentUnit: string, start: number, method: string, url: string, service: string, price: number, failed = false): number {
+function apiCall(
+  tracer: Tracer,
+  parent: Span,
+  parentUnit: string,
+  start: number,
+  method: string,
+  url: string,
+  service: string,
+  price: number,
+  failed = false,
+): number {
   const span = begin({
     tracer,
     parent,
@@ -289,20 +321,58 @@ function apiCall(tracer: Tracer, parent: Span, parentUnit: string, start: number
       'vendor.usage.unit': 'requests',
     },
   });
-  return finish(span, start + between(80, 450), failed ? { type: 'BadGateway', message: `${service} answered 502`, status: 502 } : undefined);
+  return finish(
+    span,
+    start + between(80, 450),
+    failed ? { type: 'BadGateway', message: `${service} answered 502`, status: 502 } : undefined,
+  );
 }
 
 function cacheGet(tracer: Tracer, parent: Span, parentUnit: string, start: number, key: string): { end: number; hit: boolean } {
   const hit = chance(0.35);
-  const span = begin({ tracer, parent, name: 'redis GET', kind: SpanKind.CLIENT, start, unit: 'cache', parentUnit, attributes: { 'db.system.name': 'redis', 'cache.key': key, 'cache.hit': hit } });
+  const span = begin({
+    tracer,
+    parent,
+    name: 'redis GET',
+    kind: SpanKind.CLIENT,
+    start,
+    unit: 'cache',
+    parentUnit,
+    attributes: { 'db.system.name': 'redis', 'cache.key': key, 'cache.hit': hit },
+  });
   return { end: finish(span, start + between(0.3, 2.5)), hit };
 }
 
 /** A request crossing from one service to another: the caller's CLIENT span and the callee's SERVER span. */
-function hop(from: Service, to: Service, parent: Span, start: number, method: string, route: string): { client: Span; server: Span; serverStart: number } {
-  const client = begin({ tracer: tracers[from], parent, name: `${method} ${to}${route}`, kind: SpanKind.CLIENT, start, unit: from, parentUnit: from, attributes: { 'http.request.method': method, 'server.address': to } });
+function hop(
+  from: Service,
+  to: Service,
+  parent: Span,
+  start: number,
+  method: string,
+  route: string,
+): { client: Span; server: Span; serverStart: number } {
+  const client = begin({
+    tracer: tracers[from],
+    parent,
+    name: `${method} ${to}${route}`,
+    kind: SpanKind.CLIENT,
+    start,
+    unit: from,
+    parentUnit: from,
+    attributes: { 'http.request.method': method, 'server.address': to },
+  });
   const serverStart = start + between(0.4, 2);
-  const server = begin({ tracer: tracers[to], parent: client, name: `${method} ${route}`, kind: SpanKind.SERVER, start: serverStart, unit: to, parentUnit: from, attributes: { 'http.request.method': method, 'http.route': route } });
+  const server = begin({
+    tracer: tracers[to],
+    parent: client,
+    name: `${method} ${route}`,
+    kind: SpanKind.SERVER,
+    start: serverStart,
+    unit: to,
+    parentUnit: from,
+    attributes: { 'http.request.method': method, 'http.route': route },
+  });
   return { client, server, serverStart };
 }
 
@@ -310,14 +380,23 @@ function hop(from: Service, to: Service, parent: Span, start: number, method: st
 // Trace shapes.
 
 function summarize(start: number, slow: number, failed: boolean): void {
-  const root = begin({ tracer: tracers.gateway, name: 'POST /api/summarize', kind: SpanKind.SERVER, start, unit: 'gateway', links: retryLinks(), attributes: { 'http.request.method': 'POST', 'http.route': '/api/summarize', 'user_agent.original': 'acme-web/5.2' } });
+  const root = begin({
+    tracer: tracers.gateway,
+    name: 'POST /api/summarize',
+    kind: SpanKind.SERVER,
+    start,
+    unit: 'gateway',
+    links: retryLinks(),
+    attributes: { 'http.request.method': 'POST', 'http.route': '/api/summarize', 'user_agent.original': 'acme-web/5.2' },
+  });
   const { client, server, serverStart } = hop('gateway', 'summarizer', root, start + between(1, 4), 'POST', '/summarize');
   const cached = cacheGet(tracers.summarizer, server, 'summarizer', serverStart + 0.5, 'summary:doc');
   let at = cached.end;
   if (!cached.hit) {
     at = dbQuery(tracers.summarizer, server, 'summarizer', at + 0.3, 'SELECT', 'documents', slow);
     const chunks = chance(0.3) ? 2 : 1;
-    for (let chunk = 0; chunk < chunks; chunk += 1) at = llmCall(tracers.summarizer, server, 'summarizer', at + 1, slow, failed && chunk === chunks - 1);
+    for (let chunk = 0; chunk < chunks; chunk += 1)
+      at = llmCall(tracers.summarizer, server, 'summarizer', at + 1, slow, failed && chunk === chunks - 1);
     if (!failed) at = dbQuery(tracers.summarizer, server, 'summarizer', at + 0.5, 'INSERT', 'summaries');
   }
   const error = failed ? { type: 'UpstreamError', message: 'summarization failed: model quota exceeded', status: 503 } : undefined;
@@ -329,7 +408,15 @@ function summarize(start: number, slow: number, failed: boolean): void {
 }
 
 function search(start: number, slow: number, failed: boolean): void {
-  const root = begin({ tracer: tracers.gateway, name: 'GET /api/search', kind: SpanKind.SERVER, start, unit: 'gateway', links: retryLinks(), attributes: { 'http.request.method': 'GET', 'http.route': '/api/search' } });
+  const root = begin({
+    tracer: tracers.gateway,
+    name: 'GET /api/search',
+    kind: SpanKind.SERVER,
+    start,
+    unit: 'gateway',
+    links: retryLinks(),
+    attributes: { 'http.request.method': 'GET', 'http.route': '/api/search' },
+  });
   const { client, server, serverStart } = hop('gateway', 'search', root, start + between(1, 3), 'GET', '/search');
   let at = embedCall(tracers.search, server, 'search', serverStart + 1);
   at = dbQuery(tracers.search, server, 'search', at + 0.5, 'SELECT', 'document_vectors', slow * 3);
@@ -343,14 +430,41 @@ function search(start: number, slow: number, failed: boolean): void {
 }
 
 function checkout(start: number, slow: number, failed: boolean): void {
-  const root = begin({ tracer: tracers.gateway, name: 'POST /api/checkout', kind: SpanKind.SERVER, start, unit: 'gateway', links: retryLinks(), attributes: { 'http.request.method': 'POST', 'http.route': '/api/checkout' } });
+  const root = begin({
+    tracer: tracers.gateway,
+    name: 'POST /api/checkout',
+    kind: SpanKind.SERVER,
+    start,
+    unit: 'gateway',
+    links: retryLinks(),
+    attributes: { 'http.request.method': 'POST', 'http.route': '/api/checkout' },
+  });
   const { client, server, serverStart } = hop('gateway', 'billing-worker', root, start + between(1, 3), 'POST', '/charges');
   let at = dbQuery(tracers['billing-worker'], server, 'billing-worker', serverStart + 0.5, 'SELECT', 'customers');
-  at = apiCall(tracers['billing-worker'], server, 'billing-worker', at + 1, 'POST', 'https://api.payments.example/v1/charges', 'Payments provider', 0.003, failed);
+  at = apiCall(
+    tracers['billing-worker'],
+    server,
+    'billing-worker',
+    at + 1,
+    'POST',
+    'https://api.payments.example/v1/charges',
+    'Payments provider',
+    0.003,
+    failed,
+  );
   if (!failed) {
     at = dbQuery(tracers['billing-worker'], server, 'billing-worker', at + 0.5, 'INSERT', 'invoices', slow);
     const mail = hop('billing-worker', 'notifier', server, at + 0.5, 'POST', '/emails');
-    const sent = apiCall(tracers.notifier, mail.server, 'notifier', mail.serverStart + 1, 'POST', 'https://api.mail.example/v3/send', 'Mail provider', 0.0008);
+    const sent = apiCall(
+      tracers.notifier,
+      mail.server,
+      'notifier',
+      mail.serverStart + 1,
+      'POST',
+      'https://api.mail.example/v3/send',
+      'Mail provider',
+      0.0008,
+    );
     at = finish(mail.client, finish(mail.server, sent + 1) + 0.5);
   }
   const error = failed ? { type: 'PaymentError', message: 'payment provider unavailable', status: 502 } : undefined;
@@ -362,10 +476,25 @@ function checkout(start: number, slow: number, failed: boolean): void {
 }
 
 function invoiceRun(start: number): void {
-  const root = begin({ tracer: tracers['billing-worker'], name: 'job invoice-run', kind: SpanKind.INTERNAL, start, unit: 'billing-worker', attributes: { 'job.name': 'invoice-run' } });
+  const root = begin({
+    tracer: tracers['billing-worker'],
+    name: 'job invoice-run',
+    kind: SpanKind.INTERNAL,
+    start,
+    unit: 'billing-worker',
+    attributes: { 'job.name': 'invoice-run' },
+  });
   let at = start + 2;
   const customers = Math.round(between(20, 60));
-  for (let index = 0; index < customers; index += 1) at = dbQuery(tracers['billing-worker'], root, 'billing-worker', at + 0.2, index % 2 ? 'UPDATE' : 'SELECT', index % 2 ? 'invoices' : 'usage_records');
+  for (let index = 0; index < customers; index += 1)
+    at = dbQuery(
+      tracers['billing-worker'],
+      root,
+      'billing-worker',
+      at + 0.2,
+      index % 2 ? 'UPDATE' : 'SELECT',
+      index % 2 ? 'invoices' : 'usage_records',
+    );
   finish(root, at + 5);
 }
 
@@ -399,7 +528,11 @@ function makeDay(): void {
 // ---------------------------------------------------------------------------------------------
 
 async function send(spans: ReadableSpan[]): Promise<void> {
-  const exporter = new OTLPTraceExporter({ url: `${baseUrl}/v1/traces`, headers: { Authorization: `Bearer ${token}`, 'X-Vendor-App-Id': appId as string }, timeoutMillis: 30_000 });
+  const exporter = new OTLPTraceExporter({
+    url: `${baseUrl}/v1/traces`,
+    headers: { Authorization: `Bearer ${token}`, 'X-Vendor-App-Id': appId as string },
+    timeoutMillis: 30_000,
+  });
   try {
     for (let offset = 0; offset < spans.length; offset += 512) {
       const batch = spans.slice(offset, offset + 512);
@@ -426,7 +559,10 @@ if (values['dry-run']) {
 const baseUrl = (values.url ?? process.env.SPANLEDGER_URL ?? serviceUrl()).replace(/\/+$/, '');
 let token = values.token ?? process.env.SPANLEDGER_TOKEN;
 let appId = values['app-id'] ?? process.env.SPANLEDGER_APP_ID;
-if (Boolean(token) !== Boolean(appId)) fail('Give both the token and the application (--token/SPANLEDGER_TOKEN and --app-id/SPANLEDGER_APP_ID), or neither to create a demo account.');
+if (Boolean(token) !== Boolean(appId))
+  fail(
+    'Give both the token and the application (--token/SPANLEDGER_TOKEN and --app-id/SPANLEDGER_APP_ID), or neither to create a demo account.',
+  );
 await assertReachable(baseUrl);
 
 let demoUserToken: string | undefined;

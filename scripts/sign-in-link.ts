@@ -15,7 +15,11 @@ const USAGE = `usage: npm run --silent sign-in-link -- --sub <subject> [--email 
   --ttl    how long the link can be used, in seconds (default 600, at most 86400); it works once
   --url    the service's address as the browser reaches it (default: where npm start listens, PORT and HOST)`;
 
-const { user, ttlSeconds, extra, fail } = readUserCommand(USAGE, { defaultSeconds: 600, minSeconds: 30, maxSeconds: 86_400 }, { url: { type: 'string' } });
+const { user, ttlSeconds, extra, fail } = readUserCommand(
+  USAGE,
+  { defaultSeconds: 600, minSeconds: 30, maxSeconds: 86_400 },
+  { url: { type: 'string' } },
+);
 const config = loadConfig();
 function originOf(url: string): string {
   try {

@@ -13,8 +13,13 @@ const USAGE = `usage: npm run --silent token -- --sub <subject> [--email <addres
   --ttl          lifetime in seconds (default 86400)
   --permissions  comma-separated permissions (default: every dashboard-user permission)`;
 
-const { user, ttlSeconds, extra, fail } = readUserCommand(USAGE, { defaultSeconds: 86_400, minSeconds: 60, maxSeconds: 31_536_000 }, { permissions: { type: 'string' } });
-const permissions = typeof extra.permissions === 'string' ? extra.permissions.split(',').map((item) => item.trim()) : [...DASHBOARD_USER_PERMISSIONS];
+const { user, ttlSeconds, extra, fail } = readUserCommand(
+  USAGE,
+  { defaultSeconds: 86_400, minSeconds: 60, maxSeconds: 31_536_000 },
+  { permissions: { type: 'string' } },
+);
+const permissions =
+  typeof extra.permissions === 'string' ? extra.permissions.split(',').map((item) => item.trim()) : [...DASHBOARD_USER_PERMISSIONS];
 const unknown = permissions.filter((item) => !(PERMISSIONS as readonly string[]).includes(item));
 if (unknown.length > 0) fail(`unknown permission(s): ${unknown.join(', ')}`);
 

@@ -142,7 +142,10 @@ function readGrpc(env: Env, host: string): GrpcConfig | undefined {
 
 function readApis(env: Env): ApiName[] {
   const raw = env.SERVE_APIS ?? 'engine,management';
-  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const valid = names.every((name): name is ApiName => name === 'engine' || name === 'management');
   if (!valid || names.length === 0) {
     throw new ConfigError('SERVE_APIS', `must list engine, management or both (comma-separated), got "${raw}"`);
@@ -188,7 +191,11 @@ function readOidcDashboard(env: Env, issuer: string | undefined): OidcDashboardC
     if (providerName) throw new ConfigError('OIDC_DASHBOARD_PROVIDER_NAME', 'needs OIDC_DASHBOARD_CLIENT_ID');
     return undefined;
   }
-  if (!issuer) throw new ConfigError('OIDC_DASHBOARD_CLIENT_ID', 'needs OIDC_ISSUER, OIDC_AUDIENCE and OIDC_JWKS_URL (the provider whose tokens the service trusts)');
+  if (!issuer)
+    throw new ConfigError(
+      'OIDC_DASHBOARD_CLIENT_ID',
+      'needs OIDC_ISSUER, OIDC_AUDIENCE and OIDC_JWKS_URL (the provider whose tokens the service trusts)',
+    );
   if (!CLIENT_ID.test(clientId)) throw new ConfigError('OIDC_DASHBOARD_CLIENT_ID', 'must be 1 to 255 visible ASCII characters');
   if (scope !== undefined && (!SCOPE.test(scope) || !scope.split(' ').includes('openid'))) {
     throw new ConfigError('OIDC_DASHBOARD_SCOPE', `must be space-separated scopes including openid, got "${scope}"`);
@@ -216,7 +223,11 @@ function readOidc(env: Env): OidcConfig | undefined {
     readOidcDashboard(env, undefined);
     return undefined;
   }
-  for (const [name, value] of [['OIDC_ISSUER', issuer], ['OIDC_AUDIENCE', audience], ['OIDC_JWKS_URL', jwksUrl]] as const) {
+  for (const [name, value] of [
+    ['OIDC_ISSUER', issuer],
+    ['OIDC_AUDIENCE', audience],
+    ['OIDC_JWKS_URL', jwksUrl],
+  ] as const) {
     if (!value) throw new ConfigError(name, 'must be set when any OIDC_* variable is set');
   }
   try {

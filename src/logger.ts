@@ -9,7 +9,19 @@ import type { LogLevel } from './config.js';
 const MAX_MESSAGE_CHARS = 2048;
 const MAX_STACK_CHARS = 4096;
 
-const SECRET_FIELDS = ['authorization', 'cookie', 'password', 'client_secret', 'api_secret', 'access_token', 'refresh_token', 'token', 'secret', 'database_url', 'databaseUrl'];
+const SECRET_FIELDS = [
+  'authorization',
+  'cookie',
+  'password',
+  'client_secret',
+  'api_secret',
+  'access_token',
+  'refresh_token',
+  'token',
+  'secret',
+  'database_url',
+  'databaseUrl',
+];
 
 // The objects a log line may carry secrets in, named: pino's wildcard paths (`*.field`) cost
 // 15 to 45 µs on every line, ten times the line itself (measured on the access-log line), while
@@ -29,7 +41,11 @@ const JWT = /\beyJ[A-Za-z0-9_.-]*/g;
 
 /** Passwords in URLs, bearer tokens, Basic credentials and JWTs, wherever they appear in a text. */
 export function scrubSecrets(text: string): string {
-  return text.replace(URL_PASSWORD, '$1***@').replace(BEARER_TOKEN, 'Bearer [redacted]').replace(BASIC_CREDENTIALS, 'Basic [redacted]').replace(JWT, '[jwt]');
+  return text
+    .replace(URL_PASSWORD, '$1***@')
+    .replace(BEARER_TOKEN, 'Bearer [redacted]')
+    .replace(BASIC_CREDENTIALS, 'Basic [redacted]')
+    .replace(JWT, '[jwt]');
 }
 
 // Scrubbed with this much beyond each cut, so a secret that crosses a cut is still recognised.
@@ -58,8 +74,18 @@ interface LoggedError {
 /** The `err` (and `cause`) serializer: only named, bounded, scrubbed fields. */
 export function serializeError(value: unknown, depth = 0): LoggedError | string {
   if (typeof value !== 'object' || value === null) return bounded(String(value), MAX_MESSAGE_CHARS);
-  const error = value as { name?: unknown; constructor?: { name?: unknown }; code?: unknown; errno?: unknown; sqlState?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
-  const type = typeof error.name === 'string' ? error.name : typeof error.constructor?.name === 'string' ? error.constructor.name : undefined;
+  const error = value as {
+    name?: unknown;
+    constructor?: { name?: unknown };
+    code?: unknown;
+    errno?: unknown;
+    sqlState?: unknown;
+    message?: unknown;
+    stack?: unknown;
+    cause?: unknown;
+  };
+  const type =
+    typeof error.name === 'string' ? error.name : typeof error.constructor?.name === 'string' ? error.constructor.name : undefined;
   const logged: LoggedError = { type, message: bounded(String(error.message ?? ''), MAX_MESSAGE_CHARS) };
   if (typeof error.code === 'string' || typeof error.code === 'number') logged.code = error.code;
   if (typeof error.errno === 'number') logged.errno = error.errno;

@@ -15,7 +15,9 @@ function shellWord(value: string): string {
 
 /** `DATA_DIR=… ` and the like, so that a hinted command signs with this service's key and claims. */
 function cliEnvironment(env: NodeJS.ProcessEnv): string {
-  return CLI_VARIABLES.filter((name) => env[name]).map((name) => `${name}=${shellWord(env[name] as string)} `).join('');
+  return CLI_VARIABLES.filter((name) => env[name])
+    .map((name) => `${name}=${shellWord(env[name] as string)} `)
+    .join('');
 }
 
 function firstRunHint(config: Config, url: string, grpcPort: number | undefined): string {

@@ -63,7 +63,11 @@ export interface ServerOptions {
   clock?: () => number;
 }
 
-export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), options: ServerOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+  options: ServerOptions = {},
+): Promise<RunningServer> {
   const { clock } = options;
   // A database that cannot be used at all stops the start as DatabaseUnusable (one line, main.ts).
   // Without migrations at start the database is first reached by requests, which answer 503 until it answers.
@@ -131,10 +135,30 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const close = () => {
     closing ??= (async () => {
       // A purge batch in flight finishes (one short transaction) before the pool closes.
-      await Promise.all([closeHttp(server, config.shutdownTimeoutMs), grpc?.close(config.shutdownTimeoutMs), purger.stop(), auditPurger.stop(), usagePurger.stop(), backfiller.stop(), folder.stop()]);
+      await Promise.all([
+        closeHttp(server, config.shutdownTimeoutMs),
+        grpc?.close(config.shutdownTimeoutMs),
+        purger.stop(),
+        auditPurger.stop(),
+        usagePurger.stop(),
+        backfiller.stop(),
+        folder.stop(),
+      ]);
       await knex.destroy();
     })();
     return closing;
   };
-  return { url: localServiceUrl(config.host, port), grpcPort: grpc?.port, knex, logger, tokens, purger, auditPurger, usagePurger, backfiller, folder, close };
+  return {
+    url: localServiceUrl(config.host, port),
+    grpcPort: grpc?.port,
+    knex,
+    logger,
+    tokens,
+    purger,
+    auditPurger,
+    usagePurger,
+    backfiller,
+    folder,
+    close,
+  };
 }

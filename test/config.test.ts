@@ -44,21 +44,51 @@ describe('configuration', () => {
       OIDC_AUDIENCE: 'spanledger',
       OIDC_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
     });
-    expect(config).to.deep.include({ port: 9000, databaseUrl: 'mysql://u:p@127.0.0.1:3306/db', apis: ['engine'], logLevel: 'debug', migrateOnStart: false, livePollIntervalMs: 20 });
+    expect(config).to.deep.include({
+      port: 9000,
+      databaseUrl: 'mysql://u:p@127.0.0.1:3306/db',
+      apis: ['engine'],
+      logLevel: 'debug',
+      migrateOnStart: false,
+      livePollIntervalMs: 20,
+    });
     expect(config.retention).to.deep.equal({ defaultDays: 365, purgeIntervalSeconds: 0, purgeBatchSize: 250 });
     expect(config.audit).to.deep.equal({ retentionDays: 90, purgeIntervalSeconds: 60, purgeBatchSize: 50 });
-    expect(config.auth.oidc).to.deep.equal({ issuer: 'https://id.example.com/', audience: 'spanledger', jwksUrl: 'https://id.example.com/.well-known/jwks.json', dashboard: undefined });
+    expect(config.auth.oidc).to.deep.equal({
+      issuer: 'https://id.example.com/',
+      audience: 'spanledger',
+      jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+      dashboard: undefined,
+    });
   });
 
-  const PROVIDER = { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'https://spanledger.example.com', OIDC_JWKS_URL: 'https://id.example.com/jwks' };
+  const PROVIDER = {
+    OIDC_ISSUER: 'https://id.example.com/',
+    OIDC_AUDIENCE: 'https://spanledger.example.com',
+    OIDC_JWKS_URL: 'https://id.example.com/jwks',
+  };
 
   it("reads the dashboard's OpenID Connect client, named after the issuer's host unless told otherwise", () => {
-    expect(loadConfig({ ...PROVIDER, OIDC_DASHBOARD_CLIENT_ID: 'dashboard' }).auth.oidc?.dashboard).to.deep.equal({ clientId: 'dashboard', scope: undefined, providerName: 'id.example.com' });
-    const chosen = loadConfig({ ...PROVIDER, OIDC_DASHBOARD_CLIENT_ID: 'dashboard', OIDC_DASHBOARD_SCOPE: 'openid read:traces', OIDC_DASHBOARD_PROVIDER_NAME: ' Example ID ' });
+    expect(loadConfig({ ...PROVIDER, OIDC_DASHBOARD_CLIENT_ID: 'dashboard' }).auth.oidc?.dashboard).to.deep.equal({
+      clientId: 'dashboard',
+      scope: undefined,
+      providerName: 'id.example.com',
+    });
+    const chosen = loadConfig({
+      ...PROVIDER,
+      OIDC_DASHBOARD_CLIENT_ID: 'dashboard',
+      OIDC_DASHBOARD_SCOPE: 'openid read:traces',
+      OIDC_DASHBOARD_PROVIDER_NAME: ' Example ID ',
+    });
     expect(chosen.auth.oidc?.dashboard).to.deep.equal({ clientId: 'dashboard', scope: 'openid read:traces', providerName: 'Example ID' });
     // http is for a provider on this machine only.
-    expect(loadConfig({ ...PROVIDER, OIDC_ISSUER: 'http://127.0.0.1:9000', OIDC_DASHBOARD_CLIENT_ID: 'dashboard' }).auth.oidc?.dashboard?.providerName).to.equal('127.0.0.1:9000');
-    expect(loadConfig({ ...PROVIDER, OIDC_ISSUER: 'http://localhost:9000', OIDC_DASHBOARD_CLIENT_ID: 'dashboard' }).auth.oidc?.dashboard).not.to.equal(undefined);
+    expect(
+      loadConfig({ ...PROVIDER, OIDC_ISSUER: 'http://127.0.0.1:9000', OIDC_DASHBOARD_CLIENT_ID: 'dashboard' }).auth.oidc?.dashboard
+        ?.providerName,
+    ).to.equal('127.0.0.1:9000');
+    expect(
+      loadConfig({ ...PROVIDER, OIDC_ISSUER: 'http://localhost:9000', OIDC_DASHBOARD_CLIENT_ID: 'dashboard' }).auth.oidc?.dashboard,
+    ).not.to.equal(undefined);
   });
 
   it('bounds statements with a regex filter at 10 s unless REGEX_STATEMENT_TIMEOUT_MS says otherwise', () => {
@@ -85,14 +115,67 @@ describe('configuration', () => {
     ['OIDC_AUDIENCE', { OIDC_ISSUER: 'https://id.example.com/' }],
     ['OIDC_JWKS_URL', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'not a url' }],
     ['OIDC_DASHBOARD_CLIENT_ID', { OIDC_DASHBOARD_CLIENT_ID: 'dashboard' }],
-    ['OIDC_DASHBOARD_CLIENT_ID', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'https://id.example.com/jwks', OIDC_DASHBOARD_CLIENT_ID: 'tab\tbed' }],
-    ['OIDC_DASHBOARD_SCOPE', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'https://id.example.com/jwks', OIDC_DASHBOARD_SCOPE: 'openid' }],
-    ['OIDC_DASHBOARD_SCOPE', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'https://id.example.com/jwks', OIDC_DASHBOARD_CLIENT_ID: 'd', OIDC_DASHBOARD_SCOPE: 'read:traces' }],
-    ['OIDC_DASHBOARD_SCOPE', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'https://id.example.com/jwks', OIDC_DASHBOARD_CLIENT_ID: 'd', OIDC_DASHBOARD_SCOPE: 'openid  read:traces' }],
+    [
+      'OIDC_DASHBOARD_CLIENT_ID',
+      {
+        OIDC_ISSUER: 'https://id.example.com/',
+        OIDC_AUDIENCE: 'a',
+        OIDC_JWKS_URL: 'https://id.example.com/jwks',
+        OIDC_DASHBOARD_CLIENT_ID: 'tab\tbed',
+      },
+    ],
+    [
+      'OIDC_DASHBOARD_SCOPE',
+      {
+        OIDC_ISSUER: 'https://id.example.com/',
+        OIDC_AUDIENCE: 'a',
+        OIDC_JWKS_URL: 'https://id.example.com/jwks',
+        OIDC_DASHBOARD_SCOPE: 'openid',
+      },
+    ],
+    [
+      'OIDC_DASHBOARD_SCOPE',
+      {
+        OIDC_ISSUER: 'https://id.example.com/',
+        OIDC_AUDIENCE: 'a',
+        OIDC_JWKS_URL: 'https://id.example.com/jwks',
+        OIDC_DASHBOARD_CLIENT_ID: 'd',
+        OIDC_DASHBOARD_SCOPE: 'read:traces',
+      },
+    ],
+    [
+      'OIDC_DASHBOARD_SCOPE',
+      {
+        OIDC_ISSUER: 'https://id.example.com/',
+        OIDC_AUDIENCE: 'a',
+        OIDC_JWKS_URL: 'https://id.example.com/jwks',
+        OIDC_DASHBOARD_CLIENT_ID: 'd',
+        OIDC_DASHBOARD_SCOPE: 'openid  read:traces',
+      },
+    ],
     ['OIDC_DASHBOARD_PROVIDER_NAME', { OIDC_DASHBOARD_PROVIDER_NAME: 'Example ID' }],
-    ['OIDC_ISSUER', { OIDC_ISSUER: 'id.example.com', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'https://id.example.com/jwks', OIDC_DASHBOARD_CLIENT_ID: 'd' }],
-    ['OIDC_ISSUER', { OIDC_ISSUER: 'http://id.example.com', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'https://id.example.com/jwks', OIDC_DASHBOARD_CLIENT_ID: 'd' }],
-    ['OIDC_ISSUER', { OIDC_ISSUER: 'https://id.example.com/?tenant=1', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'https://id.example.com/jwks', OIDC_DASHBOARD_CLIENT_ID: 'd' }],
+    [
+      'OIDC_ISSUER',
+      { OIDC_ISSUER: 'id.example.com', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'https://id.example.com/jwks', OIDC_DASHBOARD_CLIENT_ID: 'd' },
+    ],
+    [
+      'OIDC_ISSUER',
+      {
+        OIDC_ISSUER: 'http://id.example.com',
+        OIDC_AUDIENCE: 'a',
+        OIDC_JWKS_URL: 'https://id.example.com/jwks',
+        OIDC_DASHBOARD_CLIENT_ID: 'd',
+      },
+    ],
+    [
+      'OIDC_ISSUER',
+      {
+        OIDC_ISSUER: 'https://id.example.com/?tenant=1',
+        OIDC_AUDIENCE: 'a',
+        OIDC_JWKS_URL: 'https://id.example.com/jwks',
+        OIDC_DASHBOARD_CLIENT_ID: 'd',
+      },
+    ],
     ['ACCESS_TOKEN_TTL_SECONDS', { ACCESS_TOKEN_TTL_SECONDS: '0' }],
     ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '0' }],
     ['LIVE_POLL_INTERVAL_MS', { LIVE_POLL_INTERVAL_MS: '60001' }],

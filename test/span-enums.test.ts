@@ -34,8 +34,18 @@ describe('span kinds and status codes', () => {
 
   it('spells out the short names, and only those', () => {
     expect(spelledOutSpanKind('CONSUMER')).to.equal('SPAN_KIND_CONSUMER');
-    expect(['server', 'SPAN_KIND_SERVER', 'KIND_SERVER', ''].map(spelledOutSpanKind)).to.deep.equal(['server', 'SPAN_KIND_SERVER', 'KIND_SERVER', '']);
+    expect(['server', 'SPAN_KIND_SERVER', 'KIND_SERVER', ''].map(spelledOutSpanKind)).to.deep.equal([
+      'server',
+      'SPAN_KIND_SERVER',
+      'KIND_SERVER',
+      '',
+    ]);
     expect(['UNSET', 'OK', 'ERROR'].map(spelledOutStatusCode)).to.deep.equal([...STATUS_CODES]);
-    expect(['error', 'STATUS_CODE_ERROR', 'CODE_ERROR', ''].map(spelledOutStatusCode)).to.deep.equal(['error', 'STATUS_CODE_ERROR', 'CODE_ERROR', '']);
+    expect(['error', 'STATUS_CODE_ERROR', 'CODE_ERROR', ''].map(spelledOutStatusCode)).to.deep.equal([
+      'error',
+      'STATUS_CODE_ERROR',
+      'CODE_ERROR',
+      '',
+    ]);
   });
 });

@@ -49,7 +49,8 @@ function endpointAnswer(text: string): AnswerValue {
     other: { points: Array<{ bucket_start_unix_nano: string; values: Array<number | null> }> } | null;
     truncated: boolean;
   };
-  const points = (list: Array<{ bucket_start_unix_nano: string; values: Array<number | null> }>): Point[] => list.map((point) => [point.bucket_start_unix_nano, ...point.values]);
+  const points = (list: Array<{ bucket_start_unix_nano: string; values: Array<number | null> }>): Point[] =>
+    list.map((point) => [point.bucket_start_unix_nano, ...point.values]);
   const answer: AnalyticsAnswer = {
     groups: body.groups.map((group) => ({ key: group.key, points: points(group.points) })),
     other: body.other === null ? null : points(body.other.points),
@@ -74,7 +75,14 @@ type SpanMeasure = 'count' | 'sum_cost';
 /** Where the cells come from: the spans, the hourly roll-ups, or the hourly roll-ups of slot 1's values under a generation. */
 type AggregateSource = 'spans' | 'rollups' | { slotGeneration: number };
 
-function spanAggregatesSql(keySql: string, measures: SpanMeasure[], orderBy: number, applicationId: string, window: Window, source: AggregateSource = 'spans'): [string, unknown[]] {
+function spanAggregatesSql(
+  keySql: string,
+  measures: SpanMeasure[],
+  orderBy: number,
+  applicationId: string,
+  window: Window,
+  source: AggregateSource = 'spans',
+): [string, unknown[]] {
   const cellColumn = (measure: SpanMeasure) => (measure === 'count' ? 'c' : 's');
   const rankBy = cellColumn(measures[orderBy] as SpanMeasure);
   const sql =
@@ -96,7 +104,10 @@ function spanAggregatesSql(keySql: string, measures: SpanMeasure[], orderBy: num
 function spanAggregatesAnswer(field: string, window: Window, measureCount: number) {
   return (statements: SqlRow[][]): AnswerValue => {
     const rows = [...(statements[0] ?? [])].sort((a, b) => Number(a.p) - Number(b.p) || Number(a.b) - Number(b.b));
-    const point = (row: SqlRow): Point => [bucketStart(window, row.b), ...Array.from({ length: measureCount }, (_, index) => sqlNumber(row[`m${index}`]))];
+    const point = (row: SqlRow): Point => [
+      bucketStart(window, row.b),
+      ...Array.from({ length: measureCount }, (_, index) => sqlNumber(row[`m${index}`])),
+    ];
     const groups: AnalyticsAnswer['groups'] = [];
     const other: Point[] = [];
     let position = 0;
@@ -143,7 +154,13 @@ function tracePercentileAnswer(field: string, percent: number, window: Window) {
         continue;
       }
       const id = `${position}:${String(row.b)}`;
-      const cell = cells.get(id) ?? { position, key: keyText(row.k), bucket: Number(row.b), count: Number(row.n), byRank: new Map<number, number>() };
+      const cell = cells.get(id) ?? {
+        position,
+        key: keyText(row.k),
+        bucket: Number(row.b),
+        count: Number(row.n),
+        byRank: new Map<number, number>(),
+      };
       cell.byRank.set(Number(row.rn), Number(row.v));
       cells.set(id, cell);
     }
@@ -180,7 +197,11 @@ export function analyticsCases(applicationId: string, runs: number, modelGenerat
     {
       ...common,
       name: '(e1) POST /engine/analytics, whole day, spans by billing.resource_name per hour: count, sum(cost)',
-      http: { path: '/engine/analytics', query: query(day), body: { grain: 'spans', group_by: ['billing.resource_name'], granularity: 'hour', measures: countAndCost } },
+      http: {
+        path: '/engine/analytics',
+        query: query(day),
+        body: { grain: 'spans', group_by: ['billing.resource_name'], granularity: 'hour', measures: countAndCost },
+      },
       // The best hand-written SQL on this schema reads the hourly roll-ups, as the endpoint does.
       sql: [spanAggregatesSql('billing_resource_name', ['count', 'sum_cost'], 0, applicationId, day, 'rollups')],
       answers: { endpoint: endpointAnswer, sql: spanAggregatesAnswer('billing.resource_name', day, 2), matches: matchesOf },
@@ -188,14 +209,20 @@ export function analyticsCases(applicationId: string, runs: number, modelGenerat
     {
       ...common,
       name: `(e2) POST /engine/analytics, whole day, spans by ${modelAttribute} per hour: count, sum(cost)`,
-      http: { path: '/engine/analytics', query: query(day), body: { grain: 'spans', group_by: [modelAttribute], granularity: 'hour', measures: countAndCost } },
+      http: {
+        path: '/engine/analytics',
+        query: query(day),
+        body: { grain: 'spans', group_by: [modelAttribute], granularity: 'hour', measures: countAndCost },
+      },
       // With the model indexed, the best SQL on this schema reads the hourly roll-ups per slot value
       // (docs/analytics.md), as the endpoint does; without, the spans (the attribute is a string
       // wherever present in this workload, so JSON_VALUE alone is its text form).
       sql: [
         modelGeneration === undefined
           ? spanAggregatesSql(`JSON_VALUE(span_attributes, '$."gen_ai.request.model"')`, ['count', 'sum_cost'], 0, applicationId, day)
-          : spanAggregatesSql(`CASE WHEN value_kind = 1 THEN value END`, ['count', 'sum_cost'], 0, applicationId, day, { slotGeneration: modelGeneration }),
+          : spanAggregatesSql(`CASE WHEN value_kind = 1 THEN value END`, ['count', 'sum_cost'], 0, applicationId, day, {
+              slotGeneration: modelGeneration,
+            }),
       ],
       answers: { endpoint: endpointAnswer, sql: spanAggregatesAnswer(modelAttribute, day, 2), matches: matchesOf },
     },
@@ -206,7 +233,13 @@ export function analyticsCases(applicationId: string, runs: number, modelGenerat
       http: {
         path: '/engine/analytics',
         query: query(day),
-        body: { grain: 'traces', group_by: ['service_name'], granularity: 'hour', measures: [{ fn: 'count' }, { fn: 'p95', field: 'duration_ms' }], order_by: { measure: 0 } },
+        body: {
+          grain: 'traces',
+          group_by: ['service_name'],
+          granularity: 'hour',
+          measures: [{ fn: 'count' }, { fn: 'p95', field: 'duration_ms' }],
+          order_by: { measure: 0 },
+        },
       },
       sql: [tracePercentileSql(95, applicationId, day)],
       answers: { endpoint: endpointAnswer, sql: tracePercentileAnswer('service_name', 95, day), matches: matchesOf },
@@ -214,7 +247,11 @@ export function analyticsCases(applicationId: string, runs: number, modelGenerat
     {
       ...common,
       name: '(g) POST /engine/analytics, 7 days, spans by billing.sku_name per day: sum(cost)',
-      http: { path: '/engine/analytics', query: query(week), body: { grain: 'spans', group_by: ['billing.sku_name'], granularity: 'day', measures: [{ fn: 'sum', field: 'cost' }] } },
+      http: {
+        path: '/engine/analytics',
+        query: query(week),
+        body: { grain: 'spans', group_by: ['billing.sku_name'], granularity: 'day', measures: [{ fn: 'sum', field: 'cost' }] },
+      },
       sql: [spanAggregatesSql('billing_sku_name', ['sum_cost'], 0, applicationId, week, 'rollups')],
       answers: { endpoint: endpointAnswer, sql: spanAggregatesAnswer('billing.sku_name', week, 1), matches: matchesOf },
     },

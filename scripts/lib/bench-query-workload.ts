@@ -55,7 +55,12 @@ export function benchScale(tracesPerDay: number): BenchScale {
   const priorTracesPerDay = Math.max(1, Math.round(tracesPerDay / PRIOR_DENSITY_DIVISOR));
   const segments: DaySegment[] = [{ startNs: DAY_START_NS, spreadNs: DAY_NS, traces: tracesPerDay, firstIndex: 0 }];
   for (let day = 1; day <= PRIOR_DAYS; day += 1) {
-    segments.push({ startNs: DAY_START_NS - BigInt(day) * DAY_NS, spreadNs: DAY_NS - PRIOR_DAY_MARGIN_NS, traces: priorTracesPerDay, firstIndex: tracesPerDay + (day - 1) * priorTracesPerDay });
+    segments.push({
+      startNs: DAY_START_NS - BigInt(day) * DAY_NS,
+      spreadNs: DAY_NS - PRIOR_DAY_MARGIN_NS,
+      traces: priorTracesPerDay,
+      firstIndex: tracesPerDay + (day - 1) * priorTracesPerDay,
+    });
   }
   const totalTraces = tracesPerDay + PRIOR_DAYS * priorTracesPerDay;
   return { tracesPerDay, priorTracesPerDay, segments, totalTraces, totalSpans: totalTraces * SPANS_PER_TRACE };
@@ -74,7 +79,10 @@ function random(seed: number): () => number {
 
 function hexOf(next: () => number, digits: number): string {
   let text = '';
-  while (text.length < digits) text += Math.floor(next() * 0x100000000).toString(16).padStart(8, '0');
+  while (text.length < digits)
+    text += Math.floor(next() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
   return text.slice(0, digits);
 }
 
@@ -103,7 +111,14 @@ function traceRows(applicationId: string, segment: DaySegment, position: number)
   const start = segment.startNs + (BigInt(position) * segment.spreadNs) / BigInt(segment.traces) + BigInt(Math.floor(next() * 500_000_000));
   const resource = JSON.stringify({ 'service.name': service, 'deployment.environment': 'production', 'telemetry.sdk.language': 'nodejs' });
   const rows: SpanRow[] = [];
-  const add = (spanId: string, parent: string | null, offsetMs: number, durationMs: number, fields: Partial<SpanRow>, attributes: Record<string, unknown>) => {
+  const add = (
+    spanId: string,
+    parent: string | null,
+    offsetMs: number,
+    durationMs: number,
+    fields: Partial<SpanRow>,
+    attributes: Record<string, unknown>,
+  ) => {
     const begin = start + BigInt(Math.round(offsetMs * 1e6));
     const end = begin + BigInt(Math.round(durationMs * 1e6));
     rows.push({
@@ -142,58 +157,86 @@ function traceRows(applicationId: string, segment: DaySegment, position: number)
   const failed = next() < 0.02;
   const total = 50 + next() * 2000;
   const status: Partial<SpanRow> = failed ? { status_code: 'STATUS_CODE_ERROR', status_message: 'HTTP 500' } : {};
-  add(rootId, null, 0, total, { span_name: `POST /api/${service}`, span_kind: 'SPAN_KIND_SERVER', unit: service, ...status }, {
-    'vendor.unit': service,
-    'http.request.method': 'POST',
-    'http.route': `/api/${service}`,
-    'http.response.status_code': failed ? 500 : 200,
-  });
+  add(
+    rootId,
+    null,
+    0,
+    total,
+    { span_name: `POST /api/${service}`, span_kind: 'SPAN_KIND_SERVER', unit: service, ...status },
+    {
+      'vendor.unit': service,
+      'http.request.method': 'POST',
+      'http.route': `/api/${service}`,
+      'http.response.status_code': failed ? 500 : 200,
+    },
+  );
   for (let call = 0; call < 2; call += 1) {
     const model = MODELS[Math.floor(next() * MODELS.length)] as string;
     const tokens = Math.floor(100 + next() * 4000);
     const cost = tokens * 0.0000025;
-    add(hexOf(next, 16), rootId, 5 + call * total * 0.4, total * 0.35, {
-      span_name: `${model}.generate_content`,
-      span_kind: 'SPAN_KIND_CLIENT',
-      unit: 'llm',
-      parent_unit: service,
-      cost,
-      billing_resource_type: 'llm_generate_content',
-      billing_resource_name: model,
-      billing_service_id: 'vertex-ai',
-      billing_sku_name: `${model} output tokens`,
-      billing_region: 'europe-west4',
-      usage_amount: tokens,
-      usage_unit: 'tokens',
-      indexed_value_1: INDEX_MODEL ? model : null,
-    }, {
-      'vendor.unit': 'llm',
-      'vendor.parent_unit': service,
-      'vendor.cost': cost,
-      'vendor.usage.amount': tokens,
-      'vendor.usage.unit': 'tokens',
-      'gen_ai.request.model': model,
-      'gen_ai.usage.output_tokens': tokens,
-    });
+    add(
+      hexOf(next, 16),
+      rootId,
+      5 + call * total * 0.4,
+      total * 0.35,
+      {
+        span_name: `${model}.generate_content`,
+        span_kind: 'SPAN_KIND_CLIENT',
+        unit: 'llm',
+        parent_unit: service,
+        cost,
+        billing_resource_type: 'llm_generate_content',
+        billing_resource_name: model,
+        billing_service_id: 'vertex-ai',
+        billing_sku_name: `${model} output tokens`,
+        billing_region: 'europe-west4',
+        usage_amount: tokens,
+        usage_unit: 'tokens',
+        indexed_value_1: INDEX_MODEL ? model : null,
+      },
+      {
+        'vendor.unit': 'llm',
+        'vendor.parent_unit': service,
+        'vendor.cost': cost,
+        'vendor.usage.amount': tokens,
+        'vendor.usage.unit': 'tokens',
+        'gen_ai.request.model': model,
+        'gen_ai.usage.output_tokens': tokens,
+      },
+    );
   }
   for (let query = 0; query < 4; query += 1) {
     const operation = DB_OPERATIONS[Math.floor(next() * DB_OPERATIONS.length)] as string;
-    add(hexOf(next, 16), rootId, 1 + query * 2, 0.5 + next() * 20, { span_name: `${operation} orders`, span_kind: 'SPAN_KIND_CLIENT', unit: 'db', parent_unit: service, cost: 0.000001 }, {
-      'vendor.unit': 'db',
-      'db.system': 'mariadb',
-      'db.operation.name': operation,
-      'db.collection.name': 'orders',
-    });
+    add(
+      hexOf(next, 16),
+      rootId,
+      1 + query * 2,
+      0.5 + next() * 20,
+      { span_name: `${operation} orders`, span_kind: 'SPAN_KIND_CLIENT', unit: 'db', parent_unit: service, cost: 0.000001 },
+      {
+        'vendor.unit': 'db',
+        'db.system': 'mariadb',
+        'db.operation.name': operation,
+        'db.collection.name': 'orders',
+      },
+    );
   }
   for (let step = 0; step < 2; step += 1) {
     add(hexOf(next, 16), rootId, 2 + step, 1 + next() * 10, { span_name: `step-${step}` }, { 'step.index': step, retry: next() < 0.1 });
   }
-  add(hexOf(next, 16), rootId, total * 0.9, total * 0.05, { span_name: 'GET https://api.partner.example/v1/rates', span_kind: 'SPAN_KIND_CLIENT', unit: 'partner-api', cost: 0.0001 }, {
-    'vendor.unit': 'partner-api',
-    'http.request.method': 'GET',
-    'server.address': 'api.partner.example',
-    'http.response.status_code': 200,
-  });
+  add(
+    hexOf(next, 16),
+    rootId,
+    total * 0.9,
+    total * 0.05,
+    { span_name: 'GET https://api.partner.example/v1/rates', span_kind: 'SPAN_KIND_CLIENT', unit: 'partner-api', cost: 0.0001 },
+    {
+      'vendor.unit': 'partner-api',
+      'http.request.method': 'GET',
+      'server.address': 'api.partner.example',
+      'http.response.status_code': 200,
+    },
+  );
   return rows;
 }
 
@@ -217,7 +260,9 @@ export async function seedSpans(knex: Knex, applicationId: string, scale: BenchS
   let nextTrace = 0;
   let stored = 0;
   // As ingestion stores them: the rows' slot values are also filed per trace (trace_slot_values).
-  const state = (await knex('applications').where({ id: applicationId }).first('indexed_attributes_state')) as { indexed_attributes_state: string | null };
+  const state = (await knex('applications').where({ id: applicationId }).first('indexed_attributes_state')) as {
+    indexed_attributes_state: string | null;
+  };
   const traceSlots = writtenSlots(parseIndexedAttributes(state.indexed_attributes_state));
   await Promise.all(
     Array.from({ length: 6 }, async () => {
@@ -230,7 +275,9 @@ export async function seedSpans(knex: Knex, applicationId: string, scale: BenchS
         if (stored % every < rows.length) {
           const seconds = (performance.now() - started) / 1000;
           const rate = stored / seconds;
-          log(`  seeded ${stored} of ${scale.totalSpans} spans (${Math.round(rate)} spans/s, about ${Math.round((scale.totalSpans - stored) / rate)} s to go)`);
+          log(
+            `  seeded ${stored} of ${scale.totalSpans} spans (${Math.round(rate)} spans/s, about ${Math.round((scale.totalSpans - stored) / rate)} s to go)`,
+          );
         }
       }
     }),

@@ -13,7 +13,12 @@ export type Credential = 'bearer' | 'basic';
  * An organization, an application (indexing `indexedAttributes`) and a key holding write:traces;
  * the headers that send with them as `credential` says.
  */
-export async function ingestCaller(knex: Knex, serviceUrl: string, credential: Credential, indexedAttributes: string[] = []): Promise<Record<string, string>> {
+export async function ingestCaller(
+  knex: Knex,
+  serviceUrl: string,
+  credential: Credential,
+  indexedAttributes: string[] = [],
+): Promise<Record<string, string>> {
   const applicationId = await seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), { name: 'Bench', indexedAttributes });
   if (credential === 'bearer') {
     const token = await apiKeyToken(knex, serviceUrl, applicationId, ['write:traces']);
@@ -49,16 +54,20 @@ export function httpSender(serviceUrl: string, headers: Record<string, string>, 
   const target = new URL('/v1/traces', serviceUrl);
   const send = (body: Uint8Array) =>
     new Promise<void>((resolve, reject) => {
-      const request = http.request(target, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/x-protobuf', 'content-length': body.length } }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const answer = Buffer.concat(chunks);
-          if (response.statusCode === 200 && answer.length === 0) resolve();
-          else reject(new Error(`POST /v1/traces answered ${response.statusCode}: ${answer.toString('utf8').slice(0, 300)}`));
-        });
-        response.on('error', reject);
-      });
+      const request = http.request(
+        target,
+        { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/x-protobuf', 'content-length': body.length } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const answer = Buffer.concat(chunks);
+            if (response.statusCode === 200 && answer.length === 0) resolve();
+            else reject(new Error(`POST /v1/traces answered ${response.statusCode}: ${answer.toString('utf8').slice(0, 300)}`));
+          });
+          response.on('error', reject);
+        },
+      );
       request.on('error', reject);
       request.end(body);
     });

@@ -33,7 +33,15 @@ export async function startService(dbUrl: string, dataDir: string): Promise<{ ur
   // The same Node flags as `npm start` (package.json): the benchmarks measure the service as it runs.
   const child = spawn(process.execPath, [...profile, ...gcTrace, '--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'], {
     // A free gRPC port rather than 4317, which a service running beside may hold.
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', GRPC_PORT: String(grpcPort) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: dbUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      GRPC_PORT: String(grpcPort),
+    },
     stdio: ['ignore', gcTraceDir ? fs.openSync(path.join(gcTraceDir, `gc-${port}.log`), 'w') : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

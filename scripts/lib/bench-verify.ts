@@ -9,7 +9,9 @@ export async function verifyStoredOnce(knex: Knex, expected: number, where = 'th
   const [{ spans }] = await knex('spans').count({ spans: '*' });
   const [{ traces, counted }] = await knex('traces').count({ traces: '*' }).sum({ counted: 'spans_count' });
   if (Number(spans) !== expected || Number(counted) !== expected || Number(traces) !== expected / SPANS_PER_TRACE) {
-    throw new Error(`${where} stored ${spans} spans in ${traces} trace summaries counting ${counted}; expected ${expected} spans, ${expected / SPANS_PER_TRACE} traces`);
+    throw new Error(
+      `${where} stored ${spans} spans in ${traces} trace summaries counting ${counted}; expected ${expected} spans, ${expected / SPANS_PER_TRACE} traces`,
+    );
   }
   const [{ accepted }] = await knex('usage_hourly').sum({ accepted: 'spans_accepted' });
   if (Number(accepted) !== expected) throw new Error(`${where}'s usage rows count ${accepted} spans accepted; expected ${expected}`);

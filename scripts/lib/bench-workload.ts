@@ -12,10 +12,10 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 export const SPANS_PER_TRACE = 8;
 const SERVICES = ['gateway', 'summarizer', 'search', 'billing-worker'];
 
-
 const FAILURE = Object.assign(new Error('upstream model quota exceeded'), {
   name: 'UpstreamError',
-  stack: 'UpstreamError: upstream model quota exceeded\n    at generate (/srv/app/dist/llm.js:88:11)\n    at handle (/srv/app/dist/handlers.js:214:17)',
+  stack:
+    'UpstreamError: upstream model quota exceeded\n    at generate (/srv/app/dist/llm.js:88:11)\n    at handle (/srv/app/dist/handlers.js:214:17)',
 });
 
 let previousRoot: SpanContext | undefined;
@@ -27,12 +27,18 @@ function addTrace(tracer: Tracer, service: string, startNs: bigint, index: numbe
   };
   const outlier = index % 97 === 0 ? 20 : 1;
   const failed = index % 53 === 0;
-  const links: Link[] | undefined = index % 10 === 0 && previousRoot ? [{ context: previousRoot, attributes: { 'link.kind': 'follows' } }] : undefined;
+  const links: Link[] | undefined =
+    index % 10 === 0 && previousRoot ? [{ context: previousRoot, attributes: { 'link.kind': 'follows' } }] : undefined;
   const root = tracer.startSpan(`POST /api/${service}`, {
     kind: SpanKind.SERVER,
     startTime: at(0),
     links,
-    attributes: { 'vendor.unit': service, 'http.request.method': 'POST', 'http.route': `/api/${service}`, 'http.response.status_code': failed ? 500 : 200 },
+    attributes: {
+      'vendor.unit': service,
+      'http.request.method': 'POST',
+      'http.route': `/api/${service}`,
+      'http.response.status_code': failed ? 500 : 200,
+    },
   });
   previousRoot = root.spanContext();
   const rootContext = trace.setSpan(context.active(), root);
@@ -104,12 +110,23 @@ function addTrace(tracer: Tracer, service: string, startNs: bigint, index: numbe
     {
       kind: SpanKind.CLIENT,
       startTime: at(705 * outlier),
-      attributes: { 'vendor.unit': 'api', 'vendor.parent_unit': service, 'vendor.cost': 0.001, 'vendor.billing.resource_type': 'api_request', 'vendor.usage.amount': 1, 'vendor.usage.unit': 'requests' },
+      attributes: {
+        'vendor.unit': 'api',
+        'vendor.parent_unit': service,
+        'vendor.cost': 0.001,
+        'vendor.billing.resource_type': 'api_request',
+        'vendor.usage.amount': 1,
+        'vendor.usage.unit': 'requests',
+      },
     },
     rootContext,
   );
   api.end(at(760 * outlier));
-  const cache = tracer.startSpan('cache.get', { kind: SpanKind.INTERNAL, startTime: at(1), attributes: { 'vendor.unit': 'cache', 'cache.hit': index % 3 === 0 } }, rootContext);
+  const cache = tracer.startSpan(
+    'cache.get',
+    { kind: SpanKind.INTERNAL, startTime: at(1), attributes: { 'vendor.unit': 'cache', 'cache.hit': index % 3 === 0 } },
+    rootContext,
+  );
   cache.end(at(2));
   if (failed) {
     root.recordException(FAILURE, at(769 * outlier));
@@ -126,7 +143,11 @@ export function makeBatches(totalSpans: number, batch: number): Uint8Array[] {
   const providers = SERVICES.map(
     (service) =>
       new BasicTracerProvider({
-        resource: resourceFromAttributes({ 'service.name': service, 'deployment.environment': 'production', 'host.name': `${service}-7d9f` }),
+        resource: resourceFromAttributes({
+          'service.name': service,
+          'deployment.environment': 'production',
+          'host.name': `${service}-7d9f`,
+        }),
         spanProcessors: [new SimpleSpanProcessor(memory)],
       }),
   );

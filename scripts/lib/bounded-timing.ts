@@ -11,8 +11,7 @@ export class OverBudget extends Error {
 }
 
 export type Timing<Answer> =
-  | { kind: 'measured'; p50: number; p95: number; runs: number; answer: Answer }
-  | { kind: 'stopped'; budgetMs: number };
+  { kind: 'measured'; p50: number; p95: number; runs: number; answer: Answer } | { kind: 'stopped'; budgetMs: number };
 
 const WARMUPS = 3;
 /** The fewest measured calls a case gets, however long they take. */

@@ -79,7 +79,8 @@ export async function buildUi(outDir = UI_OUT): Promise<UiBuild> {
   }
   // The first view: the page, its style sheet, its script and the chunks that script imports statically.
   const firstView = new Set(['index.html', ...styles.map((name) => `assets/${name}`), `assets/${path.basename(entryFile)}`]);
-  for (const imported of entryOutput.imports) if (imported.kind === 'import-statement') firstView.add(`assets/${path.basename(imported.path)}`);
+  for (const imported of entryOutput.imports)
+    if (imported.kind === 'import-statement') firstView.add(`assets/${path.basename(imported.path)}`);
   const firstViewGzipBytes = files.filter((item) => firstView.has(item.file)).reduce((sum, item) => sum + item.gzipBytes, 0);
   const build = { files, firstViewGzipBytes };
   fs.writeFileSync(path.join(outDir, 'build.json'), `${JSON.stringify(build, null, 2)}\n`);

@@ -10,9 +10,13 @@ import { asDatabaseUnusable, DatabaseUnusable } from '../../src/storage/database
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 
-export async function runDatabaseCommand(work: (knex: Knex, config: Config) => Promise<void>, alsoStopOn: ErrorClass[] = []): Promise<void> {
+export async function runDatabaseCommand(
+  work: (knex: Knex, config: Config) => Promise<void>,
+  alsoStopOn: ErrorClass[] = [],
+): Promise<void> {
   function stopOn(error: unknown): never {
-    if (!(error instanceof ConfigError || error instanceof DatabaseUnusable || alsoStopOn.some((type) => error instanceof type))) throw error;
+    if (!(error instanceof ConfigError || error instanceof DatabaseUnusable || alsoStopOn.some((type) => error instanceof type)))
+      throw error;
     console.error((error as Error).message);
     process.exit(1);
   }

@@ -32,7 +32,11 @@ export async function interleavedRounds<T, Name extends string, Group extends st
 ): Promise<RoundsResult<Name, Group>> {
   const seconds = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Name, number[]>;
   const groupNames = Object.keys(groups) as Group[];
-  const cpuTotals = () => Object.fromEntries(names.map((name) => [name, Object.fromEntries(groupNames.map((group) => [group, 0]))])) as Record<Name, Record<Group, number>>;
+  const cpuTotals = () =>
+    Object.fromEntries(names.map((name) => [name, Object.fromEntries(groupNames.map((group) => [group, 0]))])) as Record<
+      Name,
+      Record<Group, number>
+    >;
   const cpu = cpuTotals();
   const settling = { seconds: Object.fromEntries(names.map((name) => [name, 0])) as Record<Name, number>, cpu: cpuTotals() };
   const measure = async <R>(into: Record<Group, number>, work: () => Promise<R>): Promise<R> => {

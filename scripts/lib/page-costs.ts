@@ -52,13 +52,43 @@ async function open(): Promise<{ knex: Knex; drop: () => Promise<void> }> {
 function span(applicationId: string, index: number): SpanRow {
   const start = DAY_START + (BigInt(index) * DAY) / BigInt(SPANS);
   return {
-    application_id: applicationId, trace_id: index.toString(16).padStart(32, '0'), span_id: index.toString(16).padStart(16, '0'), parent_span_id: null,
-    start_time_unix_nano: start.toString(), end_time_unix_nano: (start + 5_000_000n).toString(), duration_ms: 5, span_name: `op-${index % 7}`, span_kind: 'SPAN_KIND_SERVER',
-    service_name: 'checkout', unit: null, parent_unit: null, cost: index % 3, billing_resource_type: null, billing_resource_name: null, billing_service_id: null,
-    billing_service_name: null, billing_sku_id: null, billing_sku_name: null, billing_region: null, usage_amount: null, usage_unit: null, resource_attributes: null,
-    span_attributes: null, status_code: 'STATUS_CODE_OK', status_message: null, scope_name: null, scope_version: null, events: null, links: null,
-    dropped_attributes_count: 0, dropped_events_count: 0, dropped_links_count: 0, received_at: Date.now(),
-    indexed_value_1: null, indexed_value_2: null, indexed_value_3: null,
+    application_id: applicationId,
+    trace_id: index.toString(16).padStart(32, '0'),
+    span_id: index.toString(16).padStart(16, '0'),
+    parent_span_id: null,
+    start_time_unix_nano: start.toString(),
+    end_time_unix_nano: (start + 5_000_000n).toString(),
+    duration_ms: 5,
+    span_name: `op-${index % 7}`,
+    span_kind: 'SPAN_KIND_SERVER',
+    service_name: 'checkout',
+    unit: null,
+    parent_unit: null,
+    cost: index % 3,
+    billing_resource_type: null,
+    billing_resource_name: null,
+    billing_service_id: null,
+    billing_service_name: null,
+    billing_sku_id: null,
+    billing_sku_name: null,
+    billing_region: null,
+    usage_amount: null,
+    usage_unit: null,
+    resource_attributes: null,
+    span_attributes: null,
+    status_code: 'STATUS_CODE_OK',
+    status_message: null,
+    scope_name: null,
+    scope_version: null,
+    events: null,
+    links: null,
+    dropped_attributes_count: 0,
+    dropped_events_count: 0,
+    dropped_links_count: 0,
+    received_at: Date.now(),
+    indexed_value_1: null,
+    indexed_value_2: null,
+    indexed_value_3: null,
   };
 }
 
@@ -78,7 +108,13 @@ async function explain(knex: Knex, statement: Knex.QueryBuilder): Promise<string
   const prefix = dialectFor(knex).name === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN ';
   const rows = (await knex.raw(prefix + sql, bindings as Knex.RawBinding[])) as unknown;
   const list = (Array.isArray(rows) && Array.isArray(rows[0]) ? rows[0] : rows) as Array<Record<string, unknown>>;
-  return list.map((row) => (row.detail !== undefined ? String(row.detail) : `${String(row.table)}: type=${String(row.type)} key=${String(row.key)} rows=${String(row.rows)} ${String(row.Extra ?? '')}`)).join(' | ');
+  return list
+    .map((row) =>
+      row.detail !== undefined
+        ? String(row.detail)
+        : `${String(row.table)}: type=${String(row.type)} key=${String(row.key)} rows=${String(row.rows)} ${String(row.Extra ?? '')}`,
+    )
+    .join(' | ');
 }
 
 const { knex, drop } = await open();
@@ -88,7 +124,10 @@ try {
   const applicationId = await seedApplication(knex, organizationId);
   const started = Date.now();
   for (let from = 0; from < SPANS; from += 2000) {
-    await storeSpans(knex, Array.from({ length: Math.min(2000, SPANS - from) }, (_unused, offset) => span(applicationId, from + offset)));
+    await storeSpans(
+      knex,
+      Array.from({ length: Math.min(2000, SPANS - from) }, (_unused, offset) => span(applicationId, from + offset)),
+    );
   }
   console.log(`${dialectFor(knex).name}: seeded ${SPANS} spans in ${Date.now() - started} ms`);
   const window = { applicationId, startNs: DAY_START, endNs: DAY_START + DAY, filter: null, indexedSlots: [] };
@@ -99,19 +138,59 @@ try {
   const offset = (DEEP - 1) * LIMIT;
   const dialect = dialectFor(knex);
   const statements: Array<[string, () => Knex.QueryBuilder, () => Promise<unknown>]> = [
-    ['spans page 1', () => spanPageQuery(knex, matchingSpans(knex, window)).limit(LIMIT + 1), () => findSpans(knex, { ...window, page: 1, limit: LIMIT })],
-    [`spans page ${DEEP} (plain offset, as before)`, () => spanPageQuery(knex, matchingSpans(knex, window)).limit(LIMIT + 1).offset(offset), () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT })],
-    [`spans page ${DEEP} (deferred join)`, () => deepSpanPageQuery(knex, matchingSpans(knex, window), { limit: LIMIT + 1, offset }), () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT })],
-    [`spans cursor at page ${DEEP}`, () => spanPageQuery(knex, matchingSpans(knex, window).modify(afterKey(dialect, SPAN_ORDER, spanBefore))).limit(LIMIT + 1), () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT, after: spanBefore })],
-    ['traces page 1', () => tracePageQuery(knex, matchingTraces(knex, traces)).limit(LIMIT + 1), () => findTraces(knex, { ...traces, page: 1, limit: LIMIT })],
-    [`traces page ${DEEP} (plain offset, as before)`, () => tracePageQuery(knex, matchingTraces(knex, traces)).limit(LIMIT + 1).offset(offset), () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT })],
-    [`traces page ${DEEP} (deferred join)`, () => deepTracePageQuery(knex, matchingTraces(knex, traces), { limit: LIMIT + 1, offset }), () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT })],
-    [`traces cursor at page ${DEEP}`, () => tracePageQuery(knex, matchingTraces(knex, traces).modify(afterKey(dialect, TRACE_ORDER, traceBefore))).limit(LIMIT + 1), () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT, after: traceBefore })],
+    [
+      'spans page 1',
+      () => spanPageQuery(knex, matchingSpans(knex, window)).limit(LIMIT + 1),
+      () => findSpans(knex, { ...window, page: 1, limit: LIMIT }),
+    ],
+    [
+      `spans page ${DEEP} (plain offset, as before)`,
+      () =>
+        spanPageQuery(knex, matchingSpans(knex, window))
+          .limit(LIMIT + 1)
+          .offset(offset),
+      () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT }),
+    ],
+    [
+      `spans page ${DEEP} (deferred join)`,
+      () => deepSpanPageQuery(knex, matchingSpans(knex, window), { limit: LIMIT + 1, offset }),
+      () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT }),
+    ],
+    [
+      `spans cursor at page ${DEEP}`,
+      () => spanPageQuery(knex, matchingSpans(knex, window).modify(afterKey(dialect, SPAN_ORDER, spanBefore))).limit(LIMIT + 1),
+      () => findSpans(knex, { ...window, page: DEEP, limit: LIMIT, after: spanBefore }),
+    ],
+    [
+      'traces page 1',
+      () => tracePageQuery(knex, matchingTraces(knex, traces)).limit(LIMIT + 1),
+      () => findTraces(knex, { ...traces, page: 1, limit: LIMIT }),
+    ],
+    [
+      `traces page ${DEEP} (plain offset, as before)`,
+      () =>
+        tracePageQuery(knex, matchingTraces(knex, traces))
+          .limit(LIMIT + 1)
+          .offset(offset),
+      () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT }),
+    ],
+    [
+      `traces page ${DEEP} (deferred join)`,
+      () => deepTracePageQuery(knex, matchingTraces(knex, traces), { limit: LIMIT + 1, offset }),
+      () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT }),
+    ],
+    [
+      `traces cursor at page ${DEEP}`,
+      () => tracePageQuery(knex, matchingTraces(knex, traces).modify(afterKey(dialect, TRACE_ORDER, traceBefore))).limit(LIMIT + 1),
+      () => findTraces(knex, { ...traces, page: DEEP, limit: LIMIT, after: traceBefore }),
+    ],
   ];
   for (const [name, statement, read] of statements) {
     const page = await median(() => statement());
     const whole = await median(read);
-    console.log(`${name}: page statement ${page.toFixed(1)} ms, read with total ${whole.toFixed(1)} ms\n    ${await explain(knex, statement())}`);
+    console.log(
+      `${name}: page statement ${page.toFixed(1)} ms, read with total ${whole.toFixed(1)} ms\n    ${await explain(knex, statement())}`,
+    );
   }
 } finally {
   await knex.destroy();

@@ -27,7 +27,11 @@ export interface SeedUserInput {
 
 /** A signed-in user (created on the first call, the same row on later calls with the same identity). */
 export async function seedUser(knex: Knex, input: SeedUserInput, now = Date.now()): Promise<UserRecord> {
-  return signInUser(knex, { issuer: input.issuer ?? SEED_ISSUER, subject: input.subject, email: input.email ?? null, name: input.name ?? null }, now);
+  return signInUser(
+    knex,
+    { issuer: input.issuer ?? SEED_ISSUER, subject: input.subject, email: input.email ?? null, name: input.name ?? null },
+    now,
+  );
 }
 
 /**
@@ -58,7 +62,16 @@ export async function seedOrganization(knex: Knex, input: SeedOrganizationInput 
   await writeTransaction(knex, async (trx) => {
     await insertOrganization(
       trx,
-      { id, name: input.name ?? `Org ${id}`, contract_email: '', tax_id: '', address: { ...EMPTY_ADDRESS }, billing_address: { ...EMPTY_ADDRESS }, created_at: now, updated_at: now },
+      {
+        id,
+        name: input.name ?? `Org ${id}`,
+        contract_email: '',
+        tax_id: '',
+        address: { ...EMPTY_ADDRESS },
+        billing_address: { ...EMPTY_ADDRESS },
+        created_at: now,
+        updated_at: now,
+      },
       owner,
     );
     for (const [userId, role] of members) {
@@ -82,7 +95,12 @@ export interface SeedApplicationInput {
 }
 
 /** An application of the organization; answers its id. */
-export async function seedApplication(knex: Knex, organizationId: string, input: SeedApplicationInput = {}, now = Date.now()): Promise<string> {
+export async function seedApplication(
+  knex: Knex,
+  organizationId: string,
+  input: SeedApplicationInput = {},
+  now = Date.now(),
+): Promise<string> {
   const id = newId('app');
   await writeTransaction(knex, (trx) =>
     insertApplication(trx, {
@@ -125,7 +143,17 @@ export async function seedApiKey(
   const apiKey = newId('ak');
   const secret = input.secret ?? newSecret();
   await writeTransaction(knex, (trx) =>
-    insertApiKey(trx, { id: apiKey, application_id: applicationId, name: input.name ?? `key ${apiKey}`, permissions: [...permissions], secret_hash: hashSecret(secret) }, now),
+    insertApiKey(
+      trx,
+      {
+        id: apiKey,
+        application_id: applicationId,
+        name: input.name ?? `key ${apiKey}`,
+        permissions: [...permissions],
+        secret_hash: hashSecret(secret),
+      },
+      now,
+    ),
   );
   return { apiKey, secret };
 }

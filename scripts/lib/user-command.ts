@@ -22,7 +22,14 @@ export function readUserCommand<Options extends OptionsConfig>(
     console.error(`${message}\n${usage}`);
     process.exit(2);
   };
-  const all: OptionsConfig = { sub: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, ttl: { type: 'string', default: String(ttl.defaultSeconds) }, help: { type: 'boolean' }, ...options };
+  const all: OptionsConfig = {
+    sub: { type: 'string' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    ttl: { type: 'string', default: String(ttl.defaultSeconds) },
+    help: { type: 'boolean' },
+    ...options,
+  };
   const values = parseArgs({ options: all, strict: true }).values as Record<string, string | boolean | undefined>;
   if (values.help) {
     console.log(usage);
@@ -35,6 +42,9 @@ export function readUserCommand<Options extends OptionsConfig>(
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < ttl.minSeconds || ttlSeconds > ttl.maxSeconds) {
     return fail(`--ttl must be a whole number of seconds between ${ttl.minSeconds} and ${ttl.maxSeconds}`);
   }
-  const extra = Object.fromEntries(Object.keys(options).map((name) => [name, values[name]])) as Record<keyof Options, string | boolean | undefined>;
+  const extra = Object.fromEntries(Object.keys(options).map((name) => [name, values[name]])) as Record<
+    keyof Options,
+    string | boolean | undefined
+  >;
   return { user: { subject, email: text('email'), name: text('name') }, ttlSeconds, extra, fail };
 }

@@ -73,7 +73,14 @@ export async function createApiKey(knex: Knex, input: NewApiKeyInput, now = Date
       },
       now,
     );
-    await recordChange(trx, { organizationId: application.organization_id, resourceType: 'api_key', resourceId: inserted.id, before: null, after: apiKeyFields(inserted), at: now });
+    await recordChange(trx, {
+      organizationId: application.organization_id,
+      resourceType: 'api_key',
+      resourceId: inserted.id,
+      before: null,
+      after: apiKeyFields(inserted),
+      at: now,
+    });
     return inserted;
   });
   return { key, secret };
@@ -87,7 +94,14 @@ export async function updateApiKey(knex: Knex, id: string, changes: ApiKeyChange
     if ((await updateApiKeyRow(trx, id, normalised, now)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
     const updated = await findActiveApiKey(trx, id);
     if (!updated) throw new NotFoundError(API_KEY_NOT_FOUND);
-    await recordChange(trx, { organizationId: before.organization_id, resourceType: 'api_key', resourceId: id, before: apiKeyFields(before), after: apiKeyFields(updated), at: now });
+    await recordChange(trx, {
+      organizationId: before.organization_id,
+      resourceType: 'api_key',
+      resourceId: id,
+      before: apiKeyFields(before),
+      after: apiKeyFields(updated),
+      at: now,
+    });
     return updated;
   });
 }
@@ -110,7 +124,8 @@ export async function rotateApiKeySecret(
   await writeTransaction(knex, async (trx) => {
     const before = await lockApiKeySubject(trx, id);
     if (!before) throw new NotFoundError(API_KEY_NOT_FOUND);
-    if ((await replaceApiKeySecret(trx, id, hashSecret(secret), now, previousSecretExpiresAt)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
+    if ((await replaceApiKeySecret(trx, id, hashSecret(secret), now, previousSecretExpiresAt)) === 0)
+      throw new NotFoundError(API_KEY_NOT_FOUND);
     // The secret never shows; its generation (1 at creation, +1 per rotation) says that it changed,
     // and the grace the previous secret got, when it got one.
     const generation = before.secret_generation;
@@ -119,7 +134,10 @@ export async function rotateApiKeySecret(
       resourceType: 'api_key',
       resourceId: id,
       before: { secret_generation: generation },
-      after: { secret_generation: generation + 1, ...(previousSecretExpiresAt === null ? {} : { rotation_grace_ends_at: new Date(previousSecretExpiresAt).toISOString() }) },
+      after: {
+        secret_generation: generation + 1,
+        ...(previousSecretExpiresAt === null ? {} : { rotation_grace_ends_at: new Date(previousSecretExpiresAt).toISOString() }),
+      },
       at: now,
     });
   });
@@ -131,7 +149,14 @@ export async function deleteApiKey(knex: Knex, id: string, now = Date.now()): Pr
     const before = await lockApiKeySubject(trx, id);
     if (!before) throw new NotFoundError(API_KEY_NOT_FOUND);
     if ((await softDeleteApiKey(trx, id, now)) === 0) throw new NotFoundError(API_KEY_NOT_FOUND);
-    await recordChange(trx, { organizationId: before.organization_id, resourceType: 'api_key', resourceId: id, before: apiKeyFields(before), after: null, at: now });
+    await recordChange(trx, {
+      organizationId: before.organization_id,
+      resourceType: 'api_key',
+      resourceId: id,
+      before: apiKeyFields(before),
+      after: null,
+      at: now,
+    });
     return { deletedAt: now };
   });
 }

@@ -64,7 +64,14 @@ export async function createApplication(knex: Knex, input: NewApplication, now =
     // Shared lock: a concurrent DELETE of the organization waits for this insert, then sees it.
     if (!(await guardActiveOrganization(trx, input.organizationId))) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
     await insertApplication(trx, application);
-    await recordChange(trx, { organizationId: input.organizationId, resourceType: 'application', resourceId: application.id, before: null, after: applicationFields(application), at: now });
+    await recordChange(trx, {
+      organizationId: input.organizationId,
+      resourceType: 'application',
+      resourceId: application.id,
+      before: null,
+      after: applicationFields(application),
+      at: now,
+    });
   });
   return application;
 }
@@ -74,7 +81,11 @@ export async function updateApplication(knex: Knex, id: string, update: Applicat
     // Locked first, so that the event's "before" is what this change overwrites.
     const before = (await lockApplicationRow(trx, id)) ? await findActiveApplication(trx, id) : undefined;
     if (!before) throw new NotFoundError(APPLICATION_NOT_FOUND);
-    const changes: ApplicationChanges = { name: update.name, retention_days: update.retentionDays, daily_span_quota: update.dailySpanQuota };
+    const changes: ApplicationChanges = {
+      name: update.name,
+      retention_days: update.retentionDays,
+      daily_span_quota: update.dailySpanQuota,
+    };
     if (update.indexedAttributes !== undefined) {
       // Locked: a concurrent PATCH or backfill step cannot interleave its own state change.
       const current = await lockIndexedAttributes(trx, id);
@@ -84,7 +95,14 @@ export async function updateApplication(knex: Knex, id: string, update: Applicat
     if ((await updateApplicationRow(trx, id, changes, now)) === 0) throw new NotFoundError(APPLICATION_NOT_FOUND);
     const updated = await findActiveApplication(trx, id);
     if (!updated) throw new NotFoundError(APPLICATION_NOT_FOUND);
-    await recordChange(trx, { organizationId: updated.organization_id, resourceType: 'application', resourceId: id, before: applicationFields(before), after: applicationFields(updated), at: now });
+    await recordChange(trx, {
+      organizationId: updated.organization_id,
+      resourceType: 'application',
+      resourceId: id,
+      before: applicationFields(before),
+      after: applicationFields(updated),
+      at: now,
+    });
     return updated;
   });
 }
@@ -95,7 +113,14 @@ export async function deleteApplication(knex: Knex, id: string, now = Date.now()
     if (!before) throw new NotFoundError(APPLICATION_NOT_FOUND);
     if ((await softDeleteApplicationWithKeys(trx, id, now)) === 0) throw new NotFoundError(APPLICATION_NOT_FOUND);
     // One event for the application; its keys, deleted with it, are part of this change.
-    await recordChange(trx, { organizationId: before.organization_id, resourceType: 'application', resourceId: id, before: applicationFields(before), after: null, at: now });
+    await recordChange(trx, {
+      organizationId: before.organization_id,
+      resourceType: 'application',
+      resourceId: id,
+      before: applicationFields(before),
+      after: null,
+      at: now,
+    });
     return { id, deletedAt: now };
   });
 }

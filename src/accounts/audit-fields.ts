@@ -29,5 +29,10 @@ export function applicationFields(application: ApplicationRecord): AuditFields {
 
 /** `expires_at` as the API shows it (RFC 3339), null when the key never expires. */
 export function apiKeyFields(key: Pick<ApiKeySubject, 'name' | 'application_id' | 'permissions' | 'expires_at'>): AuditFields {
-  return { name: key.name, app_id: key.application_id, permissions: key.permissions, expires_at: key.expires_at === null ? null : new Date(key.expires_at).toISOString() };
+  return {
+    name: key.name,
+    app_id: key.application_id,
+    permissions: key.permissions,
+    expires_at: key.expires_at === null ? null : new Date(key.expires_at).toISOString(),
+  };
 }

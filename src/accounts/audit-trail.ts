@@ -65,8 +65,13 @@ function withoutSecrets(fields: AuditFields | null): AuditFields | null {
 /** For an update, only the fields whose value changed, on both sides; a creation or deletion keeps every field. */
 function changedFields(before: AuditFields | null, after: AuditFields | null): { before: AuditFields | null; after: AuditFields | null } {
   if (before === null || after === null) return { before, after };
-  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]));
-  return { before: Object.fromEntries(names.map((name) => [name, before[name] ?? null])), after: Object.fromEntries(names.map((name) => [name, after[name] ?? null])) };
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]),
+  );
+  return {
+    before: Object.fromEntries(names.map((name) => [name, before[name] ?? null])),
+    after: Object.fromEntries(names.map((name) => [name, after[name] ?? null])),
+  };
 }
 
 /** Records `change` with `trx`, the transaction that made it: if this insert fails, the change rolls back with it. */
@@ -96,7 +101,11 @@ export async function recordChange(trx: Knex.Transaction, change: AuditedChange)
  * in the key's organization. One insert on its own: a new row under a fresh random key, with no
  * other unique key and no foreign key, which no other transaction can lock or conflict with.
  */
-export async function recordRefusedTokenExchange(knex: Knex, key: { apiKey: string; organizationId: string }, now = Date.now()): Promise<void> {
+export async function recordRefusedTokenExchange(
+  knex: Knex,
+  key: { apiKey: string; organizationId: string },
+  now = Date.now(),
+): Promise<void> {
   const context = scopes.getStore() ?? SYSTEM;
   await insertAuditEvent(knex, {
     occurredAt: now,

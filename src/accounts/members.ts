@@ -43,21 +43,44 @@ export async function addMember(knex: Knex, organizationId: string, email: strin
     await guardOrganization(trx, organizationId);
     if (await hasMemberWithEmail(trx, organizationId, email)) throw new ConflictError('User is already a member of this organization');
     // A signed-in user with the e-mail wins; otherwise one placeholder per e-mail serves every invitation.
-    const user = (await findSignedInUserByEmail(trx, email)) ?? (await findPlaceholderByEmail(trx, email)) ?? (await createPlaceholderUser(trx, email, now));
+    const user =
+      (await findSignedInUserByEmail(trx, email)) ??
+      (await findPlaceholderByEmail(trx, email)) ??
+      (await createPlaceholderUser(trx, email, now));
     await addMembership(trx, organizationId, user.id, role, now);
     const added = await existingMember(trx, organizationId, user.id);
-    await recordChange(trx, { organizationId, resourceType: 'member', resourceId: user.id, before: null, after: memberFields(added), at: now });
+    await recordChange(trx, {
+      organizationId,
+      resourceType: 'member',
+      resourceId: user.id,
+      before: null,
+      after: memberFields(added),
+      at: now,
+    });
     return added;
   });
 }
 
-export async function changeMemberRole(knex: Knex, organizationId: string, userId: string, role: Role, now = Date.now()): Promise<MemberRecord> {
+export async function changeMemberRole(
+  knex: Knex,
+  organizationId: string,
+  userId: string,
+  role: Role,
+  now = Date.now(),
+): Promise<MemberRecord> {
   return writeTransaction(knex, async (trx) => {
     await guardOrganization(trx, organizationId);
     const member = await existingMember(trx, organizationId, userId);
     if (member.role === role) {
       // Nothing changes, yet the write is recorded: one event per successful write.
-      await recordChange(trx, { organizationId, resourceType: 'member', resourceId: userId, before: memberFields(member), after: memberFields(member), at: now });
+      await recordChange(trx, {
+        organizationId,
+        resourceType: 'member',
+        resourceId: userId,
+        before: memberFields(member),
+        after: memberFields(member),
+        at: now,
+      });
       return member;
     }
     if (role !== 'owner' && (await isLastOwner(trx, organizationId, member))) {
@@ -65,12 +88,24 @@ export async function changeMemberRole(knex: Knex, organizationId: string, userI
     }
     await updateMembershipRole(trx, organizationId, userId, role, now);
     const changed = await existingMember(trx, organizationId, userId);
-    await recordChange(trx, { organizationId, resourceType: 'member', resourceId: userId, before: memberFields(member), after: memberFields(changed), at: now });
+    await recordChange(trx, {
+      organizationId,
+      resourceType: 'member',
+      resourceId: userId,
+      before: memberFields(member),
+      after: memberFields(changed),
+      at: now,
+    });
     return changed;
   });
 }
 
-export async function removeMember(knex: Knex, organizationId: string, userId: string, now = Date.now()): Promise<{ userId: string; deletedAt: number }> {
+export async function removeMember(
+  knex: Knex,
+  organizationId: string,
+  userId: string,
+  now = Date.now(),
+): Promise<{ userId: string; deletedAt: number }> {
   return writeTransaction(knex, async (trx) => {
     await guardOrganization(trx, organizationId);
     const member = await existingMember(trx, organizationId, userId);
@@ -78,7 +113,14 @@ export async function removeMember(knex: Knex, organizationId: string, userId: s
       throw new ConflictError('The last owner of an organization cannot be removed; make another member an owner first');
     }
     if ((await softDeleteMembership(trx, organizationId, userId, now)) === 0) throw new NotFoundError(MEMBER_NOT_FOUND);
-    await recordChange(trx, { organizationId, resourceType: 'member', resourceId: userId, before: memberFields(member), after: null, at: now });
+    await recordChange(trx, {
+      organizationId,
+      resourceType: 'member',
+      resourceId: userId,
+      before: memberFields(member),
+      after: null,
+      at: now,
+    });
     return { userId, deletedAt: now };
   });
 }

@@ -41,7 +41,14 @@ export async function createOrganization(knex: Knex, ownerUserId: string, name: 
   };
   await writeTransaction(knex, async (trx) => {
     await insertOrganization(trx, organization, ownerUserId);
-    await recordChange(trx, { organizationId: organization.id, resourceType: 'organization', resourceId: organization.id, before: null, after: organizationFields(organization), at: now });
+    await recordChange(trx, {
+      organizationId: organization.id,
+      resourceType: 'organization',
+      resourceId: organization.id,
+      before: null,
+      after: organizationFields(organization),
+      at: now,
+    });
   });
   return organization;
 }
@@ -53,7 +60,12 @@ function mergeAddress(stored: Address, patch: Partial<Address> | undefined): Add
 }
 
 /** Applies the patch under a row lock, so two PATCHes of different address fields both survive. */
-export async function updateOrganization(knex: Knex, id: string, patch: OrganizationPatch, now = Date.now()): Promise<{ id: string; updatedAt: number }> {
+export async function updateOrganization(
+  knex: Knex,
+  id: string,
+  patch: OrganizationPatch,
+  now = Date.now(),
+): Promise<{ id: string; updatedAt: number }> {
   return writeTransaction(knex, async (trx) => {
     const stored = await guardActiveOrganization(trx, id);
     if (!stored) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
@@ -66,7 +78,14 @@ export async function updateOrganization(knex: Knex, id: string, patch: Organiza
     };
     const sent = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as OrganizationChanges;
     if ((await updateOrganizationRow(trx, id, sent, now)) === 0) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
-    await recordChange(trx, { organizationId: id, resourceType: 'organization', resourceId: id, before: organizationFields(stored), after: organizationFields({ ...stored, ...sent }), at: now });
+    await recordChange(trx, {
+      organizationId: id,
+      resourceType: 'organization',
+      resourceId: id,
+      before: organizationFields(stored),
+      after: organizationFields({ ...stored, ...sent }),
+      at: now,
+    });
     return { id, updatedAt: now };
   });
 }
@@ -83,7 +102,14 @@ export async function deleteOrganization(knex: Knex, id: string, now = Date.now(
       throw new MalformedRequestError('Organization still has active applications; delete them first');
     }
     if ((await softDeleteOrganization(trx, id, now)) === 0) throw new NotFoundError(ORGANIZATION_NOT_FOUND);
-    await recordChange(trx, { organizationId: id, resourceType: 'organization', resourceId: id, before: organizationFields(stored), after: null, at: now });
+    await recordChange(trx, {
+      organizationId: id,
+      resourceType: 'organization',
+      resourceId: id,
+      before: organizationFields(stored),
+      after: null,
+      at: now,
+    });
     return { id, deletedAt: now };
   });
 }

@@ -52,9 +52,13 @@ function registeredHandlers<Ops>(handlers: HandlerMap<Ops>): Record<string, Regi
   return byOperation;
 }
 
-export async function buildApi<Name extends ApiName>(document: ApiDocument<Name>, options: ApiOptions<DocumentOperations[Name]>): Promise<BuiltApi> {
+export async function buildApi<Name extends ApiName>(
+  document: ApiDocument<Name>,
+  options: ApiOptions<DocumentOperations[Name]>,
+): Promise<BuiltApi> {
   const { handlers, refine = (issues) => issues } = options;
-  const inOperationShape = (request: OpenApiContext, error: ServiceError): Error => options.requestFailures?.[request.operation?.operationId ?? '']?.(error) ?? error;
+  const inOperationShape = (request: OpenApiContext, error: ServiceError): Error =>
+    options.requestFailures?.[request.operation?.operationId ?? '']?.(error) ?? error;
   const backend = createOpenApiBackend({ definition: cloneDefinition(document), coerceRequests: true });
   const operationHandlers = registeredHandlers(handlers);
   backend.register({
@@ -70,7 +74,10 @@ export async function buildApi<Name extends ApiName>(document: ApiDocument<Name>
       if (failure) throw inOperationShape(request, failure);
     },
     validationFail: (request: OpenApiContext) => {
-      throw inOperationShape(request, new RequestValidationError(refine(toValidationIssues(request.validation.errors ?? []), rejectedRequest(request))));
+      throw inOperationShape(
+        request,
+        new RequestValidationError(refine(toValidationIssues(request.validation.errors ?? []), rejectedRequest(request))),
+      );
     },
     unauthorizedHandler: (request: OpenApiContext) => {
       const results = Object.values(request.security ?? {}) as Array<{ error?: unknown } | undefined>;
@@ -90,8 +97,10 @@ export async function buildApi<Name extends ApiName>(document: ApiDocument<Name>
   });
   // The schemes an operation lists (bearerAuth, and basicAuth on ingestion) all read the one
   // Authorization header: it is checked once per request, whichever handler runs first.
-  const authenticateOnce = (request: OpenApiContext, ctx: KoaContext): Promise<unknown> => (ctx.state.authentication ??= options.authenticate(ctx, request.operation));
-  for (const scheme of Object.keys(document.definition.components?.securitySchemes ?? {})) backend.registerSecurityHandler(scheme, authenticateOnce);
+  const authenticateOnce = (request: OpenApiContext, ctx: KoaContext): Promise<unknown> =>
+    (ctx.state.authentication ??= options.authenticate(ctx, request.operation));
+  for (const scheme of Object.keys(document.definition.components?.securitySchemes ?? {}))
+    backend.registerSecurityHandler(scheme, authenticateOnce);
   await backend.init();
   // handleRequest answers what the handler that ran returns: operation handlers return their
   // Reply, every other handler registered above throws.

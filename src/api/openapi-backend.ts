@@ -34,7 +34,8 @@ class OpenApi31Backend extends OpenAPIBackend {
   private judgeIntegerText(): void {
     const validateRequest = this.validator.validateRequest.bind(this.validator);
     this.validator.validateRequest = (request: Request, operation?: Operation | string) => {
-      const resolved = typeof operation === 'string' ? this.router.getOperation(operation) : (operation ?? this.router.matchOperation(request));
+      const resolved =
+        typeof operation === 'string' ? this.router.getOperation(operation) : (operation ?? this.router.matchOperation(request));
       const textErrors = resolved ? integerTextErrors(resolved, this.router.parseRequest(request, resolved)) : [];
       const result = validateRequest(request, operation);
       if (textErrors.length === 0) return result;

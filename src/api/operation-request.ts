@@ -6,7 +6,8 @@ import type { Context as OpenApiContext } from 'openapi-backend';
 import type { OperationRequest, RejectedRequest } from '../operations/handler.js';
 
 /** A request of any operation: its parameters and body as openapi-backend holds them, of no declared type. */
-type AnyOperationRequest = Omit<OperationRequest<unknown>, 'params' | 'query' | 'headers' | 'body'> & Record<'params' | 'query' | 'headers' | 'body', unknown>;
+type AnyOperationRequest = Omit<OperationRequest<unknown>, 'params' | 'query' | 'headers' | 'body'> &
+  Record<'params' | 'query' | 'headers' | 'body', unknown>;
 
 /**
  * The one place the document's types are asserted: the handler runs only once the request passed

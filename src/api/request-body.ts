@@ -11,7 +11,6 @@ function hasBody(ctx: KoaContext): boolean {
   return Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
 }
 
-
 export function requestBodyFailure(operation: Operation, ctx: KoaContext): ServiceError | undefined {
   const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
   if (content && hasBody(ctx)) {

@@ -21,7 +21,8 @@ const BASIC_CHALLENGE = 'Basic realm="spanledger ingestion", charset="UTF-8"';
 const NOT_A_JWT =
   'Authorization: Bearer takes a JWT, not an API key or secret: exchange the key and secret at POST /auth/token for a token ' +
   '(POST /v1/traces also accepts Authorization: Basic base64(api_key:api_secret))';
-const BASIC_ELSEWHERE = 'Authorization: Basic is accepted by POST /v1/traces only: exchange the API key and secret at POST /auth/token for a token and send Authorization: Bearer <token>';
+const BASIC_ELSEWHERE =
+  'Authorization: Basic is accepted by POST /v1/traces only: exchange the API key and secret at POST /auth/token for a token and send Authorization: Bearer <token>';
 const BAD_KEY_OR_SECRET = 'invalid API key or secret (a deleted key or a rotated secret no longer works)';
 
 /**
@@ -64,10 +65,18 @@ function invalidToken(reason: AuthFailure, message: string): AuthenticationError
  * The caller named by an `Authorization` header value (undefined or '' when absent), or a thrown
  * AuthenticationError (401); storage failures propagate as they are.
  */
-export async function authenticateAuthorization(authorization: string | undefined, deps: AuthenticationDeps, options: AuthenticationOptions = {}): Promise<Principal> {
+export async function authenticateAuthorization(
+  authorization: string | undefined,
+  deps: AuthenticationDeps,
+  options: AuthenticationOptions = {},
+): Promise<Principal> {
   if (!authorization) {
     if (!options.acceptBasic) throw new AuthenticationError('missing', 'Not authenticated: send Authorization: Bearer <token>');
-    throw new AuthenticationError('missing', 'Not authenticated: send Authorization: Bearer <token> or Basic base64(api_key:api_secret)', `Bearer, ${BASIC_CHALLENGE}`);
+    throw new AuthenticationError(
+      'missing',
+      'Not authenticated: send Authorization: Bearer <token> or Basic base64(api_key:api_secret)',
+      `Bearer, ${BASIC_CHALLENGE}`,
+    );
   }
   if (isBasic(authorization)) {
     if (!options.acceptBasic) throw new AuthenticationError('basic_not_accepted', BASIC_ELSEWHERE);
@@ -103,11 +112,13 @@ async function authenticateToken(token: string, { knex, tokens }: Authentication
 /** The same one-row read as a key's token, plus a constant-time comparison of the secret's hash. */
 async function authenticateBasic(authorization: string, knex: Knex): Promise<Principal> {
   const credentials = parseBasic(authorization);
-  if (!credentials) throw new AuthenticationError('malformed', 'Authorization: Basic must carry base64(api_key:api_secret)', BASIC_CHALLENGE);
+  if (!credentials)
+    throw new AuthenticationError('malformed', 'Authorization: Basic must carry base64(api_key:api_secret)', BASIC_CHALLENGE);
   // Ids are short; anything else cannot name a key, and is not worth a query.
   const key = credentials.apiKey.length <= 64 ? await findActiveApiKeyCredentials(knex, credentials.apiKey) : undefined;
   if (!key) throw new AuthenticationError('unknown_key', BAD_KEY_OR_SECRET, BASIC_CHALLENGE);
-  if (secretGeneration(key, credentials.secret) === undefined) throw new AuthenticationError('wrong_secret', BAD_KEY_OR_SECRET, BASIC_CHALLENGE);
+  if (secretGeneration(key, credentials.secret) === undefined)
+    throw new AuthenticationError('wrong_secret', BAD_KEY_OR_SECRET, BASIC_CHALLENGE);
   // Checked after the secret, so that only a holder of the secret learns the key's expiry.
   if (keyExpired(key)) throw new AuthenticationError('expired_key', expiredKeyMessage(key), BASIC_CHALLENGE);
   return keyPrincipal(knex, key);

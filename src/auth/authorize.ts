@@ -5,7 +5,13 @@ import type { Knex } from 'knex';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import { roleSatisfies, type Role } from '../permissions.js';
 import { PermissionDeniedError, NotFoundError, RequestValidationError } from '../errors.js';
-import { activeApiKeyOwner, activeApplication, activeOrganization, membershipRole, type OwnedResource } from '../storage/accounts/resources.js';
+import {
+  activeApiKeyOwner,
+  activeApplication,
+  activeOrganization,
+  membershipRole,
+  type OwnedResource,
+} from '../storage/accounts/resources.js';
 import type { Principal, RequestScope } from './principal.js';
 
 type PrincipalKind = Principal['kind'];
@@ -70,7 +76,9 @@ const APP_HEADER = 'x-vendor-app-id';
 
 /** Whether the operation declares X-Vendor-App-Id optional (ingestion: a key's own application is the default). */
 function appHeaderOptional(operation: OpenApiContext['operation']): boolean {
-  return (operation.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'header' && parameter.name.toLowerCase() === APP_HEADER && !parameter.required);
+  return (operation.parameters ?? []).some(
+    (parameter) => 'in' in parameter && parameter.in === 'header' && parameter.name.toLowerCase() === APP_HEADER && !parameter.required,
+  );
 }
 
 /**
@@ -95,7 +103,13 @@ const NOT_FOUND: Record<ResourceKind, string> = {
   api_key: 'API key not found',
 };
 
-async function scopeForUser(knex: Knex, principal: Principal & { kind: 'user' }, owned: OwnedResource, touched: TouchedResource, access: OperationAccess): Promise<RequestScope> {
+async function scopeForUser(
+  knex: Knex,
+  principal: Principal & { kind: 'user' },
+  owned: OwnedResource,
+  touched: TouchedResource,
+  access: OperationAccess,
+): Promise<RequestScope> {
   const role = await membershipRole(knex, owned.organizationId, principal.userId);
   if (!role) throw new NotFoundError(NOT_FOUND[touched.kind]);
   if (access.role && !roleSatisfies(role, access.role)) {
@@ -108,7 +122,7 @@ async function scopeForUser(knex: Knex, principal: Principal & { kind: 'user' },
 function scopeForApiKey(principal: Principal & { kind: 'api_key' }, owned: OwnedResource, touched: TouchedResource): RequestScope {
   if (owned.organizationId !== principal.organizationId) throw new NotFoundError(NOT_FOUND[touched.kind]);
   if (owned.applicationId !== undefined && owned.applicationId !== principal.applicationId) {
-    if (touched.viaHeader) throw new PermissionDeniedError("an API key may only act on its own application");
+    if (touched.viaHeader) throw new PermissionDeniedError('an API key may only act on its own application');
     throw new NotFoundError(NOT_FOUND[touched.kind]);
   }
   return owned;
@@ -131,10 +145,17 @@ export async function authorize(knex: Knex, principal: Principal, request: OpenA
  * authorize, given the operation's rule and the resource it touches rather than an OpenAPI
  * request: transports without one (gRPC ingestion) apply exactly the same checks through it.
  */
-export async function authorizeAccess(knex: Knex, principal: Principal, access: OperationAccess, touched: TouchedResource | undefined): Promise<RequestScope | undefined> {
+export async function authorizeAccess(
+  knex: Knex,
+  principal: Principal,
+  access: OperationAccess,
+  touched: TouchedResource | undefined,
+): Promise<RequestScope | undefined> {
   if (!access.principals.includes(principal.kind)) {
     if (!access.declaresForbidden) throw new NotFoundError('Not Found');
-    throw new PermissionDeniedError(principal.kind === 'api_key' ? 'API keys cannot use this operation; it is for dashboard users' : 'this operation is for API keys');
+    throw new PermissionDeniedError(
+      principal.kind === 'api_key' ? 'API keys cannot use this operation; it is for dashboard users' : 'this operation is for API keys',
+    );
   }
   if (access.permission && !principal.permissions.has(access.permission)) {
     if (!access.declaresForbidden) throw new NotFoundError('Not Found');
@@ -145,9 +166,14 @@ export async function authorizeAccess(knex: Knex, principal: Principal, access: 
   // same request, so it is not looked up twice.
   const owned =
     principal.kind === 'api_key' && touched.kind === 'application' && touched.id === principal.applicationId
-      ? { organizationId: principal.organizationId, applicationId: principal.applicationId, indexedAttributes: principal.indexedAttributes, readAt: principal.readAt, dailySpanQuota: principal.dailySpanQuota }
+      ? {
+          organizationId: principal.organizationId,
+          applicationId: principal.applicationId,
+          indexedAttributes: principal.indexedAttributes,
+          readAt: principal.readAt,
+          dailySpanQuota: principal.dailySpanQuota,
+        }
       : await LOOKUPS[touched.kind](knex, touched.id);
   if (!owned) throw new NotFoundError(NOT_FOUND[touched.kind]);
   return principal.kind === 'user' ? scopeForUser(knex, principal, owned, touched, access) : scopeForApiKey(principal, owned, touched);
 }
-

@@ -150,7 +150,10 @@ export class TokenService {
   }
 
   /** A dashboard-user token signed by the service itself (local and development use). */
-  signUserToken(user: { subject: string; email?: string; name?: string; permissions: readonly Permission[] }, ttlSeconds: number): Promise<string> {
+  signUserToken(
+    user: { subject: string; email?: string; name?: string; permissions: readonly Permission[] },
+    ttlSeconds: number,
+  ): Promise<string> {
     return this.sign({ email: user.email, name: user.name, permissions: [...user.permissions] }, user.subject, ttlSeconds);
   }
 
@@ -176,7 +179,13 @@ export class TokenService {
     }
     if (payload.token_use !== 'sign_in_link') throw new InvalidTokenError('not a sign-in link', 'invalid_claims');
     const text = (name: string) => (typeof payload[name] === 'string' && payload[name] !== '' ? (payload[name] as string) : undefined);
-    return { linkId: payload.jti as string, expiresAtMs: (payload.exp as number) * 1000, subject: payload.sub as string, email: text('email'), name: text('name') };
+    return {
+      linkId: payload.jti as string,
+      expiresAtMs: (payload.exp as number) * 1000,
+      subject: payload.sub as string,
+      email: text('email'),
+      name: text('name'),
+    };
   }
 
   /** The token `POST /auth/token` answers: names the key, its application, organization and secret generation. */
@@ -213,7 +222,8 @@ export class TokenService {
     }
     const subject = payload.sub as string;
     // A sign-in link is exchanged once for a token (docs/dashboard.md), never sent as one itself.
-    if (issuer.name === this.config.tokenIssuer && payload.token_use === 'sign_in_link') throw new InvalidTokenError('a sign-in link is not a bearer token', 'invalid_claims');
+    if (issuer.name === this.config.tokenIssuer && payload.token_use === 'sign_in_link')
+      throw new InvalidTokenError('a sign-in link is not a bearer token', 'invalid_claims');
     if (issuer.name === this.config.tokenIssuer && payload.token_use === 'api_key') {
       if (typeof payload.app_id !== 'string' || typeof payload.org_id !== 'string' || typeof payload.gen !== 'number') {
         throw new InvalidTokenError('API key token lacks its application, organization or generation', 'invalid_claims');

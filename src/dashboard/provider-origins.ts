@@ -36,12 +36,16 @@ async function discover(issuer: string, timeoutMs: number): Promise<string[]> {
   if (response.status !== 200) throw new Error(`the discovery document answered ${response.status}`);
   const document = (await response.json()) as Record<string, unknown> | null;
   // The browser (oauth4webapi) refuses a document naming another issuer: so does the service.
-  if (document?.issuer !== issuer) throw new Error(`the discovery document names issuer ${JSON.stringify(document?.issuer)}, not ${issuer}`);
+  if (document?.issuer !== issuer)
+    throw new Error(`the discovery document names issuer ${JSON.stringify(document?.issuer)}, not ${issuer}`);
   return [...new Set([new URL(issuer).origin, httpOrigin(document.token_endpoint, 'token_endpoint')])];
 }
 
 /** A function answering the provider origins the page may connect to, as well as they are known now. */
-export function providerOrigins(issuer: string, { timeoutMs = 3000, refreshMs = 3_600_000, retryMs = 30_000, logger }: ProviderOriginsOptions = {}): () => Promise<string[]> {
+export function providerOrigins(
+  issuer: string,
+  { timeoutMs = 3000, refreshMs = 3_600_000, retryMs = 30_000, logger }: ProviderOriginsOptions = {},
+): () => Promise<string[]> {
   const fallback = [new URL(issuer).origin];
   let known: string[] | undefined;
   let knownAt = 0;
@@ -57,8 +61,16 @@ export function providerOrigins(issuer: string, { timeoutMs = 3000, refreshMs = 
         },
         (error: unknown) => {
           failedAt = Date.now();
-          const reason = error instanceof Error ? (error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message) : String(error);
-          logger?.warn({ issuer, reason }, 'OpenID Connect discovery failed: the dashboard allows only the origins known so far; link sign-in is unaffected');
+          const reason =
+            error instanceof Error
+              ? error.cause instanceof Error
+                ? `${error.message}: ${error.cause.message}`
+                : error.message
+              : String(error);
+          logger?.warn(
+            { issuer, reason },
+            'OpenID Connect discovery failed: the dashboard allows only the origins known so far; link sign-in is unaffected',
+          );
         },
       )
       .finally(() => {

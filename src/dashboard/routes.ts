@@ -33,7 +33,13 @@ const LINK_MAX_LENGTH = 4096;
 function linkOf(body: unknown): string {
   const link = (body as { link?: unknown } | null)?.link;
   if (typeof link !== 'string' || link === '' || link.length > LINK_MAX_LENGTH) {
-    throw new RequestValidationError([{ loc: ['body', 'link'], msg: `a sign-in link's token (a string of 1 to ${LINK_MAX_LENGTH} characters) is required`, type: 'value_error' }]);
+    throw new RequestValidationError([
+      {
+        loc: ['body', 'link'],
+        msg: `a sign-in link's token (a string of 1 to ${LINK_MAX_LENGTH} characters) is required`,
+        type: 'value_error',
+      },
+    ]);
   }
   return link;
 }
@@ -69,7 +75,13 @@ export function dashboardRoutes({ knex, tokens, settings, dir = DASHBOARD_DIR, l
     // Built file names carry a hash of their content: cached for good, and served gzipped when
     // the browser takes it (scripts/build-ui.ts writes the .gz beside each file).
     try {
-      await send(ctx, path.basename(ctx.params.file as string), { root: path.join(dir, 'assets'), immutable: true, maxage: 365 * 86_400_000, gzip: true, brotli: false });
+      await send(ctx, path.basename(ctx.params.file as string), {
+        root: path.join(dir, 'assets'),
+        immutable: true,
+        maxage: 365 * 86_400_000,
+        gzip: true,
+        brotli: false,
+      });
     } catch (error) {
       // koa-send reports a missing file as an HTTP error of its own: answered like any other 404.
       if ((error as { status?: unknown }).status === 404) throw new NotFoundError();

@@ -34,6 +34,12 @@ export function dashboardSettings(config: Config): DashboardSettings {
   const oidc = config.auth.oidc;
   if (!oidc?.dashboard) return { oidc: null };
   return {
-    oidc: { issuer: oidc.issuer, client_id: oidc.dashboard.clientId, scope: oidc.dashboard.scope ?? OIDC_DASHBOARD_DEFAULT_SCOPE, audience: oidc.audience, name: oidc.dashboard.providerName },
+    oidc: {
+      issuer: oidc.issuer,
+      client_id: oidc.dashboard.clientId,
+      scope: oidc.dashboard.scope ?? OIDC_DASHBOARD_DEFAULT_SCOPE,
+      audience: oidc.audience,
+      name: oidc.dashboard.providerName,
+    },
   };
 }

@@ -23,7 +23,10 @@ export async function exchangeSignInLink(knex: Knex, tokens: TokenService, link:
   } catch (error) {
     if (!(error instanceof InvalidTokenError)) throw error;
     const expired = error.reason === 'expired';
-    throw new NotAuthenticatedError(expired ? 'This sign-in link has expired: ask for a new one' : 'This is not a valid sign-in link', 'SignInLink');
+    throw new NotAuthenticatedError(
+      expired ? 'This sign-in link has expired: ask for a new one' : 'This is not a valid sign-in link',
+      'SignInLink',
+    );
   }
   if (!(await consumeSignInLink(knex, claims.linkId, claims.expiresAtMs))) {
     throw new NotAuthenticatedError('This sign-in link was already used: ask for a new one', 'SignInLink');

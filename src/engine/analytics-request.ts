@@ -37,12 +37,17 @@ function groupIssue(grain: AnalyticsQuery['grain'], field: string, index: number
   return undefined;
 }
 
-function measureIssue(grain: AnalyticsQuery['grain'], measure: AnalyticsRequestBody['measures'][number], index: number): ValidationIssue | undefined {
+function measureIssue(
+  grain: AnalyticsQuery['grain'],
+  measure: AnalyticsRequestBody['measures'][number],
+  index: number,
+): ValidationIssue | undefined {
   const loc = ['body', 'measures', index, 'field'];
   if (measure.fn === 'count') return measure.field === undefined ? undefined : { loc, msg: 'count takes no field', type: 'value_error' };
   if (measure.field === undefined) return { loc, msg: `${measure.fn} needs a field`, type: 'missing' };
   const fields = Object.keys(MEASURE_COLUMNS[grain]);
-  if (!fields.includes(measure.field)) return { loc, msg: `at grain ${grain}, the measure fields are ${fields.join(', ')}`, type: 'value_error' };
+  if (!fields.includes(measure.field))
+    return { loc, msg: `at grain ${grain}, the measure fields are ${fields.join(', ')}`, type: 'value_error' };
   return undefined;
 }
 
@@ -58,9 +63,17 @@ function orderIssue(body: AnalyticsRequestBody, grouped: boolean, index: number)
   if (ordered === undefined) return { loc: ['body', 'order_by', 'measure'], msg: `no measure at index ${index}`, type: 'value_error' };
   // Without group_by there is one group: nothing to rank.
   if (!grouped || !isPercentile(ordered.fn)) return undefined;
-  if (body.order_by !== undefined) return { loc: ['body', 'order_by', 'measure'], msg: `measure ${index} is ${ordered.fn}; groups are ranked by count, sum, avg, min or max, not by a percentile`, type: 'value_error' };
+  if (body.order_by !== undefined)
+    return {
+      loc: ['body', 'order_by', 'measure'],
+      msg: `measure ${index} is ${ordered.fn}; groups are ranked by count, sum, avg, min or max, not by a percentile`,
+      type: 'value_error',
+    };
   const ranking = body.measures.findIndex((measure) => !isPercentile(measure.fn));
-  const advice = ranking >= 0 ? `send order_by: {"measure": ${ranking}} (or another count, sum, avg, min or max measure)` : 'add a count, sum, avg, min or max measure and name it in order_by';
+  const advice =
+    ranking >= 0
+      ? `send order_by: {"measure": ${ranking}} (or another count, sum, avg, min or max measure)`
+      : 'add a count, sum, avg, min or max measure and name it in order_by';
   return {
     loc: ['body', 'measures', index],
     msg: `without order_by, groups are ranked by the first measure, and ${ordered.fn} is a percentile, which cannot rank groups; ${advice}`,
@@ -99,7 +112,12 @@ export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
   if (parsed) {
     const window = requiredWindow(parsed);
     resolved = resolveGranularity(body.granularity ?? 'auto', window.startNs, window.endNs);
-    if (!resolved) issues.push({ loc: ['body', 'granularity'], msg: 'the window needs more than 300 buckets of this granularity', type: 'too_many_buckets' });
+    if (!resolved)
+      issues.push({
+        loc: ['body', 'granularity'],
+        msg: 'the window needs more than 300 buckets of this granularity',
+        type: 'too_many_buckets',
+      });
   }
   if (issues.length > 0 || !parsed || !resolved) throw new RequestValidationError(issues);
   return {
@@ -110,7 +128,9 @@ export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
       indexedSlots: parsed.indexedSlots,
       grain,
       groupBy,
-      measures: body.measures.map((measure): StoredMeasure => (measure.fn === 'count' ? { fn: 'count' } : { fn: measure.fn, field: measure.field as string })),
+      measures: body.measures.map((measure): StoredMeasure =>
+        measure.fn === 'count' ? { fn: 'count' } : { fn: measure.fn, field: measure.field as string },
+      ),
       orderBy,
       rowLimit: body.row_limit ?? 10,
       widthNs: resolved.widthNs,

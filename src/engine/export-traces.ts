@@ -11,14 +11,28 @@ import { ingestTarget, ingestTraces } from '../ingest/ingest-traces.js';
 import { encodeExportResponse, exportBodyOf, otlpFormatOf } from '../ingest/otlp-format.js';
 import { readOtlpBody } from '../ingest/read-body.js';
 
-export function exportTraces({ config, knex, logger, clock = Date.now, ingestActivity }: ServiceDeps): OperationHandler<operations['exportTraces']> {
+export function exportTraces({
+  config,
+  knex,
+  logger,
+  clock = Date.now,
+  ingestActivity,
+}: ServiceDeps): OperationHandler<operations['exportTraces']> {
   return async (request) => {
     const format = otlpFormatOf(request.headers['content-type']);
     const { body, wireBytes } = await readOtlpBody(request.incoming, config.ingestBodyLimitBytes);
     const target = ingestTarget(request.scope);
     const principal = principalOf(request);
-    const meter = { apiKey: principal.kind === 'api_key' ? principal.apiKey : undefined, bytesReceived: wireBytes, bytesDecompressed: body.length, now: clock() };
-    const partialSuccess = await ingestTraces(knex, target, exportBodyOf(format, body), request.log ?? logger, { meter, activity: ingestActivity });
+    const meter = {
+      apiKey: principal.kind === 'api_key' ? principal.apiKey : undefined,
+      bytesReceived: wireBytes,
+      bytesDecompressed: body.length,
+      now: clock(),
+    };
+    const partialSuccess = await ingestTraces(knex, target, exportBodyOf(format, body), request.log ?? logger, {
+      meter,
+      activity: ingestActivity,
+    });
     const response = encodeExportResponse(format, partialSuccess);
     return { status: 200, headers: { 'Content-Type': response.contentType }, body: response.body };
   };

@@ -12,6 +12,15 @@ export function getAnalytics({ knex }: ServiceDeps): OperationHandler<operations
   return async (request) => {
     const { query, granularity, fns } = analyticsRequest(request);
     const rows = await analyticsRows(knex, query);
-    return exactJsonReply(analyticsResponse(rows, { grain: query.grain, granularity, widthNs: query.widthNs, startNs: query.startNs, groupBy: query.groupBy, fns }));
+    return exactJsonReply(
+      analyticsResponse(rows, {
+        grain: query.grain,
+        granularity,
+        widthNs: query.widthNs,
+        startNs: query.startNs,
+        groupBy: query.groupBy,
+        fns,
+      }),
+    );
   };
 }

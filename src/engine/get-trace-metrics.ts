@@ -10,7 +10,12 @@ import { traceMetrics } from '../traces/trace-metrics.js';
 export function getTraceMetrics({ knex }: ServiceDeps): OperationHandler<operations['getTraceMetrics']> {
   return async (request) => {
     const parsed = engineRequest(request, 'traces');
-    const ranks = await traceMetricRanks(knex, { applicationId: parsed.applicationId, ...requiredWindow(parsed), filter: parsed.filter, indexedSlots: parsed.indexedSlots });
+    const ranks = await traceMetricRanks(knex, {
+      applicationId: parsed.applicationId,
+      ...requiredWindow(parsed),
+      filter: parsed.filter,
+      indexedSlots: parsed.indexedSlots,
+    });
     return exactJsonReply(traceMetrics(ranks));
   };
 }

@@ -17,6 +17,12 @@ export function sentPage(incoming: IncomingMessage): boolean {
 }
 
 /** The page an engine list request reads; `bindingParts` decide the list, the application first. */
-export function listPosition(request: CursorRead, operation: string, bindingParts: unknown[], order: SortColumn[], page: { page: number; limit: number }): ListPosition {
+export function listPosition(
+  request: CursorRead,
+  operation: string,
+  bindingParts: unknown[],
+  order: SortColumn[],
+  page: { page: number; limit: number },
+): ListPosition {
   return positionOf({ cursor: request.query.cursor, pageSent: sentPage(request.incoming) }, operation, bindingParts, order, page);
 }

@@ -14,7 +14,11 @@ export function listLiveSpans({ knex }: ServiceDeps): OperationHandler<operation
     const bound = [parsed.applicationId, parsed.window.startNs ?? null, parsed.window.endNs ?? null];
     const position = listPosition(request, 'listLiveSpans', bound, LIVE_ORDER, parsed);
     const { page, limit } = position.request;
-    const { items, total, nextKey } = await recentSpans(knex, { applicationId: parsed.applicationId, ...parsed.window, ...position.request });
+    const { items, total, nextKey } = await recentSpans(knex, {
+      applicationId: parsed.applicationId,
+      ...parsed.window,
+      ...position.request,
+    });
     return exactJsonReply({ data: items.map(liveSpan), pagination: { page, limit, total }, next_cursor: nextCursor(position, nextKey) });
   };
 }

@@ -17,7 +17,18 @@ export function listTraces({ knex }: ServiceDeps): OperationHandler<operations['
     const bound = [parsed.applicationId, window.startNs, window.endNs, request.body?.filter ?? null, searchChildSpans];
     const position = listPosition(request, 'listTraces', bound, TRACE_ORDER, parsed);
     const { page, limit } = position.request;
-    const { items, total, nextKey } = await findTraces(knex, { applicationId: parsed.applicationId, ...window, filter: parsed.filter, indexedSlots: parsed.indexedSlots, searchChildSpans, ...position.request });
-    return exactJsonReply({ data: items.map(traceSummary), pagination: { page, limit, total }, next_cursor: nextCursor(position, nextKey) });
+    const { items, total, nextKey } = await findTraces(knex, {
+      applicationId: parsed.applicationId,
+      ...window,
+      filter: parsed.filter,
+      indexedSlots: parsed.indexedSlots,
+      searchChildSpans,
+      ...position.request,
+    });
+    return exactJsonReply({
+      data: items.map(traceSummary),
+      pagination: { page, limit, total },
+      next_cursor: nextCursor(position, nextKey),
+    });
   };
 }

@@ -14,7 +14,13 @@ export function querySpans({ knex }: ServiceDeps): OperationHandler<operations['
     const bound = [parsed.applicationId, window.startNs, window.endNs, request.body?.filter ?? null];
     const position = listPosition(request, 'querySpans', bound, SPAN_ORDER, parsed);
     const { page, limit } = position.request;
-    const { items, total, nextKey } = await findSpans(knex, { applicationId: parsed.applicationId, ...window, filter: parsed.filter, indexedSlots: parsed.indexedSlots, ...position.request });
+    const { items, total, nextKey } = await findSpans(knex, {
+      applicationId: parsed.applicationId,
+      ...window,
+      filter: parsed.filter,
+      indexedSlots: parsed.indexedSlots,
+      ...position.request,
+    });
     return exactJsonReply({ data: items.map(spanRecord), total, page, limit, next_cursor: nextCursor(position, nextKey) });
   };
 }

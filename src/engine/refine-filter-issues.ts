@@ -12,7 +12,9 @@ export function refineFilterIssues(issues: ValidationIssue[], request: RejectedR
   if (!issues.some(isFilterIssue)) return issues;
   const { body } = request;
   // Trace fields are allowed here: where they are not, the handler says so (engine-request.ts).
-  const result = validateFilter(typeof body === 'object' && body !== null && 'filter' in body ? body.filter : undefined, { traceFields: true });
+  const result = validateFilter(typeof body === 'object' && body !== null && 'filter' in body ? body.filter : undefined, {
+    traceFields: true,
+  });
   if (result.ok) return issues; // the validator saw nothing: keep Ajv's account rather than none
   return [...issues.filter((issue) => !isFilterIssue(issue)), ...result.issues];
 }

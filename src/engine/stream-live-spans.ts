@@ -7,7 +7,15 @@ import type { EventSource, OperationHandler, StreamEvent } from '../operations/h
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { RequestValidationError } from '../errors.js';
 import { exactJson } from '../json/exact-json.js';
-import { countSeqsBetween, latestSeq, seqsBetween, spansAfter, spansBySeq, spansInRanges, unclaimedBetween } from '../storage/spans/live-reads.js';
+import {
+  countSeqsBetween,
+  latestSeq,
+  seqsBetween,
+  spansAfter,
+  spansBySeq,
+  spansInRanges,
+  unclaimedBetween,
+} from '../storage/spans/live-reads.js';
 import { parseEventId, type EventPosition } from '../traces/live-event-id.js';
 import { LiveSpanFeed, type FeedEvent, type FeedReads } from '../traces/live-span-feed.js';
 import { liveSpan } from './wire.js';
@@ -44,7 +52,14 @@ function spanEvents(feed: LiveSpanFeed, pollIntervalMs: number): EventSource {
 export function resumePosition(lastEventId: string | undefined): EventPosition | undefined {
   if (lastEventId === undefined) return undefined;
   const position = parseEventId(lastEventId);
-  if (!position) throw new RequestValidationError([{ loc: ['header', 'last-event-id'], msg: 'Not an event id of this stream: send the id of the last event received, as it came', type: 'value_error' }]);
+  if (!position)
+    throw new RequestValidationError([
+      {
+        loc: ['header', 'last-event-id'],
+        msg: 'Not an event id of this stream: send the id of the last event received, as it came',
+        type: 'value_error',
+      },
+    ]);
   return position;
 }
 

@@ -23,7 +23,9 @@ type Exact<T> = {
 export type WireSpanRecord = Exact<Schemas['SpanRecord']>;
 export type WireLiveSpan = Exact<Schemas['LiveSpan']>;
 export type WireTraceSummary = Exact<Schemas['TraceSummary']>;
-export type WireTraceOverview = Omit<Exact<Schemas['TraceOverview']>, 'root_start_time_unix_nano'> & { root_start_time_unix_nano: JsonInteger | null };
+export type WireTraceOverview = Omit<Exact<Schemas['TraceOverview']>, 'root_start_time_unix_nano'> & {
+  root_start_time_unix_nano: JsonInteger | null;
+};
 
 /** A stored JSON column (attribute map, events, links) embedded as its text, exact. */
 function embedded<T>(stored: string | T | null | undefined): RawJson | T | null {

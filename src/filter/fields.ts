@@ -44,7 +44,12 @@ export const TEXT_FIELDS = FILTER_FIELDS.filter((field): field is TextField => !
  * The trace-level fields, in the order of the document's TraceFilterField enum: numbers of the
  * summary of the span's trace, usable only where traces are read (validate.ts, traceFields).
  */
-export const TRACE_FIELDS = ['trace.duration_ms', 'trace.total_cost', 'trace.spans_count', 'trace.error_count'] as const satisfies readonly components['schemas']['TraceFilterField'][];
+export const TRACE_FIELDS = [
+  'trace.duration_ms',
+  'trace.total_cost',
+  'trace.spans_count',
+  'trace.error_count',
+] as const satisfies readonly components['schemas']['TraceFilterField'][];
 export type TraceField = (typeof TRACE_FIELDS)[number];
 
 // Every trace field of the document is listed: this fails to compile when one is left out above.

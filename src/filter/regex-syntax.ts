@@ -32,27 +32,61 @@ const SURROGATES: CodePointRange = [0xd800, 0xdfff];
 
 /** RE2's Perl classes, ASCII-only as in RE2; the upper-case escapes are their complements. */
 const DIGIT: CodePointRange[] = [[0x30, 0x39]];
-const SPACE: CodePointRange[] = [[0x09, 0x0a], [0x0c, 0x0d], [0x20, 0x20]];
-const WORD: CodePointRange[] = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const SPACE: CodePointRange[] = [
+  [0x09, 0x0a],
+  [0x0c, 0x0d],
+  [0x20, 0x20],
+];
+const WORD: CodePointRange[] = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
 export const WORD_CHARACTERS = WORD;
 const PERL_CLASSES: Record<string, CodePointRange[]> = { d: DIGIT, s: SPACE, w: WORD };
 
 /** RE2's POSIX classes (`[[:alpha:]]`), ASCII-only as in RE2. */
 const POSIX_CLASSES: Record<string, CodePointRange[]> = {
-  alnum: [[0x30, 0x39], [0x41, 0x5a], [0x61, 0x7a]],
-  alpha: [[0x41, 0x5a], [0x61, 0x7a]],
+  alnum: [
+    [0x30, 0x39],
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+  ],
+  alpha: [
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+  ],
   ascii: [[0x00, 0x7f]],
-  blank: [[0x09, 0x09], [0x20, 0x20]],
-  cntrl: [[0x00, 0x1f], [0x7f, 0x7f]],
+  blank: [
+    [0x09, 0x09],
+    [0x20, 0x20],
+  ],
+  cntrl: [
+    [0x00, 0x1f],
+    [0x7f, 0x7f],
+  ],
   digit: DIGIT,
   graph: [[0x21, 0x7e]],
   lower: [[0x61, 0x7a]],
   print: [[0x20, 0x7e]],
-  punct: [[0x21, 0x2f], [0x3a, 0x40], [0x5b, 0x60], [0x7b, 0x7e]],
-  space: [[0x09, 0x0d], [0x20, 0x20]],
+  punct: [
+    [0x21, 0x2f],
+    [0x3a, 0x40],
+    [0x5b, 0x60],
+    [0x7b, 0x7e],
+  ],
+  space: [
+    [0x09, 0x0d],
+    [0x20, 0x20],
+  ],
   upper: [[0x41, 0x5a]],
   word: WORD,
-  xdigit: [[0x30, 0x39], [0x41, 0x46], [0x61, 0x66]],
+  xdigit: [
+    [0x30, 0x39],
+    [0x41, 0x46],
+    [0x61, 0x66],
+  ],
 };
 
 /** ſ (U+017F) and the Kelvin sign (U+212A): the only code points outside ASCII that RE2 folds together with ASCII letters (s, k). */
@@ -100,7 +134,9 @@ function foldCase(ranges: readonly CodePointRange[]): CodePointRange[] {
     );
   }
   const inRanges = (codePoint: number) => ranges.some(([low, high]) => codePoint >= low && codePoint <= high);
-  const added = ASCII_ORBITS.filter((orbit) => orbit.some(inRanges)).flatMap((orbit) => orbit.map((codePoint): CodePointRange => [codePoint, codePoint]));
+  const added = ASCII_ORBITS.filter((orbit) => orbit.some(inRanges)).flatMap((orbit) =>
+    orbit.map((codePoint): CodePointRange => [codePoint, codePoint]),
+  );
   return normalise([...ranges, ...added]);
 }
 

@@ -42,7 +42,8 @@ function hazards(tree: RegexTree, found: { unbounded: number; reason?: string })
 
 /** Checks a `regex` value; the message of a refusal says why. */
 export function checkRegex(pattern: string): RegexCheck {
-  if (Array.from(pattern).length > MAX_REGEX_LENGTH) return { ok: false, msg: `a regex pattern may be at most ${MAX_REGEX_LENGTH} characters long`, type: 'too_long' };
+  if (Array.from(pattern).length > MAX_REGEX_LENGTH)
+    return { ok: false, msg: `a regex pattern may be at most ${MAX_REGEX_LENGTH} characters long`, type: 'too_long' };
   try {
     RE2JS.compile(pattern);
   } catch (error) {

@@ -114,7 +114,8 @@ class FilterValidator {
     }
     // A string value is checked with field and op, as before `in` and `exists` (engine API 1.1),
     // unless the operator is one that takes a list or no value.
-    const takesString = !(LIST_OPERATORS as readonly unknown[]).includes(value.op) && !(PRESENCE_OPERATORS as readonly unknown[]).includes(value.op);
+    const takesString =
+      !(LIST_OPERATORS as readonly unknown[]).includes(value.op) && !(PRESENCE_OPERATORS as readonly unknown[]).includes(value.op);
     for (const key of takesString ? CONDITION_KEYS : ['field', 'op']) {
       if (!(key in value)) this.fail([...loc, key], 'Field required', 'missing');
       // Since engine API 1.2 a value may also be a JSON number.

@@ -5,7 +5,15 @@
 // sign of a fault of the service. Each such answer is also reported, so that the log and /metrics
 // count these calls like the handler's. Credentials come first, as in the handler: a call whose
 // credentials are bad is answered UNAUTHENTICATED whatever else grpc-js found wrong with it.
-import { ServerInterceptingCall, ServerListenerBuilder, ResponderBuilder, status as Status, type Metadata, type ServerInterceptingCallInterface, type ServerInterceptor } from '@grpc/grpc-js';
+import {
+  ServerInterceptingCall,
+  ServerListenerBuilder,
+  ResponderBuilder,
+  status as Status,
+  type Metadata,
+  type ServerInterceptingCallInterface,
+  type ServerInterceptor,
+} from '@grpc/grpc-js';
 import type { CallOutcome, CredentialsRefusal } from './trace-service.js';
 
 type StatusObject = Parameters<ServerInterceptingCallInterface['sendStatus']>[0];
@@ -36,7 +44,15 @@ export function libraryRefusals(refused: (outcome: CallOutcome) => void, refused
       // grpc-js ignores a second status for a call; so does the count.
       if (!reported) refused({ code, authFailure: credentials?.authFailure, durationMs: performance.now() - started });
       reported = true;
-      send(credentials ? { code, details: credentials.error.details ?? credentials.error.message, metadata: credentials.error.metadata ?? status.metadata } : { ...status, code });
+      send(
+        credentials
+          ? {
+              code,
+              details: credentials.error.details ?? credentials.error.message,
+              metadata: credentials.error.metadata ?? status.metadata,
+            }
+          : { ...status, code },
+      );
     };
     call.sendStatus = (status: StatusObject) => {
       if (handlerAnswering) return send(status);

@@ -51,7 +51,10 @@ export async function startGrpcServer(config: GrpcConfig, deps: ServiceDeps, met
   setLogger({ error: (...args: unknown[]) => library.debug(args.map(String).join(' ')) });
   const report = ({ code, authFailure, durationMs }: CallOutcome) => {
     metrics.countGrpcCall(EXPORT_METRIC_METHOD, Status[code] ?? String(code));
-    log.info({ method: EXPORT_METRIC_METHOD, code: Status[code], auth_failure: authFailure, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
+    log.info(
+      { method: EXPORT_METRIC_METHOD, code: Status[code], auth_failure: authFailure, duration_ms: Math.round(durationMs * 100) / 100 },
+      'request',
+    );
   };
   const server = new Server({
     // The size limit of POST /v1/traces; grpc-js applies it after decompression too and

@@ -46,7 +46,9 @@ function exportTracesOperation(): OpenApiContext['operation'] {
   const operation = definition.paths?.['/v1/traces']?.post;
   if (!operation) throw new Error('the engine document declares no POST /v1/traces');
   const shared = (definition.components?.parameters ?? {}) as Record<string, unknown>;
-  const parameters = (operation.parameters ?? []).map((parameter) => ('$ref' in parameter ? shared[parameter.$ref.replace('#/components/parameters/', '')] : parameter));
+  const parameters = (operation.parameters ?? []).map((parameter) =>
+    '$ref' in parameter ? shared[parameter.$ref.replace('#/components/parameters/', '')] : parameter,
+  );
   return { ...operation, parameters } as OpenApiContext['operation'];
 }
 
@@ -61,7 +63,8 @@ function appIdMaxLength(operation: OpenApiContext['operation']): number {
     (parameter) => parameter.in === 'header' && parameter.name?.toLowerCase() === 'x-vendor-app-id',
   );
   const maxLength = header?.schema?.maxLength;
-  if (typeof maxLength !== 'number') throw new Error('the engine document gives POST /v1/traces no X-Vendor-App-Id header with a maxLength');
+  if (typeof maxLength !== 'number')
+    throw new Error('the engine document gives POST /v1/traces no X-Vendor-App-Id header with a maxLength');
   return maxLength;
 }
 
@@ -75,7 +78,8 @@ function sentApplicationId(metadata: Metadata, maxLength: number): string | unde
   const value = typeof sent[0] === 'string' ? sent[0].trim() : '';
   const loc = ['header', 'x-vendor-app-id'];
   if (value === '') throw new RequestValidationError([{ loc, msg: 'String should have at least 1 characters', type: 'string_too_short' }]);
-  if (value.length > maxLength) throw new RequestValidationError([{ loc, msg: `String should have at most ${maxLength} characters`, type: 'string_too_long' }]);
+  if (value.length > maxLength)
+    throw new RequestValidationError([{ loc, msg: `String should have at most ${maxLength} characters`, type: 'string_too_long' }]);
   return value;
 }
 
@@ -83,7 +87,12 @@ function sentApplicationId(metadata: Metadata, maxLength: number): string | unde
  * The application the spans are for: x-vendor-app-id when sent, else (as over HTTP) an API
  * key's own application, while a user without it gets the 422 of a missing header.
  */
-function touchedApplication(metadata: Metadata, principal: Principal, operation: OpenApiContext['operation'], appIdLimit: number): TouchedResource | undefined {
+function touchedApplication(
+  metadata: Metadata,
+  principal: Principal,
+  operation: OpenApiContext['operation'],
+  appIdLimit: number,
+): TouchedResource | undefined {
   const applicationId = sentApplicationId(metadata, appIdLimit);
   return applicationId ? { kind: 'application', id: applicationId, viaHeader: true } : impliedApplication(principal, operation);
 }
@@ -97,7 +106,9 @@ export interface CallOutcome {
 }
 
 /** What a call's credentials are refused with, as the handler would answer it; undefined when they are good (or cannot be checked now). */
-export type CredentialsRefusal = (metadata: Metadata) => Promise<{ error: ReturnType<typeof grpcErrorOf>; authFailure: AuthFailure } | undefined>;
+export type CredentialsRefusal = (
+  metadata: Metadata,
+) => Promise<{ error: ReturnType<typeof grpcErrorOf>; authFailure: AuthFailure } | undefined>;
 
 /** The call's principal from its `authorization` metadata, by the rules of POST /v1/traces. */
 function callAuthentication(deps: ServiceDeps, operation: OpenApiContext['operation']): (metadata: Metadata) => Promise<Principal> {
@@ -138,12 +149,22 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
         if (error instanceof AuthenticationError) authFailure = error.reason;
         throw error;
       });
-      const scope = await authorizeAccess(deps.knex, principal, access, touchedApplication(call.metadata, principal, operation, appIdLimit));
+      const scope = await authorizeAccess(
+        deps.knex,
+        principal,
+        access,
+        touchedApplication(call.metadata, principal, operation, appIdLimit),
+      );
       const target = ingestTarget(scope);
       const body = new ExportBody(call.request, decodeProtobufRequest);
       // grpc-js hands over the message decompressed: its size is both counts (docs/usage-and-quotas.md).
       const bytes = call.request.length;
-      const meter = { apiKey: principal.kind === 'api_key' ? principal.apiKey : undefined, bytesReceived: bytes, bytesDecompressed: bytes, now: (deps.clock ?? Date.now)() };
+      const meter = {
+        apiKey: principal.kind === 'api_key' ? principal.apiKey : undefined,
+        bytesReceived: bytes,
+        bytesDecompressed: bytes,
+        now: (deps.clock ?? Date.now)(),
+      };
       // Answered only once ingestTraces has committed the spans, as over HTTP.
       const partialSuccess = await ingestTraces(deps.knex, target, body, log, { meter, activity: deps.ingestActivity });
       callback(null, { partialSuccess });

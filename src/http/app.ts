@@ -61,7 +61,14 @@ async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {
     apis.push(await buildApi(loadDocument('engine'), { ...security, handlers: engineHandlers(deps), refine: refineFilterIssues }));
   }
   if (config.apis.includes('management')) {
-    apis.push(await buildApi(loadDocument('management'), { ...security, handlers: managementHandlers(deps), refine: refineManagementIssues, requestFailures: managementRequestFailures }));
+    apis.push(
+      await buildApi(loadDocument('management'), {
+        ...security,
+        handlers: managementHandlers(deps),
+        refine: refineManagementIssues,
+        requestFailures: managementRequestFailures,
+      }),
+    );
   }
   return apis;
 }

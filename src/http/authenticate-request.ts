@@ -6,7 +6,11 @@ import { AuthenticationError, authenticateAuthorization, type AuthenticationDeps
 import { acceptsBasic } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 
-export async function authenticateRequest(ctx: KoaContext, operation: OpenApiContext['operation'], deps: AuthenticationDeps): Promise<Principal> {
+export async function authenticateRequest(
+  ctx: KoaContext,
+  operation: OpenApiContext['operation'],
+  deps: AuthenticationDeps,
+): Promise<Principal> {
   try {
     return await authenticateAuthorization(ctx.get('Authorization'), deps, { acceptBasic: acceptsBasic(operation) });
   } catch (error) {

@@ -50,10 +50,13 @@ export function jsonBodyParser(limitBytes: number) {
     jsonLimit: `${limitBytes}b`,
     formLimit: `${limitBytes}b`,
     onerror: (error: Error & { status?: number; type?: string }, ctx: Context) => {
-      if (error.status === 413) throw tooLargeAndClose(ctx, `request body exceeds ${limitBytes} bytes${ctx.get('Content-Encoding') ? ' after decoding' : ''}`);
+      if (error.status === 413)
+        throw tooLargeAndClose(ctx, `request body exceeds ${limitBytes} bytes${ctx.get('Content-Encoding') ? ' after decoding' : ''}`);
       // raw-body and inflation say 415 for a charset or content encoding they cannot decode.
-      if (error.status === 415) keepBodyFailure(ctx, new UnsupportedMediaTypeError(`${error.message}; send JSON in UTF-8, with no content encoding or gzip`));
-      else keepBodyFailure(ctx, new RequestValidationError([{ loc: ['body'], msg: `Invalid JSON: ${error.message}`, type: 'json_invalid' }]));
+      if (error.status === 415)
+        keepBodyFailure(ctx, new UnsupportedMediaTypeError(`${error.message}; send JSON in UTF-8, with no content encoding or gzip`));
+      else
+        keepBodyFailure(ctx, new RequestValidationError([{ loc: ['body'], msg: `Invalid JSON: ${error.message}`, type: 'json_invalid' }]));
     },
   });
   return async function parseBody(ctx: Context, next: Next): Promise<void> {
@@ -61,7 +64,10 @@ export function jsonBodyParser(limitBytes: number) {
     await parse(ctx, async () => {
       if (jsonDepth(ctx.request.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
         ctx.request.body = undefined;
-        keepBodyFailure(ctx, new RequestValidationError([{ loc: ['body'], msg: `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]));
+        keepBodyFailure(
+          ctx,
+          new RequestValidationError([{ loc: ['body'], msg: `JSON nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]),
+        );
       }
       await next();
     });

@@ -58,12 +58,21 @@ export function dispatchTo(apis: BuiltApi[], logger?: Logger) {
     const matches = apis.map((api) => [api, matchRoute(api, method, ctx.path)] as const);
     const target = matches.find(([, match]) => match === 'match');
     if (!target) {
-      const allowed = new Set([...opsRouteMethods(ctx), ...matches.filter(([, match]) => match === 'wrong-method').flatMap(([api]) => methodsOf(api.backend, ctx.path))]);
+      const allowed = new Set([
+        ...opsRouteMethods(ctx),
+        ...matches.filter(([, match]) => match === 'wrong-method').flatMap(([api]) => methodsOf(api.backend, ctx.path)),
+      ]);
       if (allowed.size > 0) throw new MethodNotAllowedError(HTTP_METHODS.filter((method) => allowed.has(method)));
       throw new NotFoundError();
     }
     const reply = await target[0].handle(
-      { method, path: ctx.path, query: ctx.query as Record<string, string | string[]>, headers: ctx.headers as Record<string, string | string[]>, body: ctx.request.body },
+      {
+        method,
+        path: ctx.path,
+        query: ctx.query as Record<string, string | string[]>,
+        headers: ctx.headers as Record<string, string | string[]>,
+        body: ctx.request.body,
+      },
       ctx,
     );
     writeReply(ctx, reply, logger);

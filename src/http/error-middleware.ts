@@ -36,7 +36,8 @@ export function httpAnswerOf(error: ServiceError, method: string): HttpAnswer {
   const detail = { detail: error.message };
   if (error instanceof RequestValidationError) return { status: 422, headers: {}, body: { detail: error.issues } };
   // A 422 in the validation shape, at the filter: the request is too expensive as written.
-  if (error instanceof FilterTimeLimitError) return { status: 422, headers: {}, body: { detail: [{ loc: ['body', 'filter'], msg: error.message, type: 'time_limit' }] } };
+  if (error instanceof FilterTimeLimitError)
+    return { status: 422, headers: {}, body: { detail: [{ loc: ['body', 'filter'], msg: error.message, type: 'time_limit' }] } };
   if (error instanceof MalformedRequestError) return { status: 400, headers: {}, body: detail };
   if (error instanceof NotAuthenticatedError) return { status: 401, headers: { 'WWW-Authenticate': error.challenge }, body: detail };
   if (error instanceof PermissionDeniedError) return { status: 403, headers: {}, body: detail };
@@ -48,7 +49,8 @@ export function httpAnswerOf(error: ServiceError, method: string): HttpAnswer {
     const header = ACCEPT_HEADERS[method];
     return { status: 415, headers: header && error.accepted.length > 0 ? { [header]: error.accepted.join(', ') } : {}, body: detail };
   }
-  if (error instanceof QuotaExceededError) return { status: 429, headers: { 'Retry-After': String(error.retryAfterSeconds) }, body: detail };
+  if (error instanceof QuotaExceededError)
+    return { status: 429, headers: { 'Retry-After': String(error.retryAfterSeconds) }, body: detail };
   if (error instanceof NotImplementedError) return { status: 501, headers: {}, body: detail };
   if (error instanceof UnavailableError) return { status: 503, headers: { 'Retry-After': String(error.retryAfterSeconds) }, body: detail };
   if (error instanceof OAuthError) {

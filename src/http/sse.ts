@@ -9,7 +9,12 @@ import type { EventStreamReply, StreamEvent } from '../operations/handler.js';
 
 export const HEARTBEAT_MS = 15_000;
 
-export const EVENT_STREAM_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' };
+export const EVENT_STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
 
 const HEARTBEAT = ': heartbeat\n\n';
 
@@ -46,16 +51,17 @@ export function writeEventStream(ctx: KoaContext, reply: EventStreamReply, log: 
       };
     });
   const send = async (text: string) => {
-    if (!stream.write(text)) await new Promise<void>((resolve) => {
-      // Both listeners go once either fires: left behind, one per wait piled up on a long stream.
-      const done = () => {
-        stream.off('drain', done);
-        stream.off('close', done);
-        resolve();
-      };
-      stream.once('drain', done);
-      stream.once('close', done);
-    });
+    if (!stream.write(text))
+      await new Promise<void>((resolve) => {
+        // Both listeners go once either fires: left behind, one per wait piled up on a long stream.
+        const done = () => {
+          stream.off('drain', done);
+          stream.off('close', done);
+          resolve();
+        };
+        stream.once('drain', done);
+        stream.once('close', done);
+      });
   };
 
   void (async () => {

@@ -16,7 +16,13 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { IndexingConfig } from '../config.js';
 import { PeriodicPasses } from '../periodic-passes.js';
-import { backfillBatch, listBackfillTargets, pendingSlot, readBackfillTarget, type BackfillTarget } from '../storage/spans/slot-backfill.js';
+import {
+  backfillBatch,
+  listBackfillTargets,
+  pendingSlot,
+  readBackfillTarget,
+  type BackfillTarget,
+} from '../storage/spans/slot-backfill.js';
 import { rebuildSlotRollups } from '../storage/spans/slot-rollups.js';
 
 export interface SlotBackfillerDeps {
@@ -42,7 +48,10 @@ export class SlotBackfiller extends PeriodicPasses {
       if (outcome !== 'superseded') batches += 1;
       if (outcome === 'ready') {
         const hours = await rebuildSlotRollups(knex, target.applicationId, slot);
-        this.deps.logger.info({ application_id: target.applicationId, slot: slot.slot, rollup_hours_rebuilt: hours }, 'indexed attribute backfill complete');
+        this.deps.logger.info(
+          { application_id: target.applicationId, slot: slot.slot, rollup_hours_rebuilt: hours },
+          'indexed attribute backfill complete',
+        );
       }
       current = await readBackfillTarget(knex, target.applicationId);
     }

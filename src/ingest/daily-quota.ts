@@ -23,5 +23,8 @@ export async function checkDailyQuota(knex: Knex, applicationId: string, quota: 
   const used = (await spansAcceptedSince(knex, [applicationId], dayStart(nowMs))).get(applicationId) ?? 0;
   if (used < quota) return;
   const resumesAt = new Date(dayStart(nowMs) + DAY_MS).toISOString();
-  throw new QuotaExceededError(`the application's daily span quota of ${quota} spans is used up (${used} accepted today, UTC); ingestion resumes at ${resumesAt}`, secondsToNextUtcDay(nowMs));
+  throw new QuotaExceededError(
+    `the application's daily span quota of ${quota} spans is used up (${used} accepted today, UTC); ingestion resumes at ${resumesAt}`,
+    secondsToNextUtcDay(nowMs),
+  );
 }

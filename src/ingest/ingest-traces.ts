@@ -70,7 +70,8 @@ async function admit(knex: Knex, usage: UsageDelta, quota: number | null, now: n
 /** The target of an authorized export: the application authorization resolved, as it read it. */
 export function ingestTarget(scope: Partial<IngestTarget> | undefined): IngestTarget {
   const applicationId = scope?.applicationId;
-  if (!applicationId || !scope.indexedAttributes || scope.readAt === undefined || scope.dailySpanQuota === undefined) throw new Error('trace export authorized without an application');
+  if (!applicationId || !scope.indexedAttributes || scope.readAt === undefined || scope.dailySpanQuota === undefined)
+    throw new Error('trace export authorized without an application');
   return { applicationId, indexedAttributes: scope.indexedAttributes, readAt: scope.readAt, dailySpanQuota: scope.dailySpanQuota };
 }
 
@@ -84,8 +85,13 @@ async function freshTarget(knex: Knex, target: IngestTarget): Promise<IngestTarg
 }
 
 /** Maps and stores the spans with the application's current slots; a store slowed past the keys' age maps them again. */
-async function store(knex: Knex, target: IngestTarget, body: ExportBody, usage: UsageDelta | undefined): Promise<PartialSuccess | undefined> {
-  for (let current = target; ; ) {
+async function store(
+  knex: Knex,
+  target: IngestTarget,
+  body: ExportBody,
+  usage: UsageDelta | undefined,
+): Promise<PartialSuccess | undefined> {
+  for (let current = target; ;) {
     current = await freshTarget(knex, current);
     const slots = writtenSlots(current.indexedAttributes);
     // The decoded spans are let go of once mapped: only the rows stay for the write (export-body.ts).
@@ -114,7 +120,13 @@ export interface IngestOptions {
  * exporters would not retry and so would drop the spans. With a meter, the daily span quota
  * applies (QuotaExceededError: 429) and the request's usage is counted with its spans.
  */
-export async function ingestTraces(knex: Knex, target: IngestTarget, body: ExportBody, log: Logger, { meter, activity }: IngestOptions = {}): Promise<PartialSuccess | undefined> {
+export async function ingestTraces(
+  knex: Knex,
+  target: IngestTarget,
+  body: ExportBody,
+  log: Logger,
+  { meter, activity }: IngestOptions = {},
+): Promise<PartialSuccess | undefined> {
   let partialSuccess: PartialSuccess | undefined;
   const usage = meter && usageOf(target.applicationId, meter);
   try {

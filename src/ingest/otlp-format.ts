@@ -15,7 +15,9 @@ export function otlpFormatOf(contentType: string | undefined): OtlpFormat {
   const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
   const format = MEDIA_TYPES[mediaType];
   if (!format) {
-    throw new UnsupportedMediaTypeError(`unsupported content type ${mediaType || '(none)'}; use application/x-protobuf or application/json`);
+    throw new UnsupportedMediaTypeError(
+      `unsupported content type ${mediaType || '(none)'}; use application/x-protobuf or application/json`,
+    );
   }
   return format;
 }

@@ -95,7 +95,8 @@ function asStatusCode(value: unknown, path: string): number {
 function asCount(value: unknown, path: string): number {
   if (value === undefined) return 0;
   const count = typeof value === 'string' && UNSIGNED_INTEGER.test(value) ? Number(value) : value;
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > 4_294_967_295) fail(path, 'must be an unsigned 32-bit integer');
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > 4_294_967_295)
+    fail(path, 'must be an unsigned 32-bit integer');
   return count;
 }
 
@@ -215,5 +216,7 @@ export function decodeJsonRequest(body: Buffer): DecodedExportRequest {
 
 /** The JSON ExportTraceServiceResponse: `{}` when every span was accepted; int64 as a decimal string. */
 export function jsonResponse(partialSuccess: PartialSuccess | undefined): object {
-  return partialSuccess ? { partialSuccess: { rejectedSpans: String(partialSuccess.rejectedSpans), errorMessage: partialSuccess.errorMessage } } : {};
+  return partialSuccess
+    ? { partialSuccess: { rejectedSpans: String(partialSuccess.rejectedSpans), errorMessage: partialSuccess.errorMessage } }
+    : {};
 }

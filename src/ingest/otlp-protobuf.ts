@@ -121,11 +121,18 @@ interface PbLink {
 }
 
 interface PbRequest {
-  resourceSpans: Array<{ resource: { attributes: PbKeyValue[] } | null; scopeSpans: Array<{ scope: { name: string; version: string } | null; spans: PbSpan[] }> }>;
+  resourceSpans: Array<{
+    resource: { attributes: PbKeyValue[] } | null;
+    scopeSpans: Array<{ scope: { name: string; version: string } | null; spans: PbSpan[] }>;
+  }>;
 }
 
 function asBuffer(bytes: Bytes): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : bytes instanceof Uint8Array ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : Buffer.from(bytes);
+  return Buffer.isBuffer(bytes)
+    ? bytes
+    : bytes instanceof Uint8Array
+      ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      : Buffer.from(bytes);
 }
 
 /**
@@ -144,7 +151,8 @@ function memberOf(value: PbAnyValue): ValueMember | undefined {
 }
 
 function anyValue(value: PbAnyValue | null, depth: number): AttributeValue {
-  if (depth > MAX_VALUE_DEPTH) throw new OtlpDecodeError(`invalid OTLP protobuf: attribute value nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  if (depth > MAX_VALUE_DEPTH)
+    throw new OtlpDecodeError(`invalid OTLP protobuf: attribute value nested deeper than ${MAX_VALUE_DEPTH} levels`);
   if (value === null) return null;
   switch (memberOf(value)) {
     case 'stringValue':
@@ -173,7 +181,12 @@ function keyValues(list: PbKeyValue[], depth = 0): Attributes {
 }
 
 function event(pb: PbEvent): DecodedEvent {
-  return { name: pb.name, timeUnixNano: uint64Decimal(pb.timeUnixNano), attributes: keyValues(pb.attributes), droppedAttributesCount: pb.droppedAttributesCount };
+  return {
+    name: pb.name,
+    timeUnixNano: uint64Decimal(pb.timeUnixNano),
+    attributes: keyValues(pb.attributes),
+    droppedAttributesCount: pb.droppedAttributesCount,
+  };
 }
 
 function link(pb: PbLink): DecodedLink {

@@ -17,7 +17,8 @@ function quoteBigIntegers(text: string): string {
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 92) index += 1; // backslash: skip the escaped character
+      if (code === 92)
+        index += 1; // backslash: skip the escaped character
       else if (code === 34) inString = false;
       continue;
     }

@@ -5,9 +5,16 @@
 import { spanKindName, statusCodeName } from '../span-enums.js';
 import { slotValue, type IndexedSlot } from '../storage/spans/indexed-slots.js';
 import type { SpanRow } from '../storage/spans/span-row.js';
-import type { AttributeValue, Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, DecodedSpan, PartialSuccess } from './otlp-request.js';
+import type {
+  AttributeValue,
+  Attributes,
+  DecodedEvent,
+  DecodedExportRequest,
+  DecodedLink,
+  DecodedSpan,
+  PartialSuccess,
+} from './otlp-request.js';
 import { hasParent, rowProblem, spanProblem } from './span-validation.js';
-
 
 /** At most this many rejection reasons are spelled out in the partial success message. */
 const MAX_REASONS = 10;
@@ -65,8 +72,15 @@ interface ResourceFields {
 }
 
 /** The value each indexed slot keeps for this span (null for a slot no key uses). */
-function slotValues(slots: readonly IndexedSlot[], spanAttributes: Attributes, resourceAttributes: Attributes): Pick<SpanRow, 'indexed_value_1' | 'indexed_value_2' | 'indexed_value_3'> {
-  const values = { indexed_value_1: null, indexed_value_2: null, indexed_value_3: null } as Pick<SpanRow, 'indexed_value_1' | 'indexed_value_2' | 'indexed_value_3'>;
+function slotValues(
+  slots: readonly IndexedSlot[],
+  spanAttributes: Attributes,
+  resourceAttributes: Attributes,
+): Pick<SpanRow, 'indexed_value_1' | 'indexed_value_2' | 'indexed_value_3'> {
+  const values = { indexed_value_1: null, indexed_value_2: null, indexed_value_3: null } as Pick<
+    SpanRow,
+    'indexed_value_1' | 'indexed_value_2' | 'indexed_value_3'
+  >;
   for (const { slot, source, key } of slots) {
     // Own properties only: a key such as `constructor` must not read Object.prototype.
     const map = source === 'span_attributes' ? spanAttributes : resourceAttributes;
@@ -75,7 +89,13 @@ function slotValues(slots: readonly IndexedSlot[], spanAttributes: Attributes, r
   return values;
 }
 
-function toRow(span: DecodedSpan, resource: ResourceFields, applicationId: string, receivedAt: number, slots: readonly IndexedSlot[]): SpanRow {
+function toRow(
+  span: DecodedSpan,
+  resource: ResourceFields,
+  applicationId: string,
+  receivedAt: number,
+  slots: readonly IndexedSlot[],
+): SpanRow {
   const attributes = span.attributes;
   return {
     application_id: applicationId,
@@ -134,11 +154,20 @@ export interface MappedRequest {
 }
 
 /** The rows to store for a decoded request, and the spans rejected (with the reasons why). */
-export function toSpanRows(request: DecodedExportRequest, applicationId: string, receivedAt: number, slots: readonly IndexedSlot[] = []): MappedRequest {
+export function toSpanRows(
+  request: DecodedExportRequest,
+  applicationId: string,
+  receivedAt: number,
+  slots: readonly IndexedSlot[] = [],
+): MappedRequest {
   const rows: SpanRow[] = [];
   const problems: string[] = [];
   for (const { resourceAttributes, spans } of request.resourceSpans) {
-    const resource = { service_name: textOf(resourceAttributes['service.name']), resource_attributes: attributesJson(resourceAttributes), attributes: resourceAttributes };
+    const resource = {
+      service_name: textOf(resourceAttributes['service.name']),
+      resource_attributes: attributesJson(resourceAttributes),
+      attributes: resourceAttributes,
+    };
     for (const span of spans) {
       const spanIssue = spanProblem(span);
       if (spanIssue !== undefined) {

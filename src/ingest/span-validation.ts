@@ -28,7 +28,8 @@ function timeProblem(span: DecodedSpan): string | undefined {
   const end = BigInt(span.endTimeUnixNano);
   if (start > MAX_STORED_NANOS || end > MAX_STORED_NANOS) return 'time out of range (after the year 2262)';
   if (end < start) return 'end time before start time';
-  for (const event of span.events) if (BigInt(event.timeUnixNano) > MAX_STORED_NANOS) return 'event time out of range (after the year 2262)';
+  for (const event of span.events)
+    if (BigInt(event.timeUnixNano) > MAX_STORED_NANOS) return 'event time out of range (after the year 2262)';
   return undefined;
 }
 

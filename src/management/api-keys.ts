@@ -17,7 +17,9 @@ type AssignablePermission = Schemas['AssignablePermission'];
 
 /** A grace that has ended is no grace: the previous secret no longer works. */
 function rotationGraceEnd(key: ApiKeyRecord, now = Date.now()): string | null {
-  return key.previous_secret_expires_at !== null && key.previous_secret_expires_at > now ? toIsoRequired(key.previous_secret_expires_at) : null;
+  return key.previous_secret_expires_at !== null && key.previous_secret_expires_at > now
+    ? toIsoRequired(key.previous_secret_expires_at)
+    : null;
 }
 
 function apiKeyBody(key: ApiKeyRecord): Schemas['ApiKey'] {
@@ -38,7 +40,12 @@ export function createApiKey({ knex }: ServiceDeps): OperationHandler<operations
   return async (request) => {
     const input = request.body;
     const expiresAt = input.expires_at == null ? null : apiKeys.parseExpiresAt(input.expires_at, Date.now());
-    const { key, secret } = await apiKeys.createApiKey(knex, { applicationId: input.app_id, name: input.name, permissions: input.permissions, expiresAt });
+    const { key, secret } = await apiKeys.createApiKey(knex, {
+      applicationId: input.app_id,
+      name: input.name,
+      permissions: input.permissions,
+      expiresAt,
+    });
     const body: Schemas['ApiKeyCreated'] = {
       name: key.name,
       api_key: key.id,
@@ -57,7 +64,11 @@ export function listApiKeys({ knex }: ServiceDeps): OperationHandler<operations[
     const { query } = request;
     const page = pageRequest(request, API_KEY_ORDER, [query.app_id]);
     const found = await listApiKeyRows(knex, query.app_id, page);
-    const body: Schemas['ApiKeyList'] = { data: found.items.map(apiKeyBody), pagination: pagination(page, found.total), next_cursor: nextCursor(page.position, found.nextKey) };
+    const body: Schemas['ApiKeyList'] = {
+      data: found.items.map(apiKeyBody),
+      pagination: pagination(page, found.total),
+      next_cursor: nextCursor(page.position, found.nextKey),
+    };
     return { status: 200, body };
   };
 }
@@ -73,8 +84,17 @@ export function getApiKey({ knex }: ServiceDeps): OperationHandler<operations['g
 export function updateApiKey({ knex }: ServiceDeps): OperationHandler<operations['updateApiKey']> {
   return async (request) => {
     const changes = request.body;
-    const expiresAt = changes.expires_at === undefined ? undefined : changes.expires_at === null ? null : apiKeys.parseExpiresAt(changes.expires_at, Date.now());
-    const key = await apiKeys.updateApiKey(knex, request.params.api_key, { name: changes.name, permissions: changes.permissions, expires_at: expiresAt });
+    const expiresAt =
+      changes.expires_at === undefined
+        ? undefined
+        : changes.expires_at === null
+          ? null
+          : apiKeys.parseExpiresAt(changes.expires_at, Date.now());
+    const key = await apiKeys.updateApiKey(knex, request.params.api_key, {
+      name: changes.name,
+      permissions: changes.permissions,
+      expires_at: expiresAt,
+    });
     const body: Schemas['ApiKeyUpdated'] = {
       api_key: key.id,
       name: key.name,

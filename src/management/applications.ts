@@ -7,14 +7,24 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import { principalOf } from '../operations/request-state.js';
 import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../errors.js';
-import { APPLICATION_ORDER, findActiveApplication, listApplications as listApplicationRows, type ApplicationFilter, type ApplicationRecord } from '../storage/accounts/applications.js';
+import {
+  APPLICATION_ORDER,
+  findActiveApplication,
+  listApplications as listApplicationRows,
+  type ApplicationFilter,
+  type ApplicationRecord,
+} from '../storage/accounts/applications.js';
 import { toIsoRequired } from '../storage/time.js';
 import { nextCursor, pageRequest, pagination } from './request.js';
 import { quotaStates } from './usage.js';
 
 type Schemas = components['schemas'];
 
-function applicationBody(application: ApplicationRecord, defaultRetentionDays: number, quotaState: Schemas['ApplicationQuotaState']): Schemas['Application'] {
+function applicationBody(
+  application: ApplicationRecord,
+  defaultRetentionDays: number,
+  quotaState: Schemas['ApplicationQuotaState'],
+): Schemas['Application'] {
   return {
     id: application.id,
     organization_id: application.organization_id,
@@ -33,7 +43,9 @@ function applicationBody(application: ApplicationRecord, defaultRetentionDays: n
 /** The applications' representations, with their quota states read in one statement. */
 async function applicationBodies(deps: ServiceDeps, applications: ApplicationRecord[]): Promise<Array<Schemas['Application']>> {
   const states = await quotaStates(deps.knex, applications, (deps.clock ?? Date.now)());
-  return applications.map((application) => applicationBody(application, deps.config.retention.defaultDays, states.get(application.id) as Schemas['ApplicationQuotaState']));
+  return applications.map((application) =>
+    applicationBody(application, deps.config.retention.defaultDays, states.get(application.id) as Schemas['ApplicationQuotaState']),
+  );
 }
 
 async function oneApplicationBody(deps: ServiceDeps, application: ApplicationRecord): Promise<Schemas['Application']> {
@@ -92,7 +104,12 @@ export function getApplication(deps: ServiceDeps): OperationHandler<operations['
 export function updateApplication({ knex }: ServiceDeps): OperationHandler<operations['updateApplication']> {
   return async (request) => {
     const { name, retention_days, indexed_attributes, daily_span_quota } = request.body;
-    const updated = await applications.updateApplication(knex, request.params.app_id, { name, retentionDays: retention_days, indexedAttributes: indexed_attributes, dailySpanQuota: daily_span_quota });
+    const updated = await applications.updateApplication(knex, request.params.app_id, {
+      name,
+      retentionDays: retention_days,
+      indexedAttributes: indexed_attributes,
+      dailySpanQuota: daily_span_quota,
+    });
     const body: Schemas['ApplicationUpdated'] = { id: updated.id, name: updated.name, updated_at: toIsoRequired(updated.updated_at) };
     // A rename answers exactly as before these fields existed; a retention or index change echoes the value.
     if (retention_days !== undefined) body.retention_days = retention_days;
@@ -105,7 +122,11 @@ export function updateApplication({ knex }: ServiceDeps): OperationHandler<opera
 export function deleteApplication({ knex }: ServiceDeps): OperationHandler<operations['deleteApplication']> {
   return async (request) => {
     const deleted = await applications.deleteApplication(knex, request.params.app_id);
-    const body: Schemas['ApplicationDeleted'] = { id: deleted.id, message: 'Application deleted', deleted_at: toIsoRequired(deleted.deletedAt) };
+    const body: Schemas['ApplicationDeleted'] = {
+      id: deleted.id,
+      message: 'Application deleted',
+      deleted_at: toIsoRequired(deleted.deletedAt),
+    };
     return { status: 200, body };
   };
 }

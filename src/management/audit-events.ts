@@ -4,7 +4,12 @@ import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import type { components, operations } from '../generated/management.js';
 import { RequestValidationError } from '../errors.js';
-import { AUDIT_EVENT_ORDER, listAuditEvents as listAuditEventRows, type AuditEventFilter, type AuditEventRecord } from '../storage/audit/audit-events.js';
+import {
+  AUDIT_EVENT_ORDER,
+  listAuditEvents as listAuditEventRows,
+  type AuditEventFilter,
+  type AuditEventRecord,
+} from '../storage/audit/audit-events.js';
 import { listPosition, nextCursor } from '../request/paging-cursor.js';
 import { rfc3339ToCeilingMillis, rfc3339ToNanos } from '../request/time-window.js';
 import { pageWindow } from '../storage/paging.js';
@@ -33,8 +38,14 @@ function filterOf(organizationId: string, query: operations['listAuditEvents']['
   const startMs = query.start_time === undefined ? undefined : rfc3339ToCeilingMillis(query.start_time);
   const endMs = query.end_time === undefined ? undefined : rfc3339ToCeilingMillis(query.end_time);
   // Compared exactly: a window narrower than a millisecond is valid (and holds no event).
-  if (query.start_time !== undefined && query.end_time !== undefined && rfc3339ToNanos(query.end_time) <= rfc3339ToNanos(query.start_time)) {
-    throw new RequestValidationError([{ loc: ['query', 'end_time'], msg: 'end_time must be after start_time (the window is [start_time, end_time))', type: 'value_error' }]);
+  if (
+    query.start_time !== undefined &&
+    query.end_time !== undefined &&
+    rfc3339ToNanos(query.end_time) <= rfc3339ToNanos(query.start_time)
+  ) {
+    throw new RequestValidationError([
+      { loc: ['query', 'end_time'], msg: 'end_time must be after start_time (the window is [start_time, end_time))', type: 'value_error' },
+    ]);
   }
   return {
     organizationId,
@@ -53,8 +64,15 @@ export function listAuditEvents({ knex }: ServiceDeps): OperationHandler<operati
     const limit = query.limit ?? 20;
     const filter = filterOf(request.params.org_id, query);
     // The cursor is bound to the organization and every filter, as the other lists bind theirs.
-    const position = listPosition({ cursor: query.cursor, pageSent: false }, request.operationId, [filter], AUDIT_EVENT_ORDER, { page: 1, limit });
-    const found = await listAuditEventRows(knex, filter, { limit, window: pageWindow(1, limit), ...(position.request.after ? { after: position.request.after } : {}) });
+    const position = listPosition({ cursor: query.cursor, pageSent: false }, request.operationId, [filter], AUDIT_EVENT_ORDER, {
+      page: 1,
+      limit,
+    });
+    const found = await listAuditEventRows(knex, filter, {
+      limit,
+      window: pageWindow(1, limit),
+      ...(position.request.after ? { after: position.request.after } : {}),
+    });
     const body: Schemas['AuditEventList'] = { data: found.items.map(auditEventBody), next_cursor: nextCursor(position, found.nextKey) };
     return { status: 200, body };
   };

@@ -13,7 +13,12 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 
 function auditContext(request: OperationRequest<unknown>): AuditContext {
   const principal = request.principal;
-  const actor = principal === undefined ? { type: 'system' as const, id: null } : principal.kind === 'user' ? { type: 'user' as const, id: principal.userId } : { type: 'api_key' as const, id: principal.apiKey };
+  const actor =
+    principal === undefined
+      ? { type: 'system' as const, id: null }
+      : principal.kind === 'user'
+        ? { type: 'user' as const, id: principal.userId }
+        : { type: 'api_key' as const, id: principal.apiKey };
   return { actor, operationId: request.operationId, requestId: request.requestId ?? null, callerAddress: request.callerAddress ?? null };
 }
 
@@ -21,12 +26,15 @@ function audited(handler: OperationHandler<unknown>): OperationHandler<unknown> 
   return async (request) => {
     const { result, recorded } = await withAuditContext(auditContext(request), () => handler(request));
     const isChange = !READ_METHODS.has(request.incoming.method ?? 'GET') && !NOT_CHANGES.has(request.operationId);
-    if (isChange && recorded === 0) request.log?.error({ operation: request.operationId }, 'a management write committed without an audit event');
+    if (isChange && recorded === 0)
+      request.log?.error({ operation: request.operationId }, 'a management write committed without an audit event');
     return result;
   };
 }
 
 /** The same handlers, each run in its request's audit context. */
 export function withAuditTrail(handlers: ManagementHandlers): ManagementHandlers {
-  return Object.fromEntries(Object.entries(handlers).map(([operationId, handler]) => [operationId, audited(handler as OperationHandler<unknown>)])) as ManagementHandlers;
+  return Object.fromEntries(
+    Object.entries(handlers).map(([operationId, handler]) => [operationId, audited(handler as OperationHandler<unknown>)]),
+  ) as ManagementHandlers;
 }

@@ -25,7 +25,8 @@ const TOKEN_PARAMETERS = ['grant_type', 'client_id', 'client_secret'] as const;
  * that is not one string (a JSON number, a repeated form field), is checked here.
  */
 function readTokenRequest(body: unknown): TokenRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_request', 'body: Input should be of type object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new OAuthError('invalid_request', 'body: Input should be of type object');
   const fields = body as Record<string, unknown>;
   const wrong = TOKEN_PARAMETERS.filter((name) => fields[name] !== undefined && typeof fields[name] !== 'string');
   if (wrong.length > 0) throw new OAuthError('invalid_request', wrong.map((name) => `${name}: Input should be of type string`).join('; '));

@@ -24,7 +24,11 @@ export function listMembers({ knex }: ServiceDeps): OperationHandler<operations[
   return async (request) => {
     const page = pageRequest(request, MEMBER_ORDER, [request.params.org_id]);
     const found = await listMemberRows(knex, request.params.org_id, page);
-    const body: Schemas['MemberList'] = { data: found.items.map(memberBody), pagination: pagination(page, found.total), next_cursor: nextCursor(page.position, found.nextKey) };
+    const body: Schemas['MemberList'] = {
+      data: found.items.map(memberBody),
+      pagination: pagination(page, found.total),
+      next_cursor: nextCursor(page.position, found.nextKey),
+    };
     return { status: 200, body };
   };
 }
@@ -50,7 +54,11 @@ export function removeMember({ knex }: ServiceDeps): OperationHandler<operations
   return async (request) => {
     const { org_id: organizationId, user_id: userId } = request.params;
     const removed = await members.removeMember(knex, organizationId, userId);
-    const body: Schemas['MemberDeleted'] = { user_id: removed.userId, message: 'Member removed', deleted_at: toIsoRequired(removed.deletedAt) };
+    const body: Schemas['MemberDeleted'] = {
+      user_id: removed.userId,
+      message: 'Member removed',
+      deleted_at: toIsoRequired(removed.deletedAt),
+    };
     return { status: 200, body };
   };
 }

@@ -6,7 +6,12 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import { principalOf } from '../operations/request-state.js';
 import type { components, operations } from '../generated/management.js';
 import { NotFoundError } from '../errors.js';
-import { findActiveOrganization, listOrganizationsOfUser, ORGANIZATION_ORDER, type OrganizationRecord } from '../storage/accounts/organizations.js';
+import {
+  findActiveOrganization,
+  listOrganizationsOfUser,
+  ORGANIZATION_ORDER,
+  type OrganizationRecord,
+} from '../storage/accounts/organizations.js';
 import type { ListPage } from '../storage/paging.js';
 import { slicePage } from '../storage/paging.js';
 import { toIsoRequired } from '../storage/time.js';
@@ -41,7 +46,9 @@ export function createOrganization({ knex }: ServiceDeps): OperationHandler<oper
 export function listOrganizations({ knex }: ServiceDeps): OperationHandler<operations['listOrganizations']> {
   return async (request) => {
     const principal = principalOf(request);
-    const page = pageRequest(request, ORGANIZATION_ORDER, [principal.kind === 'user' ? ['user', principal.userId] : ['api_key', principal.organizationId]]);
+    const page = pageRequest(request, ORGANIZATION_ORDER, [
+      principal.kind === 'user' ? ['user', principal.userId] : ['api_key', principal.organizationId],
+    ]);
     let found: ListPage<OrganizationRecord & { role: Role }>;
     if (principal.kind === 'user') {
       found = await listOrganizationsOfUser(knex, principal.userId, page);
@@ -80,7 +87,11 @@ export function updateOrganization({ knex }: ServiceDeps): OperationHandler<oper
 export function deleteOrganization({ knex }: ServiceDeps): OperationHandler<operations['deleteOrganization']> {
   return async (request) => {
     const deleted = await organizations.deleteOrganization(knex, request.params.org_id);
-    const body: Schemas['OrganizationDeleted'] = { id: deleted.id, message: 'Organization deleted', deleted_at: toIsoRequired(deleted.deletedAt) };
+    const body: Schemas['OrganizationDeleted'] = {
+      id: deleted.id,
+      message: 'Organization deleted',
+      deleted_at: toIsoRequired(deleted.deletedAt),
+    };
     return { status: 200, body };
   };
 }

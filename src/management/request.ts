@@ -47,7 +47,13 @@ export function pageRequest(
 ): PageRequest {
   const page = request.query?.page ?? 1;
   const limit = request.query?.limit ?? 20;
-  const position = listPosition({ cursor: request.query?.cursor, pageSent: sentPage(request.incoming) }, request.operationId, bindingParts, order, { page, limit });
+  const position = listPosition(
+    { cursor: request.query?.cursor, pageSent: sentPage(request.incoming) },
+    request.operationId,
+    bindingParts,
+    order,
+    { page, limit },
+  );
   const { page: readPage, after } = position.request;
   return { page: readPage, limit, window: pageWindow(readPage, limit), ...(after ? { after } : {}), position };
 }

@@ -19,7 +19,11 @@ const MAX_BUCKETS: Record<UsageGranularity, number> = { hour: 744, day: 366 };
 const WIDTH_MS: Record<UsageGranularity, number> = { hour: HOUR_MS, day: DAY_MS };
 
 /** Today's (UTC) accepted spans against each application's quota, by application id. */
-export async function quotaStates(knex: Knex, applications: ApplicationRecord[], nowMs: number): Promise<Map<string, Schemas['ApplicationQuotaState']>> {
+export async function quotaStates(
+  knex: Knex,
+  applications: ApplicationRecord[],
+  nowMs: number,
+): Promise<Map<string, Schemas['ApplicationQuotaState']>> {
   const today = dayStart(nowMs);
   const accepted = await spansAcceptedSince(
     knex,
@@ -42,13 +46,22 @@ function usageWindow(query: { start_time: string; end_time: string }, granularit
   // Read exactly, as every other window is (src/request/time-window.ts): [start, end) in whole milliseconds.
   const startMs = rfc3339ToCeilingMillis(query.start_time);
   const endMs = rfc3339ToCeilingMillis(query.end_time);
-  if (endMs <= startMs) throw new RequestValidationError([{ loc: ['query', 'end_time'], msg: 'end_time must be after start_time (the window is [start_time, end_time))', type: 'value_error' }]);
+  if (endMs <= startMs)
+    throw new RequestValidationError([
+      { loc: ['query', 'end_time'], msg: 'end_time must be after start_time (the window is [start_time, end_time))', type: 'value_error' },
+    ]);
   const start = Math.floor(startMs / width) * width;
   const end = Math.ceil(endMs / width) * width;
   const limit = MAX_BUCKETS[granularity];
   if ((end - start) / width > limit) {
     const span = granularity === 'hour' ? `${limit} hours (31 days)` : `${limit} days`;
-    throw new RequestValidationError([{ loc: ['query', 'end_time'], msg: `the window may cover at most ${span} by the ${granularity}; read a longer one in parts or by the day`, type: 'value_error' }]);
+    throw new RequestValidationError([
+      {
+        loc: ['query', 'end_time'],
+        msg: `the window may cover at most ${span} by the ${granularity}; read a longer one in parts or by the day`,
+        type: 'value_error',
+      },
+    ]);
   }
   return { start, end };
 }

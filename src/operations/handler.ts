@@ -10,7 +10,11 @@ import type { ValidationIssue } from '../errors.js';
 type Location = 'path' | 'query' | 'header';
 
 /** The parameters an operation declares in one location, as an object (empty when it declares none). */
-type Declared<Op, Where extends Location> = Op extends { parameters: { [W in Where]?: infer P } } ? ([NonNullable<P>] extends [never] ? Record<never, never> : NonNullable<P>) : Record<never, never>;
+type Declared<Op, Where extends Location> = Op extends { parameters: { [W in Where]?: infer P } }
+  ? [NonNullable<P>] extends [never]
+    ? Record<never, never>
+    : NonNullable<P>
+  : Record<never, never>;
 
 /**
  * Header parameters under the lower-case names Node gives them. openapi-backend validates header
@@ -18,7 +22,11 @@ type Declared<Op, Where extends Location> = Op extends { parameters: { [W in Whe
  * declare only string headers), and every header the document does not declare arrives as Node
  * read it.
  */
-type Headers<Op> = { readonly [K in keyof Declared<Op, 'header'> as Lowercase<K & string>]: Declared<Op, 'header'>[K] extends string ? Declared<Op, 'header'>[K] : string } & Readonly<IncomingHttpHeaders>;
+type Headers<Op> = {
+  readonly [K in keyof Declared<Op, 'header'> as Lowercase<K & string>]: Declared<Op, 'header'>[K] extends string
+    ? Declared<Op, 'header'>[K]
+    : string;
+} & Readonly<IncomingHttpHeaders>;
 
 /** The body of any media type the operation declares; optional when the document lets it be left out. */
 type Body<Op> = Op extends { requestBody: { content: infer C } }

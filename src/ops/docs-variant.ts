@@ -19,7 +19,8 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
  * the audit log's `actor_id` and `resource_id`), not any name ending in `_id`: the example of
  * `tax_id` works as written.
  */
-const isIdName = (name: string): boolean => /^(x-vendor-)?(org|organization|app|application|user|client|trace|actor|resource)[_-]id$/i.test(name) || name === 'api_key';
+const isIdName = (name: string): boolean =>
+  /^(x-vendor-)?(org|organization|app|application|user|client|trace|actor|resource)[_-]id$/i.test(name) || name === 'api_key';
 
 /**
  * Parameters whose written example fails or misleads when sent as it stands: ids, a cursor (it
@@ -33,12 +34,17 @@ const isUnsendableExample = (name: string): boolean => isIdName(name) || UNSENDA
 
 function parametersOf(document: Json): Json[] {
   const found: Json[] = [];
-  const components = isObject(document.components) && isObject(document.components.parameters) ? Object.values(document.components.parameters) : [];
+  const components =
+    isObject(document.components) && isObject(document.components.parameters) ? Object.values(document.components.parameters) : [];
   found.push(...components.filter(isObject));
   for (const item of Object.values(isObject(document.paths) ? document.paths : {})) {
     if (!isObject(item)) continue;
-    const lists = [item.parameters, ...HTTP_METHODS.map((method) => (isObject(item[method]) ? (item[method] as Json).parameters : undefined))];
-    for (const list of lists) if (Array.isArray(list)) found.push(...list.filter((entry): entry is Json => isObject(entry) && !('$ref' in entry)));
+    const lists = [
+      item.parameters,
+      ...HTTP_METHODS.map((method) => (isObject(item[method]) ? (item[method] as Json).parameters : undefined)),
+    ];
+    for (const list of lists)
+      if (Array.isArray(list)) found.push(...list.filter((entry): entry is Json => isObject(entry) && !('$ref' in entry)));
   }
   return found;
 }

@@ -67,7 +67,11 @@ export function decodeCursor(text: string, operation: string, binding: string, k
   }
   if (!isCursorBody(body, keyLength)) return { ok: false, msg: 'Malformed cursor: send back a next_cursor exactly as a list returned it' };
   if (body.o !== operation) return { ok: false, msg: `This cursor belongs to another operation (${body.o}), not ${operation}` };
-  if (body.h !== binding) return { ok: false, msg: 'This cursor belongs to another query: send it with the same application, filter, window and limit as the request that returned it' };
+  if (body.h !== binding)
+    return {
+      ok: false,
+      msg: 'This cursor belongs to another query: send it with the same application, filter, window and limit as the request that returned it',
+    };
   return { ok: true, position: { key: body.k, page: body.p } };
 }
 
@@ -100,7 +104,8 @@ export function listPosition(
   const decoded = decodeCursor(sent.cursor, operation, binding, order.length);
   if (!decoded.ok) throw cursorIssue(decoded.msg);
   const { key, page: cursorPage } = decoded.position;
-  if (!key.every((part, index) => isKeyPart(order[index] as SortColumn, part))) throw cursorIssue('Malformed cursor: send back a next_cursor exactly as a list returned it');
+  if (!key.every((part, index) => isKeyPart(order[index] as SortColumn, part)))
+    throw cursorIssue('Malformed cursor: send back a next_cursor exactly as a list returned it');
   return { operation, request: { page: cursorPage, limit: page.limit, after: key }, binding };
 }
 

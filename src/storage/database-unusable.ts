@@ -34,7 +34,9 @@ interface DriverError {
 const MAX_REASON_CHARS = 300;
 
 function reasonOf(error: DriverError): string {
-  let text = String(error.message ?? error).replace(/\s+/g, ' ').trim();
+  let text = String(error.message ?? error)
+    .replace(/\s+/g, ' ')
+    .trim();
   // Node's system errors end in the call and path (`ENOTDIR: not a directory, mkdir '/a/b'`), said elsewhere in the line.
   if (typeof error.syscall === 'string' && /^\w+$/.test(error.syscall)) text = text.replace(new RegExp(`, ${error.syscall}\\b.*$`), '');
   return text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS)}…` : text;
@@ -113,7 +115,8 @@ function mysqlProblem(error: DriverError, target: MysqlTarget): string | undefin
     case 'PROTOCOL_CONNECTION_LOST':
       return `${server} closed the connection (${code}); check that the host and port in DATABASE_URL are those of a running MariaDB`;
   }
-  if (Object.hasOwn(UNREACHABLE, code)) return `${server} cannot be reached (${UNREACHABLE[code]}); check the host and port in DATABASE_URL and that the network lets this machine through`;
+  if (Object.hasOwn(UNREACHABLE, code))
+    return `${server} cannot be reached (${UNREACHABLE[code]}); check the host and port in DATABASE_URL and that the network lets this machine through`;
   return undefined;
 }
 
@@ -141,11 +144,15 @@ function sqliteProblem(error: DriverError, file: string, variable: string): stri
     return `the SQLite file ${file} cannot be created: its folder ${String(error.path ?? path.dirname(file))} cannot be made (${reason}); ${writable}`;
   }
   if (code === 'SQLITE_CANTOPEN') return `the SQLite file ${file} cannot be opened (${cannotOpenReason(file)}); ${writable}`;
-  if (code === 'SQLITE_NOTADB') return `${file} is not a SQLite database (${reasonOf(error)}); point ${variable} at spanledger's own file, or at a path with no file yet, where it makes one`;
-  if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM') return `the SQLite file ${file} cannot be written (${reasonOf(error)}); make it and its folder writable, or ${writable}`;
-  if (code.startsWith('SQLITE_BUSY')) return `the SQLite file ${file} is locked by another process (${reasonOf(error)}); stop the other process, or give this one a file of its own`;
+  if (code === 'SQLITE_NOTADB')
+    return `${file} is not a SQLite database (${reasonOf(error)}); point ${variable} at spanledger's own file, or at a path with no file yet, where it makes one`;
+  if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_PERM')
+    return `the SQLite file ${file} cannot be written (${reasonOf(error)}); make it and its folder writable, or ${writable}`;
+  if (code.startsWith('SQLITE_BUSY'))
+    return `the SQLite file ${file} is locked by another process (${reasonOf(error)}); stop the other process, or give this one a file of its own`;
   if (code.startsWith('SQLITE_CORRUPT')) return `the SQLite file ${file} is damaged (${reasonOf(error)}); restore it from a backup`;
-  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) return `the SQLite file ${file} cannot be written to its disk (${reasonOf(error)}); free space, or ${writable}`;
+  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR'))
+    return `the SQLite file ${file} cannot be written to its disk (${reasonOf(error)}); free space, or ${writable}`;
   return undefined;
 }
 
@@ -174,6 +181,7 @@ export function asDatabaseUnusable(error: unknown, databaseUrl: string | undefin
   }
   // Any other refusal by the database or the file system (a migration's statement the server
   // rejects, say): still one line. Errors of the service's own making keep their stack.
-  if (!problem && isDriverError(driverError)) problem = `the database (${where}) cannot be used: ${reasonOf(driverError)} (${driverError.code})`;
+  if (!problem && isDriverError(driverError))
+    problem = `the database (${where}) cannot be used: ${reasonOf(driverError)} (${driverError.code})`;
   return problem ? new DatabaseUnusable(problem, error) : error;
 }

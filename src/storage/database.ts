@@ -42,7 +42,12 @@ type AfterCreate = (connection: unknown, done: (error: Error | null, connection:
  * Knex's own warnings (pool, deprecations) go to the structured log, not to the console. Each
  * new connection is readied for filters by its dialect (the regex function and time limit).
  */
-export function openDatabase(databaseUrl: string | undefined, dataDir: string, logger?: WarningLogger, limits: StatementLimits = DEFAULT_STATEMENT_LIMITS): Knex {
+export function openDatabase(
+  databaseUrl: string | undefined,
+  dataDir: string,
+  logger?: WarningLogger,
+  limits: StatementLimits = DEFAULT_STATEMENT_LIMITS,
+): Knex {
   const settings = knexSettings(databaseUrl, dataDir);
   const dialect = dialectNamed(dialectNameOf(databaseUrl));
   const pool = settings.pool ?? {};

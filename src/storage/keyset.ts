@@ -56,7 +56,13 @@ export function afterKey(dialect: SqlDialect, columns: SortColumn[], key: string
  * than the page (see withNextKey in paging.ts): after the cursor's key, or by the page's window
  * (none past `total` when the caller counted first).
  */
-export async function readListRows<T>(knex: Knex, ordered: Knex.QueryBuilder, order: SortColumn[], request: WindowedListRequest, total?: number): Promise<T[]> {
+export async function readListRows<T>(
+  knex: Knex,
+  ordered: Knex.QueryBuilder,
+  order: SortColumn[],
+  request: WindowedListRequest,
+  total?: number,
+): Promise<T[]> {
   if (request.after) return (await ordered.modify(afterKey(dialectFor(knex), order, request.after)).limit(request.limit + 1)) as T[];
   return readPage<T>(ordered, lookAheadWindow(request.window), total);
 }
@@ -73,7 +79,12 @@ export interface KeysetList<Row, Item> {
  * One page of a list query (filtered, not yet selected or sorted), its total, and the key a
  * cursor resumes after: the one read of every account list. The ORDER BY is the keyset order.
  */
-export async function readKeysetList<Row, Item>(knex: Knex, query: Knex.QueryBuilder, list: KeysetList<Row, Item>, request: WindowedListRequest): Promise<ListPage<Item>> {
+export async function readKeysetList<Row, Item>(
+  knex: Knex,
+  query: Knex.QueryBuilder,
+  list: KeysetList<Row, Item>,
+  request: WindowedListRequest,
+): Promise<ListPage<Item>> {
   const total = await totalOf(query);
   const ordered = query
     .clone()

@@ -7,7 +7,15 @@ import type { Knex } from 'knex';
 import { isMysql } from './sql/index.js';
 
 /** The tables that grow with spans, in the order they are compressed (largest last). */
-export const SPAN_TABLES = ['traces', 'span_rollups', 'slot_rollups', 'trace_slot_values', 'trace_figures', 'trace_histograms', 'spans'] as const;
+export const SPAN_TABLES = [
+  'traces',
+  'span_rollups',
+  'slot_rollups',
+  'trace_slot_values',
+  'trace_figures',
+  'trace_histograms',
+  'spans',
+] as const;
 
 /**
  * The size (data and indexes, as information_schema reports it) up to which a migration at start
@@ -21,14 +29,22 @@ export type Lz4Availability = { available: true } | { available: false; reason: 
 /** Whether new or rebuilt pages of a PAGE_COMPRESSED table would be written with LZ4. */
 export async function lz4PageCompression(knex: Knex): Promise<Lz4Availability> {
   if (!isMysql(knex)) return { available: false, reason: 'SQLite has no page compression' };
-  const [plugins] = (await knex.raw("SELECT PLUGIN_STATUS AS status FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'provider_lz4'")) as [Array<{ status: string }>];
+  const [plugins] = (await knex.raw(
+    "SELECT PLUGIN_STATUS AS status FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'provider_lz4'",
+  )) as [Array<{ status: string }>];
   if (plugins[0]?.status !== 'ACTIVE') {
-    return { available: false, reason: 'the provider_lz4 plugin is not loaded (package mariadb-plugin-provider-lz4, server option plugin-load-add=provider_lz4)' };
+    return {
+      available: false,
+      reason: 'the provider_lz4 plugin is not loaded (package mariadb-plugin-provider-lz4, server option plugin-load-add=provider_lz4)',
+    };
   }
   const [algorithms] = (await knex.raw('SELECT @@GLOBAL.innodb_compression_algorithm AS algorithm')) as [Array<{ algorithm: string }>];
   const algorithm = String(algorithms[0]?.algorithm ?? '');
   if (algorithm.toLowerCase() !== 'lz4') {
-    return { available: false, reason: `innodb_compression_algorithm is ${algorithm || 'unknown'}, not lz4 (server option innodb-compression-algorithm=lz4)` };
+    return {
+      available: false,
+      reason: `innodb_compression_algorithm is ${algorithm || 'unknown'}, not lz4 (server option innodb-compression-algorithm=lz4)`,
+    };
   }
   return { available: true };
 }
@@ -46,12 +62,23 @@ export async function spanTablePages(knex: Knex): Promise<SpanTablePages[]> {
   const rows = (await knex('information_schema.TABLES')
     .where('TABLE_SCHEMA', knex.raw('DATABASE()'))
     .whereIn('TABLE_NAME', [...SPAN_TABLES])
-    .select({ table: 'TABLE_NAME', options: 'CREATE_OPTIONS', data: 'DATA_LENGTH', indexes: 'INDEX_LENGTH' })) as Array<{ table: string; options: string | null; data: number | string | null; indexes: number | string | null }>;
+    .select({ table: 'TABLE_NAME', options: 'CREATE_OPTIONS', data: 'DATA_LENGTH', indexes: 'INDEX_LENGTH' })) as Array<{
+    table: string;
+    options: string | null;
+    data: number | string | null;
+    indexes: number | string | null;
+  }>;
   const byName = new Map(rows.map((row) => [row.table, row]));
   return SPAN_TABLES.flatMap((table) => {
     const row = byName.get(table);
     if (!row) return [];
-    return [{ table, compressed: /page_compressed`?\s*=\s*'?(1|on)\b/i.test(row.options ?? ''), bytes: Number(row.data ?? 0) + Number(row.indexes ?? 0) }];
+    return [
+      {
+        table,
+        compressed: /page_compressed`?\s*=\s*'?(1|on)\b/i.test(row.options ?? ''),
+        bytes: Number(row.data ?? 0) + Number(row.indexes ?? 0),
+      },
+    ];
   });
 }
 
@@ -66,7 +93,10 @@ export interface CompressionOutcome {
  * (no limit by default). Each ALTER rebuilds its table in place, writes allowed on one server (on
  * Galera the DDL holds every node's writes while it runs); nothing happens where LZ4 is not available.
  */
-export async function compressSpanTables(knex: Knex, { maxBytes = Number.POSITIVE_INFINITY, onTable }: { maxBytes?: number; onTable?: (table: string, bytes: number) => void } = {}): Promise<CompressionOutcome> {
+export async function compressSpanTables(
+  knex: Knex,
+  { maxBytes = Number.POSITIVE_INFINITY, onTable }: { maxBytes?: number; onTable?: (table: string, bytes: number) => void } = {},
+): Promise<CompressionOutcome> {
   const outcome: CompressionOutcome = { compressed: [], leftLarge: [] };
   if (!(await lz4PageCompression(knex)).available) return outcome;
   for (const { table, compressed, bytes } of await spanTablePages(knex)) {
@@ -103,9 +133,17 @@ export async function pageCompressionNotice(knex: Knex): Promise<PageCompression
   if (!isMysql(knex)) return undefined;
   const lz4 = await lz4PageCompression(knex);
   if (!lz4.available) {
-    return { level: 'info', message: 'span tables: pages uncompressed; to compress them with LZ4 see README, "Smaller span tables: LZ4 page compression"', fields: { reason: lz4.reason } };
+    return {
+      level: 'info',
+      message: 'span tables: pages uncompressed; to compress them with LZ4 see README, "Smaller span tables: LZ4 page compression"',
+      fields: { reason: lz4.reason },
+    };
   }
   const uncompressed = (await spanTablePages(knex)).filter((table) => !table.compressed).map((table) => table.table);
   if (uncompressed.length === 0) return undefined;
-  return { level: 'warn', message: 'span tables: LZ4 is available but these tables are uncompressed; `npm run compress:pages` rebuilds them', fields: { tables: uncompressed } };
+  return {
+    level: 'warn',
+    message: 'span tables: LZ4 is available but these tables are uncompressed; `npm run compress:pages` rebuilds them',
+    fields: { tables: uncompressed },
+  };
 }

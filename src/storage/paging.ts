@@ -66,8 +66,15 @@ export async function totalOf(query: Knex.QueryBuilder): Promise<number> {
  * The items of one page and the total over all pages, read side by side: COUNT(*) over `base()`,
  * and the page of `base()` read by `page`.
  */
-export async function pageAndTotal<T>(base: () => Knex.QueryBuilder, page: (query: Knex.QueryBuilder, window: PageWindow) => Promise<T[]>, request: PageRequest): Promise<Page<T>> {
-  const [items, counted] = await Promise.all([page(base(), pageWindow(request.page, request.limit)), countQuery(base()) as Promise<Array<{ total: unknown }>>]);
+export async function pageAndTotal<T>(
+  base: () => Knex.QueryBuilder,
+  page: (query: Knex.QueryBuilder, window: PageWindow) => Promise<T[]>,
+  request: PageRequest,
+): Promise<Page<T>> {
+  const [items, counted] = await Promise.all([
+    page(base(), pageWindow(request.page, request.limit)),
+    countQuery(base()) as Promise<Array<{ total: unknown }>>,
+  ]);
   return { items, total: Number(counted[0]?.total ?? 0) };
 }
 

@@ -11,7 +11,9 @@ type AnalyticsResponse = components['schemas']['AnalyticsResponse'];
 type AnalyticsGroup = components['schemas']['AnalyticsGroup'];
 
 /** The wire shape: nanoseconds as bigints, which exact-json writes as their digits (src/json/exact-json.ts). */
-export type WireAnalyticsPoint = Omit<components['schemas']['AnalyticsPoint'], 'bucket_start_unix_nano'> & { bucket_start_unix_nano: bigint };
+export type WireAnalyticsPoint = Omit<components['schemas']['AnalyticsPoint'], 'bucket_start_unix_nano'> & {
+  bucket_start_unix_nano: bigint;
+};
 export type WireAnalytics = Omit<AnalyticsResponse, 'bucket_width_ns' | 'groups' | 'other'> & {
   bucket_width_ns: bigint;
   groups: Array<Omit<AnalyticsGroup, 'points'> & { points: WireAnalyticsPoint[] }>;
@@ -41,7 +43,11 @@ export function bucketCount(startNs: bigint, endNs: bigint, widthNs: bigint): bi
  * The granularity of a request (`auto`: the finest within MAX_BUCKETS) and its width; undefined
  * when the window needs more than MAX_BUCKETS buckets of it (of a day, for `auto`).
  */
-export function resolveGranularity(requested: Granularity | 'auto', startNs: bigint, endNs: bigint): { granularity: Granularity; widthNs: bigint } | undefined {
+export function resolveGranularity(
+  requested: Granularity | 'auto',
+  startNs: bigint,
+  endNs: bigint,
+): { granularity: Granularity; widthNs: bigint } | undefined {
   const candidates = requested === 'auto' ? GRANULARITY_WIDTHS : GRANULARITY_WIDTHS.filter(([name]) => name === requested);
   const found = candidates.find(([, width]) => bucketCount(startNs, endNs, width) <= MAX_BUCKETS);
   return found && { granularity: found[0], widthNs: found[1] };
@@ -60,7 +66,14 @@ function valueOf(value: StoredValue, fn: string): number | null {
 /** The answer of POST /engine/analytics from its stored rows. */
 export function analyticsResponse(
   rows: AnalyticsRows,
-  request: { grain: AnalyticsResponse['grain']; granularity: Granularity; widthNs: bigint; startNs: bigint; groupBy: string[]; fns: string[] },
+  request: {
+    grain: AnalyticsResponse['grain'];
+    granularity: Granularity;
+    widthNs: bigint;
+    startNs: bigint;
+    groupBy: string[];
+    fns: string[];
+  },
 ): WireAnalytics {
   const points = (stored: StoredPoint[]): WireAnalyticsPoint[] =>
     stored.map((point) => ({
@@ -71,7 +84,10 @@ export function analyticsResponse(
     grain: request.grain,
     granularity: request.granularity,
     bucket_width_ns: request.widthNs,
-    groups: rows.groups.map((group) => ({ key: Object.fromEntries(request.groupBy.map((field, index) => [field, group.key[index] ?? null])), points: points(group.points) })),
+    groups: rows.groups.map((group) => ({
+      key: Object.fromEntries(request.groupBy.map((field, index) => [field, group.key[index] ?? null])),
+      points: points(group.points),
+    })),
     other: rows.other === null ? null : { points: points(rows.other) },
     truncated: rows.truncated,
   };

@@ -106,7 +106,8 @@ export class LiveSpanFeed {
     };
     if (this.carried.size > 0 && this.now() >= this.carriedUntil) this.carried.clear();
     if (this.carried.size > 0) {
-      for (const span of await this.reads.spansInRanges(this.carried.covering(MAX_ID_RANGES))) if (this.carried.has(BigInt(span.seq))) sendLate(span);
+      for (const span of await this.reads.spansInRanges(this.carried.covering(MAX_ID_RANGES)))
+        if (this.carried.has(BigInt(span.seq))) sendLate(span);
     }
     if (this.highWater > this.horizon) {
       const after = this.horizon.toString();
@@ -132,7 +133,8 @@ export class LiveSpanFeed {
     const fresh = await this.reads.spansAfter(this.highWater.toString(), this.options.batchSize);
     // Read after the fresh spans, so a span of this application that commits in between is owed,
     // not taken for another's.
-    const unclaimed = fresh.length > 0 ? await this.reads.unclaimedBetween(this.highWater.toString(), (fresh[fresh.length - 1] as StoredSpan).seq) : [];
+    const unclaimed =
+      fresh.length > 0 ? await this.reads.unclaimedBetween(this.highWater.toString(), (fresh[fresh.length - 1] as StoredSpan).seq) : [];
     let next = 0;
     for (const span of fresh) {
       const seq = BigInt(span.seq);

@@ -43,7 +43,10 @@ async function seedEvents(app: TestServer, orgId: string, count: number): Promis
 async function world(app: TestServer) {
   const owner = await seedUser(app, 'owner');
   const member = await seedUser(app, 'member');
-  const orgId = await seedOrganization(app.server.knex, [[owner.userId, 'owner'], [member.userId, 'member']]);
+  const orgId = await seedOrganization(app.server.knex, [
+    [owner.userId, 'owner'],
+    [member.userId, 'member'],
+  ]);
   return { owner, member, orgId };
 }
 
@@ -52,7 +55,13 @@ async function list(app: TestServer, token: string, orgId: string, query: Record
 }
 
 /** Every event, page by page along next_cursor. */
-async function walk(app: TestServer, token: string, orgId: string, query: Record<string, string | number>, between?: () => Promise<void>): Promise<Listed[]> {
+async function walk(
+  app: TestServer,
+  token: string,
+  orgId: string,
+  query: Record<string, string | number>,
+  between?: () => Promise<void>,
+): Promise<Listed[]> {
   const seen: Listed[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 100; pages += 1) {
@@ -67,7 +76,9 @@ async function walk(app: TestServer, token: string, orgId: string, query: Record
 }
 
 function isNewestFirst(events: Listed[]): boolean {
-  return events.every((event, index) => index === 0 || [events[index - 1].occurred_at, events[index - 1].id] > [event.occurred_at, event.id]);
+  return events.every(
+    (event, index) => index === 0 || [events[index - 1].occurred_at, events[index - 1].id] > [event.occurred_at, event.id],
+  );
 }
 
 onEachDatabase('audit events list', (app) => {
@@ -81,7 +92,10 @@ onEachDatabase('audit events list', (app) => {
     let changes = 0;
     const walked = await walk(app(), owner.token, orgId, { limit: 4 }, async () => {
       changes += 1;
-      expectStatus(await call(app().url, 'PATCH', `/organizations/${orgId}`, { token: owner.token, json: { name: `Renamed ${changes}` } }), 200);
+      expectStatus(
+        await call(app().url, 'PATCH', `/organizations/${orgId}`, { token: owner.token, json: { name: `Renamed ${changes}` } }),
+        200,
+      );
     });
     expect(walked.map((event) => event.id)).to.deep.equal(all.map((event) => event.id));
   });
@@ -94,7 +108,10 @@ onEachDatabase('audit events list', (app) => {
       const expected = all.filter(keep).map((event) => event.id);
       expect(expected.length, JSON.stringify(query)).to.be.greaterThan(0);
       const walked = await walk(app(), owner.token, orgId, { ...query, limit: 3 });
-      expect(walked.map((event) => event.id), JSON.stringify(query)).to.deep.equal(expected);
+      expect(
+        walked.map((event) => event.id),
+        JSON.stringify(query),
+      ).to.deep.equal(expected);
     };
     const start = new Date(BASE + 5 * 60_000).toISOString();
     const end = new Date(BASE + 12 * 60_000).toISOString();
@@ -104,13 +121,21 @@ onEachDatabase('audit events list', (app) => {
     await check({ actor_id: 'usr_odd' }, (event) => event.actor.id === 'usr_odd');
     await check({ resource_type: 'application' }, (event) => event.resource.type === 'application');
     await check({ resource_id: 'app_2' }, (event) => event.resource.id === 'app_2');
-    await check({ resource_type: 'application', resource_id: 'app_3' }, (event) => event.resource.type === 'application' && event.resource.id === 'app_3');
-    await check({ operation_id: 'updateOrganization', actor_id: 'usr_even' }, (event) => event.operation_id === 'updateOrganization' && event.actor.id === 'usr_even');
+    await check(
+      { resource_type: 'application', resource_id: 'app_3' },
+      (event) => event.resource.type === 'application' && event.resource.id === 'app_3',
+    );
+    await check(
+      { operation_id: 'updateOrganization', actor_id: 'usr_even' },
+      (event) => event.operation_id === 'updateOrganization' && event.actor.id === 'usr_even',
+    );
     // A time bound finer than a millisecond: [start, end) to the nanosecond.
     const at = all[all.length - 2].occurred_at;
     const justAfter = at.replace('Z', '').replace(/(\.\d{3})$/, '$1000001Z');
     await check({ end_time: justAfter }, (event) => event.occurred_at <= at);
-    expect((await list(app(), owner.token, orgId, { start_time: justAfter, end_time: justAfter.replace('0001Z', '0002Z') })).body.data).to.deep.equal([]);
+    expect(
+      (await list(app(), owner.token, orgId, { start_time: justAfter, end_time: justAfter.replace('0001Z', '0002Z') })).body.data,
+    ).to.deep.equal([]);
   });
 
   it('answers 422 to an empty window and to a cursor of another query', async () => {
@@ -140,7 +165,10 @@ onEachDatabase('audit events list', (app) => {
   it('offers no way to change or delete an event', async () => {
     const { owner, orgId } = await world(app());
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      const response = await fetch(new URL(`/organizations/${orgId}/audit-events`, app().url), { method, headers: { authorization: `Bearer ${owner.token}` } });
+      const response = await fetch(new URL(`/organizations/${orgId}/audit-events`, app().url), {
+        method,
+        headers: { authorization: `Bearer ${owner.token}` },
+      });
       expect(response.status, method).to.equal(405);
     }
   });

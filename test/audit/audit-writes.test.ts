@@ -14,7 +14,9 @@ import { onEachDatabase, type TestServer } from '../support/test-server.js';
 import { exchange, expectStatus } from '../support/management.js';
 
 const managementOperationIds = new Set(
-  Object.values(loadDocument('management').definition.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) => Object.values(item).map((operation) => operation?.operationId)),
+  Object.values(loadDocument('management').definition.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) =>
+    Object.values(item).map((operation) => operation?.operationId),
+  ),
 );
 const writes = (await documentOperations()).filter(
   (entry) => managementOperationIds.has(entry.operationId) && entry.method !== 'GET' && entry.operationId !== 'createAccessToken',
@@ -32,10 +34,21 @@ interface World {
 async function seedWorld(app: TestServer, withApplication = true): Promise<World> {
   const owner = await seedUser(app, 'owner');
   const member = await seedUser(app, 'member');
-  const orgId = await seedOrganization(app.server.knex, [[owner.userId, 'owner'], [member.userId, 'member']]);
+  const orgId = await seedOrganization(app.server.knex, [
+    [owner.userId, 'owner'],
+    [member.userId, 'member'],
+  ]);
   const appId = withApplication ? await seedApplication(app.server.knex, orgId) : 'app_none';
-  const key = withApplication ? await seedApiKey(app.server.knex, appId, ['read:traces', 'write:traces']) : { apiKey: 'ak_none', secret: 'as_none' };
-  return { ids: { orgId, appId, apiKey: key.apiKey, userId: member.userId }, owner: owner.token, ownerId: owner.userId, member: member.token, key: key as SeededKey };
+  const key = withApplication
+    ? await seedApiKey(app.server.knex, appId, ['read:traces', 'write:traces'])
+    : { apiKey: 'ak_none', secret: 'as_none' };
+  return {
+    ids: { orgId, appId, apiKey: key.apiKey, userId: member.userId },
+    owner: owner.token,
+    ownerId: owner.userId,
+    member: member.token,
+    key: key as SeededKey,
+  };
 }
 
 interface EventRow {
@@ -52,11 +65,18 @@ interface EventRow {
 }
 
 async function eventsOf(knex: Knex, where: Partial<EventRow>): Promise<EventRow[]> {
-  return (await knex('audit_events').where(where).orderBy([{ column: 'occurred_at' }, { column: 'id' }])) as EventRow[];
+  return (await knex('audit_events')
+    .where(where)
+    .orderBy([{ column: 'occurred_at' }, { column: 'id' }])) as EventRow[];
 }
 
 /** The resource a write touches: [organization, type, id], from the seeded ids and its answer. */
-function expectedResource(operationId: string, ids: ResourceIds, body: Record<string, string>, ownerId: string): [string | null, string, string] {
+function expectedResource(
+  operationId: string,
+  ids: ResourceIds,
+  body: Record<string, string>,
+  ownerId: string,
+): [string | null, string, string] {
   switch (operationId) {
     case 'createOrganization':
       return [body.id, 'organization', body.id];
@@ -93,7 +113,11 @@ function secretTraces(secrets: string[]): string[] {
 
 async function send(app: TestServer, entry: DocumentOperation, ids: ResourceIds, token: string, requestId: string) {
   const request = buildRequest(entry, ids);
-  return call(app.url, request.method, request.path, { ...request.options, token, headers: { ...request.options.headers, 'x-request-id': requestId } });
+  return call(app.url, request.method, request.path, {
+    ...request.options,
+    token,
+    headers: { ...request.options.headers, 'x-request-id': requestId },
+  });
 }
 
 onEachDatabase('audit events of management writes', (app) => {
@@ -127,7 +151,15 @@ onEachDatabase('audit events of management writes', (app) => {
       const events = await eventsOf(app().server.knex, { request_id: requestId });
       expect(events).to.have.length(1);
       const [event] = events;
-      expect(event).to.include({ organization_id: organizationId, actor_type: 'user', actor_id: world.ownerId, operation_id: entry.operationId, resource_type: resourceType, resource_id: resourceId, outcome: 'success' });
+      expect(event).to.include({
+        organization_id: organizationId,
+        actor_type: 'user',
+        actor_id: world.ownerId,
+        operation_id: entry.operationId,
+        resource_type: resourceType,
+        resource_id: resourceId,
+        outcome: 'success',
+      });
       expect(event.caller_address).to.be.a('string').and.not.be.empty;
       const changes = JSON.parse(event.changes) as { before: unknown; after: unknown };
       expect(changes).to.have.keys('before', 'after');
@@ -148,7 +180,11 @@ onEachDatabase('audit events of management writes', (app) => {
   it('shows an update as the changed fields only, before and after', async () => {
     const world = await seedWorld(app());
     const requestId = `audit-update-${Date.now()}`;
-    const response = await call(app().url, 'PATCH', `/api-keys/${world.ids.apiKey}`, { token: world.owner, json: { name: 'renamed' }, headers: { 'x-request-id': requestId } });
+    const response = await call(app().url, 'PATCH', `/api-keys/${world.ids.apiKey}`, {
+      token: world.owner,
+      json: { name: 'renamed' },
+      headers: { 'x-request-id': requestId },
+    });
     expectStatus(response, 200);
     const [event] = await eventsOf(app().server.knex, { request_id: requestId });
     const changes = JSON.parse(event.changes) as { before: Record<string, unknown>; after: Record<string, unknown> };
@@ -160,7 +196,10 @@ onEachDatabase('audit events of management writes', (app) => {
   it('shows a rotation as the next secret generation, never the secret', async () => {
     const world = await seedWorld(app());
     const requestId = `audit-rotate-${Date.now()}`;
-    const response = await call(app().url, 'POST', `/api-keys/${world.ids.apiKey}/rotate-secret`, { token: world.owner, headers: { 'x-request-id': requestId } });
+    const response = await call(app().url, 'POST', `/api-keys/${world.ids.apiKey}/rotate-secret`, {
+      token: world.owner,
+      headers: { 'x-request-id': requestId },
+    });
     expectStatus(response, 200);
     const [event] = await eventsOf(app().server.knex, { request_id: requestId });
     expect(JSON.parse(event.changes)).to.deep.equal({ before: { secret_generation: 1 }, after: { secret_generation: 2 } });
@@ -172,18 +211,28 @@ onEachDatabase('audit events of management writes', (app) => {
     const key = await seedApiKey(app().server.knex, world.ids.appId, ['update:applications']);
     const token = await apiKeyToken(app(), key);
     const requestId = `audit-key-${Date.now()}`;
-    const response = await call(app().url, 'PATCH', `/applications/${world.ids.appId}`, { token, json: { name: 'Renamed by key' }, headers: { 'x-request-id': requestId } });
+    const response = await call(app().url, 'PATCH', `/applications/${world.ids.appId}`, {
+      token,
+      json: { name: 'Renamed by key' },
+      headers: { 'x-request-id': requestId },
+    });
     expectStatus(response, 200);
     const events = await eventsOf(app().server.knex, { request_id: requestId });
     expect(events).to.have.length(1);
-    expect(events[0]).to.include({ actor_type: 'api_key', actor_id: key.apiKey, operation_id: 'updateApplication', resource_id: world.ids.appId });
+    expect(events[0]).to.include({
+      actor_type: 'api_key',
+      actor_id: key.apiKey,
+      operation_id: 'updateApplication',
+      resource_id: world.ids.appId,
+    });
   });
 
   describe('writes that fail leave no event and no change', () => {
     const cases: Array<{ title: string; run: (world: World) => Promise<number> }> = [
       {
         title: 'a member updating the organization (403)',
-        run: async (world) => (await call(app().url, 'PATCH', `/organizations/${world.ids.orgId}`, { token: world.member, json: { name: 'Hijacked' } })).status,
+        run: async (world) =>
+          (await call(app().url, 'PATCH', `/organizations/${world.ids.orgId}`, { token: world.member, json: { name: 'Hijacked' } })).status,
       },
       {
         title: 'deleting an organization that still has an application (400)',
@@ -193,16 +242,28 @@ onEachDatabase('audit events of management writes', (app) => {
         title: 'demoting the last owner (409)',
         run: async (world) => {
           const me = await call(app().url, 'GET', '/users/me', { token: world.owner });
-          return (await call(app().url, 'PATCH', `/organizations/${world.ids.orgId}/members/${me.body.id}`, { token: world.owner, json: { role: 'member' } })).status;
+          return (
+            await call(app().url, 'PATCH', `/organizations/${world.ids.orgId}/members/${me.body.id}`, {
+              token: world.owner,
+              json: { role: 'member' },
+            })
+          ).status;
         },
       },
       {
         title: 'an invalid application update (422)',
-        run: async (world) => (await call(app().url, 'PATCH', `/applications/${world.ids.appId}`, { token: world.owner, json: { retention_days: 0 } })).status,
+        run: async (world) =>
+          (await call(app().url, 'PATCH', `/applications/${world.ids.appId}`, { token: world.owner, json: { retention_days: 0 } })).status,
       },
       {
         title: 'a key of an application that does not exist (404)',
-        run: async (world) => (await call(app().url, 'POST', '/api-keys', { token: world.owner, json: { app_id: 'app_missing0000', name: 'k', permissions: ['read:traces'] } })).status,
+        run: async (world) =>
+          (
+            await call(app().url, 'POST', '/api-keys', {
+              token: world.owner,
+              json: { app_id: 'app_missing0000', name: 'k', permissions: ['read:traces'] },
+            })
+          ).status,
       },
     ];
     for (const { title, run } of cases) {
@@ -248,7 +309,14 @@ onEachDatabase('audit events of management writes', (app) => {
     expect(refused.status).to.equal(401);
     const events = await eventsOf(app().server.knex, { organization_id: world.ids.orgId });
     expect(events).to.have.length(1);
-    expect(events[0]).to.include({ actor_type: 'api_key', actor_id: world.ids.apiKey, operation_id: 'createAccessToken', resource_type: 'api_key', resource_id: world.ids.apiKey, outcome: 'failure' });
+    expect(events[0]).to.include({
+      actor_type: 'api_key',
+      actor_id: world.ids.apiKey,
+      operation_id: 'createAccessToken',
+      resource_type: 'api_key',
+      resource_id: world.ids.apiKey,
+      outcome: 'failure',
+    });
     expect(JSON.stringify(events)).not.to.include(wrong);
     expect(JSON.stringify(events)).not.to.include(hashSecret(wrong));
     // A successful exchange, and one for a key that does not exist, record nothing.

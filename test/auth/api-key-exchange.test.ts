@@ -18,7 +18,8 @@ onEachDatabase('API key token exchange', (app) => {
   const getApplication = (token: string) => call(app().url, 'GET', `/applications/${appId}`, { token });
   const readOrganization = (token: string) => call(app().url, 'GET', `/organizations/${orgId}`, { token });
 
-  const token = (body: Record<string, unknown>, headers: Record<string, string> = {}) => call(app().url, 'POST', '/auth/token', { json: body, headers });
+  const token = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    call(app().url, 'POST', '/auth/token', { json: body, headers });
 
   it('exchanges the right secret, sent as JSON, as a form or by HTTP Basic', async () => {
     const key = await newKey();
@@ -31,7 +32,10 @@ onEachDatabase('API key token exchange', (app) => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(asForm.status, asForm.text).to.equal(200);
-    const asBasic = await token({ grant_type: 'client_credentials' }, { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` });
+    const asBasic = await token(
+      { grant_type: 'client_credentials' },
+      { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` },
+    );
     expect(asBasic.status, asBasic.text).to.equal(200);
     for (const issued of [asJson, asForm, asBasic]) {
       expect((await readOrganization(issued.body.access_token)).status).not.to.be.oneOf([401, 403, 404]);
@@ -61,7 +65,10 @@ onEachDatabase('API key token exchange', (app) => {
     const missing = await token({ client_id: key.apiKey, client_secret: key.secret });
     expect(missing.status).to.equal(400);
     expect(missing.body.error).to.equal('invalid_request');
-    const both = await token({ grant_type: 'client_credentials', client_id: key.apiKey, client_secret: key.secret }, { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` });
+    const both = await token(
+      { grant_type: 'client_credentials', client_id: key.apiKey, client_secret: key.secret },
+      { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` },
+    );
     expect(both.status).to.equal(400);
     expect(both.body.error).to.equal('invalid_request');
   });
@@ -71,7 +78,10 @@ onEachDatabase('API key token exchange', (app) => {
     const before = await apiKeyToken(app(), key);
     expect((await readOrganization(before)).status).not.to.be.oneOf([401, 403, 404]);
     // What rotate-secret does: a new secret hash and the next generation.
-    await app().server.knex('api_keys').where({ id: key.apiKey }).update({ secret_hash: hashSecret(newSecret()), secret_generation: 2 });
+    await app()
+      .server.knex('api_keys')
+      .where({ id: key.apiKey })
+      .update({ secret_hash: hashSecret(newSecret()), secret_generation: 2 });
     const stale = await readOrganization(before);
     expect(stale.status).to.equal(401);
     expect(stale.headers.get('www-authenticate')).to.match(/^Bearer/);
@@ -93,7 +103,10 @@ onEachDatabase('API key token exchange', (app) => {
     const issued = await apiKeyToken(app(), key);
     expect((await readOrganization(issued)).status).not.to.be.oneOf([401, 403, 404]);
     expect((await getApplication(issued)).status).to.equal(403);
-    await app().server.knex('api_keys').where({ id: key.apiKey }).update({ permissions: JSON.stringify(['read:applications']) });
+    await app()
+      .server.knex('api_keys')
+      .where({ id: key.apiKey })
+      .update({ permissions: JSON.stringify(['read:applications']) });
     expect((await readOrganization(issued)).status).to.equal(403);
     expect((await getApplication(issued)).status).to.not.be.oneOf([401, 403]);
   });

@@ -21,7 +21,12 @@ const guarded = (await documentOperations()).filter(({ operation }) => {
 
 const base64url = (value: string | Buffer): string => Buffer.from(value).toString('base64url');
 const now = (): number => Math.floor(Date.now() / 1000);
-const CLAIMS = { sub: 'auth0|mallory', email: 'mallory@example.com', name: 'Mallory', permissions: ['read:organizations', 'create:organizations', 'read:traces', 'write:traces'] };
+const CLAIMS = {
+  sub: 'auth0|mallory',
+  email: 'mallory@example.com',
+  name: 'Mallory',
+  permissions: ['read:organizations', 'create:organizations', 'read:traces', 'write:traces'],
+};
 
 /** Everything about the request but its credentials is wrong as well. */
 const WRONG_REQUESTS: Array<[string, Record<string, string>]> = [
@@ -39,7 +44,11 @@ for (const database of testDatabases()) {
 
     before(async () => {
       provider = await startJwksProvider();
-      app = await startTestServer(database, { OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience, OIDC_JWKS_URL: provider.jwksUrl });
+      app = await startTestServer(database, {
+        OIDC_ISSUER: provider.issuer,
+        OIDC_AUDIENCE: provider.audience,
+        OIDC_JWKS_URL: provider.jwksUrl,
+      });
       ({ ids } = await seedOwnedResources(app));
     });
     after(async () => {
@@ -50,7 +59,12 @@ for (const database of testDatabases()) {
     const BAD_CREDENTIALS: Array<[string, () => Promise<Record<string, string>>]> = [
       ['no credentials', async () => ({})],
       ['a token that is not a JWT', async () => ({ authorization: 'Bearer not-a-jwt' })],
-      ['alg: none', async () => ({ authorization: `Bearer ${base64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${base64url(JSON.stringify({ ...CLAIMS, iss: provider.issuer, aud: provider.audience, exp: now() + 600 }))}.` })],
+      [
+        'alg: none',
+        async () => ({
+          authorization: `Bearer ${base64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${base64url(JSON.stringify({ ...CLAIMS, iss: provider.issuer, aud: provider.audience, exp: now() + 600 }))}.`,
+        }),
+      ],
       [
         'HS256 signed with the public key',
         async () => {
@@ -61,13 +75,24 @@ for (const database of testDatabases()) {
       ['expired', async () => ({ authorization: `Bearer ${await provider.sign(CLAIMS, { expiresIn: now() - 120 })}` })],
       ['wrong audience', async () => ({ authorization: `Bearer ${await provider.sign(CLAIMS, { audience: 'someone-else' })}` })],
       ['wrong issuer', async () => ({ authorization: `Bearer ${await provider.sign(CLAIMS, { issuer: 'https://evil.example/' })}` })],
-      ['Basic credentials of no key', async () => ({ authorization: `Basic ${Buffer.from('key_doesnotexist:secret').toString('base64')}` })],
+      [
+        'Basic credentials of no key',
+        async () => ({ authorization: `Basic ${Buffer.from('key_doesnotexist:secret').toString('base64')}` }),
+      ],
       ['malformed Basic credentials', async () => ({ authorization: 'Basic %%%' })],
     ];
 
     it('covers operations of both documents, with and without a body', () => {
       const operationIds = guarded.map(({ operationId }) => operationId);
-      expect(operationIds).to.include.members(['exportTraces', 'querySpans', 'listTraces', 'getTraceMetrics', 'createOrganization', 'listOrganizations', 'rotateApiKeySecret']);
+      expect(operationIds).to.include.members([
+        'exportTraces',
+        'querySpans',
+        'listTraces',
+        'getTraceMetrics',
+        'createOrganization',
+        'listOrganizations',
+        'rotateApiKeySecret',
+      ]);
     });
 
     for (const [credentialName, credentials] of BAD_CREDENTIALS) {

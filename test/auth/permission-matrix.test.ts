@@ -16,7 +16,13 @@ const operations = await documentOperations();
 const protectedOperations = operations.filter((entry) => accessOf(entry));
 
 /** Status of one call; for the live stream, as soon as its headers arrive. */
-async function statusOf(app: TestServer, entry: DocumentOperation, ids: ResourceIds, token: string, extraQuery?: Record<string, string>): Promise<number> {
+async function statusOf(
+  app: TestServer,
+  entry: DocumentOperation,
+  ids: ResourceIds,
+  token: string,
+  extraQuery?: Record<string, string>,
+): Promise<number> {
   const request = buildRequest(entry, ids, extraQuery);
   const options: CallOptions = { ...request.options, token };
   if (entry.operationId === 'streamLiveSpans') {
@@ -40,7 +46,10 @@ interface World {
 async function seedWorld(app: TestServer, ownerPermissions: readonly string[] = DASHBOARD_USER_PERMISSIONS): Promise<World> {
   const owner = await seedUser(app, 'owner', ownerPermissions);
   const member = await seedUser(app, 'member');
-  const orgId = await seedOrganization(app.server.knex, [[owner.userId, 'owner'], [member.userId, 'member']]);
+  const orgId = await seedOrganization(app.server.knex, [
+    [owner.userId, 'owner'],
+    [member.userId, 'member'],
+  ]);
   const appId = await seedApplication(app.server.knex, orgId);
   const { apiKey } = await seedApiKey(app.server.knex, appId, ['read:traces']);
   // The trace GET /traces/{trace_id} names, so that a caller let through finds it.
@@ -56,7 +65,9 @@ const REFUSED = [401, 403, 404];
 
 /** Engine operations name their application in X-Vendor-App-Id. */
 function namesApplicationInHeader(entry: DocumentOperation): boolean {
-  return ((entry.operation.parameters ?? []) as Array<{ name: string; in: string }>).some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'x-vendor-app-id');
+  return ((entry.operation.parameters ?? []) as Array<{ name: string; in: string }>).some(
+    (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'x-vendor-app-id',
+  );
 }
 
 onEachDatabase('permission matrix from the documents', (app) => {
@@ -76,7 +87,10 @@ onEachDatabase('permission matrix from the documents', (app) => {
         });
         if (access.permission) {
           it(`refuses an owner without ${access.permission} (${refusal})`, async () => {
-            const world = await seedWorld(app(), DASHBOARD_USER_PERMISSIONS.filter((permission) => permission !== access.permission));
+            const world = await seedWorld(
+              app(),
+              DASHBOARD_USER_PERMISSIONS.filter((permission) => permission !== access.permission),
+            );
             expect(await statusOf(app(), entry, world.ids, world.owner)).to.equal(refusal);
           });
         }
@@ -95,7 +109,9 @@ onEachDatabase('permission matrix from the documents', (app) => {
       if (access.principals.includes('api_key')) {
         it(`lets an API key holding only ${access.permission} through`, async () => {
           const world = await seedWorld(app());
-          expect(await statusOf(app(), entry, world.ids, await keyToken(app(), world.ids.appId, [access.permission!]))).not.to.be.oneOf(REFUSED);
+          expect(await statusOf(app(), entry, world.ids, await keyToken(app(), world.ids.appId, [access.permission!]))).not.to.be.oneOf(
+            REFUSED,
+          );
         });
         it(`refuses an API key without ${access.permission}`, async () => {
           const world = await seedWorld(app());
@@ -120,8 +136,14 @@ onEachDatabase('permission matrix from the documents', (app) => {
             const world = await seedWorld(app());
             const sibling = await seedApplication(app().server.knex, world.ids.orgId);
             const status = await statusOf(app(), entry, world.ids, await keyToken(app(), sibling, [access.permission!]));
-            const touchesApplication = entry.path.includes('{app_id}') || entry.path.includes('{api_key}') || entry.path.startsWith('/engine') || entry.path.startsWith('/traces') || entry.path === '/v1/traces';
-            if (namesApplicationInHeader(entry)) expect(status, 'the key can see the organization: the application is not hidden').to.equal(403);
+            const touchesApplication =
+              entry.path.includes('{app_id}') ||
+              entry.path.includes('{api_key}') ||
+              entry.path.startsWith('/engine') ||
+              entry.path.startsWith('/traces') ||
+              entry.path === '/v1/traces';
+            if (namesApplicationInHeader(entry))
+              expect(status, 'the key can see the organization: the application is not hidden').to.equal(403);
             else if (touchesApplication) expect(status).to.be.oneOf([403, 404]);
             else expect(status, 'organization-level operations are open to keys of the organization').not.to.be.oneOf(REFUSED);
           });
@@ -134,7 +156,12 @@ onEachDatabase('permission matrix from the documents', (app) => {
             });
             it('answers 404 to an API key naming an application that does not exist', async () => {
               const world = await seedWorld(app());
-              const status = await statusOf(app(), entry, { ...world.ids, appId: newId('app') }, await keyToken(app(), world.ids.appId, [access.permission!]));
+              const status = await statusOf(
+                app(),
+                entry,
+                { ...world.ids, appId: newId('app') },
+                await keyToken(app(), world.ids.appId, [access.permission!]),
+              );
               expect(status).to.equal(404);
             });
           }

@@ -15,22 +15,54 @@ const raw = (rawBody: string, type = 'application/json'): CallOptions => ({ rawB
 
 const CASES: Array<[string, CallOptions, Want]> = [
   ['malformed JSON', raw('{"grant_type": "client_credentials",'), { status: 400, error: 'invalid_request' }],
-  ['JSON nested past the depth limit', raw(`{"grant_type":"client_credentials","x":${'['.repeat(1000)}${']'.repeat(1000)}}`), { status: 400, error: 'invalid_request' }],
+  [
+    'JSON nested past the depth limit',
+    raw(`{"grant_type":"client_credentials","x":${'['.repeat(1000)}${']'.repeat(1000)}}`),
+    { status: 400, error: 'invalid_request' },
+  ],
   ['a JSON array', json([{ grant_type: 'client_credentials' }]), { status: 400, error: 'invalid_request' }],
-  ['client_id as a number', json({ grant_type: 'client_credentials', client_id: 5, client_secret: 'as_x' }), { status: 400, error: 'invalid_request' }],
-  ['client_secret as an object', json({ grant_type: 'client_credentials', client_id: 'ak_x', client_secret: { a: 1 } }), { status: 400, error: 'invalid_request' }],
+  [
+    'client_id as a number',
+    json({ grant_type: 'client_credentials', client_id: 5, client_secret: 'as_x' }),
+    { status: 400, error: 'invalid_request' },
+  ],
+  [
+    'client_secret as an object',
+    json({ grant_type: 'client_credentials', client_id: 'ak_x', client_secret: { a: 1 } }),
+    { status: 400, error: 'invalid_request' },
+  ],
   ['grant_type as a number', json({ grant_type: 5, client_id: 'ak_x', client_secret: 'as_x' }), { status: 400, error: 'invalid_request' }],
   ['no grant_type', json({ client_id: 'ak_x', client_secret: 'as_x' }), { status: 400, error: 'invalid_request' }],
   ['an empty grant_type', json({ grant_type: '', client_id: 'ak_x', client_secret: 'as_x' }), { status: 400, error: 'invalid_request' }],
-  ['another grant_type', json({ grant_type: 'password', client_id: 'ak_x', client_secret: 'as_x' }), { status: 400, error: 'unsupported_grant_type' }],
+  [
+    'another grant_type',
+    json({ grant_type: 'password', client_id: 'ak_x', client_secret: 'as_x' }),
+    { status: 400, error: 'unsupported_grant_type' },
+  ],
   ['no body at all', {}, { status: 400, error: 'invalid_request' }],
   ['an empty JSON object', json({}), { status: 400, error: 'invalid_request' }],
   ['no client_secret', json({ grant_type: 'client_credentials', client_id: 'ak_x' }), { status: 401, error: 'invalid_client' }],
   ['no credentials', json({ grant_type: 'client_credentials' }), { status: 401, error: 'invalid_client' }],
-  ['a text/plain body', raw('grant_type=client_credentials&client_id=ak_x&client_secret=as_x', 'text/plain'), { status: 400, error: 'invalid_request' }],
-  ['a body without Content-Type', { rawBody: new TextEncoder().encode('grant_type=client_credentials') }, { status: 400, error: 'invalid_request' }],
-  ['a repeated form parameter', raw('grant_type=client_credentials&client_id=ak_x&client_id=ak_y&client_secret=as_x', 'application/x-www-form-urlencoded'), { status: 400, error: 'invalid_request' }],
-  ['a form body without grant_type', raw('client_id=ak_x&client_secret=as_x', 'application/x-www-form-urlencoded'), { status: 400, error: 'invalid_request' }],
+  [
+    'a text/plain body',
+    raw('grant_type=client_credentials&client_id=ak_x&client_secret=as_x', 'text/plain'),
+    { status: 400, error: 'invalid_request' },
+  ],
+  [
+    'a body without Content-Type',
+    { rawBody: new TextEncoder().encode('grant_type=client_credentials') },
+    { status: 400, error: 'invalid_request' },
+  ],
+  [
+    'a repeated form parameter',
+    raw('grant_type=client_credentials&client_id=ak_x&client_id=ak_y&client_secret=as_x', 'application/x-www-form-urlencoded'),
+    { status: 400, error: 'invalid_request' },
+  ],
+  [
+    'a form body without grant_type',
+    raw('client_id=ak_x&client_secret=as_x', 'application/x-www-form-urlencoded'),
+    { status: 400, error: 'invalid_request' },
+  ],
 ];
 
 /** A form body as a validator sees it: one string per field, a list for a repeated one. */
@@ -57,7 +89,8 @@ onEachDatabase('POST /auth/token malformed requests', (app) => {
     for (const [type, media] of Object.entries(content)) expect(media.schema.$ref, type).to.equal('#/components/schemas/TokenRequestBody');
     const parameters = definition.components.schemas.TokenRequest!;
     expect(parameters.type).to.equal('object');
-    for (const name of ['grant_type', 'client_id', 'client_secret', 'scope']) expect(parameters.properties?.[name]?.type, name).to.equal('string');
+    for (const name of ['grant_type', 'client_id', 'client_secret', 'scope'])
+      expect(parameters.properties?.[name]?.type, name).to.equal('string');
   });
 
   it('lets a gateway that validates requests against the document forward every body this operation answers itself', () => {
@@ -77,7 +110,8 @@ onEachDatabase('POST /auth/token malformed requests', (app) => {
     });
     const scalars = [5, 'client_credentials', null, true].map((body) => [`the JSON value ${JSON.stringify(body)}`, body] as const);
     expect(bodies.length).to.be.greaterThan(10);
-    for (const [name, body] of [...bodies, ...scalars]) expect(validate(body), `${name}: ${JSON.stringify(validate.errors)}`).to.equal(true);
+    for (const [name, body] of [...bodies, ...scalars])
+      expect(validate(body), `${name}: ${JSON.stringify(validate.errors)}`).to.equal(true);
   });
 
   for (const [name, options, want] of CASES) {
@@ -93,7 +127,12 @@ onEachDatabase('POST /auth/token malformed requests', (app) => {
     const orgId = await seedOrganization(app().server.knex, []);
     const key = await seedApiKey(app().server.knex, await seedApplication(app().server.knex, orgId), ['read:traces']);
     const credentials = { grant_type: 'client_credentials', client_id: key.apiKey, client_secret: key.secret };
-    const form = await call(app().url, 'POST', '/auth/token', raw(new URLSearchParams(credentials).toString(), 'application/x-www-form-urlencoded'));
+    const form = await call(
+      app().url,
+      'POST',
+      '/auth/token',
+      raw(new URLSearchParams(credentials).toString(), 'application/x-www-form-urlencoded'),
+    );
     expect(form.status, form.text).to.equal(200);
     const charset = await call(app().url, 'POST', '/auth/token', raw(JSON.stringify(credentials), 'application/json; charset=utf-8'));
     expect(charset.status, charset.text).to.equal(200);

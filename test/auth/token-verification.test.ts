@@ -21,7 +21,12 @@ function hs256Token(payload: object, secret: string, kid: string): string {
   return `${head}.${createHmac('sha256', secret).update(head).digest('base64url')}`;
 }
 
-const USER_CLAIMS = { sub: 'auth0|alice', email: 'alice@example.com', name: 'Alice', permissions: ['read:organizations', 'create:organizations'] };
+const USER_CLAIMS = {
+  sub: 'auth0|alice',
+  email: 'alice@example.com',
+  name: 'Alice',
+  permissions: ['read:organizations', 'create:organizations'],
+};
 
 for (const database of testDatabases()) {
   describe(`token verification [${database.name}]`, function () {
@@ -30,7 +35,11 @@ for (const database of testDatabases()) {
 
     before(async () => {
       provider = await startJwksProvider();
-      app = await startTestServer(database, { OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience, OIDC_JWKS_URL: provider.jwksUrl });
+      app = await startTestServer(database, {
+        OIDC_ISSUER: provider.issuer,
+        OIDC_AUDIENCE: provider.audience,
+        OIDC_JWKS_URL: provider.jwksUrl,
+      });
     });
     after(async () => {
       await app?.stop();
@@ -63,7 +72,8 @@ for (const database of testDatabases()) {
 
     it('reads the scheme name case-insensitively (RFC 9110 §11.1): bearer and BEARER are Bearer', async () => {
       const token = await app.server.tokens.signUserToken({ subject: 'local-erin', permissions: ['read:organizations'] }, 600);
-      for (const scheme of ['bearer', 'BEARER', 'BeArEr']) expect((await listOrganizations({ Authorization: `${scheme} ${token}` })).status, scheme).to.equal(200);
+      for (const scheme of ['bearer', 'BEARER', 'BeArEr'])
+        expect((await listOrganizations({ Authorization: `${scheme} ${token}` })).status, scheme).to.equal(200);
       const pasted = await listOrganizations({ Authorization: 'bearer not-a-jwt' });
       expect(pasted.status).to.equal(401);
       expect(pasted.body.detail).to.match(/^Authorization: Bearer takes a JWT/);
@@ -74,10 +84,17 @@ for (const database of testDatabases()) {
       ['no token', async () => ({})],
       ['Basic instead of Bearer', async () => ({ Authorization: `Basic ${Buffer.from('alice:secret').toString('base64')}` })],
       ['a token that is not a JWT', async () => ({ Authorization: 'Bearer not-a-jwt' })],
-      ['alg: none', async () => ({ Authorization: `Bearer ${unsignedToken({ ...USER_CLAIMS, iss: provider.issuer, aud: provider.audience, exp: now() + 600 })}` })],
+      [
+        'alg: none',
+        async () => ({
+          Authorization: `Bearer ${unsignedToken({ ...USER_CLAIMS, iss: provider.issuer, aud: provider.audience, exp: now() + 600 })}`,
+        }),
+      ],
       [
         'HS256 signed with the public key as secret',
-        async () => ({ Authorization: `Bearer ${hs256Token({ ...USER_CLAIMS, iss: provider.issuer, aud: provider.audience, exp: now() + 600 }, provider.publicPem, 'provider-key-1')}` }),
+        async () => ({
+          Authorization: `Bearer ${hs256Token({ ...USER_CLAIMS, iss: provider.issuer, aud: provider.audience, exp: now() + 600 }, provider.publicPem, 'provider-key-1')}`,
+        }),
       ],
       ['expired', async () => ({ Authorization: `Bearer ${await provider.sign(USER_CLAIMS, { expiresIn: now() - 120 })}` })],
       ['not yet valid', async () => ({ Authorization: `Bearer ${await provider.sign(USER_CLAIMS, { notBefore: now() + 600 })}` })],
@@ -87,14 +104,24 @@ for (const database of testDatabases()) {
         'tampered payload',
         async () => {
           const [head, , signature] = (await provider.sign(USER_CLAIMS)).split('.');
-          const forged = base64url(JSON.stringify({ ...USER_CLAIMS, permissions: ['delete:organizations'], iss: provider.issuer, aud: provider.audience, exp: now() + 600 }));
+          const forged = base64url(
+            JSON.stringify({
+              ...USER_CLAIMS,
+              permissions: ['delete:organizations'],
+              iss: provider.issuer,
+              aud: provider.audience,
+              exp: now() + 600,
+            }),
+          );
           return { Authorization: `Bearer ${head}.${forged}.${signature}` };
         },
       ],
       ['unknown kid', async () => ({ Authorization: `Bearer ${await provider.sign(USER_CLAIMS, { kid: 'rotated-away' })}` })],
       [
         "a user token claiming the service's issuer but signed by the provider",
-        async () => ({ Authorization: `Bearer ${await provider.sign(USER_CLAIMS, { issuer: app.config.auth.tokenIssuer, audience: app.config.auth.tokenAudience })}` }),
+        async () => ({
+          Authorization: `Bearer ${await provider.sign(USER_CLAIMS, { issuer: app.config.auth.tokenIssuer, audience: app.config.auth.tokenAudience })}`,
+        }),
       ],
     ];
     for (const [name, headers] of REJECTED) {
@@ -124,9 +151,15 @@ for (const database of testDatabases()) {
     it('answers 503 with Retry-After, not 401, to a provider token it cannot check (refused, not a 200)', async () => {
       const urls = [`http://127.0.0.1:${await closedPort()}/.well-known/jwks.json`, `${provider.issuer}no-such-key-set`];
       for (const jwksUrl of urls) {
-        const app = await startTestServer(database, { OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: provider.audience, OIDC_JWKS_URL: jwksUrl });
+        const app = await startTestServer(database, {
+          OIDC_ISSUER: provider.issuer,
+          OIDC_AUDIENCE: provider.audience,
+          OIDC_JWKS_URL: jwksUrl,
+        });
         apps.push(app);
-        const answer = await call(app.url, 'GET', '/organizations', { headers: { Authorization: `Bearer ${await provider.sign(USER_CLAIMS)}` } });
+        const answer = await call(app.url, 'GET', '/organizations', {
+          headers: { Authorization: `Bearer ${await provider.sign(USER_CLAIMS)}` },
+        });
         expect(answer.status, jwksUrl).to.equal(503);
         expect(Number(answer.headers.get('retry-after'))).to.be.greaterThan(0);
         // The service's own tokens do not depend on the provider.

@@ -27,12 +27,20 @@ async function newApplication(harness: ClusterHarness, name: string): Promise<Cl
   const ownerToken = await harness.userToken(`${name}-owner`);
   const organization = await call(url, 'POST', '/organizations', { token: ownerToken, json: { name } });
   expect(organization.status, organization.text).to.equal(201);
-  const application = await call(url, 'POST', '/applications', { token: ownerToken, json: { organization_id: organization.body.id, name, region: 'EU' } });
+  const application = await call(url, 'POST', '/applications', {
+    token: ownerToken,
+    json: { organization_id: organization.body.id, name, region: 'EU' },
+  });
   expect(application.status, application.text).to.equal(201);
   const appId: string = application.body.id;
-  const key = await call(url, 'POST', '/api-keys', { token: ownerToken, json: { app_id: appId, name: 'load', permissions: ['write:traces', 'read:traces'] } });
+  const key = await call(url, 'POST', '/api-keys', {
+    token: ownerToken,
+    json: { app_id: appId, name: 'load', permissions: ['write:traces', 'read:traces'] },
+  });
   expect(key.status, key.text).to.equal(201);
-  const token = await call(url, 'POST', '/auth/token', { json: { grant_type: 'client_credentials', client_id: key.body.api_key, client_secret: key.body.api_secret } });
+  const token = await call(url, 'POST', '/auth/token', {
+    json: { grant_type: 'client_credentials', client_id: key.body.api_key, client_secret: key.body.api_secret },
+  });
   expect(token.status, token.text).to.equal(200);
   return {
     appId,
@@ -43,14 +51,18 @@ async function newApplication(harness: ClusterHarness, name: string): Promise<Cl
 }
 
 async function storedSpanKeys(knex: Knex, appId: string): Promise<string[]> {
-  const rows: Array<{ trace_id: string; span_id: string }> = await knex('spans').where({ application_id: appId }).select('trace_id', 'span_id');
+  const rows: Array<{ trace_id: string; span_id: string }> = await knex('spans')
+    .where({ application_id: appId })
+    .select('trace_id', 'span_id');
   return rows.map((row) => `${row.trace_id}/${row.span_id}`);
 }
 
 /** The receive sequences of some spans, ascending (for failure messages). */
 async function missedSeqs(knex: Knex, appId: string, keys: string[]): Promise<string[]> {
   const wanted = new Set(keys);
-  const rows: Array<{ trace_id: string; span_id: string; seq: string | number }> = await knex('spans').where({ application_id: appId }).select('trace_id', 'span_id', 'seq');
+  const rows: Array<{ trace_id: string; span_id: string; seq: string | number }> = await knex('spans')
+    .where({ application_id: appId })
+    .select('trace_id', 'span_id', 'seq');
   return rows
     .filter((row) => wanted.has(`${row.trace_id}/${row.span_id}`))
     .map((row) => BigInt(row.seq))
@@ -85,7 +97,9 @@ async function expectStoredExactlyOnce(harness: ClusterHarness, load: ExportLoad
 
 /** Neither nginx nor any instance behind it answered 500 to anything since `fromLine` of nginx's log. */
 async function expectNo500(harness: ClusterHarness, fromLine: number, proxy?: CheckingProxy): Promise<void> {
-  const failing = (await harness.accessLog(fromLine)).filter((line) => / 500 upstream=/.test(line) || /upstream_status=.*\b500\b/.test(line));
+  const failing = (await harness.accessLog(fromLine)).filter(
+    (line) => / 500 upstream=/.test(line) || /upstream_status=.*\b500\b/.test(line),
+  );
   expect(failing).to.deep.equal([]);
   if (proxy) {
     expect(proxy.statuses.filter((status) => status >= 500 && status !== 503)).to.deep.equal([]);
@@ -146,7 +160,8 @@ describe('a cluster: three Galera nodes, three instances, nginx', function () {
       await harness().cluster.cutOffNode(2);
       try {
         const deadline = Date.now() + 30_000;
-        while ((await cutNode.status('wsrep_cluster_status')) === 'Primary' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+        while ((await cutNode.status('wsrep_cluster_status')) === 'Primary' && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 200));
         expect(await cutNode.status('wsrep_cluster_status')).to.equal('non-Primary');
         // Straight to the cut-off node's instance: its writes are refused as unavailable, not failed.
         const write = await call(cutInstance.url, 'POST', '/organizations', { token: app.ownerToken, json: { name: 'refused' } });
@@ -165,7 +180,11 @@ describe('a cluster: three Galera nodes, three instances, nginx', function () {
 
   it('the live stream through nginx, on each instance, delivers every span sent through any instance once, across a node failure', async () => {
     const app = await newApplication(harness(), 'live');
-    const clients = await LiveStreamClient.onEachUpstream(`${harness().cluster.url}/traces/live/stream`, app.readHeaders, harness().cluster.instances.length);
+    const clients = await LiveStreamClient.onEachUpstream(
+      `${harness().cluster.url}/traces/live/stream`,
+      app.readHeaders,
+      harness().cluster.instances.length,
+    );
     const load = new ExportLoad({ url: harness().cluster.url, headers: app.ingestHeaders, workers: 2 });
     try {
       await load.untilAcknowledged(60);
@@ -178,7 +197,8 @@ describe('a cluster: three Galera nodes, three instances, nginx', function () {
       await harness().cluster.restartNode(0);
       await load.untilAcknowledged(load.acknowledged.size + 60);
       await load.stop();
-      for (const client of clients) await client.until((seen) => [...load.acknowledged].every((key) => seen.has(key)), 30_000).catch(() => undefined);
+      for (const client of clients)
+        await client.until((seen) => [...load.acknowledged].every((key) => seen.has(key)), 30_000).catch(() => undefined);
     } finally {
       await load.stop();
       for (const client of clients) await client.close();
@@ -188,7 +208,10 @@ describe('a cluster: three Galera nodes, three instances, nginx', function () {
       expect(client.repeated, `${client.firstUpstream}: spans sent twice`).to.deep.equal([]);
       const missed = [...load.acknowledged].filter((key) => !client.seen.has(key));
       const seqs = missed.length === 0 ? [] : await missedSeqs(harness().database(1), app.appId, missed);
-      expect(missed, `${client.firstUpstream}: acknowledged spans not delivered (seqs ${seqs[0]}..${seqs[seqs.length - 1]}; first ids ${client.firstIds.join(', ')}; reconnections: ${client.reconnections.join(', ')})`).to.deep.equal([]);
+      expect(
+        missed,
+        `${client.firstUpstream}: acknowledged spans not delivered (seqs ${seqs[0]}..${seqs[seqs.length - 1]}; first ids ${client.firstIds.join(', ')}; reconnections: ${client.reconnections.join(', ')})`,
+      ).to.deep.equal([]);
     }
     await expectNo500(harness(), logMark);
   });
@@ -203,22 +226,39 @@ describe('a cluster: three Galera nodes, three instances, nginx', function () {
       expect(organization.status, organization.text).to.equal(201);
       const orgId: string = organization.body.id;
       expect((await call(two, 'GET', '/organizations', { token: bob })).status).to.equal(200);
-      const added = await call(one, 'POST', `/organizations/${orgId}/members`, { token: alice, json: { email: `bob-${round}@example.com`, role: 'owner' } });
+      const added = await call(one, 'POST', `/organizations/${orgId}/members`, {
+        token: alice,
+        json: { email: `bob-${round}@example.com`, role: 'owner' },
+      });
       expect(added.status, added.text).to.equal(201);
       const members = await call(one, 'GET', `/organizations/${orgId}/members`, { token: alice });
-      const idOf = (email: string) => (members.body.data as Array<{ user_id: string; email: string }>).find((member) => member.email === email)?.user_id as string;
+      const idOf = (email: string) =>
+        (members.body.data as Array<{ user_id: string; email: string }>).find((member) => member.email === email)?.user_id as string;
       const [first, second] = await Promise.all([
-        call(one, 'PATCH', `/organizations/${orgId}/members/${idOf(`bob-${round}@example.com`)}`, { token: alice, json: { role: 'member' } }),
-        call(two, 'PATCH', `/organizations/${orgId}/members/${idOf(`alice-${round}@example.com`)}`, { token: bob, json: { role: 'member' } }),
+        call(one, 'PATCH', `/organizations/${orgId}/members/${idOf(`bob-${round}@example.com`)}`, {
+          token: alice,
+          json: { role: 'member' },
+        }),
+        call(two, 'PATCH', `/organizations/${orgId}/members/${idOf(`alice-${round}@example.com`)}`, {
+          token: bob,
+          json: { role: 'member' },
+        }),
       ]);
       // One demotion wins; the other is refused (the last owner, or no longer an owner).
       expect([first.status, second.status].sort().join(' '), `${first.text} ${second.text}`).to.be.oneOf(['200 403', '200 409']);
-      const owners: Array<{ user_id: string }> = await harness().database(2)('memberships').where({ organization_id: orgId, role: 'owner' }).whereNull('deleted_at').select('user_id');
+      const owners: Array<{ user_id: string }> = await harness()
+        .database(2)('memberships')
+        .where({ organization_id: orgId, role: 'owner' })
+        .whereNull('deleted_at')
+        .select('user_id');
       expect(owners.length, `owners of ${orgId} after round ${round}`).to.be.at.least(1);
       const creator = owners.some((owner) => owner.user_id === idOf(`alice-${round}@example.com`)) ? alice : bob;
 
       // Keys made for an application while it is deleted, through the other instances.
-      const application = await call(one, 'POST', '/applications', { token: creator, json: { organization_id: orgId, name: `doomed ${round}`, region: 'EU' } });
+      const application = await call(one, 'POST', '/applications', {
+        token: creator,
+        json: { organization_id: orgId, name: `doomed ${round}`, region: 'EU' },
+      });
       expect(application.status, application.text).to.equal(201);
       const appId: string = application.body.id;
       const answers = await Promise.all([

@@ -63,7 +63,15 @@ function otlpExport() {
     resourceSpans: [
       {
         resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }] },
-        scopeSpans: [{ scope: { name: 'generated-client-test' }, spans: [span('00f067aa0ba902b7', '', 'POST /checkout', 0n, 1500n, 0.001), span('53995c3f42cd8ad8', '00f067aa0ba902b7', 'charge', 100n, 900n, 0.0042)] }],
+        scopeSpans: [
+          {
+            scope: { name: 'generated-client-test' },
+            spans: [
+              span('00f067aa0ba902b7', '', 'POST /checkout', 0n, 1500n, 0.001),
+              span('53995c3f42cd8ad8', '00f067aa0ba902b7', 'charge', 100n, 900n, 0.0042),
+            ],
+          },
+        ],
       },
     ],
   };
@@ -97,13 +105,23 @@ onEachDatabase('generated client covers every operation', (app) => {
       const path = new URL(input.url).pathname;
       if (contentType.startsWith('text/event-stream')) {
         // An endless stream: its status and headers are checked, its body is read by the test.
-        const operationId = await assertMatchesContract(input.method, path, { status: response.status, headers: response.headers, body: '', text: '' });
+        const operationId = await assertMatchesContract(input.method, path, {
+          status: response.status,
+          headers: response.headers,
+          body: '',
+          text: '',
+        });
         if (operationId) answered.set(operationId, response.status);
         return response;
       }
       const text = await response.text();
       const body = contentType.includes('json') && text ? JSON.parse(text) : text;
-      const operationId = await assertMatchesContract(input.method, path, { status: response.status, headers: response.headers, body, text });
+      const operationId = await assertMatchesContract(input.method, path, {
+        status: response.status,
+        headers: response.headers,
+        body,
+        text,
+      });
       if (operationId) {
         answered.set(operationId, response.status);
         expect(response.status, `${input.method} ${path} (${operationId}): ${text.slice(0, 300)}`).to.equal(expected.get(operationId));
@@ -113,7 +131,11 @@ onEachDatabase('generated client covers every operation', (app) => {
 
     const alice = await dashboardUser(app(), 'Alice');
     const bob = await dashboardUser(app(), 'Bob');
-    const management = createClient<ManagementPaths>({ baseUrl: app().url, fetch: checkingFetch, headers: { Authorization: `Bearer ${alice.token}` } });
+    const management = createClient<ManagementPaths>({
+      baseUrl: app().url,
+      fetch: checkingFetch,
+      headers: { Authorization: `Bearer ${alice.token}` },
+    });
     const anonymous = createClient<ManagementPaths>({ baseUrl: app().url, fetch: checkingFetch });
 
     // The user, their organization and a member.
@@ -123,55 +145,103 @@ onEachDatabase('generated client covers every operation', (app) => {
     const organization = await management.POST('/organizations', { body: { name: 'Acme' } });
     const orgId = organization.data?.id as string;
     expect(orgId).to.be.a('string');
-    expect((await management.GET('/organizations', { params: { query: { page: 1, limit: 20 } } })).data?.organizations.map((org) => org.id)).to.include(orgId);
-    const renamed = await management.PATCH('/organizations/{org_id}', { params: { path: { org_id: orgId } }, body: { name: 'Acme Corp', address: { city: 'Lyon' } } });
+    expect(
+      (await management.GET('/organizations', { params: { query: { page: 1, limit: 20 } } })).data?.organizations.map((org) => org.id),
+    ).to.include(orgId);
+    const renamed = await management.PATCH('/organizations/{org_id}', {
+      params: { path: { org_id: orgId } },
+      body: { name: 'Acme Corp', address: { city: 'Lyon' } },
+    });
     expect(renamed.data).to.include({ id: orgId });
-    expect((await management.GET('/organizations/{org_id}', { params: { path: { org_id: orgId } } })).data).to.include({ id: orgId, name: 'Acme Corp' });
-    const member = await management.POST('/organizations/{org_id}/members', { params: { path: { org_id: orgId } }, body: { email: bob.email, role: 'member' } });
+    expect((await management.GET('/organizations/{org_id}', { params: { path: { org_id: orgId } } })).data).to.include({
+      id: orgId,
+      name: 'Acme Corp',
+    });
+    const member = await management.POST('/organizations/{org_id}/members', {
+      params: { path: { org_id: orgId } },
+      body: { email: bob.email, role: 'member' },
+    });
     const bobId = member.data?.user_id as string;
     expect(bobId).to.be.a('string');
     const members = await management.GET('/organizations/{org_id}/members', { params: { path: { org_id: orgId } } });
     expect(members.data?.data.map((entry) => entry.user_id)).to.include(bobId);
-    const promoted = await management.PATCH('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } }, body: { role: 'owner' } });
+    const promoted = await management.PATCH('/organizations/{org_id}/members/{user_id}', {
+      params: { path: { org_id: orgId, user_id: bobId } },
+      body: { role: 'owner' },
+    });
     expect(promoted.data).to.be.an('object').that.is.not.empty;
 
     // An application and its API key.
-    const application = await management.POST('/applications', { body: { organization_id: orgId, name: 'Checkout', region: 'EU', pricing_plan: 'pro' } });
+    const application = await management.POST('/applications', {
+      body: { organization_id: orgId, name: 'Checkout', region: 'EU', pricing_plan: 'pro' },
+    });
     const appId = application.data?.id as string;
     expect(appId).to.be.a('string');
-    const applications = await management.GET('/applications', { params: { query: { organization_id: orgId, region: 'EU', pricing_plan: 'pro', page: 1, limit: 5 } } });
+    const applications = await management.GET('/applications', {
+      params: { query: { organization_id: orgId, region: 'EU', pricing_plan: 'pro', page: 1, limit: 5 } },
+    });
     expect(applications.data?.data.map((entry) => entry.id)).to.deep.equal([appId]);
-    expect((await management.PATCH('/applications/{app_id}', { params: { path: { app_id: appId } }, body: { name: 'Checkout v2' } })).data).to.be.an('object').that.is.not.empty;
-    expect((await management.GET('/applications/{app_id}', { params: { path: { app_id: appId } } })).data).to.include({ id: appId, organization_id: orgId, name: 'Checkout v2' });
-    const usage = await management.GET('/applications/{app_id}/usage', { params: { path: { app_id: appId }, query: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z', granularity: 'day', by_api_key: true } } });
-    expect(usage.data).to.deep.include({ application_id: appId, granularity: 'day', by_api_key: true, start_time: '2026-11-22T00:00:00.000Z' });
+    expect(
+      (await management.PATCH('/applications/{app_id}', { params: { path: { app_id: appId } }, body: { name: 'Checkout v2' } })).data,
+    ).to.be.an('object').that.is.not.empty;
+    expect((await management.GET('/applications/{app_id}', { params: { path: { app_id: appId } } })).data).to.include({
+      id: appId,
+      organization_id: orgId,
+      name: 'Checkout v2',
+    });
+    const usage = await management.GET('/applications/{app_id}/usage', {
+      params: {
+        path: { app_id: appId },
+        query: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z', granularity: 'day', by_api_key: true },
+      },
+    });
+    expect(usage.data).to.deep.include({
+      application_id: appId,
+      granularity: 'day',
+      by_api_key: true,
+      start_time: '2026-11-22T00:00:00.000Z',
+    });
     const created = await management.POST('/api-keys', { body: { app_id: appId, name: 'ingest', permissions: ['write:traces'] } });
     const apiKey = created.data?.api_key as string;
     const secret = created.data?.api_secret as string;
     expect(apiKey).to.be.a('string');
     expect(secret).to.be.a('string').and.not.equal('');
-    expect((await management.GET('/api-keys', { params: { query: { app_id: appId } } })).data?.data.map((entry) => entry.api_key)).to.deep.equal([apiKey]);
-    const widened = await management.PATCH('/api-keys/{api_key}', { params: { path: { api_key: apiKey } }, body: { permissions: ['read:traces', 'write:traces'] } });
+    expect(
+      (await management.GET('/api-keys', { params: { query: { app_id: appId } } })).data?.data.map((entry) => entry.api_key),
+    ).to.deep.equal([apiKey]);
+    const widened = await management.PATCH('/api-keys/{api_key}', {
+      params: { path: { api_key: apiKey } },
+      body: { permissions: ['read:traces', 'write:traces'] },
+    });
     expect(widened.data).to.be.an('object').that.is.not.empty;
     const key = await management.GET('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
     expect(key.data).to.include({ api_key: apiKey });
     expect(key.data?.permissions).to.have.members(['read:traces', 'write:traces']);
 
     // The key's token, and the keys that verify it.
-    const exchanged = await anonymous.POST('/auth/token', { body: { grant_type: 'client_credentials', client_id: apiKey, client_secret: secret } });
+    const exchanged = await anonymous.POST('/auth/token', {
+      body: { grant_type: 'client_credentials', client_id: apiKey, client_secret: secret },
+    });
     const accessToken = exchanged.data?.access_token as string;
     expect(accessToken).to.be.a('string');
     expect((await anonymous.GET('/.well-known/jwks.json')).data?.keys).to.have.length.greaterThan(0);
 
     // The engine, as the key: ingest a trace, then find it every way.
-    const engine = createClient<EnginePaths>({ baseUrl: app().url, fetch: checkingFetch, headers: { Authorization: `Bearer ${accessToken}` } });
+    const engine = createClient<EnginePaths>({
+      baseUrl: app().url,
+      fetch: checkingFetch,
+      headers: { Authorization: `Bearer ${accessToken}` },
+    });
     const APP = { 'X-Vendor-App-Id': appId };
     const ingested = await engine.POST('/v1/traces', { params: { header: APP }, body: otlpExport() });
     expect(ingested.response.status).to.equal(200);
     const filter = { and: [{ field: 'service_name', op: 'eq' as const, value: 'checkout' }] };
     const spans = await engine.POST('/engine/query', { params: { query: WINDOW, header: APP }, body: { filter } });
     expect(spans.data?.data.map((span) => span.span_name)).to.have.members(['POST /checkout', 'charge']);
-    const traces = await engine.POST('/traces', { params: { query: { ...WINDOW, search_child_spans: true }, header: APP }, body: { filter } });
+    const traces = await engine.POST('/traces', {
+      params: { query: { ...WINDOW, search_child_spans: true }, header: APP },
+      body: { filter },
+    });
     expect(traces.data?.data.map((trace) => trace.trace_id)).to.deep.equal([TRACE_ID]);
     const trace = await engine.GET('/traces/{trace_id}', { params: { path: { trace_id: TRACE_ID }, header: APP } });
     expect(trace.data?.summary.spans_count).to.equal(trace.data?.data.length);
@@ -180,7 +250,13 @@ onEachDatabase('generated client covers every operation', (app) => {
     expect(metrics.data?.trace_count).to.equal(1);
     const analytics = await engine.POST('/engine/analytics', {
       params: { query: WINDOW, header: APP },
-      body: { grain: 'spans', filter, group_by: ['span_name'], measures: [{ fn: 'count' }, { fn: 'p50', field: 'duration_ms' }], row_limit: 1 },
+      body: {
+        grain: 'spans',
+        filter,
+        group_by: ['span_name'],
+        measures: [{ fn: 'count' }, { fn: 'p50', field: 'duration_ms' }],
+        row_limit: 1,
+      },
     });
     expect(analytics.data?.groups).to.have.length(1);
     expect(analytics.data?.truncated).to.equal(true);
@@ -195,7 +271,9 @@ onEachDatabase('generated client covers every operation', (app) => {
     expect(rotated.data?.api_secret).to.be.a('string').and.not.equal(secret);
 
     // The organization's audit log holds what Alice did to the key, newest first.
-    const audit = await management.GET('/organizations/{org_id}/audit-events', { params: { path: { org_id: orgId }, query: { resource_type: 'api_key', limit: 10 } } });
+    const audit = await management.GET('/organizations/{org_id}/audit-events', {
+      params: { path: { org_id: orgId }, query: { resource_type: 'api_key', limit: 10 } },
+    });
     expect(audit.data?.data.map((event) => event.operation_id)).to.deep.equal(['rotateApiKeySecret', 'updateApiKey', 'createApiKey']);
 
     // The DELETEs last, the member and the key before what holds them.
@@ -240,7 +318,12 @@ async function recordingFetch<T>(work: () => Promise<T>): Promise<{ result: T; s
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     const pathname = new URL(request.url).pathname;
-    sent.push({ method: request.method, path: pathname, contentType: request.headers.get('content-type') ?? '', body: request.body ? await request.clone().text() : '' });
+    sent.push({
+      method: request.method,
+      path: pathname,
+      contentType: request.headers.get('content-type') ?? '',
+      body: request.body ? await request.clone().text() : '',
+    });
     const response = await original(request);
     const text = await response.text();
     const body = (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text;
@@ -275,7 +358,8 @@ describe('clients generated by openapi-typescript, hey-api and orval', function 
     // The programs import openapi-fetch, and tsc looks for @types/node, where a project would have them.
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(folder, 'node_modules'));
     for (const version of Object.keys(VERSIONS) as Array<keyof typeof VERSIONS>) {
-      for (const generator of GENERATORS) fs.cpSync(path.join(FIXTURES, 'clients', generator), path.join(folder, version, generator), { recursive: true });
+      for (const generator of GENERATORS)
+        fs.cpSync(path.join(FIXTURES, 'clients', generator), path.join(folder, version, generator), { recursive: true });
     }
     await Promise.all(Object.entries(VERSIONS).map(([version, documents]) => generateClients(documents, path.join(folder, version))));
     compiled = ts.createProgram(
@@ -302,7 +386,12 @@ describe('clients generated by openapi-typescript, hey-api and orval', function 
     this.timeout(120_000);
     const program = compiled as ts.Program;
     const current = program.getSourceFiles().filter((file) => file.fileName.startsWith(path.join(folder, 'current') + path.sep));
-    expect(current.map((file) => path.basename(file.fileName))).to.include.members(['program.ts', 'management.ts', 'engine.ts', 'sdk.gen.ts']);
+    expect(current.map((file) => path.basename(file.fileName))).to.include.members([
+      'program.ts',
+      'management.ts',
+      'engine.ts',
+      'sdk.gen.ts',
+    ]);
     expect(problems(program, current)).to.deep.equal([]);
     const global = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];
     expect(global.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))).to.deep.equal([]);
@@ -322,14 +411,26 @@ describe('clients generated by openapi-typescript, hey-api and orval', function 
         const { user, as, appId } = await ownerWithApplication(app(), `Owner ${generator}`);
         const key = await createApiKey(as, appId, ['read:applications', 'read:traces']);
         const program = (await import(pathToFileURL(programFile('current', generator)).href)) as ClientProgram;
-        const { result, sent } = await recordingFetch(() => program.run({ baseUrl: app().url, ownerToken: user.token, appId, apiKey: key.apiKey, apiSecret: key.secret }));
+        const { result, sent } = await recordingFetch(() =>
+          program.run({ baseUrl: app().url, ownerToken: user.token, appId, apiKey: key.apiKey, apiSecret: key.secret }),
+        );
 
         const exchanges = sent.filter((request) => request.path === '/auth/token');
-        const expectedTypes = generator === 'orval' ? ['application/x-www-form-urlencoded'] : ['application/x-www-form-urlencoded', 'application/json'];
+        const expectedTypes =
+          generator === 'orval' ? ['application/x-www-form-urlencoded'] : ['application/x-www-form-urlencoded', 'application/json'];
         expect(exchanges.map((request) => request.contentType.split(';')[0])).to.deep.equal(expectedTypes);
         const form = new URLSearchParams(exchanges[0]!.body);
-        expect(Object.fromEntries(form)).to.deep.equal({ grant_type: 'client_credentials', client_id: key.apiKey, client_secret: key.secret });
-        if (exchanges[1]) expect(JSON.parse(exchanges[1].body)).to.deep.equal({ grant_type: 'client_credentials', client_id: key.apiKey, client_secret: key.secret });
+        expect(Object.fromEntries(form)).to.deep.equal({
+          grant_type: 'client_credentials',
+          client_id: key.apiKey,
+          client_secret: key.secret,
+        });
+        if (exchanges[1])
+          expect(JSON.parse(exchanges[1].body)).to.deep.equal({
+            grant_type: 'client_credentials',
+            client_id: key.apiKey,
+            client_secret: key.secret,
+          });
         expect(result.tokens).to.have.length(expectedTypes.length);
         for (const token of result.tokens) expect(token.split('.'), token).to.have.length(3);
         expect(result.applicationName).to.equal('Checkout');

@@ -14,7 +14,12 @@ async function checkingFetch(input: Request): Promise<Response> {
   const text = await response.text();
   const contentType = response.headers.get('content-type') ?? '';
   const body = contentType.includes('json') && text ? JSON.parse(text) : text;
-  await assertMatchesContract(input.method, new URL(input.url).pathname, { status: response.status, headers: response.headers, body, text });
+  await assertMatchesContract(input.method, new URL(input.url).pathname, {
+    status: response.status,
+    headers: response.headers,
+    body,
+    text,
+  });
   return new Response(text, { status: response.status, headers: response.headers });
 }
 
@@ -27,10 +32,14 @@ function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
 onEachDatabase('generated management client runs the lifecycle story', (app) => {
   it('creates, uses, rotates and deletes its way from organization to nothing, type-checked', async () => {
     const baseUrl = app().url;
-    const as = (token: string): Client<ManagementPaths> => createClient<ManagementPaths>({ baseUrl, fetch: checkingFetch, headers: { Authorization: `Bearer ${token}` } });
+    const as = (token: string): Client<ManagementPaths> =>
+      createClient<ManagementPaths>({ baseUrl, fetch: checkingFetch, headers: { Authorization: `Bearer ${token}` } });
     const anonymous = createClient<ManagementPaths>({ baseUrl, fetch: checkingFetch });
     const userToken = (subject: string, email: string, name: string) =>
-      app().server.tokens.signUserToken({ subject: `${subject}-${Date.now()}`, email, name, permissions: [...DASHBOARD_USER_PERMISSIONS] }, 3600);
+      app().server.tokens.signUserToken(
+        { subject: `${subject}-${Date.now()}`, email, name, permissions: [...DASHBOARD_USER_PERMISSIONS] },
+        3600,
+      );
     const suffix = Date.now().toString(36);
 
     const alice = as(await userToken('alice', `alice-${suffix}@example.com`, 'Alice'));
@@ -39,20 +48,37 @@ onEachDatabase('generated management client runs the lifecycle story', (app) => 
     const orgId = organization.id;
 
     const bobEmail = `bob-${suffix}@example.com`;
-    const invitation = ok(await alice.POST('/organizations/{org_id}/members', { params: { path: { org_id: orgId } }, body: { email: bobEmail, role: 'member' } }));
+    const invitation = ok(
+      await alice.POST('/organizations/{org_id}/members', {
+        params: { path: { org_id: orgId } },
+        body: { email: bobEmail, role: 'member' },
+      }),
+    );
     expect(invitation.status).to.equal('invited');
 
     const bob = as(await userToken('bob', bobEmail, 'Bob'));
     const bobProfile = ok(await bob.GET('/users/me'));
     expect(bobProfile.id).to.equal(invitation.user_id);
-    const members = ok(await alice.GET('/organizations/{org_id}/members', { params: { path: { org_id: orgId }, query: { page: 1, limit: 10 } } }));
+    const members = ok(
+      await alice.GET('/organizations/{org_id}/members', { params: { path: { org_id: orgId }, query: { page: 1, limit: 10 } } }),
+    );
     expect(members.data.map((member) => member.status)).to.deep.equal(['active', 'active']);
 
-    const application = ok(await bob.POST('/applications', { body: { organization_id: orgId, name: 'Checkout', region: 'EU', pricing_plan: 'pro' } }));
+    const application = ok(
+      await bob.POST('/applications', { body: { organization_id: orgId, name: 'Checkout', region: 'EU', pricing_plan: 'pro' } }),
+    );
     const appId = application.id;
-    const created = ok(await bob.POST('/api-keys', { body: { app_id: appId, name: 'reader', permissions: ['read:traces', 'read:organizations', 'read:applications'] } }));
+    const created = ok(
+      await bob.POST('/api-keys', {
+        body: { app_id: appId, name: 'reader', permissions: ['read:traces', 'read:organizations', 'read:applications'] },
+      }),
+    );
 
-    const token = ok(await anonymous.POST('/auth/token', { body: { grant_type: 'client_credentials', client_id: created.api_key, client_secret: created.api_secret } }));
+    const token = ok(
+      await anonymous.POST('/auth/token', {
+        body: { grant_type: 'client_credentials', client_id: created.api_key, client_secret: created.api_secret },
+      }),
+    );
     const asKey = as(token.access_token);
     expect(ok(await asKey.GET('/organizations/{org_id}', { params: { path: { org_id: orgId } } })).role).to.equal('member');
     expect(ok(await asKey.GET('/applications/{app_id}', { params: { path: { app_id: appId } } })).pricing_plan).to.equal('pro');
@@ -65,22 +91,34 @@ onEachDatabase('generated management client runs the lifecycle story', (app) => 
 
     const rotated = ok(await bob.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: created.api_key } } }));
     expect((await asKey.GET('/organizations/{org_id}', { params: { path: { org_id: orgId } } })).response.status).to.equal(401);
-    const stale = await anonymous.POST('/auth/token', { body: { grant_type: 'client_credentials', client_id: created.api_key, client_secret: created.api_secret } });
+    const stale = await anonymous.POST('/auth/token', {
+      body: { grant_type: 'client_credentials', client_id: created.api_key, client_secret: created.api_secret },
+    });
     expect(stale.response.status).to.equal(401);
     expect(stale.error).to.include({ error: 'invalid_client' });
-    const fresh = ok(await anonymous.POST('/auth/token', { body: { grant_type: 'client_credentials', client_id: created.api_key, client_secret: rotated.api_secret } }));
+    const fresh = ok(
+      await anonymous.POST('/auth/token', {
+        body: { grant_type: 'client_credentials', client_id: created.api_key, client_secret: rotated.api_secret },
+      }),
+    );
 
-    const updated = ok(await bob.PATCH('/api-keys/{api_key}', { params: { path: { api_key: created.api_key } }, body: { permissions: ['read:traces'] } }));
+    const updated = ok(
+      await bob.PATCH('/api-keys/{api_key}', { params: { path: { api_key: created.api_key } }, body: { permissions: ['read:traces'] } }),
+    );
     expect(updated.permissions).to.deep.equal(['read:traces']);
     const listed = ok(await bob.GET('/api-keys', { params: { query: { app_id: appId } } }));
     expect(listed.pagination.total).to.equal(1);
     expect(listed.data[0]).to.not.have.property('api_secret');
 
     ok(await bob.DELETE('/api-keys/{api_key}', { params: { path: { api_key: created.api_key } } }));
-    expect((await as(fresh.access_token).GET('/applications/{app_id}', { params: { path: { app_id: appId } } })).response.status).to.equal(401);
+    expect((await as(fresh.access_token).GET('/applications/{app_id}', { params: { path: { app_id: appId } } })).response.status).to.equal(
+      401,
+    );
 
     const second = ok(await bob.POST('/api-keys', { body: { app_id: appId, name: 'writer', permissions: ['write:traces'] } }));
-    const renamed = ok(await bob.PATCH('/applications/{app_id}', { params: { path: { app_id: appId } }, body: { name: 'Checkout (prod)' } }));
+    const renamed = ok(
+      await bob.PATCH('/applications/{app_id}', { params: { path: { app_id: appId } }, body: { name: 'Checkout (prod)' } }),
+    );
     expect(renamed.name).to.equal('Checkout (prod)');
     const blocked = await alice.DELETE('/organizations/{org_id}', { params: { path: { org_id: orgId } } });
     expect(blocked.response.status).to.equal(400);

@@ -20,7 +20,10 @@ onEachDatabase('dashboard audit log', (app) => {
     this.timeout(120_000);
     const owner = await seedUser(app(), 'Olga');
     const member = await seedUser(app(), 'Mark');
-    const orgId = await seedOrganization(app().server.knex, [[owner.userId, 'owner'], [member.userId, 'member']]);
+    const orgId = await seedOrganization(app().server.knex, [
+      [owner.userId, 'owner'],
+      [member.userId, 'member'],
+    ]);
     // Older events first (a day ago, one a minute), then three changes through the API: the newest.
     const dayAgo = Date.now() - 86_400_000;
     for (let index = 0; index < OLDER_EVENTS; index += 1) {
@@ -40,7 +43,13 @@ onEachDatabase('dashboard audit log', (app) => {
       });
     }
     expectStatus(await call(app().url, 'PATCH', `/organizations/${orgId}`, { token: owner.token, json: { name: 'Audited Org' } }), 200);
-    expectStatus(await call(app().url, 'POST', '/applications', { token: owner.token, json: { organization_id: orgId, name: 'Audited app', region: 'EU' } }), 201);
+    expectStatus(
+      await call(app().url, 'POST', '/applications', {
+        token: owner.token,
+        json: { organization_id: orgId, name: 'Audited app', region: 'EU' },
+      }),
+      201,
+    );
 
     const watch = await openPage(browser());
     const memberWatch = await openPage(browser());
@@ -56,7 +65,9 @@ onEachDatabase('dashboard audit log', (app) => {
       expect(await rows.count()).to.equal(21);
       const newest = await rows.nth(1).innerText();
       expect(newest).to.include('createApplication').and.include('application').and.include('you').and.include('name: Audited app');
-      expect(await rows.nth(2).innerText()).to.include('updateOrganization').and.include('→ Audited Org');
+      expect(await rows.nth(2).innerText())
+        .to.include('updateOrganization')
+        .and.include('→ Audited Org');
       expect(await accessibilityViolations(page), 'organization view with the audit log').to.deep.equal([]);
       await screenshot(page, `audit-log-${app().database}`);
 

@@ -27,8 +27,16 @@ onEachDatabase('dashboard on the demo data', (app) => {
     const end = new Date(Date.now() + 60_000);
     const window = new URLSearchParams({ start_time: new Date(end.getTime() - 2 * 86_400_000).toISOString(), end_time: end.toISOString() });
     const api = async (path: string) => {
-      const response = await fetch(`${app().url}${path}?${window}&limit=100`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'X-Vendor-App-Id': appId, 'Content-Type': 'application/json' }, body: '{}' });
-      return (await response.json()) as { pagination: { total: number }; trace_count: number; metrics: { total_cost: { mean: number } } } & Record<string, unknown>;
+      const response = await fetch(`${app().url}${path}?${window}&limit=100`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'X-Vendor-App-Id': appId, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      return (await response.json()) as {
+        pagination: { total: number };
+        trace_count: number;
+        metrics: { total_cost: { mean: number } };
+      } & Record<string, unknown>;
     };
     const listed = await api('/traces');
 
@@ -46,7 +54,10 @@ onEachDatabase('dashboard on the demo data', (app) => {
       shown.searchParams.set('from', window.get('start_time') as string);
       shown.searchParams.set('to', window.get('end_time') as string);
       await page.goto(shown.toString());
-      await page.getByTestId('traces-count').filter({ hasText: `of ${listed.pagination.total}` }).waitFor();
+      await page
+        .getByTestId('traces-count')
+        .filter({ hasText: `of ${listed.pagination.total}` })
+        .waitFor();
       expect(listed.pagination.total).to.be.at.least(6);
       await screenshot(page, `demo-traces-${app().database}`);
       expect(await accessibilityViolations(page), 'traces view on the demo').to.deep.equal([]);

@@ -8,7 +8,15 @@ import { ExportResultCode } from '@opentelemetry/core';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { accessibilityViolations, openPage, screenshot, useBrowser } from '../support/dashboard.js';
-import { createApplication, createKey, createOrganization, expectNoPageFailures, exporterFromPage, openApplication, signIn } from '../support/dashboard-pages.js';
+import {
+  createApplication,
+  createKey,
+  createOrganization,
+  expectNoPageFailures,
+  exporterFromPage,
+  openApplication,
+  signIn,
+} from '../support/dashboard-pages.js';
 import { expectExported, exportSpans, recordTrace } from '../support/otel.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -57,7 +65,9 @@ onEachDatabase(
         await page.getByLabel('Search child spans').check();
         await page.getByRole('button', { name: 'Apply filter' }).click();
         await page.getByTestId('traces-count').filter({ hasText: 'Traces 1–1 of 1' }).waitFor();
-        expect(await page.locator('table.traces-table tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-trace-id')))).to.deep.equal([paid.traceId]);
+        expect(
+          await page.locator('table.traces-table tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-trace-id'))),
+        ).to.deep.equal([paid.traceId]);
         await checkView(page, `journey-3-traces-${db}`);
 
         // Its waterfall: the root and its child, with the child's cost on its bar.

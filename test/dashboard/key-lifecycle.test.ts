@@ -8,12 +8,22 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { call } from '../support/contract.js';
 import { accessibilityViolations, openPage, screenshot, useBrowser } from '../support/dashboard.js';
-import { createApplication, createKey, createOrganization, expectNoPageFailures, openApplication, signIn } from '../support/dashboard-pages.js';
+import {
+  createApplication,
+  createKey,
+  createOrganization,
+  expectNoPageFailures,
+  openApplication,
+  signIn,
+} from '../support/dashboard-pages.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 function exportStatus(app: TestServer, apiKey: string, secret: string): Promise<number> {
   const authorization = `Basic ${Buffer.from(`${apiKey}:${secret}`).toString('base64')}`;
-  return call(app.url, 'POST', '/v1/traces', { headers: { 'Content-Type': 'application/json', Authorization: authorization }, rawBody: '{}' }).then((response) => response.status);
+  return call(app.url, 'POST', '/v1/traces', {
+    headers: { 'Content-Type': 'application/json', Authorization: authorization },
+    rawBody: '{}',
+  }).then((response) => response.status);
 }
 
 async function storedExpiry(app: TestServer, apiKey: string): Promise<number | null> {
@@ -82,7 +92,10 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       expect(await storedExpiry(app(), apiKey)).to.equal(null);
 
       // A passed expiry (the stored instant moved back, as a clock would): "Expired", and refused.
-      await app().server.knex('api_keys').where({ id: apiKey }).update({ expires_at: Date.now() - 60_000 });
+      await app()
+        .server.knex('api_keys')
+        .where({ id: apiKey })
+        .update({ expires_at: Date.now() - 60_000 });
       expect(await exportStatus(app(), apiKey, secret)).to.equal(401);
       await page.getByRole('button', { name: 'I have saved the secret, hide it' }).click();
       await page.reload();
@@ -91,7 +104,10 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       expect(await accessibilityViolations(page), 'application view with an expired key').to.deep.equal([]);
       // Moving the expiry ahead in the page brings the key back.
       await row.getByRole('button', { name: 'Edit expiring exporter' }).click();
-      await page.getByRole('form', { name: 'Edit expiring exporter' }).getByLabel(/^Expires/).fill(local);
+      await page
+        .getByRole('form', { name: 'Edit expiring exporter' })
+        .getByLabel(/^Expires/)
+        .fill(local);
       await page.getByRole('form', { name: 'Edit expiring exporter' }).getByRole('button', { name: 'Save key' }).click();
       await row.getByTestId('key-expiry').getByText('Expired').waitFor({ state: 'detached' });
       expect(await row.getByTestId('key-expiry').locator('time').getAttribute('datetime')).to.equal(new Date(expected).toISOString());
@@ -99,7 +115,10 @@ onEachDatabase('dashboard key lifecycle', (app) => {
 
       // Rotate leaving the old secret an hour: both work; the panel and the row say until when.
       await row.getByRole('button', { name: 'Rotate secret of expiring exporter' }).click();
-      await page.getByRole('group', { name: 'Rotate secret of expiring exporter' }).getByLabel('The current secret').selectOption({ label: 'works for 1 more hour' });
+      await page
+        .getByRole('group', { name: 'Rotate secret of expiring exporter' })
+        .getByLabel('The current secret')
+        .selectOption({ label: 'works for 1 more hour' });
       await page.getByRole('button', { name: 'Yes, rotate' }).click();
       await panel.getByRole('heading', { name: 'New secret of “expiring exporter”' }).waitFor();
       const newSecret = await panel.getByTestId('api-secret').innerText();
@@ -137,7 +156,11 @@ onEachDatabase('dashboard key lifecycle', (app) => {
     try {
       // The page's timers on Playwright's clock, so the list's interval can be run through at once.
       await page.clock.install();
-      await signIn(watch, app(), { subject: `ui-last-used-${app().database}`, email: `last-used-${app().database}@example.com`, name: 'Lou Used' });
+      await signIn(watch, app(), {
+        subject: `ui-last-used-${app().database}`,
+        email: `last-used-${app().database}@example.com`,
+        name: 'Lou Used',
+      });
       await createOrganization(page, 'Last Used Org');
       await createApplication(page, 'Last used app');
       await openApplication(page, 'Last used app');
@@ -148,7 +171,8 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       await page.getByRole('button', { name: 'I have saved the secret, hide it' }).click();
       expect(byInterval.apiKey).not.to.equal(byVisibility.apiKey);
       await page.evaluate(`window.sameDocument = true`);
-      const lastUsed = (apiKey: string) => page.getByTestId('api-keys').getByRole('row').filter({ hasText: apiKey }).getByTestId('key-last-used');
+      const lastUsed = (apiKey: string) =>
+        page.getByTestId('api-keys').getByRole('row').filter({ hasText: apiKey }).getByTestId('key-last-used');
       const shown = (epochMs: number) => page.evaluate((value) => new Date(value).toLocaleString(), epochMs);
       await lastUsed(byVisibility.apiKey).getByText('never').waitFor();
       await lastUsed(byInterval.apiKey).getByText('never').waitFor();
@@ -164,7 +188,9 @@ onEachDatabase('dashboard key lifecycle', (app) => {
 
       // Visible again: read at once, and the row says when the key was used.
       await setVisibility(page, 'visible');
-      await lastUsed(byVisibility.apiKey).getByText(await shown(usedAt), { exact: true }).waitFor();
+      await lastUsed(byVisibility.apiKey)
+        .getByText(await shown(usedAt), { exact: true })
+        .waitFor();
       expect(listReads.length, 'one read on becoming visible').to.equal(readsWhileHidden + 1);
       // The event again without a change (browsers repeat it) reads nothing more.
       await setVisibility(page, 'visible');
@@ -177,7 +203,9 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       await page.clock.runFor(KEYS_REFRESH_MS / 2);
       expect(await lastUsed(byInterval.apiKey).innerText(), 'before the interval').to.equal('never');
       await page.clock.runFor(KEYS_REFRESH_MS / 2);
-      await lastUsed(byInterval.apiKey).getByText(await shown(intervalUsedAt), { exact: true }).waitFor();
+      await lastUsed(byInterval.apiKey)
+        .getByText(await shown(intervalUsedAt), { exact: true })
+        .waitFor();
       expect(listReads.length, 'one read per interval').to.equal(readsWhileHidden + 2);
 
       // A refresh that cannot reach the service says so and keeps the list shown; the next one clears it.

@@ -80,7 +80,11 @@ onEachDatabase(
       ({ user, as, appId } = await ownerWithApplication(app(), 'Liv Live'));
       const key = await createApiKey(as, appId, ['write:traces', 'read:traces']);
       const token = await keyToken(app(), key.apiKey, key.secret);
-      exporter = new OTLPTraceExporter({ url: `${app().url}/v1/traces`, headers: { Authorization: `Bearer ${token}`, 'X-Vendor-App-Id': appId }, timeoutMillis: 10_000 });
+      exporter = new OTLPTraceExporter({
+        url: `${app().url}/v1/traces`,
+        headers: { Authorization: `Bearer ${token}`, 'X-Vendor-App-Id': appId },
+        timeoutMillis: 10_000,
+      });
       relay = new StreamWatchingRelay(Number(new URL(app().url).port));
       await relay.start();
     });
@@ -153,7 +157,12 @@ onEachDatabase(
         expect(resumed['last-event-id'], 'the reconnection resumes after the last event seen').to.match(/^[0-9][0-9a-z_.,]*$/);
         await sendSpan('live-after-drop');
         await row(page, 'live-after-drop').waitFor({ timeout: 5000 });
-        expect(await page.locator('table.live-spans tbody tr a').allTextContents()).to.deep.equal(['live-after-drop', 'live-during-drop', 'live-while-paused', hostile]);
+        expect(await page.locator('table.live-spans tbody tr a').allTextContents()).to.deep.equal([
+          'live-after-drop',
+          'live-during-drop',
+          'live-while-paused',
+          hostile,
+        ]);
         await screenshot(page, `live-${app().database}`);
         expect(await accessibilityViolations(page), 'live view').to.deep.equal([]);
         expect(relay.openStreams).to.equal(1);

@@ -8,7 +8,15 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { expect } from 'chai';
 import { accessibilityViolations, openPage, screenshot, useBrowser } from '../support/dashboard.js';
-import { createApplication, createKey, createOrganization, expectNoPageFailures, exporterFromPage, openApplication, signIn } from '../support/dashboard-pages.js';
+import {
+  createApplication,
+  createKey,
+  createOrganization,
+  expectNoPageFailures,
+  exporterFromPage,
+  openApplication,
+  signIn,
+} from '../support/dashboard-pages.js';
 import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
@@ -18,7 +26,9 @@ let spanCounter = 0;
 async function oneSpan() {
   spanCounter += 1;
   const name = `ui export ${spanCounter}`;
-  const spans = await recordSpans({ 'service.name': 'dashboard-key' }, (tracer) => tracer.startSpan(name, { kind: SpanKind.INTERNAL }).end());
+  const spans = await recordSpans({ 'service.name': 'dashboard-key' }, (tracer) =>
+    tracer.startSpan(name, { kind: SpanKind.INTERNAL }).end(),
+  );
   return { name, spans };
 }
 
@@ -29,7 +39,12 @@ async function storedNames(app: TestServer, appId: string): Promise<string[]> {
 
 /** The role of the person with this e-mail in their (test's only) organization, or undefined once removed. */
 async function membershipRole(app: TestServer, email: string): Promise<string | undefined> {
-  const row = await app.server.knex('memberships').join('users', 'users.id', 'memberships.user_id').where('users.email', email).whereNull('memberships.deleted_at').first('memberships.role');
+  const row = await app.server
+    .knex('memberships')
+    .join('users', 'users.id', 'memberships.user_id')
+    .where('users.email', email)
+    .whereNull('memberships.deleted_at')
+    .first('memberships.role');
   return row?.role;
 }
 
@@ -43,7 +58,6 @@ function expectRefused(result: ExportResult, status: number): void {
   expect((result.error as Error & { code?: number }).code).to.equal(status);
 }
 
-
 onEachDatabase('dashboard management views', (app) => {
   const browser = useBrowser();
 
@@ -54,7 +68,11 @@ onEachDatabase('dashboard management views', (app) => {
     const exporters: ProtoTraceExporter[] = [];
     try {
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app().url });
-      await signIn(watch, app(), { subject: `ui-owner-${app().database}`, email: `owner-${app().database}@example.com`, name: 'Olivia Owner' });
+      await signIn(watch, app(), {
+        subject: `ui-owner-${app().database}`,
+        email: `owner-${app().database}@example.com`,
+        name: 'Olivia Owner',
+      });
       await page.getByRole('heading', { level: 1, name: 'Organizations' }).waitFor();
       expect(await accessibilityViolations(page), 'organizations view, empty').to.deep.equal([]);
 
@@ -65,8 +83,12 @@ onEachDatabase('dashboard management views', (app) => {
       await page.getByRole('form', { name: 'Organization details' }).waitFor();
       await createApplication(page, 'Checkout service');
       const row = page.getByTestId('applications').getByRole('row').filter({ hasText: 'Checkout service' });
-      expect(await row.innerText()).to.include('EU').and.include('pro');
-      expect(await row.getByRole('link', { name: 'Traces of Checkout service' }).getAttribute('href')).to.match(/^\/ui\/traces\?app=app_\w+$/);
+      expect(await row.innerText())
+        .to.include('EU')
+        .and.include('pro');
+      expect(await row.getByRole('link', { name: 'Traces of Checkout service' }).getAttribute('href')).to.match(
+        /^\/ui\/traces\?app=app_\w+$/,
+      );
       await screenshot(page, `management-organization-owner-${app().database}`);
       expect(await accessibilityViolations(page), 'organization view (owner)').to.deep.equal([]);
 
@@ -75,7 +97,9 @@ onEachDatabase('dashboard management views', (app) => {
       const first = await createKey(page, 'CI exporter', ['read:traces']);
       expect(first.apiKey).to.match(/^ak_/);
       expect(first.secret).to.match(/^as_/);
-      expect(await page.getByTestId('api-keys').getByRole('row').filter({ hasText: first.apiKey }).innerText()).to.include('write:traces').and.include('read:traces');
+      expect(await page.getByTestId('api-keys').getByRole('row').filter({ hasText: first.apiKey }).innerText())
+        .to.include('write:traces')
+        .and.include('read:traces');
 
       // The copy button puts the secret on the clipboard.
       await page.getByRole('button', { name: 'Copy secret' }).click();
@@ -87,7 +111,9 @@ onEachDatabase('dashboard management views', (app) => {
       exporters.push(shown.exporter);
       expect(shown.env.OTEL_EXPORTER_OTLP_ENDPOINT).to.equal(app().url);
       expect(shown.env.OTEL_EXPORTER_OTLP_PROTOCOL).to.equal('http/protobuf');
-      expect(shown.env.OTEL_EXPORTER_OTLP_HEADERS).to.equal(`Authorization=${encodeURIComponent(`Basic ${Buffer.from(`${first.apiKey}:${first.secret}`).toString('base64')}`)}`);
+      expect(shown.env.OTEL_EXPORTER_OTLP_HEADERS).to.equal(
+        `Authorization=${encodeURIComponent(`Basic ${Buffer.from(`${first.apiKey}:${first.secret}`).toString('base64')}`)}`,
+      );
       const sent = await oneSpan();
       expectExported(await exportSpans(shown.exporter, sent.spans));
       expect(await storedNames(app(), appId)).to.deep.equal([sent.name]);
@@ -99,7 +125,9 @@ onEachDatabase('dashboard management views', (app) => {
       await page.getByTestId('api-keys').getByRole('row').filter({ hasText: first.apiKey }).waitFor();
       expect(await page.getByTestId('key-secret-panel').count()).to.equal(0);
       expect(await page.content()).not.to.include(first.secret);
-      expect(await page.evaluate('JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage })')).not.to.include(first.secret);
+      expect(await page.evaluate('JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage })')).not.to.include(
+        first.secret,
+      );
       await screenshot(page, `management-application-${app().database}`);
       expect(await accessibilityViolations(page), 'application view').to.deep.equal([]);
 
@@ -125,7 +153,9 @@ onEachDatabase('dashboard management views', (app) => {
       await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Organizations' }).click();
       const listed = page.getByRole('row').filter({ hasText: 'Acme Observability' });
       await listed.waitFor();
-      expect(await listed.innerText()).to.include('Owner').and.include('Checkout service');
+      expect(await listed.innerText())
+        .to.include('Owner')
+        .and.include('Checkout service');
       expect(await listed.getByRole('link', { name: 'Acme Observability' }).getAttribute('href')).to.equal(`/ui/organizations/${orgId}`);
       await screenshot(page, `management-organizations-${app().database}`);
       expect(await accessibilityViolations(page), 'organizations view').to.deep.equal([]);
@@ -142,7 +172,11 @@ onEachDatabase('dashboard management views', (app) => {
     const member = await openPage(browser());
     const memberEmail = `bob-${app().database}@example.com`;
     try {
-      await signIn(owner, app(), { subject: `ui-owner2-${app().database}`, email: `owner2-${app().database}@example.com`, name: 'Oscar Owner' });
+      await signIn(owner, app(), {
+        subject: `ui-owner2-${app().database}`,
+        email: `owner2-${app().database}@example.com`,
+        name: 'Oscar Owner',
+      });
       await createOrganization(owner.page, 'Shared Org');
       await createApplication(owner.page, 'Owner app', 'US', 'free');
       const addForm = owner.page.getByRole('form', { name: 'Add a member' });
@@ -155,7 +189,9 @@ onEachDatabase('dashboard management views', (app) => {
       await signIn(member, app(), { subject: `ui-bob-${app().database}`, email: memberEmail, name: 'Bob Member' });
       const listed = member.page.getByRole('row').filter({ hasText: 'Shared Org' });
       await listed.waitFor();
-      expect(await listed.innerText()).to.include('Member').and.include('Owner app');
+      expect(await listed.innerText())
+        .to.include('Member')
+        .and.include('Owner app');
       await listed.getByRole('link', { name: 'Shared Org' }).click();
       await member.page.getByTestId('members').getByRole('row').filter({ hasText: 'Oscar Owner' }).waitFor();
       await member.page.getByTestId('applications').getByRole('link', { name: 'Owner app', exact: true }).waitFor();
@@ -195,7 +231,9 @@ onEachDatabase('dashboard management views', (app) => {
       await edit.getByRole('button', { name: 'Save key' }).click();
       const edited = member.page.getByTestId('api-keys').getByRole('row').filter({ hasText: 'member reader' });
       await edited.waitFor();
-      expect(await edited.innerText()).to.include('read:traces').and.not.include('write:traces');
+      expect(await edited.innerText())
+        .to.include('read:traces')
+        .and.not.include('write:traces');
 
       // The owner's controls work: Bob becomes an owner (and then sees the owner's actions), then is removed.
       await owner.page.reload();
@@ -227,7 +265,11 @@ onEachDatabase('dashboard management views', (app) => {
     const watch = await openPage(browser());
     const { page, context } = watch;
     try {
-      await signIn(watch, app(), { subject: `ui-owner3-${app().database}`, email: `owner3-${app().database}@example.com`, name: 'Otto Owner' });
+      await signIn(watch, app(), {
+        subject: `ui-owner3-${app().database}`,
+        email: `owner3-${app().database}@example.com`,
+        name: 'Otto Owner',
+      });
       await createOrganization(page, 'Errors Inc');
       await createApplication(page, 'Still here');
 
@@ -238,7 +280,10 @@ onEachDatabase('dashboard management views', (app) => {
         await addForm.getByRole('button', { name: 'Add member' }).click();
         if (attempt === 0) await page.getByTestId('members').getByRole('row').filter({ hasText: 'twice@example.com' }).waitFor();
       }
-      await addForm.getByRole('alert').filter({ hasText: 'The member was not added: User is already a member of this organization' }).waitFor();
+      await addForm
+        .getByRole('alert')
+        .filter({ hasText: 'The member was not added: User is already a member of this organization' })
+        .waitFor();
 
       // 422: a tax id the document's pattern refuses, named by its field.
       const details = page.getByRole('form', { name: 'Organization details' });

@@ -31,13 +31,22 @@ interface TraceSpec {
 
 /** A request span with one LLM call under it, carrying the cost and billing attributes. */
 function record(tracer: Tracer, spec: TraceSpec): void {
-  const root = tracer.startSpan(`POST /${spec.service}`, { kind: SpanKind.SERVER, startTime: spec.startMs, attributes: { 'vendor.unit': spec.service } });
+  const root = tracer.startSpan(`POST /${spec.service}`, {
+    kind: SpanKind.SERVER,
+    startTime: spec.startMs,
+    attributes: { 'vendor.unit': spec.service },
+  });
   const llm = tracer.startSpan(
     'llm.generate',
     {
       kind: SpanKind.CLIENT,
       startTime: spec.startMs + 5,
-      attributes: { 'vendor.unit': 'llm', 'vendor.cost': spec.cost, 'vendor.billing.sku_name': spec.sku, 'gen_ai.request.model': spec.model },
+      attributes: {
+        'vendor.unit': 'llm',
+        'vendor.cost': spec.cost,
+        'vendor.billing.sku_name': spec.sku,
+        'gen_ai.request.model': spec.model,
+      },
     },
     trace.setSpan(context.active(), root),
   );
@@ -46,10 +55,16 @@ function record(tracer: Tracer, spec: TraceSpec): void {
 }
 
 async function sendTraces(app: TestServer, appId: string, token: string, specs: TraceSpec[]): Promise<void> {
-  const exporter = new OTLPTraceExporter({ url: `${app.url}/v1/traces`, headers: { Authorization: `Bearer ${token}`, 'X-Vendor-App-Id': appId }, timeoutMillis: 10_000 });
+  const exporter = new OTLPTraceExporter({
+    url: `${app.url}/v1/traces`,
+    headers: { Authorization: `Bearer ${token}`, 'X-Vendor-App-Id': appId },
+    timeoutMillis: 10_000,
+  });
   try {
     for (const service of new Set(specs.map((spec) => spec.service))) {
-      const spans = await recordSpans({ 'service.name': service }, (tracer) => specs.filter((spec) => spec.service === service).forEach((spec) => record(tracer, spec)));
+      const spans = await recordSpans({ 'service.name': service }, (tracer) =>
+        specs.filter((spec) => spec.service === service).forEach((spec) => record(tracer, spec)),
+      );
       expectExported(await exportSpans(exporter, spans));
     }
   } finally {
@@ -81,7 +96,9 @@ function expectSameFigures(shown: Awaited<ReturnType<typeof shownMetrics>>, answ
       const { value, text } = shown[figure][statistic];
       expect(value, `${figure} ${statistic}`).to.equal(expected);
       const read = Number(text.replace(/,/g, ''));
-      expect(Math.abs(read - expected), `${figure} ${statistic} shown as ${text}`).to.be.at.most(Math.max(0.005, Math.abs(expected) * 1e-5));
+      expect(Math.abs(read - expected), `${figure} ${statistic} shown as ${text}`).to.be.at.most(
+        Math.max(0.005, Math.abs(expected) * 1e-5),
+      );
     }
   }
 }
@@ -92,10 +109,12 @@ async function legendLabels(page: Page, chart: string): Promise<string[]> {
 
 /** The sum of a chart's data-table column (the table lists the buckets holding data). */
 async function tableColumnSum(page: Page, chart: string, column: number): Promise<number> {
-  const cells = await page.locator(`#${chart} .chart-table tbody tr`).evaluateAll(
-    (rows, index) => rows.map((row) => Number(row.querySelectorAll('td')[index as number]?.getAttribute('data-value') || 0)),
-    column,
-  );
+  const cells = await page
+    .locator(`#${chart} .chart-table tbody tr`)
+    .evaluateAll(
+      (rows, index) => rows.map((row) => Number(row.querySelectorAll('td')[index as number]?.getAttribute('data-value') || 0)),
+      column,
+    );
   return cells.reduce((sum, value) => sum + value, 0);
 }
 
@@ -148,12 +167,20 @@ onEachDatabase('dashboard metrics view', (app) => {
       await page.goto(viewUrl());
       await page.getByTestId('trace-count').filter({ hasText: /^4$/ }).waitFor();
       expectSameFigures(await shownMetrics(page), all);
-      expect(Number(await page.getByTestId('total-cost').getAttribute('data-value'))).to.be.closeTo(0.0042 + 0.002 + 0.0011 + 0.0007, 1e-12);
+      expect(Number(await page.getByTestId('total-cost').getAttribute('data-value'))).to.be.closeTo(
+        0.0042 + 0.002 + 0.0011 + 0.0007,
+        1e-12,
+      );
       expect(await page.getByTestId('active-filter').textContent()).to.include('No filter');
 
       // The cost chart, grouped by service (the default): one series per group the engine lists.
       const byService = await engineAnswer('/engine/analytics', {
-        grain: 'spans', group_by: ['service_name'], granularity: 'auto', measures: [{ fn: 'sum', field: 'cost' }], order_by: { measure: 0, direction: 'desc' }, row_limit: 8,
+        grain: 'spans',
+        group_by: ['service_name'],
+        granularity: 'auto',
+        measures: [{ fn: 'sum', field: 'cost' }],
+        order_by: { measure: 0, direction: 'desc' },
+        row_limit: 8,
       });
       await page.locator('#cost-chart canvas').first().waitFor();
       expect(byService.groups.map((group: any) => group.key.service_name)).to.deep.equal(['checkout', 'search']);
@@ -167,16 +194,29 @@ onEachDatabase('dashboard metrics view', (app) => {
       await page.locator('#p95-chart canvas').first().waitFor();
       expect(await page.locator('#count-chart').getAttribute('data-series-count')).to.equal('1');
       expect(await tableColumnSum(page, 'count-chart', 0)).to.equal(4);
-      const traffic = await engineAnswer('/engine/analytics', { grain: 'traces', granularity: 'auto', measures: [{ fn: 'count' }, { fn: 'p95', field: 'duration_ms' }] });
+      const traffic = await engineAnswer('/engine/analytics', {
+        grain: 'traces',
+        granularity: 'auto',
+        measures: [{ fn: 'count' }, { fn: 'p95', field: 'duration_ms' }],
+      });
       const p95s = traffic.groups[0].points.map((point: any) => point.values[1]).sort();
-      const shownP95s = (await page.locator('#p95-chart .chart-table tbody td').evaluateAll((cells) => cells.map((cell) => Number(cell.getAttribute('data-value'))))).sort();
+      const shownP95s = (
+        await page
+          .locator('#p95-chart .chart-table tbody td')
+          .evaluateAll((cells) => cells.map((cell) => Number(cell.getAttribute('data-value'))))
+      ).sort();
       expect(shownP95s).to.deep.equal(p95s);
 
       // Grouped by model (a preset of the select): the URL says so, the series follow the engine.
       await page.locator('fieldset.group-by select').selectOption(MODEL);
       await page.waitForURL(/group=span_attributes\.gen_ai\.request\.model/);
       const byModel = await engineAnswer('/engine/analytics', {
-        grain: 'spans', group_by: [MODEL], granularity: 'auto', measures: [{ fn: 'sum', field: 'cost' }], order_by: { measure: 0, direction: 'desc' }, row_limit: 8,
+        grain: 'spans',
+        group_by: [MODEL],
+        granularity: 'auto',
+        measures: [{ fn: 'sum', field: 'cost' }],
+        order_by: { measure: 0, direction: 'desc' },
+        row_limit: 8,
       });
       const modelLabels = byModel.groups.map((group: any) => group.key[MODEL] ?? '(none)');
       expect(modelLabels).to.deep.equal(['gemini-2.5-pro', 'gemini-2.5-flash', '(none)']);
@@ -190,9 +230,18 @@ onEachDatabase('dashboard metrics view', (app) => {
       await page.getByRole('button', { name: 'Group', exact: true }).click();
       await page.locator('#cost-chart .chart-legend .legend-label').filter({ hasText: 'Pro output tokens' }).waitFor();
       const bySku = await engineAnswer('/engine/analytics', {
-        grain: 'spans', group_by: ['billing.sku_name'], granularity: 'auto', measures: [{ fn: 'sum', field: 'cost' }], order_by: { measure: 0, direction: 'desc' }, row_limit: 8,
+        grain: 'spans',
+        group_by: ['billing.sku_name'],
+        granularity: 'auto',
+        measures: [{ fn: 'sum', field: 'cost' }],
+        order_by: { measure: 0, direction: 'desc' },
+        row_limit: 8,
       });
-      expect(bySku.groups.map((group: any) => group.key['billing.sku_name'] ?? '(none)')).to.deep.equal(['Pro output tokens', 'Flash output tokens', '(none)']);
+      expect(bySku.groups.map((group: any) => group.key['billing.sku_name'] ?? '(none)')).to.deep.equal([
+        'Pro output tokens',
+        'Flash output tokens',
+        '(none)',
+      ]);
       expect(await legendLabels(page, 'cost-chart')).to.deep.equal(['Pro output tokens', 'Flash output tokens', '(none)']);
       expect(page.url()).to.include('group=billing.sku_name');
       await page.locator('#cost-chart details summary').click();

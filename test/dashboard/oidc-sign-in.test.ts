@@ -34,7 +34,9 @@ async function sessionToken(page: Page): Promise<string | undefined> {
 /** What the tab keeps for signing out at the provider, if anything. */
 async function providerSignOut(page: Page): Promise<{ endSessionEndpoint: string; idToken: string; clientId: string } | undefined> {
   const raw = (await page.evaluate(`sessionStorage.getItem('spanledger.session')`)) as string | null;
-  return raw ? (JSON.parse(raw) as { providerSignOut?: { endSessionEndpoint: string; idToken: string; clientId: string } }).providerSignOut : undefined;
+  return raw
+    ? (JSON.parse(raw) as { providerSignOut?: { endSessionEndpoint: string; idToken: string; clientId: string } }).providerSignOut
+    : undefined;
 }
 
 /** Everything the tab keeps in sessionStorage, as one string. */
@@ -73,7 +75,12 @@ for (const database of testDatabases()) {
     let app: RunningServer;
 
     before(async function () {
-      provider = await startOidcProvider({ clientId: CLIENT_ID, audience: AUDIENCE, permissions: PERMISSIONS, users: { carol: { name: 'Carol Provider', email: 'carol@provider.test' } } });
+      provider = await startOidcProvider({
+        clientId: CLIENT_ID,
+        audience: AUDIENCE,
+        permissions: PERMISSIONS,
+        users: { carol: { name: 'Carol Provider', email: 'carol@provider.test' } },
+      });
       app = await startTestServer(database, { ...provider.env, OIDC_DASHBOARD_PROVIDER_NAME: PROVIDER_NAME });
       provider.registerDashboard(app.url);
     });
@@ -109,19 +116,28 @@ for (const database of testDatabases()) {
 
         // Neither the code nor any token in the history or in a request that reached the service.
         const history = await historyUrls(page);
-        expect(history.some((url) => url.startsWith(provider.issuer)), 'the provider is in the history').to.equal(true);
+        expect(
+          history.some((url) => url.startsWith(provider.issuer)),
+          'the provider is in the history',
+        ).to.equal(true);
         for (const url of [...history, ...serviceRequests]) {
           expect(parameterNames(url), url).not.to.include.oneOf(['code', 'access_token', 'id_token', 'state']);
           expect(url).not.to.include(token);
         }
-        expect(serviceRequests.some((url) => url.includes('/ui/sign-in/callback')), 'the callback page was loaded from the service').to.equal(true);
+        expect(
+          serviceRequests.some((url) => url.includes('/ui/sign-in/callback')),
+          'the callback page was loaded from the service',
+        ).to.equal(true);
 
         // The token works on the management API: a new organization, owned by this user.
         const created = (await page.evaluate(`fetch('/organizations', {
           method: 'POST',
           headers: { Authorization: 'Bearer ' + JSON.parse(sessionStorage.getItem('spanledger.session')).token, 'Content-Type': 'application/json' },
           body: JSON.stringify({ name: 'Made via OIDC' }),
-        }).then(async (response) => ({ status: response.status, body: await response.json() }))`)) as { status: number; body: { id: string; role: string } };
+        }).then(async (response) => ({ status: response.status, body: await response.json() }))`)) as {
+          status: number;
+          body: { id: string; role: string };
+        };
         expect(created.status).to.equal(201);
         expect(created.body.role, 'the signed-in user owns it').to.equal('owner');
         await screenshot(page, `oidc-signed-in-${database.name}`);
@@ -137,7 +153,11 @@ for (const database of testDatabases()) {
         await page.getByRole('button', { name: 'Sign out' }).click();
         await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
         const endSession = new URL(page.url()).searchParams;
-        expect(Object.fromEntries(endSession)).to.deep.equal({ id_token_hint: idToken, client_id: CLIENT_ID, post_logout_redirect_uri: `${app.url}/ui/sign-in` });
+        expect(Object.fromEntries(endSession)).to.deep.equal({
+          id_token_hint: idToken,
+          client_id: CLIENT_ID,
+          post_logout_redirect_uri: `${app.url}/ui/sign-in`,
+        });
         await page.getByRole('button', { name: 'Yes, sign me out' }).click();
         await page.waitForURL(`${app.url}/ui/sign-in`);
         await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
@@ -221,7 +241,10 @@ for (const database of testDatabases()) {
         expect(await sessionToken(page)).to.equal(undefined);
         // The pending sign-in was used up: the same answer again is not taken either.
         await page.goto(forged);
-        await page.getByRole('alert').filter({ hasText: `No sign-in with ${PROVIDER_NAME} was started in this tab` }).waitFor();
+        await page
+          .getByRole('alert')
+          .filter({ hasText: `No sign-in with ${PROVIDER_NAME} was started in this tab` })
+          .waitFor();
         expect(await sessionToken(page)).to.equal(undefined);
         expect(pageErrors).to.deep.equal([]);
       } finally {
@@ -305,7 +328,12 @@ for (const database of testDatabases()) {
         discoveryRequests += 1;
         if (req.url !== '/.well-known/openid-configuration') return void res.writeHead(404).end();
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-          JSON.stringify({ issuer: discoveryIssuer, authorization_endpoint: `${discoveryIssuer}/auth`, token_endpoint: 'https://tokens.example.test/oauth/token', jwks_uri: `${discoveryIssuer}/jwks` }),
+          JSON.stringify({
+            issuer: discoveryIssuer,
+            authorization_endpoint: `${discoveryIssuer}/auth`,
+            token_endpoint: 'https://tokens.example.test/oauth/token',
+            jwks_uri: `${discoveryIssuer}/jwks`,
+          }),
         );
       });
       await new Promise<void>((resolve) => discovery.listen(0, '127.0.0.1', resolve));
@@ -332,11 +360,22 @@ for (const database of testDatabases()) {
     });
 
     it("names the provider in /ui/config.json and allows its token endpoint's origin, read once from its discovery document", async () => {
-      const app = await start({ OIDC_ISSUER: discoveryIssuer, OIDC_AUDIENCE: AUDIENCE, OIDC_JWKS_URL: `${discoveryIssuer}/jwks`, OIDC_DASHBOARD_CLIENT_ID: CLIENT_ID });
+      const app = await start({
+        OIDC_ISSUER: discoveryIssuer,
+        OIDC_AUDIENCE: AUDIENCE,
+        OIDC_JWKS_URL: `${discoveryIssuer}/jwks`,
+        OIDC_DASHBOARD_CLIENT_ID: CLIENT_ID,
+      });
       const config = await fetch(`${app.url}/ui/config.json`);
       expect(config.headers.get('cache-control')).to.equal('no-store');
       expect(await config.json()).to.deep.equal({
-        oidc: { issuer: discoveryIssuer, client_id: CLIENT_ID, scope: OIDC_DASHBOARD_DEFAULT_SCOPE, audience: AUDIENCE, name: new URL(discoveryIssuer).host },
+        oidc: {
+          issuer: discoveryIssuer,
+          client_id: CLIENT_ID,
+          scope: OIDC_DASHBOARD_DEFAULT_SCOPE,
+          audience: AUDIENCE,
+          name: new URL(discoveryIssuer).host,
+        },
       });
       const before = discoveryRequests;
       expect(await connectSources(app.url)).to.deep.equal(["'self'", discoveryIssuer, 'https://tokens.example.test']);
@@ -345,12 +384,24 @@ for (const database of testDatabases()) {
     });
 
     it('keeps serving the page and the link sign-in while the provider is down', async () => {
-      const app = await start({ OIDC_ISSUER: closedIssuer, OIDC_AUDIENCE: AUDIENCE, OIDC_JWKS_URL: `${closedIssuer}/jwks`, OIDC_DASHBOARD_CLIENT_ID: CLIENT_ID, OIDC_DASHBOARD_SCOPE: 'openid read:traces' });
-      expect(((await (await fetch(`${app.url}/ui/config.json`)).json()) as { oidc: { scope: string } }).oidc.scope).to.equal('openid read:traces');
+      const app = await start({
+        OIDC_ISSUER: closedIssuer,
+        OIDC_AUDIENCE: AUDIENCE,
+        OIDC_JWKS_URL: `${closedIssuer}/jwks`,
+        OIDC_DASHBOARD_CLIENT_ID: CLIENT_ID,
+        OIDC_DASHBOARD_SCOPE: 'openid read:traces',
+      });
+      expect(((await (await fetch(`${app.url}/ui/config.json`)).json()) as { oidc: { scope: string } }).oidc.scope).to.equal(
+        'openid read:traces',
+      );
       // The issuer's origin alone: the browser still reaches it for discovery once it is back.
       expect(await connectSources(app.url)).to.deep.equal(["'self'", closedIssuer]);
       const link = await signInLink(app, { subject: 'while-provider-down', name: 'Down Time' });
-      const exchanged = await fetch(`${app.url}/ui/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link: new URL(link).hash.replace('#link=', '') }) });
+      const exchanged = await fetch(`${app.url}/ui/session`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ link: new URL(link).hash.replace('#link=', '') }),
+      });
       expect(exchanged.status).to.equal(200);
       const { access_token: token } = (await exchanged.json()) as { access_token: string };
       const me = await fetch(`${app.url}/users/me`, { headers: { Authorization: `Bearer ${token}` } });

@@ -8,7 +8,16 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { addChild, emptyGroup, fromDraft, newCondition, removeNode, toDraft, toggleNot, updateCondition } from '../../ui/src/filter-tree.js';
+import {
+  addChild,
+  emptyGroup,
+  fromDraft,
+  newCondition,
+  removeNode,
+  toDraft,
+  toggleNot,
+  updateCondition,
+} from '../../ui/src/filter-tree.js';
 import { vocabularyFromDocument } from '../../ui/src/filter-vocabulary.js';
 import { seedApiKey, seedApplication, seedOrganization, seedUser, type SeededUser } from '../support/accounts.js';
 import { accessibilityViolations, openPage, screenshot, signInLink, useBrowser, type PageWatch } from '../support/dashboard.js';
@@ -22,10 +31,9 @@ const PAYLOADS = [
   '<script>alert(1)</script>',
   '<img src=x onerror=alert(1)>',
   '"><svg onload=alert(1)>',
-  "<iframe src=javascript:alert(1)></iframe>",
+  '<iframe src=javascript:alert(1)></iframe>',
   '</td><b onmouseover=window.__xss=1>x</b>',
 ];
-
 
 interface SeededTraces {
   member: SeededUser;
@@ -46,13 +54,24 @@ async function seedTraces(app: TestServer): Promise<SeededTraces> {
       { service: 'payments', name: 'charge card', attributes: { 'payment.provider': 'stripe', 'vendor.cost': 0.0042 } },
       { service: 'shop', name: 'render receipt' },
     ]),
-    await recordTrace(base + 2000, { service: 'shop', name: 'GET /search', attributes: { 'http.route': '/search' } }, [{ service: 'db', name: 'db query' }]),
+    await recordTrace(base + 2000, { service: 'shop', name: 'GET /search', attributes: { 'http.route': '/search' } }, [
+      { service: 'db', name: 'db query' },
+    ]),
     await recordTrace(base + 3000, { service: 'auth', name: 'POST /login', attributes: { 'http.route': '/login' }, error: true }),
     await recordTrace(base + 4000, { service: 'batch', name: 'nightly report', attributes: { 'job.kind': 'nightly' } }),
   ];
-  for (let index = 0; index < FILLER_TRACES; index += 1) recorded.push(await recordTrace(base + 10_000 + index * 1000, { service: 'filler', name: `filler ${index}` }));
-  const exporter = new OTLPTraceExporter({ url: `${app.url}/v1/traces`, headers: { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` } });
-  expectExported(await exportSpans(exporter, recorded.flatMap((item) => item.spans)));
+  for (let index = 0; index < FILLER_TRACES; index += 1)
+    recorded.push(await recordTrace(base + 10_000 + index * 1000, { service: 'filler', name: `filler ${index}` }));
+  const exporter = new OTLPTraceExporter({
+    url: `${app.url}/v1/traces`,
+    headers: { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` },
+  });
+  expectExported(
+    await exportSpans(
+      exporter,
+      recorded.flatMap((item) => item.spans),
+    ),
+  );
   await exporter.shutdown();
   const ids = new Map(recorded.map((item) => [item.spans[0].name, item.traceId]));
   return { member, appId, ids };
@@ -66,16 +85,32 @@ interface ApiPage {
 }
 
 /** What POST /traces answers the member for a filter (the page's window: the last 24 hours). */
-async function apiTraces(app: TestServer, seeded: SeededTraces, filter: unknown, searchChildren = false, cursor?: string, window?: { start: string; end: string }): Promise<ApiPage> {
+async function apiTraces(
+  app: TestServer,
+  seeded: SeededTraces,
+  filter: unknown,
+  searchChildren = false,
+  cursor?: string,
+  window?: { start: string; end: string },
+): Promise<ApiPage> {
   const now = Date.now();
-  const query = new URLSearchParams({ start_time: window?.start ?? new Date(now - 86_400_000).toISOString(), end_time: window?.end ?? new Date(now + 60_000).toISOString(), limit: '20', search_child_spans: String(searchChildren) });
+  const query = new URLSearchParams({
+    start_time: window?.start ?? new Date(now - 86_400_000).toISOString(),
+    end_time: window?.end ?? new Date(now + 60_000).toISOString(),
+    limit: '20',
+    search_child_spans: String(searchChildren),
+  });
   if (cursor) query.set('cursor', cursor);
   const response = await fetch(`${app.url}/traces?${query}`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${seeded.member.token}`, 'X-Vendor-App-Id': seeded.appId, 'Content-Type': 'application/json' },
     body: JSON.stringify(filter === undefined ? {} : { filter }),
   });
-  const body = (await response.json()) as { data?: Array<{ trace_id: string }>; next_cursor?: string | null; detail?: Array<{ msg: string }> };
+  const body = (await response.json()) as {
+    data?: Array<{ trace_id: string }>;
+    next_cursor?: string | null;
+    detail?: Array<{ msg: string }>;
+  };
   return { ids: (body.data ?? []).map((item) => item.trace_id), nextCursor: body.next_cursor ?? null, status: response.status, body };
 }
 
@@ -154,7 +189,10 @@ onEachDatabase('dashboard traces view', (app) => {
       expect(expected.ids).to.have.members([seeded.ids.get('POST /checkout'), seeded.ids.get('POST /login')]);
       await waitForList(page, expected.ids);
       expect(urlFilter(page), 'the filter in the URL').to.deep.equal(filter);
-      expect(await page.locator('table.traces-table').innerText()).to.include('POST /checkout').and.include('POST /login').and.not.include('GET /search');
+      expect(await page.locator('table.traces-table').innerText())
+        .to.include('POST /checkout')
+        .and.include('POST /login')
+        .and.not.include('GET /search');
       await screenshot(page, `traces-filtered-${app().database}`);
       expect(await accessibilityViolations(page), 'traces view').to.deep.equal([]);
 
@@ -234,7 +272,10 @@ onEachDatabase('dashboard traces view', (app) => {
       const first = await apiTraces(app(), seeded, undefined, false, undefined, window);
       expect(first.nextCursor).to.be.a('string');
       await waitForList(page, first.ids);
-      await page.getByTestId('traces-count').filter({ hasText: `Traces 1–20 of ${FILLER_TRACES + 4}` }).waitFor();
+      await page
+        .getByTestId('traces-count')
+        .filter({ hasText: `Traces 1–20 of ${FILLER_TRACES + 4}` })
+        .waitFor();
       expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).to.equal(true);
 
       await page.getByRole('button', { name: 'Next page' }).click();
@@ -243,7 +284,10 @@ onEachDatabase('dashboard traces view', (app) => {
       expect(second.status).to.equal(200);
       expect(second.ids).to.have.length(FILLER_TRACES + 4 - 20);
       await waitForList(page, second.ids);
-      await page.getByTestId('traces-count').filter({ hasText: `Traces 21–${FILLER_TRACES + 4} of ${FILLER_TRACES + 4}` }).waitFor();
+      await page
+        .getByTestId('traces-count')
+        .filter({ hasText: `Traces 21–${FILLER_TRACES + 4} of ${FILLER_TRACES + 4}` })
+        .waitFor();
       expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).to.equal(true);
       expect(second.ids.at(-1)).to.equal(seeded.ids.get('POST /checkout'));
 
@@ -290,7 +334,12 @@ onEachDatabase('dashboard traces view', (app) => {
       await page.waitForURL(`${app().url}/ui/traces/${traceId}?app=${seeded.appId}`);
       await page.locator('li.wf-row').first().waitFor();
 
-      const rows = await page.locator('li.wf-row').evaluateAll((items) => items.map((item) => ({ name: item.querySelector('.wf-select')?.textContent ?? '', depth: Number(item.getAttribute('data-depth')) })));
+      const rows = await page.locator('li.wf-row').evaluateAll((items) =>
+        items.map((item) => ({
+          name: item.querySelector('.wf-select')?.textContent ?? '',
+          depth: Number(item.getAttribute('data-depth')),
+        })),
+      );
       expect(rows).to.deep.equal([
         { name: 'POST /checkout', depth: 0 },
         { name: 'charge card', depth: 1 },
@@ -302,14 +351,24 @@ onEachDatabase('dashboard traces view', (app) => {
       expect((childBox?.x ?? 0) - (rootBox?.x ?? 0)).to.be.greaterThan(8);
       const summary = await page.getByTestId('trace-summary').innerText();
       expect(summary).to.include('POST /checkout').and.include('shop').and.include('0.0042');
-      expect(await page.locator('ul.wf-legend').innerText()).to.include('payments').and.include('shop');
-      expect(await page.locator('li.wf-row', { hasText: 'charge card' }).innerText()).to.include('15 ms').and.include('0.0042');
+      expect(await page.locator('ul.wf-legend').innerText())
+        .to.include('payments')
+        .and.include('shop');
+      expect(await page.locator('li.wf-row', { hasText: 'charge card' }).innerText())
+        .to.include('15 ms')
+        .and.include('0.0042');
 
       await page.getByRole('button', { name: 'charge card' }).click();
       const panel = page.getByTestId('span-panel');
       await panel.getByRole('heading', { name: 'charge card' }).waitFor();
       const text = await panel.innerText();
-      expect(text).to.include('payment.provider').and.include('stripe').and.include('payments').and.include('SPAN_KIND_CLIENT').and.include('STATUS_CODE_UNSET').and.include('spanledger-tests');
+      expect(text)
+        .to.include('payment.provider')
+        .and.include('stripe')
+        .and.include('payments')
+        .and.include('SPAN_KIND_CLIENT')
+        .and.include('STATUS_CODE_UNSET')
+        .and.include('spanledger-tests');
       expect(text).to.include(traceId);
       await screenshot(page, `trace-waterfall-${app().database}`);
       expect(await accessibilityViolations(page), 'trace view').to.deep.equal([]);
@@ -339,7 +398,10 @@ onEachDatabase('dashboard traces view', (app) => {
         { service: PAYLOADS[1], name: PAYLOADS[0], attributes: { [PAYLOADS[2]]: PAYLOADS[3], 'http.route': PAYLOADS[4] } },
         [{ service: PAYLOADS[3], name: PAYLOADS[1], attributes: { [PAYLOADS[0]]: PAYLOADS[1] } }],
       );
-      const exporter = new OTLPTraceExporter({ url: `${app().url}/v1/traces`, headers: { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` } });
+      const exporter = new OTLPTraceExporter({
+        url: `${app().url}/v1/traces`,
+        headers: { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` },
+      });
       expectExported(await exportSpans(exporter, recorded.spans));
       await exporter.shutdown();
 
@@ -347,7 +409,9 @@ onEachDatabase('dashboard traces view', (app) => {
       await page.goto(`${app().url}/ui/traces?app=${appId}`);
       const link = page.getByRole('link', { name: PAYLOADS[0] });
       await link.waitFor();
-      expect(await page.locator('table.traces-table tbody').innerText()).to.include(PAYLOADS[0]).and.include(PAYLOADS[1]);
+      expect(await page.locator('table.traces-table tbody').innerText())
+        .to.include(PAYLOADS[0])
+        .and.include(PAYLOADS[1]);
       await link.click();
       await page.locator('li.wf-row').nth(1).waitFor();
       const waterfall = await page.locator('section.waterfall').innerText();
@@ -420,7 +484,9 @@ describe('filter builder logic', () => {
     const inner = emptyGroup('and');
     built = addChild(built, root.id, inner);
     built = addChild(built, inner.id, newCondition('span_name', 'exists'));
-    expect(fromDraft(built, kinds)).to.deep.equal({ or: [{ not: { field: 'duration_ms', op: 'not_in', value: ['a', 'b'] } }, { and: [{ field: 'span_name', op: 'exists' }] }] });
+    expect(fromDraft(built, kinds)).to.deep.equal({
+      or: [{ not: { field: 'duration_ms', op: 'not_in', value: ['a', 'b'] } }, { and: [{ field: 'span_name', op: 'exists' }] }],
+    });
     // Removing the member of a NOT node removes the NOT node too.
     built = removeNode(built, condition.id);
     expect(fromDraft(built, kinds)).to.deep.equal({ and: [{ field: 'span_name', op: 'exists' }] });

@@ -7,7 +7,15 @@ import { SpanKind } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { expect } from 'chai';
 import { accessibilityViolations, openPage, screenshot, useBrowser } from '../support/dashboard.js';
-import { createApplication, createKey, createOrganization, expectNoPageFailures, exporterFromPage, openApplication, signIn } from '../support/dashboard-pages.js';
+import {
+  createApplication,
+  createKey,
+  createOrganization,
+  expectNoPageFailures,
+  exporterFromPage,
+  openApplication,
+  signIn,
+} from '../support/dashboard-pages.js';
 import { exportSpans, expectExported, recordSpans } from '../support/otel.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -25,7 +33,11 @@ onEachDatabase('dashboard application usage and quota', (app) => {
     const watch = await openPage(browser());
     const { page } = watch;
     try {
-      await signIn(watch, app(), { subject: `ui-usage-${app().database}`, email: `usage-${app().database}@example.com`, name: 'Uma Usage' });
+      await signIn(watch, app(), {
+        subject: `ui-usage-${app().database}`,
+        email: `usage-${app().database}@example.com`,
+        name: 'Uma Usage',
+      });
       await createOrganization(page, 'Metered');
       await createApplication(page, 'Metered service');
       await openApplication(page, 'Metered service');
@@ -65,7 +77,9 @@ onEachDatabase('dashboard application usage and quota', (app) => {
         await page.reload();
         await page.getByRole('table', { name: 'Usage by hour' }).waitFor();
         // The totals row (an hour may have turned since the first export).
-        expect((await page.getByRole('table', { name: 'Usage by hour' }).locator('tfoot').getByRole('cell').allInnerTexts())[6]).to.equal('1');
+        expect((await page.getByRole('table', { name: 'Usage by hour' }).locator('tfoot').getByRole('cell').allInnerTexts())[6]).to.equal(
+          '1',
+        );
       } finally {
         await exporter.shutdown();
       }

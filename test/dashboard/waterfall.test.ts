@@ -6,7 +6,15 @@
 // parent cycles, collapsing, bar geometry, the rows a viewport shows.
 import { expect } from 'chai';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
-import { barGeometry, buildSpanTree, rowWindow, serviceColours, visibleRows, SERVICE_PALETTE, type LayoutSpan } from '../../ui/src/waterfall-layout.js';
+import {
+  barGeometry,
+  buildSpanTree,
+  rowWindow,
+  serviceColours,
+  visibleRows,
+  SERVICE_PALETTE,
+  type LayoutSpan,
+} from '../../ui/src/waterfall-layout.js';
 import { seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
 import { accessibilityViolations, openPage, screenshot, signInLink, useBrowser } from '../support/dashboard.js';
 import { spanRow } from '../support/span-rows.js';
@@ -93,7 +101,9 @@ onEachDatabase('dashboard waterfall of a trace of 10,000 spans', (app) => {
       expect(await page.getByTestId('trace-summary').innerText()).to.include('10000');
       const rendered = await page.locator('li.wf-row').count();
       expect(rendered, 'rows in the DOM (virtualized)').to.be.greaterThan(10).and.lessThan(80);
-      const first = await page.locator('li.wf-row').evaluateAll((items) => items.slice(0, 3).map((item) => [item.getAttribute('data-span-id'), item.getAttribute('data-depth')]));
+      const first = await page
+        .locator('li.wf-row')
+        .evaluateAll((items) => items.slice(0, 3).map((item) => [item.getAttribute('data-span-id'), item.getAttribute('data-depth')]));
       expect(first).to.deep.equal([
         [spanId(0), '0'],
         [spanId(1), '1'],
@@ -109,12 +119,18 @@ onEachDatabase('dashboard waterfall of a trace of 10,000 spans', (app) => {
       const lastRow = page.locator(`li.wf-row[data-span-id="${lastId}"]`);
       await lastRow.waitFor();
       expect(await lastRow.getAttribute('data-depth')).to.equal('0');
-      expect(await lastRow.innerText()).to.include('span 09999').and.include('parent not stored');
+      expect(await lastRow.innerText())
+        .to.include('span 09999')
+        .and.include('parent not stored');
       expect(await page.locator('li.wf-row').count(), 'rows in the DOM after scrolling').to.be.lessThan(80);
       await lastRow.getByRole('button', { name: /span 09999/ }).click();
       const panel = page.getByTestId('span-panel');
       await panel.getByRole('heading', { name: 'span 09999' }).waitFor();
-      expect(await panel.innerText()).to.include('ffffffffffffffff').and.include('not stored').and.include('row.index').and.include('9999');
+      expect(await panel.innerText())
+        .to.include('ffffffffffffffff')
+        .and.include('not stored')
+        .and.include('row.index')
+        .and.include('9999');
 
       // The keyboard: Home goes to the first row, ArrowDown to the next.
       await page.locator('.wf-viewport').focus();

@@ -62,11 +62,18 @@ onEachDatabase('POST /engine/analytics from the roll-ups', (app) => {
     const response = await call(app().url, 'POST', '/engine/analytics', {
       query: { start_time: nanosToRfc3339(start), end_time: nanosToRfc3339(end) },
       headers: caller.headers,
-      json: { grain: 'spans', group_by: ['service_name'], granularity: 'hour', measures: [{ fn: 'count' }, { fn: 'sum', field: 'cost' }, ...extra] },
+      json: {
+        grain: 'spans',
+        group_by: ['service_name'],
+        granularity: 'hour',
+        measures: [{ fn: 'count' }, { fn: 'sum', field: 'cost' }, ...extra],
+      },
     });
     expect(response.status, response.text).to.equal(200);
     const body = JSON.parse(response.text) as { groups: Array<{ key: { service_name: string }; points: Point[] }> };
-    return Object.fromEntries(body.groups.map((group) => [group.key.service_name, group.points.map((point) => ({ ...point, values: point.values.slice(0, 2) }))]));
+    return Object.fromEntries(
+      body.groups.map((group) => [group.key.service_name, group.points.map((point) => ({ ...point, values: point.values.slice(0, 2) }))]),
+    );
   }
 
   const hour = (index: bigint, from = START) => Number(from + index * HOUR);
@@ -107,7 +114,9 @@ onEachDatabase('POST /engine/analytics from the roll-ups', (app) => {
     await storeSpans(knex(), all.slice(0, 3));
     await storeSpans(knex(), all);
     await storeSpans(knex(), all);
-    const [{ spans }] = (await knex()('span_rollups').where({ application_id: caller.appId, bucket_width_s: 60 }).sum({ spans: 'span_count' })) as Array<{ spans: number | string }>;
+    const [{ spans }] = (await knex()('span_rollups')
+      .where({ application_id: caller.appId, bucket_width_s: 60 })
+      .sum({ spans: 'span_count' })) as Array<{ spans: number | string }>;
     expect(Number(spans)).to.equal(SPANS.length);
     expect(await perService(START, START + 2n * HOUR)).to.deep.equal({
       llm: [{ bucket_start_unix_nano: hour(0n), values: [3, 7] }],
@@ -123,7 +132,9 @@ onEachDatabase('POST /engine/analytics from the roll-ups', (app) => {
     // Cut the first minute in two: the span at 0:10 goes, those at 0:30 and 0:50 stay.
     const purged = await purgeBatch(knex(), { applicationId: caller.appId, beforeNs: START + 20_000_000_000n, limit: 100 });
     expect(purged.deleted).to.equal(1);
-    const partial = (await knex()('span_rollups').where({ application_id: caller.appId, partial: 1 }).count({ rows: '*' })) as Array<{ rows: number | string }>;
+    const partial = (await knex()('span_rollups').where({ application_id: caller.appId, partial: 1 }).count({ rows: '*' })) as Array<{
+      rows: number | string;
+    }>;
     expect(Number(partial[0]?.rows)).to.be.greaterThan(0);
     // Made wrong on purpose: a window with a cut bucket is read from the spans, so the answer stays theirs.
     await knex()('span_rollups').where({ application_id: caller.appId, partial: 1 }).increment('span_count', 100);
@@ -137,7 +148,9 @@ onEachDatabase('POST /engine/analytics from the roll-ups', (app) => {
     // Everything purged: no roll-up row is left behind.
     await knex()('span_rollups').where({ application_id: caller.appId, partial: 1 }).decrement('span_count', 100);
     await purgeBatch(knex(), { applicationId: caller.appId, beforeNs: null, limit: 100 });
-    const left = (await knex()('span_rollups').where({ application_id: caller.appId }).count({ rows: '*' })) as Array<{ rows: number | string }>;
+    const left = (await knex()('span_rollups').where({ application_id: caller.appId }).count({ rows: '*' })) as Array<{
+      rows: number | string;
+    }>;
     expect(Number(left[0]?.rows)).to.equal(0);
   });
 });

@@ -59,7 +59,12 @@ function rows(applicationId: string, drawn: Drawn[] = SPANS, first = 0): SpanRow
   });
 }
 
-const BODY: AnalyticsBody = { grain: 'spans', group_by: [PATH], granularity: 'hour', measures: [{ fn: 'count' }, { fn: 'sum', field: 'cost' }, { fn: 'max', field: 'cost' }] };
+const BODY: AnalyticsBody = {
+  grain: 'spans',
+  group_by: [PATH],
+  granularity: 'hour',
+  measures: [{ fn: 'count' }, { fn: 'sum', field: 'cost' }, { fn: 'max', field: 'cost' }],
+};
 
 onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute value', (app) => {
   let caller: EngineCaller;
@@ -81,7 +86,11 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
       json: body,
     });
     expect(response.status, response.text).to.equal(200);
-    const answer = JSON.parse(response.text.replace(/"bucket_start_unix_nano":(-?\d+)/g, '"bucket_start_unix_nano":"$1"')) as { groups: unknown; other: unknown; truncated: boolean };
+    const answer = JSON.parse(response.text.replace(/"bucket_start_unix_nano":(-?\d+)/g, '"bucket_start_unix_nano":"$1"')) as {
+      groups: unknown;
+      other: unknown;
+      truncated: boolean;
+    };
     return { groups: answer.groups, other: answer.other, truncated: answer.truncated };
   }
 
@@ -96,7 +105,9 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
   }
 
   async function slotRollupSpans(width = 60): Promise<number> {
-    const [row] = (await knex()('slot_rollups').where({ application_id: caller.appId, bucket_width_s: width }).sum({ n: 'span_count' })) as Array<{ n: number | string | null }>;
+    const [row] = (await knex()('slot_rollups')
+      .where({ application_id: caller.appId, bucket_width_s: width })
+      .sum({ n: 'span_count' })) as Array<{ n: number | string | null }>;
     return Number(row?.n ?? 0);
   }
 
@@ -110,7 +121,16 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
     await storeWithSlots(knex(), caller.appId, stored, [PATH], 'writer');
     expect(await analytics(BODY)).to.deep.equal(reference(stored, BODY));
     // A filter on the same key, minute buckets.
-    const filtered: AnalyticsBody = { ...BODY, granularity: 'minute', filter: { or: [{ field: PATH, op: 'in', value: ['gpt', 'gpt '] }, { field: PATH, op: 'not_exists' }] } };
+    const filtered: AnalyticsBody = {
+      ...BODY,
+      granularity: 'minute',
+      filter: {
+        or: [
+          { field: PATH, op: 'in', value: ['gpt', 'gpt '] },
+          { field: PATH, op: 'not_exists' },
+        ],
+      },
+    };
     expect(await analytics(filtered)).to.deep.equal(reference(stored, filtered, START, START + 2n * HOUR, MINUTE));
 
     await tamper();
@@ -140,7 +160,14 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
     const before = rows(caller.appId);
     await storeSpans(knex(), before);
     await setIndexedPaths(knex(), caller.appId, [PATH], false);
-    const state = async () => parseIndexedAttributes(((await knex()('applications').where({ id: caller.appId }).first('indexed_attributes_state')) as { indexed_attributes_state: string }).indexed_attributes_state);
+    const state = async () =>
+      parseIndexedAttributes(
+        (
+          (await knex()('applications').where({ id: caller.appId }).first('indexed_attributes_state')) as {
+            indexed_attributes_state: string;
+          }
+        ).indexed_attributes_state,
+      );
     // Spans stored while the backfill runs carry the new key's values under its generation.
     const during = rows(caller.appId, [['claude', 20_000_000_000n, 128]], SPANS.length);
     await storeSpans(knex(), withSlotValues(during, [PATH]), { traceSlots: writtenSlots(await state()) });
@@ -167,7 +194,15 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
   it('counts re-sent batches and late spans once', async () => {
     const all = withSlotValues(rows(caller.appId), [PATH]);
     await setIndexedPaths(knex(), caller.appId, [PATH], true);
-    const slots = writtenSlots(parseIndexedAttributes(((await knex()('applications').where({ id: caller.appId }).first('indexed_attributes_state')) as { indexed_attributes_state: string }).indexed_attributes_state));
+    const slots = writtenSlots(
+      parseIndexedAttributes(
+        (
+          (await knex()('applications').where({ id: caller.appId }).first('indexed_attributes_state')) as {
+            indexed_attributes_state: string;
+          }
+        ).indexed_attributes_state,
+      ),
+    );
     // The second hour first, then everything (the first hour late), then everything again.
     await storeSpans(knex(), all.slice(4), { traceSlots: slots });
     await storeSpans(knex(), all, { traceSlots: slots });
@@ -185,19 +220,27 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
     // The span at 0:10 goes; those at 0:30 and 0:50 stay in its minute.
     expect((await purgeBatch(knex(), { applicationId: caller.appId, beforeNs: START + 20_000_000_000n, limit: 100 })).deleted).to.equal(1);
     expect(await slotRollupSpans()).to.equal(stored.length - 1);
-    const partial = (await knex()('slot_rollups').where({ application_id: caller.appId, partial: 1 }).count({ rows: '*' })) as Array<{ rows: number | string }>;
+    const partial = (await knex()('slot_rollups').where({ application_id: caller.appId, partial: 1 }).count({ rows: '*' })) as Array<{
+      rows: number | string;
+    }>;
     expect(Number(partial[0]?.rows)).to.be.greaterThan(0);
     await tamper();
     expect(await analytics(BODY)).to.deep.equal(reference(stored.slice(1), BODY));
     await purgeBatch(knex(), { applicationId: caller.appId, beforeNs: null, limit: 100 });
-    const left = (await knex()('slot_rollups').where({ application_id: caller.appId }).count({ rows: '*' })) as Array<{ rows: number | string }>;
+    const left = (await knex()('slot_rollups').where({ application_id: caller.appId }).count({ rows: '*' })) as Array<{
+      rows: number | string;
+    }>;
     expect(Number(left[0]?.rows)).to.equal(0);
   });
 
   it('rolls up the spans stored before its migration (run again here on stored spans)', async () => {
     const stored = rows(caller.appId);
     await storeWithSlots(knex(), caller.appId, stored, [PATH], 'writer');
-    const snapshot = async () => knex()('slot_rollups').where({ application_id: caller.appId }).orderBy(['bucket_width_s', 'bucket_start_unix_nano', 'value_kind', 'value']).select('*');
+    const snapshot = async () =>
+      knex()('slot_rollups')
+        .where({ application_id: caller.appId })
+        .orderBy(['bucket_width_s', 'bucket_start_unix_nano', 'value_kind', 'value'])
+        .select('*');
     const written = await snapshot();
     await knex()('slot_rollups').where({ application_id: caller.appId }).del();
     await rollUpStoredSpans(knex());
@@ -213,7 +256,11 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
     };
     const plain = await counted(() => storeSpans(knex(), rows(caller.appId)));
     await clearSpans(knex(), caller.appId);
-    const slots = writtenSlots(parseIndexedAttributes(JSON.stringify({ paths: [PATH], slots: [{ path: PATH, since: 0, ready: true, after_seq: null }, null, null] })));
+    const slots = writtenSlots(
+      parseIndexedAttributes(
+        JSON.stringify({ paths: [PATH], slots: [{ path: PATH, since: 0, ready: true, after_seq: null }, null, null] }),
+      ),
+    );
     const indexed = await counted(() => storeSpans(knex(), withSlotValues(rows(caller.appId), [PATH]), { traceSlots: slots }));
     expect(plain.slot).to.equal(0);
     expect(indexed.slot).to.be.greaterThan(0);

@@ -68,7 +68,12 @@ onEachDatabase('POST /engine/analytics', (app) => {
   });
 
   it('groups spans by service per hour, ranks by count, folds the rest into other, and writes bucket starts exactly', async () => {
-    const answer = await analytics({ group_by: ['service_name'], granularity: 'hour', measures: [{ fn: 'count' }, { fn: 'sum', field: 'cost' }, { fn: 'p50', field: 'duration_ms' }], row_limit: 2 });
+    const answer = await analytics({
+      group_by: ['service_name'],
+      granularity: 'hour',
+      measures: [{ fn: 'count' }, { fn: 'sum', field: 'cost' }, { fn: 'p50', field: 'duration_ms' }],
+      row_limit: 2,
+    });
     expect(answer.status, answer.text).to.equal(200);
     expect(answer.body.granularity).to.equal('hour');
     expect(answer.text).to.include(`"bucket_width_ns":${HOUR}`);
@@ -95,7 +100,12 @@ onEachDatabase('POST /engine/analytics', (app) => {
   });
 
   it('tells keys apart by a trailing space, ranks ties by key (null first), and orders ascending on request', async () => {
-    const answer = await analytics({ group_by: ['service_name'], granularity: 'auto', measures: [{ fn: 'count' }], order_by: { measure: 0, direction: 'asc' } });
+    const answer = await analytics({
+      group_by: ['service_name'],
+      granularity: 'auto',
+      measures: [{ fn: 'count' }],
+      order_by: { measure: 0, direction: 'asc' },
+    });
     expect(answer.status, answer.text).to.equal(200);
     expect(answer.body.granularity).to.equal('minute');
     expect(answer.body.groups.map((group) => [group.key.service_name, group.points.length])).to.deep.equal([
@@ -109,7 +119,15 @@ onEachDatabase('POST /engine/analytics', (app) => {
   });
 
   it('interpolates percentiles between ranks and answers one group {} without group_by, with no points when nothing matches', async () => {
-    const answer = await analytics({ granularity: 'day', measures: [{ fn: 'p90', field: 'duration_ms' }, { fn: 'avg', field: 'cost' }, { fn: 'min', field: 'cost' }, { fn: 'max', field: 'duration_ms' }] });
+    const answer = await analytics({
+      granularity: 'day',
+      measures: [
+        { fn: 'p90', field: 'duration_ms' },
+        { fn: 'avg', field: 'cost' },
+        { fn: 'min', field: 'cost' },
+        { fn: 'max', field: 'duration_ms' },
+      ],
+    });
     expect(answer.status, answer.text).to.equal(200);
     // Durations 5, 7, 10, 30, 100, 200, 300: p90 at position 5.4 = 200 + 0.4 × 100.
     const [p90, avg, min, max] = answer.body.groups[0]?.points[0]?.values as number[];
@@ -120,23 +138,44 @@ onEachDatabase('POST /engine/analytics', (app) => {
 
     const empty = await analytics({ filter: { field: 'service_name', op: 'eq', value: 'none' }, measures: [{ fn: 'count' }] });
     expect(empty.body.groups).to.deep.equal([{ key: {}, points: [] }]);
-    const none = await analytics({ filter: { field: 'service_name', op: 'eq', value: 'none' }, group_by: ['service_name'], measures: [{ fn: 'count' }] });
+    const none = await analytics({
+      filter: { field: 'service_name', op: 'eq', value: 'none' },
+      group_by: ['service_name'],
+      measures: [{ fn: 'count' }],
+    });
     expect([none.body.groups, none.body.other, none.body.truncated]).to.deep.equal([[], null, false]);
   });
 
   it('counts traces once at grain traces, grouped by the root service, with the summary figures', async () => {
-    const answer = await analytics({ grain: 'traces', group_by: ['service_name'], granularity: 'day', measures: [{ fn: 'count' }, { fn: 'sum', field: 'total_cost' }, { fn: 'max', field: 'spans_count' }], row_limit: 1 });
+    const answer = await analytics({
+      grain: 'traces',
+      group_by: ['service_name'],
+      granularity: 'day',
+      measures: [{ fn: 'count' }, { fn: 'sum', field: 'total_cost' }, { fn: 'max', field: 'spans_count' }],
+      row_limit: 1,
+    });
     expect(answer.status, answer.text).to.equal(200);
-    expect(answer.body.groups).to.deep.equal([{ key: { service_name: 'llm' }, points: [{ bucket_start_unix_nano: Number(BASE), values: [3, 3, 1] }] }]);
+    expect(answer.body.groups).to.deep.equal([
+      { key: { service_name: 'llm' }, points: [{ bucket_start_unix_nano: Number(BASE), values: [3, 3, 1] }] },
+    ]);
     // An absent span cost counts as 0 in a trace's total_cost.
     expect(answer.body.other?.points[0]?.values).to.deep.equal([4, 3.75, 1]);
   });
 
   it('takes the trace-level filter fields at grain traces, the same traces POST /traces lists, and refuses them at grain spans', async () => {
     const filter = { field: 'trace.total_cost', op: 'gte', value: 2 };
-    const answer = await analytics({ grain: 'traces', filter, granularity: 'day', measures: [{ fn: 'count' }, { fn: 'min', field: 'total_cost' }] });
+    const answer = await analytics({
+      grain: 'traces',
+      filter,
+      granularity: 'day',
+      measures: [{ fn: 'count' }, { fn: 'min', field: 'total_cost' }],
+    });
     expect(answer.status, answer.text).to.equal(200);
-    const listed = await call(app().url, 'POST', '/traces', { query: { ...QUERY, search_child_spans: true, limit: 100 }, headers: caller.headers, json: { filter } });
+    const listed = await call(app().url, 'POST', '/traces', {
+      query: { ...QUERY, search_child_spans: true, limit: 100 },
+      headers: caller.headers,
+      json: { filter },
+    });
     expect(listed.status, listed.text).to.equal(200);
     const total = (listed.body as { pagination: { total: number } }).pagination.total;
     expect(total).to.be.greaterThan(0);
@@ -159,13 +198,24 @@ onEachDatabase('POST /engine/analytics', (app) => {
       [{ grain: 'traces', measures: [{ fn: 'sum', field: 'cost' }] }, ['body', 'measures', 0, 'field']],
       [{ group_by: ['unit'], measures: [{ fn: 'p99', field: 'cost' }], order_by: { measure: 0 } }, ['body', 'order_by', 'measure']],
       [{ measures: [{ fn: 'count' }], order_by: { measure: 1 } }, ['body', 'order_by', 'measure']],
-      [{ granularity: 'minute', measures: [{ fn: 'count' }] }, ['body', 'granularity'], { start_time: QUERY.start_time, end_time: nanosToRfc3339(BASE + 301n * MINUTE) }],
-      [{ measures: [{ fn: 'count' }] }, ['body', 'granularity'], { start_time: QUERY.start_time, end_time: nanosToRfc3339(BASE + 301n * 24n * HOUR) }],
+      [
+        { granularity: 'minute', measures: [{ fn: 'count' }] },
+        ['body', 'granularity'],
+        { start_time: QUERY.start_time, end_time: nanosToRfc3339(BASE + 301n * MINUTE) },
+      ],
+      [
+        { measures: [{ fn: 'count' }] },
+        ['body', 'granularity'],
+        { start_time: QUERY.start_time, end_time: nanosToRfc3339(BASE + 301n * 24n * HOUR) },
+      ],
     ];
     for (const [body, loc, query] of cases) {
       const answer = await analytics(body, query);
       expect(answer.status, `${JSON.stringify(body)}: ${answer.text}`).to.equal(422);
-      expect(answer.body.detail.map((issue) => issue.loc), JSON.stringify(body)).to.deep.include(loc);
+      expect(
+        answer.body.detail.map((issue) => issue.loc),
+        JSON.stringify(body),
+      ).to.deep.include(loc);
     }
     // Without order_by, a percentile first is refused where the caller put it, naming the order_by that ranks.
     const unranked = await analytics({ group_by: ['unit'], measures: [{ fn: 'p95', field: 'duration_ms' }, { fn: 'count' }] });
@@ -173,7 +223,10 @@ onEachDatabase('POST /engine/analytics', (app) => {
     expect(unranked.body.detail.map((issue) => issue.loc)).to.deep.equal([['body', 'measures', 0]]);
     expect(unranked.body.detail[0]?.msg).to.include('percentile').and.include('order_by: {"measure": 1}');
     // Exactly 300 buckets is allowed.
-    const fits = await analytics({ granularity: 'minute', measures: [{ fn: 'count' }] }, { start_time: QUERY.start_time, end_time: nanosToRfc3339(BASE + 300n * MINUTE) });
+    const fits = await analytics(
+      { granularity: 'minute', measures: [{ fn: 'count' }] },
+      { start_time: QUERY.start_time, end_time: nanosToRfc3339(BASE + 300n * MINUTE) },
+    );
     expect(fits.status, fits.text).to.equal(200);
   });
 });

@@ -39,7 +39,11 @@ function pageOf(body: { page?: number; pagination?: { page: number } }): number 
 onEachDatabase('cursor pagination of the engine lists', (app) => {
   let caller: EngineCaller;
   let other: EngineCaller;
-  const read = (list: List, query: Record<string, string | number | boolean>, options: { json?: unknown; who?: EngineCaller } = {}): Promise<ApiResponse> =>
+  const read = (
+    list: List,
+    query: Record<string, string | number | boolean>,
+    options: { json?: unknown; who?: EngineCaller } = {},
+  ): Promise<ApiResponse> =>
     call(app().url, list.method, list.path, {
       query: { ...WINDOW, ...list.query, ...query },
       headers: (options.who ?? caller).headers,
@@ -80,7 +84,15 @@ onEachDatabase('cursor pagination of the engine lists', (app) => {
     // 23 spans in 23 traces, each its own root; pairs share a start time so that ties order by ids.
     for (let index = 0; index < 23; index += 1) {
       const start = BASE + BigInt(Math.floor(index / 2)) * MINUTE + 123_456_789n;
-      rows.push(spanRow({ application_id: caller.appId, trace_id: hex(500 - index, 32), span_id: hex(index + 1, 16), start_time_unix_nano: start.toString(), span_name: `op-${index % 4}` }));
+      rows.push(
+        spanRow({
+          application_id: caller.appId,
+          trace_id: hex(500 - index, 32),
+          span_id: hex(index + 1, 16),
+          start_time_unix_nano: start.toString(),
+          span_name: `op-${index % 4}`,
+        }),
+      );
     }
     rows.push(spanRow({ application_id: other.appId, trace_id: hex(9, 32), span_id: hex(9, 16), start_time_unix_nano: BASE.toString() }));
     await storeSpans(app().server.knex, rows);
@@ -104,7 +116,9 @@ onEachDatabase('cursor pagination of the engine lists', (app) => {
         const first = await read(list, { limit: 4 });
         const cursor = first.body.next_cursor as string;
         expect((await read(list, { limit: 4, cursor })).status).to.equal(200);
-        const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(cursor, 'base64url').toString()), k: ['x'] })).toString('base64url');
+        const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(cursor, 'base64url').toString()), k: ['x'] })).toString(
+          'base64url',
+        );
         const refused: Array<[string, Promise<ApiResponse>]> = [
           ['not base64url JSON', read(list, { limit: 4, cursor: 'not a cursor!' })],
           ['JSON of another shape', read(list, { limit: 4, cursor: Buffer.from('{"v":1}').toString('base64url') })],
@@ -114,9 +128,15 @@ onEachDatabase('cursor pagination of the engine lists', (app) => {
           ['another window', read(list, { limit: 4, cursor, end_time: nanosToRfc3339(BASE + 601n * MINUTE) })],
           ['another application', read(list, { limit: 4, cursor }, { who: other })],
         ];
-        if (list.method === 'POST') refused.push(['another filter', read(list, { limit: 4, cursor }, { json: { filter: { field: 'span_name', op: 'eq', value: 'op-1' } } })]);
-        if (list.path === '/traces') refused.push(['another search_child_spans', read(list, { limit: 4, cursor, search_child_spans: true })]);
-        for (const other of Object.values(LISTS).filter((each) => each !== list)) refused.push([`another operation (${other.path})`, read(other, { limit: 4, cursor })]);
+        if (list.method === 'POST')
+          refused.push([
+            'another filter',
+            read(list, { limit: 4, cursor }, { json: { filter: { field: 'span_name', op: 'eq', value: 'op-1' } } }),
+          ]);
+        if (list.path === '/traces')
+          refused.push(['another search_child_spans', read(list, { limit: 4, cursor, search_child_spans: true })]);
+        for (const other of Object.values(LISTS).filter((each) => each !== list))
+          refused.push([`another operation (${other.path})`, read(other, { limit: 4, cursor })]);
         for (const [why, pending] of refused) {
           const response = await pending;
           expect(response.status, why).to.equal(422);
@@ -148,7 +168,14 @@ onEachDatabase('cursor pagination of the engine lists', (app) => {
     const seed = [];
     for (let index = 0; index < 30; index += 1) {
       const start = BASE + BigInt(index) * MINUTE;
-      seed.push(spanRow({ application_id: arriving.appId, trace_id: hex(1000 + index, 32), span_id: hex(index + 1, 16), start_time_unix_nano: start.toString() }));
+      seed.push(
+        spanRow({
+          application_id: arriving.appId,
+          trace_id: hex(1000 + index, 32),
+          span_id: hex(index + 1, 16),
+          start_time_unix_nano: start.toString(),
+        }),
+      );
     }
     await storeSpans(app().server.knex, seed);
     const existing = seed.map((row) => `${row.trace_id}/${row.span_id}`);
@@ -158,8 +185,18 @@ onEachDatabase('cursor pagination of the engine lists', (app) => {
     const insert = async () => {
       added += 1;
       await storeSpans(app().server.knex, [
-        spanRow({ application_id: arriving.appId, trace_id: hex(5000 + added, 32), span_id: hex(9000 + added, 16), start_time_unix_nano: (BASE + 500n * MINUTE + BigInt(added)).toString() }),
-        spanRow({ application_id: arriving.appId, trace_id: hex(6000 + added, 32), span_id: hex(9500 + added, 16), start_time_unix_nano: (BASE + 15n * MINUTE + 1n).toString() }),
+        spanRow({
+          application_id: arriving.appId,
+          trace_id: hex(5000 + added, 32),
+          span_id: hex(9000 + added, 16),
+          start_time_unix_nano: (BASE + 500n * MINUTE + BigInt(added)).toString(),
+        }),
+        spanRow({
+          application_id: arriving.appId,
+          trace_id: hex(6000 + added, 32),
+          span_id: hex(9500 + added, 16),
+          start_time_unix_nano: (BASE + 15n * MINUTE + 1n).toString(),
+        }),
       ]);
     };
     const saved = caller;
@@ -168,7 +205,10 @@ onEachDatabase('cursor pagination of the engine lists', (app) => {
       for (const list of [LISTS.querySpans, LISTS.listLiveSpans] as List[]) {
         const walked = await cursorWalk(list, 4, insert);
         expect(new Set(walked).size, 'no repeats').to.equal(walked.length);
-        expect(existing.filter((id) => !walked.includes(id)), 'no skips').to.deep.equal([]);
+        expect(
+          existing.filter((id) => !walked.includes(id)),
+          'no skips',
+        ).to.deep.equal([]);
       }
       expect(added).to.be.greaterThan(5);
     } finally {

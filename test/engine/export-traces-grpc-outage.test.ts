@@ -25,7 +25,8 @@ import { onEachDatabase, type TestServer } from '../support/test-server.js';
 /** Spans with attributes big enough that storing them needs new database pages. */
 function batch(count: number): Promise<ReadableSpan[]> {
   return recordSpans({ 'service.name': 'grpc-outage' }, (tracer) => {
-    for (let index = 0; index < count; index += 1) tracer.startSpan(`work ${index}`, { attributes: { 'vendor.cost': 0.01, payload: 'p'.repeat(2000) } }).end();
+    for (let index = 0; index < count; index += 1)
+      tracer.startSpan(`work ${index}`, { attributes: { 'vendor.cost': 0.01, payload: 'p'.repeat(2000) } }).end();
   });
 }
 
@@ -43,7 +44,12 @@ interface Service {
 }
 
 /** Refused with UNAVAILABLE and a retry delay; then a retrying client gets through once `recover` has run. */
-async function refusedThenRetried(service: Service, caller: EngineCaller, spans: ReadableSpan[], recover: () => Promise<void>): Promise<void> {
+async function refusedThenRetried(
+  service: Service,
+  caller: EngineCaller,
+  spans: ReadableSpan[],
+  recover: () => Promise<void>,
+): Promise<void> {
   const refused = await rawExport(service.grpcAddress, body(spans), caller.headers);
   expect(refused.error?.code, refused.error?.details).to.equal(Status.UNAVAILABLE);
   expect(retryDelaySeconds(refused.error as NonNullable<typeof refused.error>)).to.be.greaterThan(0);

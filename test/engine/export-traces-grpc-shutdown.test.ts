@@ -18,13 +18,19 @@ async function exportIsWaiting(knex: Knex): Promise<boolean> {
   if (pool.numPendingAcquires() > 0) return true; // SQLite: its one connection is the test's
   if (knex.client.config.client !== 'mysql2') return false;
   // The test's own insert has finished: an INSERT into spans still running is the export's.
-  const [rows] = await knex.raw(`SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE 'INSERT%INTO spans%'`);
+  const [rows] = await knex.raw(
+    `SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE 'INSERT%INTO spans%'`,
+  );
   return Number(rows[0].n) > 0;
 }
 
 function sqliteOrMysqlKnex(databaseUrl: string): Knex {
   if (databaseUrl.startsWith('mysql:')) return knexFactory({ client: 'mysql2', connection: databaseUrl, pool: { min: 0, max: 1 } });
-  return knexFactory({ client: 'better-sqlite3', connection: { filename: databaseUrl.replace(/^sqlite:(\/\/)?/, '') }, useNullAsDefault: true });
+  return knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename: databaseUrl.replace(/^sqlite:(\/\/)?/, '') },
+    useNullAsDefault: true,
+  });
 }
 
 for (const database of testDatabases()) {
@@ -35,7 +41,8 @@ for (const database of testDatabases()) {
       try {
         const caller = await engineCaller(running);
         const spans = await recordSpans({ 'service.name': 'shutdown' }, (tracer) => {
-          for (let index = 0; index < 3; index += 1) tracer.startSpan(`work ${index}`, { startTime: [1795355100, index] }).end([1795355100, index + 10]);
+          for (let index = 0; index < 3; index += 1)
+            tracer.startSpan(`work ${index}`, { startTime: [1795355100, index] }).end([1795355100, index + 10]);
         });
         const knex = running.server.knex;
         // The first span's row, uncommitted: the export waits on it (a row lock on MariaDB,
@@ -43,7 +50,11 @@ for (const database of testDatabases()) {
         const first = spans[0]?.spanContext() as { traceId: string; spanId: string };
         const trx = await knex.transaction();
         await trx('spans').insert(spanRow({ application_id: caller.appId, trace_id: first.traceId, span_id: first.spanId }));
-        const exported = rawExport(running.grpcAddress as string, ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array, caller.headers).then(({ error }) => error);
+        const exported = rawExport(
+          running.grpcAddress as string,
+          ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array,
+          caller.headers,
+        ).then(({ error }) => error);
         let settled: ServiceError | null | undefined;
         void exported.then((error) => (settled = error));
         while (settled === undefined && !(await exportIsWaiting(knex))) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -24,7 +24,11 @@ const LIMIT = 64 * 1024;
 
 /** A request → LLM call → database query trace, with cost, billing and usage attributes. */
 function nestedTrace(tracer: Tracer): void {
-  const root = tracer.startSpan('POST /api/summarize', { kind: SpanKind.SERVER, startTime: [T0, 123456789], attributes: { 'vendor.unit': 'summarizer', 'http.response.status_code': 200 } });
+  const root = tracer.startSpan('POST /api/summarize', {
+    kind: SpanKind.SERVER,
+    startTime: [T0, 123456789],
+    attributes: { 'vendor.unit': 'summarizer', 'http.response.status_code': 200 },
+  });
   const llm = tracer.startSpan(
     'gemini.generate_content',
     {
@@ -43,14 +47,23 @@ function nestedTrace(tracer: Tracer): void {
     },
     trace.setSpan(context.active(), root),
   );
-  const query = tracer.startSpan('SELECT documents', { kind: SpanKind.CLIENT, startTime: [T0, 300000000], attributes: { 'vendor.unit': 'db', 'vendor.cost': 0.0001, 'db.cached': false } }, trace.setSpan(context.active(), llm));
+  const query = tracer.startSpan(
+    'SELECT documents',
+    { kind: SpanKind.CLIENT, startTime: [T0, 300000000], attributes: { 'vendor.unit': 'db', 'vendor.cost': 0.0001, 'db.cached': false } },
+    trace.setSpan(context.active(), llm),
+  );
   query.end([T0, 350000001]);
   llm.end([T0 + 1, 423456789]);
   root.end([T0 + 1, 623456789]);
 }
 
 function grpcExporter(app: TestServer, headers: Record<string, string>): GrpcTraceExporter {
-  return new GrpcTraceExporter({ url: `http://${app.grpcAddress}`, metadata: metadataOf(headers), compression: CompressionAlgorithm.GZIP, timeoutMillis: 20_000 });
+  return new GrpcTraceExporter({
+    url: `http://${app.grpcAddress}`,
+    metadata: metadataOf(headers),
+    compression: CompressionAlgorithm.GZIP,
+    timeoutMillis: 20_000,
+  });
 }
 
 async function querySpans(app: TestServer, caller: EngineCaller) {
@@ -81,7 +94,11 @@ onEachDatabase(
       } finally {
         await exporter.shutdown();
       }
-      const reference = new ProtoTraceExporter({ url: `${app().url}/v1/traces`, headers: overHttp.headers, compression: CompressionAlgorithm.GZIP });
+      const reference = new ProtoTraceExporter({
+        url: `${app().url}/v1/traces`,
+        headers: overHttp.headers,
+        compression: CompressionAlgorithm.GZIP,
+      });
       try {
         expectExported(await exportSpans(reference, spans));
       } finally {
@@ -90,12 +107,28 @@ onEachDatabase(
       const stored = await querySpans(app(), overGrpc);
       expect(stored).to.have.length(3);
       expect(withoutApplication(stored)).to.deep.equal(withoutApplication(await querySpans(app(), overHttp)));
-      const [root, llm, query] = ['POST /api/summarize', 'gemini.generate_content', 'SELECT documents'].map((name) => spans.find((span) => span.name === name) as ReadableSpan);
+      const [root, llm, query] = ['POST /api/summarize', 'gemini.generate_content', 'SELECT documents'].map(
+        (name) => spans.find((span) => span.name === name) as ReadableSpan,
+      );
       const byId = (span: ReadableSpan) => stored.find((item) => item.span_id === span.spanContext().spanId) as Record<string, unknown>;
-      expect(byId(root)).to.deep.include({ parent_span_id: null, span_start_time_unix_nano: '1795355100123456789', span_kind: 'SPAN_KIND_SERVER', service_name: 'summarizer' });
-      expect(byId(llm)).to.deep.include({ parent_span_id: root.spanContext().spanId, cost: 0.0042, unit: 'llm', parent_unit: 'summarizer' });
+      expect(byId(root)).to.deep.include({
+        parent_span_id: null,
+        span_start_time_unix_nano: '1795355100123456789',
+        span_kind: 'SPAN_KIND_SERVER',
+        service_name: 'summarizer',
+      });
+      expect(byId(llm)).to.deep.include({
+        parent_span_id: root.spanContext().spanId,
+        cost: 0.0042,
+        unit: 'llm',
+        parent_unit: 'summarizer',
+      });
       expect(byId(llm).span_attributes).to.deep.equal(llm.attributes);
-      expect(byId(query)).to.deep.include({ parent_span_id: llm.spanContext().spanId, cost: 0.0001, span_end_time_unix_nano: '1795355100350000001' });
+      expect(byId(query)).to.deep.include({
+        parent_span_id: llm.spanContext().spanId,
+        cost: 0.0001,
+        span_end_time_unix_nano: '1795355100350000001',
+      });
     });
 
     it('stores a span sent twice once, and reports invalid spans through partial success', async () => {
@@ -111,7 +144,11 @@ onEachDatabase(
 
       const bad = await oneSpan('no trace id');
       (bad[0] as { spanContext(): { traceId: string } }).spanContext().traceId = '0'.repeat(32);
-      const { error, response } = await rawExport(app().grpcAddress as string, ProtobufTraceSerializer.serializeRequest([...bad, ...(await oneSpan('also kept'))]) as Uint8Array, caller.headers);
+      const { error, response } = await rawExport(
+        app().grpcAddress as string,
+        ProtobufTraceSerializer.serializeRequest([...bad, ...(await oneSpan('also kept'))]) as Uint8Array,
+        caller.headers,
+      );
       expect(error).to.equal(null);
       const partial = ProtobufTraceSerializer.deserializeResponse(response as Buffer).partialSuccess;
       expect(Number(partial?.rejectedSpans)).to.equal(1);
@@ -119,13 +156,17 @@ onEachDatabase(
       expect(await querySpans(app(), caller)).to.have.length(2);
     });
 
-    it('takes Basic base64(api_key:api_secret) from the official exporter configured by OTEL_EXPORTER_OTLP_* alone (the documented recipe); the key\'s application is the default', async function () {
+    it("takes Basic base64(api_key:api_secret) from the official exporter configured by OTEL_EXPORTER_OTLP_* alone (the documented recipe); the key's application is the default", async function () {
       this.timeout(30_000);
       const organizationId = await seedOrganization(app().server.knex, []);
       const appId = await seedApplication(app().server.knex, organizationId);
       const key = await seedApiKey(app().server.knex, appId, ['write:traces', 'read:traces']);
       const spans = await recordSpans({ 'service.name': 'basic' }, nestedTrace);
-      const basic = Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64').replace(/\+/g, '%2B').replace(/\//g, '%2F').replace(/=/g, '%3D');
+      const basic = Buffer.from(`${key.apiKey}:${key.secret}`)
+        .toString('base64')
+        .replace(/\+/g, '%2B')
+        .replace(/\//g, '%2F')
+        .replace(/=/g, '%3D');
       const env = {
         OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://${app().grpcAddress}`,
@@ -153,7 +194,11 @@ onEachDatabase(
       // The secret with its last character changed (to one it cannot already be).
       const wrongSecret = `${key.secret.slice(0, -1)}${key.secret.endsWith('x') ? 'y' : 'x'}`;
       const wrong = `Basic ${Buffer.from(`${key.apiKey}:${wrongSecret}`).toString('base64')}`;
-      const { error } = await rawExport(app().grpcAddress as string, ProtobufTraceSerializer.serializeRequest(await oneSpan('refused')) as Uint8Array, { authorization: wrong });
+      const { error } = await rawExport(
+        app().grpcAddress as string,
+        ProtobufTraceSerializer.serializeRequest(await oneSpan('refused')) as Uint8Array,
+        { authorization: wrong },
+      );
       expect(error?.code).to.equal(Status.UNAUTHENTICATED);
       expect(await querySpans(app(), reader)).to.have.length(3);
     });
@@ -166,7 +211,12 @@ onEachDatabase(
         body = ProtobufTraceSerializer.serializeRequest(await oneSpan('status')) as Uint8Array;
       });
 
-      async function expectCode(code: Status, headers: Record<string, string>, payload: Uint8Array = body, gzip = false): Promise<ServiceError> {
+      async function expectCode(
+        code: Status,
+        headers: Record<string, string>,
+        payload: Uint8Array = body,
+        gzip = false,
+      ): Promise<ServiceError> {
         const { error } = await rawExport(app().grpcAddress as string, payload, headers, { gzip });
         expect(error?.code, error?.details).to.equal(code);
         return error as ServiceError;
@@ -197,7 +247,10 @@ onEachDatabase(
         const member = await seedUser(app(), 'member');
         const organizationId = await seedOrganization(app().server.knex, [[member.userId, 'member']]);
         const appId = await seedApplication(app().server.knex, organizationId);
-        const { error } = await rawExport(app().grpcAddress as string, body, { authorization: `Bearer ${member.token}`, 'x-vendor-app-id': appId });
+        const { error } = await rawExport(app().grpcAddress as string, body, {
+          authorization: `Bearer ${member.token}`,
+          'x-vendor-app-id': appId,
+        });
         expect(error).to.equal(null);
       });
 
@@ -213,7 +266,10 @@ onEachDatabase(
         await expectCode(Status.INVALID_ARGUMENT, { authorization, 'x-vendor-app-id': 'a'.repeat(65) });
         // gRPC drops an empty metadata value on the way (absent: the key's own application).
         for (const sent of ['', '   ', 'a'.repeat(65)]) {
-          const overHttp = await call(app().url, 'POST', '/v1/traces', { headers: { authorization, 'x-vendor-app-id': sent, 'content-type': 'application/x-protobuf' }, rawBody: body });
+          const overHttp = await call(app().url, 'POST', '/v1/traces', {
+            headers: { authorization, 'x-vendor-app-id': sent, 'content-type': 'application/x-protobuf' },
+            rawBody: body,
+          });
           expect(overHttp.status, `${JSON.stringify(sent)}: ${overHttp.text}`).to.equal(422);
           expect(overHttp.body.detail[0].loc).to.deep.equal(['header', 'x-vendor-app-id']);
         }
@@ -252,17 +308,28 @@ onEachDatabase(
           [{ 'grpc-timeout': 'soon' }, body, false],
           [{}, oversized, false],
         ];
-        const badCredentials: Array<Record<string, string>> = [{}, { authorization: 'Bearer not.a.jwt' }, { authorization: `Basic ${Buffer.from('key_nosuchkey:secret').toString('base64')}` }];
+        const badCredentials: Array<Record<string, string>> = [
+          {},
+          { authorization: 'Bearer not.a.jwt' },
+          { authorization: `Basic ${Buffer.from('key_nosuchkey:secret').toString('base64')}` },
+        ];
         for (const credentials of badCredentials) {
           for (const [headers, message, compressed] of sent) {
-            const answer = await http2Export(app().grpcAddress as string, message, { 'x-vendor-app-id': own.appId, ...credentials, ...headers }, compressed);
+            const answer = await http2Export(
+              app().grpcAddress as string,
+              message,
+              { 'x-vendor-app-id': own.appId, ...credentials, ...headers },
+              compressed,
+            );
             expect(answer.code, `${JSON.stringify({ ...credentials, ...headers })}: ${answer.details}`).to.equal(Status.UNAUTHENTICATED);
           }
         }
       });
 
       it('RESOURCE_EXHAUSTED (without retry info) for a message over INGEST_MAX_BODY_BYTES, compressed or not', async () => {
-        const big = await recordSpans({ 'service.name': 'big' }, (tracer) => tracer.startSpan('big', { startTime: [T0, 0], attributes: { payload: 'x'.repeat(LIMIT) } }).end([T0, 1]));
+        const big = await recordSpans({ 'service.name': 'big' }, (tracer) =>
+          tracer.startSpan('big', { startTime: [T0, 0], attributes: { payload: 'x'.repeat(LIMIT) } }).end([T0, 1]),
+        );
         const payload = ProtobufTraceSerializer.serializeRequest(big) as Uint8Array;
         expect(gzipSync(payload).length).to.be.below(LIMIT);
         for (const gzip of [false, true]) {
@@ -315,7 +382,15 @@ onEachDatabase(
       it('counts calls by status code in /metrics', async () => {
         const metrics = await fetch(new URL('/metrics', app().url)).then((response) => response.text());
         // RESOURCE_EXHAUSTED too, though grpc-js answers it before the service has the message.
-        for (const code of ['OK', 'UNAUTHENTICATED', 'PERMISSION_DENIED', 'NOT_FOUND', 'INVALID_ARGUMENT', 'RESOURCE_EXHAUSTED', 'UNAVAILABLE']) {
+        for (const code of [
+          'OK',
+          'UNAUTHENTICATED',
+          'PERMISSION_DENIED',
+          'NOT_FOUND',
+          'INVALID_ARGUMENT',
+          'RESOURCE_EXHAUSTED',
+          'UNAVAILABLE',
+        ]) {
           expect(metrics).to.match(new RegExp(`spanledger_grpc_requests_total\\{method="TraceService/Export",code="${code}"\\} [1-9]`));
         }
       });

@@ -52,7 +52,12 @@ function spanIds(spans: ReadableSpan[]): string[] {
 }
 
 /** Exports with the real protobuf exporter, which retries 503s after Retry-After, while `during` runs. */
-async function exportAcrossOutage(url: string, caller: EngineCaller, spans: ReadableSpan[], during: () => Promise<void>): Promise<number[]> {
+async function exportAcrossOutage(
+  url: string,
+  caller: EngineCaller,
+  spans: ReadableSpan[],
+  during: () => Promise<void>,
+): Promise<number[]> {
   const proxy = await contractCheckingProxy(url);
   const exporter = new OTLPTraceExporter({ url: `${proxy.url}/v1/traces`, headers: caller.headers, timeoutMillis: 30_000 });
   try {

@@ -56,7 +56,14 @@ function summarizeTrace(tracer: Tracer): void {
     {
       kind: SpanKind.CLIENT,
       startTime: [T0, 300000000],
-      attributes: { 'vendor.unit': 'db', 'vendor.parent_unit': 'llm', 'vendor.cost': 0.0001, 'vendor.billing.resource_type': 'db_job', 'db.rows': 12, 'db.cached': false },
+      attributes: {
+        'vendor.unit': 'db',
+        'vendor.parent_unit': 'llm',
+        'vendor.cost': 0.0001,
+        'vendor.billing.resource_type': 'db_job',
+        'db.rows': 12,
+        'db.cached': false,
+      },
     },
     trace.setSpan(context.active(), llm),
   );
@@ -128,12 +135,22 @@ onEachDatabase(
         .select('*')
         .select({ start: bigintAsText(knex(), 'start_time_unix_nano'), end: bigintAsText(knex(), 'end_time_unix_nano') })
         .orderBy([{ column: 'start_time_unix_nano' }, { column: 'span_id' }]);
-      return rows.map(({ seq: _seq, start_time_unix_nano: _start, end_time_unix_nano: _end, received_at, resource_attributes, span_attributes, ...row }) => ({
-        ...row,
-        received_at: Number(received_at),
-        resource_attributes: parseJsonColumn(resource_attributes),
-        span_attributes: parseJsonColumn(span_attributes),
-      }));
+      return rows.map(
+        ({
+          seq: _seq,
+          start_time_unix_nano: _start,
+          end_time_unix_nano: _end,
+          received_at,
+          resource_attributes,
+          span_attributes,
+          ...row
+        }) => ({
+          ...row,
+          received_at: Number(received_at),
+          resource_attributes: parseJsonColumn(resource_attributes),
+          span_attributes: parseJsonColumn(span_attributes),
+        }),
+      );
     }
 
     async function expectSummarizeTraceStored(caller: EngineCaller, spans: ReadableSpan[], sentAt: number) {
@@ -199,7 +216,14 @@ onEachDatabase(
         ...NULL_BILLING,
         billing_resource_type: 'db_job',
         usage_amount: null,
-        span_attributes: { 'vendor.unit': 'db', 'vendor.parent_unit': 'llm', 'vendor.cost': 0.0001, 'vendor.billing.resource_type': 'db_job', 'db.rows': 12, 'db.cached': false },
+        span_attributes: {
+          'vendor.unit': 'db',
+          'vendor.parent_unit': 'llm',
+          'vendor.cost': 0.0001,
+          'vendor.billing.resource_type': 'db_job',
+          'db.rows': 12,
+          'db.cached': false,
+        },
       });
       expect(rows[2].duration_ms).to.be.closeTo(50.000001, 1e-9);
       const summary = await knex()('traces').where({ application_id: caller.appId, trace_id: traceId }).first();
@@ -273,16 +297,22 @@ onEachDatabase(
       const bad: ReadableSpan = Object.create(llm, { spanContext: { value: () => ({ ...llm.spanContext(), traceId: badTraceId }) } });
       const batch = spans.map((span) => (span === llm ? bad : span));
 
-      const response = await post(caller, ProtobufTraceSerializer.serializeRequest(batch) as Uint8Array, { 'Content-Type': 'application/x-protobuf' });
+      const response = await post(caller, ProtobufTraceSerializer.serializeRequest(batch) as Uint8Array, {
+        'Content-Type': 'application/x-protobuf',
+      });
       expect(response.status).to.equal(200);
       expect(response.headers.get('content-type')).to.equal('application/x-protobuf');
       const answer = ProtobufTraceSerializer.deserializeResponse(response.bytes);
       expect(answer.partialSuccess?.rejectedSpans).to.equal(1);
-      expect(answer.partialSuccess?.errorMessage).to.equal(`span ${llm.spanContext().spanId}: invalid trace_id: must be 16 bytes (32 hex digits)`);
+      expect(answer.partialSuccess?.errorMessage).to.equal(
+        `span ${llm.spanContext().spanId}: invalid trace_id: must be 16 bytes (32 hex digits)`,
+      );
       const stored = await storedRows(caller.appId);
       expect(stored.map((row) => row.span_name)).to.deep.equal(['POST /api/summarize', 'SELECT documents']);
 
-      const jsonAnswer = await post(caller, JsonTraceSerializer.serializeRequest(batch) as Uint8Array, { 'Content-Type': 'application/json' });
+      const jsonAnswer = await post(caller, JsonTraceSerializer.serializeRequest(batch) as Uint8Array, {
+        'Content-Type': 'application/json',
+      });
       expect(jsonAnswer.status).to.equal(200);
       expect(jsonAnswer.body).to.deep.equal({ partialSuccess: { rejectedSpans: '1', errorMessage: answer.partialSuccess?.errorMessage } });
 
@@ -330,13 +360,33 @@ onEachDatabase(
     });
 
     const UNDECODABLE: Array<[string, Uint8Array | string, Record<string, string>, RegExp]> = [
-      ['a corrupt protobuf body', Buffer.from('0a05ffffffffff12', 'hex'), { 'Content-Type': 'application/x-protobuf' }, /invalid OTLP protobuf/],
+      [
+        'a corrupt protobuf body',
+        Buffer.from('0a05ffffffffff12', 'hex'),
+        { 'Content-Type': 'application/x-protobuf' },
+        /invalid OTLP protobuf/,
+      ],
       ['a truncated protobuf body', Buffer.from('0a7f0a03', 'hex'), { 'Content-Type': 'application/x-protobuf' }, /invalid OTLP protobuf/],
       ['malformed JSON', '{"resourceSpans": [', { 'Content-Type': 'application/json' }, /invalid OTLP JSON/],
       ['an empty JSON body', '', { 'Content-Type': 'application/json' }, /invalid OTLP JSON/],
-      ['JSON that is not an export request', '{"resourceSpans": 5}', { 'Content-Type': 'application/json' }, /resourceSpans must be an array/],
-      ['a span time that is not an integer', '{"resourceSpans":[{"scopeSpans":[{"spans":[{"startTimeUnixNano":"soon"}]}]}]}', { 'Content-Type': 'application/json' }, /startTimeUnixNano/],
-      ['a body that is not gzip', 'not gzip at all', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, /invalid gzip body/],
+      [
+        'JSON that is not an export request',
+        '{"resourceSpans": 5}',
+        { 'Content-Type': 'application/json' },
+        /resourceSpans must be an array/,
+      ],
+      [
+        'a span time that is not an integer',
+        '{"resourceSpans":[{"scopeSpans":[{"spans":[{"startTimeUnixNano":"soon"}]}]}]}',
+        { 'Content-Type': 'application/json' },
+        /startTimeUnixNano/,
+      ],
+      [
+        'a body that is not gzip',
+        'not gzip at all',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        /invalid gzip body/,
+      ],
     ];
     for (const [name, body, headers, detail] of UNDECODABLE) {
       it(`answers 400, not 422, to ${name}`, async () => {
@@ -370,9 +420,12 @@ onEachDatabase(
       expect(brotli.status).to.equal(415);
     });
 
-    it("answers 422 to a user without X-Vendor-App-Id (API keys default to their own application: exporter-credentials.test.ts)", async () => {
+    it('answers 422 to a user without X-Vendor-App-Id (API keys default to their own application: exporter-credentials.test.ts)', async () => {
       const user = await seedUser(app(), 'ingester');
-      const response = await call(app().url, 'POST', '/v1/traces', { headers: { Authorization: `Bearer ${user.token}`, 'Content-Type': 'application/json' }, rawBody: '{}' });
+      const response = await call(app().url, 'POST', '/v1/traces', {
+        headers: { Authorization: `Bearer ${user.token}`, 'Content-Type': 'application/json' },
+        rawBody: '{}',
+      });
       expect(response.status).to.equal(422);
       expect(response.body.detail[0].loc).to.deep.equal(['header', 'x-vendor-app-id']);
     });
@@ -392,4 +445,3 @@ onEachDatabase(
   },
   { INGEST_MAX_BODY_BYTES: String(LIMIT) },
 );
-

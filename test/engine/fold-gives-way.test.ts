@@ -26,7 +26,9 @@ import { onEachDatabase } from '../support/test-server.js';
 const T0 = 1795355100; // seconds: 2026-11-22
 
 async function pendingTraces(knex: Knex, applicationId: string): Promise<number> {
-  const [row] = (await knex('traces').where({ application_id: applicationId, folded: FOLD_STATE.pending }).count({ n: '*' })) as Array<{ n: number | string }>;
+  const [row] = (await knex('traces').where({ application_id: applicationId, folded: FOLD_STATE.pending }).count({ n: '*' })) as Array<{
+    n: number | string;
+  }>;
   return Number(row?.n ?? 0);
 }
 
@@ -35,7 +37,9 @@ function twoTraces() {
   return recordSpans({ 'service.name': 'checkout' }, (tracer) => {
     for (const offset of [0, 1]) {
       const root = tracer.startSpan(`GET /cart/${offset}`, { startTime: [T0 + offset, 0] });
-      tracer.startSpan('SELECT cart', { startTime: [T0 + offset, 1_000_000] }, trace.setSpan(context.active(), root)).end([T0 + offset, 2_000_000]);
+      tracer
+        .startSpan('SELECT cart', { startTime: [T0 + offset, 1_000_000] }, trace.setSpan(context.active(), root))
+        .end([T0 + offset, 2_000_000]);
       root.end([T0 + offset, 5_000_000]);
     }
   });
@@ -93,7 +97,10 @@ onEachDatabase(
         await new Promise((resolve) => setTimeout(resolve, GIVE_WAY_RECHECK_MS / 2));
         const meanwhile = await statementsDuring(knex, () => new Promise((resolve) => setTimeout(resolve, 3 * GIVE_WAY_RECHECK_MS)));
         expect(meanwhile.filter((sql) => sql.includes('`traces`')).length, 'looked at again').to.be.within(1, 4);
-        expect(meanwhile.filter((sql) => sql.includes('applications')), 'every application probed again').to.deep.equal([]);
+        expect(
+          meanwhile.filter((sql) => sql.includes('applications')),
+          'every application probed again',
+        ).to.deep.equal([]);
         expect(await pendingTraces(knex, caller.appId), 'folded while ingestion is busy').to.equal(2);
         now += QUIET_AFTER_MS;
         expect(await pass).to.equal(2);
@@ -107,7 +114,13 @@ onEachDatabase(
       const caller = await engineCaller(app());
       const start = BigInt(T0) * 1_000_000_000n;
       const rows = Array.from({ length: 2 * GIVE_WAY_BELOW }, (_, i) =>
-        spanRow({ application_id: caller.appId, trace_id: `${i + 1}`.padStart(32, 'b'), span_id: `${i + 1}`.padStart(16, '0'), start_time_unix_nano: (start + BigInt(i) * 1_000_000n).toString(), end_time_unix_nano: (start + BigInt(i) * 1_000_000n + 500n).toString() }),
+        spanRow({
+          application_id: caller.appId,
+          trace_id: `${i + 1}`.padStart(32, 'b'),
+          span_id: `${i + 1}`.padStart(16, '0'),
+          start_time_unix_nano: (start + BigInt(i) * 1_000_000n).toString(),
+          end_time_unix_nano: (start + BigInt(i) * 1_000_000n + 500n).toString(),
+        }),
       );
       const store = async (part: SpanRow[]) => {
         for (let offset = 0; offset < part.length; offset += 2000) await storeSpans(knex, part.slice(offset, offset + 2000));

@@ -59,13 +59,21 @@ onEachDatabase('GET /traces/{trace_id}', (app) => {
     caller = await engineCaller(app());
     // Two requests, the root last, so the summary is merged from both.
     for (const part of [SPANS.slice(1), SPANS.slice(0, 1)]) {
-      const body = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }] }, scopeSpans: [{ scope: { name: 't' }, spans: part.map(otlpSpan) }] }] };
+      const body = {
+        resourceSpans: [
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }] },
+            scopeSpans: [{ scope: { name: 't' }, spans: part.map(otlpSpan) }],
+          },
+        ],
+      };
       const response = await call(app().url, 'POST', '/v1/traces', { headers: caller.headers, json: body });
       expect(response.status, response.text).to.equal(200);
     }
   });
 
-  const getTrace = (traceId: string, query: Record<string, string> = {}, headers = caller.headers) => call(app().url, 'GET', `/traces/${traceId}`, { headers, query });
+  const getTrace = (traceId: string, query: Record<string, string> = {}, headers = caller.headers) =>
+    call(app().url, 'GET', `/traces/${traceId}`, { headers, query });
 
   it("answers the trace's summary (as POST /traces lists it) and every span (as /engine/query returns it), in start order", async () => {
     const answer = await getTrace(TRACE);
@@ -75,14 +83,28 @@ onEachDatabase('GET /traces/{trace_id}', (app) => {
     const listed = await call(app().url, 'POST', '/traces', { headers: caller.headers, query: WINDOW, json: {} });
     const entry = (listed.body.data as Array<Record<string, unknown>>).find((trace) => trace.trace_id === TRACE) as Record<string, unknown>;
     const { summary } = answer.body;
-    for (const field of ['span_name', 'duration_ms', 'spans_count', 'total_cost', 'error_count', 'min_start_time_unix_nano', 'service_name', 'unit', 'parent_unit']) {
+    for (const field of [
+      'span_name',
+      'duration_ms',
+      'spans_count',
+      'total_cost',
+      'error_count',
+      'min_start_time_unix_nano',
+      'service_name',
+      'unit',
+      'parent_unit',
+    ]) {
       expect(summary[field], field).to.deep.equal(entry[field]);
     }
     expect(summary).to.include({ root_span_id: '0000000000000001', spans_count: 5, error_count: 1, total_cost: 0.75, duration_ms: 1000 });
     expect(summary.root_start_time_unix_nano).to.equal(Number(T0));
     const ids = (answer.body.data as Array<{ span_id: string }>).map((span) => span.span_id.replace(/^0+/, ''));
     expect(ids).to.deep.equal(['1', '2', '3', '4', '5']);
-    const queried = await call(app().url, 'POST', '/engine/query', { headers: caller.headers, query: { ...WINDOW, limit: '100' }, json: { filter: { field: 'trace_id', op: 'eq', value: TRACE } } });
+    const queried = await call(app().url, 'POST', '/engine/query', {
+      headers: caller.headers,
+      query: { ...WINDOW, limit: '100' },
+      json: { filter: { field: 'trace_id', op: 'eq', value: TRACE } },
+    });
     const byId = new Map((queried.body.data as Array<{ span_id: string }>).map((span) => [span.span_id, span]));
     for (const span of answer.body.data as Array<{ span_id: string }>) expect(span).to.deep.equal(byId.get(span.span_id));
   });

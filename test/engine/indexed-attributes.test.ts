@@ -8,7 +8,16 @@ import { parseIndexedAttributes } from '../../src/storage/accounts/indexed-attri
 import { matchingSpans } from '../../src/storage/spans/span-pages.js';
 import { call } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';
-import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatus, keyToken, ownerWithApplication, type Caller } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  keyToken,
+  ownerWithApplication,
+  type Caller,
+} from '../support/management.js';
 import { spanRow } from '../support/span-rows.js';
 import { StaleSlotKeysError, storeSpans } from '../../src/storage/spans/span-writer.js';
 import { ingestTraces } from '../../src/ingest/ingest-traces.js';
@@ -50,8 +59,18 @@ const SPANS = [
 ];
 
 async function exportSpans(app: TestServer, token: string, appId: string): Promise<void> {
-  const body = { resourceSpans: [{ resource: { attributes: [{ key: 'deployment.environment', value: { stringValue: 'production' } }] }, scopeSpans: [{ scope: { name: 't' }, spans: SPANS }] }] };
-  const response = await call(app.url, 'POST', '/v1/traces', { headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId }, json: body });
+  const body = {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'deployment.environment', value: { stringValue: 'production' } }] },
+        scopeSpans: [{ scope: { name: 't' }, spans: SPANS }],
+      },
+    ],
+  };
+  const response = await call(app.url, 'POST', '/v1/traces', {
+    headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId },
+    json: body,
+  });
   expect(response.status, response.text).to.equal(200);
 }
 
@@ -60,14 +79,33 @@ const FILTERS: Array<[string, unknown, string[]]> = [
   ['in', { field: MODEL, op: 'in', value: ['gemini-2.5-flash', 'gemini-2.5-pro ', 'nope'] }, ['call 2', 'call 6']],
   ['a long value (read from the JSON)', { field: MODEL, op: 'eq', value: LONG }, ['call 4']],
   ['a number as text (read from the JSON)', { field: MODEL, op: 'eq', value: '200' }, ['call 3']],
-  ['a resource attribute', { and: [{ field: ENVIRONMENT, op: 'eq', value: 'production' }, { field: MODEL, op: 'in', value: ['gemini-2.5-pro', 'gemini-2.5-flash'] }] }, ['call 1', 'call 2']],
+  [
+    'a resource attribute',
+    {
+      and: [
+        { field: ENVIRONMENT, op: 'eq', value: 'production' },
+        { field: MODEL, op: 'in', value: ['gemini-2.5-pro', 'gemini-2.5-flash'] },
+      ],
+    },
+    ['call 1', 'call 2'],
+  ],
 ];
 
 onEachDatabase(
   'indexed attributes',
   (app) => {
-    async function engine(token: string, appId: string, path: '/engine/query' | '/traces', filter: unknown, query: Record<string, string | boolean> = {}): Promise<string[]> {
-      const response = await call(app().url, 'POST', path, { query: { ...WINDOW, limit: '100', ...query }, headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId }, json: { filter } });
+    async function engine(
+      token: string,
+      appId: string,
+      path: '/engine/query' | '/traces',
+      filter: unknown,
+      query: Record<string, string | boolean> = {},
+    ): Promise<string[]> {
+      const response = await call(app().url, 'POST', path, {
+        query: { ...WINDOW, limit: '100', ...query },
+        headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId },
+        json: { filter },
+      });
       expect(response.status, response.text).to.equal(200);
       const names = (response.body.data as Array<{ span_name: string }>).map((row) => row.span_name);
       return names.sort();
@@ -76,14 +114,18 @@ onEachDatabase(
     async function ownerAndKey(paths?: string[]): Promise<{ as: Caller; appId: string; token: string }> {
       const as = callerFor(app(), (await dashboardUser(app())).token);
       const orgId = await createOrganization(as);
-      const created = await as('POST', '/applications', { json: { organization_id: orgId, name: 'Gen AI', region: 'EU', ...(paths && { indexed_attributes: paths }) } });
+      const created = await as('POST', '/applications', {
+        json: { organization_id: orgId, name: 'Gen AI', region: 'EU', ...(paths && { indexed_attributes: paths }) },
+      });
       expectStatus(created, 201);
       const key = await createApiKey(as, created.body.id, ['read:traces', 'write:traces']);
       return { as, appId: created.body.id, token: await keyToken(app(), key.apiKey, key.secret) };
     }
 
     async function state(appId: string) {
-      const row = (await app().server.knex('applications').where({ id: appId }).first('indexed_attributes_state')) as { indexed_attributes_state: string | null };
+      const row = (await app().server.knex('applications').where({ id: appId }).first('indexed_attributes_state')) as {
+        indexed_attributes_state: string | null;
+      };
       return parseIndexedAttributes(row.indexed_attributes_state);
     }
 
@@ -101,14 +143,19 @@ onEachDatabase(
       expect(set.body.indexed_attributes).to.deep.equal([MODEL, ENVIRONMENT]);
       expect((await as('GET', `/applications/${appId}`)).body.indexed_attributes).to.deep.equal([MODEL, ENVIRONMENT]);
       const listed = await as('GET', '/applications', { query: { organization_id: plain.body.organization_id } });
-      expect(listed.body.data.map((item: { indexed_attributes: string[] }) => item.indexed_attributes)).to.deep.include([MODEL, ENVIRONMENT]);
+      expect(listed.body.data.map((item: { indexed_attributes: string[] }) => item.indexed_attributes)).to.deep.include([
+        MODEL,
+        ENVIRONMENT,
+      ]);
       // A rename answers as before and keeps the list; a PATCH replaces the whole list.
       const renamed = await as('PATCH', `/applications/${appId}`, { json: { name: 'Renamed' } });
       expect(renamed.body).to.have.all.keys('id', 'name', 'updated_at');
       expect((await as('GET', `/applications/${appId}`)).body.indexed_attributes).to.deep.equal([MODEL, ENVIRONMENT]);
       // A kept path keeps its slot; a new one takes a free slot.
       const slotsBefore = (await state(appId)).slots.map((slot) => slot?.path ?? null);
-      const replaced = await as('PATCH', `/applications/${appId}`, { json: { indexed_attributes: ['span_attributes.http.route', ENVIRONMENT] } });
+      const replaced = await as('PATCH', `/applications/${appId}`, {
+        json: { indexed_attributes: ['span_attributes.http.route', ENVIRONMENT] },
+      });
       expect(replaced.body.indexed_attributes).to.deep.equal(['span_attributes.http.route', ENVIRONMENT]);
       const slotsAfter = (await state(appId)).slots.map((slot) => slot?.path ?? null);
       expect(slotsAfter[slotsBefore.indexOf(ENVIRONMENT)]).to.equal(ENVIRONMENT);
@@ -118,7 +165,9 @@ onEachDatabase(
       expect((await state(appId)).slots).to.deep.equal([null, null, null]);
 
       const orgId = (await as('GET', `/applications/${appId}`)).body.organization_id;
-      const created = await as('POST', '/applications', { json: { organization_id: orgId, name: 'Indexed', region: 'US', indexed_attributes: [MODEL] } });
+      const created = await as('POST', '/applications', {
+        json: { organization_id: orgId, name: 'Indexed', region: 'US', indexed_attributes: [MODEL] },
+      });
       expectStatus(created, 201);
       expect(created.body.indexed_attributes).to.deep.equal([MODEL]);
       // A new application has no spans: its slots are ready at once.
@@ -139,7 +188,9 @@ onEachDatabase(
         const patched = await as('PATCH', `/applications/${appId}`, { json: { indexed_attributes: paths } });
         expectStatus(patched, 422);
         expect(patched.body.detail[0].loc.slice(0, 2), JSON.stringify(paths)).to.deep.equal(['body', 'indexed_attributes']);
-        const created = await as('POST', '/applications', { json: { organization_id: orgId, name: 'x', region: 'EU', indexed_attributes: paths } });
+        const created = await as('POST', '/applications', {
+          json: { organization_id: orgId, name: 'x', region: 'EU', indexed_attributes: paths },
+        });
         expectStatus(created, 422);
       }
       expect((await as('GET', `/applications/${appId}`)).body.indexed_attributes).to.deep.equal([]);
@@ -149,18 +200,40 @@ onEachDatabase(
       const { appId, token } = await ownerAndKey([MODEL, ENVIRONMENT]);
       await exportSpans(app(), token, appId);
       // Slot 1 keeps the model's string values of at most 255 characters, slot 2 the environment.
-      expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal(['gemini-2.5-pro', 'gemini-2.5-flash', null, null, null, 'gemini-2.5-pro ']);
+      expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal([
+        'gemini-2.5-pro',
+        'gemini-2.5-flash',
+        null,
+        null,
+        null,
+        'gemini-2.5-pro ',
+      ]);
       expect(await slotValues(appId, 'indexed_value_2')).to.deep.equal(Array(6).fill('production'));
       for (const [name, filter, wanted] of FILTERS) {
         const sql = await statementsDuring(app().server.knex, async () => {
           expect(await engine(token, appId, '/engine/query', filter), name).to.deep.equal(wanted);
         });
-        if (name === 'eq' || name === 'in') expect(sql.some((text) => text.includes('indexed_value_1')), `${name}: ${sql.join('\n')}`).to.equal(true);
-        if (name.includes('JSON')) expect(sql.some((text) => text.includes('indexed_value_')), name).to.equal(false);
+        if (name === 'eq' || name === 'in')
+          expect(
+            sql.some((text) => text.includes('indexed_value_1')),
+            `${name}: ${sql.join('\n')}`,
+          ).to.equal(true);
+        if (name.includes('JSON'))
+          expect(
+            sql.some((text) => text.includes('indexed_value_')),
+            name,
+          ).to.equal(false);
         // Every span is its own trace's root here: the trace list names the same spans, by either search.
         for (const search_child_spans of [false, true]) {
-          const traces = await call(app().url, 'POST', '/traces', { query: { ...WINDOW, limit: '100', search_child_spans }, headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId }, json: { filter } });
-          expect((traces.body.data as Array<{ span_name: string }>).map((row) => row.span_name).sort(), `${name}, search_child_spans=${search_child_spans}`).to.deep.equal(wanted);
+          const traces = await call(app().url, 'POST', '/traces', {
+            query: { ...WINDOW, limit: '100', search_child_spans },
+            headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId },
+            json: { filter },
+          });
+          expect(
+            (traces.body.data as Array<{ span_name: string }>).map((row) => row.span_name).sort(),
+            `${name}, search_child_spans=${search_child_spans}`,
+          ).to.deep.equal(wanted);
         }
       }
     });
@@ -179,7 +252,14 @@ onEachDatabase(
       const batches = await app().server.backfiller.runOnce();
       expect(batches).to.be.at.least(3);
       expect((await state(appId)).slots[0]).to.include({ path: MODEL, ready: true });
-      expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal(['gemini-2.5-pro', 'gemini-2.5-flash', null, null, null, 'gemini-2.5-pro ']);
+      expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal([
+        'gemini-2.5-pro',
+        'gemini-2.5-flash',
+        null,
+        null,
+        null,
+        'gemini-2.5-pro ',
+      ]);
       for (const [name, filter, wanted] of FILTERS) expect(await engine(token, appId, '/engine/query', filter), name).to.deep.equal(wanted);
       const after = await statementsDuring(app().server.knex, async () => {
         expect(await engine(token, appId, '/engine/query', eq[1])).to.deep.equal(eq[2]);
@@ -205,12 +285,29 @@ onEachDatabase(
       expect(await slotValues(appId, 'span_id')).to.deep.equal([]);
       // Keys as authorization read them a minute ago (none): ingestion reads the current ones (MODEL).
       const span = {
-        traceId: 'e'.repeat(32), spanId: 'e'.repeat(16), parentSpanId: '', name: 'late', kind: 3,
-        startTimeUnixNano: T0.toString(), endTimeUnixNano: (T0 + 1_000_000n).toString(),
-        attributes: { 'gen_ai.request.model': 'gemini-2.5-pro' }, statusCode: 0, statusMessage: '', scope: { name: '', version: '' },
-        events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+        traceId: 'e'.repeat(32),
+        spanId: 'e'.repeat(16),
+        parentSpanId: '',
+        name: 'late',
+        kind: 3,
+        startTimeUnixNano: T0.toString(),
+        endTimeUnixNano: (T0 + 1_000_000n).toString(),
+        attributes: { 'gen_ai.request.model': 'gemini-2.5-pro' },
+        statusCode: 0,
+        statusMessage: '',
+        scope: { name: '', version: '' },
+        events: [],
+        links: [],
+        droppedAttributesCount: 0,
+        droppedEventsCount: 0,
+        droppedLinksCount: 0,
       };
-      await ingestTraces(knex, { applicationId: appId, indexedAttributes: NO_INDEXED_ATTRIBUTES, readAt: Date.now() - 60_000, dailySpanQuota: null }, new ExportBody(Buffer.alloc(0), () => ({ resourceSpans: [{ resourceAttributes: {}, spans: [span] }] })), createLogger('silent'));
+      await ingestTraces(
+        knex,
+        { applicationId: appId, indexedAttributes: NO_INDEXED_ATTRIBUTES, readAt: Date.now() - 60_000, dailySpanQuota: null },
+        new ExportBody(Buffer.alloc(0), () => ({ resourceSpans: [{ resourceAttributes: {}, spans: [span] }] })),
+        createLogger('silent'),
+      );
       expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal(['gemini-2.5-pro']);
     });
 
@@ -225,10 +322,17 @@ onEachDatabase(
           expect(await engine(plain.token, plain.appId, '/engine/query', filter), name).to.deep.equal(wanted);
           expect(await engine(plain.token, plain.appId, '/traces', filter, { search_child_spans: true }), name).to.deep.equal(wanted);
         });
-        expect(sql.some((text) => text.includes('indexed_value_')), name).to.equal(false);
+        expect(
+          sql.some((text) => text.includes('indexed_value_')),
+          name,
+        ).to.equal(false);
       }
       // The indexed application's key cannot even see the other one (another organization: 404).
-      const response = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: { authorization: `Bearer ${indexed.token}`, 'x-vendor-app-id': plain.appId }, json: {} });
+      const response = await call(app().url, 'POST', '/engine/query', {
+        query: WINDOW,
+        headers: { authorization: `Bearer ${indexed.token}`, 'x-vendor-app-id': plain.appId },
+        json: {},
+      });
       expect(response.status).to.equal(404);
     });
 
@@ -246,13 +350,32 @@ onEachDatabase(
           indexed_value_1: models[index % models.length] as string,
         }),
       );
-      await storeSpans(knex, rows, { traceSlots: [{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: (await state(appId)).slots[0]?.since ?? 0 }] });
+      await storeSpans(knex, rows, {
+        traceSlots: [
+          { slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: (await state(appId)).slots[0]?.since ?? 0 },
+        ],
+      });
       if (app().database === 'mysql') await knex.raw('ANALYZE TABLE spans');
       else await knex.raw('ANALYZE');
-      const filter = { kind: 'condition', field: MODEL, op: 'eq', value: 'gemini-2.5-pro', resolved: { kind: 'attribute', source: 'span_attributes', key: 'gen_ai.request.model' } } as const;
-      const query = matchingSpans(knex, { applicationId: appId, startNs: T0, endNs: T0 + 3_600_000_000_000n, filter, indexedSlots: [{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: 0 }] }).count({ total: '*' });
+      const filter = {
+        kind: 'condition',
+        field: MODEL,
+        op: 'eq',
+        value: 'gemini-2.5-pro',
+        resolved: { kind: 'attribute', source: 'span_attributes', key: 'gen_ai.request.model' },
+      } as const;
+      const query = matchingSpans(knex, {
+        applicationId: appId,
+        startNs: T0,
+        endNs: T0 + 3_600_000_000_000n,
+        filter,
+        indexedSlots: [{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: 0 }],
+      }).count({ total: '*' });
       const { sql, bindings } = query.toSQL().toNative();
-      const plan = app().database === 'mysql' ? ((await knex.raw(`EXPLAIN ${sql}`, bindings)) as [Array<{ key: string | null }>])[0].map((row) => row.key) : ((await knex.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings)) as Array<{ detail: string }>).map((row) => row.detail);
+      const plan =
+        app().database === 'mysql'
+          ? ((await knex.raw(`EXPLAIN ${sql}`, bindings)) as [Array<{ key: string | null }>])[0].map((row) => row.key)
+          : ((await knex.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings)) as Array<{ detail: string }>).map((row) => row.detail);
       expect(plan.join(' | ')).to.include('spans_by_indexed_value_1');
       expect(Number(((await query) as Array<{ total: number | string }>)[0]?.total)).to.equal(400);
     });
@@ -273,5 +396,10 @@ onEachDatabase(
       expect(await app().server.backfiller.runOnce()).to.equal(0);
     });
   },
-  { INDEXING_SETTLE_SECONDS: '0', INDEXING_BACKFILL_BATCH_SIZE: '2', INDEXING_BACKFILL_INTERVAL_SECONDS: '0', RETENTION_PURGE_INTERVAL_SECONDS: '0' },
+  {
+    INDEXING_SETTLE_SECONDS: '0',
+    INDEXING_BACKFILL_BATCH_SIZE: '2',
+    INDEXING_BACKFILL_INTERVAL_SECONDS: '0',
+    RETENTION_PURGE_INTERVAL_SECONDS: '0',
+  },
 );

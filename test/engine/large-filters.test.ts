@@ -62,9 +62,18 @@ function wideAndOfOrs(): Node {
 /** 97 one-member groups, then the remaining nodes as attribute conditions side by side. */
 function deepThenWide(kind: 'and' | 'or'): Node {
   const siblings = MAX_FILTER_NODES - MAX_FILTER_DEPTH;
-  const bottom = kind === 'or'
-    ? range(siblings).map((index) => c(index % 2 ? 'resource_attributes.service.name' : 'span_attributes.k', index % 3 ? 'eq' : 'starts_with', `v${index}`))
-    : range(siblings).map((index) => c(index % 2 ? 'span_attributes.n' : 'span_attributes.k', index % 2 ? 'gt' : 'neq', index % 2 ? String(1 - (index % 1000)) : `x${index}`));
+  const bottom =
+    kind === 'or'
+      ? range(siblings).map((index) =>
+          c(index % 2 ? 'resource_attributes.service.name' : 'span_attributes.k', index % 3 ? 'eq' : 'starts_with', `v${index}`),
+        )
+      : range(siblings).map((index) =>
+          c(
+            index % 2 ? 'span_attributes.n' : 'span_attributes.k',
+            index % 2 ? 'gt' : 'neq',
+            index % 2 ? String(1 - (index % 1000)) : `x${index}`,
+          ),
+        );
   // A group holds at most 1000 members: two of them, side by side.
   let node: Node = { [kind === 'and' ? 'or' : 'and']: [{ [kind]: bottom.slice(0, 1000) }, { [kind]: bottom.slice(1000) }] };
   for (let level = 3; level < MAX_FILTER_DEPTH; level += 1) node = { [level % 2 ? 'and' : 'or']: [node] };
@@ -75,7 +84,9 @@ function deepThenWide(kind: 'and' | 'or'): Node {
 function siblingsAtEveryLevel(): Node {
   let node: Node = { or: range(19).map((index) => c('span_attributes.k', 'eq', `v${index * 100}`)) };
   for (let level = 2; level < MAX_FILTER_DEPTH; level += 1) {
-    const conditions = range(19).map((index) => (level % 2 ? c('span_attributes.n', 'lt', String(-index)) : c('span_attributes.k', 'neq', `x${level}-${index}`)));
+    const conditions = range(19).map((index) =>
+      level % 2 ? c('span_attributes.n', 'lt', String(-index)) : c('span_attributes.k', 'neq', `x${level}-${index}`),
+    );
     node = { [level % 2 ? 'or' : 'and']: [node, ...conditions] };
   }
   return node;
@@ -89,7 +100,9 @@ const FILTERS: Array<[name: string, filter: Node]> = [
 ];
 
 /** An analytics answer's count per group key, over all its buckets. */
-function countsByGroup(groups: Array<{ key: Record<string, string | null>; points: Array<{ values: Array<number | null> }> }>): Record<string, number> {
+function countsByGroup(
+  groups: Array<{ key: Record<string, string | null>; points: Array<{ values: Array<number | null> }> }>,
+): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const group of groups) counts[JSON.stringify(group.key)] = group.points.reduce((sum, point) => sum + (point.values[0] ?? 0), 0);
   return counts;
@@ -128,7 +141,10 @@ onEachDatabase('filters at the documented limits', (app) => {
       for (const searchChildSpans of [false, true]) {
         const traces = await post('/traces', filter, { limit: 100, search_child_spans: searchChildSpans });
         const wanted = expectedTraces(stored, WINDOW, filter, searchChildSpans).map((trace) => trace.trace_id);
-        expect(traces.data.map((trace: { trace_id: string }) => trace.trace_id), `search_child_spans=${searchChildSpans}`).to.deep.equal(wanted);
+        expect(
+          traces.data.map((trace: { trace_id: string }) => trace.trace_id),
+          `search_child_spans=${searchChildSpans}`,
+        ).to.deep.equal(wanted);
       }
 
       const metrics = await post('/engine/metrics', filter);

@@ -101,11 +101,14 @@ onEachDatabase('long filter values', (app) => {
 
   it('answers analytics over 900 KB values too, counting what the span query selects', async () => {
     for (const op of ['contains', 'starts_with', 'ends_with', 'eq'] as const) {
-      const value = op === 'contains' ? HUGE : op === 'starts_with' ? `head:${HUGE}` : op === 'ends_with' ? `${HUGE}:tail` : `head:${HUGE}:tail`;
+      const value =
+        op === 'contains' ? HUGE : op === 'starts_with' ? `head:${HUGE}` : op === 'ends_with' ? `${HUGE}:tail` : `head:${HUGE}:tail`;
       const body = { filter: c(ATTRIBUTE, op, value), measures: [{ fn: 'count' }] };
       const response = await call(app().url, 'POST', '/engine/analytics', { query: WINDOW, headers: caller.headers, json: body });
       expect(response.status, `${op}: ${response.text.slice(0, 300)}`).to.equal(200);
-      const counted = (response.body.groups as Array<{ points: Array<{ values: number[] }> }>).flatMap((group) => group.points).reduce((sum, point) => sum + (point.values[0] ?? 0), 0);
+      const counted = (response.body.groups as Array<{ points: Array<{ values: number[] }> }>)
+        .flatMap((group) => group.points)
+        .reduce((sum, point) => sum + (point.values[0] ?? 0), 0);
       expect(counted, op).to.equal(1);
     }
   });

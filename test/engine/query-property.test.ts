@@ -12,7 +12,14 @@ import { checkRegex } from '../../src/filter/regex.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { clearSpans, type EngineReadPath, type EngineSchemas, isClose, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
+import {
+  clearSpans,
+  type EngineReadPath,
+  type EngineSchemas,
+  isClose,
+  nanosToRfc3339,
+  parseEngineRead,
+} from '../support/engine-helpers.js';
 import { type AnalyticsBody, expectedAnalytics, expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
 import { purgeBatch } from '../../src/storage/spans/span-purge.js';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
@@ -30,22 +37,118 @@ const WIDTH = 7_200_000_000_000n; // two hours
 // Strings that trip up SQL: LIKE/GLOB wildcards and escapes, quotes, case, trailing spaces,
 // non-ASCII, numbers as text, JSON-looking text, a newline.
 const TEXTS = [
-  '', 'GET', 'get', 'GET ', ' GET', 'POST', '50%', '5_0', '5%0', 'a\\b', 'a%b_c\\d', "O'Brien", '"quoted"', 'café', 'CAFÉ', 'caf',
-  '日本語', '🚀 launch', '200', '-1.5', '1e3', '+5', ' 200', '0x1F', '007', 'true', 'null', '[1,"x"]', 'checkout', 'check', 'out',
-  '*', '?x', '[a]', '!', '!%', 'x\ny',
+  '',
+  'GET',
+  'get',
+  'GET ',
+  ' GET',
+  'POST',
+  '50%',
+  '5_0',
+  '5%0',
+  'a\\b',
+  'a%b_c\\d',
+  "O'Brien",
+  '"quoted"',
+  'café',
+  'CAFÉ',
+  'caf',
+  '日本語',
+  '🚀 launch',
+  '200',
+  '-1.5',
+  '1e3',
+  '+5',
+  ' 200',
+  '0x1F',
+  '007',
+  'true',
+  'null',
+  '[1,"x"]',
+  'checkout',
+  'check',
+  'out',
+  '*',
+  '?x',
+  '[a]',
+  '!',
+  '!%',
+  'x\ny',
 ];
 const NUMBERS = [0, 1, -1.5, 2.5, 200, 0.1, 1e21, 123456789.25, 4611686018427387904, 1e-7, 470562540];
-const NUMBER_VALUES = ['0', '1', '-1.5', '2.5', '200', '0.1', '1e21', '123456789.25', '1e3', '2E-1', '-12.50', '470562540', '1.5', '-0', '4611686018427387904'];
-const KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
-const KIND_VALUES = ['SERVER', 'CLIENT', 'INTERNAL', 'PRODUCER', 'CONSUMER', 'UNSPECIFIED', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'server', 'KIND_SERVER', '_SERVER'];
+const NUMBER_VALUES = [
+  '0',
+  '1',
+  '-1.5',
+  '2.5',
+  '200',
+  '0.1',
+  '1e21',
+  '123456789.25',
+  '1e3',
+  '2E-1',
+  '-12.50',
+  '470562540',
+  '1.5',
+  '-0',
+  '4611686018427387904',
+];
+const KINDS = [
+  'SPAN_KIND_UNSPECIFIED',
+  'SPAN_KIND_INTERNAL',
+  'SPAN_KIND_SERVER',
+  'SPAN_KIND_CLIENT',
+  'SPAN_KIND_PRODUCER',
+  'SPAN_KIND_CONSUMER',
+];
+const KIND_VALUES = [
+  'SERVER',
+  'CLIENT',
+  'INTERNAL',
+  'PRODUCER',
+  'CONSUMER',
+  'UNSPECIFIED',
+  'SPAN_KIND_SERVER',
+  'SPAN_KIND_CLIENT',
+  'server',
+  'KIND_SERVER',
+  '_SERVER',
+];
 // null: a span stored before status was kept.
 const STATUSES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR', null];
-const STATUS_VALUES = ['ERROR', 'OK', 'UNSET', 'STATUS_CODE_ERROR', 'STATUS_CODE_OK', 'STATUS_CODE_UNSET', 'error', 'CODE_ERROR', '_ERROR', 'STATUS_CODE_', 'ERR'];
+const STATUS_VALUES = [
+  'ERROR',
+  'OK',
+  'UNSET',
+  'STATUS_CODE_ERROR',
+  'STATUS_CODE_OK',
+  'STATUS_CODE_UNSET',
+  'error',
+  'CODE_ERROR',
+  '_ERROR',
+  'STATUS_CODE_',
+  'ERR',
+];
 const KEYS = ['http.method', 'http.status_code', 'retry', 'tags', 'meta', 'a_b', 'x.y.z', 'service.name'];
 const TEXT_FIELDS = [
-  'trace_id', 'span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit', 'billing.resource_type', 'billing.resource_name',
-  'billing.service_id', 'billing.service_name', 'billing.sku_id', 'billing.sku_name', 'billing.region', 'usage.unit', 'status_code',
-  'status_message', 'scope_name',
+  'trace_id',
+  'span_id',
+  'span_kind',
+  'span_name',
+  'service_name',
+  'unit',
+  'parent_unit',
+  'billing.resource_type',
+  'billing.resource_name',
+  'billing.service_id',
+  'billing.service_name',
+  'billing.sku_id',
+  'billing.sku_name',
+  'billing.region',
+  'usage.unit',
+  'status_code',
+  'status_message',
+  'scope_name',
 ];
 const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount'];
 const STRING_OPS = ['eq', 'neq', 'contains', 'starts_with', 'ends_with'];
@@ -58,10 +161,7 @@ const ID_VALUES = [...TRACE_IDS.slice(0, 3), hex(1, 16), hex(2, 16), hex(17, 16)
 const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null, freq: 3 });
 
 const W = WIDTH;
-const startOffset = fc.oneof(
-  fc.constantFrom(-1n, 0n, 1n, W - 1n, W, W + 1n, W / 2n),
-  fc.bigInt({ min: -W / 4n, max: W + W / 4n }),
-);
+const startOffset = fc.oneof(fc.constantFrom(-1n, 0n, 1n, W - 1n, W, W + 1n, W / 2n), fc.bigInt({ min: -W / 4n, max: W + W / 4n }));
 const durationNs = fc.constantFrom(0n, 1n, 1_500_000n, 123_456_789n, 2_500_000_001n, 470_562_540_123_456n);
 
 /**
@@ -139,20 +239,44 @@ function toRows(applicationId: string, spans: GeneratedSpan[]): SpanRow[] {
   });
 }
 
-const attributeField = fc.tuple(fc.constantFrom('span_attributes.', 'resource_attributes.'), fc.constantFrom(...KEYS, 'missing.key')).map(([prefix, key]) => prefix + key);
+const attributeField = fc
+  .tuple(fc.constantFrom('span_attributes.', 'resource_attributes.'), fc.constantFrom(...KEYS, 'missing.key'))
+  .map(([prefix, key]) => prefix + key);
 const COLUMN_OF: Record<string, keyof SpanRow> = {
-  trace_id: 'trace_id', span_id: 'span_id', span_kind: 'span_kind', span_name: 'span_name', service_name: 'service_name', unit: 'unit', parent_unit: 'parent_unit',
-  'billing.resource_type': 'billing_resource_type', 'billing.resource_name': 'billing_resource_name', 'billing.service_id': 'billing_service_id',
-  'billing.service_name': 'billing_service_name', 'billing.sku_id': 'billing_sku_id', 'billing.sku_name': 'billing_sku_name', 'billing.region': 'billing_region',
-  'usage.unit': 'usage_unit', status_code: 'status_code', status_message: 'status_message', scope_name: 'scope_name', duration_ms: 'duration_ms', cost: 'cost', 'usage.amount': 'usage_amount',
+  trace_id: 'trace_id',
+  span_id: 'span_id',
+  span_kind: 'span_kind',
+  span_name: 'span_name',
+  service_name: 'service_name',
+  unit: 'unit',
+  parent_unit: 'parent_unit',
+  'billing.resource_type': 'billing_resource_type',
+  'billing.resource_name': 'billing_resource_name',
+  'billing.service_id': 'billing_service_id',
+  'billing.service_name': 'billing_service_name',
+  'billing.sku_id': 'billing_sku_id',
+  'billing.sku_name': 'billing_sku_name',
+  'billing.region': 'billing_region',
+  'usage.unit': 'usage_unit',
+  status_code: 'status_code',
+  status_message: 'status_message',
+  scope_name: 'scope_name',
+  duration_ms: 'duration_ms',
+  cost: 'cost',
+  'usage.amount': 'usage_amount',
 };
 
 /** The values a field holds in the data, as text, so that conditions often hit something. */
 function valuesInData(rows: SpanRow[], field: string): string[] {
   if (field in COLUMN_OF) {
-    return rows.map((row) => row[COLUMN_OF[field] as keyof SpanRow]).filter((value) => value !== null).map(String);
+    return rows
+      .map((row) => row[COLUMN_OF[field] as keyof SpanRow])
+      .filter((value) => value !== null)
+      .map(String);
   }
-  const [source, key] = field.startsWith('span_attributes.') ? ['span_attributes', field.slice(16)] : ['resource_attributes', field.slice(20)];
+  const [source, key] = field.startsWith('span_attributes.')
+    ? ['span_attributes', field.slice(16)]
+    : ['resource_attributes', field.slice(20)];
   return rows.flatMap((row) => {
     const json = row[source as 'span_attributes' | 'resource_attributes'];
     const value = json === null ? undefined : (JSON.parse(json) as Record<string, unknown>)[key as string];
@@ -171,11 +295,20 @@ function valueFor(rows: SpanRow[], field: string, op: string, pool: string[]): f
   }
   const piece = whole.chain((value) => {
     const points = Array.from(value);
-    return fc.tuple(fc.nat({ max: points.length }), fc.nat({ max: points.length })).map(([from, length]) => points.slice(from, from + length).join(''));
+    return fc
+      .tuple(fc.nat({ max: points.length }), fc.nat({ max: points.length }))
+      .map(([from, length]) => points.slice(from, from + length).join(''));
   });
   // Near misses: padding (MariaDB's PAD SPACE), case, and wildcards that must stay literal.
-  const nearMiss = whole.chain((value) => fc.constantFrom(`${value} `, ` ${value}`, value.toUpperCase(), value.toLowerCase(), `${value}%`, `%${value}`, value.replace(/./u, '_')));
-  return fc.oneof({ weight: 3, arbitrary: whole }, { weight: 2, arbitrary: piece }, { weight: 2, arbitrary: nearMiss }, { weight: 1, arbitrary: fc.constantFrom(...pool) });
+  const nearMiss = whole.chain((value) =>
+    fc.constantFrom(`${value} `, ` ${value}`, value.toUpperCase(), value.toLowerCase(), `${value}%`, `%${value}`, value.replace(/./u, '_')),
+  );
+  return fc.oneof(
+    { weight: 3, arbitrary: whole },
+    { weight: 2, arbitrary: piece },
+    { weight: 2, arbitrary: nearMiss },
+    { weight: 1, arbitrary: fc.constantFrom(...pool) },
+  );
 }
 
 /**
@@ -183,27 +316,49 @@ function valueFor(rows: SpanRow[], field: string, op: string, pool: string[]): f
  * operators it does not: for runs whose indexed keys are the keys these conditions read.
  */
 function attributeConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
-  const listed = fc.tuple(attributeField, fc.constantFrom('in', 'in', 'not_in')).chain(([field, op]) =>
-    fc.array(fc.oneof({ weight: 4, arbitrary: valueFor(rows, field, 'eq', TEXTS) }, { weight: 1, arbitrary: valueFor(rows, field, 'gt', NUMBER_VALUES).map(jsonNumber) }), { minLength: 1, maxLength: 4 }).map(
-      (value) => ({ field, op, value }),
-    ),
+  const listed = fc
+    .tuple(attributeField, fc.constantFrom('in', 'in', 'not_in'))
+    .chain(([field, op]) =>
+      fc
+        .array(
+          fc.oneof(
+            { weight: 4, arbitrary: valueFor(rows, field, 'eq', TEXTS) },
+            { weight: 1, arbitrary: valueFor(rows, field, 'gt', NUMBER_VALUES).map(jsonNumber) },
+          ),
+          { minLength: 1, maxLength: 4 },
+        )
+        .map((value) => ({ field, op, value })),
+    );
+  const single = fc
+    .tuple(attributeField, fc.constantFrom('eq', 'eq', 'eq', 'neq', 'contains'), fc.boolean())
+    .chain(([field, op, asNumber]) =>
+      valueFor(rows, field, op, TEXTS).map((value) => ({ field, op, value: asNumber && op === 'eq' ? jsonNumber(value) : value })),
+    );
+  return fc.oneof(
+    { weight: 3, arbitrary: single },
+    { weight: 2, arbitrary: listed },
+    fc.record({ field: attributeField, op: fc.constantFrom('exists', 'not_exists') }),
   );
-  const single = fc.tuple(attributeField, fc.constantFrom('eq', 'eq', 'eq', 'neq', 'contains'), fc.boolean()).chain(([field, op, asNumber]) =>
-    valueFor(rows, field, op, TEXTS).map((value) => ({ field, op, value: asNumber && op === 'eq' ? jsonNumber(value) : value })),
-  );
-  return fc.oneof({ weight: 3, arbitrary: single }, { weight: 2, arbitrary: listed }, fc.record({ field: attributeField, op: fc.constantFrom('exists', 'not_exists') }));
 }
 
 function conditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
   const pick = (fields: fc.Arbitrary<string>, ops: string[], pool: string[]) =>
-    fc.tuple(fields, fc.constantFrom(...ops)).chain(([field, op]) => valueFor(rows, field, op, pool).map((value) => ({ field, op, value })));
+    fc
+      .tuple(fields, fc.constantFrom(...ops))
+      .chain(([field, op]) => valueFor(rows, field, op, pool).map((value) => ({ field, op, value })));
   // A numeric value, sometimes as a JSON number (engine API 1.2).
   const pickNumeric = (fields: fc.Arbitrary<string>, ops: string[]) =>
-    fc.tuple(fields, fc.constantFrom(...ops), fc.boolean()).chain(([field, op, asNumber]) =>
-      valueFor(rows, field, op, NUMBER_VALUES).map((value) => ({ field, op, value: asNumber ? jsonNumber(value) : value })),
-    );
+    fc
+      .tuple(fields, fc.constantFrom(...ops), fc.boolean())
+      .chain(([field, op, asNumber]) =>
+        valueFor(rows, field, op, NUMBER_VALUES).map((value) => ({ field, op, value: asNumber ? jsonNumber(value) : value })),
+      );
   return fc.oneof(
-    pick(fc.constantFrom(...TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'span_kind', 'status_code'].includes(field))), STRING_OPS, TEXTS),
+    pick(
+      fc.constantFrom(...TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'span_kind', 'status_code'].includes(field))),
+      STRING_OPS,
+      TEXTS,
+    ),
     pick(fc.constantFrom('trace_id', 'span_id'), STRING_OPS, ID_VALUES),
     fc.record({ field: fc.constant('span_kind'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...KIND_VALUES) }),
     fc.record({ field: fc.constant('status_code'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...STATUS_VALUES) }),
@@ -229,8 +384,15 @@ function escapeRegex(text: string): string {
 function regexConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
   const fields = fc.oneof(fc.constantFrom(...TEXT_FIELDS), attributeField);
   return fields.chain((field) => {
-    const term = fc.tuple(fc.oneof(valueFor(rows, field, 'contains', TEXTS).map(escapeRegex), fc.constantFrom(...REGEX_ATOMS)), fc.constantFrom(...REGEX_QUANTIFIERS)).map(([atom, quantifier]) => atom + quantifier);
-    const branch = fc.tuple(fc.boolean(), fc.array(term, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([start, terms, end]) => `${start ? '^' : ''}${terms.join('')}${end ? '$' : ''}`);
+    const term = fc
+      .tuple(
+        fc.oneof(valueFor(rows, field, 'contains', TEXTS).map(escapeRegex), fc.constantFrom(...REGEX_ATOMS)),
+        fc.constantFrom(...REGEX_QUANTIFIERS),
+      )
+      .map(([atom, quantifier]) => atom + quantifier);
+    const branch = fc
+      .tuple(fc.boolean(), fc.array(term, { minLength: 1, maxLength: 3 }), fc.boolean())
+      .map(([start, terms, end]) => `${start ? '^' : ''}${terms.join('')}${end ? '$' : ''}`);
     return fc
       .array(branch, { minLength: 1, maxLength: 2 })
       .map((branches) => branches.join('|'))
@@ -244,13 +406,26 @@ function regexConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
 // they get order comparisons with the pool's values only.
 const COUNTS = ['0', '1', '2', '3', '5'];
 const traceCondition = fc.oneof(
-  fc.tuple(fc.constantFrom('trace.spans_count', 'trace.error_count'), fc.constantFrom('eq', 'neq', ...NUMERIC_OPS), fc.constantFrom(...COUNTS), fc.boolean()).map(
-    ([field, op, value, asNumber]) => ({ field, op, value: asNumber ? Number(value) : value }),
-  ),
-  fc.tuple(fc.constantFrom('trace.spans_count', 'trace.error_count'), fc.constantFrom('in', 'not_in'), fc.array(fc.constantFrom(...COUNTS), { minLength: 1, maxLength: 3 })).map(
-    ([field, op, value]) => ({ field, op, value }),
-  ),
-  fc.record({ field: fc.constantFrom('trace.duration_ms', 'trace.total_cost'), op: fc.constantFrom(...NUMERIC_OPS), value: fc.constantFrom('0', '1', '-1.5', '200', '1e3', '0.5') }),
+  fc
+    .tuple(
+      fc.constantFrom('trace.spans_count', 'trace.error_count'),
+      fc.constantFrom('eq', 'neq', ...NUMERIC_OPS),
+      fc.constantFrom(...COUNTS),
+      fc.boolean(),
+    )
+    .map(([field, op, value, asNumber]) => ({ field, op, value: asNumber ? Number(value) : value })),
+  fc
+    .tuple(
+      fc.constantFrom('trace.spans_count', 'trace.error_count'),
+      fc.constantFrom('in', 'not_in'),
+      fc.array(fc.constantFrom(...COUNTS), { minLength: 1, maxLength: 3 }),
+    )
+    .map(([field, op, value]) => ({ field, op, value })),
+  fc.record({
+    field: fc.constantFrom('trace.duration_ms', 'trace.total_cost'),
+    op: fc.constantFrom(...NUMERIC_OPS),
+    value: fc.constantFrom('0', '1', '-1.5', '200', '1e3', '0.5'),
+  }),
   fc.record({ field: fc.constantFrom('trace.duration_ms', 'trace.error_count'), op: fc.constantFrom('exists', 'not_exists') }),
 );
 
@@ -264,15 +439,22 @@ const anyField = fc.oneof(fc.constantFrom(...TEXT_FIELDS, ...NUMBER_FIELDS), att
 /** in / not_in on any field, with 1 to 4 values drawn as eq would draw them. */
 function listConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
   return fc.tuple(anyField, fc.constantFrom('in', 'not_in')).chain(([field, op]) => {
-    const pool =
-      NUMBER_FIELDS.includes(field) ? NUMBER_VALUES
-      : field === 'span_kind' ? KIND_VALUES
-      : field === 'status_code' ? STATUS_VALUES
-      : field === 'trace_id' || field === 'span_id' ? ID_VALUES
-      : TEXTS;
-    const element = field.includes('attributes.') ? fc.oneof(valueFor(rows, field, 'eq', pool), valueFor(rows, field, 'gt', NUMBER_VALUES).map(jsonNumber)) : valueFor(rows, field, 'eq', pool);
+    const pool = NUMBER_FIELDS.includes(field)
+      ? NUMBER_VALUES
+      : field === 'span_kind'
+        ? KIND_VALUES
+        : field === 'status_code'
+          ? STATUS_VALUES
+          : field === 'trace_id' || field === 'span_id'
+            ? ID_VALUES
+            : TEXTS;
+    const element = field.includes('attributes.')
+      ? fc.oneof(valueFor(rows, field, 'eq', pool), valueFor(rows, field, 'gt', NUMBER_VALUES).map(jsonNumber))
+      : valueFor(rows, field, 'eq', pool);
     const asNumbers = NUMBER_FIELDS.includes(field) ? fc.boolean() : fc.constant(false);
-    return fc.tuple(fc.array(element, { minLength: 1, maxLength: 4 }), asNumbers).map(([value, numbers]) => ({ field, op, value: numbers ? value.map(jsonNumber) : value }));
+    return fc
+      .tuple(fc.array(element, { minLength: 1, maxLength: 4 }), asNumbers)
+      .map(([value, numbers]) => ({ field, op, value: numbers ? value.map(jsonNumber) : value }));
   });
 }
 
@@ -307,10 +489,12 @@ const windowArbitrary = fc.constantFrom([BASE, BASE + W], [BASE + 1n, BASE + W -
 
 /** Spans (as stored rows, with a placeholder application), a filter over their values, a window. */
 const palette = fc.tuple(fc.subarray(TEXTS, { minLength: 2, maxLength: 6 }), fc.subarray(NUMBERS, { minLength: 1, maxLength: 4 }));
-const scenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 30, size: 'max' })).chain((generated) => {
-  const rows = toRows('app_placeholder', generated);
-  return fc.tuple(fc.constant(rows), fc.option(treeFor(rows), { nil: null, freq: 8 }), windowArbitrary, indexingArbitrary);
-});
+const scenario = palette
+  .chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 30, size: 'max' }))
+  .chain((generated) => {
+    const rows = toRows('app_placeholder', generated);
+    return fc.tuple(fc.constant(rows), fc.option(treeFor(rows), { nil: null, freq: 8 }), windowArbitrary, indexingArbitrary);
+  });
 
 /** The attribute fields a filter reads. */
 function attributeFieldsOf(node: unknown, out: Set<string> = new Set()): Set<string> {
@@ -322,20 +506,25 @@ function attributeFieldsOf(node: unknown, out: Set<string> = new Set()): Set<str
 }
 
 /** Like scenario, but the filter reads attributes only and the indexed keys are mostly the ones it reads. */
-const indexedScenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 30, size: 'max' })).chain((generated) => {
-  const rows = toRows('app_placeholder', generated);
-  return fc.tuple(fc.constant(rows), treeFor(rows, 1, true), windowArbitrary).chain(([drawnRows, filter, window]) => {
-    const paths = [...attributeFieldsOf(filter)].filter((field) => !field.endsWith('.missing.key'));
-    const indexing = fc.record({
-      paths: fc.oneof(
-        { weight: paths.length > 0 ? 4 : 0, arbitrary: fc.uniqueArray(fc.constantFrom(...paths, 'span_attributes.missing.key'), { minLength: 1, maxLength: 3 }) },
-        { weight: 1, arbitrary: fc.uniqueArray(fc.constantFrom(...INDEXABLE_PATHS(KEYS)), { maxLength: 3 }) },
-      ),
-      via: fc.constantFrom('writer', 'backfill') as fc.Arbitrary<'writer' | 'backfill'>,
+const indexedScenario = palette
+  .chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 30, size: 'max' }))
+  .chain((generated) => {
+    const rows = toRows('app_placeholder', generated);
+    return fc.tuple(fc.constant(rows), treeFor(rows, 1, true), windowArbitrary).chain(([drawnRows, filter, window]) => {
+      const paths = [...attributeFieldsOf(filter)].filter((field) => !field.endsWith('.missing.key'));
+      const indexing = fc.record({
+        paths: fc.oneof(
+          {
+            weight: paths.length > 0 ? 4 : 0,
+            arbitrary: fc.uniqueArray(fc.constantFrom(...paths, 'span_attributes.missing.key'), { minLength: 1, maxLength: 3 }),
+          },
+          { weight: 1, arbitrary: fc.uniqueArray(fc.constantFrom(...INDEXABLE_PATHS(KEYS)), { maxLength: 3 }) },
+        ),
+        via: fc.constantFrom('writer', 'backfill') as fc.Arbitrary<'writer' | 'backfill'>,
+      });
+      return fc.tuple(fc.constant(drawnRows), fc.constant(filter), fc.constant(window), indexing);
     });
-    return fc.tuple(fc.constant(drawnRows), fc.constant(filter), fc.constant(window), indexing);
   });
-});
 
 const SPAN_MEASURE_FIELDS = ['duration_ms', 'cost', 'usage.amount'];
 const TRACE_MEASURE_FIELDS = ['duration_ms', 'total_cost', 'spans_count', 'error_count'];
@@ -344,12 +533,18 @@ const VALUE_FNS = ['sum', 'avg', 'min', 'max', 'p50', 'p90', 'p95', 'p99'];
 /** A random analytics body for a grain: group-by fields, measures, order, granularity, row limit. */
 function analyticsBodyFor(grain: 'spans' | 'traces'): fc.Arbitrary<AnalyticsBody> {
   const fields = grain === 'spans' ? SPAN_MEASURE_FIELDS : TRACE_MEASURE_FIELDS;
-  const groupFields = grain === 'spans' ? fc.oneof(fc.constantFrom(...TEXT_FIELDS), attributeField) : fc.constantFrom('service_name', 'span_name', 'unit', 'parent_unit');
+  const groupFields =
+    grain === 'spans'
+      ? fc.oneof(fc.constantFrom(...TEXT_FIELDS), attributeField)
+      : fc.constantFrom('service_name', 'span_name', 'unit', 'parent_unit');
   const measure = fc.oneof(
     fc.constant({ fn: 'count' }),
     fc.tuple(fc.constantFrom(...VALUE_FNS), fc.constantFrom(...fields)).map(([fn, field]) => ({ fn, field })),
   );
-  const ranking = fc.oneof(fc.constant({ fn: 'count' }), fc.tuple(fc.constantFrom('min', 'max'), fc.constantFrom(...fields)).map(([fn, field]) => ({ fn, field })));
+  const ranking = fc.oneof(
+    fc.constant({ fn: 'count' }),
+    fc.tuple(fc.constantFrom('min', 'max'), fc.constantFrom(...fields)).map(([fn, field]) => ({ fn, field })),
+  );
   return fc
     .record({
       group_by: fc.uniqueArray(groupFields, { maxLength: 3 }),
@@ -384,12 +579,16 @@ const rollupWindow = fc.constantFrom(
 function dimensionConditionFor(rows: SpanRow[]): fc.Arbitrary<unknown> {
   const textFields = ROLLUP_TEXT_FIELDS.filter((field) => field !== 'span_kind' && field !== 'status_code');
   return fc.oneof(
-    fc.tuple(fc.constantFrom(...textFields), fc.constantFrom(...STRING_OPS)).chain(([field, op]) => valueFor(rows, field, op, TEXTS).map((value) => ({ field, op, value }))),
+    fc
+      .tuple(fc.constantFrom(...textFields), fc.constantFrom(...STRING_OPS))
+      .chain(([field, op]) => valueFor(rows, field, op, TEXTS).map((value) => ({ field, op, value }))),
     fc.record({ field: fc.constant('span_kind'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...KIND_VALUES) }),
     fc.record({ field: fc.constant('status_code'), op: fc.constantFrom(...STRING_OPS), value: fc.constantFrom(...STATUS_VALUES) }),
-    fc.tuple(fc.constantFrom(...textFields), fc.constantFrom('in', 'not_in')).chain(([field, op]) =>
-      fc.array(valueFor(rows, field, 'eq', TEXTS), { minLength: 1, maxLength: 4 }).map((value) => ({ field, op, value })),
-    ),
+    fc
+      .tuple(fc.constantFrom(...textFields), fc.constantFrom('in', 'not_in'))
+      .chain(([field, op]) =>
+        fc.array(valueFor(rows, field, 'eq', TEXTS), { minLength: 1, maxLength: 4 }).map((value) => ({ field, op, value })),
+      ),
     fc.record({ field: fc.constantFrom(...ROLLUP_TEXT_FIELDS), op: fc.constantFrom('exists', 'not_exists') }),
   );
 }
@@ -406,17 +605,24 @@ function dimensionTreeFor(rows: SpanRow[], level = 1): fc.Arbitrary<unknown> {
   );
 }
 
-const rollupScenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 40, size: 'max' })).chain((generated) => {
-  const rows = toRows('app_placeholder', generated);
-  return fc.tuple(fc.constant(rows), fc.option(dimensionTreeFor(rows), { nil: null, freq: 4 }), rollupWindow);
-});
+const rollupScenario = palette
+  .chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 40, size: 'max' }))
+  .chain((generated) => {
+    const rows = toRows('app_placeholder', generated);
+    return fc.tuple(fc.constant(rows), fc.option(dimensionTreeFor(rows), { nil: null, freq: 4 }), rollupWindow);
+  });
 
 const rollupBody: fc.Arbitrary<AnalyticsBody> = fc
   .record({
     group_by: fc.uniqueArray(fc.constantFrom(...ROLLUP_TEXT_FIELDS), { maxLength: 3 }),
     granularity: fc.constantFrom('auto', 'minute', 'five_minutes', 'fifteen_minutes', 'hour', 'day'),
     measures: fc.array(
-      fc.oneof(fc.constant({ fn: 'count' }), fc.tuple(fc.constantFrom('sum', 'avg', 'min', 'max'), fc.constantFrom(...SPAN_MEASURE_FIELDS)).map(([fn, field]) => ({ fn, field }))),
+      fc.oneof(
+        fc.constant({ fn: 'count' }),
+        fc
+          .tuple(fc.constantFrom('sum', 'avg', 'min', 'max'), fc.constantFrom(...SPAN_MEASURE_FIELDS))
+          .map(([fn, field]) => ({ fn, field })),
+      ),
       { minLength: 1, maxLength: 4 },
     ),
     direction: fc.constantFrom('asc', 'desc') as fc.Arbitrary<'asc' | 'desc'>,
@@ -461,28 +667,42 @@ function keptOrAbsent(row: SpanRow, path: string): boolean {
   return value === undefined || (typeof value === 'string' && value.length <= 255);
 }
 
-const slotScenario = palette.chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 40, size: 'max' })).chain((generated) => {
-  const placeholderRows = toRows('app_placeholder', generated);
-  return fc
-    .tuple(
-      slotKeyPath,
-      fc.option(fc.array(fc.option(fc.constantFrom(...TEXTS, 'x'.repeat(300)), { nil: undefined, freq: 4 }), { minLength: 1, maxLength: 8 }), { nil: null, freq: 5 }),
-      rollupWindow,
-      fc.constantFrom('writer', 'backfill') as fc.Arbitrary<'writer' | 'backfill'>,
-    )
-    .chain(([path, strings, window, via]) => {
-      const rows = withKeyStrings(placeholderRows, path, strings);
-      const value = valueFor(rows, path, 'eq', TEXTS);
-      const condition = fc.oneof(
-        fc.tuple(fc.constantFrom('eq', 'neq'), value).map(([op, text]) => ({ field: path, op, value: text })),
-        fc.tuple(fc.constantFrom('in', 'not_in'), fc.array(value, { minLength: 1, maxLength: 3 })).map(([op, list]) => ({ field: path, op, value: list })),
-        fc.constantFrom('exists', 'not_exists').map((op) => ({ field: path, op })),
-        value.map((text) => ({ field: path, op: 'contains', value: text })),
-      );
-      const filter = fc.option(fc.oneof({ weight: 3, arbitrary: condition }, { weight: 1, arbitrary: fc.record({ not: condition }) }, { weight: 1, arbitrary: fc.record({ or: fc.array(condition, { maxLength: 2 }) }) }), { nil: null, freq: 3 });
-      return fc.tuple(fc.constant(rows), fc.constant(path), filter, fc.constant(window), fc.constant(via));
-    });
-});
+const slotScenario = palette
+  .chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 40, size: 'max' }))
+  .chain((generated) => {
+    const placeholderRows = toRows('app_placeholder', generated);
+    return fc
+      .tuple(
+        slotKeyPath,
+        fc.option(
+          fc.array(fc.option(fc.constantFrom(...TEXTS, 'x'.repeat(300)), { nil: undefined, freq: 4 }), { minLength: 1, maxLength: 8 }),
+          { nil: null, freq: 5 },
+        ),
+        rollupWindow,
+        fc.constantFrom('writer', 'backfill') as fc.Arbitrary<'writer' | 'backfill'>,
+      )
+      .chain(([path, strings, window, via]) => {
+        const rows = withKeyStrings(placeholderRows, path, strings);
+        const value = valueFor(rows, path, 'eq', TEXTS);
+        const condition = fc.oneof(
+          fc.tuple(fc.constantFrom('eq', 'neq'), value).map(([op, text]) => ({ field: path, op, value: text })),
+          fc
+            .tuple(fc.constantFrom('in', 'not_in'), fc.array(value, { minLength: 1, maxLength: 3 }))
+            .map(([op, list]) => ({ field: path, op, value: list })),
+          fc.constantFrom('exists', 'not_exists').map((op) => ({ field: path, op })),
+          value.map((text) => ({ field: path, op: 'contains', value: text })),
+        );
+        const filter = fc.option(
+          fc.oneof(
+            { weight: 3, arbitrary: condition },
+            { weight: 1, arbitrary: fc.record({ not: condition }) },
+            { weight: 1, arbitrary: fc.record({ or: fc.array(condition, { maxLength: 2 }) }) },
+          ),
+          { nil: null, freq: 3 },
+        );
+        return fc.tuple(fc.constant(rows), fc.constant(path), filter, fc.constant(window), fc.constant(via));
+      });
+  });
 
 const WIDTHS: Record<string, bigint> = { minute: 60n, five_minutes: 300n, fifteen_minutes: 900n, hour: 3_600n, day: 86_400n };
 
@@ -515,7 +735,9 @@ function expectAnalyticsAnswer(
   const wanted = expectedAnalytics(rows, window, request, widthNs);
   const shape = (result: ReturnType<typeof expectedAnalytics>) => ({
     keys: result.groups.map((group) => group.key),
-    buckets: [...result.groups, ...(result.other ? [result.other] : [])].map((series) => series.points.map((point) => point.bucket_start_unix_nano)),
+    buckets: [...result.groups, ...(result.other ? [result.other] : [])].map((series) =>
+      series.points.map((point) => point.bucket_start_unix_nano),
+    ),
     truncated: result.truncated,
     other: result.other === null,
   });
@@ -563,9 +785,14 @@ const foldScenario = palette
       batch: fc.constantFrom(1, 2, 5, 1000),
       // Mostly folded again: most runs answer with traces filed.
       foldAgain: fc.constantFrom(true, true, true, false),
-      purgeBefore: fc.option(startOffset.map((offset) => BASE + offset), { nil: null, freq: 2 }),
+      purgeBefore: fc.option(
+        startOffset.map((offset) => BASE + offset),
+        { nil: null, freq: 2 },
+      ),
     });
-    const body = fc.tuple(analyticsBodyFor('traces'), fc.constantFrom<string[]>([], ['service_name']), fc.constantFrom('hour', 'day', 'auto')).map(([drawn, group_by, granularity]) => ({ ...drawn, group_by, granularity }));
+    const body = fc
+      .tuple(analyticsBodyFor('traces'), fc.constantFrom<string[]>([], ['service_name']), fc.constantFrom('hour', 'day', 'auto'))
+      .map(([drawn, group_by, granularity]) => ({ ...drawn, group_by, granularity }));
     return fc.tuple(fc.constant(rows), steps, foldWindow, body);
   });
 
@@ -584,7 +811,12 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     });
   }
 
-  async function post<P extends EngineReadPath>(path: P, windowNs: readonly bigint[], body: unknown, query: Record<string, string | number | boolean> = {}) {
+  async function post<P extends EngineReadPath>(
+    path: P,
+    windowNs: readonly bigint[],
+    body: unknown,
+    query: Record<string, string | number | boolean> = {},
+  ) {
     const response = await postWindowed(path, windowNs, body, query);
     expect(response.status, response.text).to.equal(200);
     return parseEngineRead(path, response.text);
@@ -605,7 +837,10 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
       for (const [statistic, expected] of Object.entries(wantedMetrics[figure])) {
         const actual = metrics[figure][statistic as keyof EngineSchemas['Distribution']];
-        expect(isClose(actual, expected, 1e-9, scales[figure]), `metrics ${figure}.${statistic}: ${actual} vs ${expected}, ${context}`).to.equal(true);
+        expect(
+          isClose(actual, expected, 1e-9, scales[figure]),
+          `metrics ${figure}.${statistic}: ${actual} vs ${expected}, ${context}`,
+        ).to.equal(true);
       }
     }
   }
@@ -636,7 +871,10 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
           } else {
             const spans = await post('/engine/query', windowNs, { filter: filterValue }, { limit: 100 });
             const wantedSpans = expectedSpans(rows, window, filterValue);
-            expect(spans.data.map((row) => `${row.trace_id}/${row.span_id}`), `spans, ${context}`).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
+            expect(
+              spans.data.map((row) => `${row.trace_id}/${row.span_id}`),
+              `spans, ${context}`,
+            ).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
             expect(spans.total).to.equal(wantedSpans.length);
           }
 
@@ -644,13 +882,24 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
             const traces = await post('/traces', windowNs, { filter: filterValue }, { limit: 100, search_child_spans: searchChildSpans });
             const wanted = expectedTraces(rows, window, filterValue, searchChildSpans);
             const where = `traces (search_child_spans=${searchChildSpans}), ${context}`;
-            expect(traces.data.map((row) => row.trace_id), where).to.deep.equal(wanted.map((row) => row.trace_id));
+            expect(
+              traces.data.map((row) => row.trace_id),
+              where,
+            ).to.deep.equal(wanted.map((row) => row.trace_id));
             expect(traces.pagination.total, where).to.equal(wanted.length);
             traces.data.forEach((row, index) => {
               const { total_cost, duration_ms, ...exact } = wanted[index] as (typeof wanted)[number];
-              expect({ ...row, total_cost: undefined, duration_ms: undefined }, where).to.deep.equal({ ...exact, total_cost: undefined, duration_ms: undefined });
-              expect(isClose(row.duration_ms, duration_ms, 1e-12), `${where}: duration ${row.duration_ms} vs ${duration_ms}`).to.equal(true);
-              expect(isClose(row.total_cost, total_cost, 1e-9, 1e22), `${where}: total_cost ${row.total_cost} vs ${total_cost}`).to.equal(true);
+              expect({ ...row, total_cost: undefined, duration_ms: undefined }, where).to.deep.equal({
+                ...exact,
+                total_cost: undefined,
+                duration_ms: undefined,
+              });
+              expect(isClose(row.duration_ms, duration_ms, 1e-12), `${where}: duration ${row.duration_ms} vs ${duration_ms}`).to.equal(
+                true,
+              );
+              expect(isClose(row.total_cost, total_cost, 1e-9, 1e22), `${where}: total_cost ${row.total_cost} vs ${total_cost}`).to.equal(
+                true,
+              );
             });
           }
 
@@ -686,21 +935,26 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     const knex = app().server.knex;
     let allKept = 0;
     await fc.assert(
-      fc.asyncProperty(slotScenario, rollupBody, fc.nat({ max: 3 }), async ([placeholderRows, path, filterValue, windowNs, via], drawnBody, draw) => {
-        // A percentile in one run of four: those read the spans.
-        const percentile = draw === 0;
-        const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
-        await clearSpans(knex, caller.appId);
-        await storeWithSlots(knex, caller.appId, rows, [path], via);
-        const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
-        const measures = percentile ? [...drawnBody.measures, { fn: 'p90', field: 'cost' }] : drawnBody.measures;
-        const body = { ...drawnBody, group_by: [path], measures };
-        const request = { ...body, filter: filterValue };
-        if (rows.every((row) => keptOrAbsent(row, path))) allKept += 1;
-        const context = `analytics ${JSON.stringify(request)} window ${window.startNs}..${window.endNs}, indexed via ${via}`;
-        const response = await postWindowed('/engine/analytics', [window.startNs, window.endNs], request);
-        expectAnalyticsAnswer(response, rows, window, request, body, context);
-      }),
+      fc.asyncProperty(
+        slotScenario,
+        rollupBody,
+        fc.nat({ max: 3 }),
+        async ([placeholderRows, path, filterValue, windowNs, via], drawnBody, draw) => {
+          // A percentile in one run of four: those read the spans.
+          const percentile = draw === 0;
+          const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
+          await clearSpans(knex, caller.appId);
+          await storeWithSlots(knex, caller.appId, rows, [path], via);
+          const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
+          const measures = percentile ? [...drawnBody.measures, { fn: 'p90', field: 'cost' }] : drawnBody.measures;
+          const body = { ...drawnBody, group_by: [path], measures };
+          const request = { ...body, filter: filterValue };
+          if (rows.every((row) => keptOrAbsent(row, path))) allKept += 1;
+          const context = `analytics ${JSON.stringify(request)} window ${window.startNs}..${window.endNs}, indexed via ${via}`;
+          const response = await postWindowed('/engine/analytics', [window.startNs, window.endNs], request);
+          expectAnalyticsAnswer(response, rows, window, request, body, context);
+        },
+      ),
       { numRuns: RUNS, seed: SEED },
     );
     // Most runs hold only values the slot keeps: the roll-up path's share of the runs.
@@ -723,8 +977,11 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
         if (steps.purgeBefore !== null) {
           while ((await purgeBatch(knex, { applicationId: caller.appId, beforeNs: steps.purgeBefore, limit: 7 })).full);
         }
-        const rows = steps.purgeBefore === null ? stored : stored.filter((row) => BigInt(row.start_time_unix_nano) >= (steps.purgeBefore as bigint));
-        const [{ filed }] = (await knex('trace_histograms').where('application_id', caller.appId).count({ filed: '*' })) as Array<{ filed: number | string }>;
+        const rows =
+          steps.purgeBefore === null ? stored : stored.filter((row) => BigInt(row.start_time_unix_nano) >= (steps.purgeBefore as bigint));
+        const [{ filed }] = (await knex('trace_histograms').where('application_id', caller.appId).count({ filed: '*' })) as Array<{
+          filed: number | string;
+        }>;
         if (Number(filed) > 0) filedRuns += 1;
         const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
         const context = `steps ${JSON.stringify(steps, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))} window ${window.startNs}..${window.endNs}`;
@@ -742,7 +999,9 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
   it(`POST /engine/analytics holds for ${RUNS} random span sets, filters, group-bys and measures at both grains`, async function () {
     this.timeout(240_000);
     const knex = app().server.knex;
-    const analyticsScenario = scenario.chain((drawn) => fc.tuple(fc.constant(drawn), analyticsBodyFor('spans'), analyticsBodyFor('traces')));
+    const analyticsScenario = scenario.chain((drawn) =>
+      fc.tuple(fc.constant(drawn), analyticsBodyFor('spans'), analyticsBodyFor('traces')),
+    );
     await fc.assert(
       fc.asyncProperty(analyticsScenario, async ([[placeholderRows, filterValue, windowNs, indexing], spanBody, traceBody]) => {
         const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));

@@ -40,10 +40,28 @@ onEachDatabase('POST /engine/query', (app) => {
       );
     }
     // On the bounds: exactly at start_time is in, exactly at end_time is out.
-    rows.push(spanRow({ application_id: caller.appId, trace_id: hex(7, 32), span_id: hex(900, 16), start_time_unix_nano: (BASE + HOUR).toString(), span_name: 'at-end' }));
-    rows.push(spanRow({ application_id: caller.appId, trace_id: hex(7, 32), span_id: hex(901, 16), start_time_unix_nano: (BASE - 1n).toString(), span_name: 'before' }));
+    rows.push(
+      spanRow({
+        application_id: caller.appId,
+        trace_id: hex(7, 32),
+        span_id: hex(900, 16),
+        start_time_unix_nano: (BASE + HOUR).toString(),
+        span_name: 'at-end',
+      }),
+    );
+    rows.push(
+      spanRow({
+        application_id: caller.appId,
+        trace_id: hex(7, 32),
+        span_id: hex(901, 16),
+        start_time_unix_nano: (BASE - 1n).toString(),
+        span_name: 'before',
+      }),
+    );
     // Another application's span in the same window is never seen.
-    rows.push(spanRow({ application_id: 'app_someone_else', trace_id: hex(8, 32), span_id: hex(902, 16), start_time_unix_nano: BASE.toString() }));
+    rows.push(
+      spanRow({ application_id: 'app_someone_else', trace_id: hex(8, 32), span_id: hex(902, 16), start_time_unix_nano: BASE.toString() }),
+    );
     await storeSpans(app().server.knex, rows);
   });
 
@@ -73,8 +91,10 @@ onEachDatabase('POST /engine/query', (app) => {
         status_message: 'quota exceeded',
         scope_name: '@google/genai',
         scope_version: '1.30.0',
-        events: '[{"name":"exception","time_unix_nano":1763800000999999999,"attributes":{"exception.type":"QuotaError"},"dropped_attributes_count":0}]',
-        links: '[{"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"b7ad6b7169203331","trace_state":null,"attributes":null,"dropped_attributes_count":0}]',
+        events:
+          '[{"name":"exception","time_unix_nano":1763800000999999999,"attributes":{"exception.type":"QuotaError"},"dropped_attributes_count":0}]',
+        links:
+          '[{"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"b7ad6b7169203331","trace_state":null,"attributes":null,"dropped_attributes_count":0}]',
         dropped_attributes_count: 1,
         dropped_events_count: 2,
         dropped_links_count: 3,
@@ -114,14 +134,37 @@ onEachDatabase('POST /engine/query', (app) => {
       resource_attributes: { 'service.name': 'summarizer' },
       span_attributes: { 'vendor.unit': 'llm', big: 12345678901234567000, nested: { a: [1, 'x'] } }, // big: parsed through a double here
       cost: 0.0042,
-      billing: { resource_type: 'llm_generate_content', resource_name: null, service_id: null, service_name: null, sku_id: null, sku_name: null, region: 'europe-west4' },
+      billing: {
+        resource_type: 'llm_generate_content',
+        resource_name: null,
+        service_id: null,
+        service_name: null,
+        sku_id: null,
+        sku_name: null,
+        region: 'europe-west4',
+      },
       usage: { amount: 1680, unit: 'tokens' },
       status_code: 'STATUS_CODE_ERROR',
       status_message: 'quota exceeded',
       scope_name: '@google/genai',
       scope_version: '1.30.0',
-      events: [{ name: 'exception', time_unix_nano: '1763800000999999999', attributes: { 'exception.type': 'QuotaError' }, dropped_attributes_count: 0 }],
-      links: [{ trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: 'b7ad6b7169203331', trace_state: null, attributes: null, dropped_attributes_count: 0 }],
+      events: [
+        {
+          name: 'exception',
+          time_unix_nano: '1763800000999999999',
+          attributes: { 'exception.type': 'QuotaError' },
+          dropped_attributes_count: 0,
+        },
+      ],
+      links: [
+        {
+          trace_id: '0af7651916cd43dd8448eb211c80319c',
+          span_id: 'b7ad6b7169203331',
+          trace_state: null,
+          attributes: null,
+          dropped_attributes_count: 0,
+        },
+      ],
       dropped_attributes_count: 1,
       dropped_events_count: 2,
       dropped_links_count: 3,
@@ -176,7 +219,14 @@ onEachDatabase('POST /engine/query', (app) => {
   it('is a 422 at the node for a rule the schema cannot express, together with a bad window', async () => {
     const response = await query({
       query: { end_time: WINDOW.start_time },
-      json: { filter: { and: [{ field: 'span_name', op: 'eq', value: 'x' }, { field: 'span_name', op: 'gt', value: '5' }] } },
+      json: {
+        filter: {
+          and: [
+            { field: 'span_name', op: 'eq', value: 'x' },
+            { field: 'span_name', op: 'gt', value: '5' },
+          ],
+        },
+      },
     });
     expect(response.status).to.equal(422);
     expect((response.body as EngineSchemas['HTTPValidationError']).detail.map((issue) => issue.loc)).to.deep.equal([
@@ -199,7 +249,11 @@ onEachDatabase('POST /engine/query', (app) => {
     expect(await total('2025-01-01T00:00:00Z', '9999-12-31T23:59:59Z')).to.equal(everything);
     expect(await total('2263-01-01T00:00:00Z', '9999-12-31T23:59:59Z')).to.equal(0);
     expect(await total('0001-01-01T00:00:00Z', '1000-01-01T00:00:00Z')).to.equal(0);
-    const traces = await call(app().url, 'POST', '/traces', { query: { start_time: '0001-01-01T00:00:00Z', end_time: '9999-12-31T23:59:59Z' }, headers: caller.headers, json: {} });
+    const traces = await call(app().url, 'POST', '/traces', {
+      query: { start_time: '0001-01-01T00:00:00Z', end_time: '9999-12-31T23:59:59Z' },
+      headers: caller.headers,
+      json: {},
+    });
     expect(traces.status).to.equal(200);
     expect(traces.body.pagination.total).to.be.greaterThan(0);
   });

@@ -75,7 +75,11 @@ onEachDatabase(
         const response = await killedWhileRunning(path, json);
         expect(response.status, response.text.slice(0, 300)).to.equal(503);
         expect(Number(response.headers.get('retry-after'))).to.be.above(0);
-        const next = await call(app().url, 'POST', '/engine/metrics', { query: WINDOW, headers: caller.headers, json: { filter: { field: 'span_name', op: 'eq', value: 'GET /checkout' } } });
+        const next = await call(app().url, 'POST', '/engine/metrics', {
+          query: WINDOW,
+          headers: caller.headers,
+          json: { filter: { field: 'span_name', op: 'eq', value: 'GET /checkout' } },
+        });
         expect(next.status, next.text.slice(0, 300)).to.equal(200);
       });
     }

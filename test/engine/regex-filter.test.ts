@@ -23,9 +23,21 @@ interface Fixture {
 }
 
 const FIXTURES: Fixture[] = [
-  { id: 'get', span: { span_name: 'GET /api/v2/orders', span_kind: 'SPAN_KIND_SERVER', service_name: 'checkout' }, attributes: { 'http.status_code': 200, retry: true, tags: ['a', 'b'] } },
-  { id: 'lower', span: { span_name: 'get /api/v2/orders', span_kind: 'SPAN_KIND_CLIENT', service_name: 'Checkout' }, attributes: { 'http.status_code': '404' } },
-  { id: 'newline', span: { span_name: 'timeout\n', span_kind: 'SPAN_KIND_INTERNAL', status_message: 'line one\nline two' }, attributes: { note: 'end\n' } },
+  {
+    id: 'get',
+    span: { span_name: 'GET /api/v2/orders', span_kind: 'SPAN_KIND_SERVER', service_name: 'checkout' },
+    attributes: { 'http.status_code': 200, retry: true, tags: ['a', 'b'] },
+  },
+  {
+    id: 'lower',
+    span: { span_name: 'get /api/v2/orders', span_kind: 'SPAN_KIND_CLIENT', service_name: 'Checkout' },
+    attributes: { 'http.status_code': '404' },
+  },
+  {
+    id: 'newline',
+    span: { span_name: 'timeout\n', span_kind: 'SPAN_KIND_INTERNAL', status_message: 'line one\nline two' },
+    attributes: { note: 'end\n' },
+  },
   { id: 'unicode', span: { span_name: 'café ☕ 日本', span_kind: 'SPAN_KIND_INTERNAL' }, attributes: { note: 'Ünïcödé 😀' } },
   { id: 'wild', span: { span_name: '50%_off\\now', span_kind: 'SPAN_KIND_PRODUCER', billing_sku_name: '100%' } },
   { id: 'bare', span: { span_name: '', span_kind: 'SPAN_KIND_SERVER', service_name: null } },
@@ -104,7 +116,11 @@ onEachDatabase('regex filter', (app) => {
 
   it('reads traces, metrics and analytics with a regex filter', async () => {
     const filter = r('span_name', '^GET ');
-    const traces = await call(app().url, 'POST', '/traces', { query: { ...WINDOW, search_child_spans: 'true' }, headers: caller.headers, json: { filter } });
+    const traces = await call(app().url, 'POST', '/traces', {
+      query: { ...WINDOW, search_child_spans: 'true' },
+      headers: caller.headers,
+      json: { filter },
+    });
     expect(traces.status, traces.text).to.equal(200);
     expect(traces.body.data.map((trace: { trace_id: string }) => trace.trace_id)).to.deep.equal(['e'.repeat(32)]);
     const metrics = await call(app().url, 'POST', '/engine/metrics', { query: WINDOW, headers: caller.headers, json: { filter } });
@@ -128,7 +144,11 @@ onEachDatabase('regex filter', (app) => {
   ]) {
     it(`answers 422 at the value to ${pattern}, saying why`, async () => {
       for (const path of ['/engine/query', '/traces'] as const) {
-        const response = await call(app().url, 'POST', path, { query: WINDOW, headers: caller.headers, json: { filter: { and: [r('span_name', pattern as string)] } } });
+        const response = await call(app().url, 'POST', path, {
+          query: WINDOW,
+          headers: caller.headers,
+          json: { filter: { and: [r('span_name', pattern as string)] } },
+        });
         expect(response.status, response.text).to.equal(422);
         expect(response.body.detail).to.have.length(1);
         expect(response.body.detail[0]).to.include({ type: 'value_error' });
@@ -139,12 +159,24 @@ onEachDatabase('regex filter', (app) => {
   }
 
   it('answers 422 too_long to a pattern over 1000 characters, and 422 to regex on a number field', async () => {
-    const long = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: r('span_name', 'a'.repeat(1001)) } });
+    const long = await call(app().url, 'POST', '/engine/query', {
+      query: WINDOW,
+      headers: caller.headers,
+      json: { filter: r('span_name', 'a'.repeat(1001)) },
+    });
     expect(long.status, long.text).to.equal(422);
-    expect(long.body.detail).to.deep.equal([{ loc: ['body', 'filter', 'value'], msg: 'a regex pattern may be at most 1000 characters long', type: 'too_long' }]);
-    const numeric = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: r('duration_ms', '^1') } });
+    expect(long.body.detail).to.deep.equal([
+      { loc: ['body', 'filter', 'value'], msg: 'a regex pattern may be at most 1000 characters long', type: 'too_long' },
+    ]);
+    const numeric = await call(app().url, 'POST', '/engine/query', {
+      query: WINDOW,
+      headers: caller.headers,
+      json: { filter: r('duration_ms', '^1') },
+    });
     expect(numeric.status, numeric.text).to.equal(422);
-    expect(numeric.body.detail).to.deep.equal([{ loc: ['body', 'filter', 'op'], msg: 'operator "regex" compares text; "duration_ms" holds numbers', type: 'value_error' }]);
+    expect(numeric.body.detail).to.deep.equal([
+      { loc: ['body', 'filter', 'op'], msg: 'operator "regex" compares text; "duration_ms" holds numbers', type: 'value_error' },
+    ]);
   });
 });
 
@@ -182,19 +214,37 @@ onEachDatabase(
     };
 
     it('POST /engine/query past the limit answers 422 time_limit at the filter', async () => {
-      expectTimeLimit(await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: slowFilter } }));
+      expectTimeLimit(
+        await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: slowFilter } }),
+      );
     });
 
     it('POST /traces, POST /engine/metrics and POST /engine/analytics too', async () => {
-      expectTimeLimit(await call(app().url, 'POST', '/traces', { query: { ...WINDOW, search_child_spans: 'true' }, headers: caller.headers, json: { filter: slowFilter } }));
-      expectTimeLimit(await call(app().url, 'POST', '/engine/metrics', { query: WINDOW, headers: caller.headers, json: { filter: slowFilter } }));
       expectTimeLimit(
-        await call(app().url, 'POST', '/engine/analytics', { query: WINDOW, headers: caller.headers, json: { grain: 'spans', measures: [{ fn: 'count' }], filter: slowFilter } }),
+        await call(app().url, 'POST', '/traces', {
+          query: { ...WINDOW, search_child_spans: 'true' },
+          headers: caller.headers,
+          json: { filter: slowFilter },
+        }),
+      );
+      expectTimeLimit(
+        await call(app().url, 'POST', '/engine/metrics', { query: WINDOW, headers: caller.headers, json: { filter: slowFilter } }),
+      );
+      expectTimeLimit(
+        await call(app().url, 'POST', '/engine/analytics', {
+          query: WINDOW,
+          headers: caller.headers,
+          json: { grain: 'spans', measures: [{ fn: 'count' }], filter: slowFilter },
+        }),
       );
     });
 
     it('leaves statements without a regex unlimited, and the pooled connections usable', async () => {
-      const plain = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: caller.headers, json: { filter: { field: 'span_attributes.note', op: 'contains', value: 'dabc' } } });
+      const plain = await call(app().url, 'POST', '/engine/query', {
+        query: WINDOW,
+        headers: caller.headers,
+        json: { filter: { field: 'span_attributes.note', op: 'contains', value: 'dabc' } },
+      });
       expect(plain.status, plain.text.slice(0, 300)).to.equal(200);
       expect(plain.body.total).to.equal(SLOW_SPANS);
     });

@@ -37,7 +37,11 @@ function failingCheckout(tracer: Tracer): void {
     { context: { ...LINKED, spanId: '0102030405060709' } }, // over the link limit: the SDK drops the oldest
     { context: LINKED, attributes: { 'link.reason': 'retry-of', attempt: 2 } },
   ];
-  const payment = tracer.startSpan('POST /payments', { kind: SpanKind.CLIENT, startTime: [T0, 200000000], links, attributes: { a: 1, b: 2, c: 3, d: 4 } }, parent);
+  const payment = tracer.startSpan(
+    'POST /payments',
+    { kind: SpanKind.CLIENT, startTime: [T0, 200000000], links, attributes: { a: 1, b: 2, c: 3, d: 4 } },
+    parent,
+  );
   const failure = new Error('card declined');
   failure.name = 'PaymentError';
   // Four events over a limit of three: the SDK drops the oldest retry.
@@ -100,7 +104,8 @@ onEachDatabase(
     });
 
     const exporters = {
-      protobuf: (caller: EngineCaller) => new ProtoTraceExporter({ url: `${proxy.url}/v1/traces`, headers: caller.headers, compression: CompressionAlgorithm.NONE }),
+      protobuf: (caller: EngineCaller) =>
+        new ProtoTraceExporter({ url: `${proxy.url}/v1/traces`, headers: caller.headers, compression: CompressionAlgorithm.NONE }),
       json: (caller: EngineCaller) => new JsonTraceExporter({ url: `${proxy.url}/v1/traces`, headers: caller.headers }),
       grpc: (caller: EngineCaller) => new GrpcTraceExporter({ url: `http://${app().grpcAddress}`, metadata: metadataOf(caller.headers) }),
     };
@@ -114,7 +119,12 @@ onEachDatabase(
       }
     }
 
-    async function post<P extends EngineReadPath>(caller: EngineCaller, path: P, filter: unknown, query: Record<string, string | boolean> = {}) {
+    async function post<P extends EngineReadPath>(
+      caller: EngineCaller,
+      path: P,
+      filter: unknown,
+      query: Record<string, string | boolean> = {},
+    ) {
       const response = await call(app().url, 'POST', path, { query: { ...WINDOW, ...query }, headers: caller.headers, json: { filter } });
       expect(response.status, response.text).to.equal(200);
       return parseEngineRead(path, response.text);
@@ -140,18 +150,32 @@ onEachDatabase(
         const payment = spans.find((span) => span.name === 'POST /payments') as ReadableSpan;
         const stored = byId.get(payment.spanContext().spanId) as Record<string, any>;
         expect(stored.status_code).to.equal('STATUS_CODE_ERROR');
-        expect(stored.events.map((event: { time_unix_nano: string }) => event.time_unix_nano)).to.deep.equal(['1795355100250000001', '1795355100250000002', '1795355100299999999']);
+        expect(stored.events.map((event: { time_unix_nano: string }) => event.time_unix_nano)).to.deep.equal([
+          '1795355100250000001',
+          '1795355100250000002',
+          '1795355100299999999',
+        ]);
         const exception = stored.events[2];
         expect(exception.name).to.equal('exception');
         expect(exception.attributes).to.include({ 'exception.type': 'PaymentError', 'exception.message': 'card declined' });
         expect(exception.attributes['exception.stacktrace']).to.be.a('string').and.to.include('card declined');
-        expect(stored.links).to.deep.equal([{ trace_id: LINKED.traceId, span_id: LINKED.spanId, trace_state: null, attributes: { 'link.reason': 'retry-of', attempt: 2 }, dropped_attributes_count: 0 }]);
+        expect(stored.links).to.deep.equal([
+          {
+            trace_id: LINKED.traceId,
+            span_id: LINKED.spanId,
+            trace_state: null,
+            attributes: { 'link.reason': 'retry-of', attempt: 2 },
+            dropped_attributes_count: 0,
+          },
+        ]);
         expect(stored).to.include({ dropped_attributes_count: 1, dropped_events_count: 1, dropped_links_count: 1 });
 
         // Live spans carry the status too.
         const live = await call(app().url, 'GET', '/traces/live', { headers: caller.headers });
         expect(live.status, live.text).to.equal(200);
-        const liveStatus = Object.fromEntries((live.body.data as Array<Record<string, unknown>>).map((span) => [span.span_id, [span.status_code, span.status_message]]));
+        const liveStatus = Object.fromEntries(
+          (live.body.data as Array<Record<string, unknown>>).map((span) => [span.span_id, [span.status_code, span.status_message]]),
+        );
         expect(liveStatus[payment.spanContext().spanId]).to.deep.equal(['STATUS_CODE_ERROR', 'card declined']);
       });
     }
@@ -177,7 +201,9 @@ onEachDatabase(
 
       // On /traces: the root's status (search_child_spans=false) or any span's (true).
       const traces = async (filter: unknown, searchChildSpans: boolean) =>
-        (await post(caller, '/traces', filter, { search_child_spans: searchChildSpans })).data.map((row: { trace_id: string }) => row.trace_id);
+        (await post(caller, '/traces', filter, { search_child_spans: searchChildSpans })).data.map(
+          (row: { trace_id: string }) => row.trace_id,
+        );
       const traceId = spans[0]?.spanContext().traceId;
       expect(await traces({ field: 'status_code', op: 'eq', value: 'ERROR' }, false)).to.deep.equal([traceId]);
       expect(await traces({ field: 'status_code', op: 'eq', value: 'OK' }, false)).to.deep.equal([]);

@@ -51,7 +51,8 @@ onEachDatabase(
   (app) => {
     let caller: EngineCaller;
     let stored: SpanRow[];
-    const post = (path: string, json: unknown, query: Record<string, string> = QUERY) => call(app().url, 'POST', path, { query, headers: caller.headers, json });
+    const post = (path: string, json: unknown, query: Record<string, string> = QUERY) =>
+      call(app().url, 'POST', path, { query, headers: caller.headers, json });
 
     before(async function () {
       this.timeout(120_000);
@@ -62,7 +63,9 @@ onEachDatabase(
       for (let from = 0; from < stored.length; from += 1_000) await storeSpans(knex, stored.slice(from, from + 1_000));
       if (isMysql(knex)) {
         // The statistics still describe the empty table, as right after a fresh fill.
-        const [[stats]] = (await knex.raw("SELECT n_rows FROM mysql.innodb_table_stats WHERE database_name = DATABASE() AND table_name = 'spans'")) as [[{ n_rows: number }]];
+        const [[stats]] = (await knex.raw(
+          "SELECT n_rows FROM mysql.innodb_table_stats WHERE database_name = DATABASE() AND table_name = 'spans'",
+        )) as [[{ n_rows: number }]];
         expect(Number(stats.n_rows)).to.be.below(stored.length / 10);
       }
     });
@@ -88,22 +91,39 @@ onEachDatabase(
     });
 
     it('POST /engine/analytics at grain traces with a percentile, the same way', async () => {
-      const body: AnalyticsBody = { grain: 'traces', filter: dbQuery, granularity: 'hour', measures: [{ fn: 'count' }, { fn: 'p95', field: 'duration_ms' }, { fn: 'sum', field: 'total_cost' }] };
+      const body: AnalyticsBody = {
+        grain: 'traces',
+        filter: dbQuery,
+        granularity: 'hour',
+        measures: [{ fn: 'count' }, { fn: 'p95', field: 'duration_ms' }, { fn: 'sum', field: 'total_cost' }],
+      };
       const response = await post('/engine/analytics', body);
       expect(response.status, response.text.slice(0, 300)).to.equal(200);
       const expected = expectedAnalytics(stored, WINDOW, body, HOUR);
       const points = (response.body as EngineSchemas['AnalyticsResponse']).groups[0]?.points ?? [];
       expect(points.length).to.equal(12);
-      expect(points.map((point) => String(point.bucket_start_unix_nano))).to.deep.equal(expected.groups[0]?.points.map((point) => point.bucket_start_unix_nano));
+      expect(points.map((point) => String(point.bucket_start_unix_nano))).to.deep.equal(
+        expected.groups[0]?.points.map((point) => point.bucket_start_unix_nano),
+      );
       points.forEach((point, index) => {
         const want = expected.groups[0]?.points[index]?.values ?? [];
-        point.values.forEach((value, measure) => expect(isClose(value as number, want[measure] as number, 1e-9), `point ${index} measure ${measure}: ${value} vs ${want[measure]}`).to.equal(true));
+        point.values.forEach((value, measure) =>
+          expect(
+            isClose(value as number, want[measure] as number, 1e-9),
+            `point ${index} measure ${measure}: ${value} vs ${want[measure]}`,
+          ).to.equal(true),
+        );
       });
     });
 
     it('reads trace.* fields of the span’s own trace inside the span filter', async () => {
       await expectMetrics({ and: [dbQuery, { field: 'trace.spans_count', op: 'gte', value: 4 }] });
-      await expectMetrics({ or: [{ field: 'span_name', op: 'eq', value: 'cache.get' }, { field: 'trace.total_cost', op: 'gte', value: 4.5 }] });
+      await expectMetrics({
+        or: [
+          { field: 'span_name', op: 'eq', value: 'cache.get' },
+          { field: 'trace.total_cost', op: 'gte', value: 4.5 },
+        ],
+      });
     });
 
     it('finds a span that starts before its root and the window, and nothing in a window without traces', async () => {
@@ -111,7 +131,11 @@ onEachDatabase(
       const early = await expectMetrics({ field: 'span_id', op: 'eq', value: '0000000000000002' });
       expect(early.trace_count).to.equal(1);
       const empty = { startNs: BASE - 2n * HOUR, endNs: BASE - HOUR };
-      const none = await expectMetrics(dbQuery, { start_time: nanosToRfc3339(empty.startNs), end_time: nanosToRfc3339(empty.endNs) }, empty);
+      const none = await expectMetrics(
+        dbQuery,
+        { start_time: nanosToRfc3339(empty.startNs), end_time: nanosToRfc3339(empty.endNs) },
+        empty,
+      );
       expect(none.trace_count).to.equal(0);
     });
   },

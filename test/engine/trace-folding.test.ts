@@ -35,8 +35,23 @@ function traceRows(applicationId: string, count: number, first = 0): SpanRow[] {
     const start = START + BigInt(i) * 420_000_000_000n + 1_000n;
     const durationNs = BigInt(10 + ((37 * i) % 500)) * 1_000_000n;
     return [
-      spanRow({ application_id: applicationId, trace_id: traceId, span_id: `${2 * i + 1}`.padStart(16, '0'), service_name: SERVICES[i % 3] as string | null, start_time_unix_nano: start.toString(), end_time_unix_nano: (start + durationNs).toString() }),
-      spanRow({ application_id: applicationId, trace_id: traceId, span_id: `${2 * i + 2}`.padStart(16, '0'), parent_span_id: `${2 * i + 1}`.padStart(16, '0'), cost: (i % 4) * 0.25, start_time_unix_nano: (start + 1_000_000n).toString(), end_time_unix_nano: (start + 2_000_000n).toString() }),
+      spanRow({
+        application_id: applicationId,
+        trace_id: traceId,
+        span_id: `${2 * i + 1}`.padStart(16, '0'),
+        service_name: SERVICES[i % 3] as string | null,
+        start_time_unix_nano: start.toString(),
+        end_time_unix_nano: (start + durationNs).toString(),
+      }),
+      spanRow({
+        application_id: applicationId,
+        trace_id: traceId,
+        span_id: `${2 * i + 2}`.padStart(16, '0'),
+        parent_span_id: `${2 * i + 1}`.padStart(16, '0'),
+        cost: (i % 4) * 0.25,
+        start_time_unix_nano: (start + 1_000_000n).toString(),
+        end_time_unix_nano: (start + 2_000_000n).toString(),
+      }),
     ];
   }).flat();
 }
@@ -66,23 +81,46 @@ function countedTraceRows(applicationId: string, spanCounts: number[], errorCoun
 
 /** Rewrites a trace's filed counts as folds before migration 20261130000100 filed them: each in a row of its own. */
 async function fileCountsInRows(knex: Knex, applicationId: string, traceId: string): Promise<void> {
-  const duration = (await knex('trace_figures').where({ application_id: applicationId, trace_id: traceId, figure: 0 }).first()) as Record<string, unknown>;
-  for (const [figure, column] of [[2, 'small_spans_count'], [3, 'small_error_count']] as const) {
+  const duration = (await knex('trace_figures').where({ application_id: applicationId, trace_id: traceId, figure: 0 }).first()) as Record<
+    string,
+    unknown
+  >;
+  for (const [figure, column] of [
+    [2, 'small_spans_count'],
+    [3, 'small_error_count'],
+  ] as const) {
     const value = Number(duration[column] ?? Number.NaN);
     expect(value, column).to.not.be.NaN;
-    await knex('trace_figures').insert({ application_id: applicationId, trace_id: traceId, figure, hour: duration.hour, service_key: duration.service_key, bin: binOf(value), value });
+    await knex('trace_figures').insert({
+      application_id: applicationId,
+      trace_id: traceId,
+      figure,
+      hour: duration.hour,
+      service_key: duration.service_key,
+      bin: binOf(value),
+      value,
+    });
   }
-  await knex('trace_figures').where({ application_id: applicationId, trace_id: traceId, figure: 0 }).update({ small_spans_count: null, small_error_count: null });
+  await knex('trace_figures')
+    .where({ application_id: applicationId, trace_id: traceId, figure: 0 })
+    .update({ small_spans_count: null, small_error_count: null });
 }
 
 async function pendingCount(knex: Knex, applicationId: string): Promise<number> {
-  const [row] = (await knex('traces').where({ application_id: applicationId }).whereNot('folded', FOLD_STATE.folded).count({ n: '*' })) as Array<{ n: number | string }>;
+  const [row] = (await knex('traces')
+    .where({ application_id: applicationId })
+    .whereNot('folded', FOLD_STATE.folded)
+    .count({ n: '*' })) as Array<{ n: number | string }>;
   return Number(row?.n ?? 0);
 }
 
 function suite(app: () => TestServer, getCaller: () => EngineCaller) {
   const post = (path: string, body: unknown) =>
-    call(app().url, 'POST', path, { query: { start_time: nanosToRfc3339(WINDOW[0]), end_time: nanosToRfc3339(WINDOW[1]) }, headers: getCaller().headers, json: body });
+    call(app().url, 'POST', path, {
+      query: { start_time: nanosToRfc3339(WINDOW[0]), end_time: nanosToRfc3339(WINDOW[1]) },
+      headers: getCaller().headers,
+      json: body,
+    });
 
   async function expectMetrics(rows: SpanRow[]): Promise<Record<string, Record<string, number>> & { trace_count: number }> {
     const response = await post('/engine/metrics', { filter: null });
@@ -92,7 +130,10 @@ function suite(app: () => TestServer, getCaller: () => EngineCaller) {
     expect(metrics.trace_count).to.equal(wanted.trace_count);
     for (const figure of ['duration', 'cost', 'spans_per_trace'] as const) {
       for (const [statistic, value] of Object.entries(wanted[figure])) {
-        expect(isClose(metrics[figure]?.[statistic] as number, value, 1e-12, 1), `${figure}.${statistic}: ${metrics[figure]?.[statistic]} vs ${value}`).to.equal(true);
+        expect(
+          isClose(metrics[figure]?.[statistic] as number, value, 1e-12, 1),
+          `${figure}.${statistic}: ${metrics[figure]?.[statistic]} vs ${value}`,
+        ).to.equal(true);
       }
     }
     return metrics;
@@ -116,28 +157,47 @@ onEachDatabase(
       const rows = traceRows(caller.appId, 25);
       await storeSpans(knex, rows);
       const deadline = Date.now() + 20_000;
-      while ((await pendingCount(knex, caller.appId)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      while ((await pendingCount(knex, caller.appId)) > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await pendingCount(knex, caller.appId), 'pending after the background fold').to.equal(0);
       // Duration and cost rows; the counts (2 spans, no error) ride on the duration row.
-      const [filed] = (await knex('trace_figures').where({ application_id: caller.appId }).count({ n: '*' })) as Array<{ n: number | string }>;
+      const [filed] = (await knex('trace_figures').where({ application_id: caller.appId }).count({ n: '*' })) as Array<{
+        n: number | string;
+      }>;
       expect(Number(filed?.n)).to.equal(25 * 2);
       await expectFiledFiguresMatchSummaries(knex, caller.appId);
-      const histogram = (await knex('trace_histograms').where({ application_id: caller.appId }).groupBy('figure').select('figure').sum({ n: 'trace_count' })) as Array<{ figure: number; n: number | string }>;
+      const histogram = (await knex('trace_histograms')
+        .where({ application_id: caller.appId })
+        .groupBy('figure')
+        .select('figure')
+        .sum({ n: 'trace_count' })) as Array<{ figure: number; n: number | string }>;
       expect(histogram.map((row) => Number(row.n))).to.deep.equal([25, 25, 25, 25]);
 
       const statements = await statementsDuring(knex, () => expectMetrics(rows));
       expect(statements.some((sql) => sql.includes('trace_histograms'))).to.equal(true);
       expect(statements.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(false);
 
-      const body = { grain: 'traces' as const, group_by: ['service_name'], granularity: 'hour', measures: [{ fn: 'count' }, { fn: 'p95', field: 'duration_ms' }, { fn: 'max', field: 'total_cost' }], order_by: { measure: 0 } };
+      const body = {
+        grain: 'traces' as const,
+        group_by: ['service_name'],
+        granularity: 'hour',
+        measures: [{ fn: 'count' }, { fn: 'p95', field: 'duration_ms' }, { fn: 'max', field: 'total_cost' }],
+        order_by: { measure: 0 },
+      };
       const analytics = await post('/engine/analytics', body);
       expect(analytics.status, analytics.text).to.equal(200);
       const wanted = expectedAnalytics(rows, { startNs: WINDOW[0], endNs: WINDOW[1] }, { ...body, filter: null }, HOUR);
-      const answer = JSON.parse(analytics.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as ReturnType<typeof expectedAnalytics>;
+      const answer = JSON.parse(analytics.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as ReturnType<
+        typeof expectedAnalytics
+      >;
       expect(answer.groups).to.deep.equal(wanted.groups);
 
       // The longest trace's filed duration, moved within its bin: the answer follows it.
-      const longest = (await knex('trace_figures').where({ application_id: caller.appId, figure: 0 }).orderBy('value', 'desc').first()) as { trace_id: string; value: number; bin: number };
+      const longest = (await knex('trace_figures').where({ application_id: caller.appId, figure: 0 }).orderBy('value', 'desc').first()) as {
+        trace_id: string;
+        value: number;
+        bin: number;
+      };
       const moved = longest.value + 1e-7;
       expect(binOf(moved)).to.equal(longest.bin);
       await knex('trace_figures').where({ application_id: caller.appId, trace_id: longest.trace_id, figure: 0 }).update({ value: moved });
@@ -157,7 +217,10 @@ onEachDatabase(
       await app().server.folder.runOnce();
       expect(await pendingCount(knex, caller.appId)).to.equal(0);
       await expectFiledFiguresMatchSummaries(knex, caller.appId);
-      const [countRows] = (await knex('trace_figures').where({ application_id: caller.appId }).whereIn('figure', [2, 3]).count({ n: '*' })) as Array<{ n: number | string }>;
+      const [countRows] = (await knex('trace_figures')
+        .where({ application_id: caller.appId })
+        .whereIn('figure', [2, 3])
+        .count({ n: '*' })) as Array<{ n: number | string }>;
       expect(Number(countRows?.n), 'count rows: spans 100, 101, 150; errors 100, 120').to.equal(5);
 
       const body = {
@@ -173,8 +236,12 @@ onEachDatabase(
       const expectAnalytics = async (spans: SpanRow[]) => {
         const response = await post('/engine/analytics', body);
         expect(response.status, response.text).to.equal(200);
-        const answer = JSON.parse(response.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as ReturnType<typeof expectedAnalytics>;
-        expect(answer.groups).to.deep.equal(expectedAnalytics(spans, { startNs: WINDOW[0], endNs: WINDOW[1] }, { ...body, filter: null }, HOUR).groups);
+        const answer = JSON.parse(response.text.replace(/"(bucket_start_unix_nano|bucket_width_ns)":(-?\d+)/g, '"$1":"$2"')) as ReturnType<
+          typeof expectedAnalytics
+        >;
+        expect(answer.groups).to.deep.equal(
+          expectedAnalytics(spans, { startNs: WINDOW[0], endNs: WINDOW[1] }, { ...body, filter: null }, HOUR).groups,
+        );
       };
       // Below 100 every bin holds one count, known from its histogram row: no figure row is read.
       const small = rows.filter((row) => !['c13', 'c14', 'c15'].some((id) => row.trace_id === id.padStart(32, '0')));
@@ -183,7 +250,10 @@ onEachDatabase(
       await app().server.folder.runOnce();
       const read = await statementsDuring(knex, () => expectAnalytics(small));
       expect(read.some((sql) => sql.includes('trace_histograms'))).to.equal(true);
-      expect(read.filter((sql) => sql.includes('trace_figures')), 'figure rows read').to.deep.equal([]);
+      expect(
+        read.filter((sql) => sql.includes('trace_figures')),
+        'figure rows read',
+      ).to.deep.equal([]);
 
       // Back to every trace, one of them (c12) filed as before the counts rode on the duration row.
       // Then two 99-span traces reach 100 spans, c18 also 1 error: each read as it is while
@@ -194,7 +264,10 @@ onEachDatabase(
       await fileCountsInRows(knex, caller.appId, 'c12'.padStart(32, '0'));
       await expectAnalytics(rows);
       const growing = (id: string) => rows.find((row) => row.trace_id === id.padStart(32, '0') && row.parent_span_id !== null) as SpanRow;
-      const added = [spanRow({ ...growing('c18'), span_id: 'ffffffffffffff01', status_code: 'STATUS_CODE_ERROR' }), spanRow({ ...growing('c12'), span_id: 'ffffffffffffff02' })];
+      const added = [
+        spanRow({ ...growing('c18'), span_id: 'ffffffffffffff01', status_code: 'STATUS_CODE_ERROR' }),
+        spanRow({ ...growing('c12'), span_id: 'ffffffffffffff02' }),
+      ];
       const grown = [...rows, ...added];
       await storeSpans(knex, added);
       expect(await pendingCount(knex, caller.appId)).to.equal(2);
@@ -215,7 +288,15 @@ onEachDatabase(
       expect(await pendingCount(knex, caller.appId)).to.equal(0);
       // A late span makes the first trace longer and dearer, and gives it a new root.
       const first = rows[0] as SpanRow;
-      const late = spanRow({ application_id: caller.appId, trace_id: first.trace_id, span_id: 'ffffffffffffff01', service_name: 'late', cost: 9, start_time_unix_nano: (BigInt(first.start_time_unix_nano) - 60_000_000_000n).toString(), end_time_unix_nano: (BigInt(first.end_time_unix_nano) + 5_000_000_000n).toString() });
+      const late = spanRow({
+        application_id: caller.appId,
+        trace_id: first.trace_id,
+        span_id: 'ffffffffffffff01',
+        service_name: 'late',
+        cost: 9,
+        start_time_unix_nano: (BigInt(first.start_time_unix_nano) - 60_000_000_000n).toString(),
+        end_time_unix_nano: (BigInt(first.end_time_unix_nano) + 5_000_000_000n).toString(),
+      });
       const changed = [...rows, late];
       await storeSpans(knex, [late]);
       expect(await pendingCount(knex, caller.appId)).to.equal(1);

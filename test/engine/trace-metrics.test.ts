@@ -88,7 +88,11 @@ onEachDatabase('POST /engine/metrics', (app) => {
 
   it('covers exactly the traces POST /traces?search_child_spans=true lists', async () => {
     const filter = { field: 'service_name', op: 'eq', value: 'db' };
-    const listed = await call(app().url, 'POST', '/traces', { query: { ...QUERY, search_child_spans: true, limit: 100 }, headers: caller.headers, json: { filter } });
+    const listed = await call(app().url, 'POST', '/traces', {
+      query: { ...QUERY, search_child_spans: true, limit: 100 },
+      headers: caller.headers,
+      json: { filter },
+    });
     const body = await metrics(filter);
     expect(body.trace_count).to.equal(listed.body.pagination.total).and.to.equal(2);
     expectClose(body, expectedMetrics(stored, WINDOW, filter));
@@ -109,7 +113,11 @@ onEachDatabase('POST /engine/metrics', (app) => {
   });
 
   it('is a 422 on end_time when end_time is not after start_time', async () => {
-    const response = await call(app().url, 'POST', '/engine/metrics', { query: { start_time: QUERY.start_time, end_time: QUERY.start_time }, headers: caller.headers, json: {} });
+    const response = await call(app().url, 'POST', '/engine/metrics', {
+      query: { start_time: QUERY.start_time, end_time: QUERY.start_time },
+      headers: caller.headers,
+      json: {},
+    });
     expect(response.status).to.equal(422);
     expect(response.body.detail[0].loc).to.deep.equal(['query', 'end_time']);
   });

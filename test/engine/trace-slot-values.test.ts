@@ -38,15 +38,27 @@ const traceArbitrary = (trace: number) =>
   fc
     .record({
       rooted: fc.boolean(),
-      spans: fc.array(fc.record({ minute: fc.integer({ min: -5, max: 34 }), model: fc.constantFrom(...VALUES, 'number', null), part: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 4 }),
+      spans: fc.array(
+        fc.record({
+          minute: fc.integer({ min: -5, max: 34 }),
+          model: fc.constantFrom(...VALUES, 'number', null),
+          part: fc.integer({ min: 0, max: 2 }),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
     })
-    .map(({ rooted, spans }): GeneratedSpan[] => spans.map((span, index) => ({ ...span, trace, span: index + 1, parent: rooted && index === 0 ? null : 99 })));
+    .map(({ rooted, spans }): GeneratedSpan[] =>
+      spans.map((span, index) => ({ ...span, trace, span: index + 1, parent: rooted && index === 0 ? null : 99 })),
+    );
 
 const dataArbitrary = fc.tuple(...Array.from({ length: 10 }, (_, trace) => traceArbitrary(trace + 1))).map((traces) => traces.flat());
 
 function otlpSpan(span: GeneratedSpan) {
   const start = T0 + BigInt(span.minute) * MINUTE + BigInt(span.span) * 1_000_000n;
-  const attributes = span.model === null ? [] : [{ key: 'gen_ai.request.model', value: span.model === 'number' ? { intValue: '5' } : { stringValue: span.model } }];
+  const attributes =
+    span.model === null
+      ? []
+      : [{ key: 'gen_ai.request.model', value: span.model === 'number' ? { intValue: '5' } : { stringValue: span.model } }];
   return {
     traceId: span.trace.toString(16).padStart(32, '0'),
     spanId: span.span.toString(16).padStart(16, '0'),
@@ -71,7 +83,8 @@ const FILTERS = [
 function roundedFigures(value: unknown): unknown {
   if (typeof value === 'number') return Number.isInteger(value) ? value : Number(value.toPrecision(12));
   if (Array.isArray(value)) return value.map(roundedFigures);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, roundedFigures(entry)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, roundedFigures(entry)]));
   return value;
 }
 
@@ -88,7 +101,9 @@ onEachDatabase(
     }
 
     async function application(as: Caller, orgId: string, paths?: string[]): Promise<Target> {
-      const created = await as('POST', '/applications', { json: { organization_id: orgId, name: 'Gen AI', region: 'EU', ...(paths && { indexed_attributes: paths }) } });
+      const created = await as('POST', '/applications', {
+        json: { organization_id: orgId, name: 'Gen AI', region: 'EU', ...(paths && { indexed_attributes: paths }) },
+      });
       expectStatus(created, 201);
       const key = await createApiKey(as, created.body.id, ['read:traces', 'write:traces']);
       return { appId: created.body.id, token: await keyToken(app(), key.apiKey, key.secret) };
@@ -98,8 +113,13 @@ onEachDatabase(
       for (const part of [2, 0, 1]) {
         const chosen = spans.filter((span) => span.part === part);
         if (chosen.length === 0) continue;
-        const body = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans: chosen.map(otlpSpan) }] }] };
-        const response = await call(app().url, 'POST', '/v1/traces', { headers: { authorization: `Bearer ${target.token}`, 'x-vendor-app-id': target.appId }, json: body });
+        const body = {
+          resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans: chosen.map(otlpSpan) }] }],
+        };
+        const response = await call(app().url, 'POST', '/v1/traces', {
+          headers: { authorization: `Bearer ${target.token}`, 'x-vendor-app-id': target.appId },
+          json: body,
+        });
         expect(response.status, response.text).to.equal(200);
       }
     }
@@ -143,7 +163,10 @@ onEachDatabase(
     }
 
     async function filedRows(appId: string): Promise<Array<{ slot: number; generation: number | string; value: string }>> {
-      const rows = (await app().server.knex('trace_slot_values').where({ application_id: appId }).select('slot', 'generation', 'value')) as Array<{ slot: number; generation: number | string; value: string | Buffer }>;
+      const rows = (await app()
+        .server.knex('trace_slot_values')
+        .where({ application_id: appId })
+        .select('slot', 'generation', 'value')) as Array<{ slot: number; generation: number | string; value: string | Buffer }>;
       return rows.map((row) => ({ ...row, value: Buffer.isBuffer(row.value) ? row.value.toString('utf8') : row.value }));
     }
 
@@ -160,14 +183,19 @@ onEachDatabase(
           await send(plain, spans);
           expect((await filedRows(indexed.appId)).length).to.be.greaterThan(0);
           const [got, wanted] = [await answers(indexed), await answers(plain)];
-          got.forEach((answer, index) => expect(answer, `answer ${index} (filter ${Math.floor(index / 4)}, read ${index % 4})`).to.deep.equal(wanted[index]));
+          got.forEach((answer, index) =>
+            expect(answer, `answer ${index} (filter ${Math.floor(index / 4)}, read ${index % 4})`).to.deep.equal(wanted[index]),
+          );
           // Spans that started before minute 10 go: traces lose values, roots and times.
           for (const target of [indexed, plain]) {
             while ((await purgeBatch(app().server.knex, { applicationId: target.appId, beforeNs: T0 + 10n * MINUTE, limit: 3 })).full);
           }
           expect(await answers(indexed)).to.deep.equal(await answers(plain));
         }),
-        { numRuns: Number(process.env.FC_RUNS ?? 6), ...(process.env.FC_SEED && { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }) },
+        {
+          numRuns: Number(process.env.FC_RUNS ?? 6),
+          ...(process.env.FC_SEED && { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }),
+        },
       );
     });
 
@@ -180,7 +208,10 @@ onEachDatabase(
       const filter = FILTERS[0];
       const found = (body: { data?: unknown[] }) => (body.data as Array<{ trace_id: string }>).map((row) => row.trace_id).sort();
       expect(found(await read(indexed, '/traces', filter))).to.have.length(2);
-      await app().server.knex('trace_slot_values').where({ application_id: indexed.appId, trace_id: '1'.padStart(32, '0') }).del();
+      await app()
+        .server.knex('trace_slot_values')
+        .where({ application_id: indexed.appId, trace_id: '1'.padStart(32, '0') })
+        .del();
       expect(found(await read(indexed, '/traces', filter))).to.deep.equal(['2'.padStart(32, '0')]);
       expect((await read(indexed, '/traces', filter)).pagination?.total).to.equal(1);
       // A filter the table does not answer (two conditions) still finds both through the spans.
@@ -190,9 +221,13 @@ onEachDatabase(
     it('refuses to store slot values that are not filed per trace (no generation given for their slot)', async () => {
       const row = spanRow({ application_id: 'app_unfiled', trace_id: 'f'.repeat(32), span_id: 'f'.repeat(16), indexed_value_2: 'a' });
       let refused: unknown;
-      await storeSpans(app().server.knex, [row], { traceSlots: [{ slot: 1, source: 'span_attributes', key: 'k', generation: 0 }] }).catch((error: unknown) => (refused = error));
+      await storeSpans(app().server.knex, [row], { traceSlots: [{ slot: 1, source: 'span_attributes', key: 'k', generation: 0 }] }).catch(
+        (error: unknown) => (refused = error),
+      );
       expect(String(refused)).to.match(/slot 2/);
-      expect(await app().server.knex('spans').where({ application_id: 'app_unfiled' }).count({ n: '*' }).first()).to.satisfy((row: { n: number | string }) => Number(row.n) === 0);
+      expect(await app().server.knex('spans').where({ application_id: 'app_unfiled' }).count({ n: '*' }).first()).to.satisfy(
+        (row: { n: number | string }) => Number(row.n) === 0,
+      );
     });
 
     it('files the values of spans stored before its migration (run again here on stored spans)', async () => {
@@ -224,7 +259,9 @@ onEachDatabase(
       expect(await filedRows(later.appId)).to.deep.equal([]);
       expectStatus(await as('PATCH', `/applications/${later.appId}`, { json: { indexed_attributes: [MODEL] } }), 200);
       await app().server.backfiller.runOnce();
-      const row = (await app().server.knex('applications').where({ id: later.appId }).first('indexed_attributes_state')) as { indexed_attributes_state: string };
+      const row = (await app().server.knex('applications').where({ id: later.appId }).first('indexed_attributes_state')) as {
+        indexed_attributes_state: string;
+      };
       const slot = parseIndexedAttributes(row.indexed_attributes_state).slots[0];
       expect(slot).to.include({ ready: true });
       const filed = await filedRows(later.appId);
@@ -236,7 +273,11 @@ onEachDatabase(
       expectStatus(await as('PATCH', `/applications/${later.appId}`, { json: { indexed_attributes: ['span_attributes.none'] } }), 200);
       await app().server.backfiller.runOnce();
       const replaced = parseIndexedAttributes(
-        ((await app().server.knex('applications').where({ id: later.appId }).first('indexed_attributes_state')) as { indexed_attributes_state: string }).indexed_attributes_state,
+        (
+          (await app().server.knex('applications').where({ id: later.appId }).first('indexed_attributes_state')) as {
+            indexed_attributes_state: string;
+          }
+        ).indexed_attributes_state,
       ).slots[0];
       expect(replaced).to.include({ ready: true });
       expect((await filedRows(later.appId)).filter((entry) => Number(entry.generation) === replaced?.since)).to.deep.equal([]);
@@ -244,5 +285,10 @@ onEachDatabase(
       expect((await read(later, '/traces', none)).pagination?.total).to.equal(0);
     });
   },
-  { INDEXING_SETTLE_SECONDS: '0', INDEXING_BACKFILL_BATCH_SIZE: '5', INDEXING_BACKFILL_INTERVAL_SECONDS: '0', RETENTION_PURGE_INTERVAL_SECONDS: '0' },
+  {
+    INDEXING_SETTLE_SECONDS: '0',
+    INDEXING_BACKFILL_BATCH_SIZE: '5',
+    INDEXING_BACKFILL_INTERVAL_SECONDS: '0',
+    RETENTION_PURGE_INTERVAL_SECONDS: '0',
+  },
 );

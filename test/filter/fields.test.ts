@@ -23,7 +23,10 @@ describe('filter fields', () => {
     ['usage.amount', { ok: true, field: { kind: 'number', name: 'usage.amount' } }],
     ['trace.error_count', { ok: true, field: { kind: 'trace', name: 'trace.error_count' } }],
     ['trace.errors', { ok: false, reason: 'unknown' }],
-    ['span_attributes.http.response.status_code', { ok: true, field: { kind: 'attribute', source: 'span_attributes', key: 'http.response.status_code' } }],
+    [
+      'span_attributes.http.response.status_code',
+      { ok: true, field: { kind: 'attribute', source: 'span_attributes', key: 'http.response.status_code' } },
+    ],
     ['resource_attributes.service.name', { ok: true, field: { kind: 'attribute', source: 'resource_attributes', key: 'service.name' } }],
     ['span_attributes.a-b', { ok: false, reason: 'bad_path' }],
     ['span_attributes.', { ok: false, reason: 'bad_path' }],

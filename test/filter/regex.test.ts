@@ -35,7 +35,28 @@ function refusal(pattern: string): string {
 
 describe('regex pattern check', () => {
   it('accepts RE2 patterns within the subset', () => {
-    for (const pattern of ['', 'abc', '(?i)error', '(?i:ab)c', '(?-i)a', '(?mi)^x$', '(?i)[^a-z]+', '(?i)\\Qa.b\\E', '^a.c$', '[a-z]+\\d{2,3}', '(?m)^x$', '(?s:a.)b', '(?P<n>ab)c', '\\bword\\B', '[[:^alpha:]]', '\\Q(*)\\E', 'a{,2}', '(ab)*c', 'x|y|z', '.*a.*b.*c']) {
+    for (const pattern of [
+      '',
+      'abc',
+      '(?i)error',
+      '(?i:ab)c',
+      '(?-i)a',
+      '(?mi)^x$',
+      '(?i)[^a-z]+',
+      '(?i)\\Qa.b\\E',
+      '^a.c$',
+      '[a-z]+\\d{2,3}',
+      '(?m)^x$',
+      '(?s:a.)b',
+      '(?P<n>ab)c',
+      '\\bword\\B',
+      '[[:^alpha:]]',
+      '\\Q(*)\\E',
+      'a{,2}',
+      '(ab)*c',
+      'x|y|z',
+      '.*a.*b.*c',
+    ]) {
       expect(checkRegex(pattern).ok, pattern).to.equal(true);
     }
   });
@@ -49,7 +70,9 @@ describe('regex pattern check', () => {
   });
 
   it('refuses the constructs left out, saying which', () => {
-    expect(refusal('(?i)é')).to.include('under the case-insensitive flag (?i), only ASCII characters are folded the same on every database').and.include('é (U+00E9) is not ASCII; end the flag before it');
+    expect(refusal('(?i)é'))
+      .to.include('under the case-insensitive flag (?i), only ASCII characters are folded the same on every database')
+      .and.include('é (U+00E9) is not ASCII; end the flag before it');
     expect(refusal('(?i:a[\\x{100}-\\x{200}])')).to.include('(?i)').and.include('U+0100');
     expect(refusal('(?i)\\Qé\\E')).to.include('(?i)');
     expect(refusal('\\pL')).to.include('Unicode classes (\\p, \\P) are not supported').and.include('PCRE2');
@@ -60,7 +83,8 @@ describe('regex pattern check', () => {
   });
 
   it('refuses nested quantifiers, quantified alternations and more than 3 unbounded quantifiers', () => {
-    for (const pattern of ['(a+)+', '(a|aa)*', '(ab?)*', '((a)*)?', '(?:x{2})+', '(a|b){2}']) expect(refusal(pattern), pattern).to.include('exponential time');
+    for (const pattern of ['(a+)+', '(a|aa)*', '(ab?)*', '((a)*)?', '(?:x{2})+', '(a|b){2}'])
+      expect(refusal(pattern), pattern).to.include('exponential time');
     expect(refusal('a*b*c*d*')).to.include('at most 3 unbounded quantifiers (*, +, {n,}); this one holds 4');
     expect(refusal('a+|b+|c{2,}|d*')).to.include('holds 4');
     expect(checkRegex('a*b*c*d?e{2,9}').ok).to.equal(true);
@@ -68,7 +92,11 @@ describe('regex pattern check', () => {
 
   it('limits a pattern to 1000 characters (code points)', () => {
     expect(checkRegex('é'.repeat(MAX_REGEX_LENGTH)).ok).to.equal(true);
-    expect(checkRegex('a'.repeat(MAX_REGEX_LENGTH + 1))).to.deep.equal({ ok: false, msg: 'a regex pattern may be at most 1000 characters long', type: 'too_long' });
+    expect(checkRegex('a'.repeat(MAX_REGEX_LENGTH + 1))).to.deep.equal({
+      ok: false,
+      msg: 'a regex pattern may be at most 1000 characters long',
+      type: 'too_long',
+    });
   });
 
   it('parses into code-point sets, anchors, groups and repetitions', () => {
@@ -84,11 +112,31 @@ describe('regex pattern check', () => {
       kind: 'concat',
       items: [
         { kind: 'anchor', anchor: 'line_start' },
-        { kind: 'repeat', body: { kind: 'set', ranges: complement([[0x30, 0x39], [0x61, 0x63]]) }, min: 2, max: null },
+        {
+          kind: 'repeat',
+          body: {
+            kind: 'set',
+            ranges: complement([
+              [0x30, 0x39],
+              [0x61, 0x63],
+            ]),
+          },
+          min: 2,
+          max: null,
+        },
       ],
     });
-    expect(parseRegex('a{,2}')).to.deep.equal({ kind: 'concat', items: ['a', '{', ',', '2', '}'].map((char) => ({ kind: 'set', ranges: [[char.codePointAt(0), char.codePointAt(0)]] })) });
-    expect(parseRegex('😀|\\x{1F600}')).to.deep.equal({ kind: 'alternate', branches: [{ kind: 'set', ranges: [[0x1f600, 0x1f600]] }, { kind: 'set', ranges: [[0x1f600, 0x1f600]] }] });
+    expect(parseRegex('a{,2}')).to.deep.equal({
+      kind: 'concat',
+      items: ['a', '{', ',', '2', '}'].map((char) => ({ kind: 'set', ranges: [[char.codePointAt(0), char.codePointAt(0)]] })),
+    });
+    expect(parseRegex('😀|\\x{1F600}')).to.deep.equal({
+      kind: 'alternate',
+      branches: [
+        { kind: 'set', ranges: [[0x1f600, 0x1f600]] },
+        { kind: 'set', ranges: [[0x1f600, 0x1f600]] },
+      ],
+    });
   });
 
   it('folds case under (?i) as RE2 does: ASCII letters with their other case, s with ſ, k with the Kelvin sign', () => {
@@ -112,15 +160,29 @@ describe('regex pattern check', () => {
       '(?i-i)[s]',
     ];
     // Elsewhere a set is all or nothing of each stretch between them: its ends tell.
-    const elsewhere = complement([[0, 0x7f], [0x17f, 0x17f], [0x212a, 0x212a]]).flat();
+    const elsewhere = complement([
+      [0, 0x7f],
+      [0x17f, 0x17f],
+      [0x212a, 0x212a],
+    ]).flat();
     for (const pattern of patterns) {
       const ranges = setOf(pattern);
       const compiled = RE2JS.compile(pattern);
-      const wrong = [...foldable, ...elsewhere].filter((codePoint) => inSet(ranges, codePoint) !== compiled.matches(String.fromCodePoint(codePoint)));
+      const wrong = [...foldable, ...elsewhere].filter(
+        (codePoint) => inSet(ranges, codePoint) !== compiled.matches(String.fromCodePoint(codePoint)),
+      );
       expect(wrong, pattern).to.deep.equal([]);
     }
-    expect(setOf('(?i)k')).to.deep.equal([[0x4b, 0x4b], [0x6b, 0x6b], [0x212a, 0x212a]]);
-    expect(setOf('(?i)\\x{17f}')).to.deep.equal([[0x53, 0x53], [0x73, 0x73], [0x17f, 0x17f]]);
+    expect(setOf('(?i)k')).to.deep.equal([
+      [0x4b, 0x4b],
+      [0x6b, 0x6b],
+      [0x212a, 0x212a],
+    ]);
+    expect(setOf('(?i)\\x{17f}')).to.deep.equal([
+      [0x53, 0x53],
+      [0x73, 0x73],
+      [0x17f, 0x17f],
+    ]);
     expect(setOf('(?i)(?-i)k')).to.deep.equal([[0x6b, 0x6b]]);
   });
 

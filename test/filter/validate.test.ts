@@ -76,7 +76,9 @@ describe('filter validation', () => {
     expect(validateFilter({ field: 'span_name', op: 'in', value: values }).ok).to.equal(true);
     const tooLong = validateFilter({ field: 'span_name', op: 'in', value: [...values, 'x'] });
     if (tooLong.ok) throw new Error('accepted a list past the limit');
-    expect(tooLong.issues).to.deep.equal([{ loc: ['body', 'filter', 'value'], msg: `operator "in" takes at most ${MAX_LIST_VALUES} values`, type: 'too_long' }]);
+    expect(tooLong.issues).to.deep.equal([
+      { loc: ['body', 'filter', 'value'], msg: `operator "in" takes at most ${MAX_LIST_VALUES} values`, type: 'too_long' },
+    ]);
     const numeric = validateFilter({ field: 'cost', op: 'not_in', value: ['1', '2e1'] });
     expect(numeric).to.deep.equal({
       ok: true,
@@ -88,11 +90,18 @@ describe('filter validation', () => {
     const wide = { or: Array.from({ length: MAX_FILTER_NODES }, () => ({ field: 'span_id', op: 'eq', value: 'x' })) };
     const result = validateFilter(wide);
     if (result.ok) throw new Error('accepted a filter past the size limit');
-    expect(result.issues).to.deep.equal([{ loc: ['body', 'filter'], msg: `filter holds more than ${MAX_FILTER_NODES} nodes`, type: 'too_long' }]);
+    expect(result.issues).to.deep.equal([
+      { loc: ['body', 'filter'], msg: `filter holds more than ${MAX_FILTER_NODES} nodes`, type: 'too_long' },
+    ]);
   });
 
   it('reports every bad condition of a group, each at its own index', () => {
-    const result = validateFilter({ and: [{ field: 'nope', op: 'eq', value: 'a' }, { field: 'cost', op: 'eq', value: 'b' }] });
+    const result = validateFilter({
+      and: [
+        { field: 'nope', op: 'eq', value: 'a' },
+        { field: 'cost', op: 'eq', value: 'b' },
+      ],
+    });
     if (result.ok) throw new Error('accepted an invalid filter');
     expect(result.issues.map((issue) => issue.loc)).to.deep.equal([
       ['body', 'filter', 'and', 0, 'field'],

@@ -22,7 +22,15 @@ describe('a database node outside its cluster', () => {
   before(async () => {
     await node.start();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-wsrep-'));
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, DATABASE_URL: node.url, MIGRATE_ON_START: 'false', LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      GRPC_PORT: 'off',
+      DATA_DIR: dataDir,
+      DATABASE_URL: node.url,
+      MIGRATE_ON_START: 'false',
+      LOG_LEVEL: 'silent',
+    });
     server = await startServer(config, createLogger('silent'));
   });
 
@@ -36,10 +44,24 @@ describe('a database node outside its cluster', () => {
 
   async function requests() {
     const userToken = await server.tokens.signUserToken({ subject: 'someone', email: 'someone@example.com', permissions: [] }, 600);
-    const keyToken = await server.tokens.signApiKeyToken({ apiKey: 'ak_0123456789abcdef', applicationId: 'app_1', organizationId: 'org_1', generation: 1 });
+    const keyToken = await server.tokens.signApiKeyToken({
+      apiKey: 'ak_0123456789abcdef',
+      applicationId: 'app_1',
+      organizationId: 'org_1',
+      generation: 1,
+    });
     return [
       ['a dashboard user token', 'GET', '/organizations', { headers: { authorization: `Bearer ${userToken}` } }],
-      ['an API key token', 'POST', '/engine/query', { headers: { authorization: `Bearer ${keyToken}`, 'x-vendor-app-id': 'app_1' }, query: { start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-02T00:00:00Z' }, json: {} }],
+      [
+        'an API key token',
+        'POST',
+        '/engine/query',
+        {
+          headers: { authorization: `Bearer ${keyToken}`, 'x-vendor-app-id': 'app_1' },
+          query: { start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-02T00:00:00Z' },
+          json: {},
+        },
+      ],
       ['Basic credentials on ingestion', 'POST', '/v1/traces', { headers: { authorization: basic }, json: { resourceSpans: [] } }],
       ['the token exchange', 'POST', '/auth/token', { headers: { authorization: basic }, json: { grant_type: 'client_credentials' } }],
     ] as const;

@@ -16,7 +16,9 @@ interface HeaderParameter {
 }
 
 const withShortHeaders = (await documentOperations()).flatMap((entry) =>
-  ((entry.operation.parameters ?? []) as HeaderParameter[]).filter((parameter) => parameter.in === 'header' && (parameter.schema?.minLength ?? 0) > 0).map((parameter) => ({ entry, header: parameter.name.toLowerCase() })),
+  ((entry.operation.parameters ?? []) as HeaderParameter[])
+    .filter((parameter) => parameter.in === 'header' && (parameter.schema?.minLength ?? 0) > 0)
+    .map((parameter) => ({ entry, header: parameter.name.toLowerCase() })),
 );
 
 onEachDatabase('header parameters sent empty', (app) => {
@@ -36,12 +38,22 @@ onEachDatabase('header parameters sent empty', (app) => {
   for (const { entry, header } of withShortHeaders) {
     it(`${entry.operationId}: ${header} empty or blank is a 422 at ["header", "${header}"], for a user and for an API key`, async () => {
       const request = buildRequest(entry, ids);
-      for (const [caller, token] of [['user', userToken], ['key', keyToken]] as const) {
+      for (const [caller, token] of [
+        ['user', userToken],
+        ['key', keyToken],
+      ] as const) {
         for (const sent of ['', '   ']) {
           const others = Object.entries(request.options.headers ?? {}).filter(([name]) => name.toLowerCase() !== header);
-          const response = await call(app().url, request.method, request.path, { ...request.options, headers: { ...Object.fromEntries(others), [header]: sent }, token });
+          const response = await call(app().url, request.method, request.path, {
+            ...request.options,
+            headers: { ...Object.fromEntries(others), [header]: sent },
+            token,
+          });
           expect(response.status, `${caller}, ${JSON.stringify(sent)}: ${response.text}`).to.equal(422);
-          expect(response.body.detail.map((issue: { loc: unknown[] }) => issue.loc), caller).to.deep.include(['header', header]);
+          expect(
+            response.body.detail.map((issue: { loc: unknown[] }) => issue.loc),
+            caller,
+          ).to.deep.include(['header', header]);
         }
       }
     });

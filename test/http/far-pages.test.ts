@@ -6,7 +6,15 @@ import { expect } from 'chai';
 import { storeSpans } from '../../src/storage/spans/span-writer.js';
 import { engineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { callerFor, createApiKey, createApplication, createOrganization, dashboardUser, expectStatus, keyToken } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createApplication,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  keyToken,
+} from '../support/management.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -15,14 +23,26 @@ const START = 1_763_800_000_000_000_000n; // 2025-11-22T08:26:40Z, inside WINDOW
 // Offsets around 2^53 (past exact doubles) with the limits below, up to the largest page.
 const FAR_PAGES = ['1000000000', '90071992547410', '9007199254740991'];
 // Past the largest page: around 2^53, 2^63 (past SQLite's and MariaDB's signed offsets) and 2^64.
-const REFUSED_PAGES = ['9007199254740992', '9007199254740993', '92233720368547758', '9223372036854775808', '18446744073709551616', '99999999999999999999999'];
+const REFUSED_PAGES = [
+  '9007199254740992',
+  '9007199254740993',
+  '92233720368547758',
+  '9223372036854775808',
+  '18446744073709551616',
+  '99999999999999999999999',
+];
 const LIMITS = Array.from({ length: 100 }, (_, index) => index + 1);
 
 onEachDatabase('pages far past the end', (app) => {
   it('answers an empty page on the engine lists, with every limit, and refuses a page past 2^53 − 1', async () => {
     const caller = await engineCaller(app());
     const spans = [1n, 2n, 3n].map((n) =>
-      spanRow({ application_id: caller.appId, trace_id: n.toString(16).padStart(32, '0'), span_id: n.toString(16).padStart(16, '0'), start_time_unix_nano: (START + n).toString() }),
+      spanRow({
+        application_id: caller.appId,
+        trace_id: n.toString(16).padStart(32, '0'),
+        span_id: n.toString(16).padStart(16, '0'),
+        start_time_unix_nano: (START + n).toString(),
+      }),
     );
     await storeSpans(app().server.knex, spans);
     const lists = [
@@ -47,7 +67,10 @@ onEachDatabase('pages far past the end', (app) => {
     for (const page of REFUSED_PAGES) {
       for (const [method, path, window, json] of lists) {
         const response = await call(app().url, method, path, { query: { ...window, page }, headers: caller.headers, json });
-        expect([response.status, response.body.detail?.[0]?.loc], `${path} page ${page}: ${response.text}`).to.deep.equal([422, ['query', 'page']]);
+        expect([response.status, response.body.detail?.[0]?.loc], `${path} page ${page}: ${response.text}`).to.deep.equal([
+          422,
+          ['query', 'page'],
+        ]);
       }
     }
   });
@@ -86,7 +109,10 @@ onEachDatabase('pages far past the end', (app) => {
     for (const page of REFUSED_PAGES) {
       for (const [caller, path, query] of lists) {
         const response = await caller('GET', path, { query: { ...query, page } });
-        expect([response.status, response.body.detail?.[0]?.loc], `${path} page ${page}: ${response.text}`).to.deep.equal([422, ['query', 'page']]);
+        expect([response.status, response.body.detail?.[0]?.loc], `${path} page ${page}: ${response.text}`).to.deep.equal([
+          422,
+          ['query', 'page'],
+        ]);
       }
     }
   });

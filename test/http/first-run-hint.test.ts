@@ -29,7 +29,10 @@ describe('npm start hint', () => {
     this.timeout(60_000);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-hint-'));
     const { PATH, HOME } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { PATH, HOME, PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH, HOME, PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       const hint = await new Promise<string>((resolve, reject) => {
         let stderr = '';
@@ -44,10 +47,16 @@ describe('npm start hint', () => {
       expect(line).to.include(`${url}/ui/`);
       const { env, args } = parseHintCommand(line);
       expect(env).to.deep.equal({ DATA_DIR: dataDir });
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/sign-in-link.ts', ...args], { env: { PATH, HOME, ...env } });
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/sign-in-link.ts', ...args], {
+        env: { PATH, HOME, ...env },
+      });
       const link = new URL(stdout.trim());
       expect(link.origin).to.equal(url);
-      const response = await fetch(`${url}/ui/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link: link.hash.replace('#link=', '') }) });
+      const response = await fetch(`${url}/ui/session`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ link: link.hash.replace('#link=', '') }),
+      });
       expect(response.status).to.equal(200);
     } finally {
       child.kill('SIGTERM');

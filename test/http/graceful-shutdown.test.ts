@@ -6,15 +6,27 @@ import { seedUser } from '../support/accounts.js';
 import { testDatabases } from '../support/databases.js';
 import { startTestServer } from '../support/test-server.js';
 
-function postSlowly(url: URL, token: string, body: string, pauseMs: number): { sent: Promise<void>; response: Promise<{ status: number; text: string }> } {
+function postSlowly(
+  url: URL,
+  token: string,
+  body: string,
+  pauseMs: number,
+): { sent: Promise<void>; response: Promise<{ status: number; text: string }> } {
   let markSent: () => void = () => {};
   const sent = new Promise<void>((resolve) => (markSent = resolve));
   const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` } }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     request.on('error', reject);
     request.write(body.slice(0, 5));
     markSent();

@@ -15,7 +15,10 @@ interface Parameter {
 }
 
 const integerOperations = (await documentOperations())
-  .map((entry) => ({ entry, integers: ((entry.operation.parameters ?? []) as Parameter[]).filter((parameter) => parameter.schema?.type === 'integer') }))
+  .map((entry) => ({
+    entry,
+    integers: ((entry.operation.parameters ?? []) as Parameter[]).filter((parameter) => parameter.schema?.type === 'integer'),
+  }))
   .filter(({ integers }) => integers.length > 0);
 
 const NOT_INTEGERS = ['1e309', '1e3', '1E1', '1.0', '1.5', '0x10', '0b1', '1_000', ' 1', '1 ', '', '+1', 'Infinity', 'NaN', '１'];
@@ -33,7 +36,15 @@ onEachDatabase('integer parameters', (app) => {
   });
 
   it('covers the paginated lists of both documents', () => {
-    expect(integerOperations.map(({ entry }) => entry.operationId)).to.include.members(['querySpans', 'listTraces', 'listLiveSpans', 'listOrganizations', 'listMembers', 'listApplications', 'listApiKeys']);
+    expect(integerOperations.map(({ entry }) => entry.operationId)).to.include.members([
+      'querySpans',
+      'listTraces',
+      'listLiveSpans',
+      'listOrganizations',
+      'listMembers',
+      'listApplications',
+      'listApiKeys',
+    ]);
   });
 
   for (const { entry, integers } of integerOperations) {
@@ -46,7 +57,10 @@ onEachDatabase('integer parameters', (app) => {
           const response = await call(app().url, request.method, request.path, { ...request.options, token });
           expect(response.status, `${parameter.name}=${JSON.stringify(value)}: ${response.text}`).to.equal(422);
           const issues = issuesAt(response, loc);
-          expect(issues.map((issue) => issue.type), `${parameter.name}=${JSON.stringify(value)}: ${response.text}`).to.deep.equal(['int_parsing']);
+          expect(
+            issues.map((issue) => issue.type),
+            `${parameter.name}=${JSON.stringify(value)}: ${response.text}`,
+          ).to.deep.equal(['int_parsing']);
           expect(issues[0]?.msg).to.match(/valid integer/);
         }
       });
@@ -75,7 +89,9 @@ onEachDatabase('integer parameters', (app) => {
         const request = buildRequest(entry, ids, { page });
         const response = await call(app().url, request.method, request.path, { ...request.options, token });
         expect(response.status, `page=${page}: ${response.text}`).to.equal(422);
-        expect(issuesAt(response, ['query', 'page']).map((issue) => [issue.type, issue.msg])).to.deep.equal([['less_than_equal', 'Input should be less than or equal to 9007199254740991']]);
+        expect(issuesAt(response, ['query', 'page']).map((issue) => [issue.type, issue.msg])).to.deep.equal([
+          ['less_than_equal', 'Input should be less than or equal to 9007199254740991'],
+        ]);
       }
     });
   }

@@ -34,7 +34,11 @@ for (const database of testDatabases()) {
     before(async () => {
       logs = captureLogs('debug');
       // An OIDC provider whose keys cannot be fetched (nothing listens on port 1).
-      app = await startTestServer(database, { OIDC_ISSUER: UNREACHABLE_ISSUER, OIDC_AUDIENCE: 'dashboard', OIDC_JWKS_URL: 'http://127.0.0.1:1/jwks.json' }, { logger: logs.logger });
+      app = await startTestServer(
+        database,
+        { OIDC_ISSUER: UNREACHABLE_ISSUER, OIDC_AUDIENCE: 'dashboard', OIDC_JWKS_URL: 'http://127.0.0.1:1/jwks.json' },
+        { logger: logs.logger },
+      );
       caller = await engineCaller(app);
     });
     after(async () => {
@@ -54,7 +58,10 @@ for (const database of testDatabases()) {
       await reader.read().catch(() => undefined);
       // Koa reports the aborted response as ERR_STREAM_PREMATURE_CLOSE, whatever level it logs it at.
       await logged(logs, (raw) => raw.slice(before).some((line) => line.includes('ERR_STREAM_PREMATURE_CLOSE')));
-      const disconnect = logs.lines().slice(before).filter((line) => JSON.stringify(line).includes('ERR_STREAM_PREMATURE_CLOSE'));
+      const disconnect = logs
+        .lines()
+        .slice(before)
+        .filter((line) => JSON.stringify(line).includes('ERR_STREAM_PREMATURE_CLOSE'));
       expect(disconnect.map((line) => line.level)).to.deep.equal([LEVEL.debug]);
       expect(errorLines(), JSON.stringify(errorLines()).slice(0, 2000)).to.deep.equal([]);
     });
@@ -65,7 +72,11 @@ for (const database of testDatabases()) {
       try {
         // A 500 is declared by no operation, so this call skips the contract check.
         const url = `${app.url}/engine/query?${new URLSearchParams(WINDOW)}`;
-        const response = await fetch(url, { method: 'POST', headers: { ...caller.headers, 'content-type': 'application/json' }, body: '{}' });
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { ...caller.headers, 'content-type': 'application/json' },
+          body: '{}',
+        });
         expect(response.status).to.equal(500);
       } finally {
         await knex.schema.renameTable('spans_away', 'spans');
@@ -110,7 +121,16 @@ for (const database of testDatabases()) {
           'Authorization: Bearer takes a JWT, not an API key or secret: exchange the key and secret at POST /auth/token for a token (POST /v1/traces also accepts Authorization: Basic base64(api_key:api_secret))',
         ],
         ['malformed', async () => 'Bearer eyJhbGciOiJFUzI1NiJ9.not-json.sig', 'malformed token'],
-        ['untrusted_issuer', async () => `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setIssuer('https://evil.example/').setExpirationTime('10m').sign((await ownKey()).privateKey)}`, 'token issuer is not trusted'],
+        [
+          'untrusted_issuer',
+          async () =>
+            `Bearer ${await new SignJWT({})
+              .setProtectedHeader({ alg: 'ES256' })
+              .setIssuer('https://evil.example/')
+              .setExpirationTime('10m')
+              .sign((await ownKey()).privateKey)}`,
+          'token issuer is not trusted',
+        ],
         [
           'unknown_signing_key',
           async () => `Bearer ${await serviceShaped({}, (await generateKeyPair('ES256')).privateKey, 'some-other-key')}`,
@@ -120,7 +140,15 @@ for (const database of testDatabases()) {
           'bad_signature',
           async () => {
             const [head, , signature] = (await userToken()).split('.');
-            const forged = Buffer.from(JSON.stringify({ sub: 'local-erin', permissions: ['*'], iss: app.config.auth.tokenIssuer, aud: app.config.auth.tokenAudience, exp: now() + 600 })).toString('base64url');
+            const forged = Buffer.from(
+              JSON.stringify({
+                sub: 'local-erin',
+                permissions: ['*'],
+                iss: app.config.auth.tokenIssuer,
+                aud: app.config.auth.tokenAudience,
+                exp: now() + 600,
+              }),
+            ).toString('base64url');
             return `Bearer ${head}.${forged}.${signature}`;
           },
           'token rejected: ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
@@ -135,12 +163,32 @@ for (const database of testDatabases()) {
         ],
         [
           'invalid_claims',
-          async () => `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: (await ownKey()).kid }).setIssuer(app.config.auth.tokenIssuer).setAudience('someone-else').setSubject('x').setExpirationTime('10m').sign((await ownKey()).privateKey)}`,
+          async () =>
+            `Bearer ${await new SignJWT({})
+              .setProtectedHeader({ alg: 'ES256', kid: (await ownKey()).kid })
+              .setIssuer(app.config.auth.tokenIssuer)
+              .setAudience('someone-else')
+              .setSubject('x')
+              .setExpirationTime('10m')
+              .sign((await ownKey()).privateKey)}`,
           'token rejected: ERR_JWT_CLAIM_VALIDATION_FAILED',
         ],
-        ['expired', async () => `Bearer ${await serviceShaped({}, (await ownKey()).privateKey, (await ownKey()).kid, now() - 3600)}`, 'token rejected: ERR_JWT_EXPIRED'],
-        ['unknown_key', async () => `Bearer ${await keyToken((apiKey) => app.server.knex('api_keys').where({ id: apiKey }).delete())}`, 'token revoked: the API key was deleted or its secret rotated'],
-        ['revoked', async () => `Bearer ${await keyToken((apiKey) => app.server.knex('api_keys').where({ id: apiKey }).update({ secret_generation: 2 }))}`, 'token revoked: the API key was deleted or its secret rotated'],
+        [
+          'expired',
+          async () => `Bearer ${await serviceShaped({}, (await ownKey()).privateKey, (await ownKey()).kid, now() - 3600)}`,
+          'token rejected: ERR_JWT_EXPIRED',
+        ],
+        [
+          'unknown_key',
+          async () => `Bearer ${await keyToken((apiKey) => app.server.knex('api_keys').where({ id: apiKey }).delete())}`,
+          'token revoked: the API key was deleted or its secret rotated',
+        ],
+        [
+          'revoked',
+          async () =>
+            `Bearer ${await keyToken((apiKey) => app.server.knex('api_keys').where({ id: apiKey }).update({ secret_generation: 2 }))}`,
+          'token revoked: the API key was deleted or its secret rotated',
+        ],
       ];
 
       for (const [reason, authorization, detail] of CASES) {
@@ -196,7 +244,9 @@ for (const database of testDatabases()) {
 
       it('puts no auth_failure on a request that authenticates', async () => {
         const requestId = randomUUID();
-        const response = await call(app.url, 'GET', '/organizations', { headers: { 'X-Request-Id': requestId, Authorization: `Bearer ${await userToken()}` } });
+        const response = await call(app.url, 'GET', '/organizations', {
+          headers: { 'X-Request-Id': requestId, Authorization: `Bearer ${await userToken()}` },
+        });
         expect(response.status).to.equal(200);
         const line = logs.lines().find((entry) => entry.request_id === requestId && entry.msg === 'request');
         expect(line).to.include({ status: 200 });
@@ -266,10 +316,15 @@ describe('logger redaction', () => {
     const logs = captureLogs('info');
     const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJodW50ZXIxMiJ9.c2lnbmF0dXJlaHVudGVy';
     const basic = Buffer.from('ak_demo:as_hunter14').toString('base64');
-    const error = Object.assign(new Error(`connect failed: mysql://spanledger:hunter2@db:3306/x with Bearer hunter13 and Basic ${basic} and ${jwt} ${'x'.repeat(100_000)} ${jwt}`), {
-      sql: `select * from t where secret = 'hunter3' ${'y'.repeat(100_000)}`,
-      bindings: ['hunter4'],
-    });
+    const error = Object.assign(
+      new Error(
+        `connect failed: mysql://spanledger:hunter2@db:3306/x with Bearer hunter13 and Basic ${basic} and ${jwt} ${'x'.repeat(100_000)} ${jwt}`,
+      ),
+      {
+        sql: `select * from t where secret = 'hunter3' ${'y'.repeat(100_000)}`,
+        bindings: ['hunter4'],
+      },
+    );
     logs.logger.error(
       {
         err: error,

@@ -11,11 +11,18 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** A concrete request path for a route template: every parameter becomes a plausible value. */
 function concrete(template: string): string {
-  return template.replace(/\{[^}]+\}/g, 'x_1').replace(/:file\b/, 'swagger-ui.css').replace(/:[a-z_]+/gi, 'x_1');
+  return template
+    .replace(/\{[^}]+\}/g, 'x_1')
+    .replace(/:file\b/, 'swagger-ui.css')
+    .replace(/:[a-z_]+/gi, 'x_1');
 }
 
 function allowOf(header: string | null): string[] {
-  return (header ?? '').split(',').map((method) => method.trim()).filter(Boolean).sort();
+  return (header ?? '')
+    .split(',')
+    .map((method) => method.trim())
+    .filter(Boolean)
+    .sort();
 }
 
 onEachDatabase('405 Method Not Allowed', (app) => {

@@ -12,7 +12,12 @@ import { createLogger } from '../../src/logger.js';
 
 describe('operations without a handler', () => {
   it('answer 501 with a detail naming the operation, after authentication and validation', async () => {
-    const api = await buildApi(loadDocument('engine'), { handlers: {}, authenticate: async () => ({ kind: 'test' }), authorize: async () => {}, notImplemented: (operationId) => new NotImplementedError(operationId) });
+    const api = await buildApi(loadDocument('engine'), {
+      handlers: {},
+      authenticate: async () => ({ kind: 'test' }),
+      authorize: async () => {},
+      notImplemented: (operationId) => new NotImplementedError(operationId),
+    });
     const app = new Koa();
     app.use(errorMiddleware(createLogger('silent')));
     app.use(dispatchTo([api]));

@@ -20,13 +20,17 @@ interface Parameter {
 }
 
 /** Every parameter object a document declares, in its components and in its paths. */
-function parametersOf(document: { components?: { parameters?: Record<string, Parameter> }; paths: Record<string, Record<string, { parameters?: Parameter[] }>> }): Parameter[] {
+function parametersOf(document: {
+  components?: { parameters?: Record<string, Parameter> };
+  paths: Record<string, Record<string, { parameters?: Parameter[] }>>;
+}): Parameter[] {
   const inPaths = Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.parameters ?? []));
   return [...Object.values(document.components?.parameters ?? {}), ...inPaths].filter((parameter) => parameter.name !== undefined);
 }
 
 const hasIdExample = (parameter: Parameter): boolean =>
-  /(^|[_-])id$|^api_key$/i.test(parameter.name) && [parameter.example, parameter.examples, parameter.schema?.example, parameter.schema?.examples].some((value) => value !== undefined);
+  /(^|[_-])id$|^api_key$/i.test(parameter.name) &&
+  [parameter.example, parameter.examples, parameter.schema?.example, parameter.schema?.examples].some((value) => value !== undefined);
 
 /** The value Swagger UI puts in a parameter's field on Try it out: its example, else its default. */
 function prefilled(parameter: Parameter & { schema?: { default?: unknown } }): unknown {
@@ -44,7 +48,7 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
     expect(ready.body.status).to.equal('ok');
   });
 
-  it('keeps idle connections longer than the 5 s between an OTLP exporter\'s batches', async () => {
+  it("keeps idle connections longer than the 5 s between an OTLP exporter's batches", async () => {
     const health = await call(app().url, 'GET', '/healthz');
     // Node announces the idle timeout it enforces; its default (5 s) would race the exporters.
     expect(health.headers.get('keep-alive')).to.equal('timeout=65');
@@ -63,7 +67,14 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
 
   it('says /readyz is unavailable while configured OTLP/gRPC ingestion is not listening', async () => {
     const { config, server } = app();
-    const koa = await createApp({ config, knex: server.knex, logger: server.logger, tokens: server.tokens, metrics: new HttpMetrics(), grpcListening: () => false });
+    const koa = await createApp({
+      config,
+      knex: server.knex,
+      logger: server.logger,
+      tokens: server.tokens,
+      metrics: new HttpMetrics(),
+      grpcListening: () => false,
+    });
     const edge = http.createServer(koa.callback());
     await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
     try {
@@ -107,10 +118,14 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
       const direct = await call(app().url, 'GET', `/docs/openapi/${name}.json`);
       expect(direct.status).to.equal(200);
       expect(direct.body.servers.map((server: { url: string }) => server.url)).to.deep.equal([app().url]);
-      const proxied = await call(app().url, 'GET', `/docs/openapi/${name}.json`, { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'traces.example.com:8443' } });
+      const proxied = await call(app().url, 'GET', `/docs/openapi/${name}.json`, {
+        headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'traces.example.com:8443' },
+      });
       expect(proxied.body.servers.map((server: { url: string }) => server.url)).to.deep.equal(['https://traces.example.com:8443']);
       const original = await call(app().url, 'GET', `/openapi/${name}.json`);
-      expect(original.body.servers, 'what integrators generate clients from is unchanged').to.deep.equal(parse(fs.readFileSync(`openapi/${name}.yaml`, 'utf8')).servers);
+      expect(original.body.servers, 'what integrators generate clients from is unchanged').to.deep.equal(
+        parse(fs.readFileSync(`openapi/${name}.yaml`, 'utf8')).servers,
+      );
     }
   });
 
@@ -120,7 +135,10 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
       const original = parametersOf((await call(app().url, 'GET', `/openapi/${name}.json`)).body);
       const variant = parametersOf((await call(app().url, 'GET', `/docs/openapi/${name}.json`)).body);
       expect(original.filter(hasIdExample), `the written ${name} document has id examples`).not.to.be.empty;
-      expect(variant.filter(hasIdExample).map((parameter) => parameter.name), name).to.deep.equal([]);
+      expect(
+        variant.filter(hasIdExample).map((parameter) => parameter.name),
+        name,
+      ).to.deep.equal([]);
       for (const parameter of variant.filter((entry) => entry.name === 'start_time')) {
         expect(Date.parse(parameter.example as string)).to.be.within(before - 86_400_000 - 1000, Date.now() - 86_400_000);
       }
@@ -129,9 +147,17 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
       }
       // Request bodies name where an id goes (a 422 on that field) rather than one that cannot exist (a 404).
       const { body: document } = await call(app().url, 'GET', `/docs/openapi/${name}.json`);
-      const bodyIds = Object.values(document.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>>)
-        .flatMap((item) => Object.values(item).flatMap((operation) => Object.values(operation.requestBody?.content ?? {}).map((media) => media.example)))
-        .flatMap((example) => Object.entries(typeof example === 'object' && example !== null ? example : {}).filter(([key]) => /^(org|organization|app|application|user|client)_id$|^api_key$/.test(key)));
+      const bodyIds = Object.values(
+        document.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>>,
+      )
+        .flatMap((item) =>
+          Object.values(item).flatMap((operation) => Object.values(operation.requestBody?.content ?? {}).map((media) => media.example)),
+        )
+        .flatMap((example) =>
+          Object.entries(typeof example === 'object' && example !== null ? example : {}).filter(([key]) =>
+            /^(org|organization|app|application|user|client)_id$|^api_key$/.test(key),
+          ),
+        );
       for (const [key, value] of bodyIds) expect(value, key).to.equal(`<${key}>`);
     }
   });
@@ -146,8 +172,17 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
       json: variant.paths['/v1/traces'].post.requestBody.content['application/json'].example,
     });
     expect(exported.status).to.equal(200);
-    const window = Object.fromEntries(parametersOf(variant).filter((entry) => entry.name === 'start_time' || entry.name === 'end_time').map((entry) => [entry.name, entry.example as string]));
-    const found = await call(app().url, 'POST', '/engine/query', { token: owner.token, headers: { 'X-Vendor-App-Id': appId }, query: window, json: {} });
+    const window = Object.fromEntries(
+      parametersOf(variant)
+        .filter((entry) => entry.name === 'start_time' || entry.name === 'end_time')
+        .map((entry) => [entry.name, entry.example as string]),
+    );
+    const found = await call(app().url, 'POST', '/engine/query', {
+      token: owner.token,
+      headers: { 'X-Vendor-App-Id': appId },
+      query: window,
+      json: {},
+    });
     expect(found.status).to.equal(200);
     expect(found.body.total).to.be.greaterThan(0);
   });
@@ -183,18 +218,37 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
       const query: Record<string, string> = {};
       const headers: Record<string, string> = {};
       for (const listed of operation.parameters ?? []) {
-        const parameter: Parameter & { required?: boolean; schema?: { default?: unknown } } = '$ref' in listed ? variant.components.parameters[listed.$ref.split('/').pop()] : listed;
+        const parameter: Parameter & { required?: boolean; schema?: { default?: unknown } } =
+          '$ref' in listed ? variant.components.parameters[listed.$ref.split('/').pop()] : listed;
         const value = typed[parameter.name] ?? prefilled(parameter);
         if (value === undefined) continue;
         if (parameter.in === 'query') query[parameter.name] = String(value);
         if (parameter.in === 'header') headers[parameter.name] = String(value);
       }
       const content = operation.requestBody?.content?.[media];
-      const example = content === undefined ? undefined : (content.example ?? (Object.values(content.examples ?? {})[0] as { value?: unknown } | undefined)?.value);
-      const body = example === undefined ? undefined : JSON.parse(JSON.stringify(example).replace(/"<(\w+)>"/g, (placeholder, id: string) => (id in typed ? JSON.stringify(typed[id]) : placeholder)));
+      const example =
+        content === undefined
+          ? undefined
+          : (content.example ?? (Object.values(content.examples ?? {})[0] as { value?: unknown } | undefined)?.value);
+      const body =
+        example === undefined
+          ? undefined
+          : JSON.parse(
+              JSON.stringify(example).replace(/"<(\w+)>"/g, (placeholder, id: string) =>
+                id in typed ? JSON.stringify(typed[id]) : placeholder,
+              ),
+            );
       const filledPath = path.replace(/\{(\w+)\}/g, (_, id: string) => typed[id] as string);
-      const response = await call(app().url, method, filledPath, { token: owner.token, headers, query, ...(body === undefined ? {} : { json: body }) });
-      expect(response.status, `${method} ${path}?${new URLSearchParams(query)} ${JSON.stringify(headers)}: ${response.text.slice(0, 300)}`).to.equal(success);
+      const response = await call(app().url, method, filledPath, {
+        token: owner.token,
+        headers,
+        query,
+        ...(body === undefined ? {} : { json: body }),
+      });
+      expect(
+        response.status,
+        `${method} ${path}?${new URLSearchParams(query)} ${JSON.stringify(headers)}: ${response.text.slice(0, 300)}`,
+      ).to.equal(success);
     }
   });
 

@@ -12,7 +12,14 @@ interface RawResponse {
 }
 
 /** One request through `agent`; an error after the whole response arrived (the server closing) is not a failure. */
-function send(agent: http.Agent, url: string, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer): Promise<RawResponse> {
+function send(
+  agent: http.Agent,
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: Buffer,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const request = http.request(new URL(path, url), { agent, method, headers }, (response) => {
@@ -32,7 +39,10 @@ function send(agent: http.Agent, url: string, method: string, path: string, head
 
 /** Guards against the defect itself (a request that is never answered), not a timing assertion. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms).unref()),
+  ]);
 }
 
 const SPACES = 256 * 1024 * 1024;
@@ -47,10 +57,29 @@ onEachDatabase('over-large bodies on a keep-alive connection', (app) => {
   });
 
   const cases: Array<[string, string, () => { headers: Record<string, string>; body: Buffer }]> = [
-    ['a gzip JSON body on POST /engine/query', '/engine/query', () => ({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipBomb })],
-    ['a gzip JSON body on POST /organizations', '/organizations', () => ({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipBomb })],
-    ['a plain JSON body on POST /organizations', '/organizations', () => ({ headers: { 'content-type': 'application/json' }, body: plain })],
-    ['a form body on POST /auth/token', '/auth/token', () => ({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.concat([Buffer.from('grant_type='), plain]) })],
+    [
+      'a gzip JSON body on POST /engine/query',
+      '/engine/query',
+      () => ({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipBomb }),
+    ],
+    [
+      'a gzip JSON body on POST /organizations',
+      '/organizations',
+      () => ({ headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipBomb }),
+    ],
+    [
+      'a plain JSON body on POST /organizations',
+      '/organizations',
+      () => ({ headers: { 'content-type': 'application/json' }, body: plain }),
+    ],
+    [
+      'a form body on POST /auth/token',
+      '/auth/token',
+      () => ({
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: Buffer.concat([Buffer.from('grant_type='), plain]),
+      }),
+    ],
   ];
   for (const [name, path, given] of cases) {
     it(`answers 413 to ${name}, then answers the next request`, async () => {

@@ -11,7 +11,11 @@ import { onEachDatabase } from '../support/test-server.js';
 const operations = await documentOperations();
 
 /** One request over a fresh connection, so that the `Connection` header the server sends is seen as sent. */
-function rawRequest(url: URL, method: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+function rawRequest(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(url, { method, headers, agent: false }, (response) => {
       let text = '';
@@ -41,18 +45,31 @@ onEachDatabase('oversized headers', (app) => {
       const request = buildRequest(entry, ids);
       const url = new URL(request.path, app().url);
       for (const [name, value] of Object.entries(request.options.query ?? {})) url.searchParams.set(name, String(value));
-      const response = await rawRequest(url, request.method, { ...request.options.headers, authorization: `Bearer ${token}`, 'x-vendor-app-id': 'a'.repeat(http.maxHeaderSize) });
+      const response = await rawRequest(url, request.method, {
+        ...request.options.headers,
+        authorization: `Bearer ${token}`,
+        'x-vendor-app-id': 'a'.repeat(http.maxHeaderSize),
+      });
       expect(response.status, response.text).to.equal(431);
       expect(response.headers.connection).to.equal('close');
       const body = JSON.parse(response.text) as { detail: string };
       expect(body.detail).to.equal(`request headers exceed ${http.maxHeaderSize} bytes`);
-      const checkedAgainst = await assertMatchesContract(request.method, url.pathname, { status: response.status, headers: new Headers(response.headers as Record<string, string>), body, text: response.text });
+      const checkedAgainst = await assertMatchesContract(request.method, url.pathname, {
+        status: response.status,
+        headers: new Headers(response.headers as Record<string, string>),
+        body,
+        text: response.text,
+      });
       expect(checkedAgainst).to.equal(entry.operationId);
     });
   }
 
   it('a long X-Vendor-App-Id under the size the server reads is the 422 of its maxLength', async () => {
-    const response = await call(app().url, 'POST', '/v1/traces', { headers: { 'x-vendor-app-id': 'a'.repeat(4096), 'content-type': 'application/json' }, rawBody: '{"resourceSpans":[]}', token });
+    const response = await call(app().url, 'POST', '/v1/traces', {
+      headers: { 'x-vendor-app-id': 'a'.repeat(4096), 'content-type': 'application/json' },
+      rawBody: '{"resourceSpans":[]}',
+      token,
+    });
     expect(response.status, response.text).to.equal(422);
     expect(response.body.detail[0].loc).to.deep.equal(['header', 'x-vendor-app-id']);
   });

@@ -16,8 +16,16 @@ const CASES: Case[] = [
   ['limit=101', { query: { ...WINDOW, limit: 101 }, headers: APP_HEADER, json: {} }, { loc: ['query', 'limit'], type: 'less_than_equal' }],
   ['page=0', { query: { ...WINDOW, page: 0 }, headers: APP_HEADER, json: {} }, { loc: ['query', 'page'], type: 'greater_than_equal' }],
   ['limit=abc', { query: { ...WINDOW, limit: 'abc' }, headers: APP_HEADER, json: {} }, { loc: ['query', 'limit'], type: 'int_parsing' }],
-  ['missing start_time', { query: { end_time: WINDOW.end_time }, headers: APP_HEADER, json: {} }, { loc: ['query', 'start_time'], type: 'missing' }],
-  ['non-date start_time', { query: { ...WINDOW, start_time: 'yesterday' }, headers: APP_HEADER, json: {} }, { loc: ['query', 'start_time'], type: 'datetime_parsing' }],
+  [
+    'missing start_time',
+    { query: { end_time: WINDOW.end_time }, headers: APP_HEADER, json: {} },
+    { loc: ['query', 'start_time'], type: 'missing' },
+  ],
+  [
+    'non-date start_time',
+    { query: { ...WINDOW, start_time: 'yesterday' }, headers: APP_HEADER, json: {} },
+    { loc: ['query', 'start_time'], type: 'datetime_parsing' },
+  ],
   ['missing X-Vendor-App-Id', { query: WINDOW, json: {} }, { loc: ['header', 'x-vendor-app-id'], type: 'missing' }],
   [
     'filter with an unknown field',
@@ -89,25 +97,40 @@ onEachDatabase('request validation answers 422 in the detail shape', (app) => {
   }
 
   it('reports every bad query parameter of one request', async () => {
-    const response = await call(app().url, 'POST', '/engine/query', authorized({ query: { ...WINDOW, page: 0, limit: 500 }, headers: APP_HEADER, json: {} }));
+    const response = await call(
+      app().url,
+      'POST',
+      '/engine/query',
+      authorized({ query: { ...WINDOW, page: 0, limit: 500 }, headers: APP_HEADER, json: {} }),
+    );
     expect(response.status).to.equal(422);
     const locs = response.body.detail.map((issue: { loc: unknown }) => JSON.stringify(issue.loc));
     expect(locs).to.include.members([JSON.stringify(['query', 'page']), JSON.stringify(['query', 'limit'])]);
   });
 
   it('lets a valid request through validation (the feature itself answers)', async () => {
-    const response = await call(app().url, 'POST', '/engine/query', authorized({
-      query: WINDOW,
-      headers: { 'X-Vendor-App-Id': appId },
-      json: { filter: { and: [{ field: 'span_attributes.http.method', op: 'eq', value: 'GET' }, { or: [] }] } },
-    }));
+    const response = await call(
+      app().url,
+      'POST',
+      '/engine/query',
+      authorized({
+        query: WINDOW,
+        headers: { 'X-Vendor-App-Id': appId },
+        json: { filter: { and: [{ field: 'span_attributes.http.method', op: 'eq', value: 'GET' }, { or: [] }] } },
+      }),
+    );
     expect(response.status, response.text).not.to.be.oneOf([401, 403, 404, 422]);
   });
 
   it('answers a body nested past any sane depth with 422, never a crash', async () => {
     const depth = 20_000;
     const rawBody = `{"filter":${'{"and":['.repeat(depth)}{"field":"span_name","op":"eq","value":"x"}${']}'.repeat(depth)}}`;
-    const response = await call(app().url, 'POST', '/engine/query', authorized({ query: WINDOW, headers: { 'X-Vendor-App-Id': appId, 'content-type': 'application/json' }, rawBody }));
+    const response = await call(
+      app().url,
+      'POST',
+      '/engine/query',
+      authorized({ query: WINDOW, headers: { 'X-Vendor-App-Id': appId, 'content-type': 'application/json' }, rawBody }),
+    );
     expect(response.status).to.equal(422);
     expect(response.body.detail[0].type).to.equal('too_deep');
   });
@@ -116,6 +139,8 @@ onEachDatabase('request validation answers 422 in the detail shape', (app) => {
     const { token } = await seedUser(app(), 'validator');
     const response = await call(app().url, 'POST', '/organizations', { token, json: { name: 'x'.repeat(256) } });
     expect(response.status).to.equal(422);
-    expect(response.body.detail).to.deep.equal([{ loc: ['body', 'name'], msg: 'String should have at most 255 characters', type: 'string_too_long' }]);
+    expect(response.body.detail).to.deep.equal([
+      { loc: ['body', 'name'], msg: 'String should have at most 255 characters', type: 'string_too_long' },
+    ]);
   });
 });

@@ -8,6 +8,8 @@ describe('SSE event format', () => {
   });
 
   it('splits data on every kind of line break, so no line of data can end the event early', () => {
-    expect(formatEvent({ id: '7', event: 'span', data: 'one\ntwo\r\nthree\rfour' })).to.equal('id: 7\nevent: span\ndata: one\ndata: two\ndata: three\ndata: four\n\n');
+    expect(formatEvent({ id: '7', event: 'span', data: 'one\ntwo\r\nthree\rfour' })).to.equal(
+      'id: 7\nevent: span\ndata: one\ndata: two\ndata: three\ndata: four\n\n',
+    );
   });
 });

@@ -65,7 +65,13 @@ describe('npm start', () => {
   });
 
   it('stops with one line naming the port and PORT, exit code 1, when the port is in use', async () => {
-    const { code, stderr } = await runMain({ PORT: String(port), HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const { code, stderr } = await runMain({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      GRPC_PORT: 'off',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+    });
     expect(code).to.equal(1);
     const lines = stderr.trim().split('\n');
     expect(lines, stderr).to.have.length(1);
@@ -74,7 +80,13 @@ describe('npm start', () => {
   });
 
   it('stops with one line naming the port and GRPC_PORT, exit code 1, when the gRPC port is in use', async () => {
-    const { code, stderr } = await runMain({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const { code, stderr } = await runMain({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      GRPC_PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+    });
     expect(code).to.equal(1);
     const lines = stderr.trim().split('\n');
     expect(lines, stderr).to.have.length(1);
@@ -107,12 +119,21 @@ describe('npm start and npm run migrate on a database they cannot use', () => {
 
   it('names host:port when nothing listens there (connection refused)', async () => {
     const port = await closedPort();
-    const line = expectOneLine(await runMain(env(`mysql://spanledger:secret-word@127.0.0.1:${port}/spanledger`)), `127.0.0.1:${port}`, 'connection refused', 'DATABASE_URL');
+    const line = expectOneLine(
+      await runMain(env(`mysql://spanledger:secret-word@127.0.0.1:${port}/spanledger`)),
+      `127.0.0.1:${port}`,
+      'connection refused',
+      'DATABASE_URL',
+    );
     expect(line).not.to.include('secret-word');
   });
 
   it('names the host when its name does not resolve', async () => {
-    expectOneLine(await runMain(env('mysql://spanledger:secret-word@nonexistent.invalid:3306/spanledger')), `'nonexistent.invalid' cannot be resolved`, 'DATABASE_URL');
+    expectOneLine(
+      await runMain(env('mysql://spanledger:secret-word@nonexistent.invalid:3306/spanledger')),
+      `'nonexistent.invalid' cannot be resolved`,
+      'DATABASE_URL',
+    );
   });
 
   it('names the SQLite path and the reason when its folder cannot be made', async () => {
@@ -130,14 +151,23 @@ describe('npm start and npm run migrate on a database they cannot use', () => {
   it('names DATA_DIR when the default SQLite file cannot be made there', async () => {
     const file = path.join(dataDir, 'a-file');
     fs.writeFileSync(file, '');
-    expectOneLine(await runMain({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: path.join(file, 'data') }), path.join(file, 'data', 'spanledger.sqlite'), 'ENOTDIR', 'DATA_DIR');
+    expectOneLine(
+      await runMain({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: path.join(file, 'data') }),
+      path.join(file, 'data', 'spanledger.sqlite'),
+      'ENOTDIR',
+      'DATA_DIR',
+    );
   });
 
   it('npm run migrate: names the SQLite path and the reason, exit code 1', async () => {
     const file = path.join(dataDir, 'a-file');
     fs.writeFileSync(file, '');
     const databasePath = path.join(file, 'db.sqlite');
-    expectOneLine(await run('scripts/migrate.ts', env(`sqlite:${databasePath}`)), databasePath, `its folder ${file} cannot be made (a file, not a folder, is there)`);
+    expectOneLine(
+      await run('scripts/migrate.ts', env(`sqlite:${databasePath}`)),
+      databasePath,
+      `its folder ${file} cannot be made (a file, not a folder, is there)`,
+    );
   });
 
   (mysqlServerUrl ? describe : describe.skip)('on MariaDB (TEST_MYSQL_URL)', () => {
@@ -161,7 +191,12 @@ describe('npm start and npm run migrate on a database they cannot use', () => {
 
     it('names the user and the server, never the password, when the password is wrong', async () => {
       const password = `wrong-${randomBytes(6).toString('hex')}`;
-      const line = expectOneLine(await runMain(env(urlOf({ password }))), `MariaDB at ${where} refused user '${decodeURIComponent(server.username)}'`, 'password', 'DATABASE_URL');
+      const line = expectOneLine(
+        await runMain(env(urlOf({ password }))),
+        `MariaDB at ${where} refused user '${decodeURIComponent(server.username)}'`,
+        'password',
+        'DATABASE_URL',
+      );
       expect(line).not.to.include(password);
     });
 

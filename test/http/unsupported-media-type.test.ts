@@ -29,7 +29,14 @@ onEachDatabase('415 Unsupported Media Type', (app) => {
   });
 
   it('covers the JSON bodies of both documents', () => {
-    expect(jsonBodyOperations.map(({ operationId }) => operationId)).to.include.members(['querySpans', 'listTraces', 'getTraceMetrics', 'createOrganization', 'updateApplication', 'updateCurrentUser']);
+    expect(jsonBodyOperations.map(({ operationId }) => operationId)).to.include.members([
+      'querySpans',
+      'listTraces',
+      'getTraceMetrics',
+      'createOrganization',
+      'updateApplication',
+      'updateCurrentUser',
+    ]);
   });
 
   for (const entry of jsonBodyOperations) {
@@ -39,7 +46,12 @@ onEachDatabase('415 Unsupported Media Type', (app) => {
       for (const [name, headers] of WRONG_TYPES) {
         const { json, ...options } = request.options;
         const rawBody = JSON.stringify(json ?? {});
-        const response = await call(app().url, request.method, request.path, { ...options, headers: { ...options.headers, ...headers }, rawBody: new TextEncoder().encode(rawBody), token });
+        const response = await call(app().url, request.method, request.path, {
+          ...options,
+          headers: { ...options.headers, ...headers },
+          rawBody: new TextEncoder().encode(rawBody),
+          token,
+        });
         expect(response.status, `${name}: ${response.text}`).to.equal(415);
         for (const type of declared) expect(response.body.detail, name).to.include(type);
         if (request.method === 'POST') expect(response.headers.get('accept-post'), name).to.equal(declared.join(', '));
@@ -52,7 +64,11 @@ onEachDatabase('415 Unsupported Media Type', (app) => {
     const caller = await engineCaller(app());
     const nothing = { filter: { field: 'span_name', op: 'eq', value: 'no span is called this' } };
     for (const path of ['/engine/query', '/traces', '/engine/metrics']) {
-      const response = await call(app().url, 'POST', path, { query: WINDOW, headers: { ...caller.headers, 'content-type': 'text/plain;charset=utf-8' }, rawBody: JSON.stringify(nothing) });
+      const response = await call(app().url, 'POST', path, {
+        query: WINDOW,
+        headers: { ...caller.headers, 'content-type': 'text/plain;charset=utf-8' },
+        rawBody: JSON.stringify(nothing),
+      });
       expect(response.status, `${path}: ${response.text}`).to.equal(415);
       expect(response.body.detail).to.include('application/json');
     }
@@ -60,7 +76,11 @@ onEachDatabase('415 Unsupported Media Type', (app) => {
 
   it('still accepts JSON with a charset, and an empty body without Content-Type where the body is optional', async () => {
     const caller = await engineCaller(app());
-    const withCharset = await call(app().url, 'POST', '/engine/query', { query: WINDOW, headers: { ...caller.headers, 'content-type': 'application/json; charset=utf-8' }, rawBody: '{}' });
+    const withCharset = await call(app().url, 'POST', '/engine/query', {
+      query: WINDOW,
+      headers: { ...caller.headers, 'content-type': 'application/json; charset=utf-8' },
+      rawBody: '{}',
+    });
     expect(withCharset.status, withCharset.text).to.equal(200);
     for (const path of ['/engine/query', '/traces', '/engine/metrics']) {
       const empty = await call(app().url, 'POST', path, { query: WINDOW, headers: caller.headers });

@@ -74,23 +74,33 @@ onEachDatabase(
     }
 
     async function exportSpans(token: string, appId: string, from: number, to: number): Promise<void> {
-      const response = await call(app().url, 'POST', '/v1/traces', { headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId }, json: otlpBody(from, to) });
+      const response = await call(app().url, 'POST', '/v1/traces', {
+        headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId },
+        json: otlpBody(from, to),
+      });
       expect(response.status, response.text).to.equal(200);
     }
 
     async function slotState(appId: string) {
-      const row = (await knex()('applications').where({ id: appId }).first('indexed_attributes_state')) as { indexed_attributes_state: string | null };
+      const row = (await knex()('applications').where({ id: appId }).first('indexed_attributes_state')) as {
+        indexed_attributes_state: string | null;
+      };
       return parseIndexedAttributes(row.indexed_attributes_state).slots[0];
     }
 
     /** Spans `from`..`to` - 1 must hold their model in the slot, and each trace's value be filed once under the slot's generation. */
     async function expectFilled(appId: string, from: number, to: number): Promise<void> {
       const indices = Array.from({ length: to - from }, (_, offset) => from + offset);
-      const rows = (await knex()('spans').where({ application_id: appId }).select('span_name', 'indexed_value_1')) as Array<{ span_name: string; indexed_value_1: string | null }>;
+      const rows = (await knex()('spans').where({ application_id: appId }).select('span_name', 'indexed_value_1')) as Array<{
+        span_name: string;
+        indexed_value_1: string | null;
+      }>;
       expect(rows).to.have.length(indices.length);
       for (const row of rows) expect(row.indexed_value_1, row.span_name).to.equal(modelOf(Number(row.span_name.split(' ')[1])));
       const generation = (await slotState(appId))?.since;
-      const filed = (await knex()('trace_slot_values').where({ application_id: appId, slot: 1, generation }).select('trace_id', 'value')) as Array<{ trace_id: string; value: string }>;
+      const filed = (await knex()('trace_slot_values')
+        .where({ application_id: appId, slot: 1, generation })
+        .select('trace_id', 'value')) as Array<{ trace_id: string; value: string }>;
       const expected = indices.map((index) => `${hex(index, 32)}=${modelOf(index)}`).sort();
       expect(filed.map((row) => `${row.trace_id}=${row.value}`).sort()).to.deep.equal(expected);
       // Searched through the slot, every span of one model is found.
@@ -144,7 +154,9 @@ onEachDatabase(
               min: 0,
               max: 2,
               afterCreate(connection: Mysql2Connection, done: (error: Error | null, connection: unknown) => void) {
-                connection.query(`SET SESSION auto_increment_increment = 3, auto_increment_offset = ${offset}`, [], (error) => done(error, connection));
+                connection.query(`SET SESSION auto_increment_increment = 3, auto_increment_offset = ${offset}`, [], (error) =>
+                  done(error, connection),
+                );
               },
             },
           });
@@ -161,7 +173,10 @@ onEachDatabase(
       async function holdingUsageRow<T>(usage: UsageDelta, holdMs: number, work: () => Promise<T>): Promise<T> {
         await storeSpans(knex(), [], { usage });
         const trx = await holder.transaction();
-        await trx('usage_hourly').where({ application_id: usage.application_id, api_key: usage.api_key, hour_start: usage.hour_start }).forUpdate().select('requests');
+        await trx('usage_hourly')
+          .where({ application_id: usage.application_id, api_key: usage.api_key, hour_start: usage.hour_start })
+          .forUpdate()
+          .select('requests');
         const release = setTimeout(() => void trx.commit(), holdMs);
         try {
           return await work();
@@ -197,15 +212,23 @@ onEachDatabase(
         await expectFilled(appId, 1, 9);
       });
 
-      it('a writer held past its keys\' age commits nothing: it would land behind a Galera backfill', async () => {
+      it("a writer held past its keys' age commits nothing: it would land behind a Galera backfill", async () => {
         const { appId, apiKey } = await ownerAndKey();
         const usage: UsageDelta = { ...zeroCounts(), application_id: appId, api_key: apiKey, hour_start: 0, requests: 1 };
         let refused: unknown;
-        await holdingUsageRow(usage, 800, () => storeSpans(nodeTwo, [rowWithoutSlots(appId, 1)], { usage, slotKeysValidUntil: Date.now() + 300 }).catch((error: unknown) => (refused = error)));
+        await holdingUsageRow(usage, 800, () =>
+          storeSpans(nodeTwo, [rowWithoutSlots(appId, 1)], { usage, slotKeysValidUntil: Date.now() + 300 }).catch(
+            (error: unknown) => (refused = error),
+          ),
+        );
         expect(refused).to.be.instanceOf(StaleSlotKeysError);
-        const [{ count }] = (await knex()('spans').where({ application_id: appId }).count({ count: '*' })) as Array<{ count: number | string }>;
+        const [{ count }] = (await knex()('spans').where({ application_id: appId }).count({ count: '*' })) as Array<{
+          count: number | string;
+        }>;
         expect(Number(count)).to.equal(0);
-        const [row] = (await knex()('usage_hourly').where({ application_id: appId }).select('requests')) as Array<{ requests: number | string }>;
+        const [row] = (await knex()('usage_hourly').where({ application_id: appId }).select('requests')) as Array<{
+          requests: number | string;
+        }>;
         expect(Number(row?.requests)).to.equal(1);
       });
     });
@@ -216,10 +239,15 @@ onEachDatabase(
 /** Resolves once the application has `count` spans inserted, committed or not (a dirty read). */
 async function waitForInserted(knex: Knex, applicationId: string, count: number): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const seen = await knex.transaction(async (trx) => {
-      const [row] = (await trx('spans').where({ application_id: applicationId }).count({ count: '*' })) as Array<{ count: number | string }>;
-      return Number(row?.count);
-    }, { isolationLevel: 'read uncommitted' });
+    const seen = await knex.transaction(
+      async (trx) => {
+        const [row] = (await trx('spans').where({ application_id: applicationId }).count({ count: '*' })) as Array<{
+          count: number | string;
+        }>;
+        return Number(row?.count);
+      },
+      { isolationLevel: 'read uncommitted' },
+    );
     if (seen >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

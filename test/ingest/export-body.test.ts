@@ -12,7 +12,9 @@ import { recordSpans } from '../support/otel.js';
 
 async function exporterBody(format: OtlpFormat): Promise<Buffer> {
   const spans = await recordSpans({ 'service.name': 'api' }, (tracer) => {
-    tracer.startSpan('charge', { kind: SpanKind.CLIENT, startTime: [1795355100, 5], attributes: { 'vendor.cost': 0.25, 'vendor.unit': 'api' } }).end([1795355101, 7]);
+    tracer
+      .startSpan('charge', { kind: SpanKind.CLIENT, startTime: [1795355100, 5], attributes: { 'vendor.cost': 0.25, 'vendor.unit': 'api' } })
+      .end([1795355101, 7]);
   });
   const serializer = format === 'protobuf' ? ProtobufTraceSerializer : JsonTraceSerializer;
   return Buffer.from(serializer.serializeRequest(spans) as Uint8Array);

@@ -11,7 +11,14 @@ import { expect } from 'chai';
 import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser, type SeededKey } from '../support/accounts.js';
 import { call, type ApiResponse } from '../support/contract.js';
 import { createApiKey, expectStatus, ownerWithApplication } from '../support/management.js';
-import { contractCheckingProxy, expectExported, exportSpans, recordSpans, withOtlpEnvironment, type CheckingProxy } from '../support/otel.js';
+import {
+  contractCheckingProxy,
+  expectExported,
+  exportSpans,
+  recordSpans,
+  withOtlpEnvironment,
+  type CheckingProxy,
+} from '../support/otel.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 const T0 = 1795355100; // seconds: 2026-11-22
@@ -27,7 +34,10 @@ function basic(apiKey: string, secret: string): string {
  */
 function environmentExporter(endpoint: string, key: SeededKey): ProtoTraceExporter {
   const headers = `Authorization=${encodeURIComponent(basic(key.apiKey, key.secret))}`;
-  return withOtlpEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_HEADERS: headers }, () => new ProtoTraceExporter());
+  return withOtlpEnvironment(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_HEADERS: headers },
+    () => new ProtoTraceExporter(),
+  );
 }
 
 let spanCounter = 0;
@@ -36,7 +46,9 @@ let spanCounter = 0;
 function oneSpan() {
   spanCounter += 1;
   const name = `export ${spanCounter}`;
-  return recordSpans({ 'service.name': 'exporter' }, (tracer) => tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: [T0, 0] }).end([T0, 1000])).then((spans) => ({ name, spans }));
+  return recordSpans({ 'service.name': 'exporter' }, (tracer) =>
+    tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: [T0, 0] }).end([T0, 1000]),
+  ).then((spans) => ({ name, spans }));
 }
 
 async function storedNames(app: TestServer, appId: string): Promise<string[]> {
@@ -53,7 +65,10 @@ function postJson(app: TestServer, headers: Record<string, string>): Promise<Api
   return call(app.url, 'POST', '/v1/traces', { headers: { 'Content-Type': 'application/json', ...headers }, rawBody: '{}' });
 }
 
-async function keyOfNewApplication(app: TestServer, permissions = ['write:traces']): Promise<{ orgId: string; appId: string; key: SeededKey }> {
+async function keyOfNewApplication(
+  app: TestServer,
+  permissions = ['write:traces'],
+): Promise<{ orgId: string; appId: string; key: SeededKey }> {
   const orgId = await seedOrganization(app.server.knex, []);
   const appId = await seedApplication(app.server.knex, orgId);
   return { orgId, appId, key: await seedApiKey(app.server.knex, appId, permissions) };
@@ -201,7 +216,9 @@ onEachDatabase('Basic credentials and X-Vendor-App-Id on POST /v1/traces', (app)
   it('answers Basic with an unknown key or a wrong secret 401 and WWW-Authenticate: Basic, the same for both', async () => {
     const { key } = await keyOfNewApplication(app());
     const unknown = await postJson(app(), { Authorization: basic('ak_unknown0000000000000', key.secret) });
-    const wrong = await postJson(app(), { Authorization: basic(key.apiKey, `${key.secret.slice(0, -1)}${key.secret.endsWith('x') ? 'y' : 'x'}`) });
+    const wrong = await postJson(app(), {
+      Authorization: basic(key.apiKey, `${key.secret.slice(0, -1)}${key.secret.endsWith('x') ? 'y' : 'x'}`),
+    });
     const secretAsKey = await postJson(app(), { Authorization: basic(key.secret, key.apiKey) });
     for (const refused of [unknown, wrong, secretAsKey]) {
       expectStatus(refused, 401);
@@ -213,7 +230,10 @@ onEachDatabase('Basic credentials and X-Vendor-App-Id on POST /v1/traces', (app)
   it('answers Basic on any other operation 401, saying to exchange the key at POST /auth/token', async () => {
     const { appId, key } = await keyOfNewApplication(app(), ['read:traces', 'write:traces', 'read:applications']);
     const authorization = basic(key.apiKey, key.secret);
-    const engine = await call(app().url, 'POST', '/engine/query', { headers: { Authorization: authorization, 'X-Vendor-App-Id': appId }, json: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' } });
+    const engine = await call(app().url, 'POST', '/engine/query', {
+      headers: { Authorization: authorization, 'X-Vendor-App-Id': appId },
+      json: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' },
+    });
     const management = await call(app().url, 'GET', `/applications/${appId}`, { headers: { Authorization: authorization } });
     for (const refused of [engine, management]) {
       expectStatus(refused, 401);
@@ -229,7 +249,10 @@ onEachDatabase('Basic credentials and X-Vendor-App-Id on POST /v1/traces', (app)
       expectStatus(ingest, 401);
       expect(ingest.body.detail).to.include('Basic base64(api_key:api_secret)');
       expect(ingest.body.detail).to.include('POST /auth/token');
-      const query = await call(app().url, 'POST', '/engine/query', { headers: { Authorization: `Bearer ${value}`, 'X-Vendor-App-Id': appId }, json: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' } });
+      const query = await call(app().url, 'POST', '/engine/query', {
+        headers: { Authorization: `Bearer ${value}`, 'X-Vendor-App-Id': appId },
+        json: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' },
+      });
       expectStatus(query, 401);
       expect(query.body.detail).to.include('POST /auth/token');
     }

@@ -61,16 +61,40 @@ describe('OTLP JSON decoding', () => {
   const FIELD_CASES: Array<[string, Record<string, unknown> | string, Partial<Record<string, unknown>>]> = [
     ['kind as its enum name', { kind: 'SPAN_KIND_CONSUMER' }, { kind: 5 }],
     ['an unknown kind name', { kind: 'SPAN_KIND_SOMETHING' }, { kind: 0 }],
-    ['times as JSON numbers, exactly', '{"startTimeUnixNano": 1795355100123456789, "endTimeUnixNano": 17}', { startTimeUnixNano: '1795355100123456789', endTimeUnixNano: '17' }],
+    [
+      'times as JSON numbers, exactly',
+      '{"startTimeUnixNano": 1795355100123456789, "endTimeUnixNano": 17}',
+      { startTimeUnixNano: '1795355100123456789', endTimeUnixNano: '17' },
+    ],
     ['times with leading zeros', { startTimeUnixNano: '0001' }, { startTimeUnixNano: '1' }],
-    ['absent fields as their defaults', {}, { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, startTimeUnixNano: '0', endTimeUnixNano: '0' }],
-    ['null as the default', { name: null, kind: null, startTimeUnixNano: null, attributes: null }, { name: '', kind: 0, startTimeUnixNano: '0' }],
-    ['proto field names', { trace_id: 'AB', parent_span_id: 'CD', start_time_unix_nano: '5' }, { traceId: 'ab', parentSpanId: 'cd', startTimeUnixNano: '5' }],
+    [
+      'absent fields as their defaults',
+      {},
+      { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, startTimeUnixNano: '0', endTimeUnixNano: '0' },
+    ],
+    [
+      'null as the default',
+      { name: null, kind: null, startTimeUnixNano: null, attributes: null },
+      { name: '', kind: 0, startTimeUnixNano: '0' },
+    ],
+    [
+      'proto field names',
+      { trace_id: 'AB', parent_span_id: 'CD', start_time_unix_nano: '5' },
+      { traceId: 'ab', parentSpanId: 'cd', startTimeUnixNano: '5' },
+    ],
     ['unknown fields', { traceState: 'x=1', flags: 1, somethingNew: [1, 2], status: { other: 1 } }, { name: '' }],
-    ['the status code by name, with its message', { status: { code: 'STATUS_CODE_ERROR', message: 'boom' } }, { statusCode: 2, statusMessage: 'boom' }],
+    [
+      'the status code by name, with its message',
+      { status: { code: 'STATUS_CODE_ERROR', message: 'boom' } },
+      { statusCode: 2, statusMessage: 'boom' },
+    ],
     ['the status code as a number', { status: { code: 1 } }, { statusCode: 1, statusMessage: '' }],
     ['an unknown status name', { status: { code: 'STATUS_CODE_MAYBE' } }, { statusCode: 0 }],
-    ['the dropped counts as numbers or strings', { droppedAttributesCount: 1, dropped_events_count: '2', droppedLinksCount: null }, { droppedAttributesCount: 1, droppedEventsCount: 2, droppedLinksCount: 0 }],
+    [
+      'the dropped counts as numbers or strings',
+      { droppedAttributesCount: 1, dropped_events_count: '2', droppedLinksCount: null },
+      { droppedAttributesCount: 1, droppedEventsCount: 2, droppedLinksCount: 0 },
+    ],
     [
       'events, their times exact',
       '{"events":[{"name":"exception","timeUnixNano":1795355100123456789,"attributes":[{"key":"exception.type","value":{"stringValue":"E"}}]},{"time_unix_nano":"7","dropped_attributes_count":3}]}',
@@ -83,7 +107,17 @@ describe('OTLP JSON decoding', () => {
     ],
     [
       'links, ids in any case',
-      { links: [{ traceId: 'AB', span_id: 'Cd', traceState: 'k=v', attributes: [{ key: 'n', value: { intValue: '2' } }], droppedAttributesCount: 1 }] },
+      {
+        links: [
+          {
+            traceId: 'AB',
+            span_id: 'Cd',
+            traceState: 'k=v',
+            attributes: [{ key: 'n', value: { intValue: '2' } }],
+            droppedAttributesCount: 1,
+          },
+        ],
+      },
       { links: [{ traceId: 'ab', spanId: 'cd', traceState: 'k=v', attributes: { n: 2 }, droppedAttributesCount: 1 }] },
     ],
   ];
@@ -95,8 +129,20 @@ describe('OTLP JSON decoding', () => {
   }
 
   it('reads the scope of each ScopeSpans for its spans', () => {
-    const decoded = decode({ resourceSpans: [{ scopeSpans: [{ scope: { name: 'lib', version: '1.2' }, spans: [{}] }, { scope: null, spans: [{}] }] }] });
-    expect(decoded.resourceSpans[0]?.spans.map((span) => span.scope)).to.deep.equal([{ name: 'lib', version: '1.2' }, { name: '', version: '' }]);
+    const decoded = decode({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            { scope: { name: 'lib', version: '1.2' }, spans: [{}] },
+            { scope: null, spans: [{}] },
+          ],
+        },
+      ],
+    });
+    expect(decoded.resourceSpans[0]?.spans.map((span) => span.scope)).to.deep.equal([
+      { name: 'lib', version: '1.2' },
+      { name: '', version: '' },
+    ]);
   });
 
   const VALUE_CASES: Array<[string, unknown, unknown]> = [
@@ -111,7 +157,18 @@ describe('OTLP JSON decoding', () => {
     ['NaN and infinities as strings', { doubleValue: '-Infinity' }, '-Infinity'],
     ['bytes as the base64 sent', { bytesValue: 'aGk=' }, 'aGk='],
     ['an array', { arrayValue: { values: [{ stringValue: 'a' }, { intValue: '2' }, {}] } }, ['a', 2, null]],
-    ['a key-value list', { kvlistValue: { values: [{ key: 'x', value: { boolValue: true } }, { key: 'y', value: { arrayValue: {} } }] } }, { x: true, y: [] }],
+    [
+      'a key-value list',
+      {
+        kvlistValue: {
+          values: [
+            { key: 'x', value: { boolValue: true } },
+            { key: 'y', value: { arrayValue: {} } },
+          ],
+        },
+      },
+      { x: true, y: [] },
+    ],
     ['an empty value', {}, null],
     ['an absent value', undefined, null],
   ];
@@ -130,12 +187,24 @@ describe('OTLP JSON decoding', () => {
   const BAD_CASES: Array<[string, unknown, RegExp]> = [
     ['a body that is not an object', [1], /the body must be an object/],
     ['resourceSpans that is not an array', { resourceSpans: {} }, /resourceSpans must be an array/],
-    ['a span that is not an object', { resourceSpans: [{ scopeSpans: [{ spans: ['x'] }] }] }, /resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\] must be an object/],
+    [
+      'a span that is not an object',
+      { resourceSpans: [{ scopeSpans: [{ spans: ['x'] }] }] },
+      /resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\] must be an object/,
+    ],
     ['a numeric trace id', { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 5 }] }] }] }, /spans\[0\]\.traceId must be a string/],
-    ['a negative time', { resourceSpans: [{ scopeSpans: [{ spans: [{ endTimeUnixNano: '-5' }] }] }] }, /endTimeUnixNano must be a non-negative integer/],
+    [
+      'a negative time',
+      { resourceSpans: [{ scopeSpans: [{ spans: [{ endTimeUnixNano: '-5' }] }] }] },
+      /endTimeUnixNano must be a non-negative integer/,
+    ],
     ['a fractional time', { resourceSpans: [{ scopeSpans: [{ spans: [{ startTimeUnixNano: 1.5 }] }] }] }, /startTimeUnixNano/],
     ['a boolean kind', { resourceSpans: [{ scopeSpans: [{ spans: [{ kind: true }] }] }] }, /kind must be a SpanKind/],
-    ['a string boolValue', { resourceSpans: [{ scopeSpans: [{ spans: [{ attributes: [{ key: 'k', value: { boolValue: 'yes' } }] }] }] }] }, /attributes\[0\]\.value\.boolValue must be a boolean/],
+    [
+      'a string boolValue',
+      { resourceSpans: [{ scopeSpans: [{ spans: [{ attributes: [{ key: 'k', value: { boolValue: 'yes' } }] }] }] }] },
+      /attributes\[0\]\.value\.boolValue must be a boolean/,
+    ],
     ['a resource that is not an object', { resourceSpans: [{ resource: 'api' }] }, /resourceSpans\[0\]\.resource must be an object/],
   ];
   for (const [name, given, message] of BAD_CASES) {
@@ -165,6 +234,8 @@ describe('OTLP JSON decoding', () => {
 
   it('writes the response: {} when all was accepted, int64 as a string otherwise', () => {
     expect(jsonResponse(undefined)).to.deep.equal({});
-    expect(jsonResponse({ rejectedSpans: 2, errorMessage: 'why' })).to.deep.equal({ partialSuccess: { rejectedSpans: '2', errorMessage: 'why' } });
+    expect(jsonResponse({ rejectedSpans: 2, errorMessage: 'why' })).to.deep.equal({
+      partialSuccess: { rejectedSpans: '2', errorMessage: 'why' },
+    });
   });
 });

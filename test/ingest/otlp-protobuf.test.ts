@@ -17,7 +17,13 @@ function message(write: (writer: protobuf.Writer) => void): Uint8Array {
 }
 
 function keyValue(key: string, anyValue: Uint8Array): Uint8Array {
-  return message((w) => w.uint32((1 << 3) | 2).string(key).uint32((2 << 3) | 2).bytes(anyValue));
+  return message((w) =>
+    w
+      .uint32((1 << 3) | 2)
+      .string(key)
+      .uint32((2 << 3) | 2)
+      .bytes(anyValue),
+  );
 }
 
 /** ExportTraceServiceRequest { resource_spans { scope_spans { spans { span_id, trace_id, attributes } } } }. */
@@ -33,12 +39,16 @@ function requestWithAttributes(attributes: Uint8Array[]): Uint8Array {
 }
 
 describe('OTLP protobuf decoding', () => {
-  it("decodes what the OpenTelemetry exporter encodes: ids, parent, kind, exact times, attributes", async () => {
+  it('decodes what the OpenTelemetry exporter encodes: ids, parent, kind, exact times, attributes', async () => {
     const spans = await recordSpans({ 'service.name': 'api', 'service.version': '1.2.3' }, (tracer) => {
       const parent = tracer.startSpan('parent', { kind: SpanKind.SERVER, startTime: [1795355100, 123456789] });
       const child = tracer.startSpan(
         'child',
-        { kind: SpanKind.PRODUCER, startTime: [1795355100, 223456789], attributes: { s: 'x', b: true, i: -7, d: 0.5, list: [1, 2], names: ['a', 'b'] } },
+        {
+          kind: SpanKind.PRODUCER,
+          startTime: [1795355100, 223456789],
+          attributes: { s: 'x', b: true, i: -7, d: 0.5, list: [1, 2], names: ['a', 'b'] },
+        },
         trace.setSpan(context.active(), parent),
       );
       child.end([1795355101, 1]);
@@ -68,7 +78,11 @@ describe('OTLP protobuf decoding', () => {
     const spans = await recordSpans(
       { 'service.name': 'api' },
       (tracer) => {
-        const span = tracer.startSpan('work', { startTime: [1795355100, 1], links: [{ context: linked, attributes: { why: 'retry' } }], attributes: { a: 1, b: 2 } });
+        const span = tracer.startSpan('work', {
+          startTime: [1795355100, 1],
+          links: [{ context: linked, attributes: { why: 'retry' } }],
+          attributes: { a: 1, b: 2 },
+        });
         span.addEvent('step', { n: 1 }, [1795355100, 123456789]);
         span.recordException(new Error('boom'), [1795355100, 223456789]);
         span.addEvent('late', undefined, [1795355100, 323456789]);
@@ -97,16 +111,75 @@ describe('OTLP protobuf decoding', () => {
   it('decodes every kind of attribute value', () => {
     const anyValue = (write: (w: protobuf.Writer) => void) => message(write);
     const body = requestWithAttributes([
-      keyValue('int.small', anyValue((w) => w.uint32(3 << 3).int64(-42))),
-      keyValue('int.big', anyValue((w) => w.uint32(3 << 3).int64('9223372036854775807'))),
-      keyValue('double.nan', anyValue((w) => w.uint32((4 << 3) | 1).double(NaN))),
-      keyValue('bytes', anyValue((w) => w.uint32((7 << 3) | 2).bytes(Buffer.from('hi')))),
-      keyValue('kvlist', anyValue((w) => w.uint32((6 << 3) | 2).bytes(message((l) => l.uint32((1 << 3) | 2).bytes(keyValue('x', anyValue((v) => v.uint32(2 << 3).bool(true)))))))),
-      keyValue('array', anyValue((w) => w.uint32((5 << 3) | 2).bytes(message((a) => a.uint32((1 << 3) | 2).bytes(anyValue((v) => v.uint32((1 << 3) | 2).string('a'))).uint32((1 << 3) | 2).bytes(new Uint8Array(0)))))),
+      keyValue(
+        'int.small',
+        anyValue((w) => w.uint32(3 << 3).int64(-42)),
+      ),
+      keyValue(
+        'int.big',
+        anyValue((w) => w.uint32(3 << 3).int64('9223372036854775807')),
+      ),
+      keyValue(
+        'double.nan',
+        anyValue((w) => w.uint32((4 << 3) | 1).double(NaN)),
+      ),
+      keyValue(
+        'bytes',
+        anyValue((w) => w.uint32((7 << 3) | 2).bytes(Buffer.from('hi'))),
+      ),
+      keyValue(
+        'kvlist',
+        anyValue((w) =>
+          w.uint32((6 << 3) | 2).bytes(
+            message((l) =>
+              l.uint32((1 << 3) | 2).bytes(
+                keyValue(
+                  'x',
+                  anyValue((v) => v.uint32(2 << 3).bool(true)),
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+      keyValue(
+        'array',
+        anyValue((w) =>
+          w.uint32((5 << 3) | 2).bytes(
+            message((a) =>
+              a
+                .uint32((1 << 3) | 2)
+                .bytes(anyValue((v) => v.uint32((1 << 3) | 2).string('a')))
+                .uint32((1 << 3) | 2)
+                .bytes(new Uint8Array(0)),
+            ),
+          ),
+        ),
+      ),
       keyValue('empty', new Uint8Array(0)),
       // Two members of the oneof on the wire: the last one counts.
-      keyValue('twice', anyValue((w) => w.uint32((1 << 3) | 2).string('first').uint32(3 << 3).int64(5))),
-      keyValue('back', anyValue((w) => w.uint32((1 << 3) | 2).string('first').uint32(3 << 3).int64(5).uint32((1 << 3) | 2).string('last'))),
+      keyValue(
+        'twice',
+        anyValue((w) =>
+          w
+            .uint32((1 << 3) | 2)
+            .string('first')
+            .uint32(3 << 3)
+            .int64(5),
+        ),
+      ),
+      keyValue(
+        'back',
+        anyValue((w) =>
+          w
+            .uint32((1 << 3) | 2)
+            .string('first')
+            .uint32(3 << 3)
+            .int64(5)
+            .uint32((1 << 3) | 2)
+            .string('last'),
+        ),
+      ),
     ]);
     const [span] = decodeProtobufRequest(body).resourceSpans[0].spans;
     expect(JSON.parse(JSON.stringify(span.attributes))).to.deep.equal({
@@ -124,14 +197,20 @@ describe('OTLP protobuf decoding', () => {
   });
 
   it('refuses bytes that are not protobuf with a 400', () => {
-    for (const body of [Buffer.from('0a05ffffffffff12', 'hex'), Buffer.from('0a7f0a03', 'hex'), Buffer.from('this is not protobuf at all')]) {
+    for (const body of [
+      Buffer.from('0a05ffffffffff12', 'hex'),
+      Buffer.from('0a7f0a03', 'hex'),
+      Buffer.from('this is not protobuf at all'),
+    ]) {
       expect(() => decodeProtobufRequest(body)).to.throw(OtlpDecodeError, /invalid OTLP protobuf/);
     }
   });
 
   it('encodes the response: zero bytes when all was accepted, partial success otherwise', () => {
     expect(encodeProtobufResponse(undefined)).to.have.length(0);
-    const answer = ProtobufTraceSerializer.deserializeResponse(encodeProtobufResponse({ rejectedSpans: 3, errorMessage: 'span x: invalid' }));
+    const answer = ProtobufTraceSerializer.deserializeResponse(
+      encodeProtobufResponse({ rejectedSpans: 3, errorMessage: 'span x: invalid' }),
+    );
     expect(answer).to.deep.equal({ partialSuccess: { rejectedSpans: 3, errorMessage: 'span x: invalid' } });
   });
 });

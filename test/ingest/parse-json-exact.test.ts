@@ -9,7 +9,13 @@ const CASES: Array<[name: string, { given: string; want: unknown }]> = [
   ['a big decimal stays a number', { given: '[1234567890123456.5]', want: [1234567890123456.5] }],
   ['a big integer with an exponent stays a number', { given: '[1234567890123456e2]', want: [1234567890123456e2] }],
   ['a long exponent stays a number', { given: '[1e1234567890123456789]', want: [Infinity] }],
-  ['digits inside strings are left alone', { given: '{"id":"12345678901234567890","q":"a\\"1234567890123456789"}', want: { id: '12345678901234567890', q: 'a"1234567890123456789' } }],
+  [
+    'digits inside strings are left alone',
+    {
+      given: '{"id":"12345678901234567890","q":"a\\"1234567890123456789"}',
+      want: { id: '12345678901234567890', q: 'a"1234567890123456789' },
+    },
+  ],
   ['no big integers at all', { given: '{"a":[1,2.5,-3,true,null]}', want: { a: [1, 2.5, -3, true, null] } }],
 ];
 

@@ -49,7 +49,10 @@ describe('span mapping', () => {
       'vendor.usage.unit': 'tokens',
       'http.route': '/x',
     };
-    const { rows, partialSuccess } = map([span({ kind: 3, parentSpanId: 'aaaaaaaaaaaaaaaa', attributes })], { 'service.name': 'summarizer', 'host.name': 'h1' });
+    const { rows, partialSuccess } = map([span({ kind: 3, parentSpanId: 'aaaaaaaaaaaaaaaa', attributes })], {
+      'service.name': 'summarizer',
+      'host.name': 'h1',
+    });
     expect(partialSuccess).to.equal(undefined);
     expect(rows).to.deep.equal([
       {
@@ -96,7 +99,17 @@ describe('span mapping', () => {
 
   it('leaves derived fields null without their attributes, and empty attribute maps null', () => {
     const [row] = map([span()]).rows;
-    expect(row).to.include({ service_name: null, unit: null, parent_unit: null, cost: null, usage_amount: null, usage_unit: null, billing_region: null, resource_attributes: null, span_attributes: null });
+    expect(row).to.include({
+      service_name: null,
+      unit: null,
+      parent_unit: null,
+      cost: null,
+      usage_amount: null,
+      usage_unit: null,
+      billing_region: null,
+      resource_attributes: null,
+      span_attributes: null,
+    });
   });
 
   const KINDS: Array<[number, string]> = [
@@ -169,9 +182,21 @@ describe('span mapping', () => {
     ['a span name over 65,535 bytes', { name: 'é'.repeat(40_000) }, 'span_name longer than 65535 bytes'],
     ['a unit over 65,535 bytes', { attributes: { 'vendor.unit': 'u'.repeat(65_536) } }, 'unit longer than 65535 bytes'],
     ['a status message over 65,535 bytes', { statusMessage: 'm'.repeat(65_536) }, 'status_message longer than 65535 bytes'],
-    ['a link to a 4-byte span id', { links: [{ traceId: TRACE, spanId: 'abcdef01', traceState: '', attributes: {}, droppedAttributesCount: 0 }] }, 'invalid link span_id: must be 8 bytes (16 hex digits)'],
-    ['a link to an all-zero trace id', { links: [{ traceId: '0'.repeat(32), spanId: 'abcdef0123456789', traceState: '', attributes: {}, droppedAttributesCount: 0 }] }, 'invalid link trace_id: all zeros'],
-    ['an event time past 2^63', { events: [{ name: 'e', timeUnixNano: '9223372036854775808', attributes: {}, droppedAttributesCount: 0 }] }, 'event time out of range (after the year 2262)'],
+    [
+      'a link to a 4-byte span id',
+      { links: [{ traceId: TRACE, spanId: 'abcdef01', traceState: '', attributes: {}, droppedAttributesCount: 0 }] },
+      'invalid link span_id: must be 8 bytes (16 hex digits)',
+    ],
+    [
+      'a link to an all-zero trace id',
+      { links: [{ traceId: '0'.repeat(32), spanId: 'abcdef0123456789', traceState: '', attributes: {}, droppedAttributesCount: 0 }] },
+      'invalid link trace_id: all zeros',
+    ],
+    [
+      'an event time past 2^63',
+      { events: [{ name: 'e', timeUnixNano: '9223372036854775808', attributes: {}, droppedAttributesCount: 0 }] },
+      'event time out of range (after the year 2262)',
+    ],
   ];
   for (const [name, overrides, problem] of REJECTED) {
     it(`rejects a span with ${name} and stores the rest`, () => {
@@ -186,12 +211,27 @@ describe('span mapping', () => {
   it('maps status codes by name, events and links as JSON with exact times, and the scope', () => {
     const scope = { name: 'lib', version: '' };
     const events: DecodedEvent[] = [
-      { name: 'exception', timeUnixNano: '1795355100123456789', attributes: { 'exception.type': 'E', 'exception.message': 'é "quoted"' }, droppedAttributesCount: 1 },
+      {
+        name: 'exception',
+        timeUnixNano: '1795355100123456789',
+        attributes: { 'exception.type': 'E', 'exception.message': 'é "quoted"' },
+        droppedAttributesCount: 1,
+      },
       { name: 'tick', timeUnixNano: '0', attributes: {}, droppedAttributesCount: 0 },
     ];
     const links = [{ traceId: TRACE, spanId: 'aaaaaaaaaaaaaaaa', traceState: '', attributes: { n: 1 }, droppedAttributesCount: 0 }];
     const { rows } = map([
-      span({ spanId: '1111111111111111', statusCode: 2, statusMessage: 'boom', events, links, droppedAttributesCount: 4, droppedEventsCount: 5, droppedLinksCount: 6, scope }),
+      span({
+        spanId: '1111111111111111',
+        statusCode: 2,
+        statusMessage: 'boom',
+        events,
+        links,
+        droppedAttributesCount: 4,
+        droppedEventsCount: 5,
+        droppedLinksCount: 6,
+        scope,
+      }),
       span({ spanId: '2222222222222222', statusCode: 1 }),
       span({ spanId: '3333333333333333', statusCode: 9 }),
     ]);
@@ -208,7 +248,9 @@ describe('span mapping', () => {
       '[{"name":"exception","time_unix_nano":1795355100123456789,"attributes":{"exception.type":"E","exception.message":"é \\"quoted\\""},"dropped_attributes_count":1},' +
         '{"name":"tick","time_unix_nano":0,"attributes":null,"dropped_attributes_count":0}]',
     );
-    expect(JSON.parse(rows[0]?.links ?? 'null')).to.deep.equal([{ trace_id: TRACE, span_id: 'aaaaaaaaaaaaaaaa', trace_state: null, attributes: { n: 1 }, dropped_attributes_count: 0 }]);
+    expect(JSON.parse(rows[0]?.links ?? 'null')).to.deep.equal([
+      { trace_id: TRACE, span_id: 'aaaaaaaaaaaaaaaa', trace_state: null, attributes: { n: 1 }, dropped_attributes_count: 0 },
+    ]);
     expect(rows.map((row) => row.status_code)).to.deep.equal(['STATUS_CODE_ERROR', 'STATUS_CODE_OK', 'STATUS_CODE_UNSET']);
   });
 

@@ -27,7 +27,10 @@ function sleep(ms: number): Promise<void> {
 
 /** POST /v1/traces with an empty OTLP/JSON request under the given Authorization. */
 function exportWith(app: TestServer, authorization: string): Promise<ApiResponse> {
-  return call(app.url, 'POST', '/v1/traces', { headers: { 'Content-Type': 'application/json', Authorization: authorization }, rawBody: '{}' });
+  return call(app.url, 'POST', '/v1/traces', {
+    headers: { 'Content-Type': 'application/json', Authorization: authorization },
+    rawBody: '{}',
+  });
 }
 
 /** A call that only an API key's token (or nothing) passes: the key's own application. */
@@ -53,7 +56,10 @@ async function newKey(as: Caller, appId: string, extra: Record<string, unknown> 
 
 /** Stands in for a clock moved forward: the key's expiry, as stored, lies in the past now. */
 async function expireNow(app: TestServer, apiKey: string): Promise<void> {
-  await app.server.knex('api_keys').where({ id: apiKey }).update({ expires_at: Date.now() - 1000 });
+  await app.server
+    .knex('api_keys')
+    .where({ id: apiKey })
+    .update({ expires_at: Date.now() - 1000 });
 }
 
 onEachDatabase(
@@ -95,8 +101,18 @@ onEachDatabase(
         const { as, appId } = await ownerWithApplication(app());
         const { key } = await newKey(as, appId);
         const tooFar = new Date(Date.now() + 3651 * 86_400_000).toISOString();
-        for (const value of [new Date(Date.now() - 60_000).toISOString(), tooFar, '2030-01-01T00:00:00', '2030-01-01', 'tomorrow', 1893456000, '2030-12-31T23:59:60Z']) {
-          const created = await as('POST', '/api-keys', { json: { app_id: appId, name: 'x', permissions: ['read:traces'], expires_at: value } });
+        for (const value of [
+          new Date(Date.now() - 60_000).toISOString(),
+          tooFar,
+          '2030-01-01T00:00:00',
+          '2030-01-01',
+          'tomorrow',
+          1893456000,
+          '2030-12-31T23:59:60Z',
+        ]) {
+          const created = await as('POST', '/api-keys', {
+            json: { app_id: appId, name: 'x', permissions: ['read:traces'], expires_at: value },
+          });
           expectStatus(created, 422);
           expect(created.body.detail[0].loc).to.deep.equal(['body', 'expires_at']);
           const patched = await as('PATCH', `/api-keys/${key.apiKey}`, { json: { expires_at: value } });
@@ -139,7 +155,10 @@ onEachDatabase(
 
         // Still readable by its owner, and revived by a new expiry: the same token works again.
         expectStatus(await as('GET', `/api-keys/${key.apiKey}`), 200);
-        expectStatus(await as('PATCH', `/api-keys/${key.apiKey}`, { json: { expires_at: new Date(Date.now() + 3_600_000).toISOString() } }), 200);
+        expectStatus(
+          await as('PATCH', `/api-keys/${key.apiKey}`, { json: { expires_at: new Date(Date.now() + 3_600_000).toISOString() } }),
+          200,
+        );
         expectStatus(await readOwnApplication(app(), token, appId), 200);
         expectStatus(await exportWith(app(), basic(key.apiKey, key.secret)), 200);
         expectStatus(await exchange(app(), key.apiKey, key.secret), 200);
@@ -211,7 +230,8 @@ onEachDatabase(
         const fourth = await as('POST', `/api-keys/${key.apiKey}/rotate-secret`);
         expectStatus(fourth, 200);
         expect(fourth.body).to.have.all.keys('api_key', 'api_secret', 'rotated_at');
-        for (const secret of [key.secret, second.body.api_secret, third.body.api_secret]) expectStatus(await exportWith(app(), basic(key.apiKey, secret)), 401);
+        for (const secret of [key.secret, second.body.api_secret, third.body.api_secret])
+          expectStatus(await exportWith(app(), basic(key.apiKey, secret)), 401);
         expectStatus(await readOwnApplication(app(), secondToken, appId), 401);
         expectStatus(await exportWith(app(), basic(key.apiKey, fourth.body.api_secret)), 200);
         expect((await as('GET', `/api-keys/${key.apiKey}`)).body.rotation_grace_ends_at).to.equal(null);
@@ -228,7 +248,13 @@ onEachDatabase(
           expectStatus(await exportWith(app(), basic(key.apiKey, secret)), 401);
           secret = rotated.body.api_secret;
         }
-        for (const json of [{ grace_period_seconds: 604_801 }, { grace_period_seconds: -1 }, { grace_period_seconds: 1.5 }, { grace_period_seconds: '60' }, { grace: 60 }]) {
+        for (const json of [
+          { grace_period_seconds: 604_801 },
+          { grace_period_seconds: -1 },
+          { grace_period_seconds: 1.5 },
+          { grace_period_seconds: '60' },
+          { grace: 60 },
+        ]) {
           const refused = await as('POST', `/api-keys/${key.apiKey}/rotate-secret`, { json });
           expectStatus(refused, 422);
         }
@@ -241,7 +267,8 @@ onEachDatabase(
         const { key } = await newKey(as, appId, { expires_at: new Date(Date.now() + 3_600_000).toISOString() });
         const rotated = await as('POST', `/api-keys/${key.apiKey}/rotate-secret`, { json: { grace_period_seconds: 3600 } });
         await expireNow(app(), key.apiKey);
-        for (const secret of [key.secret, rotated.body.api_secret]) expect((await exportWith(app(), basic(key.apiKey, secret))).body.detail).to.match(EXPIRED);
+        for (const secret of [key.secret, rotated.body.api_secret])
+          expect((await exportWith(app(), basic(key.apiKey, secret))).body.detail).to.match(EXPIRED);
       });
     });
   },

@@ -2,14 +2,35 @@
 // metadata-only reads with last_used_at, rotation and deletion revoking at once.
 import { expect } from 'chai';
 import { onEachDatabase } from '../support/test-server.js';
-import { callerFor, createApiKey, createApplication, dashboardUser, exchange, expectStatus, keyToken, ownerWithApplication } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createApplication,
+  dashboardUser,
+  exchange,
+  expectStatus,
+  keyToken,
+  ownerWithApplication,
+} from '../support/management.js';
 
-const METADATA_KEYS = ['name', 'api_key', 'app_id', 'permissions', 'created_at', 'updated_at', 'last_used_at', 'expires_at', 'rotation_grace_ends_at'];
+const METADATA_KEYS = [
+  'name',
+  'api_key',
+  'app_id',
+  'permissions',
+  'created_at',
+  'updated_at',
+  'last_used_at',
+  'expires_at',
+  'rotation_grace_ends_at',
+];
 
 onEachDatabase('API keys', (app) => {
   it('creates a key with its secret shown once and duplicate permissions removed', async () => {
     const { as, appId } = await ownerWithApplication(app());
-    const created = await as('POST', '/api-keys', { json: { app_id: appId, name: 'OTLP exporter', permissions: ['write:traces', 'read:traces', 'write:traces', 'read:traces'] } });
+    const created = await as('POST', '/api-keys', {
+      json: { app_id: appId, name: 'OTLP exporter', permissions: ['write:traces', 'read:traces', 'write:traces', 'read:traces'] },
+    });
     expectStatus(created, 201);
     expect(created.body).to.have.all.keys('name', 'api_key', 'api_secret', 'app_id', 'permissions', 'created_at', 'expires_at');
     expect(created.body.permissions).to.deep.equal(['write:traces', 'read:traces']);
@@ -20,7 +41,12 @@ onEachDatabase('API keys', (app) => {
     const read = await as('GET', `/api-keys/${created.body.api_key}`);
     expectStatus(read, 200);
     expect(read.body).to.have.all.keys(...METADATA_KEYS);
-    expect(read.body).to.deep.include({ name: 'OTLP exporter', app_id: appId, permissions: ['write:traces', 'read:traces'], last_used_at: null });
+    expect(read.body).to.deep.include({
+      name: 'OTLP exporter',
+      app_id: appId,
+      permissions: ['write:traces', 'read:traces'],
+      last_used_at: null,
+    });
     expect(read.text).to.not.include(created.body.api_secret);
     const stored = await app().server.knex('api_keys').where({ id: created.body.api_key }).first();
     expect(JSON.stringify(stored)).to.not.include(created.body.api_secret);
@@ -61,9 +87,15 @@ onEachDatabase('API keys', (app) => {
     const renamed = await as('PATCH', `/api-keys/${key.apiKey}`, { json: { name: 'renamed' } });
     expectStatus(renamed, 200);
     expect(renamed.body).to.have.all.keys('api_key', 'name', 'permissions', 'updated_at');
-    expect(renamed.body).to.deep.include({ api_key: key.apiKey, name: 'renamed', permissions: ['read:organizations', 'read:applications'] });
+    expect(renamed.body).to.deep.include({
+      api_key: key.apiKey,
+      name: 'renamed',
+      permissions: ['read:organizations', 'read:applications'],
+    });
 
-    const replaced = await as('PATCH', `/api-keys/${key.apiKey}`, { json: { permissions: ['read:applications', 'read:traces', 'read:applications'] } });
+    const replaced = await as('PATCH', `/api-keys/${key.apiKey}`, {
+      json: { permissions: ['read:applications', 'read:traces', 'read:applications'] },
+    });
     expectStatus(replaced, 200);
     expect(replaced.body).to.deep.include({ name: 'renamed', permissions: ['read:applications', 'read:traces'] });
     // The token issued before the change carries no permissions of its own: the new list applies now.
@@ -138,7 +170,14 @@ onEachDatabase('API keys', (app) => {
     expectStatus(await mine.as('POST', '/api-keys', { json: { app_id: theirs.appId, name: 'x', permissions: ['read:traces'] } }), 404);
     expectStatus(await exchange(app(), theirKey.apiKey, theirKey.secret), 200);
 
-    const allPowerful = await createApiKey(mine.as, mine.appId, ['read:organizations', 'update:organizations', 'read:applications', 'update:applications', 'read:traces', 'write:traces']);
+    const allPowerful = await createApiKey(mine.as, mine.appId, [
+      'read:organizations',
+      'update:organizations',
+      'read:applications',
+      'update:applications',
+      'read:traces',
+      'write:traces',
+    ]);
     const asKey = callerFor(app(), await keyToken(app(), allPowerful.apiKey, allPowerful.secret));
     expectStatus(await asKey('GET', '/api-keys', { query: { app_id: mine.appId } }), 403);
     expectStatus(await asKey('POST', '/api-keys', { json: { app_id: mine.appId, name: 'child', permissions: ['read:traces'] } }), 403);

@@ -2,7 +2,16 @@
 // and delete taking the API keys with it.
 import { expect } from 'chai';
 import { onEachDatabase } from '../support/test-server.js';
-import { callerFor, createApiKey, createApplication, createOrganization, dashboardUser, expectStatus, keyToken, ownerWithApplication } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createApplication,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  keyToken,
+  ownerWithApplication,
+} from '../support/management.js';
 
 onEachDatabase('applications', (app) => {
   it('creates an application with the free plan by default, and with the plan asked for', async () => {
@@ -11,10 +20,24 @@ onEachDatabase('applications', (app) => {
     const free = await as('POST', '/applications', { json: { organization_id: orgId, name: 'Checkout', region: 'US' } });
     expectStatus(free, 201);
     // daily_span_quota and quota_state: management 1.4.0.
-    expect(free.body).to.have.all.keys('id', 'organization_id', 'name', 'region', 'pricing_plan', 'retention_days', 'indexed_attributes', 'daily_span_quota', 'quota_state', 'created_at', 'updated_at');
+    expect(free.body).to.have.all.keys(
+      'id',
+      'organization_id',
+      'name',
+      'region',
+      'pricing_plan',
+      'retention_days',
+      'indexed_attributes',
+      'daily_span_quota',
+      'quota_state',
+      'created_at',
+      'updated_at',
+    );
     expect(free.body).to.include({ organization_id: orgId, name: 'Checkout', region: 'US', pricing_plan: 'free' });
     expect(free.body.id).to.match(/^app_[A-Za-z0-9]+$/);
-    const pro = await as('POST', '/applications', { json: { organization_id: orgId, name: 'Search', region: 'EU', pricing_plan: 'enterprise' } });
+    const pro = await as('POST', '/applications', {
+      json: { organization_id: orgId, name: 'Search', region: 'EU', pricing_plan: 'enterprise' },
+    });
     expect(pro.body).to.include({ region: 'EU', pricing_plan: 'enterprise' });
     expect((await as('GET', `/applications/${pro.body.id}`)).body).to.deep.equal(pro.body);
   });
@@ -138,6 +161,10 @@ onEachDatabase('applications', (app) => {
     for (const token of tokens) expectStatus(await callerFor(app(), token)('GET', '/organizations'), 401);
     const rows = await app().server.knex('api_keys').where({ application_id: appId }).whereNull('deleted_at');
     expect(rows).to.deep.equal([]);
-    expect((await as('GET', '/applications', { query: { organization_id: orgId } })).body.data.map((application: { id: string }) => application.id)).to.not.include(appId);
+    expect(
+      (await as('GET', '/applications', { query: { organization_id: orgId } })).body.data.map(
+        (application: { id: string }) => application.id,
+      ),
+    ).to.not.include(appId);
   });
 });

@@ -2,7 +2,16 @@
 // other is refused, and the invariants hold afterwards (checked in the database itself).
 import { expect } from 'chai';
 import { onEachDatabase } from '../support/test-server.js';
-import { callerFor, createApiKey, createApplication, createOrganization, dashboardUser, exchange, expectStatus, ownerWithApplication } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createApplication,
+  createOrganization,
+  dashboardUser,
+  exchange,
+  expectStatus,
+  ownerWithApplication,
+} from '../support/management.js';
 
 const ROUNDS = 4;
 
@@ -33,7 +42,9 @@ onEachDatabase('concurrent management writes', (app) => {
     const { as, orgId } = await ownerWithApplication(app());
     for (let round = 0; round < ROUNDS; round += 1) {
       const appId = await createApplication(as, orgId, { name: `round ${round}` });
-      const creates = Array.from({ length: 4 }, (_, index) => as('POST', '/api-keys', { json: { app_id: appId, name: `k${index}`, permissions: ['read:traces'] } }));
+      const creates = Array.from({ length: 4 }, (_, index) =>
+        as('POST', '/api-keys', { json: { app_id: appId, name: `k${index}`, permissions: ['read:traces'] } }),
+      );
       const [deleted, ...created] = await Promise.all([as('DELETE', `/applications/${appId}`), ...creates]);
       expectStatus(deleted, 200);
       for (const response of created) expect([201, 404]).to.include(response.status);
@@ -133,7 +144,10 @@ onEachDatabase('concurrent management writes', (app) => {
   it('leaves exactly one working secret after two rotations at once', async () => {
     const { as, appId } = await ownerWithApplication(app());
     const key = await createApiKey(as, appId);
-    const rotations = await Promise.all([as('POST', `/api-keys/${key.apiKey}/rotate-secret`), as('POST', `/api-keys/${key.apiKey}/rotate-secret`)]);
+    const rotations = await Promise.all([
+      as('POST', `/api-keys/${key.apiKey}/rotate-secret`),
+      as('POST', `/api-keys/${key.apiKey}/rotate-secret`),
+    ]);
     expect(statuses(rotations)).to.deep.equal([200, 200]);
     const exchanges = await Promise.all(rotations.map((rotation) => exchange(app(), key.apiKey, rotation.body.api_secret)));
     expect(statuses(exchanges)).to.deep.equal([200, 401]);

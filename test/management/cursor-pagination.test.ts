@@ -4,7 +4,15 @@
 // its operation, caller and query (a 422 at ["query", "cursor"] otherwise, and with `page`).
 import { expect } from 'chai';
 import type { ApiResponse } from '../support/contract.js';
-import { callerFor, createApiKey, createApplication, createOrganization, dashboardUser, expectStatus, type Caller } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createApplication,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  type Caller,
+} from '../support/management.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 interface ManagementList {
@@ -44,7 +52,8 @@ onEachDatabase('cursor pagination of the management lists', (app) => {
     orgId = await createOrganization(as, 'Org 0');
     for (let index = 1; index < 6; index += 1) await createOrganization(as, `Org ${index}`);
     appId = await createApplication(as, orgId, { name: 'App 0' });
-    for (let index = 1; index < 6; index += 1) await createApplication(as, orgId, { name: `App ${index}`, region: index % 2 === 0 ? 'EU' : 'US' });
+    for (let index = 1; index < 6; index += 1)
+      await createApplication(as, orgId, { name: `App ${index}`, region: index % 2 === 0 ? 'EU' : 'US' });
     for (let index = 0; index < 6; index += 1) await createApiKey(as, appId);
     for (let index = 0; index < 5; index += 1) {
       const member = await dashboardUser(app(), `Member${index}`);
@@ -82,7 +91,8 @@ onEachDatabase('cursor pagination of the management lists', (app) => {
           ['with page', read(list, { limit: 2, cursor, page: 2 })],
           ['another limit', read(list, { limit: 3, cursor })],
         ];
-        for (const [other, otherList] of Object.entries(lists)) if (other !== operation) refused.push([`from ${other}`, read(otherList, { limit: 2, cursor })]);
+        for (const [other, otherList] of Object.entries(lists))
+          if (other !== operation) refused.push([`from ${other}`, read(otherList, { limit: 2, cursor })]);
         if (operation === 'listOrganizations') refused.push(['another caller', read(list, { limit: 2, cursor }, stranger)]);
         if (operation === 'listApplications') refused.push(['another filter', read(list, { limit: 2, cursor, region: 'EU' })]);
         for (const [why, pending] of refused) {

@@ -31,14 +31,20 @@ onEachDatabase('management lifecycle', (app) => {
     expect(me.body.id).to.equal(invited.body.user_id);
     const members = await asAlice('GET', `/organizations/${orgId}/members`);
     expectStatus(members, 200);
-    expect(members.body.data.find((member: { user_id: string }) => member.user_id === me.body.id)).to.include({ status: 'active', role: 'member', name: 'Bob' });
+    expect(members.body.data.find((member: { user_id: string }) => member.user_id === me.body.id)).to.include({
+      status: 'active',
+      role: 'member',
+      name: 'Bob',
+    });
 
     // The member creates an application and a key for it.
     const application = await asBob('POST', '/applications', { json: { organization_id: orgId, name: 'Checkout', region: 'EU' } });
     expectStatus(application, 201);
     expect(application.body).to.include({ organization_id: orgId, name: 'Checkout', region: 'EU', pricing_plan: 'free' });
     const appId: string = application.body.id;
-    const key = await asBob('POST', '/api-keys', { json: { app_id: appId, name: 'reader', permissions: ['read:traces', 'read:organizations', 'read:applications'] } });
+    const key = await asBob('POST', '/api-keys', {
+      json: { app_id: appId, name: 'reader', permissions: ['read:traces', 'read:organizations', 'read:applications'] },
+    });
     expectStatus(key, 201);
     const { api_key: apiKey, api_secret: firstSecret } = key.body;
 
@@ -80,7 +86,10 @@ onEachDatabase('management lifecycle', (app) => {
     expectStatus(await asBob('GET', `/applications/${appId}`), 404);
     expectStatus(await asBob('GET', `/api-keys/${other.body.api_key}`), 404);
     expectStatus(await asBob('GET', '/api-keys', { query: { app_id: appId } }), 404);
-    expectStatus(await callerFor(app(), otherToken)('POST', '/engine/query', { query: WINDOW, headers: { 'X-Vendor-App-Id': appId }, json: {} }), 401);
+    expectStatus(
+      await callerFor(app(), otherToken)('POST', '/engine/query', { query: WINDOW, headers: { 'X-Vendor-App-Id': appId }, json: {} }),
+      401,
+    );
     const listed = await asAlice('GET', '/applications', { query: { organization_id: orgId } });
     expect(listed.body.data).to.deep.equal([]);
 

@@ -3,7 +3,16 @@
 import { expect } from 'chai';
 import { newId } from '../../src/storage/accounts/ids.js';
 import { onEachDatabase } from '../support/test-server.js';
-import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatus, keyToken, ownerWithApplication, type Caller } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  keyToken,
+  ownerWithApplication,
+  type Caller,
+} from '../support/management.js';
 
 async function myUserId(as: Caller): Promise<string> {
   return (await as('GET', '/users/me')).body.id;
@@ -52,11 +61,15 @@ onEachDatabase('members', (app) => {
     const asDave = callerFor(app(), dave.token);
     expect(await myUserId(asDave)).to.equal(invited.body.user_id);
     const organizations = await asDave('GET', '/organizations');
-    expect(organizations.body.organizations.map((organization: { id: string; role: string }) => [organization.id, organization.role])).to.have.deep.members([
+    expect(
+      organizations.body.organizations.map((organization: { id: string; role: string }) => [organization.id, organization.role]),
+    ).to.have.deep.members([
       [orgId, 'owner'],
       [otherOrg, 'member'],
     ]);
-    const member = (await as('GET', `/organizations/${orgId}/members`)).body.data.find((entry: { user_id: string }) => entry.user_id === invited.body.user_id);
+    const member = (await as('GET', `/organizations/${orgId}/members`)).body.data.find(
+      (entry: { user_id: string }) => entry.user_id === invited.body.user_id,
+    );
     expect(member).to.deep.include({ status: 'active', name: 'Dave' });
   });
 
@@ -71,13 +84,23 @@ onEachDatabase('members', (app) => {
     const knex = app().server.knex;
     const raced = newId('usr');
     const later = Date.now() + 1;
-    await knex('users').insert({ id: raced, issuer: null, subject: null, email: email.toUpperCase(), name: null, created_at: later, updated_at: later });
+    await knex('users').insert({
+      id: raced,
+      issuer: null,
+      subject: null,
+      email: email.toUpperCase(),
+      name: null,
+      created_at: later,
+      updated_at: later,
+    });
     await knex('memberships').insert({ organization_id: otherOrg, user_id: raced, role: 'owner', created_at: later, updated_at: later });
 
     const asFrank = callerFor(app(), (await dashboardUser(app(), 'Frank', email)).token);
     expect(await myUserId(asFrank)).to.equal(invited.body.user_id);
     const organizations = await asFrank('GET', '/organizations');
-    expect(organizations.body.organizations.map((organization: { id: string; role: string }) => [organization.id, organization.role])).to.have.deep.members([
+    expect(
+      organizations.body.organizations.map((organization: { id: string; role: string }) => [organization.id, organization.role]),
+    ).to.have.deep.members([
       [orgId, 'member'],
       [otherOrg, 'owner'],
     ]);
@@ -185,7 +208,10 @@ onEachDatabase('members', (app) => {
     const as = callerFor(app(), (await dashboardUser(app(), 'Owner')).token);
     const orgId = await createOrganization(as);
     for (let index = 0; index < 4; index += 1) {
-      expectStatus(await as('POST', `/organizations/${orgId}/members`, { json: { email: `p${index}-${orgId.slice(4, 12)}@example.com` } }), 201);
+      expectStatus(
+        await as('POST', `/organizations/${orgId}/members`, { json: { email: `p${index}-${orgId.slice(4, 12)}@example.com` } }),
+        201,
+      );
     }
     const seen = [];
     for (let page = 1; page <= 3; page += 1) {

@@ -2,7 +2,16 @@
 // merged field by field), who sees what, pagination, unicode, and the delete rules.
 import { expect } from 'chai';
 import { onEachDatabase } from '../support/test-server.js';
-import { callerFor, createApiKey, createApplication, createOrganization, dashboardUser, expectStatus, keyToken, ownerWithApplication } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createApplication,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  keyToken,
+  ownerWithApplication,
+} from '../support/management.js';
 
 const EMPTY_ADDRESS = { street: '', city: '', state: '', postal_code: '', country: '' };
 
@@ -37,13 +46,20 @@ onEachDatabase('organizations', (app) => {
     const as = callerFor(app(), (await dashboardUser(app())).token);
     const orgId = await createOrganization(as, 'Initech');
     const first = await as('PATCH', `/organizations/${orgId}`, {
-      json: { contract_email: 'contracts@initech.example', tax_id: 'DE 123-456', address: { street: '1 Main Street', city: 'Springfield' }, billing_address: { country: 'DE' } },
+      json: {
+        contract_email: 'contracts@initech.example',
+        tax_id: 'DE 123-456',
+        address: { street: '1 Main Street', city: 'Springfield' },
+        billing_address: { country: 'DE' },
+      },
     });
     expectStatus(first, 200);
     expect(first.body).to.have.all.keys('id', 'updated_at');
     expect(first.body.id).to.equal(orgId);
 
-    const second = await as('PATCH', `/organizations/${orgId}`, { json: { address: { city: 'Shelbyville', country: 'US' }, billing_address: { country: '' } } });
+    const second = await as('PATCH', `/organizations/${orgId}`, {
+      json: { address: { city: 'Shelbyville', country: 'US' }, billing_address: { country: '' } },
+    });
     expectStatus(second, 200);
     const read = await as('GET', `/organizations/${orgId}`);
     expect(read.body).to.deep.include({
@@ -112,7 +128,9 @@ onEachDatabase('organizations', (app) => {
 
     const bobs = await asBob('GET', '/organizations');
     expect(bobs.body.pagination).to.deep.equal({ page: 1, limit: 20, total: 2 });
-    expect(bobs.body.organizations.map((organization: { id: string; role: string }) => [organization.id, organization.role])).to.have.deep.members([
+    expect(
+      bobs.body.organizations.map((organization: { id: string; role: string }) => [organization.id, organization.role]),
+    ).to.have.deep.members([
       [bobsOwn, 'owner'],
       [owned[2], 'member'],
     ]);

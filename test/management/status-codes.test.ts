@@ -6,7 +6,16 @@ import { expect } from 'chai';
 import { loadDocument } from '../../src/api/documents.js';
 import { startTestServer, onEachDatabase, type TestServer } from '../support/test-server.js';
 import type { CallOptions } from '../support/contract.js';
-import { callerFor, createApiKey, createApplication, createOrganization, dashboardUser, expectStatus, keyToken, type Caller } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createApplication,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  keyToken,
+  type Caller,
+} from '../support/management.js';
 import type { TestDatabase } from '../support/databases.js';
 
 interface Ids {
@@ -39,23 +48,51 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
   listOrganizations: () => ({ method: 'GET', path: '/organizations', options: { query: { page: 1, limit: 5 } } }),
   getOrganization: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}`, options: {} }),
   updateOrganization: (ids) => ({ method: 'PATCH', path: `/organizations/${ids.orgId}`, options: { json: { name: 'Globex' } } }),
-  deleteOrganization: (ids, fixture) => ({ method: 'DELETE', path: `/organizations/${ids === UNKNOWN ? ids.orgId : fixture.emptyOrgId}`, options: {} }),
+  deleteOrganization: (ids, fixture) => ({
+    method: 'DELETE',
+    path: `/organizations/${ids === UNKNOWN ? ids.orgId : fixture.emptyOrgId}`,
+    options: {},
+  }),
   listMembers: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/members`, options: {} }),
-  addMember: (ids) => ({ method: 'POST', path: `/organizations/${ids.orgId}/members`, options: { json: { email: 'new.person@example.com' } } }),
-  updateMember: (ids) => ({ method: 'PATCH', path: `/organizations/${ids.orgId}/members/${ids.userId}`, options: { json: { role: 'owner' } } }),
+  addMember: (ids) => ({
+    method: 'POST',
+    path: `/organizations/${ids.orgId}/members`,
+    options: { json: { email: 'new.person@example.com' } },
+  }),
+  updateMember: (ids) => ({
+    method: 'PATCH',
+    path: `/organizations/${ids.orgId}/members/${ids.userId}`,
+    options: { json: { role: 'owner' } },
+  }),
   removeMember: (ids) => ({ method: 'DELETE', path: `/organizations/${ids.orgId}/members/${ids.userId}`, options: {} }),
-  createApplication: (ids) => ({ method: 'POST', path: '/applications', options: { json: { organization_id: ids.orgId, name: 'Billing', region: 'US' } } }),
+  createApplication: (ids) => ({
+    method: 'POST',
+    path: '/applications',
+    options: { json: { organization_id: ids.orgId, name: 'Billing', region: 'US' } },
+  }),
   listApplications: (ids) => ({ method: 'GET', path: '/applications', options: { query: { organization_id: ids.orgId } } }),
   getApplication: (ids) => ({ method: 'GET', path: `/applications/${ids.appId}`, options: {} }),
   updateApplication: (ids) => ({ method: 'PATCH', path: `/applications/${ids.appId}`, options: { json: { name: 'Billing' } } }),
   deleteApplication: (ids) => ({ method: 'DELETE', path: `/applications/${ids.appId}`, options: {} }),
-  getApplicationUsage: (ids) => ({ method: 'GET', path: `/applications/${ids.appId}/usage`, options: { query: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' } } }),
-  createApiKey: (ids) => ({ method: 'POST', path: '/api-keys', options: { json: { app_id: ids.appId, name: 'k', permissions: ['read:traces'] } } }),
+  getApplicationUsage: (ids) => ({
+    method: 'GET',
+    path: `/applications/${ids.appId}/usage`,
+    options: { query: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' } },
+  }),
+  createApiKey: (ids) => ({
+    method: 'POST',
+    path: '/api-keys',
+    options: { json: { app_id: ids.appId, name: 'k', permissions: ['read:traces'] } },
+  }),
   listApiKeys: (ids) => ({ method: 'GET', path: '/api-keys', options: { query: { app_id: ids.appId } } }),
   getApiKey: (ids) => ({ method: 'GET', path: `/api-keys/${ids.apiKey}`, options: {} }),
   updateApiKey: (ids) => ({ method: 'PATCH', path: `/api-keys/${ids.apiKey}`, options: { json: { name: 'renamed' } } }),
   // With the optional body (1.4.0), so that its 413, 415 and 422 have a body to spoil.
-  rotateApiKeySecret: (ids) => ({ method: 'POST', path: `/api-keys/${ids.apiKey}/rotate-secret`, options: { json: { grace_period_seconds: 60 } } }),
+  rotateApiKeySecret: (ids) => ({
+    method: 'POST',
+    path: `/api-keys/${ids.apiKey}/rotate-secret`,
+    options: { json: { grace_period_seconds: 60 } },
+  }),
   deleteApiKey: (ids) => ({ method: 'DELETE', path: `/api-keys/${ids.apiKey}`, options: {} }),
   updateCurrentUser: () => ({ method: 'PUT', path: '/users', options: { json: { name: 'Alice', email: 'alice@example.com' } } }),
   getCurrentUser: () => ({ method: 'GET', path: '/users/me', options: {} }),
@@ -64,7 +101,8 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
 
 /** The same request, made invalid in one place: an unknown body property, an id too long, or limit=101. */
 function invalid(request: Request): Request {
-  if (request.options.json !== undefined) return { ...request, options: { ...request.options, json: { ...(request.options.json as object), unexpected: true } } };
+  if (request.options.json !== undefined)
+    return { ...request, options: { ...request.options, json: { ...(request.options.json as object), unexpected: true } } };
   if (/\/(org|app|ak)_/.test(request.path)) return { ...request, path: request.path.replace(/(org|app|ak)_[A-Za-z0-9]+/, 'x'.repeat(65)) };
   return { ...request, options: { ...request.options, query: { ...request.options.query, limit: 101 } } };
 }
@@ -79,17 +117,37 @@ const PRODUCERS: Record<string, Producer> = {
   '401': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture), token: 'not-a-jwt' }),
   '431': async (fixture, operationId) => {
     const request = VALID[operationId](fixture.ids, fixture);
-    return { request: { ...request, options: { ...request.options, headers: { ...request.options.headers, 'x-padding': 'a'.repeat(maxHeaderSize) } } } };
+    return {
+      request: {
+        ...request,
+        options: { ...request.options, headers: { ...request.options.headers, 'x-padding': 'a'.repeat(maxHeaderSize) } },
+      },
+    };
   },
   '403': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture), token: fixture.weakKeyToken }),
   '404': async (fixture, operationId) => ({ request: VALID[operationId](UNKNOWN, fixture) }),
   '413': async (fixture, operationId) => {
     const request = VALID[operationId](fixture.ids, fixture);
-    return { request: { ...request, options: { ...request.options, json: undefined, rawBody: TOO_LARGE, headers: { 'content-type': 'application/json' } } } };
+    return {
+      request: {
+        ...request,
+        options: { ...request.options, json: undefined, rawBody: TOO_LARGE, headers: { 'content-type': 'application/json' } },
+      },
+    };
   },
   '415': async (fixture, operationId) => {
     const request = VALID[operationId](fixture.ids, fixture);
-    return { request: { ...request, options: { ...request.options, json: undefined, rawBody: JSON.stringify(request.options.json), headers: { 'content-type': 'text/plain' } } } };
+    return {
+      request: {
+        ...request,
+        options: {
+          ...request.options,
+          json: undefined,
+          rawBody: JSON.stringify(request.options.json),
+          headers: { 'content-type': 'text/plain' },
+        },
+      },
+    };
   },
   '422': async (fixture, operationId) => ({ request: invalid(VALID[operationId](fixture.ids, fixture)) }),
   '409': async (fixture, operationId) => {
@@ -102,7 +160,10 @@ const PRODUCERS: Record<string, Producer> = {
     // The fixture's owner is the organization's last owner.
     const me = await fixture.owner('GET', '/users/me');
     const ids = { ...fixture.ids, userId: me.body.id };
-    const request = operationId === 'updateMember' ? { ...VALID.updateMember(ids, fixture), options: { json: { role: 'member' } } } : VALID[operationId](ids, fixture);
+    const request =
+      operationId === 'updateMember'
+        ? { ...VALID.updateMember(ids, fixture), options: { json: { role: 'member' } } }
+        : VALID[operationId](ids, fixture);
     return { request };
   },
   // DELETE of an organization that still has an active application.
@@ -111,7 +172,10 @@ const PRODUCERS: Record<string, Producer> = {
 
 /** Declared status codes per management operation, from the document (the token endpoints are covered by the auth suites). */
 function declaredStatuses(): Array<[operationId: string, status: string]> {
-  const paths = loadDocument('management').definition.paths as Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>;
+  const paths = loadDocument('management').definition.paths as Record<
+    string,
+    Record<string, { operationId?: string; responses?: Record<string, unknown> }>
+  >;
   const pairs: Array<[string, string]> = [];
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item)) {
@@ -149,7 +213,10 @@ onEachDatabase('management status codes', (app) => {
     it(`${operationId} answers ${status}`, async () => {
       const fixture = await makeFixture(app());
       const { request, token } = await PRODUCERS[status](fixture, operationId, app());
-      const response = await (token === undefined ? fixture.owner : callerFor(app(), token))(request.method, request.path, { ...request.options, ...(token ? { token } : {}) });
+      const response = await (token === undefined ? fixture.owner : callerFor(app(), token))(request.method, request.path, {
+        ...request.options,
+        ...(token ? { token } : {}),
+      });
       expectStatus(response, Number(status));
       if (status === '401') expect(response.headers.get('www-authenticate')).to.match(/^Bearer/);
     });
@@ -160,14 +227,23 @@ describe('management status codes: 503 while the database is unreachable', () =>
   let server: (TestServer & { stop(): Promise<void> }) | undefined;
   before(async () => {
     // Nothing listens on port 9; migrations are skipped so the service starts without its database.
-    const unreachable: TestDatabase = { name: 'mysql', create: async () => ({ url: 'mysql://nobody:nothing@127.0.0.1:9/spanledger', drop: async () => {} }) };
+    const unreachable: TestDatabase = {
+      name: 'mysql',
+      create: async () => ({ url: 'mysql://nobody:nothing@127.0.0.1:9/spanledger', drop: async () => {} }),
+    };
     server = await startTestServer(unreachable, { MIGRATE_ON_START: 'false' });
   });
   after(async () => {
     await server?.stop();
   });
 
-  const operations = [...new Set(declaredStatuses().filter(([, status]) => status === '503').map(([operationId]) => operationId))];
+  const operations = [
+    ...new Set(
+      declaredStatuses()
+        .filter(([, status]) => status === '503')
+        .map(([operationId]) => operationId),
+    ),
+  ];
   for (const operationId of operations) {
     it(`${operationId} answers 503 with Retry-After`, async () => {
       const running = server as TestServer;

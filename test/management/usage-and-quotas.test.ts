@@ -11,7 +11,16 @@ import { expect } from 'chai';
 import { call, type ApiResponse } from '../support/contract.js';
 import { testDatabases } from '../support/databases.js';
 import { rawExport, retryDelaySeconds } from '../support/grpc.js';
-import { callerFor, createApiKey, createApplication, createOrganization, dashboardUser, expectStatus, keyToken, type Caller } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createApplication,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  keyToken,
+  type Caller,
+} from '../support/management.js';
 import { recordSpans } from '../support/otel.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -44,7 +53,13 @@ function exportBody(spans: OtlpSpan[], invalid = 0): string {
         scopeSpans: [
           {
             scope: { name: 'usage-test' },
-            spans: all.map((span, index) => ({ ...span, name: `op ${index}`, kind: 1, startTimeUnixNano: `${T0}000000000`, endTimeUnixNano: `${T0}005000000` })),
+            spans: all.map((span, index) => ({
+              ...span,
+              name: `op ${index}`,
+              kind: 1,
+              startTimeUnixNano: `${T0}000000000`,
+              endTimeUnixNano: `${T0}005000000`,
+            })),
           },
         ],
       },
@@ -56,7 +71,12 @@ function basic(apiKey: string, secret: string): string {
   return `Basic ${Buffer.from(`${apiKey}:${secret}`).toString('base64')}`;
 }
 
-function send(app: TestServer, authorization: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<ApiResponse> {
+function send(
+  app: TestServer,
+  authorization: string,
+  body: string | Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
   return call(app.url, 'POST', '/v1/traces', { rawBody: body, headers: { 'content-type': 'application/json', authorization, ...headers } });
 }
 
@@ -102,12 +122,18 @@ for (const database of testDatabases()) {
     it('counts exactly the spans stored under concurrent exporters and retries, per key and in total', async () => {
       const { owner, ownerToken: userToken, appId, keys } = await fixture(app());
       // Four exporters at once (two keys, each twice), eight batches each; every batch is sent twice (a retry).
-      const exporters = [keys[0], keys[0], keys[1], keys[1]].map((key) => ({ key, batches: Array.from({ length: 8 }, (_, index) => ({ spans: newSpans(1 + (index % 5)), invalid: index % 3 === 0 ? 1 : 0 })) }));
+      const exporters = [keys[0], keys[0], keys[1], keys[1]].map((key) => ({
+        key,
+        batches: Array.from({ length: 8 }, (_, index) => ({ spans: newSpans(1 + (index % 5)), invalid: index % 3 === 0 ? 1 : 0 })),
+      }));
       await Promise.all(
         exporters.map(async ({ key, batches }) => {
           for (const batch of batches) {
             const body = exportBody(batch.spans, batch.invalid);
-            const [first, retry] = await Promise.all([send(app(), basic(key.apiKey, key.secret), body), send(app(), basic(key.apiKey, key.secret), body)]);
+            const [first, retry] = await Promise.all([
+              send(app(), basic(key.apiKey, key.secret), body),
+              send(app(), basic(key.apiKey, key.secret), body),
+            ]);
             expectStatus(first, 200);
             expectStatus(retry, 200);
           }
@@ -137,7 +163,9 @@ for (const database of testDatabases()) {
 
       const perKey = await owner('GET', `/applications/${appId}/usage`, { query: { ...DAY_WINDOW, by_api_key: true } });
       expectStatus(perKey, 200);
-      const byKey = new Map(perKey.body.buckets.map((bucket: { api_key: string | null; spans_accepted: number; requests: number }) => [bucket.api_key, bucket]));
+      const byKey = new Map(
+        perKey.body.buckets.map((bucket: { api_key: string | null; spans_accepted: number; requests: number }) => [bucket.api_key, bucket]),
+      );
       expect([...byKey.keys()]).to.deep.equal([null, ...[keys[0]?.apiKey, keys[1]?.apiKey].sort()]);
       for (const [index, key] of keys.entries()) {
         const sent = exporters.filter((exporter) => exporter.key === key).flatMap(({ batches }) => batches);
@@ -158,20 +186,37 @@ for (const database of testDatabases()) {
       now = Date.UTC(2026, 10, 23, 3, 59, 59);
       expectStatus(await send(app(), basic(key.apiKey, key.secret), plain), 200);
 
-      const hourly = await owner('GET', `/applications/${appId}/usage`, { query: { start_time: '2026-11-23T01:30:00Z', end_time: '2026-11-23T03:00:01Z' } });
+      const hourly = await owner('GET', `/applications/${appId}/usage`, {
+        query: { start_time: '2026-11-23T01:30:00Z', end_time: '2026-11-23T03:00:01Z' },
+      });
       expectStatus(hourly, 200);
       expect(hourly.body.start_time).to.equal('2026-11-23T01:00:00.000Z');
       expect(hourly.body.end_time).to.equal('2026-11-23T04:00:00.000Z');
-      expect(hourly.body.buckets.map((bucket: { start_time: string; bytes_received: number; bytes_decompressed: number }) => [bucket.start_time, bucket.bytes_received, bucket.bytes_decompressed])).to.deep.equal([
+      expect(
+        hourly.body.buckets.map((bucket: { start_time: string; bytes_received: number; bytes_decompressed: number }) => [
+          bucket.start_time,
+          bucket.bytes_received,
+          bucket.bytes_decompressed,
+        ]),
+      ).to.deep.equal([
         ['2026-11-23T01:00:00.000Z', compressed.length, Buffer.byteLength(plain)],
         ['2026-11-23T03:00:00.000Z', Buffer.byteLength(plain), Buffer.byteLength(plain)],
       ]);
       const daily = await owner('GET', `/applications/${appId}/usage`, { query: { ...DAY_WINDOW, granularity: 'day' } });
       expectStatus(daily, 200);
       expect(daily.body.buckets).to.have.length(1);
-      expect(daily.body.buckets[0]).to.include({ start_time: '2026-11-23T00:00:00.000Z', spans_accepted: 20, spans_duplicate: 20, bytes_received: compressed.length + Buffer.byteLength(plain), requests: 2 });
+      expect(daily.body.buckets[0]).to.include({
+        start_time: '2026-11-23T00:00:00.000Z',
+        spans_accepted: 20,
+        spans_duplicate: 20,
+        bytes_received: compressed.length + Buffer.byteLength(plain),
+        requests: 2,
+      });
       // An API key holding read:applications reads its own application's usage.
-      const keyRead = await call(app().url, 'GET', `/applications/${appId}/usage`, { query: DAY_WINDOW, token: await keyToken(app(), key.apiKey, key.secret) });
+      const keyRead = await call(app().url, 'GET', `/applications/${appId}/usage`, {
+        query: DAY_WINDOW,
+        token: await keyToken(app(), key.apiKey, key.secret),
+      });
       expectStatus(keyRead, 200);
       expect(keyRead.body.totals.spans_accepted).to.equal(20);
     });
@@ -192,8 +237,12 @@ for (const database of testDatabases()) {
       expect(refused.headers.get('retry-after')).to.equal(String(3.5 * 3600));
       expect(refused.body.detail).to.contain('daily span quota of 5 spans');
 
-      const spans = await recordSpans({ 'service.name': 'grpc-metered' }, (tracer) => tracer.startSpan('over gRPC', { startTime: [T0, 0] }).end([T0, 1_000_000]));
-      const overGrpc = await rawExport(app().grpcAddress as string, ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array, { authorization });
+      const spans = await recordSpans({ 'service.name': 'grpc-metered' }, (tracer) =>
+        tracer.startSpan('over gRPC', { startTime: [T0, 0] }).end([T0, 1_000_000]),
+      );
+      const overGrpc = await rawExport(app().grpcAddress as string, ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array, {
+        authorization,
+      });
       expect(overGrpc.error?.code).to.equal(Status.RESOURCE_EXHAUSTED);
       expect(retryDelaySeconds(overGrpc.error as NonNullable<typeof overGrpc.error>)).to.equal(3.5 * 3600);
 
@@ -206,13 +255,26 @@ for (const database of testDatabases()) {
       // Midnight UTC: the quota starts again, over HTTP and gRPC.
       now = Date.UTC(2026, 10, 23, 0, 0, 0);
       expectStatus(await send(app(), authorization, exportBody(newSpans(2))), 200);
-      const nextDay = await rawExport(app().grpcAddress as string, ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array, { authorization });
+      const nextDay = await rawExport(app().grpcAddress as string, ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array, {
+        authorization,
+      });
       expect(nextDay.error).to.equal(null);
       const listed = await owner('GET', '/applications', { query: { organization_id: shown.body.organization_id } });
-      expect(listed.body.data[0].quota_state).to.deep.equal({ spans_accepted_today: 3, exceeded: false, resets_at: '2026-11-24T00:00:00.000Z' });
+      expect(listed.body.data[0].quota_state).to.deep.equal({
+        spans_accepted_today: 3,
+        exceeded: false,
+        resets_at: '2026-11-24T00:00:00.000Z',
+      });
 
       const usage = await owner('GET', `/applications/${appId}/usage`, { query: { ...DAY_WINDOW, granularity: 'day' } });
-      expect(usage.body.buckets.map((bucket: { start_time: string; spans_accepted: number; requests: number; requests_refused: number }) => [bucket.start_time, bucket.spans_accepted, bucket.requests, bucket.requests_refused])).to.deep.equal([
+      expect(
+        usage.body.buckets.map((bucket: { start_time: string; spans_accepted: number; requests: number; requests_refused: number }) => [
+          bucket.start_time,
+          bucket.spans_accepted,
+          bucket.requests,
+          bucket.requests_refused,
+        ]),
+      ).to.deep.equal([
         ['2026-11-22T00:00:00.000Z', 6, 2, 2],
         ['2026-11-23T00:00:00.000Z', 3, 2, 0],
       ]);
@@ -225,23 +287,34 @@ for (const database of testDatabases()) {
     it('takes a quota at creation and answers null without one', async () => {
       const owner = callerFor(app(), (await dashboardUser(app(), 'Creator')).token);
       const orgId = await createOrganization(owner);
-      const created = await owner('POST', '/applications', { json: { organization_id: orgId, name: 'Capped', region: 'US', daily_span_quota: 1000 } });
+      const created = await owner('POST', '/applications', {
+        json: { organization_id: orgId, name: 'Capped', region: 'US', daily_span_quota: 1000 },
+      });
       expectStatus(created, 201);
       expect(created.body.daily_span_quota).to.equal(1000);
       expect(created.body.quota_state).to.deep.equal({ spans_accepted_today: 0, exceeded: false, resets_at: '2026-11-23T00:00:00.000Z' });
       const plain = await owner('POST', '/applications', { json: { organization_id: orgId, name: 'Open', region: 'US' } });
       expect(plain.body.daily_span_quota).to.equal(null);
-      expectStatus(await owner('POST', '/applications', { json: { organization_id: orgId, name: 'Zero', region: 'US', daily_span_quota: 0 } }), 422);
+      expectStatus(
+        await owner('POST', '/applications', { json: { organization_id: orgId, name: 'Zero', region: 'US', daily_span_quota: 0 } }),
+        422,
+      );
     });
 
     it('refuses usage windows that end before they start or hold too many buckets (422 at end_time)', async () => {
       const { owner, appId } = await fixture(app(), 0);
-      const backwards = await owner('GET', `/applications/${appId}/usage`, { query: { start_time: '2026-11-23T00:00:00Z', end_time: '2026-11-22T00:00:00Z' } });
+      const backwards = await owner('GET', `/applications/${appId}/usage`, {
+        query: { start_time: '2026-11-23T00:00:00Z', end_time: '2026-11-22T00:00:00Z' },
+      });
       expectStatus(backwards, 422);
       expect(backwards.body.detail[0].loc).to.deep.equal(['query', 'end_time']);
-      const tooLong = await owner('GET', `/applications/${appId}/usage`, { query: { start_time: '2026-10-01T00:00:00Z', end_time: '2026-11-22T00:00:00Z' } });
+      const tooLong = await owner('GET', `/applications/${appId}/usage`, {
+        query: { start_time: '2026-10-01T00:00:00Z', end_time: '2026-11-22T00:00:00Z' },
+      });
       expectStatus(tooLong, 422);
-      const byDay = await owner('GET', `/applications/${appId}/usage`, { query: { start_time: '2026-10-01T00:00:00Z', end_time: '2026-11-22T00:00:00Z', granularity: 'day' } });
+      const byDay = await owner('GET', `/applications/${appId}/usage`, {
+        query: { start_time: '2026-10-01T00:00:00Z', end_time: '2026-11-22T00:00:00Z', granularity: 'day' },
+      });
       expectStatus(byDay, 200);
       expect(byDay.body).to.deep.include({ buckets: [], granularity: 'day', by_api_key: false });
     });

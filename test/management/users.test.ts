@@ -2,7 +2,15 @@
 import { expect } from 'chai';
 import { DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
 import { onEachDatabase } from '../support/test-server.js';
-import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatus, keyToken, ownerWithApplication } from '../support/management.js';
+import {
+  callerFor,
+  createApiKey,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  keyToken,
+  ownerWithApplication,
+} from '../support/management.js';
 
 onEachDatabase('users', (app) => {
   it('returns the profile started from the token claims', async () => {
@@ -22,7 +30,10 @@ onEachDatabase('users', (app) => {
   });
 
   it('answers null name and e-mail when the token carried none', async () => {
-    const token = await app().server.tokens.signUserToken({ subject: `anon-${Date.now()}`, permissions: [...DASHBOARD_USER_PERMISSIONS] }, 3600);
+    const token = await app().server.tokens.signUserToken(
+      { subject: `anon-${Date.now()}`, permissions: [...DASHBOARD_USER_PERMISSIONS] },
+      3600,
+    );
     const me = await callerFor(app(), token)('GET', '/users/me');
     expectStatus(me, 200);
     expect(me.body).to.include({ name: null, email: null });
@@ -42,7 +53,12 @@ onEachDatabase('users', (app) => {
     expectStatus(updated, 200);
     expect(updated.body).to.have.all.keys('updated_at');
     const after = await as('GET', '/users/me');
-    expect(after.body).to.deep.equal({ ...before, name: 'Robert 🎸 روبرت', email: 'robert@example.org', updated_at: updated.body.updated_at });
+    expect(after.body).to.deep.equal({
+      ...before,
+      name: 'Robert 🎸 روبرت',
+      email: 'robert@example.org',
+      updated_at: updated.body.updated_at,
+    });
   });
 
   it('is for dashboard users only: an API key gets 403', async () => {

@@ -25,7 +25,17 @@ describe('the cursor codec', () => {
   it('refuses what it never wrote', () => {
     const body = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const good = { v: 1, o: 'querySpans', p: 2, k: [AT, TRACE, SPAN], h: binding };
-    for (const bad of ['', '!!', 'e30', body([]), body({ ...good, v: 2 }), body({ ...good, p: 1 }), body({ ...good, p: 2.5 }), body({ ...good, k: [1, 2, 3] }), body({ ...good, h: 5 })]) {
+    for (const bad of [
+      '',
+      '!!',
+      'e30',
+      body([]),
+      body({ ...good, v: 2 }),
+      body({ ...good, p: 1 }),
+      body({ ...good, p: 2.5 }),
+      body({ ...good, k: [1, 2, 3] }),
+      body({ ...good, h: 5 }),
+    ]) {
       expect(decodeCursor(bad, 'querySpans', binding, 3).ok, bad).to.equal(false);
     }
     expect(decodeCursor(body(good), 'querySpans', binding, 3).ok).to.equal(true);
@@ -58,25 +68,40 @@ describe('the page a list request reads', () => {
   });
 
   it('is a 422 at ["query", "cursor"] for a cursor sent with page, of another query or operation, or malformed', () => {
-    const cursor = nextCursor(listPosition({ cursor: undefined, pageSent: false }, 'querySpans', PARTS, SPAN_ORDER, PAGE), [AT, TRACE, SPAN]) as string;
+    const cursor = nextCursor(listPosition({ cursor: undefined, pageSent: false }, 'querySpans', PARTS, SPAN_ORDER, PAGE), [
+      AT,
+      TRACE,
+      SPAN,
+    ]) as string;
     expect(issuesOf(() => listPosition({ cursor, pageSent: true }, 'querySpans', PARTS, SPAN_ORDER, PAGE))).to.deep.equal(
       cursorIssue('Send either cursor or page, not both: a cursor names its own page'),
     );
-    expect(issuesOf(() => listPosition({ cursor, pageSent: false }, 'querySpans', ['app_b', 1n, 2n, null], SPAN_ORDER, PAGE))).to.deep.equal(
-      cursorIssue('This cursor belongs to another query: send it with the same application, filter, window and limit as the request that returned it'),
+    expect(
+      issuesOf(() => listPosition({ cursor, pageSent: false }, 'querySpans', ['app_b', 1n, 2n, null], SPAN_ORDER, PAGE)),
+    ).to.deep.equal(
+      cursorIssue(
+        'This cursor belongs to another query: send it with the same application, filter, window and limit as the request that returned it',
+      ),
     );
-    expect(issuesOf(() => listPosition({ cursor, pageSent: false }, 'querySpans', PARTS, SPAN_ORDER, { page: 1, limit: 21 }))).to.have.nested.property('[0].loc[1]', 'cursor');
+    expect(
+      issuesOf(() => listPosition({ cursor, pageSent: false }, 'querySpans', PARTS, SPAN_ORDER, { page: 1, limit: 21 })),
+    ).to.have.nested.property('[0].loc[1]', 'cursor');
     expect(issuesOf(() => listPosition({ cursor, pageSent: false }, 'listTraces', PARTS, SPAN_ORDER, PAGE))).to.deep.equal(
       cursorIssue('This cursor belongs to another operation (querySpans), not listTraces'),
     );
-    expect(issuesOf(() => listPosition({ cursor: '!!', pageSent: false }, 'querySpans', PARTS, SPAN_ORDER, PAGE))).to.deep.equal(cursorIssue(MALFORMED));
+    expect(issuesOf(() => listPosition({ cursor: '!!', pageSent: false }, 'querySpans', PARTS, SPAN_ORDER, PAGE))).to.deep.equal(
+      cursorIssue(MALFORMED),
+    );
   });
 
   it('is a 422 for a key part its column cannot hold, so that storage reads only checked keys', () => {
     const binding = queryBinding(['querySpans', ...PARTS, 20]);
     for (const start of ['9223372036854775808', '1e3', '']) {
       const cursor = encodeCursor('querySpans', binding, { key: [start, TRACE, SPAN], page: 2 });
-      expect(issuesOf(() => listPosition({ cursor, pageSent: false }, 'querySpans', PARTS, SPAN_ORDER, PAGE)), start).to.deep.equal(cursorIssue(MALFORMED));
+      expect(
+        issuesOf(() => listPosition({ cursor, pageSent: false }, 'querySpans', PARTS, SPAN_ORDER, PAGE)),
+        start,
+      ).to.deep.equal(cursorIssue(MALFORMED));
     }
   });
 });

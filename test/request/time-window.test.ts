@@ -33,9 +33,10 @@ describe('time window', () => {
   }
 
   it('is a 422 at ["query"] for text that is no RFC 3339 date-time (the documents check it first)', () => {
-    expect(() => rfc3339ToNanos('2025-11-22')).to.throw(RequestValidationError).with.property('issues').that.deep.equals([
-      { loc: ['query'], msg: 'not an RFC 3339 date-time: 2025-11-22', type: 'datetime_parsing' },
-    ]);
+    expect(() => rfc3339ToNanos('2025-11-22'))
+      .to.throw(RequestValidationError)
+      .with.property('issues')
+      .that.deep.equals([{ loc: ['query'], msg: 'not an RFC 3339 date-time: 2025-11-22', type: 'datetime_parsing' }]);
   });
 
   it('keeps start inclusive / end exclusive bounds as given, and either may be left out', () => {
@@ -59,7 +60,11 @@ describe('time window', () => {
       } catch (error) {
         expect(error).to.be.instanceOf(RequestValidationError);
         expect((error as RequestValidationError).issues).to.deep.equal([
-          { loc: ['query', 'end_time'], msg: 'end_time must be after start_time (the window is [start_time, end_time))', type: 'value_error' },
+          {
+            loc: ['query', 'end_time'],
+            msg: 'end_time must be after start_time (the window is [start_time, end_time))',
+            type: 'value_error',
+          },
         ]);
       }
     });

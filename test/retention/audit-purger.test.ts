@@ -35,7 +35,10 @@ async function seed(knex: Knex, organizationId: string, ages: number[]): Promise
 }
 
 async function agesLeft(knex: Knex, organizationId: string): Promise<number[]> {
-  const rows = (await knex('audit_events').where('organization_id', organizationId).orderBy('occurred_at', 'desc').select('occurred_at')) as Array<{ occurred_at: number | string }>;
+  const rows = (await knex('audit_events')
+    .where('organization_id', organizationId)
+    .orderBy('occurred_at', 'desc')
+    .select('occurred_at')) as Array<{ occurred_at: number | string }>;
   return rows.map((row) => NOW - Number(row.occurred_at));
 }
 

@@ -35,7 +35,11 @@ const hex = (value: number, width: number) => value.toString(16).padStart(width,
 
 /** The roll-ups' span counts, per width and bucket, must equal the spans that remain: none subtracted twice. */
 async function expectRollupCountsMatchSpans(knex: Knex, applicationId: string): Promise<void> {
-  const starts = ((await knex('spans').where('application_id', applicationId).select({ start: bigintAsText(knex, 'start_time_unix_nano') })) as Array<{ start: string }>).map((row) => row.start);
+  const starts = (
+    (await knex('spans')
+      .where('application_id', applicationId)
+      .select({ start: bigintAsText(knex, 'start_time_unix_nano') })) as Array<{ start: string }>
+  ).map((row) => row.start);
   for (const widthS of [60, 3600]) {
     const widthNs = BigInt(widthS) * 1_000_000_000n;
     const expected = new Map<string, number>();
@@ -43,7 +47,12 @@ async function expectRollupCountsMatchSpans(knex: Knex, applicationId: string): 
       const bucket = ((BigInt(start) / widthNs) * widthNs).toString();
       expected.set(bucket, (expected.get(bucket) ?? 0) + 1);
     }
-    const rows = (await knex('span_rollups').where({ application_id: applicationId, bucket_width_s: widthS }).select({ bucket: bigintAsText(knex, 'bucket_start_unix_nano') }, 'span_count')) as Array<{ bucket: string; span_count: number | string }>;
+    const rows = (await knex('span_rollups')
+      .where({ application_id: applicationId, bucket_width_s: widthS })
+      .select({ bucket: bigintAsText(knex, 'bucket_start_unix_nano') }, 'span_count')) as Array<{
+      bucket: string;
+      span_count: number | string;
+    }>;
     const stored = new Map<string, number>();
     for (const row of rows) stored.set(row.bucket, (stored.get(row.bucket) ?? 0) + Number(row.span_count));
     expect(Object.fromEntries(stored), `width ${widthS}`).to.deep.equal(Object.fromEntries(expected));
@@ -95,7 +104,15 @@ function mixedRows(applicationId: string) {
   const young = daysAgo(1).toString();
   // Every third span failed: purged ones among them must leave error_count.
   const span = (trace: number, id: number, startNs: string, extra: Partial<SpanRow> = {}) =>
-    spanRow({ application_id: applicationId, trace_id: hex(trace, 32), span_id: hex(id, 16), start_time_unix_nano: startNs, cost: 0.25 * id, ...(id % 3 === 0 && { status_code: 'STATUS_CODE_ERROR' }), ...extra });
+    spanRow({
+      application_id: applicationId,
+      trace_id: hex(trace, 32),
+      span_id: hex(id, 16),
+      start_time_unix_nano: startNs,
+      cost: 0.25 * id,
+      ...(id % 3 === 0 && { status_code: 'STATUS_CODE_ERROR' }),
+      ...extra,
+    });
   const rows = [
     // 1: every span old: its summary must go.
     span(1, 1, old(3)),
@@ -137,7 +154,11 @@ onEachDatabase(
       const otherRows = mixedRows(other.appId).rows;
       await storeSpans(knex(), [...rows, ...otherRows]);
       const spanIds = async (path: string, method: string, query: Record<string, string | number>) => {
-        const response = await call(app().url, method, path, { query: { ...query, limit: 100 }, headers: caller.headers, ...(method === 'POST' && { json: {} }) });
+        const response = await call(app().url, method, path, {
+          query: { ...query, limit: 100 },
+          headers: caller.headers,
+          ...(method === 'POST' && { json: {} }),
+        });
         expect(response.status, response.text).to.equal(200);
         return response.body.data.map((span: { span_id: string }) => span.span_id).sort();
       };
@@ -152,13 +173,22 @@ onEachDatabase(
       expect(traces.status, traces.text).to.equal(200);
       const expected = expectedTraces(young, ALL_TIME, null, false);
       expect(traces.body.data.map((trace: { trace_id: string }) => trace.trace_id)).to.deep.equal(expected.map((trace) => trace.trace_id));
-      expect(traces.body.data.map((trace: { spans_count: number; total_cost: number; error_count: number; span_name: string }) => [trace.spans_count, trace.total_cost, trace.error_count, trace.span_name])).to.deep.equal(
-        expected.map((trace) => [trace.spans_count, trace.total_cost, trace.error_count, trace.span_name]),
-      );
+      expect(
+        traces.body.data.map((trace: { spans_count: number; total_cost: number; error_count: number; span_name: string }) => [
+          trace.spans_count,
+          trace.total_cost,
+          trace.error_count,
+          trace.span_name,
+        ]),
+      ).to.deep.equal(expected.map((trace) => [trace.spans_count, trace.total_cost, trace.error_count, trace.span_name]));
       const metrics = await call(app().url, 'POST', '/engine/metrics', { query: EVERYTHING, headers: caller.headers, json: {} });
       expect(metrics.status, metrics.text).to.equal(200);
       const wanted = expectedMetrics(young, ALL_TIME, null);
-      expect([metrics.body.trace_count, metrics.body.cost.max, metrics.body.spans_per_trace.max]).to.deep.equal([wanted.trace_count, wanted.cost.max, wanted.spans_per_trace.max]);
+      expect([metrics.body.trace_count, metrics.body.cost.max, metrics.body.spans_per_trace.max]).to.deep.equal([
+        wanted.trace_count,
+        wanted.cost.max,
+        wanted.spans_per_trace.max,
+      ]);
       await expectSummariesMatchSpans(knex(), caller.appId);
       expect(await spanCount(knex(), other.appId)).to.equal(otherRows.length);
       await expectSummariesMatchSpans(knex(), other.appId);
@@ -200,15 +230,27 @@ onEachDatabase(
       let round = 0;
       for (let more = true; round < ROUNDS || more; round += 1) {
         expect(round, 'the purge ends').to.be.below(ROUNDS + old.length);
-        const spans = Array.from({ length: TRACES }, (_, trace) => ({ traceId: hex(trace + 1, 32), spanId: hex(50_000 + round * TRACES + trace, 16), startNs: daysAgo(1, BigInt(round)), failed: trace % 3 === 0 }));
-        const [batch] = await Promise.all([purgeBatch(knex(), { applicationId: caller.appId, beforeNs: cutoff, limit: BATCH }), ingest(app(), caller, otlpJson(spans))]);
+        const spans = Array.from({ length: TRACES }, (_, trace) => ({
+          traceId: hex(trace + 1, 32),
+          spanId: hex(50_000 + round * TRACES + trace, 16),
+          startNs: daysAgo(1, BigInt(round)),
+          failed: trace % 3 === 0,
+        }));
+        const [batch] = await Promise.all([
+          purgeBatch(knex(), { applicationId: caller.appId, beforeNs: cutoff, limit: BATCH }),
+          ingest(app(), caller, otlpJson(spans)),
+        ]);
         purged += batch.deleted;
         more = batch.full;
       }
 
       expect(purged).to.equal(old.length);
       expect(await spanCount(knex(), caller.appId)).to.equal(TRACES * round);
-      const query = await call(app().url, 'POST', '/engine/query', { query: { ...EVERYTHING, limit: 1 }, headers: caller.headers, json: {} });
+      const query = await call(app().url, 'POST', '/engine/query', {
+        query: { ...EVERYTHING, limit: 1 },
+        headers: caller.headers,
+        json: {},
+      });
       expect(query.body.total).to.equal(TRACES * round);
       await expectSummariesMatchSpans(knex(), caller.appId);
       const traces = await call(app().url, 'POST', '/traces', { query: { ...EVERYTHING, limit: 100 }, headers: caller.headers, json: {} });
@@ -275,7 +317,12 @@ for (const database of testDatabases()) {
         const caller = await engineCaller(running);
         await setRetention(knex, caller.appId, 1);
         const old = Array.from({ length: 30 }, (_, index) =>
-          spanRow({ application_id: caller.appId, trace_id: hex(index % 3, 32), span_id: hex(index + 1, 16), start_time_unix_nano: daysAgo(2, BigInt(index)).toString() }),
+          spanRow({
+            application_id: caller.appId,
+            trace_id: hex(index % 3, 32),
+            span_id: hex(index + 1, 16),
+            start_time_unix_nano: daysAgo(2, BigInt(index)).toString(),
+          }),
         );
         await storeSpans(knex, old);
         // No fixed wait: the background pass is awaited as long as it takes, within the test's timeout.
@@ -297,13 +344,22 @@ for (const database of testDatabases()) {
 
     it('logs a failed pass, undoes its batch, and goes on at the next interval', async () => {
       const logs = captureLogs('info');
-      const running = await startTestServer(database, { RETENTION_PURGE_INTERVAL_SECONDS: '1', RETENTION_PURGE_BATCH_SIZE: '10' }, { logger: logs.logger });
+      const running = await startTestServer(
+        database,
+        { RETENTION_PURGE_INTERVAL_SECONDS: '1', RETENTION_PURGE_BATCH_SIZE: '10' },
+        { logger: logs.logger },
+      );
       try {
         const knex = running.server.knex;
         const caller = await engineCaller(running);
         await setRetention(knex, caller.appId, 1);
         const old = Array.from({ length: 30 }, (_, index) =>
-          spanRow({ application_id: caller.appId, trace_id: hex((index % 3) + 1, 32), span_id: hex(index + 1, 16), start_time_unix_nano: daysAgo(2, BigInt(index)).toString() }),
+          spanRow({
+            application_id: caller.appId,
+            trace_id: hex((index % 3) + 1, 32),
+            span_id: hex(index + 1, 16),
+            start_time_unix_nano: daysAgo(2, BigInt(index)).toString(),
+          }),
         );
         await storeSpans(knex, old);
         // The summaries table gone: each batch deletes its spans, then fails on the summaries.

@@ -19,13 +19,18 @@ const CONFIG: AuditConfig = { retentionDays: 30, purgeIntervalSeconds: 0, purgeB
 
 /** One row per (hour age, key), counting `requests: 1` so that a row is visibly there. */
 async function seed(knex: Knex, applicationId: string, hourAges: number[], keys = ['ak_one', '']): Promise<void> {
-  const rows = hourAges.flatMap((age) => keys.map((key) => ({ application_id: applicationId, hour_start: HOUR_NOW - age * HOUR_MS, api_key: key, requests: 1 })));
+  const rows = hourAges.flatMap((age) =>
+    keys.map((key) => ({ application_id: applicationId, hour_start: HOUR_NOW - age * HOUR_MS, api_key: key, requests: 1 })),
+  );
   await knex('usage_hourly').insert(rows);
 }
 
 /** The hours left (their age in hours), newest first, once per key. */
 async function hoursLeft(knex: Knex, applicationId: string): Promise<number[]> {
-  const rows = (await knex('usage_hourly').where('application_id', applicationId).orderBy([{ column: 'hour_start', order: 'desc' }, 'api_key']).select('hour_start')) as Array<{ hour_start: number | string }>;
+  const rows = (await knex('usage_hourly')
+    .where('application_id', applicationId)
+    .orderBy([{ column: 'hour_start', order: 'desc' }, 'api_key'])
+    .select('hour_start')) as Array<{ hour_start: number | string }>;
   return rows.map((row) => (HOUR_NOW - Number(row.hour_start)) / HOUR_MS);
 }
 

@@ -16,7 +16,11 @@ interface MochaJsonStats {
 async function reportOf(file: string, unset: string): Promise<MochaJsonStats['stats']> {
   const env = { ...process.env };
   delete env[unset];
-  const { stdout } = await run('npx', ['mocha', '--no-config', '-n', 'import=tsx', '--reporter', 'json', '--timeout', '20000', '--exit', file], { env, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(
+    'npx',
+    ['mocha', '--no-config', '-n', 'import=tsx', '--reporter', 'json', '--timeout', '20000', '--exit', file],
+    { env, maxBuffer: 16 * 1024 * 1024 },
+  );
   return (JSON.parse(stdout) as MochaJsonStats).stats;
 }
 

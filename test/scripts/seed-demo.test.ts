@@ -72,16 +72,26 @@ onEachDatabase('npm run seed:demo against the service', (app) => {
     // The printed exporter headers work as an SDK reads them (URL-decoded), with no X-Vendor-App-Id.
     const headers = /^\s*export OTEL_EXPORTER_OTLP_HEADERS='Authorization=(\S+)'$/m.exec(stdout)?.[1];
     expect(headers, stdout).to.be.a('string');
-    const exported = await call(app().url, 'POST', '/v1/traces', { headers: { Authorization: decodeURIComponent(headers!), 'Content-Type': 'application/json' }, rawBody: '{}' });
+    const exported = await call(app().url, 'POST', '/v1/traces', {
+      headers: { Authorization: decodeURIComponent(headers!), 'Content-Type': 'application/json' },
+      rawBody: '{}',
+    });
     expect(exported.status, exported.text).to.equal(200);
     // The first trace fails: ERROR spans with a recorded exception, and the next request links to it.
-    const failed = await app().server.knex('spans').where({ application_id: appId, status_code: 'STATUS_CODE_ERROR' }).select('status_message', 'scope_name', 'events');
+    const failed = await app()
+      .server.knex('spans')
+      .where({ application_id: appId, status_code: 'STATUS_CODE_ERROR' })
+      .select('status_message', 'scope_name', 'events');
     expect(failed.length, 'ERROR spans').to.be.greaterThan(0);
     for (const span of failed) {
       expect(span.status_message).to.be.a('string').and.not.equal('');
       expect(span.scope_name).to.match(/^@acme\//);
       const events = typeof span.events === 'string' ? JSON.parse(span.events) : span.events;
-      expect(Object.keys(events.find((event: { name: string }) => event.name === 'exception').attributes)).to.include.members(['exception.type', 'exception.message', 'exception.stacktrace']);
+      expect(Object.keys(events.find((event: { name: string }) => event.name === 'exception').attributes)).to.include.members([
+        'exception.type',
+        'exception.message',
+        'exception.stacktrace',
+      ]);
     }
     const linked = await app().server.knex('spans').where({ application_id: appId }).whereNotNull('links').count({ count: '*' });
     expect(Number(linked[0]!.count), 'spans with links').to.be.greaterThan(0);

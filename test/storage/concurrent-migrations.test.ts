@@ -26,7 +26,10 @@ interface Instance {
 
 function startInstance(env: Record<string, string>): Instance {
   const { PATH, HOME } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { PATH, HOME, PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { PATH, HOME, PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
   const listening = new Promise<string>((resolve, reject) => {
@@ -43,7 +46,10 @@ function startInstance(env: Record<string, string>): Instance {
 
 function runMigrateScript(env: Record<string, string>, args: string[]): Promise<{ code: number | null; output: string }> {
   const { PATH, HOME } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts', ...args], { env: { PATH, HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts', ...args], {
+    env: { PATH, HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -25,13 +25,67 @@ const CASES: Array<[string, { url: string | undefined; error: unknown; want: str
       ],
     },
   ],
-  ['host not allowed', { url: MARIADB, error: serverError('ER_HOST_NOT_PRIVILEGED', 1130, "Host '10.1.2.3' is not allowed to connect to this MariaDB server"), want: ['MariaDB at db.example.com:3306 does not let this host connect', "'10.1.2.3'"] }],
+  [
+    'host not allowed',
+    {
+      url: MARIADB,
+      error: serverError('ER_HOST_NOT_PRIVILEGED', 1130, "Host '10.1.2.3' is not allowed to connect to this MariaDB server"),
+      want: ['MariaDB at db.example.com:3306 does not let this host connect', "'10.1.2.3'"],
+    },
+  ],
   ['blocked host', { url: MARIADB, error: serverError('ER_HOST_IS_BLOCKED', 1129, 'Host blocked'), want: ['FLUSH HOSTS'] }],
-  ['no connection in time', { url: MARIADB, error: Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' }), want: ['MariaDB at db.example.com:3306 cannot be reached (no connection came up in time)'] }],
-  ['name server without answer', { url: MARIADB, error: Object.assign(new Error('getaddrinfo EAI_AGAIN db.example.com'), { code: 'EAI_AGAIN', hostname: 'db.example.com', syscall: 'getaddrinfo' }), want: ["'db.example.com' cannot be resolved (EAI_AGAIN)"] }],
-  ['a migration the server rejects', { url: MARIADB, error: serverError('ER_PARSE_ERROR', 1064, 'alter table `x`\n  add `y` json - You have an error in your SQL syntax'), want: ["the database (MariaDB at db.example.com:3306, database 'traces') cannot be used: alter table `x` add `y` json - You have an error in your SQL syntax (ER_PARSE_ERROR)"] }],
-  ['read-only SQLite file', { url: 'sqlite:/srv/spanledger.sqlite', error: Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' }), want: ['the SQLite file /srv/spanledger.sqlite cannot be written (attempt to write a readonly database)', 'DATABASE_URL'] }],
-  ['SQLite folder refused in DATA_DIR', { url: undefined, error: Object.assign(new Error("EACCES: permission denied, mkdir '/srv/data'"), { code: 'EACCES', syscall: 'mkdir', path: '/srv/data' }), want: ['the SQLite file /srv/data/spanledger.sqlite cannot be created: its folder /srv/data cannot be made (EACCES: permission denied); point DATA_DIR'] }],
+  [
+    'no connection in time',
+    {
+      url: MARIADB,
+      error: Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' }),
+      want: ['MariaDB at db.example.com:3306 cannot be reached (no connection came up in time)'],
+    },
+  ],
+  [
+    'name server without answer',
+    {
+      url: MARIADB,
+      error: Object.assign(new Error('getaddrinfo EAI_AGAIN db.example.com'), {
+        code: 'EAI_AGAIN',
+        hostname: 'db.example.com',
+        syscall: 'getaddrinfo',
+      }),
+      want: ["'db.example.com' cannot be resolved (EAI_AGAIN)"],
+    },
+  ],
+  [
+    'a migration the server rejects',
+    {
+      url: MARIADB,
+      error: serverError('ER_PARSE_ERROR', 1064, 'alter table `x`\n  add `y` json - You have an error in your SQL syntax'),
+      want: [
+        "the database (MariaDB at db.example.com:3306, database 'traces') cannot be used: alter table `x` add `y` json - You have an error in your SQL syntax (ER_PARSE_ERROR)",
+      ],
+    },
+  ],
+  [
+    'read-only SQLite file',
+    {
+      url: 'sqlite:/srv/spanledger.sqlite',
+      error: Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' }),
+      want: ['the SQLite file /srv/spanledger.sqlite cannot be written (attempt to write a readonly database)', 'DATABASE_URL'],
+    },
+  ],
+  [
+    'SQLite folder refused in DATA_DIR',
+    {
+      url: undefined,
+      error: Object.assign(new Error("EACCES: permission denied, mkdir '/srv/data'"), {
+        code: 'EACCES',
+        syscall: 'mkdir',
+        path: '/srv/data',
+      }),
+      want: [
+        'the SQLite file /srv/data/spanledger.sqlite cannot be created: its folder /srv/data cannot be made (EACCES: permission denied); point DATA_DIR',
+      ],
+    },
+  ],
 ];
 
 describe('asDatabaseUnusable', () => {

@@ -9,7 +9,13 @@ import { matchingTraces, TRACE_ORDER } from '../../src/storage/spans/trace-pages
 import { dialectFor } from '../../src/storage/sql/index.js';
 import { SELECT_STORED_SPANS, sqlCases, type SqlCase } from '../support/sql-cases.js';
 
-const WINDOW: WindowFilter = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null, indexedSlots: [] };
+const WINDOW: WindowFilter = {
+  applicationId: 'app_a',
+  startNs: 1763800000000000000n,
+  endNs: 1763800060000000000n,
+  filter: null,
+  indexedSlots: [],
+};
 const START = '1763800000000000000';
 const END = '1763800060000000000';
 const AT = '1763800030000000007';
@@ -20,54 +26,72 @@ const SPAN_AFTER = (cast: string) =>
   `s.start_time_unix_nano <= ${cast} and (s.start_time_unix_nano < ${cast} or (s.start_time_unix_nano = ${cast} and (s.trace_id > ? or (s.trace_id = ? and (s.span_id > ?)))))`;
 
 const KEYSETS: Array<SqlCase<'spans' | 'traces' | 'live'>> = [
-  ['spans after (start, trace_id, span_id): newest first, then ids ascending, bounded below the cursor start', 'spans', {
-    sqlite: {
-      sql:
-        `${SELECT_STORED_SPANS.sqlite} where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS INTEGER) and s.start_time_unix_nano < CAST(? AS INTEGER) and ${SPAN_AFTER('CAST(? AS INTEGER)')} ` +
-        'order by `s`.`start_time_unix_nano` desc, `s`.`trace_id` asc, `s`.`span_id` asc limit ?',
-      bindings: ['app_a', START, END, AT, AT, AT, TRACE, TRACE, SPAN, 21],
+  [
+    'spans after (start, trace_id, span_id): newest first, then ids ascending, bounded below the cursor start',
+    'spans',
+    {
+      sqlite: {
+        sql:
+          `${SELECT_STORED_SPANS.sqlite} where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS INTEGER) and s.start_time_unix_nano < CAST(? AS INTEGER) and ${SPAN_AFTER('CAST(? AS INTEGER)')} ` +
+          'order by `s`.`start_time_unix_nano` desc, `s`.`trace_id` asc, `s`.`span_id` asc limit ?',
+        bindings: ['app_a', START, END, AT, AT, AT, TRACE, TRACE, SPAN, 21],
+      },
+      mysql: {
+        sql:
+          `${SELECT_STORED_SPANS.mysql} where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS SIGNED) and s.start_time_unix_nano < CAST(? AS SIGNED) and ${SPAN_AFTER('CAST(? AS SIGNED)')} ` +
+          'order by `s`.`start_time_unix_nano` desc, `s`.`trace_id` asc, `s`.`span_id` asc limit ?',
+        bindings: ['app_a', START, END, AT, AT, AT, TRACE, TRACE, SPAN, 21],
+      },
     },
-    mysql: {
-      sql:
-        `${SELECT_STORED_SPANS.mysql} where \`s\`.\`application_id\` = ? and s.start_time_unix_nano >= CAST(? AS SIGNED) and s.start_time_unix_nano < CAST(? AS SIGNED) and ${SPAN_AFTER('CAST(? AS SIGNED)')} ` +
-        'order by `s`.`start_time_unix_nano` desc, `s`.`trace_id` asc, `s`.`span_id` asc limit ?',
-      bindings: ['app_a', START, END, AT, AT, AT, TRACE, TRACE, SPAN, 21],
+  ],
+  [
+    'traces after (min_start, trace_id)',
+    'traces',
+    {
+      sqlite: {
+        sql: 'select * from `traces` as `t` where `t`.`application_id` = ? and `t`.`root_start_time_unix_nano` is not null and t.root_start_time_unix_nano >= CAST(? AS INTEGER) and t.root_start_time_unix_nano < CAST(? AS INTEGER) and t.min_start_time_unix_nano <= CAST(? AS INTEGER) and (t.min_start_time_unix_nano < CAST(? AS INTEGER) or (t.min_start_time_unix_nano = CAST(? AS INTEGER) and (t.trace_id > ?)))',
+        bindings: ['app_a', START, END, AT, AT, AT, TRACE],
+      },
+      mysql: {
+        sql: 'select * from `traces` as `t` where `t`.`application_id` = ? and `t`.`root_start_time_unix_nano` is not null and t.root_start_time_unix_nano >= CAST(? AS SIGNED) and t.root_start_time_unix_nano < CAST(? AS SIGNED) and t.min_start_time_unix_nano <= CAST(? AS SIGNED) and (t.min_start_time_unix_nano < CAST(? AS SIGNED) or (t.min_start_time_unix_nano = CAST(? AS SIGNED) and (t.trace_id > ?)))',
+        bindings: ['app_a', START, END, AT, AT, AT, TRACE],
+      },
     },
-  }],
-  ['traces after (min_start, trace_id)', 'traces', {
-    sqlite: {
-      sql: 'select * from `traces` as `t` where `t`.`application_id` = ? and `t`.`root_start_time_unix_nano` is not null and t.root_start_time_unix_nano >= CAST(? AS INTEGER) and t.root_start_time_unix_nano < CAST(? AS INTEGER) and t.min_start_time_unix_nano <= CAST(? AS INTEGER) and (t.min_start_time_unix_nano < CAST(? AS INTEGER) or (t.min_start_time_unix_nano = CAST(? AS INTEGER) and (t.trace_id > ?)))',
-      bindings: ['app_a', START, END, AT, AT, AT, TRACE],
+  ],
+  [
+    'live spans after a receive sequence (one column: a bound and a strict comparison)',
+    'live',
+    {
+      sqlite: {
+        sql: `${SELECT_STORED_SPANS.sqlite} where \`s\`.\`application_id\` = ? and s.seq <= CAST(? AS INTEGER) and (s.seq < CAST(? AS INTEGER)) order by \`s\`.\`seq\` desc`,
+        bindings: ['app_a', '42', '42'],
+      },
+      mysql: {
+        sql: `${SELECT_STORED_SPANS.mysql} where \`s\`.\`application_id\` = ? and s.seq <= CAST(? AS SIGNED) and (s.seq < CAST(? AS SIGNED)) order by \`s\`.\`seq\` desc`,
+        bindings: ['app_a', '42', '42'],
+      },
     },
-    mysql: {
-      sql: 'select * from `traces` as `t` where `t`.`application_id` = ? and `t`.`root_start_time_unix_nano` is not null and t.root_start_time_unix_nano >= CAST(? AS SIGNED) and t.root_start_time_unix_nano < CAST(? AS SIGNED) and t.min_start_time_unix_nano <= CAST(? AS SIGNED) and (t.min_start_time_unix_nano < CAST(? AS SIGNED) or (t.min_start_time_unix_nano = CAST(? AS SIGNED) and (t.trace_id > ?)))',
-      bindings: ['app_a', START, END, AT, AT, AT, TRACE],
-    },
-  }],
-  ['live spans after a receive sequence (one column: a bound and a strict comparison)', 'live', {
-    sqlite: {
-      sql: `${SELECT_STORED_SPANS.sqlite} where \`s\`.\`application_id\` = ? and s.seq <= CAST(? AS INTEGER) and (s.seq < CAST(? AS INTEGER)) order by \`s\`.\`seq\` desc`,
-      bindings: ['app_a', '42', '42'],
-    },
-    mysql: {
-      sql: `${SELECT_STORED_SPANS.mysql} where \`s\`.\`application_id\` = ? and s.seq <= CAST(? AS SIGNED) and (s.seq < CAST(? AS SIGNED)) order by \`s\`.\`seq\` desc`,
-      bindings: ['app_a', '42', '42'],
-    },
-  }],
+  ],
 ];
 
 describe('keyset reads: SQL and bindings per dialect', () => {
   sqlCases(KEYSETS, (knex, list) => {
     const dialect = dialectFor(knex);
-    if (list === 'spans') return spanPageQuery(knex, matchingSpans(knex, WINDOW).modify(afterKey(dialect, SPAN_ORDER, [AT, TRACE, SPAN]))).limit(21);
-    if (list === 'traces') return matchingTraces(knex, { ...WINDOW, searchChildSpans: false }).modify(afterKey(dialect, TRACE_ORDER, [AT, TRACE]));
-    return newestSpansQuery(knex, { applicationId: 'app_a', startNs: undefined, endNs: undefined }).modify(afterKey(dialect, LIVE_ORDER, ['42']));
+    if (list === 'spans')
+      return spanPageQuery(knex, matchingSpans(knex, WINDOW).modify(afterKey(dialect, SPAN_ORDER, [AT, TRACE, SPAN]))).limit(21);
+    if (list === 'traces')
+      return matchingTraces(knex, { ...WINDOW, searchChildSpans: false }).modify(afterKey(dialect, TRACE_ORDER, [AT, TRACE]));
+    return newestSpansQuery(knex, { applicationId: 'app_a', startNs: undefined, endNs: undefined }).modify(
+      afterKey(dialect, LIVE_ORDER, ['42']),
+    );
   });
 
   it('takes as integer key parts only exact decimal text within the signed 64-bit range', () => {
     const integer = SPAN_ORDER[0]!;
-    for (const good of ['0', '-1', '9223372036854775807', '-9223372036854775808', AT]) expect(isKeyPart(integer, good), good).to.equal(true);
-    for (const bad of ['', '01', '1e3', ' 1', '9223372036854775808', '-9223372036854775809', 'x', '1.5']) expect(isKeyPart(integer, bad), bad).to.equal(false);
+    for (const good of ['0', '-1', '9223372036854775807', '-9223372036854775808', AT])
+      expect(isKeyPart(integer, good), good).to.equal(true);
+    for (const bad of ['', '01', '1e3', ' 1', '9223372036854775808', '-9223372036854775809', 'x', '1.5'])
+      expect(isKeyPart(integer, bad), bad).to.equal(false);
     expect(isKeyPart(SPAN_ORDER[1]!, '')).to.equal(false);
   });
 });

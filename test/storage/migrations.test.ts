@@ -16,7 +16,17 @@ import { testDatabases } from '../support/databases.js';
 import { spanRow } from '../support/span-rows.js';
 
 /** The columns 20261123000100_span_status_events added to spans. */
-const STATUS_EVENT_COLUMNS = ['status_code', 'status_message', 'scope_name', 'scope_version', 'events', 'links', 'dropped_attributes_count', 'dropped_events_count', 'dropped_links_count'] as const;
+const STATUS_EVENT_COLUMNS = [
+  'status_code',
+  'status_message',
+  'scope_name',
+  'scope_version',
+  'events',
+  'links',
+  'dropped_attributes_count',
+  'dropped_events_count',
+  'dropped_links_count',
+] as const;
 
 /** A span row as releases before 20261123000100_span_status_events stored it. */
 function beforeStatus(row: SpanRow): Omit<SpanRow, (typeof STATUS_EVENT_COLUMNS)[number]> {
@@ -58,7 +68,13 @@ for (const database of testDatabases()) {
     it('gives the trace summaries stored before root_key existed their root keys', async () => {
       await migrateThrough('20261122000100_spans');
       const parentless = spanRow({ trace_id: '1'.repeat(32), span_id: 'a'.repeat(16), start_time_unix_nano: '1763800000000000500' });
-      const server = spanRow({ trace_id: '2'.repeat(32), span_id: 'b'.repeat(16), parent_span_id: 'f'.repeat(16), span_kind: 'SPAN_KIND_SERVER', start_time_unix_nano: '1763800000000000700' });
+      const server = spanRow({
+        trace_id: '2'.repeat(32),
+        span_id: 'b'.repeat(16),
+        parent_span_id: 'f'.repeat(16),
+        span_kind: 'SPAN_KIND_SERVER',
+        start_time_unix_nano: '1763800000000000700',
+      });
       const orphan = spanRow({ trace_id: '3'.repeat(32), span_id: 'c'.repeat(16), parent_span_id: 'f'.repeat(16) });
       await knex('spans').insert([parentless, server, orphan].map(beforeStatus));
       const stored = (row: typeof parentless, root: boolean) => ({
@@ -78,12 +94,22 @@ for (const database of testDatabases()) {
       await migrateToLatest(knex);
 
       const keys = await knex('traces').orderBy('trace_id').pluck('root_key');
-      expect(keys).to.deep.equal([`0${parentless.start_time_unix_nano}${parentless.span_id}`, `1${server.start_time_unix_nano}${server.span_id}`, null]);
+      expect(keys).to.deep.equal([
+        `0${parentless.start_time_unix_nano}${parentless.span_id}`,
+        `1${server.start_time_unix_nano}${server.span_id}`,
+        null,
+      ]);
 
       // And the summaries go on merging new spans correctly: an earlier SERVER span does not
       // displace a parentless root, but a parentless span displaces a SERVER root.
       await storeSpans(knex, [
-        spanRow({ trace_id: parentless.trace_id, span_id: 'd'.repeat(16), parent_span_id: 'f'.repeat(16), span_kind: 'SPAN_KIND_SERVER', start_time_unix_nano: '1763800000000000100' }),
+        spanRow({
+          trace_id: parentless.trace_id,
+          span_id: 'd'.repeat(16),
+          parent_span_id: 'f'.repeat(16),
+          span_kind: 'SPAN_KIND_SERVER',
+          start_time_unix_nano: '1763800000000000100',
+        }),
         spanRow({ trace_id: server.trace_id, span_id: 'e'.repeat(16), start_time_unix_nano: '1763800000000000900' }),
       ]);
       const roots = await knex('traces').orderBy('trace_id').select('root_span_id', 'spans_count');
@@ -103,16 +129,34 @@ for (const database of testDatabases()) {
       await migrateToLatest(knex);
 
       const startNs = BigInt(old.start_time_unix_nano) - 1n;
-      const read = await findSpans(knex, { applicationId: 'app_old', startNs, endNs: startNs + 10n ** 12n, filter: null, indexedSlots: [], page: 1, limit: 10 });
+      const read = await findSpans(knex, {
+        applicationId: 'app_old',
+        startNs,
+        endNs: startNs + 10n ** 12n,
+        filter: null,
+        indexedSlots: [],
+        page: 1,
+        limit: 10,
+      });
       expect(read.items).to.have.length(1);
       for (const column of STATUS_EVENT_COLUMNS) expect(read.items[0]?.[column], column).to.equal(null);
       expect(await knex('traces').where({ application_id: 'app_old' }).pluck('error_count')).to.deep.equal([0]);
 
       // New spans of the same trace add to the count, old ones stay without a status.
       await storeSpans(knex, [
-        spanRow({ application_id: 'app_old', trace_id: traceId, span_id: 'b'.repeat(16), parent_span_id: old.span_id, status_code: 'STATUS_CODE_ERROR', status_message: 'boom' }),
+        spanRow({
+          application_id: 'app_old',
+          trace_id: traceId,
+          span_id: 'b'.repeat(16),
+          parent_span_id: old.span_id,
+          status_code: 'STATUS_CODE_ERROR',
+          status_message: 'boom',
+        }),
       ]);
-      expect(await knex('traces').where({ application_id: 'app_old' }).first('spans_count', 'error_count')).to.deep.equal({ spans_count: 2, error_count: 1 });
+      expect(await knex('traces').where({ application_id: 'app_old' }).first('spans_count', 'error_count')).to.deep.equal({
+        spans_count: 2,
+        error_count: 1,
+      });
       const statuses = await knex('spans').where({ application_id: 'app_old' }).orderBy('span_id').pluck('status_code');
       expect(statuses).to.deep.equal([null, 'STATUS_CODE_ERROR']);
     });
@@ -139,7 +183,15 @@ for (const database of testDatabases()) {
     it('leaves the applications stored before retention_days existed on the configured default (null)', async () => {
       await migrateThrough('20261122000200_trace_summary_merge');
       await knex('organizations').insert({ id: 'org_old', name: 'Old', address: '', billing_address: '', created_at: 1, updated_at: 1 });
-      await knex('applications').insert({ id: 'app_old', organization_id: 'org_old', name: 'Old', region: 'EU', pricing_plan: 'free', created_at: 1, updated_at: 1 });
+      await knex('applications').insert({
+        id: 'app_old',
+        organization_id: 'org_old',
+        name: 'Old',
+        region: 'EU',
+        pricing_plan: 'free',
+        created_at: 1,
+        updated_at: 1,
+      });
 
       await migrateToLatest(knex);
 
@@ -160,16 +212,37 @@ for (const database of testDatabases()) {
           cost,
         });
       // As stored before the indexed attribute slots (20261123000300) existed.
-      const beforeSlots = (row: SpanRow) => Object.fromEntries(Object.entries(row).filter(([column]) => !(SLOT_COLUMNS as readonly string[]).includes(column)));
+      const beforeSlots = (row: SpanRow) =>
+        Object.fromEntries(Object.entries(row).filter(([column]) => !(SLOT_COLUMNS as readonly string[]).includes(column)));
       await knex('spans').insert([at(10, 1, 'a', 1), at(50, 2, 'a', 2), at(70, 3, 'a', null), at(3700, 4, 'b', 4)].map(beforeSlots));
 
       await migrateToLatest(knex);
 
       const rollups = (await knex('span_rollups')
-        .select('bucket_width_s', knex.raw('CAST(bucket_start_unix_nano AS CHAR) AS start'), 'service_name', 'span_count', 'cost_count', 'cost_sum', 'duration_max', 'partial')
+        .select(
+          'bucket_width_s',
+          knex.raw('CAST(bucket_start_unix_nano AS CHAR) AS start'),
+          'service_name',
+          'span_count',
+          'cost_count',
+          'cost_sum',
+          'duration_max',
+          'partial',
+        )
         .orderBy(['bucket_width_s', 'bucket_start_unix_nano'])) as Array<Record<string, unknown>>;
       const minute = (offset: number) => (onTheHour + BigInt(offset) * 60_000_000_000n).toString();
-      expect(rollups.map((row) => [Number(row.bucket_width_s), String(row.start), row.service_name, Number(row.span_count), Number(row.cost_count), Number(row.cost_sum), Number(row.duration_max), Number(row.partial)])).to.deep.equal([
+      expect(
+        rollups.map((row) => [
+          Number(row.bucket_width_s),
+          String(row.start),
+          row.service_name,
+          Number(row.span_count),
+          Number(row.cost_count),
+          Number(row.cost_sum),
+          Number(row.duration_max),
+          Number(row.partial),
+        ]),
+      ).to.deep.equal([
         [60, minute(0), 'a', 2, 2, 3, 2, 0],
         [60, minute(1), 'a', 1, 0, 0, 2, 0],
         [60, minute(61), 'b', 1, 1, 4, 2, 0],

@@ -18,7 +18,9 @@ const COMPRESSED = /`page_compressed`='1'/i;
 
 /** Asked of the server directly rather than through the module under test. */
 async function serverHasLz4(knex: Knex): Promise<boolean> {
-  const [rows] = (await knex.raw("SELECT @@GLOBAL.innodb_compression_algorithm AS algorithm, (SELECT PLUGIN_STATUS FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'provider_lz4') AS plugin")) as [Array<{ algorithm: string; plugin: string | null }>];
+  const [rows] = (await knex.raw(
+    "SELECT @@GLOBAL.innodb_compression_algorithm AS algorithm, (SELECT PLUGIN_STATUS FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'provider_lz4') AS plugin",
+  )) as [Array<{ algorithm: string; plugin: string | null }>];
   return rows[0].algorithm === 'lz4' && rows[0].plugin === 'ACTIVE';
 }
 
@@ -52,7 +54,11 @@ onEachDatabase('span table page compression', (app) => {
     }
     const notice = await pageCompressionNotice(knex());
     if (lz4) expect(notice).to.equal(undefined);
-    else expect(notice).to.deep.include({ level: 'info' }).and.to.have.nested.property('fields.reason').that.matches(/provider_lz4|innodb_compression_algorithm/);
+    else
+      expect(notice)
+        .to.deep.include({ level: 'info' })
+        .and.to.have.nested.property('fields.reason')
+        .that.matches(/provider_lz4|innodb_compression_algorithm/);
   });
 
   it('reads back every span as it was written', async () => {
@@ -75,14 +81,22 @@ onEachDatabase('span table page compression', (app) => {
     const read = new Map<string, { span_name: string; cost: number | null; span_attributes: unknown; span_start_time_unix_nano: string }>();
     const window = { start_time: nanosToRfc3339(BASE), end_time: nanosToRfc3339(BASE + 3_600_000_000_000n) };
     for (let page = 1; page <= Math.ceil(SPANS / 100); page += 1) {
-      const response = await call(app().url, 'POST', '/engine/query', { query: { ...window, limit: 100, page }, headers: caller.headers, json: {} });
+      const response = await call(app().url, 'POST', '/engine/query', {
+        query: { ...window, limit: 100, page },
+        headers: caller.headers,
+        json: {},
+      });
       expect(response.status).to.equal(200);
       for (const span of parseEngineRead('/engine/query', response.text).data) read.set(span.span_id, span);
     }
     expect(read.size).to.equal(SPANS);
     for (const row of rows) {
       const span = read.get(row.span_id);
-      expect(span, row.span_id).to.deep.include({ span_name: row.span_name, cost: row.cost, span_start_time_unix_nano: row.start_time_unix_nano });
+      expect(span, row.span_id).to.deep.include({
+        span_name: row.span_name,
+        cost: row.cost,
+        span_start_time_unix_nano: row.start_time_unix_nano,
+      });
       expect(span?.span_attributes, row.span_id).to.deep.equal(JSON.parse(row.span_attributes ?? 'null'));
     }
   });

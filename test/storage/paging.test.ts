@@ -33,21 +33,33 @@ describe('page window', () => {
 // The statements every list sends: its window as a limit and an offset (none on the first page),
 // and its total.
 const WINDOWS: Array<SqlCase<PageWindow & { offset: number }>> = [
-  ['the first page: a limit only', { limit: 20, offset: 0 }, {
-    sqlite: { sql: 'select `id` from `applications` order by `id` asc limit ?', bindings: [20] },
-    mysql: { sql: 'select `id` from `applications` order by `id` asc limit ?', bindings: [20] },
-  }],
-  ['the last safe offset', { limit: 1, offset: Number.MAX_SAFE_INTEGER - 1 }, {
-    sqlite: { sql: 'select `id` from `applications` order by `id` asc limit ? offset ?', bindings: [1, Number.MAX_SAFE_INTEGER - 1] },
-    mysql: { sql: 'select `id` from `applications` order by `id` asc limit ? offset ?', bindings: [1, Number.MAX_SAFE_INTEGER - 1] },
-  }],
+  [
+    'the first page: a limit only',
+    { limit: 20, offset: 0 },
+    {
+      sqlite: { sql: 'select `id` from `applications` order by `id` asc limit ?', bindings: [20] },
+      mysql: { sql: 'select `id` from `applications` order by `id` asc limit ?', bindings: [20] },
+    },
+  ],
+  [
+    'the last safe offset',
+    { limit: 1, offset: Number.MAX_SAFE_INTEGER - 1 },
+    {
+      sqlite: { sql: 'select `id` from `applications` order by `id` asc limit ? offset ?', bindings: [1, Number.MAX_SAFE_INTEGER - 1] },
+      mysql: { sql: 'select `id` from `applications` order by `id` asc limit ? offset ?', bindings: [1, Number.MAX_SAFE_INTEGER - 1] },
+    },
+  ],
 ];
 
 const TOTALS: Array<SqlCase<string>> = [
-  ['COUNT(*) as total', 'applications', {
-    sqlite: { sql: 'select count(*) as `total` from `applications` where `deleted_at` is null', bindings: [] },
-    mysql: { sql: 'select count(*) as `total` from `applications` where `deleted_at` is null', bindings: [] },
-  }],
+  [
+    'COUNT(*) as total',
+    'applications',
+    {
+      sqlite: { sql: 'select count(*) as `total` from `applications` where `deleted_at` is null', bindings: [] },
+      mysql: { sql: 'select count(*) as `total` from `applications` where `deleted_at` is null', bindings: [] },
+    },
+  ],
 ];
 
 describe('page statements: SQL and bindings per dialect', () => {

@@ -18,7 +18,9 @@ async function tablesWithoutPrimaryKey(app: TestServer): Promise<string[]> {
     )) as [Array<{ name: string }>];
     return rows.map((row) => row.name).sort();
   }
-  const tables = (await knex.raw(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)) as Array<{ name: string }>;
+  const tables = (await knex.raw(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)) as Array<{
+    name: string;
+  }>;
   const missing: string[] = [];
   for (const { name } of tables) {
     const columns = (await knex.raw(`PRAGMA table_info(${JSON.stringify(name)})`)) as Array<{ pk: number }>;
@@ -59,8 +61,20 @@ describe('portable SQL: statements the distributed engines refuse', () => {
   });
 
   it('would be caught: the patterns match what they forbid', () => {
-    const samples = ['LOCK TABLES spans WRITE', "SELECT GET_LOCK('x', 1)", 'CREATE PROCEDURE p() BEGIN END', 'CALL purge_spans(1)', 'CREATE TRIGGER t BEFORE INSERT', 'CREATE EVENT e ON SCHEDULE', 'PERCENTILE_CONT(0.5) WITHIN GROUP'];
-    for (const sample of samples) expect(FORBIDDEN.some(([, pattern]) => pattern.test(sample)), sample).to.equal(true);
+    const samples = [
+      'LOCK TABLES spans WRITE',
+      "SELECT GET_LOCK('x', 1)",
+      'CREATE PROCEDURE p() BEGIN END',
+      'CALL purge_spans(1)',
+      'CREATE TRIGGER t BEFORE INSERT',
+      'CREATE EVENT e ON SCHEDULE',
+      'PERCENTILE_CONT(0.5) WITHIN GROUP',
+    ];
+    for (const sample of samples)
+      expect(
+        FORBIDDEN.some(([, pattern]) => pattern.test(sample)),
+        sample,
+      ).to.equal(true);
   });
 });
 

@@ -34,7 +34,10 @@ describe('single-statement writes on a lock conflict', () => {
   });
 
   /** The statements `work` sends, with the stand-in answering `answers` first. */
-  async function statementsOf(answers: typeof server.answers, work: () => Promise<unknown>): Promise<{ result: unknown; statements: string[] }> {
+  async function statementsOf(
+    answers: typeof server.answers,
+    work: () => Promise<unknown>,
+  ): Promise<{ result: unknown; statements: string[] }> {
     server.answers = [...answers];
     const before = server.statements.length;
     const result = await work();

@@ -24,7 +24,10 @@ describe('database errors that answer 503', () => {
     await server.stop();
   });
 
-  async function errorFor(error: ServerError, statement: () => Promise<unknown> = () => knex('users').where({ id: 'usr_1' }).first()): Promise<unknown> {
+  async function errorFor(
+    error: ServerError,
+    statement: () => Promise<unknown> = () => knex('users').where({ id: 'usr_1' }).first(),
+  ): Promise<unknown> {
     server.error = error;
     try {
       await statement();

@@ -17,7 +17,11 @@ export interface SeededUser {
 export type SeededKey = seed.SeededApiKey;
 
 /** A dashboard user known to the service, with a token signed by the service's own key. */
-export async function seedUser(app: TestServer, name: string, permissions: readonly string[] = DASHBOARD_USER_PERMISSIONS): Promise<SeededUser> {
+export async function seedUser(
+  app: TestServer,
+  name: string,
+  permissions: readonly string[] = DASHBOARD_USER_PERMISSIONS,
+): Promise<SeededUser> {
   const subject = `${name}-${newId('usr').slice(4, 12)}`;
   const email = `${subject}@example.com`;
   const user = await seed.seedUser(app.server.knex, { issuer: app.config.auth.tokenIssuer, subject, email, name });

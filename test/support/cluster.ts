@@ -37,13 +37,20 @@ export function useCluster(): () => ClusterHarness {
     if (process.env.REQUIRE_CLUSTER !== '1') this.skip();
     const missing = await missingClusterComponents();
     if (missing.length > 0) throw new Error(`REQUIRE_CLUSTER=1 but the cluster suite cannot run without: ${missing.join('; ')}`);
-    cluster = await Cluster.start({ serviceEnv: { LIVE_POLL_INTERVAL_MS: '200' }, log: process.env.CLUSTER_LOG ? (message) => console.error(message) : undefined });
+    cluster = await Cluster.start({
+      serviceEnv: { LIVE_POLL_INTERVAL_MS: '200' },
+      log: process.env.CLUSTER_LOG ? (message) => console.error(message) : undefined,
+    });
     const started = cluster;
     const config = loadConfig({ DATA_DIR: started.instance(0).options.dataDir });
     const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
     harness = {
       cluster: started,
-      userToken: (subject) => tokens.signUserToken({ subject, email: `${subject}@example.com`, name: subject, permissions: [...DASHBOARD_USER_PERMISSIONS] }, 3600),
+      userToken: (subject) =>
+        tokens.signUserToken(
+          { subject, email: `${subject}@example.com`, name: subject, permissions: [...DASHBOARD_USER_PERMISSIONS] },
+          3600,
+        ),
       database(index) {
         let knex = databases.get(index);
         if (!knex) {

@@ -45,7 +45,9 @@ export async function assertMatchesContract(method: string, path: string, respon
     if (!contentType.includes('application/json')) return operation.operationId;
     const result = backend.validator.validateResponse(response.body, operation, response.status);
     if (result.errors?.length) {
-      throw new Error(`${where} with a body that does not match the document: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${response.text.slice(0, 500)}`);
+      throw new Error(
+        `${where} with a body that does not match the document: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${response.text.slice(0, 500)}`,
+      );
     }
     return operation.operationId;
   }
@@ -63,7 +65,12 @@ export interface DocumentOperation {
 export async function documentOperations(): Promise<DocumentOperation[]> {
   backends ??= loadBackends();
   return (await backends).flatMap((backend) =>
-    backend.getOperations().map((operation) => ({ operationId: operation.operationId as string, method: operation.method.toUpperCase(), path: operation.path, operation })),
+    backend.getOperations().map((operation) => ({
+      operationId: operation.operationId as string,
+      method: operation.method.toUpperCase(),
+      path: operation.path,
+      operation,
+    })),
   );
 }
 

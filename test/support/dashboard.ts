@@ -21,7 +21,11 @@ export function ensureUiBuilt(): Promise<unknown> {
 }
 
 /** A one-time sign-in link for a local user, as `npm run sign-in-link` prints it. */
-export async function signInLink(app: TestServer, user: { subject: string; email?: string; name?: string }, ttlSeconds = 600): Promise<string> {
+export async function signInLink(
+  app: TestServer,
+  user: { subject: string; email?: string; name?: string },
+  ttlSeconds = 600,
+): Promise<string> {
   return `${app.url}/ui/sign-in#link=${await app.server.tokens.signSignInLink(user, ttlSeconds)}`;
 }
 
@@ -35,12 +39,22 @@ export function useBrowser(): () => Browser {
   before(async function () {
     this.timeout(120_000);
     if (process.env.REQUIRE_BROWSER !== '1') this.skip();
-    if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM_PATH}: the dashboard suites cannot run`);
+    if (!fs.existsSync(CHROMIUM_PATH))
+      throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM_PATH}: the dashboard suites cannot run`);
     await ensureUiBuilt();
     browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
       // Chromium as root needs --no-sandbox; the rest keep it off the network this machine does not have.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-dev-shm-usage',
+      ],
     });
   });
   after(async () => {
@@ -76,7 +90,9 @@ export async function openPage(browser: Browser): Promise<PageWatch> {
   });
   await page.exposeFunction('__reportCspViolation', (text: string) => watch.cspViolations.push(text));
   // Runs in the page (a string: this file is compiled without the DOM's types).
-  await page.addInitScript(`document.addEventListener('securitypolicyviolation', (event) => window.__reportCspViolation(event.violatedDirective + ' ' + event.blockedURI))`);
+  await page.addInitScript(
+    `document.addEventListener('securitypolicyviolation', (event) => window.__reportCspViolation(event.violatedDirective + ' ' + event.blockedURI))`,
+  );
   return watch;
 }
 

@@ -6,11 +6,12 @@ import type { components } from '../../src/generated/engine.js';
 export type EngineSchemas = components['schemas'];
 
 /** A response body as parseExact reads it: every `*_unix_nano` integer as its exact digits. */
-export type ExactNanos<T> = T extends Array<infer Item>
-  ? Array<ExactNanos<Item>>
-  : T extends object
-    ? { [K in keyof T]: K extends `${string}_unix_nano` ? string : ExactNanos<T[K]> }
-    : T;
+export type ExactNanos<T> =
+  T extends Array<infer Item>
+    ? Array<ExactNanos<Item>>
+    : T extends object
+      ? { [K in keyof T]: K extends `${string}_unix_nano` ? string : ExactNanos<T[K]> }
+      : T;
 
 /** The 200 body of each engine read, typed from the engine document, as parseExact reads it. */
 export interface EngineReadBodies {

@@ -25,7 +25,11 @@ async function batchOfTraces(worker: number, sequence: number): Promise<Readable
   const spans: ReadableSpan[] = [];
   for (let index = 0; index < 2; index += 1) {
     const step = { service: `load-${worker}-step`, name: 'step', attributes: { 'vendor.cost': 0.5 } };
-    const { spans: traceSpans } = await recordTrace(Date.now() - 1000, { service: `load-${worker}`, name: `batch ${sequence}`, attributes: { 'vendor.cost': 0.25 * (1 + (sequence % 4)) } }, [step, step]);
+    const { spans: traceSpans } = await recordTrace(
+      Date.now() - 1000,
+      { service: `load-${worker}`, name: `batch ${sequence}`, attributes: { 'vendor.cost': 0.25 * (1 + (sequence % 4)) } },
+      [step, step],
+    );
     spans.push(...traceSpans);
   }
   return spans;
@@ -52,8 +56,10 @@ export class ExportLoad {
   /** Resolves once at least `spans` spans were acknowledged (or the workers ended). */
   async untilAcknowledged(spans: number, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.acknowledged.size < spans && !this.stopping && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    if (this.acknowledged.size < spans) throw new Error(`only ${this.acknowledged.size} of ${spans} spans acknowledged (failures: ${this.failures.slice(0, 3).join('; ')})`);
+    while (this.acknowledged.size < spans && !this.stopping && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    if (this.acknowledged.size < spans)
+      throw new Error(`only ${this.acknowledged.size} of ${spans} spans acknowledged (failures: ${this.failures.slice(0, 3).join('; ')})`);
   }
 
   /** Lets each worker finish its batch in flight, then resolves. */

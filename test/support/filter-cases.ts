@@ -17,7 +17,11 @@ export interface FilterCaseScene {
 
 export async function expectFilterSelects(scene: FilterCaseScene, filter: unknown, want: string[]): Promise<void> {
   const { url, caller, window, stored, labelOf } = scene;
-  const response = await call(url, 'POST', '/engine/query', { query: { ...window, limit: 100 }, headers: caller.headers, json: { filter } });
+  const response = await call(url, 'POST', '/engine/query', {
+    query: { ...window, limit: 100 },
+    headers: caller.headers,
+    json: { filter },
+  });
   expect(response.status, response.text.slice(0, 300)).to.equal(200);
   const got = response.body.data.map((span: { span_id: string }) => labelOf.get(span.span_id)).sort();
   expect(got).to.deep.equal([...want].sort());

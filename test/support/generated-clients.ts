@@ -32,7 +32,12 @@ export async function generateClients(documents: DocumentFiles, folder: string):
       fs.mkdirSync(path.join(folder, 'openapi-fetch'), { recursive: true });
       fs.writeFileSync(path.join(folder, 'openapi-fetch', `${api}.ts`), astToString(ast));
     })(),
-    heyApi({ input: file, output: { path: path.join(folder, 'hey-api', api) }, plugins: ['@hey-api/client-fetch'], logs: { level: 'silent' } }),
+    heyApi({
+      input: file,
+      output: { path: path.join(folder, 'hey-api', api) },
+      plugins: ['@hey-api/client-fetch'],
+      logs: { level: 'silent' },
+    }),
     orval({
       input: { target: file },
       output: {

@@ -3,7 +3,14 @@
 // (slotValue, src/storage/spans/indexed-slots.ts), or by the backfill's SQL over stored spans
 // (src/storage/spans/slot-backfill.ts), in small batches so that several are exercised.
 import type { Knex } from 'knex';
-import { initialIndexedAttributes, NO_INDEXED_ATTRIBUTES, parseIndexedAttributes, serializeIndexedAttributes, withPaths, writtenSlots } from '../../src/storage/accounts/indexed-attributes.js';
+import {
+  initialIndexedAttributes,
+  NO_INDEXED_ATTRIBUTES,
+  parseIndexedAttributes,
+  serializeIndexedAttributes,
+  withPaths,
+  writtenSlots,
+} from '../../src/storage/accounts/indexed-attributes.js';
 import { slotValue } from '../../src/storage/spans/indexed-slots.js';
 import { backfillBatch, pendingSlot } from '../../src/storage/spans/slot-backfill.js';
 import { rebuildSlotRollups } from '../../src/storage/spans/slot-rollups.js';
@@ -29,19 +36,24 @@ export function withSlotValues(rows: SpanRow[], paths: string[]): SpanRow[] {
 /** Sets the application's indexed attributes, not ready, as a PATCH does. */
 export async function setIndexedPaths(knex: Knex, applicationId: string, paths: string[], ready: boolean): Promise<void> {
   const state = ready ? initialIndexedAttributes(paths, 0) : withPaths(NO_INDEXED_ATTRIBUTES, paths, 0);
-  await knex('applications').where({ id: applicationId }).update({ indexed_attributes_state: serializeIndexedAttributes(state) });
+  await knex('applications')
+    .where({ id: applicationId })
+    .update({ indexed_attributes_state: serializeIndexedAttributes(state) });
 }
 
 /** Runs the backfill of the application until every slot is ready; answers the batches it took. */
 export async function backfillAll(knex: Knex, applicationId: string, batchSize: number): Promise<number> {
   let batches = 0;
   for (;;) {
-    const row = (await knex('applications').where({ id: applicationId }).first('indexed_attributes_state')) as { indexed_attributes_state: string | null };
+    const row = (await knex('applications').where({ id: applicationId }).first('indexed_attributes_state')) as {
+      indexed_attributes_state: string | null;
+    };
     const state = parseIndexedAttributes(row.indexed_attributes_state);
     const slot = pendingSlot(state, Date.now(), 0);
     if (!slot) return batches;
     // As the backfiller (src/indexing/slot-backfiller.ts): the slot's roll-ups once it is ready.
-    if ((await backfillBatch(knex, { applicationId, state }, slot, batchSize)) === 'ready') await rebuildSlotRollups(knex, applicationId, slot);
+    if ((await backfillBatch(knex, { applicationId, state }, slot, batchSize)) === 'ready')
+      await rebuildSlotRollups(knex, applicationId, slot);
     batches += 1;
   }
 }
@@ -50,7 +62,13 @@ export async function backfillAll(knex: Knex, applicationId: string, batchSize: 
  * Stores the rows of an application whose slots of `paths` are ready: filled by the writer's
  * rule, or stored without them and then backfilled.
  */
-export async function storeWithSlots(knex: Knex, applicationId: string, rows: SpanRow[], paths: string[], via: 'writer' | 'backfill'): Promise<void> {
+export async function storeWithSlots(
+  knex: Knex,
+  applicationId: string,
+  rows: SpanRow[],
+  paths: string[],
+  via: 'writer' | 'backfill',
+): Promise<void> {
   // A slot left over from an earlier run must not keep values of another key: start empty.
   await knex('applications').where({ id: applicationId }).update({ indexed_attributes_state: null });
   if (via === 'writer') {

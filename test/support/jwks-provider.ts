@@ -9,7 +9,10 @@ export interface JwksProvider {
   jwksUrl: string;
   publicJwk: JWK;
   publicPem: string;
-  sign(claims: JWTPayload, options?: { kid?: string; expiresIn?: string | number; notBefore?: string | number; issuer?: string; audience?: string }): Promise<string>;
+  sign(
+    claims: JWTPayload,
+    options?: { kid?: string; expiresIn?: string | number; notBefore?: string | number; issuer?: string; audience?: string },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -17,7 +20,9 @@ export async function startJwksProvider(): Promise<JwksProvider> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid: 'provider-key-1', alg: 'RS256', use: 'sig' };
   const { createPublicKey } = await import('node:crypto');
-  const publicPem = createPublicKey({ key: publicJwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+  const publicPem = createPublicKey({ key: publicJwk as never, format: 'jwk' })
+    .export({ type: 'spki', format: 'pem' })
+    .toString();
   const server = http.createServer((request, response) => {
     if (request.url === '/.well-known/jwks.json') {
       response.writeHead(200, { 'content-type': 'application/json' });

@@ -80,7 +80,9 @@ export class LiveStreamClient {
         const headers: Record<string, string> = { ...this.headers, Accept: 'text/event-stream' };
         if (this.lastEventId) headers['Last-Event-ID'] = this.lastEventId;
         const response = await fetch(this.url, { headers, signal: connection.signal });
-        this.reconnections.push(`${this.lastEventId ?? '-'}@${response.headers.get(UPSTREAM_HEADER) ?? '?'}:${response.status} at ${new Date().toISOString()}`);
+        this.reconnections.push(
+          `${this.lastEventId ?? '-'}@${response.headers.get(UPSTREAM_HEADER) ?? '?'}:${response.status} at ${new Date().toISOString()}`,
+        );
         if (response.status !== 200) {
           await response.text().catch(() => undefined);
           continue;

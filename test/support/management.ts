@@ -18,7 +18,10 @@ export interface DashboardUser {
 export async function dashboardUser(app: TestServer, name = 'Alice', email?: string): Promise<DashboardUser> {
   const subject = `${name.toLowerCase().replace(/[^a-z]/g, '') || 'user'}-${randomBytes(6).toString('hex')}`;
   const address = email ?? `${subject}@example.com`;
-  const token = await app.server.tokens.signUserToken({ subject, email: address, name, permissions: [...DASHBOARD_USER_PERMISSIONS] }, 3600);
+  const token = await app.server.tokens.signUserToken(
+    { subject, email: address, name, permissions: [...DASHBOARD_USER_PERMISSIONS] },
+    3600,
+  );
   return { subject, email: address, name, token };
 }
 
@@ -40,12 +43,18 @@ export async function createOrganization(as: Caller, name = 'Acme'): Promise<str
 }
 
 export async function createApplication(as: Caller, organizationId: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const response = await as('POST', '/applications', { json: { organization_id: organizationId, name: 'Checkout', region: 'EU', ...extra } });
+  const response = await as('POST', '/applications', {
+    json: { organization_id: organizationId, name: 'Checkout', region: 'EU', ...extra },
+  });
   expectStatus(response, 201);
   return response.body.id;
 }
 
-export async function createApiKey(as: Caller, appId: string, permissions: string[] = ['read:traces']): Promise<{ apiKey: string; secret: string }> {
+export async function createApiKey(
+  as: Caller,
+  appId: string,
+  permissions: string[] = ['read:traces'],
+): Promise<{ apiKey: string; secret: string }> {
   const response = await as('POST', '/api-keys', { json: { app_id: appId, name: 'ingest', permissions } });
   expectStatus(response, 201);
   return { apiKey: response.body.api_key, secret: response.body.api_secret };
@@ -63,7 +72,10 @@ export async function keyToken(app: TestServer, apiKey: string, secret: string):
 }
 
 /** A user with an organization of their own (as its owner) and one application in it. */
-export async function ownerWithApplication(app: TestServer, name = 'Owner'): Promise<{ user: DashboardUser; as: Caller; orgId: string; appId: string }> {
+export async function ownerWithApplication(
+  app: TestServer,
+  name = 'Owner',
+): Promise<{ user: DashboardUser; as: Caller; orgId: string; appId: string }> {
   const user = await dashboardUser(app, name);
   const as = callerFor(app, user.token);
   const orgId = await createOrganization(as, `${name}'s organization`);

@@ -92,7 +92,12 @@ export async function startOidcProvider(options: TestOidcProviderOptions): Promi
     const interaction = await current.interactionDetails(req, res);
     const clientId = String(interaction.params.client_id);
     if (match[2] === 'deny' && req.method === 'POST') {
-      await current.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied the sign-in' }, { mergeWithLastSubmission: false });
+      await current.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The user denied the sign-in' },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     if (match[2] === 'login' && req.method === 'POST') {
@@ -121,7 +126,12 @@ export async function startOidcProvider(options: TestOidcProviderOptions): Promi
   return {
     issuer,
     jwksUrl: `${issuer}/jwks`,
-    env: { OIDC_ISSUER: issuer, OIDC_AUDIENCE: options.audience, OIDC_JWKS_URL: `${issuer}/jwks`, OIDC_DASHBOARD_CLIENT_ID: options.clientId },
+    env: {
+      OIDC_ISSUER: issuer,
+      OIDC_AUDIENCE: options.audience,
+      OIDC_JWKS_URL: `${issuer}/jwks`,
+      OIDC_DASHBOARD_CLIENT_ID: options.clientId,
+    },
     logins,
     registerDashboard(serviceUrl: string) {
       const redirectUri = `${serviceUrl}/ui/sign-in/callback`;
@@ -159,12 +169,19 @@ export async function startOidcProvider(options: TestOidcProviderOptions): Promi
             enabled: true,
             getResourceServerInfo: (_ctx: unknown, indicator: string) => {
               if (indicator !== options.audience) throw new errors.InvalidTarget();
-              return { scope: options.permissions.join(' '), audience: options.audience, accessTokenFormat: 'jwt', accessTokenTTL: 3600, jwt: { sign: { alg: 'RS256' } } };
+              return {
+                scope: options.permissions.join(' '),
+                audience: options.audience,
+                accessTokenFormat: 'jwt',
+                accessTokenTTL: 3600,
+                jwt: { sign: { alg: 'RS256' } },
+              };
             },
           },
         },
         // The service names users from its access token's claims (src/auth/tokens.ts).
-        extraTokenClaims: (_ctx: unknown, token: { kind: string; accountId?: string }) => (token.kind === 'AccessToken' && token.accountId ? userOf(token.accountId) : undefined),
+        extraTokenClaims: (_ctx: unknown, token: { kind: string; accountId?: string }) =>
+          token.kind === 'AccessToken' && token.accountId ? userOf(token.accountId) : undefined,
       });
     },
     async stop() {

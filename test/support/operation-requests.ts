@@ -31,12 +31,22 @@ export const SOME_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 
 function idFor(name: string, ids: ResourceIds): string | undefined {
   return (
-    { org_id: ids.orgId, organization_id: ids.orgId, app_id: ids.appId, 'x-vendor-app-id': ids.appId, api_key: ids.apiKey, user_id: ids.userId, trace_id: SOME_TRACE_ID } as Record<string, string>
+    {
+      org_id: ids.orgId,
+      organization_id: ids.orgId,
+      app_id: ids.appId,
+      'x-vendor-app-id': ids.appId,
+      api_key: ids.apiKey,
+      user_id: ids.userId,
+      trace_id: SOME_TRACE_ID,
+    } as Record<string, string>
   )[name.toLowerCase()];
 }
 
 function bodyExample(operation: Operation, ids: ResourceIds): unknown {
-  const content = (operation.requestBody as { content?: Record<string, { example?: unknown; examples?: Record<string, { value?: unknown }> }> } | undefined)?.content;
+  const content = (
+    operation.requestBody as { content?: Record<string, { example?: unknown; examples?: Record<string, { value?: unknown }> }> } | undefined
+  )?.content;
   const media = content?.['application/json'];
   // A body with named examples (createApiKey, updateApiKey) is sent as its first one.
   const example = media?.example ?? Object.values(media?.examples ?? {})[0]?.value;
@@ -50,14 +60,19 @@ function bodyExample(operation: Operation, ids: ResourceIds): unknown {
   return body;
 }
 
-export function buildRequest({ method, path, operation }: DocumentOperation, ids: ResourceIds, extraQuery: Record<string, string> = {}): BuiltRequest {
+export function buildRequest(
+  { method, path, operation }: DocumentOperation,
+  ids: ResourceIds,
+  extraQuery: Record<string, string> = {},
+): BuiltRequest {
   const filledPath = path.replace(/\{(\w+)\}/g, (_, name: string) => idFor(name, ids) ?? `unknown_${name}`);
   const query: Record<string, string> = { ...extraQuery };
   const headers: Record<string, string> = {};
   for (const parameter of (operation.parameters ?? []) as Parameter[]) {
     // Optional headers that name a resource (X-Vendor-App-Id on ingestion) are sent too.
     const namesResource = parameter.in === 'header' && idFor(parameter.name, ids) !== undefined;
-    if (!parameter.required && !namesResource && !(parameter.in === 'query' && parameter.name in WINDOW && path !== '/traces/live')) continue;
+    if (!parameter.required && !namesResource && !(parameter.in === 'query' && parameter.name in WINDOW && path !== '/traces/live'))
+      continue;
     const value = idFor(parameter.name, ids) ?? WINDOW[parameter.name];
     if (value === undefined) continue;
     if (parameter.in === 'query') query[parameter.name] = value;
@@ -74,7 +89,11 @@ export function accessOf(entry: DocumentOperation): OperationAccess | undefined 
 /** Whether the request names a resource of the organization (so another tenant must get 404). */
 export function touchesResource(entry: DocumentOperation): boolean {
   const parameters = (entry.operation.parameters ?? []) as Parameter[];
-  const named = parameters.some((parameter) => idFor(parameter.name, { orgId: 'o', appId: 'a', apiKey: 'k', userId: 'u' }) !== undefined && (parameter.required || parameter.in === 'path'));
+  const named = parameters.some(
+    (parameter) =>
+      idFor(parameter.name, { orgId: 'o', appId: 'a', apiKey: 'k', userId: 'u' }) !== undefined &&
+      (parameter.required || parameter.in === 'path'),
+  );
   const body = bodyExample(entry.operation, { orgId: 'o', appId: 'a', apiKey: 'k', userId: 'u' }) as Record<string, unknown> | undefined;
   return named || entry.path.includes('{') || Boolean(body && ('organization_id' in body || 'app_id' in body));
 }

@@ -6,7 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter, type SpanLimits } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+  type SpanLimits,
+} from '@opentelemetry/sdk-trace-base';
 import { assertMatchesContract } from './contract.js';
 
 export interface RecordOptions {
@@ -16,9 +23,17 @@ export interface RecordOptions {
 }
 
 /** The spans a tracer records while `build` runs, as the SDK hands them to exporters. */
-export async function recordSpans(resourceAttributes: Record<string, string>, build: (tracer: Tracer) => void, options: RecordOptions = {}): Promise<ReadableSpan[]> {
+export async function recordSpans(
+  resourceAttributes: Record<string, string>,
+  build: (tracer: Tracer) => void,
+  options: RecordOptions = {},
+): Promise<ReadableSpan[]> {
   const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes(resourceAttributes), spanProcessors: [new SimpleSpanProcessor(memory)], spanLimits: options.spanLimits });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes(resourceAttributes),
+    spanProcessors: [new SimpleSpanProcessor(memory)],
+    spanLimits: options.spanLimits,
+  });
   const scope = options.scope ?? { name: 'spanledger-tests', version: '1.0.0' };
   build(provider.getTracer(scope.name, scope.version));
   await provider.forceFlush();
@@ -60,13 +75,22 @@ export async function contractCheckingProxy(targetUrl: string): Promise<Checking
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const headers = Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name)) as Array<[string, string]>;
-    const answer = await fetch(new URL(request.url ?? '/', targetUrl), { method: request.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    const answer = await fetch(new URL(request.url ?? '/', targetUrl), {
+      method: request.method,
+      headers,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
     const bytes = Buffer.from(await answer.arrayBuffer());
     const text = bytes.toString('utf8');
     const body = (answer.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text;
     statuses.push(answer.status);
     try {
-      await assertMatchesContract(request.method ?? 'GET', new URL(request.url ?? '/', targetUrl).pathname, { status: answer.status, headers: answer.headers, body, text });
+      await assertMatchesContract(request.method ?? 'GET', new URL(request.url ?? '/', targetUrl).pathname, {
+        status: answer.status,
+        headers: answer.headers,
+        body,
+        text,
+      });
     } catch (error) {
       violations.push((error as Error).message);
     }
@@ -109,7 +133,13 @@ export async function recordTrace(
     spans.push(
       ...(await recordSpans({ 'service.name': child.service }, (tracer) => {
         const context = trace.setSpanContext(ROOT_CONTEXT, parent as SpanContext);
-        tracer.startSpan(child.name, { kind: SpanKind.CLIENT, startTime: hrTime(startMs + 10 + index * 20), attributes: child.attributes }, context).end(hrTime(startMs + 25 + index * 20));
+        tracer
+          .startSpan(
+            child.name,
+            { kind: SpanKind.CLIENT, startTime: hrTime(startMs + 10 + index * 20), attributes: child.attributes },
+            context,
+          )
+          .end(hrTime(startMs + 25 + index * 20));
       })),
     );
   }

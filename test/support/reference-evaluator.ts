@@ -146,7 +146,8 @@ export function spanMatches(span: SpanRow, filter: unknown, trace?: TraceFigures
 
   // in / not_in: any eq / every neq of the elements (so, like eq/neq, nothing on an absent value).
   if (op === 'in') return (node.value as Array<string | number>).some((each) => spanMatches(span, { field, op: 'eq', value: each }, trace));
-  if (op === 'not_in') return (node.value as Array<string | number>).every((each) => spanMatches(span, { field, op: 'neq', value: each }, trace));
+  if (op === 'not_in')
+    return (node.value as Array<string | number>).every((each) => spanMatches(span, { field, op: 'neq', value: each }, trace));
   if (field in TRACE_FIELDS) {
     if (!trace) throw new Error(`${field} outside a read of traces`);
     // Never absent.
@@ -194,7 +195,9 @@ function inWindow(start: string, window: { startNs: bigint; endNs: bigint }): bo
 export function expectedSpans(spans: SpanRow[], window: { startNs: bigint; endNs: bigint }, filter: unknown): SpanRow[] {
   return spans
     .filter((span) => inWindow(span.start_time_unix_nano, window) && spanMatches(span, filter))
-    .sort((a, b) => byNanos(b.start_time_unix_nano, a.start_time_unix_nano) || byText(a.trace_id, b.trace_id) || byText(a.span_id, b.span_id));
+    .sort(
+      (a, b) => byNanos(b.start_time_unix_nano, a.start_time_unix_nano) || byText(a.trace_id, b.trace_id) || byText(a.span_id, b.span_id),
+    );
 }
 
 export interface ExpectedTrace {
@@ -219,7 +222,12 @@ export function rootOf(spans: SpanRow[]): SpanRow | undefined {
 }
 
 /** POST /traces over all pages, in its order. */
-export function expectedTraces(spans: SpanRow[], window: { startNs: bigint; endNs: bigint }, filter: unknown, searchChildSpans: boolean): ExpectedTrace[] {
+export function expectedTraces(
+  spans: SpanRow[],
+  window: { startNs: bigint; endNs: bigint },
+  filter: unknown,
+  searchChildSpans: boolean,
+): ExpectedTrace[] {
   const byTrace = new Map<string, SpanRow[]>();
   for (const span of spans) byTrace.set(span.trace_id, [...(byTrace.get(span.trace_id) ?? []), span]);
   const traces: ExpectedTrace[] = [];
@@ -342,7 +350,9 @@ function textOf(span: SpanRow, field: string): string | null {
 
 function measureOf(items: AnalyticsItem[], measure: { fn: string; field?: string }): number | null {
   if (measure.fn === 'count') return items.length;
-  const values = items.map((item) => item.figures[measure.field as string]).filter((value): value is number => value !== null && value !== undefined);
+  const values = items
+    .map((item) => item.figures[measure.field as string])
+    .filter((value): value is number => value !== null && value !== undefined);
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   switch (measure.fn) {
@@ -374,7 +384,12 @@ function compareKeys(a: Array<string | null>, b: Array<string | null>): number {
 }
 
 /** POST /engine/analytics, computed plainly from the spans, for a given bucket width. */
-export function expectedAnalytics(spans: SpanRow[], window: { startNs: bigint; endNs: bigint }, body: AnalyticsBody, widthNs: bigint): ExpectedAnalytics {
+export function expectedAnalytics(
+  spans: SpanRow[],
+  window: { startNs: bigint; endNs: bigint },
+  body: AnalyticsBody,
+  widthNs: bigint,
+): ExpectedAnalytics {
   const groupBy = body.group_by ?? [];
   const items: AnalyticsItem[] =
     (body.grain ?? 'spans') === 'spans'
@@ -388,7 +403,12 @@ export function expectedAnalytics(spans: SpanRow[], window: { startNs: bigint; e
           return {
             keys: groupBy.map((field) => trace[field as 'service_name' | 'span_name' | 'unit' | 'parent_unit']),
             start: BigInt(root.start_time_unix_nano),
-            figures: { duration_ms: trace.duration_ms, total_cost: trace.total_cost, spans_count: trace.spans_count, error_count: trace.error_count },
+            figures: {
+              duration_ms: trace.duration_ms,
+              total_cost: trace.total_cost,
+              spans_count: trace.spans_count,
+              error_count: trace.error_count,
+            },
           };
         });
   const series = (members: AnalyticsItem[]): ExpectedAnalyticsPoint[] => {
@@ -399,7 +419,10 @@ export function expectedAnalytics(spans: SpanRow[], window: { startNs: bigint; e
     }
     return [...buckets.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([bucket, inBucket]) => ({ bucket_start_unix_nano: bucket.toString(), values: body.measures.map((measure) => measureOf(inBucket, measure)) }));
+      .map(([bucket, inBucket]) => ({
+        bucket_start_unix_nano: bucket.toString(),
+        values: body.measures.map((measure) => measureOf(inBucket, measure)),
+      }));
   };
   const keyRecord = (keys: Array<string | null>) => Object.fromEntries(groupBy.map((field, index) => [field, keys[index] ?? null]));
   if (groupBy.length === 0) return { groups: [{ key: {}, points: series(items) }], other: null, truncated: false };
@@ -408,7 +431,11 @@ export function expectedAnalytics(spans: SpanRow[], window: { startNs: bigint; e
   const order = body.order_by ?? { measure: 0 };
   const descending = (order.direction ?? 'desc') === 'desc';
   const ranked = [...groups.values()]
-    .map((members) => ({ keys: (members[0] as AnalyticsItem).keys, members, rank: measureOf(members, body.measures[order.measure] as { fn: string; field?: string }) }))
+    .map((members) => ({
+      keys: (members[0] as AnalyticsItem).keys,
+      members,
+      rank: measureOf(members, body.measures[order.measure] as { fn: string; field?: string }),
+    }))
     .sort((a, b) => {
       if (a.rank !== b.rank) {
         if (a.rank === null) return 1;

@@ -10,7 +10,10 @@ export interface Run {
 
 export function runSeed(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const { PATH, HOME } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed-demo.ts', ...args], { env: { PATH, HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed-demo.ts', ...args], {
+    env: { PATH, HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -14,7 +14,10 @@ async function storedSpans(knex: Knex, applicationId: string): Promise<SpanRow[]
   const rows = await knex('spans')
     .where('application_id', applicationId)
     .select('trace_id', 'span_id', 'parent_span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit', 'cost', 'status_code')
-    .select({ start_time_unix_nano: bigintAsText(knex, 'start_time_unix_nano'), end_time_unix_nano: bigintAsText(knex, 'end_time_unix_nano') });
+    .select({
+      start_time_unix_nano: bigintAsText(knex, 'start_time_unix_nano'),
+      end_time_unix_nano: bigintAsText(knex, 'end_time_unix_nano'),
+    });
   return rows as SpanRow[];
 }
 
@@ -45,13 +48,22 @@ export async function expectSummariesMatchSpans(knex: Knex, applicationId: strin
     .select('trace_id', 'root_span_id', 'span_name', 'service_name', 'spans_count', 'total_cost', 'error_count', 'duration_ms')
     .select({ min_start: bigintAsText(knex, 'min_start_time_unix_nano'), max_end: bigintAsText(knex, 'max_end_time_unix_nano') });
   const byId = (a: { trace_id: string }, b: { trace_id: string }) => (a.trace_id < b.trace_id ? -1 : 1);
-  const numbers = (row: Record<string, unknown> & { trace_id: string }) => ({ ...row, spans_count: Number(row.spans_count), total_cost: Number(row.total_cost), error_count: Number(row.error_count), duration_ms: Number(row.duration_ms) });
+  const numbers = (row: Record<string, unknown> & { trace_id: string }) => ({
+    ...row,
+    spans_count: Number(row.spans_count),
+    total_cost: Number(row.total_cost),
+    error_count: Number(row.error_count),
+    duration_ms: Number(row.duration_ms),
+  });
   expect(stored.map(numbers).sort(byId)).to.deep.equal(expected.sort(byId));
 }
 
 /** A whole count below this is filed on its trace's duration row, not in a row of its own (docs/analytics.md, "Folded trace figures"). */
 const CARRIED_BELOW = 100;
-const CARRIED_COLUMNS: Record<string, 'small_spans_count' | 'small_error_count'> = { spans_count: 'small_spans_count', error_count: 'small_error_count' };
+const CARRIED_COLUMNS: Record<string, 'small_spans_count' | 'small_error_count'> = {
+  spans_count: 'small_spans_count',
+  error_count: 'small_error_count',
+};
 
 /**
  * The filed trace figures (src/storage/spans/trace-folding.ts) must agree with the summaries, in
@@ -66,7 +78,9 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
       const summaries = (await trx('traces')
         .where('application_id', applicationId)
         .select('trace_id', 'folded', 'service_name', 'duration_ms', 'total_cost', 'spans_count', 'error_count')
-        .select({ root_start: bigintAsText(trx, 'root_start_time_unix_nano') })) as Array<Record<string, unknown> & { trace_id: string; folded: number | string; root_start: string | null; service_name: string | null }>;
+        .select({ root_start: bigintAsText(trx, 'root_start_time_unix_nano') })) as Array<
+        Record<string, unknown> & { trace_id: string; folded: number | string; root_start: string | null; service_name: string | null }
+      >;
       const figureRows = (await trx('trace_figures')
         .where('application_id', applicationId)
         .select('trace_id', 'figure', 'service_key', 'bin', 'value', 'small_spans_count', 'small_error_count')
@@ -91,18 +105,28 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
         }),
       ]);
       const byTrace = new Map(summaries.map((summary) => [summary.trace_id, summary]));
-      expect(filed.filter((row) => !byTrace.has(row.trace_id)).map((row) => row.trace_id), 'filed figures of traces that are gone').to.deep.equal([]);
+      expect(
+        filed.filter((row) => !byTrace.has(row.trace_id)).map((row) => row.trace_id),
+        'filed figures of traces that are gone',
+      ).to.deep.equal([]);
       const filedOf = new Map<string, typeof filed>();
       for (const row of filed) filedOf.set(row.trace_id, [...(filedOf.get(row.trace_id) ?? []), row]);
       for (const summary of summaries) {
         if (Number(summary.folded) !== FOLD_STATE.folded || summary.root_start === null) continue;
-        const wanted = TRACE_FIGURES.map((figure, number) => ({ figure: number, hour: hourOf(BigInt(summary.root_start as string)).toString(), service: serviceKeyOf(summary.service_name), value: Number(summary[figure]) }));
+        const wanted = TRACE_FIGURES.map((figure, number) => ({
+          figure: number,
+          hour: hourOf(BigInt(summary.root_start as string)).toString(),
+          service: serviceKeyOf(summary.service_name),
+          value: Number(summary[figure]),
+        }));
         const got = (filedOf.get(summary.trace_id) ?? [])
           .map((row) => ({ figure: Number(row.figure), hour: row.hour, service: asText(row.service_key), value: Number(row.value) }))
           .sort((a, b) => a.figure - b.figure);
         expect(got, `filed figures of trace ${summary.trace_id}`).to.deep.equal(wanted);
         const ownRows = figureRows.filter((row) => row.trace_id === summary.trace_id).map((row) => TRACE_FIGURES[Number(row.figure)]);
-        const wantedRows = TRACE_FIGURES.filter((figure) => CARRIED_COLUMNS[figure] === undefined || Number(summary[figure]) >= CARRIED_BELOW);
+        const wantedRows = TRACE_FIGURES.filter(
+          (figure) => CARRIED_COLUMNS[figure] === undefined || Number(summary[figure]) >= CARRIED_BELOW,
+        );
         expect(ownRows.sort(), `rows of trace ${summary.trace_id}`).to.deep.equal([...wantedRows].sort());
       }
       const counted = new Map<string, number>();
@@ -110,14 +134,22 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
         const key = JSON.stringify([row.hour, serviceOfKey(row.service_key), Number(row.figure), Number(row.bin)]);
         counted.set(key, (counted.get(key) ?? 0) + 1);
       }
-      const histograms = (await trx('trace_histograms').where('application_id', applicationId).select('service_key', 'figure', 'bin', 'trace_count').select({ hour: bigintAsText(trx, 'hour') })) as Array<{
+      const histograms = (await trx('trace_histograms')
+        .where('application_id', applicationId)
+        .select('service_key', 'figure', 'bin', 'trace_count')
+        .select({ hour: bigintAsText(trx, 'hour') })) as Array<{
         hour: string;
         service_key: unknown;
         figure: number | string;
         bin: number | string;
         trace_count: number | string;
       }>;
-      const rows = new Map(histograms.map((row) => [JSON.stringify([row.hour, serviceOfKey(row.service_key), Number(row.figure), Number(row.bin)]), Number(row.trace_count)]));
+      const rows = new Map(
+        histograms.map((row) => [
+          JSON.stringify([row.hour, serviceOfKey(row.service_key), Number(row.figure), Number(row.bin)]),
+          Number(row.trace_count),
+        ]),
+      );
       expect(Object.fromEntries([...rows].sort()), 'histogram counts').to.deep.equal(Object.fromEntries([...counted].sort()));
     },
     { isolationLevel: 'repeatable read' },

@@ -33,7 +33,16 @@ export async function startTestServer(
   const created = await database.create(dataDir);
   // No gRPC port unless the suite asks for one (GRPC_PORT: '0' binds a free port). No background
   // trace fold unless the suite asks for one: tests that fold run it themselves, at chosen points.
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', GRPC_PORT: 'off', DATA_DIR: dataDir, DATABASE_URL: created.url, LOG_LEVEL: 'silent', TRACE_FOLD_INTERVAL_SECONDS: '0', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GRPC_PORT: 'off',
+    DATA_DIR: dataDir,
+    DATABASE_URL: created.url,
+    LOG_LEVEL: 'silent',
+    TRACE_FOLD_INTERVAL_SECONDS: '0',
+    ...env,
+  });
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent');
   const server = await startServer(config, logger, { clock: options.clock });
   return {
@@ -54,7 +63,12 @@ export async function startTestServer(
  * Declares `suite` once per configured database, each with its own running server:
  * `onEachDatabase('ops routes', (app) => { it('...', async () => { await fetch(app().url) }) })`.
  */
-export function onEachDatabase(title: string, suite: (app: () => TestServer) => void, env: Record<string, string> = {}, options: TestServerOptions = {}): void {
+export function onEachDatabase(
+  title: string,
+  suite: (app: () => TestServer) => void,
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): void {
   for (const database of testDatabases()) {
     describe(`${title} [${database.name}]`, function () {
       let running: (TestServer & { stop(): Promise<void> }) | undefined;

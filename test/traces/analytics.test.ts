@@ -24,7 +24,8 @@ describe('analytics granularity', () => {
     [300n * 24n * 60n * MINUTE, 'day'],
   ];
   for (const [window, granularity] of AUTO) {
-    it(`auto over ${window / MINUTE} minutes (+${window % MINUTE} ns) is ${granularity}`, () => expect(resolveGranularity('auto', START, START + window)?.granularity).to.equal(granularity));
+    it(`auto over ${window / MINUTE} minutes (+${window % MINUTE} ns) is ${granularity}`, () =>
+      expect(resolveGranularity('auto', START, START + window)?.granularity).to.equal(granularity));
   }
 
   it('refuses more than 300 buckets', () => {

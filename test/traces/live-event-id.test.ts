@@ -9,8 +9,14 @@ const r = (low: number | bigint, high: number | bigint): SeqRange => ({ low: Big
 const WRITTEN: Array<[string, { highWater: bigint; unsent: SeqRange[]; want: string }]> = [
   ['nothing owed: the plain sequence, as ids always were', { highWater: 1042n, unsent: [], want: '1042' }],
   ['one sequence owed, one below', { highWater: 1042n, unsent: [r(1041, 1041)], want: '1042_1' }],
-  ['runs newest first, distances and lengths in base 36', { highWater: 1042n, unsent: [r(1040, 1041), r(1000, 1035)], want: '1042_1.2,7.10' }],
-  ['the largest sequence', { highWater: MAX_STORED_INTEGER, unsent: [r(1, 1)], want: `${MAX_STORED_INTEGER}_${(MAX_STORED_INTEGER - 1n).toString(36)}` }],
+  [
+    'runs newest first, distances and lengths in base 36',
+    { highWater: 1042n, unsent: [r(1040, 1041), r(1000, 1035)], want: '1042_1.2,7.10' },
+  ],
+  [
+    'the largest sequence',
+    { highWater: MAX_STORED_INTEGER, unsent: [r(1, 1)], want: `${MAX_STORED_INTEGER}_${(MAX_STORED_INTEGER - 1n).toString(36)}` },
+  ],
 ];
 
 const REFUSED: Array<[string, string]> = [
@@ -36,10 +42,15 @@ describe('live event ids', () => {
   }
 
   it('names only the newest MAX_ID_RANGES runs, within MAX_EVENT_ID_LENGTH', () => {
-    const runs = Array.from({ length: MAX_ID_RANGES + 10 }, (_, index) => r(MAX_STORED_INTEGER - BigInt(3 * index) - 2n, MAX_STORED_INTEGER - BigInt(3 * index) - 1n));
+    const runs = Array.from({ length: MAX_ID_RANGES + 10 }, (_, index) =>
+      r(MAX_STORED_INTEGER - BigInt(3 * index) - 2n, MAX_STORED_INTEGER - BigInt(3 * index) - 1n),
+    );
     const id = formatEventId(MAX_STORED_INTEGER, runs);
     expect(parseEventId(id)?.unsent).to.deep.equal(runs.slice(0, MAX_ID_RANGES));
-    const widest = formatEventId(MAX_STORED_INTEGER, Array.from({ length: MAX_ID_RANGES }, (_, index) => r(BigInt(index + 1), BigInt(index + 1))).reverse());
+    const widest = formatEventId(
+      MAX_STORED_INTEGER,
+      Array.from({ length: MAX_ID_RANGES }, (_, index) => r(BigInt(index + 1), BigInt(index + 1))).reverse(),
+    );
     expect(widest.length).to.be.at.most(MAX_EVENT_ID_LENGTH);
   });
 

@@ -15,10 +15,23 @@ class FakeStorage {
     const span = (seq: number) => ({ seq: String(seq), span_name: `s${seq}` }) as StoredSpan;
     return {
       latestSeq: async () => String(Math.max(0, ...this.committed)),
-      seqsBetween: async (after, upTo, limit) => sorted().filter((seq) => seq > Number(after) && seq <= Number(upTo)).slice(0, limit).map(String),
+      seqsBetween: async (after, upTo, limit) =>
+        sorted()
+          .filter((seq) => seq > Number(after) && seq <= Number(upTo))
+          .slice(0, limit)
+          .map(String),
       countBetween: async (after, upTo) => sorted().filter((seq) => seq > Number(after) && seq <= Number(upTo)).length,
-      spansBySeq: async (seqs) => seqs.map(Number).filter((seq) => this.committed.has(seq)).sort((a, b) => a - b).map(span),
-      spansAfter: async (after, limit) => sorted().filter((seq) => seq > Number(after)).slice(0, limit).map(span),
+      spansBySeq: async (seqs) =>
+        seqs
+          .map(Number)
+          .filter((seq) => this.committed.has(seq))
+          .sort((a, b) => a - b)
+          .map(span),
+      spansAfter: async (after, limit) =>
+        sorted()
+          .filter((seq) => seq > Number(after))
+          .slice(0, limit)
+          .map(span),
       unclaimedBetween: async (after, upTo) => {
         const ranges: Array<{ low: bigint; high: bigint }> = [];
         for (let seq = Number(after) + 1; seq <= Number(upTo); seq += 1) {
@@ -29,7 +42,10 @@ class FakeStorage {
         }
         return ranges;
       },
-      spansInRanges: async (ranges) => sorted().filter((seq) => ranges.some((range) => BigInt(seq) >= range.low && BigInt(seq) <= range.high)).map(span),
+      spansInRanges: async (ranges) =>
+        sorted()
+          .filter((seq) => ranges.some((range) => BigInt(seq) >= range.low && BigInt(seq) <= range.high))
+          .map(span),
     };
   }
   commit(...seqs: number[]) {
@@ -49,7 +65,10 @@ describe('live span feed', () => {
     const feed = await LiveSpanFeed.open(storage.reads(), undefined, options);
     expect(await feed.next()).to.deep.equal([]);
     storage.commit(4, 5);
-    expect(sent(await feed.next())).to.deep.equal([['4', '4'], ['5', '5']]);
+    expect(sent(await feed.next())).to.deep.equal([
+      ['4', '4'],
+      ['5', '5'],
+    ]);
     expect(await feed.next()).to.deep.equal([]);
   });
 
@@ -61,7 +80,10 @@ describe('live span feed', () => {
     expect(sent(await feed.next())).to.deep.equal([['12_1', '12']]); // 11 still owed
     now += 30_000;
     storage.commit(11, 13);
-    expect(sent(await feed.next())).to.deep.equal([['12', '11'], ['13', '13']]);
+    expect(sent(await feed.next())).to.deep.equal([
+      ['12', '11'],
+      ['13', '13'],
+    ]);
     expect(await feed.next()).to.deep.equal([]);
   });
 
@@ -105,7 +127,10 @@ describe('live span feed', () => {
     // 11 and 12 are another application's; 13-15 and 17 are open transactions of this one.
     storage.others.add(11).add(12);
     storage.commit(16, 18);
-    expect(sent(await feed.next())).to.deep.equal([['16_1.3', '16'], ['18_1,3.3', '18']]);
+    expect(sent(await feed.next())).to.deep.equal([
+      ['16_1.3', '16'],
+      ['18_1,3.3', '18'],
+    ]);
     storage.commit(14);
     expect(sent(await feed.next())).to.deep.equal([['18_1,3,5', '14']]);
   });
@@ -116,12 +141,19 @@ describe('live span feed', () => {
     const first = await LiveSpanFeed.open(storage.reads(), undefined, options);
     storage.commit(12, 13, 16);
     const events = await first.next();
-    expect(sent(events)).to.deep.equal([['12_1', '12'], ['13_2', '13'], ['16_1.2,5', '16']]);
+    expect(sent(events)).to.deep.equal([
+      ['12_1', '12'],
+      ['13_2', '13'],
+      ['16_1.2,5', '16'],
+    ]);
     // The client got up to 13: 11 was owed then, 14-16 are above it.
     const resumed = await LiveSpanFeed.open(storage.reads(), parseEventId(events[1]?.id as string), options);
     expect(sent(await resumed.next())).to.deep.equal([['16_1.2,5', '16']]);
     storage.commit(11, 15);
-    expect(sent(await resumed.next())).to.deep.equal([['16_1.2', '11'], ['16_2', '15']]);
+    expect(sent(await resumed.next())).to.deep.equal([
+      ['16_1.2', '11'],
+      ['16_2', '15'],
+    ]);
     expect(await resumed.next()).to.deep.equal([]);
   });
 

@@ -16,7 +16,8 @@ describe('trace metrics arithmetic', () => {
     [90, 4, 37],
   ];
   for (const [percent, count, want] of CASES) {
-    it(`p${percent} of the first ${count} values is ${want}`, () => expect(percentileAt(percent, count, valueAt)).to.be.closeTo(want, 1e-12));
+    it(`p${percent} of the first ${count} values is ${want}`, () =>
+      expect(percentileAt(percent, count, valueAt)).to.be.closeTo(want, 1e-12));
   }
 
   it('interpolates above 1e8 without losing digits', () => {
@@ -27,6 +28,11 @@ describe('trace metrics arithmetic', () => {
   it('answers zeros with no trace', () => {
     const zero = { mean: 0, median: 0, p50: 0, p90: 0, p95: 0, p99: 0, min: 0, max: 0, stddev: 0 };
     const empty = { mean: 0, stddev: 0, min: 0, max: 0, byRank: new Map<number, number>() };
-    expect(traceMetrics({ count: 0, figures: { duration: empty, cost: empty, spans: empty } })).to.deep.equal({ trace_count: 0, duration: zero, cost: zero, spans_per_trace: zero });
+    expect(traceMetrics({ count: 0, figures: { duration: empty, cost: empty, spans: empty } })).to.deep.equal({
+      trace_count: 0,
+      duration: zero,
+      cost: zero,
+      spans_per_trace: zero,
+    });
   });
 });

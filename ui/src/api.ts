@@ -38,7 +38,9 @@ export function problemMessage(status: number, body: unknown): string {
   const problem = body as { detail?: unknown; error_description?: unknown } | null;
   if (typeof problem?.detail === 'string') return problem.detail;
   if (Array.isArray(problem?.detail)) {
-    return problem.detail.map((issue: { loc?: unknown[]; msg?: string }) => `${(issue.loc ?? []).slice(1).join('.')}: ${issue.msg ?? ''}`).join('; ');
+    return problem.detail
+      .map((issue: { loc?: unknown[]; msg?: string }) => `${(issue.loc ?? []).slice(1).join('.')}: ${issue.msg ?? ''}`)
+      .join('; ');
   }
   if (typeof problem?.error_description === 'string') return problem.error_description;
   return `the service answered ${status}`;

@@ -12,7 +12,10 @@ export interface OrganizationWithApplications {
 }
 
 /** Every page of a list, following `next_cursor` (lists hold at most 100 items a page). */
-async function allPages<T>(first: () => Promise<{ data: T[]; next_cursor: string | null }>, next: (cursor: string) => Promise<{ data: T[]; next_cursor: string | null }>): Promise<T[]> {
+async function allPages<T>(
+  first: () => Promise<{ data: T[]; next_cursor: string | null }>,
+  next: (cursor: string) => Promise<{ data: T[]; next_cursor: string | null }>,
+): Promise<T[]> {
   const items: T[] = [];
   let page = await first();
   items.push(...page.data);

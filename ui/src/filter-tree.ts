@@ -70,7 +70,11 @@ function toDraftNode(node: unknown): DraftNode {
       return { kind: 'group', id: nextId(), join: keys[0], children: (record[keys[0]] as unknown[]).map(toDraftNode) };
     }
     if (keys.length === 1 && keys[0] === 'not') return { kind: 'not', id: nextId(), child: toDraftNode(record.not) };
-    if (typeof record.field === 'string' && typeof record.op === 'string' && keys.every((key) => key === 'field' || key === 'op' || key === 'value')) {
+    if (
+      typeof record.field === 'string' &&
+      typeof record.op === 'string' &&
+      keys.every((key) => key === 'field' || key === 'op' || key === 'value')
+    ) {
       return { kind: 'condition', id: nextId(), field: record.field, op: record.op, value: valueText(record.value) };
     }
   }
@@ -120,7 +124,9 @@ function mapNode(node: DraftNode, id: string, change: (node: DraftNode) => Draft
       const next = mapNode(child, id, change);
       return next ? [next] : [];
     });
-    return children.length === node.children.length && children.every((child, index) => child === node.children[index]) ? node : { ...node, children };
+    return children.length === node.children.length && children.every((child, index) => child === node.children[index])
+      ? node
+      : { ...node, children };
   }
   if (node.kind === 'not') {
     const child = mapNode(node.child, id, change);
@@ -153,7 +159,11 @@ export function setJoin(root: DraftGroup, groupId: string, join: Join): DraftGro
   return edit(root, groupId, (node) => (node.kind === 'group' ? { ...node, join } : node));
 }
 
-export function updateCondition(root: DraftGroup, id: string, changes: Partial<Pick<DraftCondition, 'field' | 'op' | 'value'>>): DraftGroup {
+export function updateCondition(
+  root: DraftGroup,
+  id: string,
+  changes: Partial<Pick<DraftCondition, 'field' | 'op' | 'value'>>,
+): DraftGroup {
   return edit(root, id, (node) => (node.kind === 'condition' ? { ...node, ...changes } : node));
 }
 

@@ -32,7 +32,8 @@ function stringList(value: unknown): string[] {
 
 /** Reads the vocabulary from a parsed OpenAPI document; throws when the filter schemas are missing. */
 export function vocabularyFromDocument(document: unknown): FilterVocabulary {
-  const schemas = isSchema(document) && isSchema(document.components) && isSchema(document.components.schemas) ? document.components.schemas : undefined;
+  const schemas =
+    isSchema(document) && isSchema(document.components) && isSchema(document.components.schemas) ? document.components.schemas : undefined;
   if (!schemas) throw new Error('the engine document has no schemas');
   const named = (name: string): Schema => {
     const schema = schemas[name];

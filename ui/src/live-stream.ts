@@ -53,10 +53,14 @@ class Refused extends Error {
 function wait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -68,7 +72,12 @@ export async function runLiveStream(options: LiveStreamOptions): Promise<void> {
   options.onStatus({ state: 'connecting' });
   while (!options.signal.aborted) {
     try {
-      await readOnce(options, lastEventId, (id) => (lastEventId = id), () => (failures = 0));
+      await readOnce(
+        options,
+        lastEventId,
+        (id) => (lastEventId = id),
+        () => (failures = 0),
+      );
       if (options.signal.aborted) break;
       throw new Error('the stream ended');
     } catch (error) {
@@ -87,7 +96,12 @@ export async function runLiveStream(options: LiveStreamOptions): Promise<void> {
 }
 
 /** One connection: resolves when the stream ends, throws on a failure. */
-async function readOnce(options: LiveStreamOptions, lastEventId: string | undefined, seen: (id: string) => void, connected: () => void): Promise<void> {
+async function readOnce(
+  options: LiveStreamOptions,
+  lastEventId: string | undefined,
+  seen: (id: string) => void,
+  connected: () => void,
+): Promise<void> {
   // One controller per connection, aborted by the view's signal or by the silence watchdog.
   const connection = new AbortController();
   const abort = () => connection.abort();
@@ -107,7 +121,11 @@ async function readOnce(options: LiveStreamOptions, lastEventId: string | undefi
     if (token) headers.Authorization = `Bearer ${token}`;
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
     heard();
-    const response = await fetch(`${options.origin ?? location.origin}/traces/live/stream`, { headers, signal: connection.signal, cache: 'no-store' });
+    const response = await fetch(`${options.origin ?? location.origin}/traces/live/stream`, {
+      headers,
+      signal: connection.signal,
+      cache: 'no-store',
+    });
     if (!response.ok) {
       const body: unknown = await response.json().catch(() => null);
       const message = problemMessage(response.status, body);

@@ -15,7 +15,14 @@ export const REGIONS: Region[] = ['US', 'EU'];
 export const PRICING_PLANS: PricingPlan[] = ['free', 'pro', 'enterprise'];
 export const ROLES: Role[] = ['member', 'owner'];
 /** The permissions a key may hold (AssignablePermission), in the order the form offers them. */
-export const ASSIGNABLE_PERMISSIONS: AssignablePermission[] = ['write:traces', 'read:traces', 'read:applications', 'update:applications', 'read:organizations', 'update:organizations'];
+export const ASSIGNABLE_PERMISSIONS: AssignablePermission[] = [
+  'write:traces',
+  'read:traces',
+  'read:applications',
+  'update:applications',
+  'read:organizations',
+  'update:organizations',
+];
 
 /**
  * Owners only: updateOrganization, deleteOrganization, addMember, updateMember and removeMember
@@ -43,7 +50,11 @@ async function wholeList<T>(page: (cursor: string | undefined) => Promise<Page<T
 }
 
 export function listMembers(organizationId: string): Promise<Member[]> {
-  return wholeList((cursor) => call(management.GET('/organizations/{org_id}/members', { params: { path: { org_id: organizationId }, query: { limit: 100, cursor } } })));
+  return wholeList((cursor) =>
+    call(
+      management.GET('/organizations/{org_id}/members', { params: { path: { org_id: organizationId }, query: { limit: 100, cursor } } }),
+    ),
+  );
 }
 
 export function listApiKeys(applicationId: string): Promise<ApiKey[]> {
@@ -67,5 +78,7 @@ export function exporterEnvironment(origin: string, apiKey: string, apiSecret: s
 
 /** The environment as shell lines to paste, as scripts/seed-demo.ts prints them (the headers quoted: they hold `%` and `=`). */
 export function exporterEnvironmentScript(environment: Array<[string, string]>): string {
-  return environment.map(([name, value]) => (name === 'OTEL_EXPORTER_OTLP_HEADERS' ? `export ${name}='${value}'` : `export ${name}=${value}`)).join('\n');
+  return environment
+    .map(([name, value]) => (name === 'OTEL_EXPORTER_OTLP_HEADERS' ? `export ${name}='${value}'` : `export ${name}=${value}`))
+    .join('\n');
 }

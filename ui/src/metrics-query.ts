@@ -23,9 +23,24 @@ export const DEFAULT_GROUP = 'service_name';
 
 /** The text fields a span-grain group may use (FilterField without the numeric ones). */
 const TEXT_FIELDS = new Set([
-  'trace_id', 'span_id', 'span_kind', 'span_name', 'service_name', 'unit', 'parent_unit',
-  'billing.resource_type', 'billing.resource_name', 'billing.service_id', 'billing.service_name',
-  'billing.sku_id', 'billing.sku_name', 'billing.region', 'usage.unit', 'status_code', 'status_message', 'scope_name',
+  'trace_id',
+  'span_id',
+  'span_kind',
+  'span_name',
+  'service_name',
+  'unit',
+  'parent_unit',
+  'billing.resource_type',
+  'billing.resource_name',
+  'billing.service_id',
+  'billing.service_name',
+  'billing.sku_id',
+  'billing.sku_name',
+  'billing.region',
+  'usage.unit',
+  'status_code',
+  'status_message',
+  'scope_name',
 ]);
 const ATTRIBUTE_PATH = /^(span_attributes|resource_attributes)\.[A-Za-z0-9_.]+$/;
 

@@ -172,7 +172,11 @@ function lifetimeSeconds(result: OAuth.TokenEndpointResponse): number {
  * end_session_endpoint (https, or http on this machine as for the issuer); without one, sign-out
  * stays in this tab and the ID token is not kept.
  */
-function providerSignOutOf(as: OAuth.AuthorizationServer, provider: OidcProvider, idToken: string | undefined): ProviderSignOut | undefined {
+function providerSignOutOf(
+  as: OAuth.AuthorizationServer,
+  provider: OidcProvider,
+  idToken: string | undefined,
+): ProviderSignOut | undefined {
   if (!idToken || typeof as.end_session_endpoint !== 'string' || !URL.canParse(as.end_session_endpoint)) return undefined;
   const endpoint = new URL(as.end_session_endpoint);
   if (endpoint.protocol !== 'https:' && !isLoopbackHttp(endpoint)) return undefined;
@@ -221,8 +225,12 @@ export async function completeOidcSignIn(provider: OidcProvider, parameters: URL
       additionalParameters: resourceParameter(provider),
       ...requestOptions(oauth, issuer),
     });
-    const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce, requireIdToken: true });
-    if (result.token_type.toLowerCase() !== 'bearer') throw new SignInError(`${provider.name} issued a ${result.token_type} token, not a Bearer token`);
+    const result = await oauth.processAuthorizationCodeResponse(as, client, response, {
+      expectedNonce: pending.nonce,
+      requireIdToken: true,
+    });
+    if (result.token_type.toLowerCase() !== 'bearer')
+      throw new SignInError(`${provider.name} issued a ${result.token_type} token, not a Bearer token`);
     // The access token, not the ID token: it is the one issued for the service (aud = OIDC_AUDIENCE,
     // with the user's permissions); the ID token is for this client only and is kept for sign-out.
     await checkWithService(provider, result.access_token);

@@ -33,5 +33,5 @@ export function formatTime(unixNano: number): string {
 
 /** An attribute value as text: strings as they are, anything else as its JSON. */
 export function attributeText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }

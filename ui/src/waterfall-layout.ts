@@ -109,7 +109,18 @@ export function barGeometry(span: LayoutSpan, tree: SpanTree): { left: number; w
 }
 
 /** Colours that keep white text at a contrast of 4.5:1 or more (WCAG AA). */
-export const SERVICE_PALETTE = ['#0b5cad', '#6929c4', '#007d79', '#a2191f', '#8a3800', '#198038', '#9f1853', '#005d5d', '#1d3f8f', '#6f4e00'];
+export const SERVICE_PALETTE = [
+  '#0b5cad',
+  '#6929c4',
+  '#007d79',
+  '#a2191f',
+  '#8a3800',
+  '#198038',
+  '#9f1853',
+  '#005d5d',
+  '#1d3f8f',
+  '#6f4e00',
+];
 export const NO_SERVICE_COLOUR = '#57606a';
 
 /** A colour per service, in the order of the services' names (so a trace always looks the same). */
@@ -121,7 +132,13 @@ export function serviceColours(spans: readonly LayoutSpan[]): Map<string | null,
 }
 
 /** The rows a viewport shows when scrolled to `scrollTop`, with `overscan` rows either side. */
-export function rowWindow(scrollTop: number, viewportHeight: number, rowHeight: number, rowCount: number, overscan = 8): { first: number; last: number } {
+export function rowWindow(
+  scrollTop: number,
+  viewportHeight: number,
+  rowHeight: number,
+  rowCount: number,
+  overscan = 8,
+): { first: number; last: number } {
   const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
   const last = Math.min(rowCount - 1, Math.ceil((scrollTop + viewportHeight) / rowHeight) + overscan);
   return { first, last };

@@ -30,7 +30,15 @@ export interface GaleraNodeOptions {
 }
 
 /** The node's option file: Galera replication (unless `replication` is false), and the InnoDB settings Galera needs. */
-export function nodeOptionFile({ index, address, peers, directory, bufferPoolMb, replication = true, lz4 = false }: GaleraNodeOptions): string {
+export function nodeOptionFile({
+  index,
+  address,
+  peers,
+  directory,
+  bufferPoolMb,
+  replication = true,
+  lz4 = false,
+}: GaleraNodeOptions): string {
   const server = [
     '[mariadbd]',
     `datadir=${path.join(directory, 'data')}`,
@@ -112,12 +120,23 @@ export class GaleraNode {
     await mkdir(path.join(this.options.directory, 'tmp'), { recursive: true });
     await writeFile(this.optionFile, nodeOptionFile(this.options));
     await command('chown', ['-R', 'mysql:mysql', this.options.directory]);
-    await command('mariadb-install-db', [`--defaults-file=${this.optionFile}`, '--auth-root-authentication-method=normal', '--skip-test-db']);
+    await command('mariadb-install-db', [
+      `--defaults-file=${this.optionFile}`,
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+    ]);
   }
 
   /** Starts the server in its namespace; `bootstrap` starts a new cluster from this node (a plain server has none). */
   start(bootstrap = false): void {
-    const args = ['netns', 'exec', this.options.address.namespace, 'mariadbd', `--defaults-file=${this.optionFile}`, ...(bootstrap && this.replication ? ['--wsrep-new-cluster'] : [])];
+    const args = [
+      'netns',
+      'exec',
+      this.options.address.namespace,
+      'mariadbd',
+      `--defaults-file=${this.optionFile}`,
+      ...(bootstrap && this.replication ? ['--wsrep-new-cluster'] : []),
+    ];
     this.process.start('ip', args, { env: { ...process.env, PATH: SYSTEM_PATH } });
   }
 
@@ -139,7 +158,11 @@ export class GaleraNode {
       async () => {
         if (!this.running) throw new Error(`${this.name} exited; see ${this.options.directory}/error.log`);
         if (!this.replication) return (await this.sql('SELECT 1')).trim() === '1';
-        return (await this.status('wsrep_local_state_comment')) === 'Synced' && Number(await this.status('wsrep_cluster_size')) === clusterSize && (await this.status('wsrep_cluster_status')) === 'Primary';
+        return (
+          (await this.status('wsrep_local_state_comment')) === 'Synced' &&
+          Number(await this.status('wsrep_cluster_size')) === clusterSize &&
+          (await this.status('wsrep_cluster_status')) === 'Primary'
+        );
       },
       timeoutMs,
     );

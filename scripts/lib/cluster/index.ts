@@ -50,16 +50,19 @@ export async function missingClusterComponents(): Promise<string[]> {
   for (const [tool, pkg] of tools) {
     if (!(await command('sh', ['-c', `command -v ${tool}`]).catch(() => ''))) missing.push(`${tool} (Debian package ${pkg})`);
   }
-  if (!(await command('sh', ['-c', 'test -e /usr/lib/galera/libgalera_smm.so && echo yes']).catch(() => ''))) missing.push('the Galera provider (Debian package galera-4)');
+  if (!(await command('sh', ['-c', 'test -e /usr/lib/galera/libgalera_smm.so && echo yes']).catch(() => '')))
+    missing.push('the Galera provider (Debian package galera-4)');
   return missing;
 }
 
 /** A /24 of 10.213.0.0/16 that no interface of this machine uses yet (another cluster, say). */
 async function freeSubnet(): Promise<number> {
-  const used = new Set([...(await command('ip', ['-o', '-4', 'addr', 'show'])).matchAll(/inet 10\.213\.(\d+)\./g)].map((match) => Number(match[1])));
+  const used = new Set(
+    [...(await command('ip', ['-o', '-4', 'addr', 'show'])).matchAll(/inet 10\.213\.(\d+)\./g)].map((match) => Number(match[1])),
+  );
   const free = Array.from({ length: 256 }, (_, subnet) => subnet).filter((subnet) => !used.has(subnet));
   if (free.length === 0) throw new Error('no free /24 left in 10.213.0.0/16');
-  return free[randomBytes(1)[0] as number % free.length] as number;
+  return free[(randomBytes(1)[0] as number) % free.length] as number;
 }
 
 export class Cluster {
@@ -95,7 +98,10 @@ export class Cluster {
     const peers = network.nodes.map((node) => node.ip);
     // Decided once for all nodes (see GaleraNodeOptions.lz4).
     const lz4 = existsSync(LZ4_PROVIDER);
-    const nodes = network.nodes.map((address, index) => new GaleraNode({ index, address, peers, directory: path.join(directory, `node${index + 1}`), bufferPoolMb, replication, lz4 }));
+    const nodes = network.nodes.map(
+      (address, index) =>
+        new GaleraNode({ index, address, peers, directory: path.join(directory, `node${index + 1}`), bufferPoolMb, replication, lz4 }),
+    );
     const ports = await Promise.all(nodes.map(() => freePort()));
     const instances = nodes.map(
       (_, index) =>
@@ -108,7 +114,12 @@ export class Cluster {
           env: { INGEST_MAX_BODY_BYTES: String(INGEST_BODY_LIMIT_BYTES), ...serviceEnv },
         }),
     );
-    const nginx = new Nginx({ directory: path.join(directory, 'nginx'), port: await freePort(), upstreamPorts: ports, ingestBodyLimitBytes: INGEST_BODY_LIMIT_BYTES });
+    const nginx = new Nginx({
+      directory: path.join(directory, 'nginx'),
+      port: await freePort(),
+      upstreamPorts: ports,
+      ingestBodyLimitBytes: INGEST_BODY_LIMIT_BYTES,
+    });
     return new Cluster(directory, network, nodes, instances, nginx, ownsDirectory, log);
   }
 

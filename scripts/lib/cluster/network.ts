@@ -63,7 +63,10 @@ export async function removeNetwork(network: ClusterNetwork): Promise<void> {
 
 /** Drops every packet between the node and its peers (both ways); the gateway still reaches it. */
 export async function cutOff(network: ClusterNetwork, node: NodeAddress): Promise<void> {
-  const peers = network.nodes.filter((other) => other !== node).map((other) => other.ip).join(', ');
+  const peers = network.nodes
+    .filter((other) => other !== node)
+    .map((other) => other.ip)
+    .join(', ');
   const rules = [
     `table inet ${CUT_TABLE} {`,
     '  chain input {',

@@ -47,7 +47,16 @@ export class ServiceInstance {
     // The same Node flags as `npm start` (package.json).
     this.process.start(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'], {
       cwd: REPOSITORY,
-      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), GRPC_PORT: 'off', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        GRPC_PORT: 'off',
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
     });
     await waitFor(
       `${this.name} ready on ${this.url}`,

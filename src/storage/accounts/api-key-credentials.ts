@@ -54,7 +54,10 @@ export async function findActiveApiKeyCredentials(knex: Knex, apiKey: string): P
     secretGeneration: Number(row.secret_generation),
     lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     expiresAt: row.expires_at === null ? null : Number(row.expires_at),
-    previousSecret: row.previous_secret_hash !== null && previousExpiresAt !== null && readAt < previousExpiresAt ? { hash: row.previous_secret_hash, expiresAt: previousExpiresAt } : null,
+    previousSecret:
+      row.previous_secret_hash !== null && previousExpiresAt !== null && readAt < previousExpiresAt
+        ? { hash: row.previous_secret_hash, expiresAt: previousExpiresAt }
+        : null,
     indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state),
     readAt,
     dailySpanQuota: quotaOf(row.daily_span_quota),

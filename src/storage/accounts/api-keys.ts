@@ -36,7 +36,17 @@ function epochOrNull(value: number | string | null): number | null {
 }
 
 // The secret hashes and generation are deliberately not among the columns read here.
-const COLUMNS = ['k.id', 'k.application_id', 'k.name', 'k.permissions', 'k.created_at', 'k.updated_at', 'k.last_used_at', 'k.expires_at', 'k.previous_secret_expires_at'];
+const COLUMNS = [
+  'k.id',
+  'k.application_id',
+  'k.name',
+  'k.permissions',
+  'k.created_at',
+  'k.updated_at',
+  'k.last_used_at',
+  'k.expires_at',
+  'k.previous_secret_expires_at',
+];
 
 function fromRow(row: ApiKeyRow): ApiKeyRecord {
   return {
@@ -63,7 +73,13 @@ export interface NewApiKey {
 }
 
 export async function insertApiKey(trx: Knex.Transaction, key: NewApiKey, now: number): Promise<ApiKeyRecord> {
-  await trx('api_keys').insert({ ...key, permissions: JSON.stringify(key.permissions), secret_generation: 1, created_at: now, updated_at: now });
+  await trx('api_keys').insert({
+    ...key,
+    permissions: JSON.stringify(key.permissions),
+    secret_generation: 1,
+    created_at: now,
+    updated_at: now,
+  });
   return {
     id: key.id,
     application_id: key.application_id,
@@ -99,7 +115,12 @@ export const API_KEY_ORDER: SortColumn[] = [
 
 export async function listApiKeys(knex: Knex, applicationId: string, page: WindowedListRequest): Promise<ListPage<ApiKeyRecord>> {
   const query = activeKeys(knex).where('k.application_id', applicationId);
-  return readKeysetList<ApiKeyRow, ApiKeyRecord>(knex, query, { columns: COLUMNS, order: API_KEY_ORDER, toItem: fromRow, keyOf: (item) => [String(item.created_at), item.id] }, page);
+  return readKeysetList<ApiKeyRow, ApiKeyRecord>(
+    knex,
+    query,
+    { columns: COLUMNS, order: API_KEY_ORDER, toItem: fromRow, keyOf: (item) => [String(item.created_at), item.id] },
+    page,
+  );
 }
 
 export interface ApiKeyChanges {
@@ -126,7 +147,13 @@ export async function updateApiKeyRow(trx: Knex.Transaction, id: string, changes
  * with `previousSecretExpiresAt` the old secret (and its generation's tokens) keeps working until
  * then. Either way the secret before the old one is forgotten, ending any earlier grace at once.
  */
-export async function replaceApiKeySecret(trx: Knex.Transaction, id: string, secretHash: string, now: number, previousSecretExpiresAt: number | null = null): Promise<number> {
+export async function replaceApiKeySecret(
+  trx: Knex.Transaction,
+  id: string,
+  secretHash: string,
+  now: number,
+  previousSecretExpiresAt: number | null = null,
+): Promise<number> {
   return trx('api_keys')
     .where({ id })
     .whereNull('deleted_at')

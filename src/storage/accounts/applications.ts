@@ -28,7 +28,18 @@ export interface ApplicationRecord {
 
 type ApplicationRow = Omit<ApplicationRecord, 'indexed_attributes'> & { indexed_attributes_state: string | null };
 
-const COLUMNS = ['a.id', 'a.organization_id', 'a.name', 'a.region', 'a.pricing_plan', 'a.retention_days', 'a.indexed_attributes_state', 'a.daily_span_quota', 'a.created_at', 'a.updated_at'];
+const COLUMNS = [
+  'a.id',
+  'a.organization_id',
+  'a.name',
+  'a.region',
+  'a.pricing_plan',
+  'a.retention_days',
+  'a.indexed_attributes_state',
+  'a.daily_span_quota',
+  'a.created_at',
+  'a.updated_at',
+];
 
 function fromRow(row: ApplicationRow): ApplicationRecord {
   const { indexed_attributes_state: state, ...rest } = row;
@@ -48,7 +59,10 @@ export async function insertApplication(trx: Knex.Transaction, application: Appl
 }
 
 function activeApplications(knex: Knex): Knex.QueryBuilder {
-  return knex('applications as a').join('organizations as o', 'o.id', 'a.organization_id').whereNull('a.deleted_at').whereNull('o.deleted_at');
+  return knex('applications as a')
+    .join('organizations as o', 'o.id', 'a.organization_id')
+    .whereNull('a.deleted_at')
+    .whereNull('o.deleted_at');
 }
 
 export async function findActiveApplication(knex: Knex, id: string): Promise<ApplicationRecord | undefined> {
@@ -70,7 +84,8 @@ export async function guardActiveApplication(trx: Knex.Transaction, id: string):
 
 /** The active application's indexed attribute state, its row locked for update until the transaction ends. */
 export async function lockIndexedAttributes(trx: Knex.Transaction, id: string): Promise<IndexedAttributesState | undefined> {
-  const row = (await trx('applications').where({ id }).whereNull('deleted_at').first('indexed_attributes_state').forUpdate()) as { indexed_attributes_state: string | null } | undefined;
+  const row = (await trx('applications').where({ id }).whereNull('deleted_at').first('indexed_attributes_state').forUpdate()) as
+    { indexed_attributes_state: string | null } | undefined;
   return row && parseIndexedAttributes(row.indexed_attributes_state);
 }
 
@@ -89,16 +104,33 @@ export const APPLICATION_ORDER: SortColumn[] = [
   { column: 'a.id', order: 'asc', integer: false },
 ];
 
-export async function listApplications(knex: Knex, filter: ApplicationFilter, page: WindowedListRequest): Promise<ListPage<ApplicationRecord>> {
+export async function listApplications(
+  knex: Knex,
+  filter: ApplicationFilter,
+  page: WindowedListRequest,
+): Promise<ListPage<ApplicationRecord>> {
   const query = activeApplications(knex);
   if (filter.memberUserId !== undefined) {
-    query.whereIn('a.organization_id', knex('memberships').select('organization_id').where({ user_id: filter.memberUserId }).whereNull('deleted_at'));
+    query.whereIn(
+      'a.organization_id',
+      knex('memberships').select('organization_id').where({ user_id: filter.memberUserId }).whereNull('deleted_at'),
+    );
   }
   if (filter.organizationId !== undefined) query.where('a.organization_id', filter.organizationId);
   if (filter.applicationId !== undefined) query.where('a.id', filter.applicationId);
   if (filter.region !== undefined) query.where('a.region', filter.region);
   if (filter.pricingPlan !== undefined) query.where('a.pricing_plan', filter.pricingPlan);
-  return readKeysetList(knex, query, { columns: COLUMNS, order: APPLICATION_ORDER, toItem: (row: ApplicationRow) => fromRow(row), keyOf: (item) => [String(item.created_at), item.id] }, page);
+  return readKeysetList(
+    knex,
+    query,
+    {
+      columns: COLUMNS,
+      order: APPLICATION_ORDER,
+      toItem: (row: ApplicationRow) => fromRow(row),
+      keyOf: (item) => [String(item.created_at), item.id],
+    },
+    page,
+  );
 }
 
 export async function countActiveApplications(knex: Knex, organizationId: string): Promise<number> {
@@ -119,7 +151,10 @@ export async function updateApplicationRow(trx: Knex.Transaction, id: string, ch
   // An absent field keeps its value: undefined entries are left out of the UPDATE.
   const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   const columns = state === undefined ? defined : { ...defined, indexed_attributes_state: serializeIndexedAttributes(state) };
-  return trx('applications').where({ id }).whereNull('deleted_at').update({ ...columns, updated_at: now });
+  return trx('applications')
+    .where({ id })
+    .whereNull('deleted_at')
+    .update({ ...columns, updated_at: now });
 }
 
 /** One application's retention, for the purger: deleted ones (or of a deleted organization) keep nothing. */
@@ -135,7 +170,11 @@ export async function listRetentionTargets(knex: Knex): Promise<RetentionTarget[
     .select('a.id', 'a.retention_days')
     .select(knex.raw('CASE WHEN a.deleted_at IS NULL AND o.deleted_at IS NULL THEN 0 ELSE 1 END AS deleted'))
     .orderBy('a.id')) as Array<{ id: string; retention_days: number | string | null; deleted: number | string }>;
-  return rows.map((row) => ({ id: row.id, retention_days: row.retention_days === null ? null : Number(row.retention_days), deleted: Number(row.deleted) === 1 }));
+  return rows.map((row) => ({
+    id: row.id,
+    retention_days: row.retention_days === null ? null : Number(row.retention_days),
+    deleted: Number(row.deleted) === 1,
+  }));
 }
 
 /** Soft-deletes the application and every active key of it; answers 0 when it was already gone. */

@@ -18,11 +18,23 @@ export interface ApiKeySubject {
 
 /** The active key's row, locked, and its organization; undefined when the key is gone. */
 export async function lockApiKeySubject(trx: Knex.Transaction, id: string): Promise<ApiKeySubject | undefined> {
-  const row = (await trx('api_keys').where({ id }).whereNull('deleted_at').first('id', 'application_id', 'name', 'permissions', 'secret_generation', 'expires_at').forUpdate()) as
-    | { id: string; application_id: string; name: string; permissions: string; secret_generation: number | string; expires_at: number | string | null }
+  const row = (await trx('api_keys')
+    .where({ id })
+    .whereNull('deleted_at')
+    .first('id', 'application_id', 'name', 'permissions', 'secret_generation', 'expires_at')
+    .forUpdate()) as
+    | {
+        id: string;
+        application_id: string;
+        name: string;
+        permissions: string;
+        secret_generation: number | string;
+        expires_at: number | string | null;
+      }
     | undefined;
   if (!row) return undefined;
-  const application = (await trx('applications').where({ id: row.application_id }).first('organization_id')) as { organization_id: string } | undefined;
+  const application = (await trx('applications').where({ id: row.application_id }).first('organization_id')) as
+    { organization_id: string } | undefined;
   if (!application) return undefined;
   return {
     id: row.id,
@@ -41,6 +53,9 @@ export async function lockApplicationRow(trx: Knex.Transaction, id: string): Pro
 }
 
 /** The user's profile fields, its row locked. */
-export async function lockUserProfile(trx: Knex.Transaction, id: string): Promise<{ name: string | null; email: string | null } | undefined> {
+export async function lockUserProfile(
+  trx: Knex.Transaction,
+  id: string,
+): Promise<{ name: string | null; email: string | null } | undefined> {
   return (await trx('users').where({ id }).first('name', 'email').forUpdate()) as { name: string | null; email: string | null } | undefined;
 }

@@ -40,7 +40,8 @@ export function serializeIndexedAttributes(state: IndexedAttributesState): strin
 
 function slotOf(slot: SlotNumber, entry: SlotState): IndexedSlot {
   const resolved = resolveField(entry.path);
-  if (!resolved.ok || resolved.field.kind !== 'attribute') throw new Error(`stored indexed attribute path is not an attribute: ${entry.path}`);
+  if (!resolved.ok || resolved.field.kind !== 'attribute')
+    throw new Error(`stored indexed attribute path is not an attribute: ${entry.path}`);
   return { slot, source: resolved.field.source, key: resolved.field.key, generation: entry.since };
 }
 

@@ -53,7 +53,12 @@ export const MEMBER_ORDER: SortColumn[] = [
 
 export async function listMembers(knex: Knex, organizationId: string, page: WindowedListRequest): Promise<ListPage<MemberRecord>> {
   const query = activeMemberships(knex, organizationId);
-  return readKeysetList<MemberRow, MemberRecord>(knex, query, { columns: COLUMNS, order: MEMBER_ORDER, toItem: fromRow, keyOf: (item) => [String(item.createdAt), item.userId] }, page);
+  return readKeysetList<MemberRow, MemberRecord>(
+    knex,
+    query,
+    { columns: COLUMNS, order: MEMBER_ORDER, toItem: fromRow, keyOf: (item) => [String(item.createdAt), item.userId] },
+    page,
+  );
 }
 
 export async function findMember(knex: Knex, organizationId: string, userId: string): Promise<MemberRecord | undefined> {
@@ -78,12 +83,24 @@ export async function addMembership(trx: Knex.Transaction, organizationId: strin
   }
 }
 
-export async function updateMembershipRole(trx: Knex.Transaction, organizationId: string, userId: string, role: Role, now: number): Promise<number> {
-  return trx('memberships').where({ organization_id: organizationId, user_id: userId }).whereNull('deleted_at').update({ role, updated_at: now });
+export async function updateMembershipRole(
+  trx: Knex.Transaction,
+  organizationId: string,
+  userId: string,
+  role: Role,
+  now: number,
+): Promise<number> {
+  return trx('memberships')
+    .where({ organization_id: organizationId, user_id: userId })
+    .whereNull('deleted_at')
+    .update({ role, updated_at: now });
 }
 
 export async function softDeleteMembership(trx: Knex.Transaction, organizationId: string, userId: string, now: number): Promise<number> {
-  return trx('memberships').where({ organization_id: organizationId, user_id: userId }).whereNull('deleted_at').update({ deleted_at: now, updated_at: now });
+  return trx('memberships')
+    .where({ organization_id: organizationId, user_id: userId })
+    .whereNull('deleted_at')
+    .update({ deleted_at: now, updated_at: now });
 }
 
 /** Owners who have signed in (invited owners cannot act for the organization yet, so they do not count). */

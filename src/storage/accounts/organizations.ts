@@ -106,7 +106,11 @@ export const ORGANIZATION_ORDER: SortColumn[] = [
 ];
 
 /** The active organizations `userId` belongs to, with the user's role, oldest first. */
-export async function listOrganizationsOfUser(knex: Knex, userId: string, page: WindowedListRequest): Promise<ListPage<OrganizationWithRole>> {
+export async function listOrganizationsOfUser(
+  knex: Knex,
+  userId: string,
+  page: WindowedListRequest,
+): Promise<ListPage<OrganizationWithRole>> {
   const query = knex('organizations as o')
     .join('memberships as m', 'm.organization_id', 'o.id')
     .where('m.user_id', userId)
@@ -115,7 +119,12 @@ export async function listOrganizationsOfUser(knex: Knex, userId: string, page: 
   return readKeysetList(
     knex,
     query,
-    { columns: [...COLUMNS, 'm.role'], order: ORGANIZATION_ORDER, toItem: (row: OrganizationRow & { role: Role }) => ({ ...fromRow(row), role: row.role }), keyOf: (item) => [String(item.created_at), item.id] },
+    {
+      columns: [...COLUMNS, 'm.role'],
+      order: ORGANIZATION_ORDER,
+      toItem: (row: OrganizationRow & { role: Role }) => ({ ...fromRow(row), role: row.role }),
+      keyOf: (item) => [String(item.created_at), item.id],
+    },
     page,
   );
 }

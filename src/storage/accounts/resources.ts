@@ -33,7 +33,13 @@ export async function activeApplication(knex: Knex, applicationId: string): Prom
     .whereNull('o.deleted_at')
     .first('a.id', 'a.organization_id', 'a.indexed_attributes_state', 'a.daily_span_quota');
   if (!row) return undefined;
-  return { organizationId: row.organization_id, applicationId: row.id, indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state), readAt: Date.now(), dailySpanQuota: quotaOf(row.daily_span_quota) };
+  return {
+    organizationId: row.organization_id,
+    applicationId: row.id,
+    indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state),
+    readAt: Date.now(),
+    dailySpanQuota: quotaOf(row.daily_span_quota),
+  };
 }
 
 /** The active application's indexed attribute slots (undefined when it is gone). */

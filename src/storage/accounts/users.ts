@@ -47,7 +47,11 @@ export async function findPlaceholderByEmail(knex: Knex, email: string): Promise
  * invitation is lost.
  */
 async function foldRacedPlaceholders(trx: Knex.Transaction, userId: string, email: string, now: number): Promise<void> {
-  const others: string[] = await trx('users').whereNull('issuer').whereRaw('LOWER(email) = LOWER(?)', [email]).whereNot('id', userId).pluck('id');
+  const others: string[] = await trx('users')
+    .whereNull('issuer')
+    .whereRaw('LOWER(email) = LOWER(?)', [email])
+    .whereNot('id', userId)
+    .pluck('id');
   for (const other of others) {
     const held: string[] = await trx('memberships').where('user_id', userId).pluck('organization_id');
     await trx('memberships').where('user_id', other).whereNotIn('organization_id', held).update({ user_id: userId, updated_at: now });
@@ -92,7 +96,11 @@ export async function signInUser(knex: Knex, identity: SignIn, now = Date.now())
 /** The oldest user who has signed in with this e-mail (case-insensitive), if any. */
 export async function findSignedInUserByEmail(knex: Knex, email: string): Promise<UserRecord | undefined> {
   return normalise(
-    await knex<UserRecord>('users').whereNotNull('issuer').whereRaw('LOWER(email) = LOWER(?)', [email]).orderBy([{ column: 'created_at' }, { column: 'id' }]).first(),
+    await knex<UserRecord>('users')
+      .whereNotNull('issuer')
+      .whereRaw('LOWER(email) = LOWER(?)', [email])
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .first(),
   );
 }
 

@@ -73,7 +73,9 @@ export function newAuditEventId(nowMs: number): string {
   sequence = nowMs === lastMs ? sequence + 1 : 0;
   lastMs = nowMs;
   const time = Math.max(0, Math.trunc(nowMs)).toString(36).padStart(BASE36_TIME_DIGITS, '0');
-  const seq = Math.min(sequence, 36 ** 4 - 1).toString(36).padStart(4, '0');
+  const seq = Math.min(sequence, 36 ** 4 - 1)
+    .toString(36)
+    .padStart(4, '0');
   return `ae_${time}${seq}${randomBytes(9).toString('hex')}`;
 }
 
@@ -136,7 +138,11 @@ export const AUDIT_EVENT_ORDER: SortColumn[] = [
 ];
 
 /** One page of the organization's events, and the key a cursor resumes after. No total: the log only grows. */
-export async function listAuditEvents(knex: Knex, filter: AuditEventFilter, page: WindowedListRequest): Promise<{ items: AuditEventRecord[]; nextKey: string[] | null }> {
+export async function listAuditEvents(
+  knex: Knex,
+  filter: AuditEventFilter,
+  page: WindowedListRequest,
+): Promise<{ items: AuditEventRecord[]; nextKey: string[] | null }> {
   const query = knex('audit_events as e').where('e.organization_id', filter.organizationId);
   if (filter.startMs !== undefined) query.where('e.occurred_at', '>=', filter.startMs);
   if (filter.endMs !== undefined) query.where('e.occurred_at', '<', filter.endMs);

@@ -24,7 +24,9 @@ export async function up(knex: Knex): Promise<void> {
   const paddedStart = isMysql(knex)
     ? knex.raw(`LPAD(CAST(root_start_time_unix_nano AS CHAR), 19, '0')`)
     : knex.raw(`substr('0000000000000000000' || root_start_time_unix_nano, -19)`);
-  const concat = isMysql(knex) ? 'CONCAT(CASE WHEN EXISTS ? THEN ? ELSE ? END, ?, root_span_id)' : "(CASE WHEN EXISTS ? THEN ? ELSE ? END || ? || root_span_id)";
+  const concat = isMysql(knex)
+    ? 'CONCAT(CASE WHEN EXISTS ? THEN ? ELSE ? END, ?, root_span_id)'
+    : '(CASE WHEN EXISTS ? THEN ? ELSE ? END || ? || root_span_id)';
   await knex('traces')
     .whereNotNull('root_span_id')
     .update({ root_key: knex.raw(concat, [parentless, '0', '1', paddedStart]) });

@@ -27,7 +27,17 @@ export async function down(knex: Knex): Promise<void> {
     table.dropColumn('error_count');
   });
   await knex.schema.alterTable('spans', (table) => {
-    for (const column of ['status_code', 'status_message', 'scope_name', 'scope_version', 'events', 'links', 'dropped_attributes_count', 'dropped_events_count', 'dropped_links_count']) {
+    for (const column of [
+      'status_code',
+      'status_message',
+      'scope_name',
+      'scope_version',
+      'events',
+      'links',
+      'dropped_attributes_count',
+      'dropped_events_count',
+      'dropped_links_count',
+    ]) {
       table.dropColumn(column);
     }
   });

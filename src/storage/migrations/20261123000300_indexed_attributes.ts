@@ -28,7 +28,9 @@ export async function up(knex: Knex): Promise<void> {
     }
   });
   for (const slot of SLOTS) {
-    await knex.raw(`CREATE INDEX spans_by_indexed_value_${slot} ON spans (application_id, indexed_value_${slot}, start_time_unix_nano, trace_id)`);
+    await knex.raw(
+      `CREATE INDEX spans_by_indexed_value_${slot} ON spans (application_id, indexed_value_${slot}, start_time_unix_nano, trace_id)`,
+    );
   }
 }
 

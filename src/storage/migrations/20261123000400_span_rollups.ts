@@ -41,7 +41,9 @@ export async function up(knex: Knex): Promise<void> {
 /** Rolls up the spans already stored, batch by batch in receive order. */
 async function backfill(knex: Knex): Promise<void> {
   const columns = ['seq', 'application_id', 'start_time_unix_nano', 'duration_ms', 'cost', 'usage_amount', ...ROLLUP_DIMENSIONS];
-  const start = isMysql(knex) ? knex.raw('CAST(start_time_unix_nano AS CHAR) AS start_time_unix_nano') : knex.raw('CAST(start_time_unix_nano AS TEXT) AS start_time_unix_nano');
+  const start = isMysql(knex)
+    ? knex.raw('CAST(start_time_unix_nano AS CHAR) AS start_time_unix_nano')
+    : knex.raw('CAST(start_time_unix_nano AS TEXT) AS start_time_unix_nano');
   let after = '0';
   for (;;) {
     const rows = (await knex('spans')

@@ -30,7 +30,10 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('min_start_time_unix_nano').notNullable();
     table.primary(['application_id', 'slot', 'generation', 'value', 'trace_id']);
     // A value's traces in a window of root starts, with the list order's key beside them.
-    table.index(['application_id', 'slot', 'generation', 'value', 'root_start_time_unix_nano', 'min_start_time_unix_nano'], 'trace_slot_values_window');
+    table.index(
+      ['application_id', 'slot', 'generation', 'value', 'root_start_time_unix_nano', 'min_start_time_unix_nano'],
+      'trace_slot_values_window',
+    );
     // A trace's rows, for the writer's and the purger's follow-ups.
     table.index(['application_id', 'trace_id'], 'trace_slot_values_by_trace');
     binaryCollation(knex, table);
@@ -42,7 +45,9 @@ export async function up(knex: Knex): Promise<void> {
 const FILING_BATCH = 20_000;
 
 async function fileValuesOfStoredSpans(knex: Knex): Promise<void> {
-  const applications = (await knex('applications').whereNotNull('indexed_attributes_state').select('id', 'indexed_attributes_state')) as Array<{ id: string; indexed_attributes_state: string }>;
+  const applications = (await knex('applications')
+    .whereNotNull('indexed_attributes_state')
+    .select('id', 'indexed_attributes_state')) as Array<{ id: string; indexed_attributes_state: string }>;
   for (const application of applications) {
     const state = parseIndexedAttributes(application.indexed_attributes_state);
     for (const slot of SLOT_NUMBERS) {
@@ -59,7 +64,7 @@ async function fileValuesOfStoredSpans(knex: Knex): Promise<void> {
 async function fileSlot(knex: Knex, applicationId: string, target: TraceSlot, last: string | null): Promise<void> {
   const dialect = dialectFor(knex);
   const run: Run = async <T>(query: Knex.QueryBuilder) => (await query) as T;
-  for (let after = '0'; ; ) {
+  for (let after = '0'; ;) {
     const step = knex
       .from(knex.raw(dialect.tableThroughIndex('spans', 's', 'spans_by_receipt')))
       .select({ seq: bigintAsText(knex, 's.seq') })
@@ -72,7 +77,13 @@ async function fileSlot(knex: Knex, applicationId: string, target: TraceSlot, la
     if (seqs.length === 0) return;
     const through = String(seqs[seqs.length - 1]?.seq);
     // No writer runs during a migration: the lock fileStoredValues takes costs nothing here.
-    await fileStoredValues(knex, applicationId, target, (await spanValuesQuery(knex, applicationId, target.slot, after, through)) as SlotValue[], run);
+    await fileStoredValues(
+      knex,
+      applicationId,
+      target,
+      (await spanValuesQuery(knex, applicationId, target.slot, after, through)) as SlotValue[],
+      run,
+    );
     after = through;
   }
 }

@@ -46,10 +46,13 @@ export async function up(knex: Knex): Promise<void> {
 export async function rollUpStoredSpans(knex: Knex): Promise<void> {
   // Each statement on its own (on MariaDB the CREATE TABLE above ended the migration's transaction).
   const run: Run = async <T>(query: Knex.QueryBuilder) => (await query) as T;
-  const applications = (await knex('applications').whereNotNull('indexed_attributes_state').select('id', 'indexed_attributes_state')) as Array<{ id: string; indexed_attributes_state: string }>;
+  const applications = (await knex('applications')
+    .whereNotNull('indexed_attributes_state')
+    .select('id', 'indexed_attributes_state')) as Array<{ id: string; indexed_attributes_state: string }>;
   for (const application of applications) {
     for (const slot of readySlots(parseIndexedAttributes(application.indexed_attributes_state))) {
-      for (const hour of await hoursToRebuild(knex, application.id, slot, false)) await rebuildHourStatements(knex, run, application.id, slot, hour);
+      for (const hour of await hoursToRebuild(knex, application.id, slot, false))
+        await rebuildHourStatements(knex, run, application.id, slot, hour);
     }
   }
 }

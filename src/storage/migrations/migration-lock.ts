@@ -97,7 +97,12 @@ async function lockHeld(knex: Knex): Promise<boolean> {
  * holds it; resolves once every migration is applied, by this instance or another. With nothing
  * pending it takes no lock at all (the usual start).
  */
-export async function migrateUnderLock(knex: Knex, config: Knex.MigratorConfig, isCurrent: () => Promise<boolean>, wait: MigrationWait): Promise<void> {
+export async function migrateUnderLock(
+  knex: Knex,
+  config: Knex.MigratorConfig,
+  isCurrent: () => Promise<boolean>,
+  wait: MigrationWait,
+): Promise<void> {
   const started = Date.now();
   const { lockWaitMs, pollMs = 500, onWait } = wait;
   const mysql = isMysql(knex);

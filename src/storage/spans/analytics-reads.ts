@@ -22,7 +22,15 @@ import { targetOf, type FilterColumn } from './filter-targets.js';
 import { matchingSpans, type WindowFilter } from './span-pages.js';
 import { asNumber, asText } from './stored-span.js';
 import { MIN_STORED_INTEGER } from './time-bounds.js';
-import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupAverageParts, rollupDimensionOf, rollupPlan, type RollupPlan } from './rollup-reads.js';
+import {
+  hasPartialBuckets,
+  matchingRollups,
+  rollupAggregateSql,
+  rollupAverageParts,
+  rollupDimensionOf,
+  rollupPlan,
+  type RollupPlan,
+} from './rollup-reads.js';
 import { foldedAnalyticsRows } from './folded-analytics.js';
 import { matchingTraces, windowSpanTimes, type SpanTimes } from './trace-pages.js';
 import { matchingSlotRollups, SLOT_KEY_SQL, slotBucketsExact, slotRollupPlan } from './slot-rollup-reads.js';
@@ -171,7 +179,10 @@ function aggregateSql(query: AnalyticsQuery, dialect: SqlDialect, alias: string,
 
 function bucketSql(source: Source, query: AnalyticsQuery): { sql: string; bindings: Knex.Value[] } {
   const { dialect } = source;
-  return { sql: dialect.integerDivide(`${source.timeColumn} - ${dialect.exactInteger}`, dialect.exactInteger), bindings: [query.startNs.toString(), query.widthNs.toString()] };
+  return {
+    sql: dialect.integerDivide(`${source.timeColumn} - ${dialect.exactInteger}`, dialect.exactInteger),
+    bindings: [query.startNs.toString(), query.widthNs.toString()],
+  };
 }
 
 export type GroupKey = Array<string | null>;
@@ -257,7 +268,13 @@ export function pointsQuery(knex: Knex, query: AnalyticsQuery, selection: Select
  * 4. For one percentile field: per group (when `grouped`) and bucket, the values at the given
  * ranks of each percent (ROW_NUMBER() over the non-null values, the count beside it).
  */
-export function percentileValuesQuery(knex: Knex, query: AnalyticsQuery, selection: Selection, field: string, percents: number[]): Knex.QueryBuilder {
+export function percentileValuesQuery(
+  knex: Knex,
+  query: AnalyticsQuery,
+  selection: Selection,
+  field: string,
+  percents: number[],
+): Knex.QueryBuilder {
   const source = sourceOf(knex, query);
   const grouped = perGroup(selection);
   const { dialect } = source;
@@ -274,7 +291,15 @@ export function percentileValuesQuery(knex: Knex, query: AnalyticsQuery, selecti
   inner.select(knex.raw(`${bucket.sql} AS b`, bucket.bindings)).select(knex.raw(`${column} AS v`));
   const partition = [...keyNames, 'b'].join(', ');
   const ranked = knex
-    .select(knex.raw(['d.*', `ROW_NUMBER() OVER (PARTITION BY ${partition} ORDER BY v) - 1 AS rk`, `COUNT(*) OVER (PARTITION BY ${partition}) AS n`].join(', ')))
+    .select(
+      knex.raw(
+        [
+          'd.*',
+          `ROW_NUMBER() OVER (PARTITION BY ${partition} ORDER BY v) - 1 AS rk`,
+          `COUNT(*) OVER (PARTITION BY ${partition}) AS n`,
+        ].join(', '),
+      ),
+    )
     .from(inner.as('d'))
     .as('r');
   const wanted = percents.flatMap((percent) => {
@@ -316,15 +341,28 @@ export function rankedPointsQuery(knex: Knex, query: AnalyticsQuery): Knex.Query
   // By their aliases: the same expressions written twice would need their bindings twice.
   cells.groupByRaw([...keys, 'b'].join(', '));
   const orderIndex = query.orderBy.measure;
-  const rankValue = combinedSql(dialect, query.measures[orderIndex] as StoredMeasure, orderIndex, ` OVER (PARTITION BY ${keys.join(', ')})`);
+  const rankValue = combinedSql(
+    dialect,
+    query.measures[orderIndex] as StoredMeasure,
+    orderIndex,
+    ` OVER (PARTITION BY ${keys.join(', ')})`,
+  );
   const totals = knex.select(knex.raw(`cells.*, ${rankValue} AS r`)).from(cells.as('cells'));
   const direction = query.orderBy.direction === 'asc' ? 'ASC' : 'DESC';
-  const ranked = knex.select(knex.raw(`totals.*, DENSE_RANK() OVER (ORDER BY CASE WHEN r IS NULL THEN 1 ELSE 0 END, r ${direction}, ${keys.join(', ')}) AS pos`)).from(totals.as('totals'));
+  const ranked = knex
+    .select(
+      knex.raw(`totals.*, DENSE_RANK() OVER (ORDER BY CASE WHEN r IS NULL THEN 1 ELSE 0 END, r ${direction}, ${keys.join(', ')}) AS pos`),
+    )
+    .from(totals.as('totals'));
   const limit = query.rowLimit;
   const outer = knex.select(knex.raw('CASE WHEN pos <= ? THEN pos ELSE 0 END AS p, b', [limit])).from(ranked.as('ranked'));
   keys.forEach((key) => outer.select(knex.raw(`MIN(CASE WHEN pos <= ? THEN ${key} END) AS ${key}`, [limit])));
   // A kept group has one cell per bucket: MIN takes it as it is.
-  query.measures.forEach((measure, index) => outer.select(knex.raw(`CASE WHEN MIN(pos) <= ? THEN MIN(m${index}) ELSE ${combinedSql(dialect, measure, index)} END AS m${index}`, [limit])));
+  query.measures.forEach((measure, index) =>
+    outer.select(
+      knex.raw(`CASE WHEN MIN(pos) <= ? THEN MIN(m${index}) ELSE ${combinedSql(dialect, measure, index)} END AS m${index}`, [limit]),
+    ),
+  );
   return outer.groupByRaw('p, b');
 }
 
@@ -341,7 +379,9 @@ function pointOf(query: AnalyticsQuery, row: Row): StoredPoint {
 
 /** The rows of a grouped request without a percentile, from rankedPointsQuery. */
 async function rankedFromCells(knex: Knex, query: AnalyticsQuery): Promise<AnalyticsRows> {
-  const rows = ((await rankedPointsQuery(knex, query)) as Row[]).sort((a, b) => asNumber(a.p) - asNumber(b.p) || asNumber(a.b) - asNumber(b.b));
+  const rows = ((await rankedPointsQuery(knex, query)) as Row[]).sort(
+    (a, b) => asNumber(a.p) - asNumber(b.p) || asNumber(a.b) - asNumber(b.b),
+  );
   const groups: StoredGroup[] = [];
   const other: StoredPoint[] = [];
   let place = 0;
@@ -361,7 +401,11 @@ async function rankedFromCells(knex: Knex, query: AnalyticsQuery): Promise<Analy
 }
 
 /** The points of a selection (pointsQuery, then percentileValuesQuery per percentile field), per key tuple (one [] key when not grouped). */
-async function readPoints(knex: Knex, query: AnalyticsQuery, selection: Selection): Promise<Map<string, { key: GroupKey; points: StoredPoint[] }>> {
+async function readPoints(
+  knex: Knex,
+  query: AnalyticsQuery,
+  selection: Selection,
+): Promise<Map<string, { key: GroupKey; points: StoredPoint[] }>> {
   const keyOf = (row: Row) => (perGroup(selection) ? query.groupBy.map((_, index) => keyText(row[`k${index}`])) : []);
   const rows = (await pointsQuery(knex, query, selection)) as Row[];
   const points = new Map<string, StoredPoint>();
@@ -375,15 +419,24 @@ async function readPoints(knex: Knex, query: AnalyticsQuery, selection: Selectio
     entry.points.push(point);
     series.set(id, entry);
   }
-  const percentileFields = [...new Set(query.measures.flatMap((measure) => (isPercentile(measure.fn) && 'field' in measure ? [measure.field] : [])))];
+  const percentileFields = [
+    ...new Set(query.measures.flatMap((measure) => (isPercentile(measure.fn) && 'field' in measure ? [measure.field] : []))),
+  ];
   for (const field of percentileFields) {
-    const percents = [...new Set(query.measures.flatMap((measure) => (isPercentile(measure.fn) && 'field' in measure && measure.field === field ? [PERCENT_OF[measure.fn]] : [])))];
+    const percents = [
+      ...new Set(
+        query.measures.flatMap((measure) =>
+          isPercentile(measure.fn) && 'field' in measure && measure.field === field ? [PERCENT_OF[measure.fn]] : [],
+        ),
+      ),
+    ];
     const ranked = (await percentileValuesQuery(knex, query, selection, field, percents)) as Row[];
     for (const row of ranked) {
       const point = points.get(tupleId(keyOf(row), asNumber(row.b)));
       if (!point) throw new Error('a ranked value outside every point');
       query.measures.forEach((measure, index) => {
-        if (isPercentile(measure.fn) && 'field' in measure && measure.field === field) (point.values[index] as RankedValues).byRank.set(asNumber(row.rk), asNumber(row.v));
+        if (isPercentile(measure.fn) && 'field' in measure && measure.field === field)
+          (point.values[index] as RankedValues).byRank.set(asNumber(row.rk), asNumber(row.v));
       });
     }
   }
@@ -395,15 +448,22 @@ async function readPoints(knex: Knex, query: AnalyticsQuery, selection: Selectio
 export async function analyticsRows(knex: Knex, request: AnalyticsQuery): Promise<AnalyticsRows> {
   // A window starting before 1677 (the stored times' signed 64-bit range) cannot be bound as the
   // buckets' origin; at most 300 days long, it ends before anything a span can carry (from 1970).
-  if (request.startNs < MIN_STORED_INTEGER) return { groups: request.groupBy.length === 0 ? [{ key: [], points: [] }] : [], other: null, truncated: false };
+  if (request.startNs < MIN_STORED_INTEGER)
+    return { groups: request.groupBy.length === 0 ? [{ key: [], points: [] }] : [], other: null, truncated: false };
   const work = async (trx: Knex.Transaction): Promise<AnalyticsRows> => {
     const folded = await foldedAnalyticsRows(trx, request);
     if (folded) return folded;
     const asRollup = rollupRequest(request);
     const dialect = dialectFor(trx);
     const plan = rollupPlan(asRollup) ?? slotRollupPlan(asRollup, request.indexedSlots);
-    const exact = plan && (plan.slot ? await slotBucketsExact(trx, dialect, asRollup, plan) : !(await hasPartialBuckets(trx, dialect, asRollup, plan)));
-    const query = plan && exact ? { ...request, rollup: plan } : request.grain === 'traces' ? { ...request, spanTimes: await windowSpanTimes(trx, request) } : request;
+    const exact =
+      plan && (plan.slot ? await slotBucketsExact(trx, dialect, asRollup, plan) : !(await hasPartialBuckets(trx, dialect, asRollup, plan)));
+    const query =
+      plan && exact
+        ? { ...request, rollup: plan }
+        : request.grain === 'traces'
+          ? { ...request, spanTimes: await windowSpanTimes(trx, request) }
+          : request;
     if (query.groupBy.length === 0) {
       const series = await readPoints(trx, query, { kind: 'all' });
       const all = [...series.values()][0];

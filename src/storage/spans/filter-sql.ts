@@ -38,20 +38,34 @@ export interface CompileOptions {
  * The slot column that answers `eq`/`in` with these string values on this attribute, when a
  * ready slot keeps it and every value is one the slot can answer; undefined otherwise.
  */
-function slotLookup(target: { source: 'span_attributes' | 'resource_attributes'; key: string }, values: readonly string[], options: CompileOptions): SqlFragment | undefined {
+function slotLookup(
+  target: { source: 'span_attributes' | 'resource_attributes'; key: string },
+  values: readonly string[],
+  options: CompileOptions,
+): SqlFragment | undefined {
   const slot = slotFor(options.indexedSlots, target.source, target.key);
   if (!slot || values.length === 0 || !values.every(answerableBySlot)) return undefined;
   return fragment(options.column(slotColumn(slot.slot)));
 }
 
 /** The SQL name of the column a column target reads. */
-function columnSql(target: { kind: 'text' | 'number'; column: FilterColumn } | { kind: 'trace'; column: TraceSummaryColumn }, options: CompileOptions): string {
+function columnSql(
+  target: { kind: 'text' | 'number'; column: FilterColumn } | { kind: 'trace'; column: TraceSummaryColumn },
+  options: CompileOptions,
+): string {
   if (target.kind !== 'trace') return options.column(target.column);
   if (!options.traceColumn) throw new Error(`trace field ${target.column} outside a read of traces`);
   return options.traceColumn(target.column);
 }
 
-const COMPARISON: Record<'eq' | 'neq' | 'gt' | 'lt' | 'gte' | 'lte', string> = { eq: '=', neq: '<>', gt: '>', lt: '<', gte: '>=', lte: '<=' };
+const COMPARISON: Record<'eq' | 'neq' | 'gt' | 'lt' | 'gte' | 'lte', string> = {
+  eq: '=',
+  neq: '<>',
+  gt: '>',
+  lt: '<',
+  gte: '>=',
+  lte: '<=',
+};
 
 function isTextMatch(op: Operator): op is TextMatch {
   return op === 'contains' || op === 'starts_with' || op === 'ends_with';
@@ -70,7 +84,8 @@ function numberOf(condition: ValueCondition): number {
 /** The expression a condition reads: a column, or an attribute's text form. */
 function readExpression(condition: Condition, options: CompileOptions): { expression: SqlFragment; plainColumn: boolean } {
   const target = targetOfResolved(condition.resolved);
-  if (target.kind === 'attribute') return { expression: options.dialect.attributeText(options.column(target.source), target.key), plainColumn: false };
+  if (target.kind === 'attribute')
+    return { expression: options.dialect.attributeText(options.column(target.source), target.key), plainColumn: false };
   return { expression: fragment(columnSql(target, options)), plainColumn: true };
 }
 
@@ -117,7 +132,8 @@ function conditionSql(condition: Condition, options: CompileOptions): SqlFragmen
 /** `regex`: RE2's search of the pattern in a text column or an attribute's text form. */
 function regexSql(condition: ValueCondition, options: CompileOptions): SqlFragment {
   const target = targetOfResolved(condition.resolved);
-  if (!condition.regex || target.kind === 'number' || target.kind === 'trace') throw new Error(`regex on ${condition.field} without a checked text pattern`);
+  if (!condition.regex || target.kind === 'number' || target.kind === 'trace')
+    throw new Error(`regex on ${condition.field} without a checked text pattern`);
   const pattern = { source: condition.value, tree: condition.regex };
   if (target.kind === 'text') return options.dialect.regexMatches(fragment(options.column(target.column)), pattern);
   return options.dialect.regexMatches(options.dialect.attributeText(options.column(target.source), target.key), pattern);
@@ -143,12 +159,17 @@ function valueSql(condition: ValueCondition, options: CompileOptions): SqlFragme
 
   const source = column(target.source);
   // A JSON number: `eq` / `neq` compare the attribute's numeric reading, like gt/lt do.
-  if (condition.numberGiven && (op === 'eq' || op === 'neq')) return compare(dialect.attributeNumber(source, target.key), op, numberOf(condition));
+  if (condition.numberGiven && (op === 'eq' || op === 'neq'))
+    return compare(dialect.attributeNumber(source, target.key), op, numberOf(condition));
   if (op === 'eq') {
     const slot = slotLookup(target, [value], options);
     if (slot) return dialect.textEquals(slot, value, false, true);
   }
-  if (op === 'eq') return dialect.attributeEquals?.(source, target.key, value) ?? dialect.textEquals(dialect.attributeText(source, target.key), value, false, false);
+  if (op === 'eq')
+    return (
+      dialect.attributeEquals?.(source, target.key, value) ??
+      dialect.textEquals(dialect.attributeText(source, target.key), value, false, false)
+    );
   if (op === 'neq') return dialect.textEquals(dialect.attributeText(source, target.key), value, true, false);
   if (isTextMatch(op)) return dialect.textMatches(dialect.attributeText(source, target.key), op, value);
   return compare(dialect.attributeNumber(source, target.key), op, numberOf(condition));
@@ -199,7 +220,13 @@ function compileNode(node: FilterNode, options: CompileOptions): Compiled {
   }
   if (node.children.length === 0) return { sql: node.kind === 'and' ? '1 = 1' : '1 = 0', bindings: [], height: 0 };
   const children = node.children.map((child) => compileNode(child, options));
-  return joinBalanced(children, node.kind, children.map((child) => 2 ** child.height), 0, children.length);
+  return joinBalanced(
+    children,
+    node.kind,
+    children.map((child) => 2 ** child.height),
+    0,
+    children.length,
+  );
 }
 
 /**

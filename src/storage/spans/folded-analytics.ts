@@ -47,7 +47,9 @@ function valueOf(cell: FigureCell, measure: StoredMeasure): StoredValue {
 }
 
 function pointsOf(cells: FigureCell[], measures: StoredMeasure[]): StoredPoint[] {
-  return cells.map((cell) => ({ bucket: cell.bucket, values: measures.map((measure) => valueOf(cell, measure)) })).sort((a, b) => a.bucket - b.bucket);
+  return cells
+    .map((cell) => ({ bucket: cell.bucket, values: measures.map((measure) => valueOf(cell, measure)) }))
+    .sort((a, b) => a.bucket - b.bucket);
 }
 
 /** A group's order measure over the whole window, from its cells. */
@@ -83,7 +85,15 @@ export async function foldedAnalyticsRows(trx: Knex.Transaction, query: Analytic
   // A count alone still needs one figure to count: the error count has the fewest bins.
   const figures = named.length > 0 ? [...new Set(named)] : [TRACE_FIGURES[3]];
   const read = (services: ServiceCells) =>
-    figureCells(trx, { applicationId: query.applicationId, startNs: query.startNs, endNs: query.endNs, figures, widthNs: query.widthNs, services, ranksFor: ranksFor(query.measures) });
+    figureCells(trx, {
+      applicationId: query.applicationId,
+      startNs: query.startNs,
+      endNs: query.endNs,
+      figures,
+      widthNs: query.widthNs,
+      services,
+      ranksFor: ranksFor(query.measures),
+    });
   if (query.groupBy.length === 0) {
     const cells = await read({ kind: 'all' });
     return cells && { groups: [{ key: [], points: pointsOf(cells, query.measures) }], other: null, truncated: false };

@@ -27,7 +27,10 @@ function isWindowed(query: RecentSpansQuery): boolean {
 
 /** The application's spans of the window, read from `from` (aliased `s`). */
 function recentBase(knex: Knex, query: RecentSpansQuery, from: string | Knex.Raw = 'spans as s'): Knex.QueryBuilder {
-  return knex.from(from).where('s.application_id', query.applicationId).modify(betweenNanos(dialectFor(knex), 's.start_time_unix_nano', query.startNs, query.endNs));
+  return knex
+    .from(from)
+    .where('s.application_id', query.applicationId)
+    .modify(betweenNanos(dialectFor(knex), 's.start_time_unix_nano', query.startNs, query.endNs));
 }
 
 /** Without a window: the stored spans, newest received first, along the (application_id, seq) index read backwards. */
@@ -52,7 +55,9 @@ export function windowSeqsQuery(knex: Knex, query: RecentSpansQuery): Knex.Query
  * of the rows (one per trace), where counting a million spans took 0.3 to 0.7 s.
  */
 export function recentTotalQuery(knex: Knex, query: RecentSpansQuery): Knex.QueryBuilder {
-  return isWindowed(query) ? recentBase(knex, query).count({ total: '*' }) : knex('traces').where('application_id', query.applicationId).sum({ total: 'spans_count' });
+  return isWindowed(query)
+    ? recentBase(knex, query).count({ total: '*' })
+    : knex('traces').where('application_id', query.applicationId).sum({ total: 'spans_count' });
 }
 
 /** The live list's order as a keyset: receive sequence descending. */
@@ -73,7 +78,15 @@ export async function recentSpans(knex: Knex, query: RecentSpansQuery & ListRequ
       return rows.map(normaliseSpan);
     }
     const keys = await readPage<{ seq: unknown }>(resume(windowSeqsQuery(knex, query)), window);
-    const bySeq = new Map((await spansBySeq(knex, query.applicationId, keys.map((key) => String(key.seq)))).map((span) => [span.seq, span]));
+    const bySeq = new Map(
+      (
+        await spansBySeq(
+          knex,
+          query.applicationId,
+          keys.map((key) => String(key.seq)),
+        )
+      ).map((span) => [span.seq, span]),
+    );
     return keys.map((key) => bySeq.get(String(key.seq))).filter((span): span is StoredSpan => span !== undefined);
   };
   const [rows, counted] = await Promise.all([page(), recentTotalQuery(knex, query) as Promise<Array<{ total: unknown }>>]);
@@ -83,7 +96,9 @@ export async function recentSpans(knex: Knex, query: RecentSpansQuery & ListRequ
 
 /** The highest receive sequence of the application's stored spans, as text (NULL when none). */
 export function latestSeqQuery(knex: Knex, applicationId: string): Knex.QueryBuilder {
-  return knex('spans').where('application_id', applicationId).select({ latest: bigintAsText(knex, 'MAX(seq)') });
+  return knex('spans')
+    .where('application_id', applicationId)
+    .select({ latest: bigintAsText(knex, 'MAX(seq)') });
 }
 
 /** The highest receive sequence of the application's stored spans ('0' when none). */
@@ -93,7 +108,13 @@ export async function latestSeq(knex: Knex, applicationId: string): Promise<stri
 }
 
 /** Receive sequences (as text) of the application in `(after, upTo]` (upTo omitted: no upper bound), ascending, at most `limit`. */
-export function seqsBetweenQuery(knex: Knex, applicationId: string, after: string, upTo: string | undefined, limit: number): Knex.QueryBuilder {
+export function seqsBetweenQuery(
+  knex: Knex,
+  applicationId: string,
+  after: string,
+  upTo: string | undefined,
+  limit: number,
+): Knex.QueryBuilder {
   const dialect = dialectFor(knex);
   return knex('spans')
     .where('application_id', applicationId)
@@ -107,7 +128,13 @@ export function seqsBetweenQuery(knex: Knex, applicationId: string, after: strin
 }
 
 /** Receive sequences of the application in `(after, upTo]` (upTo omitted: no upper bound), ascending. */
-export async function seqsBetween(knex: Knex, applicationId: string, after: string, upTo: string | undefined, limit: number): Promise<string[]> {
+export async function seqsBetween(
+  knex: Knex,
+  applicationId: string,
+  after: string,
+  upTo: string | undefined,
+  limit: number,
+): Promise<string[]> {
   const rows: Array<{ seq: unknown }> = await seqsBetweenQuery(knex, applicationId, after, upTo, limit);
   return rows.map((row) => String(row.seq));
 }
@@ -176,7 +203,11 @@ export function othersGapsQuery(knex: Knex, applicationId: string, after: string
     .whereRaw(`s.seq <= ${dialect.exactInteger}`, [upTo]);
   return knex
     .from(held.as('g'))
-    .select({ seq: bigintAsText(knex, 'g.seq'), prev: bigintAsText(knex, 'g.prev_seq'), last: knex.raw('CASE WHEN g.next_seq IS NULL THEN 1 ELSE 0 END') })
+    .select({
+      seq: bigintAsText(knex, 'g.seq'),
+      prev: bigintAsText(knex, 'g.prev_seq'),
+      last: knex.raw('CASE WHEN g.next_seq IS NULL THEN 1 ELSE 0 END'),
+    })
     .whereRaw('g.prev_seq IS NULL OR g.seq - g.prev_seq > 1 OR g.next_seq IS NULL')
     .orderBy('g.seq');
 }
@@ -203,7 +234,11 @@ export function spansInRangesQuery(knex: Knex, applicationId: string, ranges: Se
   return selectSpanColumns(knex, knex({ s: 'spans' }), 's')
     .where('s.application_id', applicationId)
     .where((query) => {
-      for (const range of ranges) query.orWhereRaw(`s.seq BETWEEN ${dialect.exactInteger} AND ${dialect.exactInteger}`, [range.low.toString(), range.high.toString()]);
+      for (const range of ranges)
+        query.orWhereRaw(`s.seq BETWEEN ${dialect.exactInteger} AND ${dialect.exactInteger}`, [
+          range.low.toString(),
+          range.high.toString(),
+        ]);
     })
     .orderBy('s.seq');
 }

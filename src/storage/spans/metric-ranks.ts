@@ -69,7 +69,12 @@ export function metricAggregatesQuery(knex: Knex, query: MetricQuery): Knex.Quer
   return knex
     .with('m', (inner) => inner.select('*').from(matchedFigures(knex, query)))
     .select(knex.raw(['a.*', ...spreads].join(', ')))
-    .from(knex.select(knex.raw(['COUNT(*) AS n', ...summary].join(', '))).from('m').as('a'));
+    .from(
+      knex
+        .select(knex.raw(['COUNT(*) AS n', ...summary].join(', ')))
+        .from('m')
+        .as('a'),
+    );
 }
 
 /** The second read: each figure's values at the given 0-based ranks in ascending order (ROW_NUMBER()). */
@@ -144,7 +149,9 @@ export async function traceMetricRanks(knex: Knex, request: WindowFilter): Promi
       stddev: Math.sqrt(Math.max(0, asNumber(aggregates?.[`variance_${v}`] ?? 0))),
       min: asNumber(aggregates?.[`min_${v}`] ?? 0),
       max: asNumber(aggregates?.[`max_${v}`] ?? 0),
-      byRank: new Map(ranked.filter((row) => ranks.includes(asNumber(row[`rank_${v}`]))).map((row) => [asNumber(row[`rank_${v}`]), asNumber(row[v])])),
+      byRank: new Map(
+        ranked.filter((row) => ranks.includes(asNumber(row[`rank_${v}`]))).map((row) => [asNumber(row[`rank_${v}`]), asNumber(row[v])]),
+      ),
     });
     return { count, figures: { duration: statistics('d'), cost: statistics('c'), spans: statistics('s') } };
   };

@@ -91,9 +91,18 @@ const FIGURE_COLUMNS = ['duration', 'cost', 'usage'] as const;
 const SPAN_FIGURE: Record<(typeof FIGURE_COLUMNS)[number], string> = { duration: 'duration_ms', cost: 'cost', usage: 'usage_amount' };
 
 /** The field a measure names → its roll-up figure. */
-export const FIGURE_OF_FIELD: Record<string, (typeof FIGURE_COLUMNS)[number]> = { duration_ms: 'duration', cost: 'cost', 'usage.amount': 'usage' };
+export const FIGURE_OF_FIELD: Record<string, (typeof FIGURE_COLUMNS)[number]> = {
+  duration_ms: 'duration',
+  cost: 'cost',
+  'usage.amount': 'usage',
+};
 
-const ROLLUP_COLUMNS = ['bucket_start_unix_nano', ...ROLLUP_DIMENSIONS, 'span_count', ...FIGURE_COLUMNS.flatMap((name) => ['count', 'sum', 'min', 'max'].map((part) => `${name}_${part}`))];
+const ROLLUP_COLUMNS = [
+  'bucket_start_unix_nano',
+  ...ROLLUP_DIMENSIONS,
+  'span_count',
+  ...FIGURE_COLUMNS.flatMap((name) => ['count', 'sum', 'min', 'max'].map((part) => `${name}_${part}`)),
+];
 
 /** One span in the shape of a roll-up row, column for column with ROLLUP_COLUMNS. */
 function spanAsRollup(alias: string): string {

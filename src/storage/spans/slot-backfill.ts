@@ -10,7 +10,12 @@ import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
 import { dialectFor } from '../sql/index.js';
 import { bulkWriteTransaction } from '../transactions.js';
-import { parseIndexedAttributes, serializeIndexedAttributes, writtenSlots, type IndexedAttributesState } from '../accounts/indexed-attributes.js';
+import {
+  parseIndexedAttributes,
+  serializeIndexedAttributes,
+  writtenSlots,
+  type IndexedAttributesState,
+} from '../accounts/indexed-attributes.js';
 import { SLOT_VALUE_MAX_LENGTH, slotColumn, type IndexedSlot } from './indexed-slots.js';
 import { fileStoredValues, spanValuesQuery, type SlotValue } from './trace-slot-values.js';
 
@@ -83,7 +88,13 @@ export async function backfillBatch(knex: Knex, target: BackfillTarget, slot: In
     if (last !== null) update.whereRaw(`s.seq <= ${dialect.exactUnsigned}`, [last]);
     await run(update);
     // The batch's values filed per trace under the slot's generation (trace-slot-values.ts).
-    await fileStoredValues(db, target.applicationId, slot, await run<SlotValue[]>(spanValuesQuery(db, target.applicationId, slot.slot, after, last)), run);
+    await fileStoredValues(
+      db,
+      target.applicationId,
+      slot,
+      await run<SlotValue[]>(spanValuesQuery(db, target.applicationId, slot.slot, after, last)),
+      run,
+    );
     const slots = target.state.slots.map((candidate, index) =>
       index === slot.slot - 1 && candidate ? { ...candidate, after_seq: last ?? candidate.after_seq, ready: last === null } : candidate,
     );
@@ -96,7 +107,6 @@ export async function backfillBatch(knex: Knex, target: BackfillTarget, slot: In
 /** One application's backfill state as stored now; undefined once the application is deleted. */
 export async function readBackfillTarget(knex: Knex, applicationId: string): Promise<BackfillTarget | undefined> {
   const row = (await knex('applications').where({ id: applicationId }).whereNull('deleted_at').first('indexed_attributes_state')) as
-    | { indexed_attributes_state: string | null }
-    | undefined;
+    { indexed_attributes_state: string | null } | undefined;
   return row && { applicationId, state: parseIndexedAttributes(row.indexed_attributes_state) };
 }

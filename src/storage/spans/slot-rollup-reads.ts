@@ -48,7 +48,10 @@ function slotFilterSql(node: FilterNode, slot: IndexedSlot): SqlFragment | undef
     if (!compiled) return undefined;
     children.push(compiled);
   }
-  return { sql: children.map((child) => `(${child.sql})`).join(node.kind === 'and' ? ' AND ' : ' OR '), bindings: children.flatMap((child) => child.bindings) };
+  return {
+    sql: children.map((child) => `(${child.sql})`).join(node.kind === 'and' ? ' AND ' : ' OR '),
+    bindings: children.flatMap((child) => child.bindings),
+  };
 }
 
 function slotConditionSql(condition: Condition, slot: IndexedSlot): SqlFragment | undefined {
@@ -68,7 +71,10 @@ function slotConditionSql(condition: Condition, slot: IndexedSlot): SqlFragment 
     case 'in':
     case 'not_in':
       if (condition.numbers.length > 0 || condition.values.length === 0) return undefined;
-      return { sql: `${kept} AND r.value ${condition.op === 'in' ? 'IN' : 'NOT IN'} (${condition.values.map(() => '?').join(', ')})`, bindings: condition.values };
+      return {
+        sql: `${kept} AND r.value ${condition.op === 'in' ? 'IN' : 'NOT IN'} (${condition.values.map(() => '?').join(', ')})`,
+        bindings: condition.values,
+      };
     default:
       return undefined;
   }
@@ -109,7 +115,12 @@ export async function slotBucketsExact(knex: Knex, dialect: SqlDialect, request:
     .where({ application_id: request.applicationId, bucket_width_s: plan.widthS, slot: slot.slot, generation: slot.generation })
     .modify(window)
     .groupBy('bucket_start_unix_nano')
-    .select(bucket, knex.raw('SUM(span_count) AS n, MAX(partial) AS p, MAX(value_kind) AS k'))) as Array<{ b: string; n: number | string; p: number | string; k: number | string }>;
+    .select(bucket, knex.raw('SUM(span_count) AS n, MAX(partial) AS p, MAX(value_kind) AS k'))) as Array<{
+    b: string;
+    n: number | string;
+    p: number | string;
+    k: number | string;
+  }>;
   const spans: Totals = new Map(spanRows.map((row) => [String(row.b), { spans: Number(row.n), partial: Number(row.p) !== 0 }]));
   for (const row of slotRows) {
     const expected = spans.get(String(row.b));
@@ -126,7 +137,12 @@ export function matchingSlotRollups(knex: Knex, dialect: SqlDialect, request: Ro
   const slot = plan.slot as IndexedSlot;
   const where = request.filter === null ? undefined : slotFilterSql(request.filter, slot);
   return knex({ r: SLOT_ROLLUPS })
-    .where({ 'r.application_id': request.applicationId, 'r.bucket_width_s': plan.widthS, 'r.slot': slot.slot, 'r.generation': slot.generation })
+    .where({
+      'r.application_id': request.applicationId,
+      'r.bucket_width_s': plan.widthS,
+      'r.slot': slot.slot,
+      'r.generation': slot.generation,
+    })
     .modify(betweenNanos(dialect, 'r.bucket_start_unix_nano', request.startNs, plan.bucketsEndNs))
     .modify((builder) => {
       if (where) builder.whereRaw(`(${where.sql})`, where.bindings);

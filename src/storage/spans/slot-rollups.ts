@@ -24,7 +24,23 @@ import { RowStatements, type NativeStatement } from '../sql/row-statements.js';
 import { bulkWriteTransaction } from '../transactions.js';
 import type { DeletedColumn, DeletedSpan, DerivedData } from './derived-data.js';
 import { slotColumn, type IndexedSlot } from './indexed-slots.js';
-import { accumulate, bucketStartSeconds, emptyTotals, figureColumns, FIGURES, mergeRollupsQueries, mergeRollupsQuery, nanosText, paddedRuns, ROLLUP_WIDTHS_S, secondsOf, touchedBuckets, WIDTHS_NS, type FigureSpan, type FigureTotals } from './span-rollups.js';
+import {
+  accumulate,
+  bucketStartSeconds,
+  emptyTotals,
+  figureColumns,
+  FIGURES,
+  mergeRollupsQueries,
+  mergeRollupsQuery,
+  nanosText,
+  paddedRuns,
+  ROLLUP_WIDTHS_S,
+  secondsOf,
+  touchedBuckets,
+  WIDTHS_NS,
+  type FigureSpan,
+  type FigureTotals,
+} from './span-rollups.js';
 import type { SpanRow } from './span-row.js';
 
 export const SLOT_ROLLUPS = 'slot_rollups';
@@ -71,7 +87,12 @@ interface Accumulator extends FigureTotals {
  * The slot_rollups rows that add (`sign` 1) or take away (`sign` -1) the spans under each slot's
  * generation, in key order (a fixed lock order for concurrent writers). Taking away sets `partial`.
  */
-export function slotRollupDeltas<S extends SlotRollupSpan>(spans: readonly S[], slots: readonly IndexedSlot[], entryOf: (span: S, slot: IndexedSlot) => SlotEntry, sign: 1 | -1): Array<Record<string, unknown>> {
+export function slotRollupDeltas<S extends SlotRollupSpan>(
+  spans: readonly S[],
+  slots: readonly IndexedSlot[],
+  entryOf: (span: S, slot: IndexedSlot) => SlotEntry,
+  sign: 1 | -1,
+): Array<Record<string, unknown>> {
   const accumulators = new Map<string, Accumulator>();
   for (const span of spans) {
     const seconds = secondsOf(String(span.start_time_unix_nano));
@@ -82,7 +103,15 @@ export function slotRollupDeltas<S extends SlotRollupSpan>(spans: readonly S[], 
         const id = JSON.stringify([span.application_id, widthS, start, slot.slot, slot.generation, kind, value]);
         let accumulator = accumulators.get(id);
         if (accumulator === undefined) {
-          const row = { application_id: span.application_id, bucket_width_s: widthS, bucket_start_unix_nano: start, slot: slot.slot, generation: slot.generation, value_kind: kind, value };
+          const row = {
+            application_id: span.application_id,
+            bucket_width_s: widthS,
+            bucket_start_unix_nano: start,
+            slot: slot.slot,
+            generation: slot.generation,
+            value_kind: kind,
+            value,
+          };
           accumulator = { row, ...emptyTotals() };
           accumulators.set(id, accumulator);
         }
@@ -90,7 +119,9 @@ export function slotRollupDeltas<S extends SlotRollupSpan>(spans: readonly S[], 
       }
     }
   }
-  return [...accumulators.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, accumulator]) => ({ ...accumulator.row, ...figureColumns(accumulator, sign) }));
+  return [...accumulators.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, accumulator]) => ({ ...accumulator.row, ...figureColumns(accumulator, sign) }));
 }
 
 /** Upserts that add the deltas to the stored rows (counts and sums add up, extremes widen, partial stays). */
@@ -110,7 +141,11 @@ export function writerSlotRollupUpserts(db: Knex, deltas: ReadonlyArray<Record<s
  * every row (of any generation) of those buckets that span_rollups no longer has (all their spans are gone).
  */
 export function emptySlotRollupsQueries(db: Knex, deltas: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder[] {
-  const located = deltas.map((delta) => ({ application_id: String(delta.application_id), bucket_width_s: Number(delta.bucket_width_s), bucket_start_unix_nano: String(delta.bucket_start_unix_nano) }));
+  const located = deltas.map((delta) => ({
+    application_id: String(delta.application_id),
+    bucket_width_s: Number(delta.bucket_width_s),
+    bucket_start_unix_nano: String(delta.bucket_start_unix_nano),
+  }));
   const { exactInteger } = dialectFor(db);
   return touchedBuckets(located).map(({ applicationId, widthS, starts }) =>
     db(SLOT_ROLLUPS)
@@ -133,7 +168,10 @@ export function emptySlotRollupsQueries(db: Knex, deltas: ReadonlyArray<Record<s
 /** A slot's kind of value as an expression over spans `alias` (the rebuild's and the purger's reading). */
 export function slotKindSql(db: Knex, slot: IndexedSlot, alias: string): { sql: string; bindings: Knex.Value[] } {
   const text = dialectFor(db).attributeText(`${alias}.${slot.source}`, slot.key);
-  return { sql: `CASE WHEN ${alias}.${slotColumn(slot.slot)} IS NOT NULL THEN ${VALUE_KEPT} WHEN ${text.sql} IS NULL THEN ${VALUE_ABSENT} ELSE ${VALUE_UNKEPT} END`, bindings: text.bindings };
+  return {
+    sql: `CASE WHEN ${alias}.${slotColumn(slot.slot)} IS NOT NULL THEN ${VALUE_KEPT} WHEN ${text.sql} IS NULL THEN ${VALUE_ABSENT} ELSE ${VALUE_UNKEPT} END`,
+    bindings: text.bindings,
+  };
 }
 
 const HOUR_S = 3600;
@@ -144,7 +182,10 @@ async function hourCounts(knex: Knex, table: string, where: Record<string, strin
   const rows = (await knex(table)
     .where({ ...where, bucket_width_s: HOUR_S })
     .groupBy('bucket_start_unix_nano')
-    .select({ b: bigintAsText(knex, 'bucket_start_unix_nano') }, knex.raw('SUM(span_count) AS n'))) as Array<{ b: string; n: number | string }>;
+    .select({ b: bigintAsText(knex, 'bucket_start_unix_nano') }, knex.raw('SUM(span_count) AS n'))) as Array<{
+    b: string;
+    n: number | string;
+  }>;
   return new Map(rows.map((row) => [String(row.b), Number(row.n)]));
 }
 
@@ -158,7 +199,10 @@ export async function hoursToRebuild(knex: Knex, applicationId: string, slot: In
     await hourCounts(db, 'span_rollups', { application_id: applicationId }),
     await hourCounts(db, SLOT_ROLLUPS, { application_id: applicationId, slot: slot.slot, generation: slot.generation }),
   ];
-  const [spans, counted] = (snapshot ? await knex.transaction(read, dialectFor(knex).snapshot) : await read(knex)) as [Map<string, number>, Map<string, number>];
+  const [spans, counted] = (snapshot ? await knex.transaction(read, dialectFor(knex).snapshot) : await read(knex)) as [
+    Map<string, number>,
+    Map<string, number>,
+  ];
   const hours = new Set([...spans.keys(), ...counted.keys()]);
   return [...hours]
     .filter((hour) => (spans.get(hour) ?? 0) !== (counted.get(hour) ?? 0))
@@ -168,11 +212,18 @@ export async function hoursToRebuild(knex: Knex, applicationId: string, slot: In
 
 /** The measure columns of one slot_rollups row computed over the spans `s` of a group. */
 function figureAggregates(): string {
-  const columns = FIGURES.map(([name, column]) => `COUNT(s.${column}) AS ${name}_count, COALESCE(SUM(s.${column}), 0) AS ${name}_sum, MIN(s.${column}) AS ${name}_min, MAX(s.${column}) AS ${name}_max`);
+  const columns = FIGURES.map(
+    ([name, column]) =>
+      `COUNT(s.${column}) AS ${name}_count, COALESCE(SUM(s.${column}), 0) AS ${name}_sum, MIN(s.${column}) AS ${name}_min, MAX(s.${column}) AS ${name}_max`,
+  );
   return ['COUNT(*) AS span_count', ...columns, '0 AS partial'].join(', ');
 }
 
-const MEASURE_COLUMNS = ['span_count', ...FIGURES.flatMap(([name]) => ['count', 'sum', 'min', 'max'].map((part) => `${name}_${part}`)), 'partial'];
+const MEASURE_COLUMNS = [
+  'span_count',
+  ...FIGURES.flatMap(([name]) => ['count', 'sum', 'min', 'max'].map((part) => `${name}_${part}`)),
+  'partial',
+];
 
 /**
  * The statements that recompute the slot's generation's rows of one hour (the hour's bucket and
@@ -180,7 +231,13 @@ const MEASURE_COLUMNS = ['span_count', ...FIGURES.flatMap(([name]) => ['count', 
  * width whose rows replace any that a writer committed in between (their spans are in the
  * SELECT's view then); a writer committing later adds its spans on top, as always.
  */
-export async function rebuildHourStatements(db: Knex, run: Run, applicationId: string, slot: IndexedSlot, hourStartNs: bigint): Promise<void> {
+export async function rebuildHourStatements(
+  db: Knex,
+  run: Run,
+  applicationId: string,
+  slot: IndexedSlot,
+  hourStartNs: bigint,
+): Promise<void> {
   const dialect = dialectFor(db);
   const hourStart = hourStartNs.toString();
   const hourEnd = (hourStartNs + HOUR_NS).toString();
@@ -198,7 +255,8 @@ export async function rebuildHourStatements(db: Knex, run: Run, applicationId: s
   const kind = slotKindSql(db, slot, 's');
   const value = dialect.exactKey(`COALESCE(s.${slotColumn(slot.slot)}, '')`);
   const replace = MEASURE_COLUMNS.map((column) => `${column} = ${dialect.insertedValue.replace('??', column)}`).join(', ');
-  const upsert = dialect.name === 'mysql' ? `ON DUPLICATE KEY UPDATE ${replace}` : `ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET ${replace}`;
+  const upsert =
+    dialect.name === 'mysql' ? `ON DUPLICATE KEY UPDATE ${replace}` : `ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET ${replace}`;
   for (const [widthS, widthNs] of WIDTHS_NS) {
     const bucket = `${dialect.exactInteger} + ${dialect.integerDivide(`s.start_time_unix_nano - ${dialect.exactInteger}`, dialect.exactInteger)} * ${dialect.exactInteger}`;
     // Grouped by the output columns' names: the spans have no column of these names.
@@ -208,7 +266,18 @@ export async function rebuildHourStatements(db: Knex, run: Run, applicationId: s
       `${kind.sql} AS value_kind, ${value} AS value, ${figureAggregates()} ` +
       `FROM spans s WHERE s.application_id = ? AND s.start_time_unix_nano >= ${dialect.exactInteger} AND s.start_time_unix_nano < ${dialect.exactInteger} ` +
       `GROUP BY bucket_start_unix_nano, value_kind, value ${upsert}`;
-    const bindings = [applicationId, hourStart, hourStart, widthNs.toString(), widthNs.toString(), String(slot.generation), ...kind.bindings, applicationId, hourStart, hourEnd];
+    const bindings = [
+      applicationId,
+      hourStart,
+      hourStart,
+      widthNs.toString(),
+      widthNs.toString(),
+      String(slot.generation),
+      ...kind.bindings,
+      applicationId,
+      hourStart,
+      hourEnd,
+    ];
     await run(db.raw(sql, bindings) as unknown as Knex.QueryBuilder);
   }
 }

@@ -54,11 +54,7 @@ export function spanPageQuery(knex: Knex, matching: Knex.QueryBuilder): Knex.Que
 export function deepSpanPageQuery(knex: Knex, matching: Knex.QueryBuilder, window: { limit: number; offset: number }): Knex.QueryBuilder {
   const keys = matching
     .select('s.application_id', 's.trace_id', 's.span_id')
-    .orderBy([
-      { column: 's.start_time_unix_nano', order: 'desc' },
-      { column: 's.trace_id' },
-      { column: 's.span_id' },
-    ])
+    .orderBy([{ column: 's.start_time_unix_nano', order: 'desc' }, { column: 's.trace_id' }, { column: 's.span_id' }])
     .limit(window.limit)
     .offset(window.offset)
     .as('k');
@@ -71,7 +67,12 @@ export function deepSpanPageQuery(knex: Knex, matching: Knex.QueryBuilder, windo
 }
 
 /** The rows of one page: after a cursor's key, from the start (page 1), or past an offset (a deferred join). */
-async function readSpanRows(knex: Knex, matching: Knex.QueryBuilder, after: string[] | undefined, window: PageWindow): Promise<Array<Record<string, unknown>>> {
+async function readSpanRows(
+  knex: Knex,
+  matching: Knex.QueryBuilder,
+  after: string[] | undefined,
+  window: PageWindow,
+): Promise<Array<Record<string, unknown>>> {
   if (after) return spanPageQuery(knex, matching.modify(afterKey(dialectFor(knex), SPAN_ORDER, after))).limit(window.limit);
   if (window.offset === null || window.offset === 0) return readPage(spanPageQuery(knex, matching), window);
   return deepSpanPageQuery(knex, matching, { limit: window.limit, offset: window.offset });

@@ -28,7 +28,9 @@ interface ExpiredSpan {
 
 /** The application's slots in use: the derived structures take the purged spans out of their generations. */
 async function slotsInUse(db: Knex, applicationId: string, run: (query: Knex.QueryBuilder) => Promise<unknown>): Promise<IndexedSlot[]> {
-  const rows = (await run(db('applications').where({ id: applicationId }).select('indexed_attributes_state'))) as Array<{ indexed_attributes_state: string | null }>;
+  const rows = (await run(db('applications').where({ id: applicationId }).select('indexed_attributes_state'))) as Array<{
+    indexed_attributes_state: string | null;
+  }>;
   return writtenSlots(parseIndexedAttributes(rows[0]?.indexed_attributes_state));
 }
 
@@ -44,7 +46,12 @@ function deletedColumns(knex: Knex, slots: readonly IndexedSlot[], derived: read
  * along the index on (application_id, start_time_unix_nano): MariaDB/MySQL's clustered primary
  * key, SQLite's spans_newest_first. Locked: a concurrent purger waits, then finds them gone.
  */
-export function expiredSpansQuery(knex: Knex, { applicationId, beforeNs, limit }: PurgeBatch, slots: readonly IndexedSlot[] = [], derived: readonly DerivedData[] = DERIVED_STRUCTURES): Knex.QueryBuilder {
+export function expiredSpansQuery(
+  knex: Knex,
+  { applicationId, beforeNs, limit }: PurgeBatch,
+  slots: readonly IndexedSlot[] = [],
+  derived: readonly DerivedData[] = DERIVED_STRUCTURES,
+): Knex.QueryBuilder {
   const query = knex('spans')
     .select({ start: bigintAsText(knex, 'start_time_unix_nano') }, ...deletedColumns(knex, slots, derived))
     .where('application_id', applicationId);
@@ -79,18 +86,26 @@ function affectedRows(result: unknown): number {
  * one transaction. Resolves with the spans this call deleted (another purger may have taken some
  * of them first) and whether more may be left.
  */
-export async function purgeBatch(knex: Knex, batch: PurgeBatch, derived: readonly DerivedData[] = DERIVED_STRUCTURES): Promise<{ deleted: number; full: boolean }> {
+export async function purgeBatch(
+  knex: Knex,
+  batch: PurgeBatch,
+  derived: readonly DerivedData[] = DERIVED_STRUCTURES,
+): Promise<{ deleted: number; full: boolean }> {
   return bulkWriteTransaction(knex, async (transaction) => {
     const { db, run } = transaction;
     const slots = await slotsInUse(db, batch.applicationId, run);
-    const spans = (await run<ExpiredSpan[]>(expiredSpansQuery(db, batch, slots, derived))).map((span) => ({ ...span, start_time_unix_nano: span.start }));
+    const spans = (await run<ExpiredSpan[]>(expiredSpansQuery(db, batch, slots, derived))).map((span) => ({
+      ...span,
+      start_time_unix_nano: span.start,
+    }));
     if (spans.length === 0) return { deleted: 0, full: false };
     const deleted = affectedRows(await run(deleteSpansQuery(db, batch.applicationId, spans)));
     // The rows read are locked: the delete took exactly them.
     if (deleted !== spans.length) throw new Error(`purge deleted ${deleted} of the ${spans.length} spans it locked`);
     const traceIds = [...new Set(spans.map((span) => span.trace_id))].sort();
     const statements: DerivedStatements = { db, run, runNative: (statement) => runCompiled(transaction, statement) };
-    for (const structure of derived) await structure.onDeleted?.({ applicationId: batch.applicationId, spans, traceIds, slots }, statements);
+    for (const structure of derived)
+      await structure.onDeleted?.({ applicationId: batch.applicationId, spans, traceIds, slots }, statements);
     return { deleted, full: spans.length === batch.limit };
   });
 }

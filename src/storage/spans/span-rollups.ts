@@ -39,7 +39,10 @@ export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 export const ROLLUP_WIDTHS_S = [3600, 60] as const;
 
 /** What a roll-up reads of a span. */
-export type RollupSpan = Pick<SpanRow, 'application_id' | 'start_time_unix_nano' | 'duration_ms' | 'cost' | 'usage_amount' | RollupDimension>;
+export type RollupSpan = Pick<
+  SpanRow,
+  'application_id' | 'start_time_unix_nano' | 'duration_ms' | 'cost' | 'usage_amount' | RollupDimension
+>;
 
 /** The measured numbers of a roll-up row: count, sum, min and max of each figure. */
 export const FIGURES = [
@@ -250,7 +253,8 @@ function combinationOf(span: RollupSpan): Combination {
   const named = childOf(byService, span.service_name ?? null, (): NamedCombinations => ({ last: undefined, byValues: new Map() }));
   if (named.last !== undefined && hasDimensions(span, named.last.values)) return named.last;
   let node = named.byValues;
-  for (let index = 0; index < LAST_DIMENSION; index += 1) node = childOf(node, span[TRIE_DIMENSIONS[index] as RollupDimension] ?? null, () => new Map()) as CombinationTrie;
+  for (let index = 0; index < LAST_DIMENSION; index += 1)
+    node = childOf(node, span[TRIE_DIMENSIONS[index] as RollupDimension] ?? null, () => new Map()) as CombinationTrie;
   const last = span[TRIE_DIMENSIONS[LAST_DIMENSION] as RollupDimension] ?? null;
   let combination = node.get(last) as Combination | undefined;
   if (combination === undefined) {
@@ -265,7 +269,12 @@ function combinationOf(span: RollupSpan): Combination {
 }
 
 /** Adds one span to its combination's buckets, noting a new accumulator in `accumulators` and its bucket map in `filled`. */
-function addSpan(span: RollupSpan, sign: 1 | -1, accumulators: Array<[id: string, accumulator: Accumulator]>, filled: Array<Map<number, Accumulator>>): void {
+function addSpan(
+  span: RollupSpan,
+  sign: 1 | -1,
+  accumulators: Array<[id: string, accumulator: Accumulator]>,
+  filled: Array<Map<number, Accumulator>>,
+): void {
   const combination = combinationOf(span);
   const seconds = secondsOf(String(span.start_time_unix_nano));
   for (let index = 0; index < ROLLUP_WIDTHS_S.length; index += 1) {
@@ -323,9 +332,15 @@ export function addRollupsQuery(db: Knex, deltas: RollupDelta[]): Knex.QueryBuil
 }
 
 /** addRollupsQuery for any table with the roll-up measure columns and the given key (slot-rollups.ts too). */
-export function mergeRollupsQueries(db: Knex, table: string, key: string[], deltas: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder[] {
+export function mergeRollupsQueries(
+  db: Knex,
+  table: string,
+  key: string[],
+  deltas: ReadonlyArray<Record<string, unknown>>,
+): Knex.QueryBuilder[] {
   const statements: Knex.QueryBuilder[] = [];
-  for (let offset = 0; offset < deltas.length; offset += ROWS_PER_STATEMENT) statements.push(mergeRollupsQuery(db, table, key, deltas.slice(offset, offset + ROWS_PER_STATEMENT)));
+  for (let offset = 0; offset < deltas.length; offset += ROWS_PER_STATEMENT)
+    statements.push(mergeRollupsQuery(db, table, key, deltas.slice(offset, offset + ROWS_PER_STATEMENT)));
   return statements;
 }
 
@@ -338,10 +353,19 @@ export function mergeRollupsQuery(db: Knex, table: string, key: string[], rows: 
     partial: db.raw(`${greatest}(??, ?)`, [`${table}.partial`, incoming('partial')]),
   };
   for (const [name] of FIGURES) {
-    for (const part of ['count', 'sum']) merge[`${name}_${part}`] = db.raw('?? + ?', [`${table}.${name}_${part}`, incoming(`${name}_${part}`)]);
-    for (const [part, pick] of [['min', least], ['max', greatest]] as const) {
+    for (const part of ['count', 'sum'])
+      merge[`${name}_${part}`] = db.raw('?? + ?', [`${table}.${name}_${part}`, incoming(`${name}_${part}`)]);
+    for (const [part, pick] of [
+      ['min', least],
+      ['max', greatest],
+    ] as const) {
       const old = `${table}.${name}_${part}`;
-      merge[`${name}_${part}`] = db.raw(`COALESCE(${pick}(??, ?), ??, ?)`, [old, incoming(`${name}_${part}`), old, incoming(`${name}_${part}`)]);
+      merge[`${name}_${part}`] = db.raw(`COALESCE(${pick}(??, ?), ??, ?)`, [
+        old,
+        incoming(`${name}_${part}`),
+        old,
+        incoming(`${name}_${part}`),
+      ]);
     }
   }
   return db(table).insert(rows).onConflict(key).merge(merge);
@@ -384,7 +408,9 @@ export function writerRollupUpserts(db: Knex, deltas: readonly RollupDelta[]): N
 }
 
 /** The buckets some deltas touch, per application and width: where emptied roll-up rows are looked for. */
-export function touchedBuckets(deltas: ReadonlyArray<Pick<RollupDelta, 'application_id' | 'bucket_width_s' | 'bucket_start_unix_nano'>>): Array<{ applicationId: string; widthS: number; starts: string[] }> {
+export function touchedBuckets(
+  deltas: ReadonlyArray<Pick<RollupDelta, 'application_id' | 'bucket_width_s' | 'bucket_start_unix_nano'>>,
+): Array<{ applicationId: string; widthS: number; starts: string[] }> {
   const buckets = new Map<string, { applicationId: string; widthS: number; starts: Set<string> }>();
   for (const delta of deltas) {
     const id = `${delta.application_id}/${delta.bucket_width_s}`;

@@ -118,7 +118,14 @@ function countRows(rowsByTrace: Map<string, SpanRow[]>): number {
  * Without `checking`, every row is taken to be new (the usual case) and a row found stored
  * already aborts the write (SpansStoredAlready); with it, the stored ones are looked up first.
  */
-async function storeTraces(writer: Writer, applicationId: string, rowsByTrace: Map<string, SpanRow[]>, checking: boolean, traceSlots: readonly IndexedSlot[], derived: readonly DerivedData[]): Promise<SpanRow[]> {
+async function storeTraces(
+  writer: Writer,
+  applicationId: string,
+  rowsByTrace: Map<string, SpanRow[]>,
+  checking: boolean,
+  traceSlots: readonly IndexedSlot[],
+  derived: readonly DerivedData[],
+): Promise<SpanRow[]> {
   let fresh = uniqueSpans(rowsByTrace);
   if (checking) {
     const stored = await storedKeys(writer, applicationId, fresh);
@@ -160,24 +167,33 @@ export async function storeSpans(knex: Knex, rows: SpanRow[], options: StoreOpti
     return;
   }
   const work = rounds(rows);
-  if (traceSlots.length > 0 && new Set(work.map((round) => round.applicationId)).size > 1) throw new Error('traceSlots given for the rows of several applications');
+  if (traceSlots.length > 0 && new Set(work.map((round) => round.applicationId)).size > 1)
+    throw new Error('traceSlots given for the rows of several applications');
   // Slot values without their generation could not be filed per trace: any-span searches on a ready slot would come up short.
   const filed = new Set(traceSlots.map((target) => target.slot));
-  const unfiled = SLOT_NUMBERS.find((slot) => !filed.has(slot) && rows.some((row) => row[slotColumn(slot)] !== null && row[slotColumn(slot)] !== undefined));
+  const unfiled = SLOT_NUMBERS.find(
+    (slot) => !filed.has(slot) && rows.some((row) => row[slotColumn(slot)] !== null && row[slotColumn(slot)] !== undefined),
+  );
   if (unfiled !== undefined) throw new Error(`rows hold values of slot ${unfiled} but traceSlots does not give its generation`);
   const write = async (writer: Writer, checking: boolean) => {
     const fresh: SpanRow[] = [];
-    for (const { applicationId, rowsByTrace } of work) fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking, traceSlots, derived)));
+    for (const { applicationId, rowsByTrace } of work)
+      fresh.push(...(await storeTraces(writer, applicationId, rowsByTrace, checking, traceSlots, derived)));
     if (fresh.length > 0) for (const structure of derived) await structure.onStored?.({ fresh, slots: traceSlots }, writer);
     // One row per application, key and hour: the last statement, so its lock is held the shortest.
-    if (usage) await writer.runSized(addUsageQuery(writer.db, { ...usage, spans_accepted: fresh.length, spans_duplicate: rows.length - fresh.length }));
+    if (usage)
+      await writer.runSized(
+        addUsageQuery(writer.db, { ...usage, spans_accepted: fresh.length, spans_duplicate: rows.length - fresh.length }),
+      );
     // A transaction slowed past its keys' age (lock waits after the insert) commits nothing.
     if (slotKeysValidUntil !== undefined && fresh.length > 0 && Date.now() > slotKeysValidUntil) throw new StaleSlotKeysError();
   };
-  const checked = (insert: Writer['insert']): Writer['insert'] => async (unique) => {
-    if (slotKeysValidUntil !== undefined && Date.now() > slotKeysValidUntil) throw new StaleSlotKeysError();
-    return insert(unique);
-  };
+  const checked =
+    (insert: Writer['insert']): Writer['insert'] =>
+    async (unique) => {
+      if (slotKeysValidUntil !== undefined && Date.now() > slotKeysValidUntil) throw new StaleSlotKeysError();
+      return insert(unique);
+    };
   const transaction = (checking: boolean) =>
     bulkWriteTransaction(knex, ({ db, run, connection }) =>
       // MariaDB/MySQL insert through prepared statements on the transaction's own connection.

@@ -24,8 +24,16 @@ export type StoredSpan = Omit<SpanRow, ConvertedColumn> & {
 /** The columns read as they are stored; selectSpanColumns() converts the others. */
 const SPAN_COLUMNS = SPAN_ROW_COLUMNS.filter(
   (column) =>
-    !['application_id', 'received_at', 'start_time_unix_nano', 'end_time_unix_nano', 'resource_attributes', 'span_attributes', 'events', 'links'].includes(column) &&
-    !(SLOT_COLUMNS as readonly string[]).includes(column),
+    ![
+      'application_id',
+      'received_at',
+      'start_time_unix_nano',
+      'end_time_unix_nano',
+      'resource_attributes',
+      'span_attributes',
+      'events',
+      'links',
+    ].includes(column) && !(SLOT_COLUMNS as readonly string[]).includes(column),
 );
 
 export function asNumber(value: unknown): number {
@@ -44,17 +52,15 @@ function jsonText(knex: Knex, column: string): Knex.Raw {
 
 /** Selects a stored span's columns from `alias`, converted as StoredSpan reads them. */
 export function selectSpanColumns(knex: Knex, query: Knex.QueryBuilder, alias: string): Knex.QueryBuilder {
-  return query
-    .select(SPAN_COLUMNS.map((column) => `${alias}.${column}`))
-    .select({
-      seq: bigintAsText(knex, `${alias}.seq`),
-      start_time_unix_nano: bigintAsText(knex, `${alias}.start_time_unix_nano`),
-      end_time_unix_nano: bigintAsText(knex, `${alias}.end_time_unix_nano`),
-      resource_attributes: jsonText(knex, `${alias}.resource_attributes`),
-      span_attributes: jsonText(knex, `${alias}.span_attributes`),
-      events: jsonText(knex, `${alias}.events`),
-      links: jsonText(knex, `${alias}.links`),
-    });
+  return query.select(SPAN_COLUMNS.map((column) => `${alias}.${column}`)).select({
+    seq: bigintAsText(knex, `${alias}.seq`),
+    start_time_unix_nano: bigintAsText(knex, `${alias}.start_time_unix_nano`),
+    end_time_unix_nano: bigintAsText(knex, `${alias}.end_time_unix_nano`),
+    resource_attributes: jsonText(knex, `${alias}.resource_attributes`),
+    span_attributes: jsonText(knex, `${alias}.span_attributes`),
+    events: jsonText(knex, `${alias}.events`),
+    links: jsonText(knex, `${alias}.links`),
+  });
 }
 
 /** A row read by selectSpanColumns() as a StoredSpan. */

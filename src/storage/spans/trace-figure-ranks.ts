@@ -5,7 +5,15 @@
 // ranks) and merged with the values the read put in itself.
 import type { Knex } from 'knex';
 import { figureNumber, serviceKeyOf, TRACE_FIGURE_TABLE, type TraceFigure } from './trace-figures.js';
-import { excludedKeys, hoursOf, type BinGroup, type CellFigure, type CellTotals, type FigureCell, type ReadPlan } from './trace-figure-plan.js';
+import {
+  excludedKeys,
+  hoursOf,
+  type BinGroup,
+  type CellFigure,
+  type CellTotals,
+  type FigureCell,
+  type ReadPlan,
+} from './trace-figure-plan.js';
 
 /** Value reads per statement (UNION ALL terms; SQLite allows 500). */
 const READS_PER_STATEMENT = 100;
@@ -84,7 +92,10 @@ function rankReadSql(plan: ReadPlan, read: RankRead, index: number, count: numbe
     bindings.push(...read.group.staleTraceIds);
   }
   const table = dialect.tableThroughIndex(TRACE_FIGURE_TABLE, 'v', oneCell ? 'trace_figures_by_cell' : 'trace_figures_by_bin');
-  return { sql: `SELECT ${index} AS r, value FROM (SELECT value FROM ${table} WHERE ${where} ORDER BY bin, value LIMIT ${count} OFFSET ${read.from}) AS w${index}`, bindings };
+  return {
+    sql: `SELECT ${index} AS r, value FROM (SELECT value FROM ${table} WHERE ${where} ORDER BY bin, value LIMIT ${count} OFFSET ${read.from}) AS w${index}`,
+    bindings,
+  };
 }
 
 /** 4. Reads the filed values around every rank that needs them, in statements of READS_PER_STATEMENT subqueries. */
@@ -92,8 +103,12 @@ async function readWindows(knex: Knex, plan: ReadPlan, reads: RankRead[]): Promi
   for (let offset = 0; offset < reads.length; offset += READS_PER_STATEMENT) {
     const chunk = reads.slice(offset, offset + READS_PER_STATEMENT);
     const parts = chunk.map((read, index) => rankReadSql(plan, read, index, read.offset - read.from + 1));
-    const union = knex.raw(`(${parts.map((part) => part.sql).join(' UNION ALL ')}) AS u`, parts.flatMap((part) => part.bindings));
-    for (const row of (await knex.select('r', 'value').from(union)) as Row[]) (chunk[Number(row.r)] as RankRead).values.push(Number(row.value));
+    const union = knex.raw(
+      `(${parts.map((part) => part.sql).join(' UNION ALL ')}) AS u`,
+      parts.flatMap((part) => part.bindings),
+    );
+    for (const row of (await knex.select('r', 'value').from(union)) as Row[])
+      (chunk[Number(row.r)] as RankRead).values.push(Number(row.value));
     for (const read of chunk) read.values.sort((a, b) => a - b);
   }
 }

@@ -30,7 +30,18 @@ import {
 } from './trace-figures.js';
 import { readFiled } from './trace-folding.js';
 import { betweenNanos } from './time-bounds.js';
-import { bucketOfHour, bucketOfStart, excludedKeys, planOf, selectsService, type BinGroup, type CellTotals, type FigureCell, type FigureCellQuery, type ReadPlan } from './trace-figure-plan.js';
+import {
+  bucketOfHour,
+  bucketOfStart,
+  excludedKeys,
+  planOf,
+  selectsService,
+  type BinGroup,
+  type CellTotals,
+  type FigureCell,
+  type FigureCellQuery,
+  type ReadPlan,
+} from './trace-figure-plan.js';
 import { resolveRanks } from './trace-figure-ranks.js';
 
 export type { CellFigure, FigureCell, FigureCellQuery, ServiceCells } from './trace-figure-plan.js';
@@ -62,7 +73,19 @@ class Cells {
     }
     let found = totals.groups.get(group);
     if (!found) {
-      found = { group, firstBin: bin, lastBin: bin, stored: 0, origin: originOfBin(bin), sum: 0, sumSq: 0, low: Infinity, high: -Infinity, staleTraceIds: [], added: [] };
+      found = {
+        group,
+        firstBin: bin,
+        lastBin: bin,
+        stored: 0,
+        origin: originOfBin(bin),
+        sum: 0,
+        sumSq: 0,
+        low: Infinity,
+        high: -Infinity,
+        staleTraceIds: [],
+        added: [],
+      };
       totals.groups.set(group, found);
     }
     return found;
@@ -84,7 +107,13 @@ class Cells {
 
   /** A filed figure of a pending trace: stale, taken out. */
   removeStale(traceId: string, hour: bigint, service: string | null, figure: TraceFigure, bin: number, value: number): void {
-    const group = this.group(bucketOfHour(this.plan, hour), service, figure, figureGroupOf(figureNumber(figure), bin, this.plan.binsPerGroup), bin);
+    const group = this.group(
+      bucketOfHour(this.plan, hour),
+      service,
+      figure,
+      figureGroupOf(figureNumber(figure), bin, this.plan.binsPerGroup),
+      bin,
+    );
     const deviation = value - group.origin;
     group.stored -= 1;
     group.staleTraceIds.push(traceId);
@@ -124,12 +153,19 @@ function histogramQuery(knex: Knex, plan: ReadPlan): Knex.QueryBuilder {
   const bucket =
     plan.widthHours === null
       ? knex.raw('0 AS b')
-      : knex.raw(`${dialect.integerDivide(`hour - ${dialect.exactInteger}`, dialect.exactInteger)} AS b`, [plan.startHour.toString(), plan.widthHours.toString()]);
+      : knex.raw(`${dialect.integerDivide(`hour - ${dialect.exactInteger}`, dialect.exactInteger)} AS b`, [
+          plan.startHour.toString(),
+          plan.widthHours.toString(),
+        ]);
   const builder = knex(TRACE_HISTOGRAM_TABLE)
     .select(bucket)
     .select(knex.raw('figure AS f'))
     .select(knex.raw(`${groupSql(plan)} AS g`))
-    .select(knex.raw('MIN(bin) AS first_bin, MAX(bin) AS last_bin, SUM(trace_count) AS n, SUM(value_sum) AS s, SUM(value_sum_sq) AS q, MIN(value_low) AS lo, MAX(value_high) AS hi'))
+    .select(
+      knex.raw(
+        'MIN(bin) AS first_bin, MAX(bin) AS last_bin, SUM(trace_count) AS n, SUM(value_sum) AS s, SUM(value_sum_sq) AS q, MIN(value_low) AS lo, MAX(value_high) AS hi',
+      ),
+    )
     .where('application_id', query.applicationId)
     .whereRaw(`hour >= ${dialect.exactInteger}`, [plan.firstHour.toString()])
     .whereRaw(`hour < ${dialect.exactInteger}`, [plan.endHour.toString()])
@@ -158,7 +194,12 @@ async function readPending(knex: Knex, plan: ReadPlan): Promise<SummaryFigures[]
 async function takeInPending(knex: Knex, plan: ReadPlan, cells: Cells, pending: SummaryFigures[]): Promise<void> {
   const { query } = plan;
   const wanted = new Set(query.figures);
-  const filed = await readFiled(knex, async <T>(statement: Knex.QueryBuilder) => (await statement) as T, query.applicationId, pending.map((trace) => trace.trace_id));
+  const filed = await readFiled(
+    knex,
+    async <T>(statement: Knex.QueryBuilder) => (await statement) as T,
+    query.applicationId,
+    pending.map((trace) => trace.trace_id),
+  );
   for (const row of filed) {
     const figure = TRACE_FIGURES[row.figure] as TraceFigure;
     const hour = BigInt(row.hour);
@@ -170,7 +211,8 @@ async function takeInPending(knex: Knex, plan: ReadPlan, cells: Cells, pending: 
     if (trace.root_start === null) continue;
     const rootStart = BigInt(trace.root_start);
     // Inside the whole hours only: the edges' summaries are all read by takeInEdges.
-    if (rootStart < plan.firstHour * HOUR_NS || rootStart >= plan.endHour * HOUR_NS || !selectsService(query.services, trace.service_name)) continue;
+    if (rootStart < plan.firstHour * HOUR_NS || rootStart >= plan.endHour * HOUR_NS || !selectsService(query.services, trace.service_name))
+      continue;
     cells.addSummary(trace, rootStart);
   }
 }

@@ -86,13 +86,26 @@ function filedFigures(applicationId: string, trace: SummaryFigures): FiledFigure
   const hour = hourOf(BigInt(trace.root_start)).toString();
   return TRACE_FIGURES.map((figure: TraceFigure, number) => {
     const value = Number(trace[figure]);
-    return { application_id: applicationId, trace_id: trace.trace_id, figure: number, hour, service_key: serviceKey, bin: binOf(value), value };
+    return {
+      application_id: applicationId,
+      trace_id: trace.trace_id,
+      figure: number,
+      hour,
+      service_key: serviceKey,
+      bin: binOf(value),
+      value,
+    };
   });
 }
 
 /** Orders histogram rows by their key: hour (whole numbers as decimal text), service, figure, bin. */
 function byHistogramKey(a: HistogramDelta, b: HistogramDelta): number {
-  return compareDecimal(a.hour, b.hour) || (a.service_key < b.service_key ? -1 : a.service_key > b.service_key ? 1 : 0) || a.figure - b.figure || a.bin - b.bin;
+  return (
+    compareDecimal(a.hour, b.hour) ||
+    (a.service_key < b.service_key ? -1 : a.service_key > b.service_key ? 1 : 0) ||
+    a.figure - b.figure ||
+    a.bin - b.bin
+  );
 }
 
 function compareDecimal(a: string, b: string): number {
@@ -154,7 +167,10 @@ function histogramUpsert(db: Knex, deltas: readonly HistogramDelta[]): Knex.Quer
   const old = (column: string) => `${TRACE_HISTOGRAM_TABLE}.${column}`;
   const merge: Record<string, Knex.Raw> = {};
   for (const column of ['trace_count', 'value_sum', 'value_sum_sq']) merge[column] = db.raw('?? + ?', [old(column), incoming(column)]);
-  for (const [column, pick] of [['value_low', least], ['value_high', greatest]] as const) {
+  for (const [column, pick] of [
+    ['value_low', least],
+    ['value_high', greatest],
+  ] as const) {
     merge[column] = db.raw(`COALESCE(${pick}(??, ?), ??, ?)`, [old(column), incoming(column), old(column), incoming(column)]);
   }
   return db(TRACE_HISTOGRAM_TABLE).insert(deltas).onConflict(HISTOGRAM_KEY).merge(merge);
@@ -193,12 +209,28 @@ export async function readFiled(db: Knex, run: Run, applicationId: string, trace
   for (const chunk of chunks(traceIds, IDS_PER_STATEMENT)) {
     const found = await run<Array<Omit<FigureRow, 'application_id'>>>(
       db(TRACE_FIGURE_TABLE)
-        .select('trace_id', 'figure', { hour: bigintAsText(db, 'hour') }, 'service_key', 'bin', 'value', ...CARRIED_COUNTS.map(([, column]) => column))
+        .select(
+          'trace_id',
+          'figure',
+          { hour: bigintAsText(db, 'hour') },
+          'service_key',
+          'bin',
+          'value',
+          ...CARRIED_COUNTS.map(([, column]) => column),
+        )
         .where('application_id', applicationId)
         .whereIn('trace_id', chunk),
     );
     for (const row of found) {
-      const filed: FiledFigure = { application_id: applicationId, trace_id: row.trace_id, figure: Number(row.figure), hour: row.hour, service_key: asText(row.service_key), bin: Number(row.bin), value: Number(row.value) };
+      const filed: FiledFigure = {
+        application_id: applicationId,
+        trace_id: row.trace_id,
+        figure: Number(row.figure),
+        hour: row.hour,
+        service_key: asText(row.service_key),
+        bin: Number(row.bin),
+        value: Number(row.value),
+      };
       rows.push(filed);
       for (const [figure, column] of CARRIED_COUNTS) {
         const carried = row[column];
@@ -218,7 +250,8 @@ export async function unfileTraces(db: Knex, run: Run, applicationId: string, tr
   const filed = await readFiled(db, run, applicationId, traceIds);
   if (filed.length === 0) return;
   const filedTraces = [...new Set(filed.map((row) => row.trace_id))];
-  for (const chunk of chunks(filedTraces, IDS_PER_STATEMENT)) await run(db(TRACE_FIGURE_TABLE).where('application_id', applicationId).whereIn('trace_id', chunk).del());
+  for (const chunk of chunks(filedTraces, IDS_PER_STATEMENT))
+    await run(db(TRACE_FIGURE_TABLE).where('application_id', applicationId).whereIn('trace_id', chunk).del());
   await applyHistogramDeltas(db, run, histogramDeltas(filed, -1));
 }
 
@@ -235,7 +268,15 @@ async function foldPending(knex: Knex, applicationId: string, narrow: (query: Kn
       dialectFor(db).lockRows(
         narrow(
           db('traces')
-            .select('trace_id', { root_start: bigintAsText(db, 'root_start_time_unix_nano') }, 'service_name', 'duration_ms', 'total_cost', 'spans_count', 'error_count')
+            .select(
+              'trace_id',
+              { root_start: bigintAsText(db, 'root_start_time_unix_nano') },
+              'service_name',
+              'duration_ms',
+              'total_cost',
+              'spans_count',
+              'error_count',
+            )
             .where({ application_id: applicationId, folded: FOLD_STATE.pending }),
         ),
       ),
@@ -256,11 +297,16 @@ async function foldPending(knex: Knex, applicationId: string, narrow: (query: Kn
     }
     for (const rows of inPowerOfTwoRuns(figureRows, COMPILED_ROWS)) await runCompiled(transaction, filedInserts.statement(db, rows));
     // Adding leaves no histogram row empty: nothing to delete after.
-    for (const rows of inPowerOfTwoRuns(histogramDeltas(filed, 1), COMPILED_ROWS)) await runCompiled(transaction, histogramUpserts.statement(db, rows));
+    for (const rows of inPowerOfTwoRuns(histogramDeltas(filed, 1), COMPILED_ROWS))
+      await runCompiled(transaction, histogramUpserts.statement(db, rows));
     const unfoldableSet = new Set(unfoldable);
     const folded = traceIds.filter((id) => !unfoldableSet.has(id));
-    for (const [state, ids] of [[FOLD_STATE.folded, folded], [FOLD_STATE.unfoldable, unfoldable]] as const) {
-      for (const chunk of chunks(ids, IDS_PER_STATEMENT)) await run(db('traces').where('application_id', applicationId).whereIn('trace_id', chunk).update({ folded: state }));
+    for (const [state, ids] of [
+      [FOLD_STATE.folded, folded],
+      [FOLD_STATE.unfoldable, unfoldable],
+    ] as const) {
+      for (const chunk of chunks(ids, IDS_PER_STATEMENT))
+        await run(db('traces').where('application_id', applicationId).whereIn('trace_id', chunk).update({ folded: state }));
     }
     return pending.length;
   });
@@ -302,12 +348,23 @@ export interface FoldOptions {
  * files them and stops after: a burst is stored at the writer's pace and filed after it, and
  * the backlog stays within what the reads take in. Resolves with the traces folded.
  */
-export async function foldApplication(knex: Knex, applicationId: string, batchSize: number, { shouldStop = () => false, ingestBusy = () => false }: FoldOptions = {}): Promise<number> {
+export async function foldApplication(
+  knex: Knex,
+  applicationId: string,
+  batchSize: number,
+  { shouldStop = () => false, ingestBusy = () => false }: FoldOptions = {},
+): Promise<number> {
   let folded = 0;
   while (!shouldStop()) {
-    const rows = (await knex('traces').select('trace_id').where({ application_id: applicationId, folded: FOLD_STATE.pending }).limit(PENDING_IDS_PER_WALK)) as Array<{ trace_id: string }>;
+    const rows = (await knex('traces')
+      .select('trace_id')
+      .where({ application_id: applicationId, folded: FOLD_STATE.pending })
+      .limit(PENDING_IDS_PER_WALK)) as Array<{ trace_id: string }>;
     const small = rows.length < GIVE_WAY_BELOW;
-    for (const chunk of chunks(rows.map((row) => row.trace_id), batchSize)) {
+    for (const chunk of chunks(
+      rows.map((row) => row.trace_id),
+      batchSize,
+    )) {
       if (shouldStop() || (small && ingestBusy())) return folded;
       folded += await foldPending(knex, applicationId, (query) => query.whereIn('trace_id', chunk));
     }

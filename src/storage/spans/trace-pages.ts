@@ -92,7 +92,8 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
     // A value of an indexed attribute: the traces filed under it (trace-slot-values.ts).
     const match = slotValueMatch(query.filter, query.indexedSlots);
     if (match) return builder.whereIn('t.trace_id', matchRows(knex, query.applicationId, match, 'v').select('v.trace_id'));
-    if (query.spanTimes !== undefined) return builder.join(matchingSpanTraces(knex, query, query.filter, query.spanTimes), 'm.trace_id', 't.trace_id');
+    if (query.spanTimes !== undefined)
+      return builder.join(matchingSpanTraces(knex, query, query.filter, query.spanTimes), 'm.trace_id', 't.trace_id');
     const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}`, traceColumn, indexedSlots: query.indexedSlots });
     return builder.whereExists((exists) => {
       exists
@@ -114,7 +115,12 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
       join.on('r.application_id', 't.application_id').andOn('r.trace_id', 't.trace_id').andOn('r.span_id', 't.root_span_id');
     });
   }
-  const where = compileFilter(query.filter, { dialect, column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`), traceColumn, indexedSlots: query.indexedSlots });
+  const where = compileFilter(query.filter, {
+    dialect,
+    column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`),
+    traceColumn,
+    indexedSlots: query.indexedSlots,
+  });
   return builder.where(where as (inner: Knex.QueryBuilder) => void);
 }
 
@@ -131,11 +137,22 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
 function matchingSpanTraces(knex: Knex, query: TraceQuery, filter: FilterNode, times: SpanTimes | null): Knex.QueryBuilder {
   const dialect = dialectFor(knex);
   const readsTrace = [...filterFields(filter)].some((field) => targetOf(field).kind === 'trace');
-  const spans = knex.distinct('s.trace_id').from(readsTrace ? knex.raw(`spans AS s ${dialect.leftFirstJoin} traces AS u ON u.application_id = s.application_id AND u.trace_id = s.trace_id`) : { s: 'spans' });
+  const spans = knex
+    .distinct('s.trace_id')
+    .from(
+      readsTrace
+        ? knex.raw(`spans AS s ${dialect.leftFirstJoin} traces AS u ON u.application_id = s.application_id AND u.trace_id = s.trace_id`)
+        : { s: 'spans' },
+    );
   spans.where('s.application_id', query.applicationId);
   if (times === null) spans.whereRaw('1 = 0');
   else spans.modify(betweenNanos(dialect, 's.start_time_unix_nano', times.startNs, times.endNs + 1n));
-  const where = compileFilter(filter, { dialect, column: (name) => `s.${name}`, traceColumn: (name) => `u.${name}`, indexedSlots: query.indexedSlots });
+  const where = compileFilter(filter, {
+    dialect,
+    column: (name) => `s.${name}`,
+    traceColumn: (name) => `u.${name}`,
+    indexedSlots: query.indexedSlots,
+  });
   return spans.where(where as (inner: Knex.QueryBuilder) => void).as('m');
 }
 
@@ -147,9 +164,13 @@ function matchingSpanTraces(knex: Knex, query: TraceQuery, filter: FilterNode, t
  */
 function slotMatchedTraceKeys(knex: Knex, query: TraceQuery, match: SlotValueMatch): Knex.QueryBuilder {
   const inWindow = (alias: string) => (builder: Knex.QueryBuilder) =>
-    builder.whereNotNull(`${alias}.root_start_time_unix_nano`).modify(betweenNanos(dialectFor(knex), `${alias}.root_start_time_unix_nano`, query.startNs, query.endNs));
+    builder
+      .whereNotNull(`${alias}.root_start_time_unix_nano`)
+      .modify(betweenNanos(dialectFor(knex), `${alias}.root_start_time_unix_nano`, query.startNs, query.endNs));
   if (match.values.length === 1) return matchRows(knex, query.applicationId, match, 't').modify(inWindow('t'));
-  const distinct = matchRows(knex, query.applicationId, match, 'v').distinct('v.application_id', 'v.trace_id', 'v.min_start_time_unix_nano').modify(inWindow('v'));
+  const distinct = matchRows(knex, query.applicationId, match, 'v')
+    .distinct('v.application_id', 'v.trace_id', 'v.min_start_time_unix_nano')
+    .modify(inWindow('v'));
   return knex.from(distinct.as('t'));
 }
 
@@ -161,7 +182,17 @@ function slotMatchedTraceKeys(knex: Knex, query: TraceQuery, match: SlotValueMat
  */
 export function tracePageQuery(knex: Knex, matching: Knex.QueryBuilder): Knex.QueryBuilder {
   return matching
-    .select('t.trace_id', 't.span_name', 't.duration_ms', 't.spans_count', 't.total_cost', 't.error_count', 't.service_name', 't.unit', 't.parent_unit')
+    .select(
+      't.trace_id',
+      't.span_name',
+      't.duration_ms',
+      't.spans_count',
+      't.total_cost',
+      't.error_count',
+      't.service_name',
+      't.unit',
+      't.parent_unit',
+    )
     .select({ min_start_time_unix_nano: bigintAsText(knex, 't.min_start_time_unix_nano') })
     .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }]);
 }

@@ -78,7 +78,9 @@ export function addValuesQueries(db: Knex, applicationId: string, target: TraceS
  */
 export function syncTimesQuery(db: Knex, applicationId: string, traceIds: string[]): Knex.QueryBuilder {
   const fromSummary = (column: string) =>
-    db.raw(`(SELECT t.${column} FROM traces t WHERE t.application_id = ${TRACE_SLOT_VALUES}.application_id AND t.trace_id = ${TRACE_SLOT_VALUES}.trace_id)`);
+    db.raw(
+      `(SELECT t.${column} FROM traces t WHERE t.application_id = ${TRACE_SLOT_VALUES}.application_id AND t.trace_id = ${TRACE_SLOT_VALUES}.trace_id)`,
+    );
   return db(TRACE_SLOT_VALUES)
     .where('application_id', applicationId)
     .whereIn('trace_id', traceIds)
@@ -146,14 +148,30 @@ export function spanValuesQuery(db: Knex, applicationId: string, slot: SlotNumbe
  * trace_id order, so that no writer changes them until this commits and the times copied are
  * their latest, then inserts the values and copies the times.
  */
-export async function fileStoredValues(db: Knex, applicationId: string, target: TraceSlot, values: readonly SlotValue[], run: Run): Promise<void> {
+export async function fileStoredValues(
+  db: Knex,
+  applicationId: string,
+  target: TraceSlot,
+  values: readonly SlotValue[],
+  run: Run,
+): Promise<void> {
   const unique = [...new Map(values.map((entry) => [JSON.stringify([entry.trace_id, entry.value]), entry])).values()];
   const traceIds = [...new Set(unique.map((entry) => entry.trace_id))].sort();
   for (let offset = 0; offset < traceIds.length; offset += TRACES_PER_STATEMENT) {
     const chunk = traceIds.slice(offset, offset + TRACES_PER_STATEMENT);
     const inChunk = new Set(chunk);
-    await run(dialectFor(db).lockRows(db('traces').select('trace_id').where('application_id', applicationId).whereIn('trace_id', chunk).orderBy('trace_id')));
-    for (const statement of addValuesQueries(db, applicationId, target, unique.filter((entry) => inChunk.has(entry.trace_id)))) await run(statement);
+    await run(
+      dialectFor(db).lockRows(
+        db('traces').select('trace_id').where('application_id', applicationId).whereIn('trace_id', chunk).orderBy('trace_id'),
+      ),
+    );
+    for (const statement of addValuesQueries(
+      db,
+      applicationId,
+      target,
+      unique.filter((entry) => inChunk.has(entry.trace_id)),
+    ))
+      await run(statement);
     await run(syncTimesQuery(db, applicationId, chunk));
   }
 }

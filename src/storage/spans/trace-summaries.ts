@@ -76,7 +76,14 @@ interface Totals {
   errorCount: number;
 }
 
-function summary(applicationId: string, traceId: string, root: RootCandidate | undefined, minStart: string, maxEnd: string, totals: Totals): Summary {
+function summary(
+  applicationId: string,
+  traceId: string,
+  root: RootCandidate | undefined,
+  minStart: string,
+  maxEnd: string,
+  totals: Totals,
+): Summary {
   return {
     application_id: applicationId,
     trace_id: traceId,
@@ -128,9 +135,15 @@ const ROOT_COLUMNS = ['root_span_id', 'root_start_time_unix_nano', 'span_name', 
 export function mergeQuery(db: Knex, summaries: readonly Summary[]): Knex.QueryBuilder {
   const { insertedValue, greatest, least } = dialectFor(db);
   const incoming = (column: string) => db.raw(insertedValue, [column]);
-  const newRootWins = db.raw('? IS NOT NULL AND (?? IS NULL OR ? < ??)', [incoming('root_key'), 'traces.root_key', incoming('root_key'), 'traces.root_key']);
+  const newRootWins = db.raw('? IS NOT NULL AND (?? IS NULL OR ? < ??)', [
+    incoming('root_key'),
+    'traces.root_key',
+    incoming('root_key'),
+    'traces.root_key',
+  ]);
   const merge: Record<string, Knex.Raw> = {};
-  for (const column of [...ROOT_COLUMNS, 'root_key']) merge[column] = db.raw('CASE WHEN ? THEN ? ELSE ?? END', [newRootWins, incoming(column), `traces.${column}`]);
+  for (const column of [...ROOT_COLUMNS, 'root_key'])
+    merge[column] = db.raw('CASE WHEN ? THEN ? ELSE ?? END', [newRootWins, incoming(column), `traces.${column}`]);
   const maxEnd = db.raw(`${greatest}(??, ?)`, ['traces.max_end_time_unix_nano', incoming('max_end_time_unix_nano')]);
   const minStart = db.raw(`${least}(??, ?)`, ['traces.min_start_time_unix_nano', incoming('min_start_time_unix_nano')]);
   merge.duration_ms = db.raw('(? - ?) / 1e6', [maxEnd, minStart]);
@@ -169,7 +182,10 @@ export function lockQuery(db: Knex, applicationId: string, traceIds: string[]): 
     total_cost: 0,
     error_count: 0,
   }));
-  return db('traces').insert(placeholders).onConflict(['application_id', 'trace_id']).merge({ spans_count: db.raw('??', ['spans_count']) });
+  return db('traces')
+    .insert(placeholders)
+    .onConflict(['application_id', 'trace_id'])
+    .merge({ spans_count: db.raw('??', ['spans_count']) });
 }
 
 /** Per trace, from its stored spans: time range (as text), span count, total cost and error count. */
@@ -202,7 +218,14 @@ export function rootCandidatesQuery(db: Knex, applicationId: string, traceIds: s
  */
 export async function recomputedSummaries(db: Knex, applicationId: string, traceIds: string[], run: Run): Promise<Summary[]> {
   const aggregates = await run<
-    Array<{ trace_id: string; min_start: string; max_end: string; spans_count: number | string; total_cost: number | string | null; error_count: number | string | null }>
+    Array<{
+      trace_id: string;
+      min_start: string;
+      max_end: string;
+      spans_count: number | string;
+      total_cost: number | string | null;
+      error_count: number | string | null;
+    }>
   >(spanAggregatesQuery(db, applicationId, traceIds));
   const candidates = await run<Array<RootCandidate & { trace_id: string }>>(rootCandidatesQuery(db, applicationId, traceIds));
   const candidatesByTrace = groupBy(candidates, (candidate) => candidate.trace_id);
@@ -213,7 +236,11 @@ export async function recomputedSummaries(db: Knex, applicationId: string, trace
       pickRoot(candidatesByTrace.get(aggregate.trace_id) ?? []),
       aggregate.min_start,
       aggregate.max_end,
-      { spansCount: Number(aggregate.spans_count), totalCost: Number(aggregate.total_cost ?? 0), errorCount: Number(aggregate.error_count ?? 0) },
+      {
+        spansCount: Number(aggregate.spans_count),
+        totalCost: Number(aggregate.total_cost ?? 0),
+        errorCount: Number(aggregate.error_count ?? 0),
+      },
     ),
   );
 }
@@ -264,7 +291,8 @@ const SUMMARIES_PER_MERGE = 256;
 export const traceSummaries: DerivedData = {
   name: 'trace summaries',
   async onTracesStored({ applicationId, byTrace }, { db, runNative }) {
-    for (const summaries of inPowerOfTwoRuns(batchSummaries(applicationId, byTrace), SUMMARIES_PER_MERGE)) await runNative(writerMergeStatement(db, summaries));
+    for (const summaries of inPowerOfTwoRuns(batchSummaries(applicationId, byTrace), SUMMARIES_PER_MERGE))
+      await runNative(writerMergeStatement(db, summaries));
   },
   async onDeleted({ applicationId, traceIds }, { db, run }) {
     await recomputeSummaries(db, applicationId, traceIds, run);

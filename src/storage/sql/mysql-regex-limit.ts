@@ -20,7 +20,8 @@ export interface QueryingConnection {
 
 function sqlOf(options: unknown): string | undefined {
   if (typeof options === 'string') return options;
-  if (typeof options === 'object' && options !== null && typeof (options as { sql?: unknown }).sql === 'string') return (options as { sql: string }).sql;
+  if (typeof options === 'object' && options !== null && typeof (options as { sql?: unknown }).sql === 'string')
+    return (options as { sql: string }).sql;
   return undefined;
 }
 
@@ -39,7 +40,10 @@ export function limitRegexStatements(connection: QueryingConnection, limitMs: nu
     const withSql = typeof options === 'string' ? limited : { ...(options as object), sql: limited };
     return query(withSql, values, (error: unknown, ...results: unknown[]) => {
       const errno = (error as { errno?: unknown } | null)?.errno;
-      (callback as QueryCallback)(errno === STATEMENT_TIMEOUT_ERRNO ? new RegexTimeLimitExceeded(limitMs, { cause: error }) : error, ...results);
+      (callback as QueryCallback)(
+        errno === STATEMENT_TIMEOUT_ERRNO ? new RegexTimeLimitExceeded(limitMs, { cause: error }) : error,
+        ...results,
+      );
     });
   };
 }

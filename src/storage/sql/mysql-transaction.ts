@@ -32,7 +32,9 @@ export function sendPrepared<T>(connection: Mysql2Connection, statement: Knex.Qu
 
 /** sendPrepared for a statement compiled ahead (row-statements.ts). */
 export function sendPreparedNative<T>(connection: Mysql2Connection, { sql, bindings }: NativeStatement): Promise<T> {
-  return new Promise((resolve, reject) => connection.execute(sql, bindings, (error, result) => (error ? reject(error) : resolve(result as T))));
+  return new Promise((resolve, reject) =>
+    connection.execute(sql, bindings, (error, result) => (error ? reject(error) : resolve(result as T))),
+  );
 }
 
 type IsolationLevel = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
@@ -43,10 +45,17 @@ type IsolationLevel = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
  * they were issued, so the transaction's set-up goes out with the first statement of `work`, one
  * wait instead of three; should it fail, its error is the one passed on.
  */
-export async function withMysqlTransaction<T>(knex: Knex, isolationLevel: IsolationLevel, work: (connection: Mysql2Connection) => Promise<T>): Promise<T> {
+export async function withMysqlTransaction<T>(
+  knex: Knex,
+  isolationLevel: IsolationLevel,
+  work: (connection: Mysql2Connection) => Promise<T>,
+): Promise<T> {
   const connection = (await knex.client.acquireConnection()) as Mysql2Connection;
   try {
-    const begin = Promise.all([query(connection, `SET TRANSACTION ISOLATION LEVEL ${isolationLevel}`), query(connection, 'START TRANSACTION')]);
+    const begin = Promise.all([
+      query(connection, `SET TRANSACTION ISOLATION LEVEL ${isolationLevel}`),
+      query(connection, 'START TRANSACTION'),
+    ]);
     let result: T;
     try {
       // Both settle before anything else is sent: no statement of `work` may outlive the transaction.

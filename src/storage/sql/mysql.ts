@@ -5,7 +5,16 @@
 // and JSON_EXTRACT re-spaces arrays and objects, hence the CASE on the value's JSON type.
 // Long values match without LIKE (see LIKE_VALUE_LIMIT).
 import type { Knex } from 'knex';
-import { attributePath, canOnlyBeStringText, fragment, placeholders, type RegexPattern, type SqlDialect, type SqlFragment, type TextMatch } from './dialect.js';
+import {
+  attributePath,
+  canOnlyBeStringText,
+  fragment,
+  placeholders,
+  type RegexPattern,
+  type SqlDialect,
+  type SqlFragment,
+  type TextMatch,
+} from './dialect.js';
 import { limitRegexStatements, REGEX_STATEMENT_MARK, type QueryingConnection } from './mysql-regex-limit.js';
 import { pcrePattern } from './pcre-pattern.js';
 import type { StatementLimits } from './regex-time-limit.js';
@@ -90,14 +99,25 @@ export const mysqlDialect: SqlDialect = {
     // array, object or null as NULL. For a value that cannot be the text of a number, boolean,
     // array or object, only a string attribute can match: one JSON parse instead of two.
     if (!canOnlyBeStringText(value)) return undefined;
-    return fragment(`CONVERT(JSON_VALUE(${column}, ?) USING utf8mb4) COLLATE utf8mb4_bin LIKE ? ESCAPE '!'`, attributePath(key), escapeLike(value));
+    return fragment(
+      `CONVERT(JSON_VALUE(${column}, ?) USING utf8mb4) COLLATE utf8mb4_bin LIKE ? ESCAPE '!'`,
+      attributePath(key),
+      escapeLike(value),
+    );
   },
 
   textEquals(expression: SqlFragment, value: string, negate: boolean, plainColumn: boolean): SqlFragment {
     const pattern = escapeLike(value);
     if (negate) return fragment(`${expression.sql} NOT LIKE ? ESCAPE '!'`, ...expression.bindings, pattern);
     // `=` lets an index serve a bare column; LIKE rules out the trailing-space padding.
-    if (plainColumn) return fragment(`(${expression.sql} = ? AND ${expression.sql} LIKE ? ESCAPE '!')`, ...expression.bindings, value, ...expression.bindings, pattern);
+    if (plainColumn)
+      return fragment(
+        `(${expression.sql} = ? AND ${expression.sql} LIKE ? ESCAPE '!')`,
+        ...expression.bindings,
+        value,
+        ...expression.bindings,
+        pattern,
+      );
     return fragment(`${expression.sql} LIKE ? ESCAPE '!'`, ...expression.bindings, pattern);
   },
 
@@ -182,7 +202,9 @@ export const mysqlDialect: SqlDialect = {
   writeTransaction(knex, work) {
     // READ COMMITTED: each statement sees what other writers committed before it, after the
     // summary rows it locks (see ../spans/trace-summaries.ts, lockQuery).
-    return withMysqlTransaction(knex, 'READ COMMITTED', (connection) => work({ db: knex, run: (query) => send(connection, query), connection }));
+    return withMysqlTransaction(knex, 'READ COMMITTED', (connection) =>
+      work({ db: knex, run: (query) => send(connection, query), connection }),
+    );
   },
 
   knexSettings(databaseUrl: string | undefined): Knex.Config {

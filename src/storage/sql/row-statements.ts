@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 export function statementSizes(total: number, largest: number): number[] {
   const sizes: number[] = [];
   let left = total;
-  for (let size = largest; left > 0; ) {
+  for (let size = largest; left > 0;) {
     if (size <= left) {
       sizes.push(size);
       left -= size;

@@ -45,7 +45,12 @@ export const sqliteDialect: SqlDialect = {
 
   attributeText(column: string, key: string): SqlFragment {
     const path = attributePath(key);
-    return fragment(`(CASE json_type(${column}, ?) WHEN 'text' THEN json_extract(${column}, ?) WHEN 'null' THEN NULL ELSE ${column} -> ? END)`, path, path, path);
+    return fragment(
+      `(CASE json_type(${column}, ?) WHEN 'text' THEN json_extract(${column}, ?) WHEN 'null' THEN NULL ELSE ${column} -> ? END)`,
+      path,
+      path,
+      path,
+    );
   },
 
   attributeNumber(column: string, key: string): SqlFragment {
@@ -67,7 +72,13 @@ export const sqliteDialect: SqlDialect = {
 
   attributeStringUpTo(column: string, key: string, maxLength: number): SqlFragment {
     const path = attributePath(key);
-    return fragment(`(CASE WHEN json_type(${column}, ?) = 'text' AND length(json_extract(${column}, ?)) <= ? THEN json_extract(${column}, ?) END)`, path, path, maxLength, path);
+    return fragment(
+      `(CASE WHEN json_type(${column}, ?) = 'text' AND length(json_extract(${column}, ?)) <= ? THEN json_extract(${column}, ?) END)`,
+      path,
+      path,
+      maxLength,
+      path,
+    );
   },
 
   textEquals(expression: SqlFragment, value: string, negate: boolean): SqlFragment {

@@ -13,7 +13,15 @@ export const DAY_MS = 86_400_000;
 export const NO_API_KEY = '';
 
 /** The counters of one row, as numbers. */
-export const USAGE_COUNTERS = ['spans_accepted', 'spans_duplicate', 'spans_rejected', 'bytes_received', 'bytes_decompressed', 'requests', 'requests_refused'] as const;
+export const USAGE_COUNTERS = [
+  'spans_accepted',
+  'spans_duplicate',
+  'spans_rejected',
+  'bytes_received',
+  'bytes_decompressed',
+  'requests',
+  'requests_refused',
+] as const;
 
 export type UsageCounter = (typeof USAGE_COUNTERS)[number];
 export type UsageCounts = Record<UsageCounter, number>;
@@ -28,7 +36,15 @@ export interface UsageDelta extends UsageCounts {
 }
 
 export function zeroCounts(): UsageCounts {
-  return { spans_accepted: 0, spans_duplicate: 0, spans_rejected: 0, bytes_received: 0, bytes_decompressed: 0, requests: 0, requests_refused: 0 };
+  return {
+    spans_accepted: 0,
+    spans_duplicate: 0,
+    spans_rejected: 0,
+    bytes_received: 0,
+    bytes_decompressed: 0,
+    requests: 0,
+    requests_refused: 0,
+  };
 }
 
 /** The start of the UTC hour holding the epoch-millisecond time. */
@@ -47,7 +63,9 @@ export function dayStart(nowMs: number): number {
  */
 export function addUsageQuery(db: Knex, delta: UsageDelta): Knex.QueryBuilder {
   const { insertedValue } = dialectFor(db);
-  const merge = Object.fromEntries(USAGE_COUNTERS.map((counter) => [counter, db.raw('?? + ?', [`usage_hourly.${counter}`, db.raw(insertedValue, [counter])])]));
+  const merge = Object.fromEntries(
+    USAGE_COUNTERS.map((counter) => [counter, db.raw('?? + ?', [`usage_hourly.${counter}`, db.raw(insertedValue, [counter])])]),
+  );
   return db('usage_hourly').insert(delta).onConflict(['application_id', 'hour_start', 'api_key']).merge(merge);
 }
 

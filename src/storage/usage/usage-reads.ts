@@ -38,7 +38,10 @@ export async function readUsage(knex: Knex, window: UsageWindow): Promise<UsageB
   if (window.perKey) query.select('api_key').groupBy('api_key').orderBy('api_key');
   const rows = (await query) as Array<Record<string, string | number | null>>;
   return rows.map((row) => {
-    const bucketRow: UsageBucket = { bucketStart: Number(row.bucket_start), ...(Object.fromEntries(USAGE_COUNTERS.map((counter) => [counter, Number(row[counter] ?? 0)])) as UsageCounts) };
+    const bucketRow: UsageBucket = {
+      bucketStart: Number(row.bucket_start),
+      ...(Object.fromEntries(USAGE_COUNTERS.map((counter) => [counter, Number(row[counter] ?? 0)])) as UsageCounts),
+    };
     if (window.perKey) bucketRow.apiKey = String(row.api_key);
     return bucketRow;
   });
@@ -53,7 +56,10 @@ export async function spansAcceptedSince(knex: Knex, applicationIds: string[], s
     .whereIn('application_id', applicationIds)
     .where('hour_start', '>=', since)
     .groupBy('application_id')
-    .select('application_id', knex.raw(`${asText('SUM(spans_accepted)')} AS accepted`))) as Array<{ application_id: string; accepted: string | number }>;
+    .select('application_id', knex.raw(`${asText('SUM(spans_accepted)')} AS accepted`))) as Array<{
+    application_id: string;
+    accepted: string | number;
+  }>;
   for (const row of rows) accepted.set(row.application_id, Number(row.accepted));
   return accepted;
 }

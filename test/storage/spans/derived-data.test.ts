@@ -16,12 +16,21 @@ const START = 1763800000000000000n;
 const SECOND = 1_000_000_000n;
 
 /** Adds `spans` and `cost` to each trace's row, creating it, and drops the rows left with no span. */
-async function addCounts({ db, run }: DerivedStatements, applicationId: string, perTrace: Map<string, { spans: number; cost: number }>): Promise<void> {
+async function addCounts(
+  { db, run }: DerivedStatements,
+  applicationId: string,
+  perTrace: Map<string, { spans: number; cost: number }>,
+): Promise<void> {
   for (const [traceId, { spans, cost }] of perTrace) {
     const key = { application_id: applicationId, trace_id: traceId };
     const found = await run<unknown[]>(db(TABLE).where(key).select('spans'));
     if (found.length === 0) await run(db(TABLE).insert({ ...key, spans, cost }));
-    else await run(db(TABLE).where(key).update({ spans: db.raw('spans + ?', [spans]), cost: db.raw('cost + ?', [cost]) }));
+    else
+      await run(
+        db(TABLE)
+          .where(key)
+          .update({ spans: db.raw('spans + ?', [spans]), cost: db.raw('cost + ?', [cost]) }),
+      );
   }
   await run(db(TABLE).where({ application_id: applicationId, spans: 0 }).del());
 }
@@ -40,7 +49,8 @@ function perTrace(spans: ReadonlyArray<{ trace_id: string; cost?: unknown }>, si
 const spanCounts: DerivedData = {
   name: 'span counts per trace (test)',
   async onStored({ fresh }, statements) {
-    for (const [applicationId, rows] of groupBy(fresh, (row) => row.application_id)) await addCounts(statements, applicationId, perTrace(rows, 1));
+    for (const [applicationId, rows] of groupBy(fresh, (row) => row.application_id))
+      await addCounts(statements, applicationId, perTrace(rows, 1));
   },
   deletedColumns: () => ['cost'],
   async onDeleted({ applicationId, spans }, statements) {
@@ -72,15 +82,31 @@ onEachDatabase('derived-data seam', (app) => {
   });
 
   const row = (trace: string, span: number, seconds: bigint, cost: number) =>
-    spanRow({ application_id: APP, trace_id: trace.repeat(32), span_id: span.toString(16).padStart(16, '0'), start_time_unix_nano: (START + seconds * SECOND).toString(), cost });
+    spanRow({
+      application_id: APP,
+      trace_id: trace.repeat(32),
+      span_id: span.toString(16).padStart(16, '0'),
+      start_time_unix_nano: (START + seconds * SECOND).toString(),
+      cost,
+    });
 
   async function kept() {
-    const rows = (await knex()(TABLE).where({ application_id: APP }).select('trace_id', 'spans', 'cost').orderBy('trace_id')) as Array<{ trace_id: string; spans: unknown; cost: unknown }>;
+    const rows = (await knex()(TABLE).where({ application_id: APP }).select('trace_id', 'spans', 'cost').orderBy('trace_id')) as Array<{
+      trace_id: string;
+      spans: unknown;
+      cost: unknown;
+    }>;
     return rows.map((found) => ({ trace_id: found.trace_id, spans: Number(found.spans), cost: Number(found.cost) }));
   }
 
   async function fromSpans() {
-    const rows = (await knex()('spans').where({ application_id: APP }).select('trace_id').count({ spans: '*' }).sum({ cost: 'cost' }).groupBy('trace_id').orderBy('trace_id')) as Array<{ trace_id: string; spans: unknown; cost: unknown }>;
+    const rows = (await knex()('spans')
+      .where({ application_id: APP })
+      .select('trace_id')
+      .count({ spans: '*' })
+      .sum({ cost: 'cost' })
+      .groupBy('trace_id')
+      .orderBy('trace_id')) as Array<{ trace_id: string; spans: unknown; cost: unknown }>;
     return rows.map((found) => ({ trace_id: found.trace_id, spans: Number(found.spans), cost: Number(found.cost) }));
   }
 
@@ -96,7 +122,9 @@ onEachDatabase('derived-data seam', (app) => {
     ]);
     expect(await kept()).to.deep.equal(await fromSpans());
     // The structures of the list keep working beside it.
-    expect(await knex()('traces').where({ application_id: APP }).sum({ spans: 'spans_count' }).first()).to.satisfy((sum: { spans: unknown }) => Number(sum.spans) === 5);
+    expect(await knex()('traces').where({ application_id: APP }).sum({ spans: 'spans_count' }).first()).to.satisfy(
+      (sum: { spans: unknown }) => Number(sum.spans) === 5,
+    );
 
     // Two spans at a time, up to 25 s: trace a goes, trace b loses a span.
     while ((await purgeBatch(knex(), { applicationId: APP, beforeNs: START + 25n * SECOND, limit: 2 }, derived)).full);
@@ -120,7 +148,9 @@ onEachDatabase('derived-data seam', (app) => {
 
     await storeSpans(knex(), rows, { derived });
     refused = undefined;
-    await purgeBatch(knex(), { applicationId: APP, beforeNs: null, limit: 100 }, [...derived, failing('onDeleted')]).catch((error: unknown) => (refused = error));
+    await purgeBatch(knex(), { applicationId: APP, beforeNs: null, limit: 100 }, [...derived, failing('onDeleted')]).catch(
+      (error: unknown) => (refused = error),
+    );
     expect(refused).to.be.an('error').with.property('message', 'onDeleted failed');
     expect(await fromSpans()).to.have.length(2);
     expect(await kept()).to.deep.equal(await fromSpans());

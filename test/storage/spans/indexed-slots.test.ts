@@ -2,7 +2,13 @@
 // it answers, how a change of paths assigns slots, when a slot's backfill may start, the SQL of
 // a slot condition per dialect, and the ingestion writer's fill.
 import { expect } from 'chai';
-import { initialIndexedAttributes, NO_INDEXED_ATTRIBUTES, readySlots, withPaths, writtenSlots } from '../../../src/storage/accounts/indexed-attributes.js';
+import {
+  initialIndexedAttributes,
+  NO_INDEXED_ATTRIBUTES,
+  readySlots,
+  withPaths,
+  writtenSlots,
+} from '../../../src/storage/accounts/indexed-attributes.js';
 import { answerableBySlot, keptBySlot, slotValue } from '../../../src/storage/spans/indexed-slots.js';
 import { pendingSlot } from '../../../src/storage/spans/slot-backfill.js';
 import { compileFilter } from '../../../src/storage/spans/filter-sql.js';
@@ -27,16 +33,26 @@ describe('indexed attribute slots', () => {
   });
 
   it('answers only values that no number, boolean, array or object has as its text form', () => {
-    for (const value of ['gemini-2.5-pro', '', ' 200', '+5', '0x1F', '007', 'null', 'TRUE', 'a[1]']) expect(answerableBySlot(value), value).to.equal(true);
-    for (const value of ['200', '-1.5', '1e3', '2E-1', '-0', 'true', 'false', '[1,"x"]', '{"k":1}', '[', '{', 'x'.repeat(256)]) expect(answerableBySlot(value), value).to.equal(false);
+    for (const value of ['gemini-2.5-pro', '', ' 200', '+5', '0x1F', '007', 'null', 'TRUE', 'a[1]'])
+      expect(answerableBySlot(value), value).to.equal(true);
+    for (const value of ['200', '-1.5', '1e3', '2E-1', '-0', 'true', 'false', '[1,"x"]', '{"k":1}', '[', '{', 'x'.repeat(256)])
+      expect(answerableBySlot(value), value).to.equal(false);
   });
 
   it('keeps a kept path in its slot, gives a new path the lowest free slot, not ready, and frees removed ones', () => {
     const first = initialIndexedAttributes([MODEL, 'resource_attributes.env'], 5);
-    expect(first.slots.map((slot) => slot && [slot.path, slot.ready])).to.deep.equal([[MODEL, true], ['resource_attributes.env', true], null]);
+    expect(first.slots.map((slot) => slot && [slot.path, slot.ready])).to.deep.equal([
+      [MODEL, true],
+      ['resource_attributes.env', true],
+      null,
+    ]);
     const changed = withPaths(first, ['span_attributes.http.route', MODEL], 9);
     expect(changed.paths).to.deep.equal(['span_attributes.http.route', MODEL]);
-    expect(changed.slots.map((slot) => slot && [slot.path, slot.ready, slot.since])).to.deep.equal([[MODEL, true, 5], ['span_attributes.http.route', false, 9], null]);
+    expect(changed.slots.map((slot) => slot && [slot.path, slot.ready, slot.since])).to.deep.equal([
+      [MODEL, true, 5],
+      ['span_attributes.http.route', false, 9],
+      null,
+    ]);
     expect(readySlots(changed)).to.deep.equal([{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: 5 }]);
     expect(writtenSlots(changed).map((slot) => slot.slot)).to.deep.equal([1, 2]);
     expect(withPaths(changed, [], 10).slots).to.deep.equal([null, null, null]);
@@ -46,7 +62,12 @@ describe('indexed attribute slots', () => {
   it('starts a backfill only once the change is older than the settle time', () => {
     const state = withPaths(NO_INDEXED_ATTRIBUTES, [MODEL], 1_000);
     expect(pendingSlot(state, 1_000 + 119_999, 120_000)).to.equal(undefined);
-    expect(pendingSlot(state, 1_000 + 120_000, 120_000)).to.deep.equal({ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: 1_000 });
+    expect(pendingSlot(state, 1_000 + 120_000, 120_000)).to.deep.equal({
+      slot: 1,
+      source: 'span_attributes',
+      key: 'gen_ai.request.model',
+      generation: 1_000,
+    });
     expect(pendingSlot(initialIndexedAttributes([MODEL], 0), 10 ** 12, 0)).to.equal(undefined);
   });
 
@@ -54,7 +75,11 @@ describe('indexed attribute slots', () => {
     const compiled = (filter: unknown) => {
       const validated = validateFilter(filter);
       if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
-      const where = compileFilter(validated.filter, { dialect, column: (column) => `s.${column}`, indexedSlots: [{ slot: 2, source: 'span_attributes', key: 'gen_ai.request.model', generation: 0 }] });
+      const where = compileFilter(validated.filter, {
+        dialect,
+        column: (column) => `s.${column}`,
+        indexedSlots: [{ slot: 2, source: 'span_attributes', key: 'gen_ai.request.model', generation: 0 }],
+      });
       return sqlOf(knex.queryBuilder().where(where as never)).sql.replace(/^select \* where /, '');
     };
     it(`compiles eq/in with string values on a ready slot's key to the slot column (${name})`, () => {
@@ -65,7 +90,9 @@ describe('indexed attribute slots', () => {
         expect(list).to.equal('(s.indexed_value_2 IN (?, ?))');
       } else {
         expect(eq).to.equal("((s.indexed_value_2 = ? AND s.indexed_value_2 LIKE ? ESCAPE '!'))");
-        expect(list).to.equal('((s.indexed_value_2 IN (?, ?) AND CAST(s.indexed_value_2 AS BINARY) IN (CAST(? AS BINARY), CAST(? AS BINARY))))');
+        expect(list).to.equal(
+          '((s.indexed_value_2 IN (?, ?) AND CAST(s.indexed_value_2 AS BINARY) IN (CAST(? AS BINARY), CAST(? AS BINARY))))',
+        );
       }
       // Values a non-string could have, JSON numbers, other operators and other keys read the JSON.
       for (const filter of [
@@ -105,10 +132,19 @@ describe('indexed attribute slots', () => {
       droppedEventsCount: 0,
       droppedLinksCount: 0,
     };
-    const slots = writtenSlots(initialIndexedAttributes([MODEL, 'resource_attributes.deployment.environment', 'span_attributes.http.status'], 0));
-    const { rows } = toSpanRows({ resourceSpans: [{ resourceAttributes: { 'deployment.environment': 'prod' }, spans: [span] }] }, 'app_1', 0, slots);
+    const slots = writtenSlots(
+      initialIndexedAttributes([MODEL, 'resource_attributes.deployment.environment', 'span_attributes.http.status'], 0),
+    );
+    const { rows } = toSpanRows(
+      { resourceSpans: [{ resourceAttributes: { 'deployment.environment': 'prod' }, spans: [span] }] },
+      'app_1',
+      0,
+      slots,
+    );
     expect(rows[0]).to.include({ indexed_value_1: 'gemini-2.5-pro', indexed_value_2: 'prod', indexed_value_3: null });
     const inherited = writtenSlots(initialIndexedAttributes(['span_attributes.toString'], 0));
-    expect(toSpanRows({ resourceSpans: [{ resourceAttributes: {}, spans: [span] }] }, 'app_1', 0, inherited).rows[0]?.indexed_value_1).to.equal(null);
+    expect(
+      toSpanRows({ resourceSpans: [{ resourceAttributes: {}, spans: [span] }] }, 'app_1', 0, inherited).rows[0]?.indexed_value_1,
+    ).to.equal(null);
   });
 });

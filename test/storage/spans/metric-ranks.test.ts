@@ -6,7 +6,13 @@ import { metricAggregatesQuery, percentileRanks, rankedValuesQuery } from '../..
 import type { WindowFilter } from '../../../src/storage/spans/span-pages.js';
 import { sqlCases, validFilter, type SqlCase } from '../../support/sql-cases.js';
 
-const WINDOW: WindowFilter = { applicationId: 'app_a', startNs: 1763800000000000000n, endNs: 1763800060000000000n, filter: null, indexedSlots: [] };
+const WINDOW: WindowFilter = {
+  applicationId: 'app_a',
+  startNs: 1763800000000000000n,
+  endNs: 1763800060000000000n,
+  filter: null,
+  indexedSlots: [],
+};
 const START = '1763800000000000000';
 const END = '1763800060000000000';
 
@@ -18,43 +24,60 @@ const MYSQL_MATCHED =
   '(select `t`.`duration_ms` as `d`, `t`.`total_cost` as `c`, CAST(t.spans_count AS DOUBLE) AS s from `traces` as `t` where `t`.`application_id` = ? ' +
   'and `t`.`root_start_time_unix_nano` is not null and t.root_start_time_unix_nano >= CAST(? AS SIGNED) and t.root_start_time_unix_nano < CAST(? AS SIGNED)';
 
-const SUMMARY = 'COUNT(*) AS n, AVG(d) AS mean_d, MIN(d) AS min_d, MAX(d) AS max_d, AVG(c) AS mean_c, MIN(c) AS min_c, MAX(c) AS max_c, AVG(s) AS mean_s, MIN(s) AS min_s, MAX(s) AS max_s';
+const SUMMARY =
+  'COUNT(*) AS n, AVG(d) AS mean_d, MIN(d) AS min_d, MAX(d) AS max_d, AVG(c) AS mean_c, MIN(c) AS min_c, MAX(c) AS max_c, AVG(s) AS mean_s, MIN(s) AS min_s, MAX(s) AS max_s';
 const SQLITE_SPREADS =
   '(SELECT AVG((d - a.mean_d) * (d - a.mean_d)) FROM m) AS variance_d, (SELECT AVG((c - a.mean_c) * (c - a.mean_c)) FROM m) AS variance_c, (SELECT AVG((s - a.mean_s) * (s - a.mean_s)) FROM m) AS variance_s';
 const MYSQL_SPREADS = 'VAR_POP(d) AS variance_d, VAR_POP(c) AS variance_c, VAR_POP(s) AS variance_s';
 
 const AGGREGATES: Array<SqlCase<WindowFilter>> = [
-  ['no filter', WINDOW, {
-    sqlite: { sql: `with \`m\` as (select * from ${SQLITE_MATCHED}) as \`m\`) select a.*, ${SQLITE_SPREADS} from (select ${SUMMARY} from \`m\`) as \`a\``, bindings: ['app_a', START, END] },
-    mysql: { sql: `select ${SUMMARY}, ${MYSQL_SPREADS} from ${MYSQL_MATCHED}) as \`m\``, bindings: ['app_a', START, END] },
-  }],
-  ['a filter, tested on every span of a trace (EXISTS)', { ...WINDOW, filter: validFilter({ field: 'span_name', op: 'eq', value: 'a' }) }, {
-    sqlite: {
-      sql:
-        `with \`m\` as (select * from ${SQLITE_MATCHED} and exists (select 1 from \`spans\` as \`s\` where s.application_id = t.application_id and s.trace_id = t.trace_id and (s.span_name = ?))) as \`m\`) ` +
-        `select a.*, ${SQLITE_SPREADS} from (select ${SUMMARY} from \`m\`) as \`a\``,
-      bindings: ['app_a', START, END, 'a'],
+  [
+    'no filter',
+    WINDOW,
+    {
+      sqlite: {
+        sql: `with \`m\` as (select * from ${SQLITE_MATCHED}) as \`m\`) select a.*, ${SQLITE_SPREADS} from (select ${SUMMARY} from \`m\`) as \`a\``,
+        bindings: ['app_a', START, END],
+      },
+      mysql: { sql: `select ${SUMMARY}, ${MYSQL_SPREADS} from ${MYSQL_MATCHED}) as \`m\``, bindings: ['app_a', START, END] },
     },
-    mysql: {
-      sql: `select ${SUMMARY}, ${MYSQL_SPREADS} from ${MYSQL_MATCHED} and exists (select 1 from \`spans\` as \`s\` where s.application_id = t.application_id and s.trace_id = t.trace_id and ((s.span_name = ? AND s.span_name LIKE ? ESCAPE '!')))) as \`m\``,
-      bindings: ['app_a', START, END, 'a', 'a'],
+  ],
+  [
+    'a filter, tested on every span of a trace (EXISTS)',
+    { ...WINDOW, filter: validFilter({ field: 'span_name', op: 'eq', value: 'a' }) },
+    {
+      sqlite: {
+        sql:
+          `with \`m\` as (select * from ${SQLITE_MATCHED} and exists (select 1 from \`spans\` as \`s\` where s.application_id = t.application_id and s.trace_id = t.trace_id and (s.span_name = ?))) as \`m\`) ` +
+          `select a.*, ${SQLITE_SPREADS} from (select ${SUMMARY} from \`m\`) as \`a\``,
+        bindings: ['app_a', START, END, 'a'],
+      },
+      mysql: {
+        sql: `select ${SUMMARY}, ${MYSQL_SPREADS} from ${MYSQL_MATCHED} and exists (select 1 from \`spans\` as \`s\` where s.application_id = t.application_id and s.trace_id = t.trace_id and ((s.span_name = ? AND s.span_name LIKE ? ESCAPE '!')))) as \`m\``,
+        bindings: ['app_a', START, END, 'a', 'a'],
+      },
     },
-  }],
+  ],
 ];
 
-const RANKS = 'ROW_NUMBER() OVER (ORDER BY d) - 1 AS rank_d, ROW_NUMBER() OVER (ORDER BY c) - 1 AS rank_c, ROW_NUMBER() OVER (ORDER BY s) - 1 AS rank_s';
+const RANKS =
+  'ROW_NUMBER() OVER (ORDER BY d) - 1 AS rank_d, ROW_NUMBER() OVER (ORDER BY c) - 1 AS rank_c, ROW_NUMBER() OVER (ORDER BY s) - 1 AS rank_s';
 
 const RANKED: Array<SqlCase<{ query: WindowFilter; ranks: number[] }>> = [
-  ['each figure at the ranks, 0-based, bound as constants', { query: WINDOW, ranks: [4, 5, 8, 9] }, {
-    sqlite: {
-      sql: `select * from (select \`d\`, \`c\`, \`s\`, ${RANKS} from ${SQLITE_MATCHED}) as \`m\`) as \`r\` where (\`rank_d\` in (?, ?, ?, ?) or \`rank_c\` in (?, ?, ?, ?) or \`rank_s\` in (?, ?, ?, ?))`,
-      bindings: ['app_a', START, END, 4, 5, 8, 9, 4, 5, 8, 9, 4, 5, 8, 9],
+  [
+    'each figure at the ranks, 0-based, bound as constants',
+    { query: WINDOW, ranks: [4, 5, 8, 9] },
+    {
+      sqlite: {
+        sql: `select * from (select \`d\`, \`c\`, \`s\`, ${RANKS} from ${SQLITE_MATCHED}) as \`m\`) as \`r\` where (\`rank_d\` in (?, ?, ?, ?) or \`rank_c\` in (?, ?, ?, ?) or \`rank_s\` in (?, ?, ?, ?))`,
+        bindings: ['app_a', START, END, 4, 5, 8, 9, 4, 5, 8, 9, 4, 5, 8, 9],
+      },
+      mysql: {
+        sql: `select * from (select \`d\`, \`c\`, \`s\`, ${RANKS} from ${MYSQL_MATCHED}) as \`m\`) as \`r\` where (\`rank_d\` in (?, ?, ?, ?) or \`rank_c\` in (?, ?, ?, ?) or \`rank_s\` in (?, ?, ?, ?))`,
+        bindings: ['app_a', START, END, 4, 5, 8, 9, 4, 5, 8, 9, 4, 5, 8, 9],
+      },
     },
-    mysql: {
-      sql: `select * from (select \`d\`, \`c\`, \`s\`, ${RANKS} from ${MYSQL_MATCHED}) as \`m\`) as \`r\` where (\`rank_d\` in (?, ?, ?, ?) or \`rank_c\` in (?, ?, ?, ?) or \`rank_s\` in (?, ?, ?, ?))`,
-      bindings: ['app_a', START, END, 4, 5, 8, 9, 4, 5, 8, 9, 4, 5, 8, 9],
-    },
-  }],
+  ],
 ];
 
 describe('metric ranks: SQL and bindings per dialect', () => {

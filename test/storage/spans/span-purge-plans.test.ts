@@ -12,8 +12,12 @@ import { onEachDatabase } from '../../support/test-server.js';
 describe('purge cut-off', () => {
   it('counts retention back from now in whole days, and keeps nothing of a deleted application', () => {
     const now = 1_763_800_000_123;
-    expect(purgeBefore({ id: 'app_a', retention_days: 7, deleted: false }, 30, now)).to.equal(1_763_800_000_123_000_000n - 7n * 86_400n * 1_000_000_000n);
-    expect(purgeBefore({ id: 'app_a', retention_days: null, deleted: false }, 30, now)).to.equal(1_763_800_000_123_000_000n - 30n * 86_400n * 1_000_000_000n);
+    expect(purgeBefore({ id: 'app_a', retention_days: 7, deleted: false }, 30, now)).to.equal(
+      1_763_800_000_123_000_000n - 7n * 86_400n * 1_000_000_000n,
+    );
+    expect(purgeBefore({ id: 'app_a', retention_days: null, deleted: false }, 30, now)).to.equal(
+      1_763_800_000_123_000_000n - 30n * 86_400n * 1_000_000_000n,
+    );
     expect(purgeBefore({ id: 'app_a', retention_days: 7, deleted: true }, 30, now)).to.equal(null);
   });
 });
@@ -63,7 +67,9 @@ onEachDatabase('purge statement plans', (app) => {
     } else {
       expect(read).to.deep.equal(['SEARCH spans USING INDEX spans_newest_first (application_id=? AND start_time_unix_nano<?)']);
       expect(remove).to.have.length(1);
-      expect(remove[0]).to.match(/^SEARCH spans USING (INDEX spans_newest_first \(application_id=\? AND start_time_unix_nano>\? AND start_time_unix_nano<\?\)|INTEGER PRIMARY KEY \(rowid=\?\))$/);
+      expect(remove[0]).to.match(
+        /^SEARCH spans USING (INDEX spans_newest_first \(application_id=\? AND start_time_unix_nano>\? AND start_time_unix_nano<\?\)|INTEGER PRIMARY KEY \(rowid=\?\))$/,
+      );
     }
   });
 });

@@ -21,7 +21,9 @@ describe("a trace's spans: SQL per dialect", () => {
 
     it('reads from the first span without a cursor', () => {
       const { sql, bindings } = sqlOf(traceSpansQuery(knex, { applicationId: 'app_a', traceId: 't1', limit: 1000 }));
-      expect(sql.slice(sql.indexOf(' where '))).to.equal(' where `s`.`application_id` = ? and `s`.`trace_id` = ? order by `s`.`start_time_unix_nano` asc, `s`.`span_id` asc limit ?');
+      expect(sql.slice(sql.indexOf(' where '))).to.equal(
+        ' where `s`.`application_id` = ? and `s`.`trace_id` = ? order by `s`.`start_time_unix_nano` asc, `s`.`span_id` asc limit ?',
+      );
       expect(bindings).to.deep.equal(['app_a', 't1', 1001]);
     });
   });

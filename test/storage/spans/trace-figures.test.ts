@@ -3,7 +3,14 @@
 // files them without rows; the groups a read sums them into never share a number with the
 // groups of larger counts.
 import { expect } from 'chai';
-import { binOf, figureGroupOf, figureNumber, FIRST_SHARED_WHOLE_BIN, isSoleValueBin, TRACE_FIGURES } from '../../../src/storage/spans/trace-figures.js';
+import {
+  binOf,
+  figureGroupOf,
+  figureNumber,
+  FIRST_SHARED_WHOLE_BIN,
+  isSoleValueBin,
+  TRACE_FIGURES,
+} from '../../../src/storage/spans/trace-figures.js';
 
 describe('trace figure bins', () => {
   const wholeNumbers = Array.from({ length: 100 }, (_, value) => value);

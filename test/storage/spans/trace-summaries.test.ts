@@ -3,7 +3,13 @@
 // GREATEST/LEAST on MariaDB/MySQL), the lock of the rows to recompute, and the two reads the
 // recomputation is made of.
 import type { Knex } from 'knex';
-import { lockQuery, mergeQuery, rootCandidatesQuery, spanAggregatesQuery, type Summary } from '../../../src/storage/spans/trace-summaries.js';
+import {
+  lockQuery,
+  mergeQuery,
+  rootCandidatesQuery,
+  spanAggregatesQuery,
+  type Summary,
+} from '../../../src/storage/spans/trace-summaries.js';
 import { sqlCases, type SqlCase } from '../../support/sql-cases.js';
 
 const WITH_ROOT: Summary = {
@@ -66,7 +72,8 @@ const SQLITE_ROW =
 
 // The SET lists, in the order the comment on mergeQuery requires: the root columns and root_key
 // first (they read the old root_key), then the time range, then the sums, then the fold state.
-const SQLITE_NEW_ROOT_WINS = 'excluded.`root_key` IS NOT NULL AND (`traces`.`root_key` IS NULL OR excluded.`root_key` < `traces`.`root_key`)';
+const SQLITE_NEW_ROOT_WINS =
+  'excluded.`root_key` IS NOT NULL AND (`traces`.`root_key` IS NULL OR excluded.`root_key` < `traces`.`root_key`)';
 const SQLITE_MERGE = [
   ...['root_span_id', 'root_start_time_unix_nano', 'span_name', 'service_name', 'unit', 'parent_unit', 'root_key'].map(
     (column) => `\`${column}\` = CASE WHEN ${SQLITE_NEW_ROOT_WINS} THEN excluded.\`${column}\` ELSE \`traces\`.\`${column}\` END`,
@@ -95,29 +102,38 @@ const MYSQL_MERGE = [
 ].join(',');
 
 const MERGES: Array<SqlCase<Summary[]>> = [
-  ['one summary', [WITH_ROOT], {
-    sqlite: {
-      sql: `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (\`application_id\`, \`trace_id\`) do update set ${SQLITE_MERGE}`,
-      bindings: values(WITH_ROOT),
+  [
+    'one summary',
+    [WITH_ROOT],
+    {
+      sqlite: {
+        sql: `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (\`application_id\`, \`trace_id\`) do update set ${SQLITE_MERGE}`,
+        bindings: values(WITH_ROOT),
+      },
+      mysql: {
+        sql: `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on duplicate key update ${MYSQL_MERGE}`,
+        bindings: values(WITH_ROOT),
+      },
     },
-    mysql: {
-      sql: `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on duplicate key update ${MYSQL_MERGE}`,
-      bindings: values(WITH_ROOT),
+  ],
+  [
+    'two summaries, one without a root',
+    [WITH_ROOT, WITHOUT_ROOT],
+    {
+      sqlite: {
+        sql: `${INSERT_COLUMNS} ${SQLITE_ROW} union all ${SQLITE_ROW} where true on conflict (\`application_id\`, \`trace_id\`) do update set ${SQLITE_MERGE}`,
+        bindings: [...values(WITH_ROOT), ...values(WITHOUT_ROOT)],
+      },
+      mysql: {
+        sql: `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on duplicate key update ${MYSQL_MERGE}`,
+        bindings: [...values(WITH_ROOT), ...values(WITHOUT_ROOT)],
+      },
     },
-  }],
-  ['two summaries, one without a root', [WITH_ROOT, WITHOUT_ROOT], {
-    sqlite: {
-      sql: `${INSERT_COLUMNS} ${SQLITE_ROW} union all ${SQLITE_ROW} where true on conflict (\`application_id\`, \`trace_id\`) do update set ${SQLITE_MERGE}`,
-      bindings: [...values(WITH_ROOT), ...values(WITHOUT_ROOT)],
-    },
-    mysql: {
-      sql: `${INSERT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on duplicate key update ${MYSQL_MERGE}`,
-      bindings: [...values(WITH_ROOT), ...values(WITHOUT_ROOT)],
-    },
-  }],
+  ],
 ];
 
-const LOCK_COLUMNS = 'insert into `traces` (`application_id`, `duration_ms`, `error_count`, `max_end_time_unix_nano`, `min_start_time_unix_nano`, `spans_count`, `total_cost`, `trace_id`)';
+const LOCK_COLUMNS =
+  'insert into `traces` (`application_id`, `duration_ms`, `error_count`, `max_end_time_unix_nano`, `min_start_time_unix_nano`, `spans_count`, `total_cost`, `trace_id`)';
 const SQLITE_LOCK_ROW =
   'select ? as `application_id`, ? as `duration_ms`, ? as `error_count`, ? as `max_end_time_unix_nano`, ? as `min_start_time_unix_nano`, ? as `spans_count`, ? as `total_cost`, ? as `trace_id`';
 const placeholder = (traceId: string) => ['app_a', 0, 0, 0, 0, 0, 0, traceId];
@@ -125,54 +141,70 @@ const placeholder = (traceId: string) => ['app_a', 0, 0, 0, 0, 0, 0, traceId];
 type Build = (knex: Knex) => Knex.QueryBuilder;
 
 const OTHERS: Array<SqlCase<Build>> = [
-  ['the lock: placeholder rows, and a no-op update of those that exist', (knex) => lockQuery(knex, 'app_a', ['a', 'b']), {
-    sqlite: {
-      sql: `${LOCK_COLUMNS} ${SQLITE_LOCK_ROW} union all ${SQLITE_LOCK_ROW} where true on conflict (\`application_id\`, \`trace_id\`) do update set \`spans_count\` = \`spans_count\``,
-      bindings: [...placeholder('a'), ...placeholder('b')],
+  [
+    'the lock: placeholder rows, and a no-op update of those that exist',
+    (knex) => lockQuery(knex, 'app_a', ['a', 'b']),
+    {
+      sqlite: {
+        sql: `${LOCK_COLUMNS} ${SQLITE_LOCK_ROW} union all ${SQLITE_LOCK_ROW} where true on conflict (\`application_id\`, \`trace_id\`) do update set \`spans_count\` = \`spans_count\``,
+        bindings: [...placeholder('a'), ...placeholder('b')],
+      },
+      mysql: {
+        sql: `${LOCK_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?) on duplicate key update \`spans_count\` = \`spans_count\``,
+        bindings: [...placeholder('a'), ...placeholder('b')],
+      },
     },
-    mysql: {
-      sql: `${LOCK_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?) on duplicate key update \`spans_count\` = \`spans_count\``,
-      bindings: [...placeholder('a'), ...placeholder('b')],
+  ],
+  [
+    'the lock of one trace',
+    (knex) => lockQuery(knex, 'app_a', ['a']),
+    {
+      sqlite: {
+        sql: `${LOCK_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (\`application_id\`, \`trace_id\`) do update set \`spans_count\` = \`spans_count\``,
+        bindings: placeholder('a'),
+      },
+      mysql: {
+        sql: `${LOCK_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?) on duplicate key update \`spans_count\` = \`spans_count\``,
+        bindings: placeholder('a'),
+      },
     },
-  }],
-  ['the lock of one trace', (knex) => lockQuery(knex, 'app_a', ['a']), {
-    sqlite: {
-      sql: `${LOCK_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (\`application_id\`, \`trace_id\`) do update set \`spans_count\` = \`spans_count\``,
-      bindings: placeholder('a'),
+  ],
+  [
+    'the recomputation’s aggregates per trace: time range as text, count, cost, errors',
+    (knex) => spanAggregatesQuery(knex, 'app_a', ['a', 'b']),
+    {
+      sqlite: {
+        sql:
+          'select `trace_id`, CAST(MIN(start_time_unix_nano) AS TEXT) as `min_start`, CAST(MAX(end_time_unix_nano) AS TEXT) as `max_end`, count(*) as `spans_count`, SUM(COALESCE(cost, 0)) AS total_cost, ' +
+          'SUM(CASE WHEN status_code = ? THEN 1 ELSE 0 END) AS error_count from `spans` where `application_id` = ? and `trace_id` in (?, ?) group by `trace_id`',
+        bindings: ['STATUS_CODE_ERROR', 'app_a', 'a', 'b'],
+      },
+      mysql: {
+        sql:
+          'select `trace_id`, CAST(MIN(start_time_unix_nano) AS CHAR) as `min_start`, CAST(MAX(end_time_unix_nano) AS CHAR) as `max_end`, count(*) as `spans_count`, SUM(COALESCE(cost, 0)) AS total_cost, ' +
+          'SUM(CASE WHEN status_code = ? THEN 1 ELSE 0 END) AS error_count from `spans` where `application_id` = ? and `trace_id` in (?, ?) group by `trace_id`',
+        bindings: ['STATUS_CODE_ERROR', 'app_a', 'a', 'b'],
+      },
     },
-    mysql: {
-      sql: `${LOCK_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?) on duplicate key update \`spans_count\` = \`spans_count\``,
-      bindings: placeholder('a'),
+  ],
+  [
+    'the recomputation’s root candidates: parentless or SERVER spans',
+    (knex) => rootCandidatesQuery(knex, 'app_a', ['a', 'b']),
+    {
+      sqlite: {
+        sql:
+          'select `trace_id`, `span_id`, `parent_span_id`, `span_kind`, `span_name`, `service_name`, `unit`, `parent_unit`, CAST(start_time_unix_nano AS TEXT) as `start` from `spans` ' +
+          'where `application_id` = ? and `trace_id` in (?, ?) and (`parent_span_id` is null or `span_kind` = ?)',
+        bindings: ['app_a', 'a', 'b', 'SPAN_KIND_SERVER'],
+      },
+      mysql: {
+        sql:
+          'select `trace_id`, `span_id`, `parent_span_id`, `span_kind`, `span_name`, `service_name`, `unit`, `parent_unit`, CAST(start_time_unix_nano AS CHAR) as `start` from `spans` ' +
+          'where `application_id` = ? and `trace_id` in (?, ?) and (`parent_span_id` is null or `span_kind` = ?)',
+        bindings: ['app_a', 'a', 'b', 'SPAN_KIND_SERVER'],
+      },
     },
-  }],
-  ['the recomputation’s aggregates per trace: time range as text, count, cost, errors', (knex) => spanAggregatesQuery(knex, 'app_a', ['a', 'b']), {
-    sqlite: {
-      sql:
-        'select `trace_id`, CAST(MIN(start_time_unix_nano) AS TEXT) as `min_start`, CAST(MAX(end_time_unix_nano) AS TEXT) as `max_end`, count(*) as `spans_count`, SUM(COALESCE(cost, 0)) AS total_cost, ' +
-        'SUM(CASE WHEN status_code = ? THEN 1 ELSE 0 END) AS error_count from `spans` where `application_id` = ? and `trace_id` in (?, ?) group by `trace_id`',
-      bindings: ['STATUS_CODE_ERROR', 'app_a', 'a', 'b'],
-    },
-    mysql: {
-      sql:
-        'select `trace_id`, CAST(MIN(start_time_unix_nano) AS CHAR) as `min_start`, CAST(MAX(end_time_unix_nano) AS CHAR) as `max_end`, count(*) as `spans_count`, SUM(COALESCE(cost, 0)) AS total_cost, ' +
-        'SUM(CASE WHEN status_code = ? THEN 1 ELSE 0 END) AS error_count from `spans` where `application_id` = ? and `trace_id` in (?, ?) group by `trace_id`',
-      bindings: ['STATUS_CODE_ERROR', 'app_a', 'a', 'b'],
-    },
-  }],
-  ['the recomputation’s root candidates: parentless or SERVER spans', (knex) => rootCandidatesQuery(knex, 'app_a', ['a', 'b']), {
-    sqlite: {
-      sql:
-        'select `trace_id`, `span_id`, `parent_span_id`, `span_kind`, `span_name`, `service_name`, `unit`, `parent_unit`, CAST(start_time_unix_nano AS TEXT) as `start` from `spans` ' +
-        'where `application_id` = ? and `trace_id` in (?, ?) and (`parent_span_id` is null or `span_kind` = ?)',
-      bindings: ['app_a', 'a', 'b', 'SPAN_KIND_SERVER'],
-    },
-    mysql: {
-      sql:
-        'select `trace_id`, `span_id`, `parent_span_id`, `span_kind`, `span_name`, `service_name`, `unit`, `parent_unit`, CAST(start_time_unix_nano AS CHAR) as `start` from `spans` ' +
-        'where `application_id` = ? and `trace_id` in (?, ?) and (`parent_span_id` is null or `span_kind` = ?)',
-      bindings: ['app_a', 'a', 'b', 'SPAN_KIND_SERVER'],
-    },
-  }],
+  ],
 ];
 
 describe('trace summaries: SQL and bindings per dialect', () => {

@@ -13,17 +13,53 @@ import { sqliteDialect } from '../../../src/storage/sql/sqlite.js';
 import { forEachDialect } from '../../support/sql-cases.js';
 
 const MEMBERS: Array<[name: string, member: (dialect: SqlDialect) => unknown, want: Record<DialectName, unknown>]> = [
-  ['asText: an integer expression as decimal text', (dialect) => dialect.asText('MAX(seq)'), { sqlite: 'CAST(MAX(seq) AS TEXT)', mysql: 'CAST(MAX(seq) AS CHAR)' }],
-  ['jsonText: a JSON column as its stored text', (dialect) => dialect.jsonText('s.events'), { sqlite: 's.events', mysql: 'CAST(s.events AS CHAR)' }],
-  ['tableThroughIndex', (dialect) => dialect.tableThroughIndex('spans', 's', 'spans_newest_first'), { sqlite: 'spans AS s INDEXED BY spans_newest_first', mysql: 'spans AS s FORCE INDEX (spans_newest_first)' }],
+  [
+    'asText: an integer expression as decimal text',
+    (dialect) => dialect.asText('MAX(seq)'),
+    { sqlite: 'CAST(MAX(seq) AS TEXT)', mysql: 'CAST(MAX(seq) AS CHAR)' },
+  ],
+  [
+    'jsonText: a JSON column as its stored text',
+    (dialect) => dialect.jsonText('s.events'),
+    { sqlite: 's.events', mysql: 'CAST(s.events AS CHAR)' },
+  ],
+  [
+    'tableThroughIndex',
+    (dialect) => dialect.tableThroughIndex('spans', 's', 'spans_newest_first'),
+    { sqlite: 'spans AS s INDEXED BY spans_newest_first', mysql: 'spans AS s FORCE INDEX (spans_newest_first)' },
+  ],
   ['insertedValue: the value an upsert brought', (dialect) => dialect.insertedValue, { sqlite: 'excluded.??', mysql: 'VALUES(??)' }],
-  ['greatest and least of two values', (dialect) => [dialect.greatest, dialect.least], { sqlite: ['MAX', 'MIN'], mysql: ['GREATEST', 'LEAST'] }],
-  ['exactInteger: a decimal string as a 64-bit integer', (dialect) => dialect.exactInteger, { sqlite: 'CAST(? AS INTEGER)', mysql: 'CAST(? AS SIGNED)' }],
-  ['integerDivide: whole-number division of 64-bit integers', (dialect) => dialect.integerDivide('s.start - ?', '?'), { sqlite: '(s.start - ?) / (?)', mysql: '(s.start - ?) DIV (?)' }],
-  ['exactKey: a text key compared by its bytes', (dialect) => dialect.exactKey('s.unit'), { sqlite: 's.unit', mysql: 'CAST(s.unit AS BINARY)' }],
-  ['asDouble', (dialect) => dialect.asDouble('t.spans_count'), { sqlite: 'CAST(t.spans_count AS REAL)', mysql: 'CAST(t.spans_count AS DOUBLE)' }],
+  [
+    'greatest and least of two values',
+    (dialect) => [dialect.greatest, dialect.least],
+    { sqlite: ['MAX', 'MIN'], mysql: ['GREATEST', 'LEAST'] },
+  ],
+  [
+    'exactInteger: a decimal string as a 64-bit integer',
+    (dialect) => dialect.exactInteger,
+    { sqlite: 'CAST(? AS INTEGER)', mysql: 'CAST(? AS SIGNED)' },
+  ],
+  [
+    'integerDivide: whole-number division of 64-bit integers',
+    (dialect) => dialect.integerDivide('s.start - ?', '?'),
+    { sqlite: '(s.start - ?) / (?)', mysql: '(s.start - ?) DIV (?)' },
+  ],
+  [
+    'exactKey: a text key compared by its bytes',
+    (dialect) => dialect.exactKey('s.unit'),
+    { sqlite: 's.unit', mysql: 'CAST(s.unit AS BINARY)' },
+  ],
+  [
+    'asDouble',
+    (dialect) => dialect.asDouble('t.spans_count'),
+    { sqlite: 'CAST(t.spans_count AS REAL)', mysql: 'CAST(t.spans_count AS DOUBLE)' },
+  ],
   ['hasVarPop', (dialect) => dialect.hasVarPop, { sqlite: false, mysql: true }],
-  ['snapshot: the transaction settings of one snapshot', (dialect) => dialect.snapshot, { sqlite: undefined, mysql: { isolationLevel: 'repeatable read' } }],
+  [
+    'snapshot: the transaction settings of one snapshot',
+    (dialect) => dialect.snapshot,
+    { sqlite: undefined, mysql: { isolationLevel: 'repeatable read' } },
+  ],
 ];
 
 describe('SQL dialects', () => {
@@ -35,15 +71,25 @@ describe('SQL dialects', () => {
     it('is the dialect of a Knex instance of its client', () => expect(dialectFor(knex)).to.equal(dialect));
 
     it('places the upsert’s value in raw SQL', () => {
-      const raw = knex.raw(`${dialect.greatest}(??, ${dialect.insertedValue})`, ['traces.max_end_time_unix_nano', 'max_end_time_unix_nano']);
+      const raw = knex.raw(`${dialect.greatest}(??, ${dialect.insertedValue})`, [
+        'traces.max_end_time_unix_nano',
+        'max_end_time_unix_nano',
+      ]);
       expect(raw.toSQL().sql).to.equal(
-        name === 'sqlite' ? 'MAX(`traces`.`max_end_time_unix_nano`, excluded.`max_end_time_unix_nano`)' : 'GREATEST(`traces`.`max_end_time_unix_nano`, VALUES(`max_end_time_unix_nano`))',
+        name === 'sqlite'
+          ? 'MAX(`traces`.`max_end_time_unix_nano`, excluded.`max_end_time_unix_nano`)'
+          : 'GREATEST(`traces`.`max_end_time_unix_nano`, VALUES(`max_end_time_unix_nano`))',
       );
     });
   });
 
   it('reads the dialect of a database URL (src/config.ts admits mysql: and sqlite: URLs, or none)', () => {
-    expect(['mysql://u:p@127.0.0.1:3306/db', 'sqlite:/tmp/a.sqlite', 'sqlite::memory:', undefined].map(dialectNameOf)).to.deep.equal(['mysql', 'sqlite', 'sqlite', 'sqlite']);
+    expect(['mysql://u:p@127.0.0.1:3306/db', 'sqlite:/tmp/a.sqlite', 'sqlite::memory:', undefined].map(dialectNameOf)).to.deep.equal([
+      'mysql',
+      'sqlite',
+      'sqlite',
+      'sqlite',
+    ]);
   });
 });
 
@@ -61,7 +107,13 @@ describe('connection settings', () => {
     return { ...settings, pool };
   }
 
-  const sqlite = (filename: string): Knex.Config => ({ client: 'better-sqlite3', connection: { filename }, useNullAsDefault: true, pool: { min: 1, max: 1 }, acquireConnectionTimeout: 8000 });
+  const sqlite = (filename: string): Knex.Config => ({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: { min: 1, max: 1 },
+    acquireConnectionTimeout: 8000,
+  });
 
   it('SQLite without a URL: spanledger.sqlite in the data folder, which it creates; one connection, waited for 8 s at most', () => {
     const folder = path.join(dataDir, 'fresh');
@@ -79,7 +131,9 @@ describe('connection settings', () => {
 
   it('SQLite connections: WAL, foreign keys on, a busy timeout', () => {
     const pragmas: string[] = [];
-    const pool = sqliteDialect.knexSettings(':memory:', dataDir).pool as { afterCreate(connection: unknown, done: (error: Error | null, connection: unknown) => void): void };
+    const pool = sqliteDialect.knexSettings(':memory:', dataDir).pool as {
+      afterCreate(connection: unknown, done: (error: Error | null, connection: unknown) => void): void;
+    };
     const connection = { pragma: (sql: string) => pragmas.push(sql) };
     let handed: unknown;
     pool.afterCreate(connection, (error, created) => {

@@ -167,7 +167,9 @@ async function databaseAnswers(knex: Knex, pattern: string): Promise<boolean[]> 
   for (const text of TEXTS) {
     const test = dialect.regexMatches(fragment(inputExpression(dialect), text), { source: pattern, tree: check.tree });
     const result = (await knex.raw(`SELECT ${test.sql} AS matched`, test.bindings)) as unknown;
-    const rows = (dialect.name === 'mysql' ? (result as [Array<{ matched: unknown }>])[0] : (result as Array<{ matched: unknown }>)) as Array<{ matched: unknown }>;
+    const rows = (
+      dialect.name === 'mysql' ? (result as [Array<{ matched: unknown }>])[0] : (result as Array<{ matched: unknown }>)
+    ) as Array<{ matched: unknown }>;
     answers.push(Number(rows[0]?.matched) === 1);
   }
   return answers;
@@ -200,7 +202,8 @@ for (const database of testDatabases()) {
         const answers = await databaseAnswers(knex, pattern);
         TEXTS.forEach((text, index) => {
           const expected = compiled.test(text);
-          if (answers[index] !== expected) differences.push(`${JSON.stringify(pattern)} on ${JSON.stringify(text)}: RE2 ${expected}, database ${answers[index]}`);
+          if (answers[index] !== expected)
+            differences.push(`${JSON.stringify(pattern)} on ${JSON.stringify(text)}: RE2 ${expected}, database ${answers[index]}`);
         });
       }
       expect(differences).to.deep.equal([]);
@@ -212,7 +215,9 @@ for (const database of testDatabases()) {
       if (!check.ok) throw new Error(check.msg);
       const test = dialect.regexMatches(fragment('NULL'), { source: 'a', tree: check.tree });
       const result = (await knex.raw(`SELECT (${test.sql}) IS NULL AS absent`, test.bindings)) as unknown;
-      const rows = (dialect.name === 'mysql' ? (result as [Array<{ absent: unknown }>])[0] : (result as Array<{ absent: unknown }>)) as Array<{ absent: unknown }>;
+      const rows = (
+        dialect.name === 'mysql' ? (result as [Array<{ absent: unknown }>])[0] : (result as Array<{ absent: unknown }>)
+      ) as Array<{ absent: unknown }>;
       expect(Number(rows[0]?.absent)).to.equal(1);
     });
   });

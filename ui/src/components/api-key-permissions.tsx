@@ -10,7 +10,15 @@ const DESCRIPTIONS: Record<AssignablePermission, string> = {
   'update:organizations': 'change the organization',
 };
 
-export function ApiKeyPermissions({ legend, value, onChange }: { legend: string; value: AssignablePermission[]; onChange(next: AssignablePermission[]): void }) {
+export function ApiKeyPermissions({
+  legend,
+  value,
+  onChange,
+}: {
+  legend: string;
+  value: AssignablePermission[];
+  onChange(next: AssignablePermission[]): void;
+}) {
   return (
     <fieldset class="permissions">
       <legend>{legend}</legend>

@@ -28,7 +28,14 @@ function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string;
       const expiresAt = expiryFromInput(expiry);
       const body = { app_id: applicationId, name: name.trim(), permissions, ...(expiresAt ? { expires_at: expiresAt } : {}) };
       const key = await call(management.POST('/api-keys', { body }));
-      created = { name: key.name, apiKey: key.api_key, apiSecret: key.api_secret, permissions: key.permissions, reason: 'created', expiresAt: key.expires_at };
+      created = {
+        name: key.name,
+        apiKey: key.api_key,
+        apiSecret: key.api_secret,
+        permissions: key.permissions,
+        reason: 'created',
+        expiresAt: key.expires_at,
+      };
     });
     if (done && created) {
       setName('');
@@ -72,7 +79,8 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
     event.preventDefault();
     // Sent only when changed: an expiry already past may not be sent again (it must lie ahead).
     const body = { name: name.trim(), permissions, ...(expiry !== shownExpiry ? { expires_at: expiryFromInput(expiry) } : {}) };
-    if (await action.run(() => call(management.PATCH('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } }, body })))) onDone(true);
+    if (await action.run(() => call(management.PATCH('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } }, body }))))
+      onDone(true);
   };
   return (
     <form class="key-form" onSubmit={submit} aria-label={`Edit ${apiKey.name}`}>
@@ -95,7 +103,17 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
   );
 }
 
-function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey; onChanged(): void; onSecret(secret: RevealedSecret): void; onDeleted(apiKey: string): void }) {
+function ApiKeyRow({
+  apiKey,
+  onChanged,
+  onSecret,
+  onDeleted,
+}: {
+  apiKey: ApiKey;
+  onChanged(): void;
+  onSecret(secret: RevealedSecret): void;
+  onDeleted(apiKey: string): void;
+}) {
   const [editing, setEditing] = useState(false);
   const [graceSeconds, setGraceSeconds] = useState(0);
   const action = useAction();
@@ -104,7 +122,9 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
     await action.run(async () => {
       // Without a grace, no body: the rotation the service always did.
       const body = graceSeconds > 0 ? { grace_period_seconds: graceSeconds } : undefined;
-      const answer = await call(management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: apiKey.api_key } }, body }));
+      const answer = await call(
+        management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: apiKey.api_key } }, body }),
+      );
       rotated = {
         name: apiKey.name,
         apiKey: answer.api_key,
@@ -120,14 +140,17 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
   };
   const expired = isExpired(apiKey);
   const remove = async () => {
-    if (await action.run(() => call(management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } } })))) onDeleted(apiKey.api_key);
+    if (await action.run(() => call(management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } } }))))
+      onDeleted(apiKey.api_key);
   };
   return (
     <tr>
       <td>{apiKey.name}</td>
       <td>
         <code>{apiKey.api_key}</code>
-        {apiKey.rotation_grace_ends_at && <div class="muted">Previous secret works until {new Date(apiKey.rotation_grace_ends_at).toLocaleString()}</div>}
+        {apiKey.rotation_grace_ends_at && (
+          <div class="muted">Previous secret works until {new Date(apiKey.rotation_grace_ends_at).toLocaleString()}</div>
+        )}
       </td>
       <td>
         <ul class="plain-list">
@@ -139,13 +162,16 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
         </ul>
       </td>
       <td>{new Date(apiKey.created_at).toLocaleString()}</td>
-      <td data-testid="key-last-used">{apiKey.last_used_at ? new Date(apiKey.last_used_at).toLocaleString() : <span class="muted">never</span>}</td>
+      <td data-testid="key-last-used">
+        {apiKey.last_used_at ? new Date(apiKey.last_used_at).toLocaleString() : <span class="muted">never</span>}
+      </td>
       <td data-testid="key-expiry">
         {apiKey.expires_at === null ? (
           <span class="muted">never</span>
         ) : (
           <>
-            {expired && <span class="expired-badge">Expired</span>} <time dateTime={apiKey.expires_at}>{new Date(apiKey.expires_at).toLocaleString()}</time>
+            {expired && <span class="expired-badge">Expired</span>}{' '}
+            <time dateTime={apiKey.expires_at}>{new Date(apiKey.expires_at).toLocaleString()}</time>
           </>
         )}
       </td>
@@ -173,7 +199,10 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
             >
               <label>
                 The current secret
-                <select value={String(graceSeconds)} onChange={(event) => setGraceSeconds(Number((event.target as HTMLSelectElement).value))}>
+                <select
+                  value={String(graceSeconds)}
+                  onChange={(event) => setGraceSeconds(Number((event.target as HTMLSelectElement).value))}
+                >
                   {GRACE_CHOICES.map((choice) => (
                     <option key={choice.seconds} value={String(choice.seconds)}>
                       {choice.label}
@@ -204,7 +233,15 @@ function ApiKeyRow({ apiKey, onChanged, onSecret, onDeleted }: { apiKey: ApiKey;
  */
 export const KEYS_REFRESH_MS = 30_000;
 
-export function ApiKeyTable({ applicationId, onSecret, onDeleted }: { applicationId: string; onSecret(secret: RevealedSecret): void; onDeleted(apiKey: string): void }) {
+export function ApiKeyTable({
+  applicationId,
+  onSecret,
+  onDeleted,
+}: {
+  applicationId: string;
+  onSecret(secret: RevealedSecret): void;
+  onDeleted(apiKey: string): void;
+}) {
   const keys = useAsync(() => listApiKeys(applicationId), [applicationId]);
   useRefreshWhileVisible(keys.refresh, KEYS_REFRESH_MS);
   return (

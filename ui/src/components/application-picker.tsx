@@ -25,11 +25,19 @@ export function ApplicationPicker() {
   if (applications.error) return <span role="alert">Applications could not be loaded: {applications.error.message}</span>;
   if (!applications.data) return <span aria-busy="true">Loading applications…</span>;
   const groups = applications.data.filter((group) => group.applications.length > 0);
-  if (groups.length === 0) return <span>No application yet: <a href="/ui/">create one</a>.</span>;
+  if (groups.length === 0)
+    return (
+      <span>
+        No application yet: <a href="/ui/">create one</a>.
+      </span>
+    );
   return (
     <label class="picker">
       Application{' '}
-      <select value={query.app ?? ''} onChange={(event) => route(withQuery(path, query, { app: (event.target as HTMLSelectElement).value || undefined }))}>
+      <select
+        value={query.app ?? ''}
+        onChange={(event) => route(withQuery(path, query, { app: (event.target as HTMLSelectElement).value || undefined }))}
+      >
         <option value="">Choose…</option>
         {groups.map((group) => (
           <optgroup key={group.organization.id} label={group.organization.name}>

@@ -33,7 +33,11 @@ export function ApplicationSettingsForm({ application, onSaved }: { application:
     const paths = indexed.map((path) => path.trim()).filter(Boolean);
     if (paths.join('\n') !== application.indexed_attributes.join('\n')) update.indexed_attributes = paths;
     if (Object.keys(update).length === 0) return setSaved(true);
-    if (await action.run(() => call(management.PATCH('/applications/{app_id}', { params: { path: { app_id: application.id } }, body: update })))) {
+    if (
+      await action.run(() =>
+        call(management.PATCH('/applications/{app_id}', { params: { path: { app_id: application.id } }, body: update })),
+      )
+    ) {
       setSaved(true);
       onSaved();
     }
@@ -47,11 +51,27 @@ export function ApplicationSettingsForm({ application, onSaved }: { application:
         </label>
         <label>
           Retention (days)
-          <input type="number" required min={1} max={3650} step={1} value={retention} onInput={(event) => setRetention((event.target as HTMLInputElement).value)} />
+          <input
+            type="number"
+            required
+            min={1}
+            max={3650}
+            step={1}
+            value={retention}
+            onInput={(event) => setRetention((event.target as HTMLInputElement).value)}
+          />
         </label>
         <label>
           Daily span quota (empty: none)
-          <input type="number" min={1} max={1000000000000} step={1} value={quota} placeholder="none" onInput={(event) => setQuota((event.target as HTMLInputElement).value)} />
+          <input
+            type="number"
+            min={1}
+            max={1000000000000}
+            step={1}
+            value={quota}
+            placeholder="none"
+            onInput={(event) => setQuota((event.target as HTMLInputElement).value)}
+          />
         </label>
       </div>
       <fieldset class="form-grid">
@@ -63,7 +83,9 @@ export function ApplicationSettingsForm({ application, onSaved }: { application:
               maxLength={255}
               value={path}
               placeholder="span_attributes.…"
-              onInput={(event) => setIndexed(indexed.map((old, index) => (index === slot ? (event.target as HTMLInputElement).value : old)))}
+              onInput={(event) =>
+                setIndexed(indexed.map((old, index) => (index === slot ? (event.target as HTMLInputElement).value : old)))
+              }
             />
           </label>
         ))}

@@ -17,7 +17,13 @@ function ApplicationCreateForm({ organizationId, onCreated }: { organizationId: 
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await action.run(() => call(management.POST('/applications', { body: { organization_id: organizationId, name: name.trim(), region, pricing_plan: plan } })))) {
+    if (
+      await action.run(() =>
+        call(
+          management.POST('/applications', { body: { organization_id: organizationId, name: name.trim(), region, pricing_plan: plan } }),
+        ),
+      )
+    ) {
       setName('');
       onCreated();
     }

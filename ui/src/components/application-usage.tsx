@@ -56,7 +56,13 @@ export function ApplicationUsage({ application }: { application: Application }) 
         <legend>Usage by</legend>
         {(['hour', 'day'] as const).map((value) => (
           <label key={value}>
-            <input type="radio" name="usage-granularity" value={value} checked={granularity === value} onChange={() => setGranularity(value)} />
+            <input
+              type="radio"
+              name="usage-granularity"
+              value={value}
+              checked={granularity === value}
+              onChange={() => setGranularity(value)}
+            />
             {value === 'hour' ? 'Hour (last 24 hours)' : 'Day (last 30 days)'}
           </label>
         ))}

@@ -35,7 +35,9 @@ function changeSummary(event: AuditEvent): string[] {
   if (event.before === null && event.after === null) return [];
   if (event.before === null) return Object.entries(after).map(([name, value]) => `${name}: ${shown(value)}`);
   if (event.after === null) return Object.entries(before).map(([name, value]) => `${name} was ${shown(value)}`);
-  return [...new Set([...Object.keys(before), ...Object.keys(after)])].map((name) => `${name}: ${shown(before[name])} → ${shown(after[name])}`);
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].map(
+    (name) => `${name}: ${shown(before[name])} → ${shown(after[name])}`,
+  );
 }
 
 function AuditRow({ event, currentUserId }: { event: AuditEvent; currentUserId: string | undefined }) {
@@ -81,7 +83,9 @@ export function AuditLog({ organizationId, currentUserId }: { organizationId: st
     setError(undefined);
     try {
       const query = { limit: PAGE_SIZE, ...(resourceType ? { resource_type: resourceType } : {}), ...(after ? { cursor: after } : {}) };
-      const page = await call(management.GET('/organizations/{org_id}/audit-events', { params: { path: { org_id: organizationId }, query } }));
+      const page = await call(
+        management.GET('/organizations/{org_id}/audit-events', { params: { path: { org_id: organizationId }, query } }),
+      );
       if (!isCurrent()) return;
       setEvents((previous) => (append ? [...previous, ...page.data] : page.data));
       setCursor(page.next_cursor);
@@ -105,7 +109,10 @@ export function AuditLog({ organizationId, currentUserId }: { organizationId: st
       <form class="inline-form" aria-label="Filter the audit log" onSubmit={(event) => event.preventDefault()}>
         <label>
           Show
-          <select value={resourceType} onChange={(event) => setResourceType((event.target as HTMLSelectElement).value as ResourceType | '')}>
+          <select
+            value={resourceType}
+            onChange={(event) => setResourceType((event.target as HTMLSelectElement).value as ResourceType | '')}
+          >
             <option value="">Every change</option>
             {RESOURCE_TYPES.map(({ value, label }) => (
               <option key={value} value={value}>

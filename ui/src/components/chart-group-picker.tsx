@@ -18,7 +18,9 @@ export function ChartGroupPicker() {
     event.preventDefault();
     const next = typed.trim();
     if (!isGroupField(next)) {
-      setProblem('Type a text field (service_name, billing.sku_name…) or an attribute path (span_attributes.<key>, resource_attributes.<key>)');
+      setProblem(
+        'Type a text field (service_name, billing.sku_name…) or an attribute path (span_attributes.<key>, resource_attributes.<key>)',
+      );
       return;
     }
     setProblem(undefined);
@@ -29,10 +31,13 @@ export function ChartGroupPicker() {
       <legend>Group cost by</legend>
       <label>
         Group
-        <select value={presetOf(field)?.field ?? CUSTOM} onChange={(event) => {
-          const value = (event.target as HTMLSelectElement).value;
-          if (value !== CUSTOM) choose(value);
-        }}>
+        <select
+          value={presetOf(field)?.field ?? CUSTOM}
+          onChange={(event) => {
+            const value = (event.target as HTMLSelectElement).value;
+            if (value !== CUSTOM) choose(value);
+          }}
+        >
           {GROUP_PRESETS.map((preset) => (
             <option key={preset.field} value={preset.field}>
               {preset.label}
@@ -44,7 +49,14 @@ export function ChartGroupPicker() {
       <form class="group-field" onSubmit={apply}>
         <label>
           Field or attribute path
-          <input type="text" value={typed} size={36} list="group-field-presets" spellcheck={false} onInput={(event) => setTyped((event.target as HTMLInputElement).value)} />
+          <input
+            type="text"
+            value={typed}
+            size={36}
+            list="group-field-presets"
+            spellcheck={false}
+            onInput={(event) => setTyped((event.target as HTMLInputElement).value)}
+          />
         </label>
         <datalist id="group-field-presets">
           {GROUP_PRESETS.map((preset) => (

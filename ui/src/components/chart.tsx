@@ -67,7 +67,12 @@ export function Chart(props: ChartProps) {
           scales: { x: { time: true }, y: { range: (_plot, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
           axes: [
             { space: 80 },
-            { label: unit, size: 80, incrs: integer ? INTEGER_STEPS : undefined, values: (_plot, splits) => splits.map((value) => (value === null ? '' : format(value))) },
+            {
+              label: unit,
+              size: 80,
+              incrs: integer ? INTEGER_STEPS : undefined,
+              values: (_plot, splits) => splits.map((value) => (value === null ? '' : format(value))),
+            },
           ],
           series: [
             {},

@@ -4,7 +4,21 @@
 // applies it; `onChange` gets the new filter (undefined: no filter).
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { FilterNode } from '../view-query';
-import { addChild, emptyGroup, fromDraft, newCondition, removeNode, setJoin, toDraft, toggleNot, updateCondition, type DraftCondition, type DraftGroup, type DraftNode, type Join } from '../filter-tree';
+import {
+  addChild,
+  emptyGroup,
+  fromDraft,
+  newCondition,
+  removeNode,
+  setJoin,
+  toDraft,
+  toggleNot,
+  updateCondition,
+  type DraftCondition,
+  type DraftGroup,
+  type DraftNode,
+  type Join,
+} from '../filter-tree';
 import type { FilterVocabulary } from '../filter-vocabulary';
 
 export interface FilterFormProps {
@@ -102,20 +116,41 @@ function NodeEditor({ node, context, negated = false }: { node: DraftNode; conte
   }
 }
 
-function GroupEditor({ group, context, root = false, negated = false }: { group: DraftGroup; context: EditorContext; root?: boolean; negated?: boolean }) {
+function GroupEditor({
+  group,
+  context,
+  root = false,
+  negated = false,
+}: {
+  group: DraftGroup;
+  context: EditorContext;
+  root?: boolean;
+  negated?: boolean;
+}) {
   const { change, vocabulary } = context;
   return (
     <fieldset class={root ? 'filter-group root' : 'filter-group'}>
       <legend>
         <label>
           {root ? 'Traces matching' : 'Group matching'}
-          <select value={group.join} onChange={(event) => change((tree) => setJoin(tree, group.id, (event.target as HTMLSelectElement).value as Join))}>
+          <select
+            value={group.join}
+            onChange={(event) => change((tree) => setJoin(tree, group.id, (event.target as HTMLSelectElement).value as Join))}
+          >
             <option value="and">all of (AND)</option>
             <option value="or">any of (OR)</option>
           </select>
         </label>
       </legend>
-      {group.children.length === 0 && <p class="muted">{root ? 'No condition: every trace of the range.' : group.join === 'and' ? 'Empty: matches everything.' : 'Empty: matches nothing.'}</p>}
+      {group.children.length === 0 && (
+        <p class="muted">
+          {root
+            ? 'No condition: every trace of the range.'
+            : group.join === 'and'
+              ? 'Empty: matches everything.'
+              : 'Empty: matches nothing.'}
+        </p>
+      )}
       <ul class="filter-members">
         {group.children.map((child) => (
           <li key={child.id}>
@@ -127,7 +162,11 @@ function GroupEditor({ group, context, root = false, negated = false }: { group:
         <button type="button" class="small" onClick={() => change((tree) => addChild(tree, group.id, newCondition()))}>
           Add condition
         </button>
-        <button type="button" class="small" onClick={() => change((tree) => addChild(tree, group.id, emptyGroup(group.join === 'and' ? 'or' : 'and')))}>
+        <button
+          type="button"
+          class="small"
+          onClick={() => change((tree) => addChild(tree, group.id, emptyGroup(group.join === 'and' ? 'or' : 'and')))}
+        >
           Add group
         </button>
         {!root && !negated && vocabulary.hasNot && (
@@ -145,9 +184,18 @@ function GroupEditor({ group, context, root = false, negated = false }: { group:
   );
 }
 
-function ConditionEditor({ condition, context, negated = false }: { condition: DraftCondition; context: EditorContext; negated?: boolean }) {
+function ConditionEditor({
+  condition,
+  context,
+  negated = false,
+}: {
+  condition: DraftCondition;
+  context: EditorContext;
+  negated?: boolean;
+}) {
   const { change, vocabulary, fieldListId } = context;
-  const update = (changes: Partial<Pick<DraftCondition, 'field' | 'op' | 'value'>>) => change((tree) => updateCondition(tree, condition.id, changes));
+  const update = (changes: Partial<Pick<DraftCondition, 'field' | 'op' | 'value'>>) =>
+    change((tree) => updateCondition(tree, condition.id, changes));
   const takesNoValue = vocabulary.presenceOperators.includes(condition.op);
   const takesList = vocabulary.listOperators.includes(condition.op);
   const operators = vocabulary.operators.includes(condition.op) ? vocabulary.operators : [condition.op, ...vocabulary.operators];
@@ -170,8 +218,22 @@ function ConditionEditor({ condition, context, negated = false }: { condition: D
           </option>
         ))}
       </select>
-      {takesList && <textarea aria-label="Values, one per line" rows={2} value={condition.value} onInput={(event) => update({ value: (event.target as HTMLTextAreaElement).value })} />}
-      {!takesList && !takesNoValue && <input type="text" aria-label="Value" value={condition.value} onInput={(event) => update({ value: (event.target as HTMLInputElement).value })} />}
+      {takesList && (
+        <textarea
+          aria-label="Values, one per line"
+          rows={2}
+          value={condition.value}
+          onInput={(event) => update({ value: (event.target as HTMLTextAreaElement).value })}
+        />
+      )}
+      {!takesList && !takesNoValue && (
+        <input
+          type="text"
+          aria-label="Value"
+          value={condition.value}
+          onInput={(event) => update({ value: (event.target as HTMLInputElement).value })}
+        />
+      )}
       {vocabulary.hasNot && !negated && (
         <button type="button" class="small" onClick={() => change((tree) => toggleNot(tree, condition.id))}>
           Negate

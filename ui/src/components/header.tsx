@@ -48,7 +48,7 @@ export function Header() {
         </ul>
       </nav>
       <div class="user">
-        <span data-testid="user-name">{user.data ? user.data.name ?? user.data.email ?? user.data.id : ''}</span>
+        <span data-testid="user-name">{user.data ? (user.data.name ?? user.data.email ?? user.data.id) : ''}</span>
         <button type="button" onClick={signOut}>
           Sign out
         </button>

@@ -49,8 +49,8 @@ export function KeySecretPanel({ secret, onDismiss }: { secret: RevealedSecret; 
     <section class="secret-panel" aria-labelledby="secret-heading" data-testid="key-secret-panel">
       <h3 id="secret-heading">{secret.reason === 'created' ? `API key “${secret.name}” created` : `New secret of “${secret.name}”`}</h3>
       <p>
-        <strong>Copy the secret now: it is shown only this once.</strong> The service keeps only a hash of it; once you leave or reload this page, rotate the secret to get
-        a new one.{rotationNote(secret)}
+        <strong>Copy the secret now: it is shown only this once.</strong> The service keeps only a hash of it; once you leave or reload this
+        page, rotate the secret to get a new one.{rotationNote(secret)}
       </p>
       <dl class="secret-values">
         <dt>API key</dt>
@@ -64,9 +64,10 @@ export function KeySecretPanel({ secret, onDismiss }: { secret: RevealedSecret; 
       </dl>
       <h4>Exporter settings</h4>
       <p>
-        Any OpenTelemetry SDK exports to this service with these environment variables (the key and secret as Basic credentials, URL-encoded as the SDKs read them;
-        {' '}
-        {secret.expiresAt ? `they stop when the key expires, ${new Date(secret.expiresAt).toLocaleString()}, ` : 'they do not expire, '}rotating the secret or deleting the key stops them).
+        Any OpenTelemetry SDK exports to this service with these environment variables (the key and secret as Basic credentials, URL-encoded
+        as the SDKs read them;{' '}
+        {secret.expiresAt ? `they stop when the key expires, ${new Date(secret.expiresAt).toLocaleString()}, ` : 'they do not expire, '}
+        rotating the secret or deleting the key stops them).
         {secret.permissions.includes('write:traces') ? '' : ' This key lacks write:traces: add it for the exporter to be accepted.'}
       </p>
       <pre data-testid="exporter-environment" tabIndex={0} aria-label="Exporter environment variables">

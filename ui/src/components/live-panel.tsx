@@ -14,7 +14,10 @@ function statusText(status: StreamStatus, list: LiveList): string {
   const connection = {
     connecting: 'Connecting…',
     connected: 'Connected',
-    reconnecting: status.state === 'reconnecting' ? `Reconnecting (${status.reason}), next attempt in ${Math.round(status.retryInMs / 100) / 10} s…` : '',
+    reconnecting:
+      status.state === 'reconnecting'
+        ? `Reconnecting (${status.reason}), next attempt in ${Math.round(status.retryInMs / 100) / 10} s…`
+        : '',
     refused: status.state === 'refused' ? `Stopped: ${status.message}` : '',
     closed: 'Closed',
   }[status.state];
@@ -53,12 +56,20 @@ export function LivePanel({ appId }: { appId: string }) {
             Pause
           </button>
         )}
-        <p role="status" class={`live-status live-${list.paused ? 'paused' : status.state}`} data-testid="live-status" data-state={status.state} data-paused={list.paused ? 'true' : 'false'}>
+        <p
+          role="status"
+          class={`live-status live-${list.paused ? 'paused' : status.state}`}
+          data-testid="live-status"
+          data-state={status.state}
+          data-paused={list.paused ? 'true' : 'false'}
+        >
           {statusText(status, list)}
         </p>
       </div>
       <p class="muted">
-        {list.rows.length === 0 ? 'No span yet: new spans appear here as the service receives them.' : `${list.rows.length === 1 ? '1 span' : `${formatCount(list.rows.length)} spans`} shown (at most ${formatCount(LIVE_ROW_LIMIT)}, newest first).`}
+        {list.rows.length === 0
+          ? 'No span yet: new spans appear here as the service receives them.'
+          : `${list.rows.length === 1 ? '1 span' : `${formatCount(list.rows.length)} spans`} shown (at most ${formatCount(LIVE_ROW_LIMIT)}, newest first).`}
       </p>
       {list.rows.length > 0 && <LiveSpansTable events={list.rows} appId={appId} />}
     </>

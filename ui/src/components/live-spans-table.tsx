@@ -22,7 +22,9 @@ export function LiveSpansTable({ events, appId }: { events: LiveEvent[]; appId: 
           <th scope="col">Service</th>
           <th scope="col">Span (opens its trace)</th>
           <th scope="col">Kind</th>
-          <th scope="col" class="number">Duration</th>
+          <th scope="col" class="number">
+            Duration
+          </th>
           <th scope="col">Status</th>
           <th scope="col">Trace id</th>
         </tr>
@@ -31,7 +33,9 @@ export function LiveSpansTable({ events, appId }: { events: LiveEvent[]; appId: 
         {events.map(({ span }) => (
           <tr key={`${span.trace_id}:${span.span_id}`} data-span-id={span.span_id}>
             <td>
-              <time dateTime={new Date(span.span_start_time_unix_nano / 1e6).toISOString()}>{formatTimeWithMs(new Date(span.span_start_time_unix_nano / 1e6))}</time>
+              <time dateTime={new Date(span.span_start_time_unix_nano / 1e6).toISOString()}>
+                {formatTimeWithMs(new Date(span.span_start_time_unix_nano / 1e6))}
+              </time>
             </td>
             <td>{span.service_name ?? ''}</td>
             <td>

@@ -21,7 +21,16 @@ function MemberAddForm({ organizationId, onAdded }: { organizationId: string; on
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await action.run(() => call(management.POST('/organizations/{org_id}/members', { params: { path: { org_id: organizationId } }, body: { email: email.trim(), role } })))) {
+    if (
+      await action.run(() =>
+        call(
+          management.POST('/organizations/{org_id}/members', {
+            params: { path: { org_id: organizationId } },
+            body: { email: email.trim(), role },
+          }),
+        ),
+      )
+    ) {
       setEmail('');
       onAdded();
     }
@@ -30,7 +39,13 @@ function MemberAddForm({ organizationId, onAdded }: { organizationId: string; on
     <form class="inline-form" onSubmit={submit} aria-label="Add a member">
       <label>
         E-mail
-        <input type="email" required maxLength={255} value={email} onInput={(event) => setEmail((event.target as HTMLInputElement).value)} />
+        <input
+          type="email"
+          required
+          maxLength={255}
+          value={email}
+          onInput={(event) => setEmail((event.target as HTMLInputElement).value)}
+        />
       </label>
       <label>
         Role
@@ -50,7 +65,19 @@ function MemberAddForm({ organizationId, onAdded }: { organizationId: string; on
   );
 }
 
-function MemberRow({ organizationId, member, mayManage, isYou, onChanged }: { organizationId: string; member: Member; mayManage: boolean; isYou: boolean; onChanged(): void }) {
+function MemberRow({
+  organizationId,
+  member,
+  mayManage,
+  isYou,
+  onChanged,
+}: {
+  organizationId: string;
+  member: Member;
+  mayManage: boolean;
+  isYou: boolean;
+  onChanged(): void;
+}) {
   const { route } = useLocation();
   const action = useAction();
   const label = memberLabel(member);
@@ -76,7 +103,9 @@ function MemberRow({ organizationId, member, mayManage, isYou, onChanged }: { or
             disabled={action.busy}
             onChange={(event) => {
               const role = (event.target as HTMLSelectElement).value as Role;
-              void action.run(() => call(management.PATCH('/organizations/{org_id}/members/{user_id}', { params: { path }, body: { role } }))).then(onChanged);
+              void action
+                .run(() => call(management.PATCH('/organizations/{org_id}/members/{user_id}', { params: { path }, body: { role } })))
+                .then(onChanged);
             }}
           >
             {ROLES.map((value) => (
@@ -107,7 +136,15 @@ function MemberRow({ organizationId, member, mayManage, isYou, onChanged }: { or
   );
 }
 
-export function MemberTable({ organizationId, mayManage, currentUserId }: { organizationId: string; mayManage: boolean; currentUserId?: string }) {
+export function MemberTable({
+  organizationId,
+  mayManage,
+  currentUserId,
+}: {
+  organizationId: string;
+  mayManage: boolean;
+  currentUserId?: string;
+}) {
   const members = useAsync(() => listMembers(organizationId), [organizationId]);
   return (
     <>
@@ -131,7 +168,14 @@ export function MemberTable({ organizationId, mayManage, currentUserId }: { orga
           </thead>
           <tbody>
             {members.data.map((member) => (
-              <MemberRow key={member.user_id} organizationId={organizationId} member={member} mayManage={mayManage} isYou={member.user_id === currentUserId} onChanged={members.reload} />
+              <MemberRow
+                key={member.user_id}
+                organizationId={organizationId}
+                member={member}
+                mayManage={mayManage}
+                isYou={member.user_id === currentUserId}
+                onChanged={members.reload}
+              />
             ))}
           </tbody>
         </table>

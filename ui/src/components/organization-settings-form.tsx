@@ -51,7 +51,11 @@ function AddressFields({ legend, value, onChange }: { legend: string; value: Add
       {ADDRESS_FIELDS.map(([field, label]) => (
         <label key={field}>
           {label}
-          <input maxLength={255} value={value[field]} onInput={(event) => onChange({ ...value, [field]: (event.target as HTMLInputElement).value })} />
+          <input
+            maxLength={255}
+            value={value[field]}
+            onInput={(event) => onChange({ ...value, [field]: (event.target as HTMLInputElement).value })}
+          />
         </label>
       ))}
     </fieldset>
@@ -70,7 +74,11 @@ export function OrganizationSettingsForm({ organization, onSaved }: { organizati
     event.preventDefault();
     const update = changes(draftOf(organization), draft);
     if (Object.keys(update).length === 0) return setSaved(true);
-    if (await action.run(() => call(management.PATCH('/organizations/{org_id}', { params: { path: { org_id: organization.id } }, body: update })))) {
+    if (
+      await action.run(() =>
+        call(management.PATCH('/organizations/{org_id}', { params: { path: { org_id: organization.id } }, body: update })),
+      )
+    ) {
       setSaved(true);
       onSaved();
     }
@@ -84,7 +92,11 @@ export function OrganizationSettingsForm({ organization, onSaved }: { organizati
         </label>
         <label>
           Contract e-mail
-          <input maxLength={255} value={draft.contract_email} onInput={(event) => set({ contract_email: (event.target as HTMLInputElement).value })} />
+          <input
+            maxLength={255}
+            value={draft.contract_email}
+            onInput={(event) => set({ contract_email: (event.target as HTMLInputElement).value })}
+          />
         </label>
         <label>
           Tax id

@@ -34,7 +34,15 @@ function Fields({ entries }: { entries: Entry[] }) {
   );
 }
 
-function Attributes({ title, attributes, nested = false }: { title: string; attributes: Record<string, unknown> | null; nested?: boolean }) {
+function Attributes({
+  title,
+  attributes,
+  nested = false,
+}: {
+  title: string;
+  attributes: Record<string, unknown> | null;
+  nested?: boolean;
+}) {
   const entries = Object.entries(attributes ?? {});
   return (
     <section>

@@ -5,7 +5,13 @@ import { useLocation } from 'preact-iso';
 import { QUICK_RANGES, absoluteRangeQuery, quickRangeQuery, readTimeWindow, type QuickRange } from '../view-query';
 import { withQuery } from './application-picker';
 
-const QUICK_LABELS: Record<QuickRange, string> = { '15m': 'Last 15 minutes', '1h': 'Last hour', '6h': 'Last 6 hours', '24h': 'Last 24 hours', '7d': 'Last 7 days' };
+const QUICK_LABELS: Record<QuickRange, string> = {
+  '15m': 'Last 15 minutes',
+  '1h': 'Last hour',
+  '6h': 'Last 6 hours',
+  '24h': 'Last 24 hours',
+  '7d': 'Last 7 days',
+};
 
 /** `YYYY-MM-DDTHH:mm` in local time, what a datetime-local input holds. */
 function localInputValue(date: Date): string {
@@ -36,7 +42,10 @@ export function TimeRangePicker() {
       <legend>Time range</legend>
       <label>
         Quick range
-        <select value={window.quick ?? ''} onChange={(event) => go(quickRangeQuery((event.target as HTMLSelectElement).value as QuickRange))}>
+        <select
+          value={window.quick ?? ''}
+          onChange={(event) => go(quickRangeQuery((event.target as HTMLSelectElement).value as QuickRange))}
+        >
           {window.quick === undefined && <option value="">Absolute</option>}
           {(Object.keys(QUICK_RANGES) as QuickRange[]).map((range) => (
             <option key={range} value={range}>

@@ -171,7 +171,10 @@ export function Waterfall({ spans, tree, selected, onSelect }: WaterfallProps) {
                   </button>
                 </span>
                 <span class="wf-track">
-                  <span class={isError ? 'wf-bar error' : 'wf-bar'} style={{ left: `${left}%`, width: `${width}%`, background: colours.get(span.service_name) }}>
+                  <span
+                    class={isError ? 'wf-bar error' : 'wf-bar'}
+                    style={{ left: `${left}%`, width: `${width}%`, background: colours.get(span.service_name) }}
+                  >
                     {placement === 'inside' && <span class="wf-label inside">{label}</span>}
                   </span>
                   {placement === 'after' && (

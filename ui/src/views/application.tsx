@@ -36,14 +36,16 @@ export function ApplicationView() {
   if (!loaded.data) return <p aria-busy="true">Loading the application…</p>;
   const { application, organization } = loaded.data;
   const remove = async () => {
-    if (await deletion.run(() => call(management.DELETE('/applications/{app_id}', { params: { path: { app_id: application.id } } })))) route(`/ui/organizations/${organization.id}`);
+    if (await deletion.run(() => call(management.DELETE('/applications/{app_id}', { params: { path: { app_id: application.id } } }))))
+      route(`/ui/organizations/${organization.id}`);
   };
 
   return (
     <section aria-labelledby="application-heading">
       <nav aria-label="Breadcrumb" class="breadcrumb">
-        <a href="/ui/">Organizations</a> <span aria-hidden="true">›</span> <a href={`/ui/organizations/${organization.id}`}>{organization.name}</a>{' '}
-        <span aria-hidden="true">›</span> <span aria-current="page">{application.name}</span>
+        <a href="/ui/">Organizations</a> <span aria-hidden="true">›</span>{' '}
+        <a href={`/ui/organizations/${organization.id}`}>{organization.name}</a> <span aria-hidden="true">›</span>{' '}
+        <span aria-current="page">{application.name}</span>
       </nav>
       <h1 id="application-heading">{application.name}</h1>
       <dl class="facts">
@@ -86,7 +88,13 @@ export function ApplicationView() {
 
       <h2>Delete the application</h2>
       <p class="muted">Its API keys are deleted with it and its spans can no longer be read.</p>
-      <ConfirmButton label="Delete application" question={`Delete ${application.name} for good?`} confirmLabel="Yes, delete the application" busy={deletion.busy} onConfirm={remove} />
+      <ConfirmButton
+        label="Delete application"
+        question={`Delete ${application.name} for good?`}
+        confirmLabel="Yes, delete the application"
+        busy={deletion.busy}
+        onConfirm={remove}
+      />
       <ActionError error={deletion.error} context="The application was not deleted" />
     </section>
   );

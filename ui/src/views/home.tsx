@@ -21,7 +21,9 @@ export function Home() {
         </p>
       )}
       {!organizations.data && !organizations.error && <p aria-busy="true">Loading organizations…</p>}
-      {organizations.data && organizations.data.length === 0 && <p>You belong to no organization yet. Create one to add applications and API keys.</p>}
+      {organizations.data && organizations.data.length === 0 && (
+        <p>You belong to no organization yet. Create one to add applications and API keys.</p>
+      )}
       {organizations.data && organizations.data.length > 0 && (
         <table class="management-table">
           <caption class="visually-hidden">Your organizations</caption>

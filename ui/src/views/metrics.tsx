@@ -49,7 +49,14 @@ export function Metrics() {
           The metrics could not be loaded: {panels.error.message}
         </p>
       ) : panels.data ? (
-        <panels.data.MetricsPanels key={appId} appId={appId} window={window} filterText={query.filter} groupField={readGroupField(query)} refresh={refreshes} />
+        <panels.data.MetricsPanels
+          key={appId}
+          appId={appId}
+          window={window}
+          filterText={query.filter}
+          groupField={readGroupField(query)}
+          refresh={refreshes}
+        />
       ) : (
         <p aria-busy="true" class="muted">
           Loading…

@@ -31,7 +31,8 @@ export function OrganizationView() {
   const org = organization.data;
   const owner = mayManageOrganization(org.role);
   const remove = async () => {
-    if (await deletion.run(() => call(management.DELETE('/organizations/{org_id}', { params: { path: { org_id: org.id } } })))) route('/ui/');
+    if (await deletion.run(() => call(management.DELETE('/organizations/{org_id}', { params: { path: { org_id: org.id } } }))))
+      route('/ui/');
   };
 
   return (
@@ -63,7 +64,13 @@ export function OrganizationView() {
 
           <h2>Delete the organization</h2>
           <p class="muted">An organization can be deleted once it has no applications left.</p>
-          <ConfirmButton label="Delete organization" question={`Delete ${org.name} for good?`} confirmLabel="Yes, delete the organization" busy={deletion.busy} onConfirm={remove} />
+          <ConfirmButton
+            label="Delete organization"
+            question={`Delete ${org.name} for good?`}
+            confirmLabel="Yes, delete the organization"
+            busy={deletion.busy}
+            onConfirm={remove}
+          />
           <ActionError error={deletion.error} context="The organization was not deleted" />
         </>
       )}

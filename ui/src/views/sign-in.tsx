@@ -13,7 +13,11 @@ import { startSession } from '../session';
 import { useAsync } from '../use-async';
 
 async function exchange(link: string): Promise<void> {
-  const response = await fetch('/ui/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ link }) });
+  const response = await fetch('/ui/session', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ link }),
+  });
   const body = (await response.json().catch(() => null)) as { access_token?: string; expires_in?: number } | null;
   if (!response.ok || !body?.access_token || !body.expires_in) throw new Error(problemMessage(response.status, body));
   startSession(body.access_token, body.expires_in);

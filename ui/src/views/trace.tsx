@@ -20,7 +20,9 @@ async function loadTrace(app: string, traceId: string, progress: (loaded: number
   let summary: TraceOverview;
   do {
     const page = await call(
-      engine.GET('/traces/{trace_id}', { params: { path: { trace_id: traceId }, header: { 'X-Vendor-App-Id': app }, query: { limit: SPANS_PER_PAGE, cursor } } }),
+      engine.GET('/traces/{trace_id}', {
+        params: { path: { trace_id: traceId }, header: { 'X-Vendor-App-Id': app }, query: { limit: SPANS_PER_PAGE, cursor } },
+      }),
     );
     summary = page.summary;
     for (const span of page.data) spans.push(span);
@@ -57,7 +59,11 @@ export function TraceView() {
 
 function TraceDetail({ app, traceId }: { app: string; traceId: string }) {
   const [progress, setProgress] = useState<{ loaded: number; total: number }>();
-  const trace = useAsync(() => Promise.all([import('../components/waterfall-trace'), loadTrace(app, traceId, (loaded, total) => setProgress({ loaded, total }))]), []);
+  const trace = useAsync(
+    () =>
+      Promise.all([import('../components/waterfall-trace'), loadTrace(app, traceId, (loaded, total) => setProgress({ loaded, total }))]),
+    [],
+  );
   if (trace.error) {
     return (
       <p role="alert" class="error">

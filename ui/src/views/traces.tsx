@@ -35,7 +35,11 @@ export function Traces() {
           <FilterBuilder value={filter} onChange={(next) => go(filterQuery(next))} />
           <div class="toolbar">
             <label>
-              <input type="checkbox" checked={searchChildren} onChange={(event) => go({ children: (event.target as HTMLInputElement).checked ? '1' : undefined })} />
+              <input
+                type="checkbox"
+                checked={searchChildren}
+                onChange={(event) => go({ children: (event.target as HTMLInputElement).checked ? '1' : undefined })}
+              />
               Search child spans (a trace matches when any of its spans matches; otherwise its root span must)
             </label>
             <button type="button" onClick={() => setRefreshes((count) => count + 1)}>
@@ -72,7 +76,10 @@ function TraceList({ app, filter, searchChildren, query }: TraceListProps) {
     () =>
       call(
         engine.POST('/traces', {
-          params: { header: { 'X-Vendor-App-Id': app }, query: { ...window, limit: PAGE_SIZE, search_child_spans: searchChildren, cursor } },
+          params: {
+            header: { 'X-Vendor-App-Id': app },
+            query: { ...window, limit: PAGE_SIZE, search_child_spans: searchChildren, cursor },
+          },
           body: filter === undefined ? {} : { filter },
         }),
       ),
