@@ -15,7 +15,6 @@ const LAYERS = {
   generated: [],
   'span-enums': ['generated'],
   config: [],
-  'periodic-passes': [],
   logger: ['config'],
   filter: ['errors', 'generated'],
   storage: ['filter', 'span-enums', 'errors', 'permissions', 'json', 'config'],
@@ -24,8 +23,7 @@ const LAYERS = {
   ingest: ['storage', 'span-enums', 'errors', 'json', 'config'],
   traces: ['storage', 'filter', 'errors', 'generated'],
   request: ['storage', 'errors'],
-  retention: ['storage', 'errors', 'config', 'periodic-passes'],
-  indexing: ['storage', 'errors', 'config', 'periodic-passes'],
+  jobs: ['storage', 'errors', 'config'],
   operations: ['auth', 'errors', 'config'],
   engine: ['operations', 'request', 'traces', 'ingest', 'auth', 'filter', 'storage', 'errors', 'json', 'generated', 'config'],
   management: ['operations', 'request', 'accounts', 'auth', 'storage', 'errors', 'permissions', 'generated', 'config'],
@@ -55,7 +53,7 @@ const LAYERS = {
 
 const ENTRIES = [...Object.keys(LAYERS), 'server', 'main'];
 
-const SINGLE_FILES = new Set(['errors', 'permissions', 'config', 'logger', 'span-enums', 'periodic-passes']);
+const SINGLE_FILES = new Set(['errors', 'permissions', 'config', 'logger', 'span-enums']);
 
 /** The pattern that keeps an import climbing back to src/ (`climb`) to what `entry` allows. */
 function layerPattern(entry, climb) {

@@ -1,5 +1,5 @@
 // `npm run bench:fold`: what filing a backlog of trace summaries costs (the trace fold,
-// src/storage/spans/trace-folding.ts): wall time and CPU of the database server and of this
+// src/storage/spans/fold/trace-folding.ts): wall time and CPU of the database server and of this
 // process per 1,000 traces, for backlogs of the sizes given.
 //
 //   BENCH_MYSQL_URL=mysql://user:password@127.0.0.1:3307/mysql npm run bench:fold
@@ -14,7 +14,7 @@
 import knexFactory from 'knex';
 import mysql from 'mysql2/promise';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
-import { foldApplication } from '../src/storage/spans/trace-folding.js';
+import { foldApplication } from '../src/storage/spans/fold/trace-folding.js';
 import { benchScale, INDEX_MODEL, MODEL_ATTRIBUTE_PATH, seedSpans } from './lib/bench-query-workload.js';
 import { databaseUrl, log } from './lib/bench-service.js';
 import { cpuSeconds, databaseServerPid, ownCpuSeconds } from './lib/process-cpu.js';

@@ -29,7 +29,7 @@ import { decodeProtobufRequest } from '../src/ingest/otlp-protobuf.js';
 import { toSpanRows } from '../src/ingest/span-mapping.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
 import { SPAN_ROW_COLUMNS } from '../src/storage/spans/span-row.js';
-import { FOLD_STATE } from '../src/storage/spans/trace-figures.js';
+import { FOLD_STATE } from '../src/storage/spans/fold/trace-figures.js';
 import { databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
 import { httpSender, ingestCaller, runSenders, type Sender } from './lib/bench-senders.js';
 import { verifyStoredOnce } from './lib/bench-verify.js';

@@ -25,7 +25,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
-import { foldApplication } from '../src/storage/spans/trace-folding.js';
+import { foldApplication } from '../src/storage/spans/fold/trace-folding.js';
 import { percentileAt } from '../src/traces/trace-metrics.js';
 import { analyticsCases } from './lib/bench-query-analytics.js';
 import { firstValue, RATIO_TARGET, sqlNumber, type BenchCase, type SqlRow, type SqlStatement } from './lib/bench-query-case.js';
@@ -275,7 +275,7 @@ function cases(applicationId: string, modelGeneration: number | undefined): Benc
     INDEX_MODEL ? `${alias}indexed_value_1` : `JSON_VALUE(${alias}span_attributes, '$."gen_ai.request.model"')`;
   const modelSql = `${modelOf('')} = ?`;
   // With the model indexed, the best SQL for "a span of the trace has the model" reads the
-  // per-trace slot values (src/storage/spans/trace-slot-values.ts); else the spans of each trace.
+  // per-trace slot values (src/storage/spans/slots/trace-slot-values.ts); else the spans of each trace.
   const slotValues = `FROM trace_slot_values v WHERE v.application_id = ? AND v.slot = 1 AND v.generation = ${Number(modelGeneration)} AND v.value = ?`;
   const childModel = INDEX_MODEL
     ? `t.trace_id IN (SELECT v.trace_id ${slotValues.replace('v.application_id = ?', 'v.application_id = t.application_id')})`

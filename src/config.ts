@@ -83,7 +83,7 @@ export interface AuditConfig {
 }
 
 export interface FoldingConfig {
-  /** Seconds between passes of the trace fold (src/folding/trace-folder.ts); 0 turns it off. */
+  /** Seconds between passes of the trace fold (src/jobs/trace-folder.ts); 0 turns it off. */
   intervalSeconds: number;
   /** Summaries one fold transaction files at most. */
   batchSize: number;

@@ -12,11 +12,11 @@ import { createApp } from './http/app.js';
 import { IngestActivity } from './ingest/ingest-activity.js';
 import { createLogger } from './logger.js';
 import { HttpMetrics } from './ops/metrics.js';
-import { RetentionPurger } from './retention/purger.js';
-import { AuditPurger } from './retention/audit-purger.js';
-import { UsagePurger } from './retention/usage-purger.js';
-import { SlotBackfiller } from './indexing/slot-backfiller.js';
-import { TraceFolder } from './folding/trace-folder.js';
+import { RetentionPurger } from './jobs/purger.js';
+import { AuditPurger } from './jobs/audit-purger.js';
+import { UsagePurger } from './jobs/usage-purger.js';
+import { SlotBackfiller } from './jobs/slot-backfiller.js';
+import { TraceFolder } from './jobs/trace-folder.js';
 import { answerClientError } from './http/client-errors.js';
 import { openDatabase } from './storage/database.js';
 import { asDatabaseUnusable } from './storage/database-unusable.js';
@@ -36,9 +36,9 @@ export interface RunningServer {
   auditPurger: AuditPurger;
   /** Deletes usage rows past USAGE_RETENTION_DAYS in the background; `runOnce()` runs a pass now. */
   usagePurger: UsagePurger;
-  /** The indexed attribute backfill (src/indexing/slot-backfiller.ts). */
+  /** The indexed attribute backfill (src/jobs/slot-backfiller.ts). */
   backfiller: SlotBackfiller;
-  /** The trace fold (src/folding/trace-folder.ts), which gives way to this process's ingestion. */
+  /** The trace fold (src/jobs/trace-folder.ts), which gives way to this process's ingestion. */
   folder: TraceFolder;
   /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
   close(): Promise<void>;

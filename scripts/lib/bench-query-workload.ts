@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import { parseIndexedAttributes, writtenSlots } from '../../src/storage/accounts/indexed-attributes.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { log } from './bench-service.js';
 
 export const SPANS_PER_TRACE = 10;

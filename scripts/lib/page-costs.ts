@@ -14,11 +14,11 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrations/index.js';
-import { deepSpanPageQuery, findSpans, matchingSpans, spanPageQuery, SPAN_ORDER } from '../../src/storage/spans/span-pages.js';
-import { deepTracePageQuery, findTraces, matchingTraces, tracePageQuery, TRACE_ORDER } from '../../src/storage/spans/trace-pages.js';
+import { deepSpanPageQuery, findSpans, matchingSpans, spanPageQuery, SPAN_ORDER } from '../../src/storage/spans/reads/span-pages.js';
+import { deepTracePageQuery, findTraces, matchingTraces, tracePageQuery, TRACE_ORDER } from '../../src/storage/spans/traces/trace-pages.js';
 import { afterKey } from '../../src/storage/keyset.js';
 import { dialectFor } from '../../src/storage/sql/index.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { seedApplication, seedOrganization } from './seed-accounts.js';
 

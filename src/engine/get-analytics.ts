@@ -3,7 +3,7 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { analyticsRows } from '../storage/spans/analytics-reads.js';
+import { analyticsRows } from '../storage/spans/reads/analytics-reads.js';
 import { analyticsResponse } from '../traces/analytics.js';
 import { analyticsRequest } from './analytics-request.js';
 import { exactJsonReply } from './engine-request.js';

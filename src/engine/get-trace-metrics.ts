@@ -3,7 +3,7 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { traceMetricRanks } from '../storage/spans/metric-ranks.js';
+import { traceMetricRanks } from '../storage/spans/reads/metric-ranks.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { traceMetrics } from '../traces/trace-metrics.js';
 

@@ -4,7 +4,7 @@ import type { operations } from '../generated/engine.js';
 import { NotFoundError } from '../errors.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { findTraceDetail, TRACE_SPAN_ORDER } from '../storage/spans/trace-detail.js';
+import { findTraceDetail, TRACE_SPAN_ORDER } from '../storage/spans/traces/trace-detail.js';
 import { exactJsonReply } from './engine-request.js';
 import { listPosition, nextCursor } from './list-cursor.js';
 import { spanRecord, traceOverview } from './wire.js';

@@ -3,7 +3,7 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { LIVE_ORDER, recentSpans } from '../storage/spans/live-reads.js';
+import { LIVE_ORDER, recentSpans } from '../storage/spans/reads/live-reads.js';
 import { engineRequest, exactJsonReply } from './engine-request.js';
 import { listPosition, nextCursor } from './list-cursor.js';
 import { liveSpan } from './wire.js';

@@ -3,7 +3,7 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { findTraces, TRACE_ORDER } from '../storage/spans/trace-pages.js';
+import { findTraces, TRACE_ORDER } from '../storage/spans/traces/trace-pages.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { listPosition, nextCursor } from './list-cursor.js';
 import { traceSummary } from './wire.js';

@@ -2,7 +2,7 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { findSpans, SPAN_ORDER } from '../storage/spans/span-pages.js';
+import { findSpans, SPAN_ORDER } from '../storage/spans/reads/span-pages.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { listPosition, nextCursor } from './list-cursor.js';
 import { spanRecord } from './wire.js';

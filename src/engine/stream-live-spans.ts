@@ -15,7 +15,7 @@ import {
   spansBySeq,
   spansInRanges,
   unclaimedBetween,
-} from '../storage/spans/live-reads.js';
+} from '../storage/spans/reads/live-reads.js';
 import { parseEventId, type EventPosition } from '../traces/live-event-id.js';
 import { LiveSpanFeed, type FeedEvent, type FeedReads } from '../traces/live-span-feed.js';
 import { liveSpan } from './wire.js';

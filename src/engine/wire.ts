@@ -4,8 +4,8 @@
 import type { components } from '../generated/engine.js';
 import { JsonInteger, RawJson } from '../json/exact-json.js';
 import type { StoredSpan } from '../storage/spans/stored-span.js';
-import type { StoredTraceOverview } from '../storage/spans/trace-detail.js';
-import type { StoredTraceSummary } from '../storage/spans/trace-pages.js';
+import type { StoredTraceOverview } from '../storage/spans/traces/trace-detail.js';
+import type { StoredTraceSummary } from '../storage/spans/traces/trace-pages.js';
 
 type Schemas = components['schemas'];
 

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { NotFoundError, QuotaExceededError, UnavailableError } from '../errors.js';
 import { writtenSlots, type IndexedAttributesState } from '../storage/accounts/indexed-attributes.js';
 import { activeIndexedAttributes } from '../storage/accounts/resources.js';
-import { StaleSlotKeysError, storeSpans } from '../storage/spans/span-writer.js';
+import { StaleSlotKeysError, storeSpans } from '../storage/spans/writes/span-writer.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import { hourStart, NO_API_KEY, recordUsage, zeroCounts, type UsageDelta } from '../storage/usage/usage-counts.js';
 import { checkDailyQuota } from './daily-quota.js';
@@ -28,7 +28,7 @@ export interface IngestTarget {
 /**
  * How long the slots read at authorization may be used to store spans: the span writer neither
  * inserts nor commits a row with keys older than this (StaleSlotKeysError). A slot's backfill
- * starts only once a change is older than the settle time (src/indexing/slot-backfiller.ts,
+ * starts only once a change is older than the settle time (src/jobs/slot-backfiller.ts,
  * INDEXING_SETTLE_SECONDS), which exceeds this plus the commit itself and the clock differences
  * between instances: every span stored with the keys from before a change is committed before
  * the backfill starts, whatever its seq.

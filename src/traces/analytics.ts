@@ -1,9 +1,15 @@
 // The engine's analytics maths (POST /engine/analytics): the time-bucket granularities and the
 // choice of one from the window (at most MAX_BUCKETS buckets), and the answer built from the
-// stored rows (src/storage/spans/analytics-reads.ts): percentiles interpolated exactly as trace
+// stored rows (src/storage/spans/reads/analytics-reads.ts): percentiles interpolated exactly as trace
 // metrics do (percentileAt), bucket starts as exact nanoseconds.
 import type { components } from '../generated/engine.js';
-import { PERCENT_OF, type AnalyticsRows, type PercentileFn, type StoredPoint, type StoredValue } from '../storage/spans/analytics-reads.js';
+import {
+  PERCENT_OF,
+  type AnalyticsRows,
+  type PercentileFn,
+  type StoredPoint,
+  type StoredValue,
+} from '../storage/spans/reads/analytics-reads.js';
 import { percentileAt } from './trace-metrics.js';
 
 type Granularity = components['schemas']['AnalyticsResponse']['granularity'];

@@ -1,9 +1,9 @@
-// Trace metrics from the ranked rows the database returns (src/storage/spans/metric-ranks.ts, traceMetricRanks):
+// Trace metrics from the ranked rows the database returns (src/storage/spans/reads/metric-ranks.ts, traceMetricRanks):
 // percentiles interpolate linearly between the closest ranks, as SQL's PERCENTILE_CONT does, at
 // position p × (n − 1), computed in whole numbers so that it is exact; median = p50; stddev is
 // the population standard deviation; with no trace every figure is 0.
 import type { components } from '../generated/engine.js';
-import { METRIC_PERCENTS, type FigureStatistics, type MetricRanks } from '../storage/spans/metric-ranks.js';
+import { METRIC_PERCENTS, type FigureStatistics, type MetricRanks } from '../storage/spans/reads/metric-ranks.js';
 
 type Distribution = components['schemas']['Distribution'];
 type TraceMetrics = components['schemas']['TraceMetrics'];

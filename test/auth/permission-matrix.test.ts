@@ -4,7 +4,7 @@
 // needed is refused; and nobody reaches another tenant's resources.
 import { expect } from 'chai';
 import { newId } from '../../src/storage/accounts/ids.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { spanRow } from '../support/span-rows.js';
 import { ASSIGNABLE_PERMISSIONS, DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
 import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser } from '../support/accounts.js';

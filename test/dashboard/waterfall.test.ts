@@ -5,7 +5,7 @@
 // rendered row is printed (no timed assertion). Also the layout's pure parts: tree, orphans,
 // parent cycles, collapsing, bar geometry, the rows a viewport shows.
 import { expect } from 'chai';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import {
   barGeometry,
   buildSpanTree,

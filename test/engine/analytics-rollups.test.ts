@@ -1,12 +1,12 @@
-// The roll-ups behind POST /engine/analytics (src/storage/spans/rollup-reads.ts) on every
+// The roll-ups behind POST /engine/analytics (src/storage/spans/rollups/rollup-reads.ts) on every
 // database: an eligible request is answered from span_rollups (shown by changing a stored roll-up
 // and seeing the answer follow, while an ineligible one keeps reading the spans); the retention
 // purger takes its spans out of the roll-ups and a bucket it cut is read from the spans until it
 // is gone; a re-sent batch is counted once.
 import { expect } from 'chai';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { purgeBatch } from '../../src/storage/spans/span-purge.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { purgeBatch } from '../../src/storage/spans/writes/span-purge.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { clearSpans, nanosToRfc3339 } from '../support/engine-helpers.js';

@@ -1,5 +1,5 @@
 // The roll-ups per indexed attribute value behind POST /engine/analytics
-// (src/storage/spans/slot-rollups.ts, slot-rollup-reads.ts) on every database: a request grouped
+// (src/storage/spans/rollups/slot-rollups.ts, slot-rollup-reads.ts) on every database: a request grouped
 // by an indexed key is answered from slot_rollups (shown by changing stored rows and seeing the
 // answer follow) and equals the reference evaluator's answer; a bucket not counted under the
 // slot's current generation (spans stored before the key was indexed, until the backfill's
@@ -9,12 +9,12 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { parseIndexedAttributes, writtenSlots } from '../../src/storage/accounts/indexed-attributes.js';
-import { backfillBatch, pendingSlot } from '../../src/storage/spans/slot-backfill.js';
-import { rebuildSlotRollups } from '../../src/storage/spans/slot-rollups.js';
+import { backfillBatch, pendingSlot } from '../../src/storage/spans/slots/slot-backfill.js';
+import { rebuildSlotRollups } from '../../src/storage/spans/rollups/slot-rollups.js';
 import { rollUpStoredSpans } from '../../src/storage/migrations/20261128000100_slot_rollups.js';
-import { purgeBatch } from '../../src/storage/spans/span-purge.js';
+import { purgeBatch } from '../../src/storage/spans/writes/span-purge.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { clearSpans, nanosToRfc3339 } from '../support/engine-helpers.js';

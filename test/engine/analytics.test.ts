@@ -3,7 +3,7 @@
 // space, trace grain, and the 422s the schema cannot express.
 import { expect } from 'chai';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';

@@ -4,7 +4,7 @@
 // query (application, window, filter, search_child_spans, limit) and a malformed one, or one sent
 // with `page`, is a 422 at ["query", "cursor"]; next_cursor is null on the last page.
 import { expect } from 'chai';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call, type ApiResponse } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';

@@ -1,5 +1,5 @@
 // The trace fold gives way to ingestion (src/ingest/ingest-activity.ts, foldApplication in
-// src/storage/spans/trace-folding.ts), on every database: spans stored over OTLP/HTTP or
+// src/storage/spans/fold/trace-folding.ts), on every database: spans stored over OTLP/HTTP or
 // OTLP/gRPC by the official exporters leave their traces pending while the service still counts
 // ingestion as busy (its clock held still), and a pass of the background fold files them once
 // ingestion has been quiet for QUIET_AFTER_MS. A backlog of GIVE_WAY_BELOW or more is filed
@@ -10,12 +10,12 @@ import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { GIVE_WAY_RECHECK_MS } from '../../src/folding/trace-folder.js';
+import { GIVE_WAY_RECHECK_MS } from '../../src/jobs/trace-folder.js';
 import { IngestActivity, QUIET_AFTER_MS } from '../../src/ingest/ingest-activity.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { FOLD_STATE } from '../../src/storage/spans/trace-figures.js';
-import { foldApplication, GIVE_WAY_BELOW } from '../../src/storage/spans/trace-folding.js';
+import { FOLD_STATE } from '../../src/storage/spans/fold/trace-figures.js';
+import { foldApplication, GIVE_WAY_BELOW } from '../../src/storage/spans/fold/trace-folding.js';
 import { engineCaller } from '../support/auth.js';
 import { metadataOf } from '../support/grpc.js';
 import { expectExported, exportSpans, recordSpans } from '../support/otel.js';

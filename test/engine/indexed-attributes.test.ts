@@ -5,7 +5,7 @@
 // never applying, and the retention purge and application delete with slots in place.
 import { expect } from 'chai';
 import { parseIndexedAttributes } from '../../src/storage/accounts/indexed-attributes.js';
-import { matchingSpans } from '../../src/storage/spans/span-pages.js';
+import { matchingSpans } from '../../src/storage/spans/reads/span-pages.js';
 import { call } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';
 import {
@@ -19,7 +19,7 @@ import {
   type Caller,
 } from '../support/management.js';
 import { spanRow } from '../support/span-rows.js';
-import { StaleSlotKeysError, storeSpans } from '../../src/storage/spans/span-writer.js';
+import { StaleSlotKeysError, storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { ingestTraces } from '../../src/ingest/ingest-traces.js';
 import { ExportBody } from '../../src/ingest/export-body.js';
 import { NO_INDEXED_ATTRIBUTES } from '../../src/storage/accounts/indexed-attributes.js';

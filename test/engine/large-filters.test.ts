@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { MAX_FILTER_DEPTH, MAX_FILTER_NODES } from '../../src/filter/ast.js';
 import { validateFilter } from '../../src/filter/validate.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { type EngineReadPath, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';

@@ -5,7 +5,7 @@
 // Every span must arrive exactly once, and the stream's waits for the socket leave no listeners.
 import { expect } from 'chai';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller } from '../support/auth.js';
 import { LiveStreamClient } from '../support/live-stream-client.js';
 import { spanRow } from '../support/span-rows.js';

@@ -21,9 +21,9 @@ import {
   parseEngineRead,
 } from '../support/engine-helpers.js';
 import { type AnalyticsBody, expectedAnalytics, expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
-import { purgeBatch } from '../../src/storage/spans/span-purge.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
-import { foldApplication, foldBatch } from '../../src/storage/spans/trace-folding.js';
+import { purgeBatch } from '../../src/storage/spans/writes/span-purge.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
+import { foldApplication, foldBatch } from '../../src/storage/spans/fold/trace-folding.js';
 import { INDEXABLE_PATHS, storeWithSlots } from '../support/indexed-slots.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
@@ -562,7 +562,7 @@ function analyticsBodyFor(grain: 'spans' | 'traces'): fc.Arbitrary<AnalyticsBody
     });
 }
 
-// Roll-up-eligible analytics (src/storage/spans/rollup-reads.ts): windows on minute and hour
+// Roll-up-eligible analytics (src/storage/spans/rollups/rollup-reads.ts): windows on minute and hour
 // boundaries (one ending inside a minute), group keys and filters on the roll-up dimensions only,
 // and no percentile, so that the answer comes from span_rollups.
 const ROLLUP_TEXT_FIELDS = TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'status_message'].includes(field));
@@ -638,7 +638,7 @@ const rollupBody: fc.Arbitrary<AnalyticsBody> = fc
     row_limit,
   }));
 
-// Analytics grouped by an indexed key (src/storage/spans/slot-rollup-reads.ts): the key's values
+// Analytics grouped by an indexed key (src/storage/spans/rollups/slot-rollup-reads.ts): the key's values
 // are mostly strings the slot keeps (then slot_rollups answer where the window allows), sometimes
 // the random values of any type (a bucket holding one is read from the spans); filters on that key
 // with the operators the roll-ups answer, or one they do not; a percentile now and then.
@@ -764,7 +764,7 @@ function expectAnalyticsAnswer(
 }
 
 // Trace metrics and trace-grain analytics without a filter, answered from the folded figures
-// (src/storage/spans/trace-figure-reads.ts): the spans stored in two parts with a fold of a random
+// (src/storage/spans/fold/trace-figure-reads.ts): the spans stored in two parts with a fold of a random
 // batch size between (some traces filed, then changed by later spans), some re-sent, a second
 // fold or not, a retention purge or not, windows on the hour and off it.
 const LONG_SERVICE = 'service-'.repeat(40); // 320 bytes: too long to file, its traces stay pending

@@ -1,7 +1,7 @@
 // POST /engine/query over HTTP on every database: the record shape, exact nanoseconds, order,
 // the window's bounds, pagination and the 422s that only the handler can see.
 import { expect } from 'chai';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { type EngineSchemas, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';

@@ -3,7 +3,7 @@
 // reads run in a snapshot transaction, and the error must pass through it unchanged. MariaDB
 // only: SQLite has no other connection that could stop a statement.
 import { expect } from 'chai';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { REGEX_STATEMENT_MARK } from '../../src/storage/sql/mysql-regex-limit.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';

@@ -5,7 +5,7 @@
 // statement time limit, which answers a 422, never a 500.
 import { expect } from 'chai';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call, type ApiResponse } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';

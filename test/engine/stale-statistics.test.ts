@@ -6,7 +6,7 @@
 // evaluator's, on SQLite too.
 import { expect } from 'chai';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { isMysql } from '../../src/storage/sql/index.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';

@@ -1,4 +1,4 @@
-// The folded trace figures (src/storage/spans/trace-folding.ts, trace-figure-reads.ts,
+// The folded trace figures (src/storage/spans/fold/trace-folding.ts, trace-figure-reads.ts,
 // docs/analytics.md, "Folded trace figures") on every database: the background fold files every
 // summary; POST /engine/metrics and trace-grain POST /engine/analytics without a filter are then
 // answered from the filed figures (shown by changing a filed value and seeing the answer follow)
@@ -9,9 +9,9 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
-import { binOf, FOLD_STATE, MAX_PENDING } from '../../src/storage/spans/trace-figures.js';
-import { foldApplication } from '../../src/storage/spans/trace-folding.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
+import { binOf, FOLD_STATE, MAX_PENDING } from '../../src/storage/spans/fold/trace-figures.js';
+import { foldApplication } from '../../src/storage/spans/fold/trace-folding.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { clearSpans, isClose, nanosToRfc3339 } from '../support/engine-helpers.js';

@@ -1,4 +1,4 @@
-// Any-span trace searches on an indexed key (src/storage/spans/trace-slot-values.ts), on every
+// Any-span trace searches on an indexed key (src/storage/spans/slots/trace-slot-values.ts), on every
 // database: an application that indexes the model key and one that does not receive the same
 // random traces over OTLP/HTTP, split across requests in random order (roots arriving last,
 // values held by several spans, `x` beside `x `, rootless traces, spans outside the window);
@@ -9,8 +9,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { migratorConfig } from '../../src/storage/migrations/index.js';
-import { purgeBatch } from '../../src/storage/spans/span-purge.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { purgeBatch } from '../../src/storage/spans/writes/span-purge.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { spanRow } from '../support/span-rows.js';
 import { parseIndexedAttributes } from '../../src/storage/accounts/indexed-attributes.js';
 import { call } from '../support/contract.js';

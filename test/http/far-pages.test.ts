@@ -3,7 +3,7 @@
 // that wrapped or was misread. Every list holds rows, so that a wrong offset shows. Past the
 // bound (a page no double holds exactly), a 422 at the parameter.
 import { expect } from 'chai';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import {

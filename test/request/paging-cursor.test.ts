@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { RequestValidationError } from '../../src/errors.js';
 import { decodeCursor, encodeCursor, listPosition, nextCursor, queryBinding } from '../../src/request/paging-cursor.js';
-import { SPAN_ORDER } from '../../src/storage/spans/span-pages.js';
+import { SPAN_ORDER } from '../../src/storage/spans/reads/span-pages.js';
 
 const AT = '1763800030000000007';
 const TRACE = '0000000000000000000000000000000a';

@@ -3,9 +3,9 @@
 // on each list's page query. The cursor codec's tests are in test/request/paging-cursor.test.ts.
 import { expect } from 'chai';
 import { afterKey, isKeyPart } from '../../src/storage/keyset.js';
-import { LIVE_ORDER, newestSpansQuery } from '../../src/storage/spans/live-reads.js';
-import { matchingSpans, SPAN_ORDER, spanPageQuery, type WindowFilter } from '../../src/storage/spans/span-pages.js';
-import { matchingTraces, TRACE_ORDER } from '../../src/storage/spans/trace-pages.js';
+import { LIVE_ORDER, newestSpansQuery } from '../../src/storage/spans/reads/live-reads.js';
+import { matchingSpans, SPAN_ORDER, spanPageQuery, type WindowFilter } from '../../src/storage/spans/reads/span-pages.js';
+import { matchingTraces, TRACE_ORDER } from '../../src/storage/spans/traces/trace-pages.js';
 import { dialectFor } from '../../src/storage/sql/index.js';
 import { SELECT_STORED_SPANS, sqlCases, type SqlCase } from '../support/sql-cases.js';
 

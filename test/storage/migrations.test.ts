@@ -7,11 +7,11 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { knexSettings } from '../../src/storage/database.js';
 import { migratorConfig, migrateToLatest } from '../../src/storage/migrations/index.js';
-import { findSpans } from '../../src/storage/spans/span-pages.js';
+import { findSpans } from '../../src/storage/spans/reads/span-pages.js';
 import { SLOT_COLUMNS } from '../../src/storage/spans/indexed-slots.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { findActiveApplication } from '../../src/storage/accounts/applications.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { testDatabases } from '../support/databases.js';
 import { spanRow } from '../support/span-rows.js';
 

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { compressSpanTables, pageCompressionNotice, SPAN_TABLES } from '../../src/storage/page-compression.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';

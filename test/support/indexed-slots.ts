@@ -1,7 +1,7 @@
 // Gives a test application indexed attribute slots whose spans are all filled, the two ways the
 // service fills them: by the ingestion writer's rule on each row before it is stored
 // (slotValue, src/storage/spans/indexed-slots.ts), or by the backfill's SQL over stored spans
-// (src/storage/spans/slot-backfill.ts), in small batches so that several are exercised.
+// (src/storage/spans/slots/slot-backfill.ts), in small batches so that several are exercised.
 import type { Knex } from 'knex';
 import {
   initialIndexedAttributes,
@@ -12,10 +12,10 @@ import {
   writtenSlots,
 } from '../../src/storage/accounts/indexed-attributes.js';
 import { slotValue } from '../../src/storage/spans/indexed-slots.js';
-import { backfillBatch, pendingSlot } from '../../src/storage/spans/slot-backfill.js';
-import { rebuildSlotRollups } from '../../src/storage/spans/slot-rollups.js';
+import { backfillBatch, pendingSlot } from '../../src/storage/spans/slots/slot-backfill.js';
+import { rebuildSlotRollups } from '../../src/storage/spans/rollups/slot-rollups.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/span-writer.js';
+import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 
 export const INDEXABLE_PATHS = (keys: readonly string[]) => keys.flatMap((key) => [`span_attributes.${key}`, `resource_attributes.${key}`]);
 
@@ -51,7 +51,7 @@ export async function backfillAll(knex: Knex, applicationId: string, batchSize: 
     const state = parseIndexedAttributes(row.indexed_attributes_state);
     const slot = pendingSlot(state, Date.now(), 0);
     if (!slot) return batches;
-    // As the backfiller (src/indexing/slot-backfiller.ts): the slot's roll-ups once it is ready.
+    // As the backfiller (src/jobs/slot-backfiller.ts): the slot's roll-ups once it is ready.
     if ((await backfillBatch(knex, { applicationId, state }, slot, batchSize)) === 'ready')
       await rebuildSlotRollups(knex, applicationId, slot);
     batches += 1;

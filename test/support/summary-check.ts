@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { bigintAsText } from '../../src/storage/database.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { asText } from '../../src/storage/spans/stored-span.js';
-import { binOf, FOLD_STATE, hourOf, serviceKeyOf, serviceOfKey, TRACE_FIGURES } from '../../src/storage/spans/trace-figures.js';
+import { binOf, FOLD_STATE, hourOf, serviceKeyOf, serviceOfKey, TRACE_FIGURES } from '../../src/storage/spans/fold/trace-figures.js';
 import { rootOf } from './reference-evaluator.js';
 
 /** Every stored span of the application, as the reference evaluator reads them. */
@@ -66,7 +66,7 @@ const CARRIED_COLUMNS: Record<string, 'small_spans_count' | 'small_error_count'>
 };
 
 /**
- * The filed trace figures (src/storage/spans/trace-folding.ts) must agree with the summaries, in
+ * The filed trace figures (src/storage/spans/fold/trace-folding.ts) must agree with the summaries, in
  * one snapshot (folds may run meanwhile): every filed trace's figures equal its summary's, under
  * its root's hour and service, span and error counts below 100 carried on the duration row and
  * the others in rows of their own; no filed figure of a trace that is gone; every histogram row

@@ -2,7 +2,7 @@
 // (JSON text; null when none was ever set): the attribute paths in the order the application
 // gave them, and per slot the path it keeps, since when, and whether its backfill is complete.
 // A slot is ready (queries may use it) only when every stored span of the application has it
-// filled by the current key; until then queries read the JSON (src/storage/spans/slot-backfill.ts
+// filled by the current key; until then queries read the JSON (src/storage/spans/slots/slot-backfill.ts
 // fills it). A path that stays keeps its slot and readiness; a new path takes a free slot, which
 // the backfill rewrites whole (so values of a removed path are never read as the new one's).
 import { resolveField } from '../../filter/fields.js';

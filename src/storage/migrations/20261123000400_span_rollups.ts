@@ -1,9 +1,9 @@
-// Roll-ups of the spans (src/storage/spans/span-rollups.ts, docs/analytics.md): per application,
+// Roll-ups of the spans (src/storage/spans/rollups/span-rollups.ts, docs/analytics.md): per application,
 // per minute and per hour of start time and per combination of the low-cardinality text columns,
 // the count of spans and the count, sum, minimum and maximum of duration, cost and usage amount.
 // Spans stored before this migration are rolled up here, in batches by `seq`.
 import type { Knex } from 'knex';
-import { ROLLUP_DIMENSIONS, addRollupsQuery, rollupDeltas, type RollupSpan } from '../spans/span-rollups.js';
+import { ROLLUP_DIMENSIONS, addRollupsQuery, rollupDeltas, type RollupSpan } from '../spans/rollups/span-rollups.js';
 import { isMysql } from '../sql/index.js';
 import { binaryCollation } from './mysql-table-options.js';
 

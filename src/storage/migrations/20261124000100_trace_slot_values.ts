@@ -1,5 +1,5 @@
 // Per trace, the values its spans hold in each indexed attribute slot, with the trace's root
-// start and earliest start (src/storage/spans/trace-slot-values.ts; docs/filter-semantics.md,
+// start and earliest start (src/storage/spans/slots/trace-slot-values.ts; docs/filter-semantics.md,
 // "Any-span trace searches on an indexed key"): an any-span search for a slot value reads one
 // range of `trace_slot_values_window` instead of checking every trace of the window. The values of spans stored before this migration are filed
 // here: for a ready slot from every span, for a slot still being backfilled from the spans the
@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { parseIndexedAttributes } from '../accounts/indexed-attributes.js';
 import { bigintAsText } from '../database.js';
 import { SLOT_NUMBERS } from '../spans/indexed-slots.js';
-import { fileStoredValues, spanValuesQuery, type SlotValue, type TraceSlot } from '../spans/trace-slot-values.js';
+import { fileStoredValues, spanValuesQuery, type SlotValue, type TraceSlot } from '../spans/slots/trace-slot-values.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor, isMysql } from '../sql/index.js';
 import { binaryCollation } from './mysql-table-options.js';

@@ -1,4 +1,4 @@
-// Roll-ups per indexed attribute slot value (src/storage/spans/slot-rollups.ts, docs/analytics.md,
+// Roll-ups per indexed attribute slot value (src/storage/spans/rollups/slot-rollups.ts, docs/analytics.md,
 // "Roll-ups per indexed attribute"): per application, minute and hour of start time, slot,
 // generation and value, the measures of span_rollups. The spans stored before this migration are
 // rolled up here for every ready slot, one hour at a time (one INSERT … SELECT per width over the
@@ -6,7 +6,7 @@
 // by the backfiller once it is ready.
 import type { Knex } from 'knex';
 import { parseIndexedAttributes, readySlots } from '../accounts/indexed-attributes.js';
-import { hoursToRebuild, rebuildHourStatements, SLOT_ROLLUPS } from '../spans/slot-rollups.js';
+import { hoursToRebuild, rebuildHourStatements, SLOT_ROLLUPS } from '../spans/rollups/slot-rollups.js';
 import type { Run } from '../sql/dialect.js';
 import { isMysql } from '../sql/index.js';
 import { binaryCollation } from './mysql-table-options.js';

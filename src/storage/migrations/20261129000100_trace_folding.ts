@@ -1,4 +1,4 @@
-// Folded trace figures (src/storage/spans/trace-folding.ts, docs/analytics.md, "Folded trace
+// Folded trace figures (src/storage/spans/fold/trace-folding.ts, docs/analytics.md, "Folded trace
 // figures"): exact trace metrics and trace-grain percentiles without ranking every summary.
 // - traces.folded: whether the trace's figures are filed as they are now (the span writer and
 //   the purger set it back to pending whenever they change a summary), with an index that finds

@@ -1,4 +1,4 @@
-// Deletes usage rows past retention (src/retention/usage-purger.ts), oldest hours first.
+// Deletes usage rows past retention (src/jobs/usage-purger.ts), oldest hours first.
 import type { Knex } from 'knex';
 import { retryOnLockConflict } from '../transactions.js';
 

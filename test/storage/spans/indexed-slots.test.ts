@@ -10,7 +10,7 @@ import {
   writtenSlots,
 } from '../../../src/storage/accounts/indexed-attributes.js';
 import { answerableBySlot, keptBySlot, slotValue } from '../../../src/storage/spans/indexed-slots.js';
-import { pendingSlot } from '../../../src/storage/spans/slot-backfill.js';
+import { pendingSlot } from '../../../src/storage/spans/slots/slot-backfill.js';
 import { compileFilter } from '../../../src/storage/spans/filter-sql.js';
 import { validateFilter } from '../../../src/filter/validate.js';
 import { toSpanRows } from '../../../src/ingest/span-mapping.js';

@@ -1,0 +1,11 @@
+// The structures derived from the spans (derived-data.ts), in the order the span writer and the
+// retention purge call them: the trace summaries first (trace slot values copy their times),
+// the roll-ups last (their rows are the ones every writer of an application touches, so they
+// stay locked the shortest). Adding a structure is one module here, its migration and its test.
+import type { DerivedData } from './derived-data.js';
+import { slotRollups } from '../rollups/slot-rollups.js';
+import { spanRollups } from '../rollups/span-rollups.js';
+import { traceSlotValues } from '../slots/trace-slot-values.js';
+import { traceSummaries } from '../traces/trace-summaries.js';
+
+export const DERIVED_STRUCTURES: readonly DerivedData[] = [traceSummaries, traceSlotValues, spanRollups, slotRollups];
