@@ -374,7 +374,7 @@ function cases(applicationId: string, modelGeneration: number | undefined): Benc
     },
     {
       // Off the hour, as "the last 23 hours" would be: the partial hours at both edges are read
-      // from the summaries (docs/analytics.md, "Folded trace figures").
+      // from the summaries (src/storage/spans/fold/README.md).
       name: '(d) POST /engine/metrics, 00:30 to 23:30 (off the hour), no filter',
       runs: Math.max(10, Math.round(RUNS / 2)),
       ratioTarget: true,

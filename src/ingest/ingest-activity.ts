@@ -1,5 +1,5 @@
 // Whether this process is storing spans now, or was a moment ago: background work that can wait
-// (the trace fold, docs/analytics.md, "Folded trace figures") gives way to ingestion while it
+// (the trace fold, src/storage/spans/fold/README.md) gives way to ingestion while it
 // is, so that a burst of spans is stored at the writer's own pace and filed after it.
 
 /** How long after its last store ingestion still counts as busy: the gap between one sender's requests. */

@@ -1,4 +1,4 @@
-// The trace fold (src/storage/spans/fold/trace-folding.ts, docs/analytics.md, "Folded trace figures")
+// The trace fold (src/storage/spans/fold/trace-folding.ts, src/storage/spans/fold/README.md)
 // as a background job: every TRACE_FOLD_INTERVAL_SECONDS, one pass files the pending summaries
 // of every application that has some, batch by batch, each batch one short transaction; while
 // this process stores spans, a small backlog waits (foldApplication), so that a burst is stored

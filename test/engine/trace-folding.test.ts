@@ -1,5 +1,5 @@
 // The folded trace figures (src/storage/spans/fold/trace-folding.ts, trace-figure-reads.ts,
-// docs/analytics.md, "Folded trace figures") on every database: the background fold files every
+// src/storage/spans/fold/README.md) on every database: the background fold files every
 // summary; POST /engine/metrics and trace-grain POST /engine/analytics without a filter are then
 // answered from the filed figures (shown by changing a filed value and seeing the answer follow)
 // and equal the reference evaluator's answer; a summary changed after filing is read as it is

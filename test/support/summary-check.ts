@@ -58,7 +58,7 @@ export async function expectSummariesMatchSpans(knex: Knex, applicationId: strin
   expect(stored.map(numbers).sort(byId)).to.deep.equal(expected.sort(byId));
 }
 
-/** A whole count below this is filed on its trace's duration row, not in a row of its own (docs/analytics.md, "Folded trace figures"). */
+/** A whole count below this is filed on its trace's duration row, not in a row of its own (src/storage/spans/fold/README.md). */
 const CARRIED_BELOW = 100;
 const CARRIED_COLUMNS: Record<string, 'small_spans_count' | 'small_error_count'> = {
   spans_count: 'small_spans_count',

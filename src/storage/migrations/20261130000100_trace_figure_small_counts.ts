@@ -1,5 +1,5 @@
 // Span and error counts below 100 filed without rows of their own (src/storage/spans/fold/trace-folding.ts,
-// docs/analytics.md, "Folded trace figures"): each is alone in its histogram bin, so the
+// src/storage/spans/fold/README.md): each is alone in its histogram bin, so the
 // histogram row already says which value each of its traces has. The trace's duration row
 // (figure 0) carries them instead, for the unfiling: null where the count has its own row.
 // Rows filed before keep their count rows; both layouts are read and unfiled alike.

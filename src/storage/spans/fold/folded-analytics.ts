@@ -1,5 +1,5 @@
 // POST /engine/analytics at trace grain from the folded figures (trace-figure-reads.ts,
-// docs/analytics.md, "Folded trace figures") when the request needs nothing else: no filter,
+// src/storage/spans/fold/README.md) when the request needs nothing else: no filter,
 // grouped by nothing or by the root's service_name, buckets of whole hours from a window starting
 // on an hour. The same AnalyticsRows as the summaries give: counts, extremes and percentiles
 // exactly, sums and averages within rounding (added up in another order).

@@ -1,5 +1,5 @@
 // Exact trace statistics per cell (a time bucket, and a root service or all of them) from the
-// folded figures (docs/analytics.md, "Folded trace figures"), for trace metrics and trace-grain
+// folded figures (src/storage/spans/fold/README.md), for trace metrics and trace-grain
 // analytics without a filter: the count, sum and sum of squares of each figure, and its values
 // at given ranks, without ranking every summary of the window. Inside one snapshot:
 //  1. the histograms of the window's whole hours, summed per cell, figure and bin group;

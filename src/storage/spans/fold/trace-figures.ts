@@ -1,4 +1,4 @@
-// What the folded trace figures are made of (docs/analytics.md, "Folded trace figures"): the four
+// What the folded trace figures are made of (src/storage/spans/fold/README.md): the four
 // figures of a trace summary, the fine bins their values fall into, the hour of a root's start
 // and the root's service as a key. Shared by the fold (trace-folding.ts) and its reads
 // (trace-figure-reads.ts), so that both place a value in the same bin.
