@@ -24,7 +24,7 @@ const LAYERS = {
   traces: ['storage', 'filter', 'errors', 'generated'],
   request: ['storage', 'errors'],
   jobs: ['storage', 'errors', 'config'],
-  operations: ['auth', 'errors', 'config'],
+  operations: ['auth', 'storage', 'errors', 'config'],
   engine: ['operations', 'request', 'traces', 'ingest', 'auth', 'filter', 'storage', 'errors', 'json', 'generated', 'config'],
   management: ['operations', 'request', 'accounts', 'auth', 'storage', 'errors', 'permissions', 'generated', 'config'],
   api: ['operations', 'errors', 'generated', 'config'],
@@ -73,6 +73,16 @@ const STORAGE_PARSES_NO_REQUESTS = {
   message: 'storage receives parsed, typed values and answers no request error: parse the request in src/request/ (eslint.config.js)',
 };
 
+/**
+ * Above storage, spans are reached through the span store's interface only
+ * (src/storage/spans/span-store.ts): the SQL engine behind it could be replaced by another.
+ */
+const SPANS_THROUGH_THE_STORE = {
+  regex: '^(\\.\\./)+storage/spans/(?!span-store\\.js$)',
+  message: 'read and write spans through src/storage/spans/span-store.ts (the SpanStore interface), not its SQL modules (eslint.config.js)',
+};
+const STORE_USERS = new Set(['engine', 'ingest', 'traces', 'operations', 'grpc', 'http', 'api', 'management', 'request']);
+
 const restrict = (files, patterns) => ({ files: [files], rules: { 'no-restricted-imports': ['error', { patterns }] } });
 
 /**
@@ -82,7 +92,7 @@ const restrict = (files, patterns) => ({ files: [files], rules: { 'no-restricted
 function layeringRules() {
   const blocks = Object.keys(LAYERS).flatMap((entry) => {
     if (SINGLE_FILES.has(entry)) return [restrict(`src/${entry}.ts`, [layerPattern(entry, '\\./')])];
-    const extra = entry === 'storage' ? [STORAGE_PARSES_NO_REQUESTS] : [];
+    const extra = entry === 'storage' ? [STORAGE_PARSES_NO_REQUESTS] : STORE_USERS.has(entry) ? [SPANS_THROUGH_THE_STORE] : [];
     return [1, 2, 3, 4].map((depth) =>
       restrict(`src/${entry}/${'*/'.repeat(depth - 1)}*.ts`, [layerPattern(entry, '(\\.\\./)'.repeat(depth)), ...extra]),
     );

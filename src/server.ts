@@ -13,6 +13,7 @@ import { IngestActivity } from './ingest/ingest-activity.js';
 import { createLogger } from './logger.js';
 import { HttpMetrics } from './ops/metrics.js';
 import { RetentionPurger } from './jobs/purger.js';
+import { sqlSpanStore } from './storage/spans/sql-span-store.js';
 import { AuditPurger } from './jobs/audit-purger.js';
 import { UsagePurger } from './jobs/usage-purger.js';
 import { SlotBackfiller } from './jobs/slot-backfiller.js';
@@ -98,7 +99,8 @@ export async function startServer(
   const grpcConfig = config.apis.includes('engine') ? config.grpc : undefined;
   let grpc: GrpcListener | undefined;
   const grpcListening = () => !grpcConfig || (grpc?.listening() ?? false);
-  const app = await createApp({ config, knex, logger, tokens, metrics, grpcListening, clock, ingestActivity });
+  const spans = sqlSpanStore(knex);
+  const app = await createApp({ config, knex, spans, logger, tokens, metrics, grpcListening, clock, ingestActivity });
   const server = http.createServer(app.callback());
   server.on('clientError', answerClientError);
   // OTLP exporters keep their connections open between exports, which the batch processors send
@@ -114,14 +116,14 @@ export async function startServer(
   const { port } = server.address() as AddressInfo;
   if (grpcConfig) {
     try {
-      grpc = await startGrpcServer(grpcConfig, { config, knex, logger, tokens, clock, ingestActivity }, metrics);
+      grpc = await startGrpcServer(grpcConfig, { config, knex, spans, logger, tokens, clock, ingestActivity }, metrics);
     } catch (error) {
       await closeHttp(server, 0);
       await knex.destroy();
       throw error;
     }
   }
-  const purger = new RetentionPurger({ knex, logger, config: config.retention, registry: metrics.registry });
+  const purger = new RetentionPurger({ knex, spans, logger, config: config.retention, registry: metrics.registry });
   purger.start();
   const auditPurger = new AuditPurger({ knex, logger, config: config.audit });
   auditPurger.start();

@@ -4,7 +4,7 @@
 import type { components } from '../generated/engine.js';
 import { RequestValidationError, type ValidationIssue } from '../errors.js';
 import { resolveField } from '../filter/fields.js';
-import { MEASURE_COLUMNS, TRACE_GROUP_FIELDS, type AnalyticsQuery, type StoredMeasure } from '../storage/spans/reads/analytics-reads.js';
+import { MEASURE_COLUMNS, TRACE_GROUP_FIELDS, type AnalyticsQuery, type StoredMeasure } from '../storage/spans/span-store.js';
 import { resolveGranularity } from '../traces/analytics.js';
 import { engineRequest, requiredWindow, type EngineRead } from './engine-request.js';
 

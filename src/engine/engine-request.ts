@@ -10,7 +10,7 @@ import { validateFilter } from '../filter/validate.js';
 import { timeWindow, type TimeWindow } from '../request/time-window.js';
 import type { RequestScope } from '../auth/principal.js';
 import { readySlots } from '../storage/accounts/indexed-attributes.js';
-import type { IndexedSlot } from '../storage/spans/indexed-slots.js';
+import type { IndexedSlot } from '../storage/spans/span-store.js';
 
 /** What the engine's reads (querySpans, listTraces, getTraceMetrics, listLiveSpans) have in common. */
 export interface EngineRead {

@@ -14,6 +14,7 @@ import { readOtlpBody } from '../ingest/read-body.js';
 export function exportTraces({
   config,
   knex,
+  spans,
   logger,
   clock = Date.now,
   ingestActivity,
@@ -29,7 +30,7 @@ export function exportTraces({
       bytesDecompressed: body.length,
       now: clock(),
     };
-    const partialSuccess = await ingestTraces(knex, target, exportBodyOf(format, body), request.log ?? logger, {
+    const partialSuccess = await ingestTraces(knex, spans, target, exportBodyOf(format, body), request.log ?? logger, {
       meter,
       activity: ingestActivity,
     });

@@ -3,15 +3,14 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { analyticsRows } from '../storage/spans/reads/analytics-reads.js';
 import { analyticsResponse } from '../traces/analytics.js';
 import { analyticsRequest } from './analytics-request.js';
 import { exactJsonReply } from './engine-request.js';
 
-export function getAnalytics({ knex }: ServiceDeps): OperationHandler<operations['getAnalytics']> {
+export function getAnalytics({ spans }: ServiceDeps): OperationHandler<operations['getAnalytics']> {
   return async (request) => {
     const { query, granularity, fns } = analyticsRequest(request);
-    const rows = await analyticsRows(knex, query);
+    const rows = await spans.analytics(query);
     return exactJsonReply(
       analyticsResponse(rows, {
         grain: query.grain,

@@ -3,14 +3,13 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { traceMetricRanks } from '../storage/spans/reads/metric-ranks.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { traceMetrics } from '../traces/trace-metrics.js';
 
-export function getTraceMetrics({ knex }: ServiceDeps): OperationHandler<operations['getTraceMetrics']> {
+export function getTraceMetrics({ spans }: ServiceDeps): OperationHandler<operations['getTraceMetrics']> {
   return async (request) => {
     const parsed = engineRequest(request, 'traces');
-    const ranks = await traceMetricRanks(knex, {
+    const ranks = await spans.metrics({
       applicationId: parsed.applicationId,
       ...requiredWindow(parsed),
       filter: parsed.filter,

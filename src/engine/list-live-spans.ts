@@ -3,18 +3,18 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { LIVE_ORDER, recentSpans } from '../storage/spans/reads/live-reads.js';
+import { LIVE_ORDER } from '../storage/spans/span-store.js';
 import { engineRequest, exactJsonReply } from './engine-request.js';
 import { listPosition, nextCursor } from './list-cursor.js';
 import { liveSpan } from './wire.js';
 
-export function listLiveSpans({ knex }: ServiceDeps): OperationHandler<operations['listLiveSpans']> {
+export function listLiveSpans({ spans }: ServiceDeps): OperationHandler<operations['listLiveSpans']> {
   return async (request) => {
     const parsed = engineRequest(request);
     const bound = [parsed.applicationId, parsed.window.startNs ?? null, parsed.window.endNs ?? null];
     const position = listPosition(request, 'listLiveSpans', bound, LIVE_ORDER, parsed);
     const { page, limit } = position.request;
-    const { items, total, nextKey } = await recentSpans(knex, {
+    const { items, total, nextKey } = await spans.recentSpans({
       applicationId: parsed.applicationId,
       ...parsed.window,
       ...position.request,

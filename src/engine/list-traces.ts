@@ -3,12 +3,12 @@
 import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { findTraces, TRACE_ORDER } from '../storage/spans/traces/trace-pages.js';
+import { TRACE_ORDER } from '../storage/spans/span-store.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
 import { listPosition, nextCursor } from './list-cursor.js';
 import { traceSummary } from './wire.js';
 
-export function listTraces({ knex }: ServiceDeps): OperationHandler<operations['listTraces']> {
+export function listTraces({ spans }: ServiceDeps): OperationHandler<operations['listTraces']> {
   return async (request) => {
     const parsed = engineRequest(request, 'traces');
     const window = requiredWindow(parsed);
@@ -17,7 +17,7 @@ export function listTraces({ knex }: ServiceDeps): OperationHandler<operations['
     const bound = [parsed.applicationId, window.startNs, window.endNs, request.body?.filter ?? null, searchChildSpans];
     const position = listPosition(request, 'listTraces', bound, TRACE_ORDER, parsed);
     const { page, limit } = position.request;
-    const { items, total, nextKey } = await findTraces(knex, {
+    const { items, total, nextKey } = await spans.tracePage({
       applicationId: parsed.applicationId,
       ...window,
       filter: parsed.filter,

@@ -7,17 +7,8 @@ import type { EventSource, OperationHandler, StreamEvent } from '../operations/h
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { RequestValidationError } from '../errors.js';
 import { exactJson } from '../json/exact-json.js';
-import {
-  countSeqsBetween,
-  latestSeq,
-  seqsBetween,
-  spansAfter,
-  spansBySeq,
-  spansInRanges,
-  unclaimedBetween,
-} from '../storage/spans/reads/live-reads.js';
 import { parseEventId, type EventPosition } from '../traces/live-event-id.js';
-import { LiveSpanFeed, type FeedEvent, type FeedReads } from '../traces/live-span-feed.js';
+import { LiveSpanFeed, type FeedEvent } from '../traces/live-span-feed.js';
 import { liveSpan } from './wire.js';
 
 export interface StreamOptions {
@@ -63,19 +54,11 @@ export function resumePosition(lastEventId: string | undefined): EventPosition |
   return position;
 }
 
-export function streamLiveSpans({ config, knex }: ServiceDeps): OperationHandler<operations['streamLiveSpans']> {
+export function streamLiveSpans({ config, spans }: ServiceDeps): OperationHandler<operations['streamLiveSpans']> {
   const options: StreamOptions = { ...DEFAULT_STREAM_OPTIONS, pollIntervalMs: config.livePollIntervalMs };
   return async (request) => {
     const applicationId = request.headers['x-vendor-app-id'];
-    const reads: FeedReads = {
-      latestSeq: () => latestSeq(knex, applicationId),
-      seqsBetween: (after, upTo, limit) => seqsBetween(knex, applicationId, after, upTo, limit),
-      countBetween: (after, upTo) => countSeqsBetween(knex, applicationId, after, upTo),
-      spansBySeq: (seqs) => spansBySeq(knex, applicationId, seqs),
-      spansAfter: (after, limit) => spansAfter(knex, applicationId, after, limit),
-      unclaimedBetween: (after, upTo) => unclaimedBetween(knex, applicationId, after, upTo),
-      spansInRanges: (ranges) => spansInRanges(knex, applicationId, ranges),
-    };
+    const reads = spans.live(applicationId);
     const resumeAfter = resumePosition(request.headers['last-event-id']);
     // The starting point is fixed before the response starts: whatever is stored after the
     // client sees the headers is sent.

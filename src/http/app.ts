@@ -2,6 +2,7 @@
 // the routes outside the documents, then the OpenAPI dispatcher.
 import Koa from 'koa';
 import type { Knex } from 'knex';
+import type { SpanStore } from '../storage/spans/span-store.js';
 import type { IngestActivity } from '../ingest/ingest-activity.js';
 import type { Logger } from 'pino';
 import type { Context as OpenApiContext } from 'openapi-backend';
@@ -31,6 +32,8 @@ import { requestContext } from './request-context.js';
 export interface AppDeps {
   config: Config;
   knex: Knex;
+  /** The span store on `knex` (ServiceDeps). */
+  spans: SpanStore;
   logger: Logger;
   tokens: TokenService;
   /** The /metrics registry's owner; the server shares it with the gRPC listener and the retention purger. */

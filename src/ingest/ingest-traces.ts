@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { NotFoundError, QuotaExceededError, UnavailableError } from '../errors.js';
 import { writtenSlots, type IndexedAttributesState } from '../storage/accounts/indexed-attributes.js';
 import { activeIndexedAttributes } from '../storage/accounts/resources.js';
-import { StaleSlotKeysError, storeSpans } from '../storage/spans/writes/span-writer.js';
+import { StaleSlotKeysError, type SpanStore } from '../storage/spans/span-store.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import { hourStart, NO_API_KEY, recordUsage, zeroCounts, type UsageDelta } from '../storage/usage/usage-counts.js';
 import { checkDailyQuota } from './daily-quota.js';
@@ -87,6 +87,7 @@ async function freshTarget(knex: Knex, target: IngestTarget): Promise<IngestTarg
 /** Maps and stores the spans with the application's current slots; a store slowed past the keys' age maps them again. */
 async function store(
   knex: Knex,
+  spans: SpanStore,
   target: IngestTarget,
   body: ExportBody,
   usage: UsageDelta | undefined,
@@ -98,7 +99,7 @@ async function store(
     const { rows, partialSuccess } = toSpanRows(body.take(), current.applicationId, Date.now(), slots);
     try {
       const counted = usage && { ...usage, requests: 1, spans_rejected: partialSuccess?.rejectedSpans ?? 0 };
-      await storeSpans(knex, rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS, traceSlots: slots, usage: counted });
+      await spans.store(rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS, traceSlots: slots, usage: counted });
       return partialSuccess;
     } catch (error) {
       if (!(error instanceof StaleSlotKeysError)) throw error;
@@ -122,6 +123,7 @@ export interface IngestOptions {
  */
 export async function ingestTraces(
   knex: Knex,
+  spans: SpanStore,
   target: IngestTarget,
   body: ExportBody,
   log: Logger,
@@ -131,7 +133,7 @@ export async function ingestTraces(
   const usage = meter && usageOf(target.applicationId, meter);
   try {
     if (usage && meter) await admit(knex, usage, target.dailySpanQuota, meter.now);
-    const storing = () => store(knex, target, body, usage);
+    const storing = () => store(knex, spans, target, body, usage);
     partialSuccess = await (activity ? activity.during(storing) : storing());
   } catch (error) {
     // The application was deleted while the request was read: no 503 that an exporter would retry.

@@ -1,6 +1,6 @@
 // Which decoded spans cannot be stored. Each problem rejects that one span through OTLP partial
 // success; the rest of the request is stored.
-import { SPAN_TEXT_COLUMNS, type SpanRow } from '../storage/spans/span-row.js';
+import { SPAN_TEXT_COLUMNS, type SpanRow } from '../storage/spans/span-store.js';
 import type { DecodedSpan } from './otlp-request.js';
 
 const LOWER_HEX = /^[0-9a-f]*$/;

@@ -7,12 +7,13 @@ import { Counter, Registry } from 'prom-client';
 import type { RetentionConfig } from '../config.js';
 import { listRetentionTargets, type RetentionTarget } from '../storage/accounts/applications.js';
 import { PeriodicPasses } from './periodic-passes.js';
-import { purgeBatch } from '../storage/spans/writes/span-purge.js';
+import type { SpanStore } from '../storage/spans/span-store.js';
 
 const NANOS_PER_DAY = 86_400n * 1_000_000_000n;
 
 export interface RetentionPurgerDeps {
   knex: Knex;
+  spans: SpanStore;
   logger: Logger;
   config: RetentionConfig;
   /** Where `spanledger_retention_purged_spans_total` is registered (the /metrics registry). */
@@ -39,7 +40,7 @@ export class RetentionPurger extends PeriodicPasses {
 
   /** One pass over every application; resolves with the spans it deleted (each pass sees the time it starts at). */
   protected async pass(): Promise<number> {
-    const { knex, config, logger } = this.deps;
+    const { knex, spans, config, logger } = this.deps;
     const started = Date.now();
     let total = 0;
     try {
@@ -47,7 +48,7 @@ export class RetentionPurger extends PeriodicPasses {
         const beforeNs = purgeBefore(target, config.defaultDays, started);
         for (;;) {
           if (this.stopped) return total;
-          const { deleted, full } = await purgeBatch(knex, { applicationId: target.id, beforeNs, limit: config.purgeBatchSize });
+          const { deleted, full } = await spans.purge({ applicationId: target.id, beforeNs, limit: config.purgeBatchSize });
           this.purged.inc(deleted);
           total += deleted;
           if (!full) break;

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { TokenService } from '../auth/tokens.js';
 import type { Config } from '../config.js';
+import type { SpanStore } from '../storage/spans/span-store.js';
 
 /** Runs each store of spans, counting it (src/ingest/ingest-activity.ts): background jobs give way to ingestion. */
 export interface StoreTracker {
@@ -12,6 +13,8 @@ export interface StoreTracker {
 export interface ServiceDeps {
   config: Config;
   knex: Knex;
+  /** The spans and everything derived from them: the engine and ingestion read and write spans only through it. */
+  spans: SpanStore;
   logger: Logger;
   tokens: TokenService;
   /**

@@ -3,13 +3,7 @@
 // stored rows (src/storage/spans/reads/analytics-reads.ts): percentiles interpolated exactly as trace
 // metrics do (percentileAt), bucket starts as exact nanoseconds.
 import type { components } from '../generated/engine.js';
-import {
-  PERCENT_OF,
-  type AnalyticsRows,
-  type PercentileFn,
-  type StoredPoint,
-  type StoredValue,
-} from '../storage/spans/reads/analytics-reads.js';
+import { PERCENT_OF, type AnalyticsRows, type PercentileFn, type StoredPoint, type StoredValue } from '../storage/spans/span-store.js';
 import { percentileAt } from './trace-metrics.js';
 
 type Granularity = components['schemas']['AnalyticsResponse']['granularity'];

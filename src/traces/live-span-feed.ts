@@ -13,7 +13,7 @@
 // transaction of this application may still commit. The resumed feed checks those (`carried`)
 // for the grace period and sends each span of theirs once it commits; everything else at or below
 // the high-water mark the client has had.
-import type { StoredSpan } from '../storage/spans/stored-span.js';
+import type { LiveReads, StoredSpan } from '../storage/spans/span-store.js';
 import { formatEventId, MAX_ID_RANGES, type EventPosition, type SeqRange } from './live-event-id.js';
 import { SeqRanges } from './seq-ranges.js';
 
@@ -23,20 +23,6 @@ function min(a: bigint, b: bigint): bigint {
 
 function max(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
-}
-
-export interface FeedReads {
-  latestSeq(): Promise<string>;
-  /** Sequences in (after, upTo], ascending. */
-  seqsBetween(after: string, upTo: string, limit: number): Promise<string[]>;
-  countBetween(after: string, upTo: string): Promise<number>;
-  spansBySeq(seqs: string[]): Promise<StoredSpan[]>;
-  /** Spans above `after`, ascending, at most `limit`. */
-  spansAfter(after: string, limit: number): Promise<StoredSpan[]>;
-  /** The sequences in (after, upTo] that no other application's stored span holds, as ascending ranges. */
-  unclaimedBetween(after: string, upTo: string): Promise<SeqRange[]>;
-  /** Spans with a sequence in one of `ranges` (at most MAX_ID_RANGES), ascending. */
-  spansInRanges(ranges: SeqRange[]): Promise<StoredSpan[]>;
 }
 
 export interface FeedOptions {
@@ -71,7 +57,7 @@ export class LiveSpanFeed {
   private readonly now: () => number;
 
   private constructor(
-    private readonly reads: FeedReads,
+    private readonly reads: LiveReads,
     start: bigint,
     carried: SeqRange[],
     private readonly options: FeedOptions,
@@ -88,7 +74,7 @@ export class LiveSpanFeed {
    * Starts after the position of the last event seen when given (resuming), otherwise after the
    * latest span stored now: the stream carries the spans received after it opened.
    */
-  static async open(reads: FeedReads, resumeAfter: EventPosition | undefined, options: FeedOptions): Promise<LiveSpanFeed> {
+  static async open(reads: LiveReads, resumeAfter: EventPosition | undefined, options: FeedOptions): Promise<LiveSpanFeed> {
     if (resumeAfter) return new LiveSpanFeed(reads, resumeAfter.highWater, resumeAfter.unsent, options);
     return new LiveSpanFeed(reads, BigInt(await reads.latestSeq()), [], options);
   }

@@ -3,7 +3,7 @@
 // position p × (n − 1), computed in whole numbers so that it is exact; median = p50; stddev is
 // the population standard deviation; with no trace every figure is 0.
 import type { components } from '../generated/engine.js';
-import { METRIC_PERCENTS, type FigureStatistics, type MetricRanks } from '../storage/spans/reads/metric-ranks.js';
+import { METRIC_PERCENTS, type FigureStatistics, type MetricRanks } from '../storage/spans/span-store.js';
 
 type Distribution = components['schemas']['Distribution'];
 type TraceMetrics = components['schemas']['TraceMetrics'];

@@ -21,6 +21,7 @@ import {
 import { spanRow } from '../support/span-rows.js';
 import { StaleSlotKeysError, storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { ingestTraces } from '../../src/ingest/ingest-traces.js';
+import { sqlSpanStore } from '../../src/storage/spans/sql-span-store.js';
 import { ExportBody } from '../../src/ingest/export-body.js';
 import { NO_INDEXED_ATTRIBUTES } from '../../src/storage/accounts/indexed-attributes.js';
 import { createLogger } from '../../src/logger.js';
@@ -304,6 +305,7 @@ onEachDatabase(
       };
       await ingestTraces(
         knex,
+        sqlSpanStore(knex),
         { applicationId: appId, indexedAttributes: NO_INDEXED_ATTRIBUTES, readAt: Date.now() - 60_000, dailySpanQuota: null },
         new ExportBody(Buffer.alloc(0), () => ({ resourceSpans: [{ resourceAttributes: {}, spans: [span] }] })),
         createLogger('silent'),

@@ -10,6 +10,7 @@ import { migrateToLatest, migratorConfig } from '../../src/storage/migrations/in
 import { seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
 import { call } from '../support/contract.js';
 import { onEachDatabase } from '../support/test-server.js';
+import { sqlSpanStore } from '../../src/storage/spans/sql-span-store.js';
 
 interface Parameter {
   name: string;
@@ -70,6 +71,7 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
     const koa = await createApp({
       config,
       knex: server.knex,
+      spans: sqlSpanStore(server.knex),
       logger: server.logger,
       tokens: server.tokens,
       metrics: new HttpMetrics(),

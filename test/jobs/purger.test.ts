@@ -18,6 +18,7 @@ import { captureLogs, LEVEL } from '../support/log-capture.js';
 import { expectedMetrics, expectedTraces } from '../support/reference-evaluator.js';
 import { expectFiledFiguresMatchSummaries, expectSummariesMatchSpans } from '../support/summary-check.js';
 import { spanRow } from '../support/span-rows.js';
+import { sqlSpanStore } from '../../src/storage/spans/sql-span-store.js';
 import { testDatabases } from '../support/databases.js';
 import { onEachDatabase, startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -279,7 +280,12 @@ onEachDatabase(
       // would stall the one event loop both pools share here: on SQLite the purgers share the
       // single connection (SQLite serves one process; its transactions still interleave).
       const secondPool = database === 'sqlite' ? knex() : openDatabase(config.databaseUrl, config.dataDir);
-      const second = new RetentionPurger({ knex: secondPool, logger: createLogger('silent'), config: config.retention });
+      const second = new RetentionPurger({
+        knex: secondPool,
+        spans: sqlSpanStore(secondPool),
+        logger: createLogger('silent'),
+        config: config.retention,
+      });
       // Half the traces filed before: the purge takes their figures out, or leaves them pending.
       await foldBatch(knex(), caller.appId, TRACES / 2);
       try {

@@ -3,14 +3,14 @@
 // feed resumed from any of them sends what was still owed, once.
 import { expect } from 'chai';
 import { parseEventId } from '../../src/traces/live-event-id.js';
-import { LiveSpanFeed, MAX_WINDOW_SCAN, type FeedReads } from '../../src/traces/live-span-feed.js';
-import type { StoredSpan } from '../../src/storage/spans/stored-span.js';
+import { LiveSpanFeed, MAX_WINDOW_SCAN } from '../../src/traces/live-span-feed.js';
+import type { LiveReads, StoredSpan } from '../../src/storage/spans/span-store.js';
 
 class FakeStorage {
   readonly committed = new Set<number>();
   /** Sequences held by another application's spans. */
   readonly others = new Set<number>();
-  reads(): FeedReads {
+  reads(): LiveReads {
     const sorted = () => [...this.committed].sort((a, b) => a - b);
     const span = (seq: number) => ({ seq: String(seq), span_name: `s${seq}` }) as StoredSpan;
     return {
