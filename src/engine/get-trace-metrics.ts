@@ -5,17 +5,18 @@ import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { traceMetricRanks } from '../storage/spans/reads/metric-ranks.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
-import { traceMetrics } from '../traces/trace-metrics.js';
+import { metricsPlan, traceMetrics } from '../traces/trace-metrics.js';
 
 export function getTraceMetrics({ knex }: ServiceDeps): OperationHandler<operations['getTraceMetrics']> {
   return async (request) => {
     const parsed = engineRequest(request, 'traces');
-    const ranks = await traceMetricRanks(knex, {
+    const read = {
       applicationId: parsed.applicationId,
       ...requiredWindow(parsed),
       filter: parsed.filter,
       indexedSlots: parsed.indexedSlots,
-    });
+    };
+    const ranks = await traceMetricRanks(knex, read, metricsPlan(read));
     return exactJsonReply(traceMetrics(ranks));
   };
 }

@@ -4,6 +4,9 @@
 // the population standard deviation; with no trace every figure is 0.
 import type { components } from '../generated/engine.js';
 import { METRIC_PERCENTS, type FigureStatistics, type MetricRanks } from '../storage/spans/reads/metric-ranks.js';
+import type { WindowFilter } from '../storage/spans/reads/span-pages.js';
+import type { ReadPlan } from '../storage/spans/read-sources.js';
+import { planRead } from './read-planner.js';
 
 type Distribution = components['schemas']['Distribution'];
 type TraceMetrics = components['schemas']['TraceMetrics'];
@@ -18,6 +21,14 @@ export function percentileAt(percent: number, count: number, valueAt: (rank: num
   const lowValue = valueAt(low);
   if (remainder === 0) return lowValue;
   return lowValue + (remainder / 100) * (valueAt(low + 1) - lowValue);
+}
+
+/** Which sources answer a trace metrics read, cheapest first (read-planner.ts). */
+export function metricsPlan(read: WindowFilter): ReadPlan {
+  return planRead(
+    { kind: 'metrics', filter: read.filter, startNs: read.startNs, endNs: read.endNs },
+    { readySlots: read.indexedSlots, foldMayAnswer: true },
+  );
 }
 
 function distribution(count: number, figure: FigureStatistics): Distribution {
