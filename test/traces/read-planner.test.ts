@@ -8,7 +8,7 @@ import { resolveField, type ResolvedField } from '../../src/filter/fields.js';
 import { validateFilter } from '../../src/filter/validate.js';
 import type { IndexedSlot } from '../../src/storage/spans/indexed-slots.js';
 import type { PlannedSource, SourceName } from '../../src/storage/spans/read-sources.js';
-import { explainRead, type ReadFacts, type ReadShape } from '../../src/traces/read-planner.js';
+import { explainRead, SOURCE_RULES, type ReadFacts, type ReadShape } from '../../src/traces/read-planner.js';
 
 const SECOND = 1_000_000_000n;
 const MINUTE = 60n * SECOND;
@@ -378,7 +378,9 @@ describe('read planner: which source answers', () => {
           expect(plan.sources.map((planned) => planned.source)).to.deep.equal(want.sources);
           if (want.first) expect(plan.sources[0]).to.deep.include(want.first);
           if (want.passedOver) expect(plan.passedOver).to.deep.include(want.passedOver);
-          // The last source of every plan is exact as it is.
+          // Each planned source carries the check its rule declares; the last one is exact as it is.
+          for (const planned of plan.sources)
+            expect(planned.check).to.equal(SOURCE_RULES.find((rule) => rule.source === planned.source)?.check);
           expect(plan.sources[plan.sources.length - 1]?.check).to.equal('none');
         });
       }
