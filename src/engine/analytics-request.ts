@@ -3,7 +3,7 @@
 // one answer; and the defaults the document states.
 import type { components } from '../generated/engine.js';
 import { RequestValidationError, type ValidationIssue } from '../errors.js';
-import { resolveField } from '../filter/fields.js';
+import { resolveField, type ResolvedField } from '../filter/fields.js';
 import { MEASURE_COLUMNS, TRACE_GROUP_FIELDS, type AnalyticsQuery, type StoredMeasure } from '../storage/spans/span-store.js';
 import { resolveGranularity } from '../traces/analytics.js';
 import { engineRequest, requiredWindow, type EngineRead } from './engine-request.js';
@@ -20,6 +20,8 @@ export interface AnalyticsRead {
 
 export interface ParsedAnalytics {
   query: AnalyticsQuery;
+  /** The group_by fields as the caller named them (the answer's keys). */
+  groupBy: string[];
   granularity: Granularity;
   fns: string[];
 }
@@ -49,6 +51,13 @@ function measureIssue(
   if (!fields.includes(measure.field))
     return { loc, msg: `at grain ${grain}, the measure fields are ${fields.join(', ')}`, type: 'value_error' };
   return undefined;
+}
+
+/** What a group_by field validation accepted reads, resolved once here (storage never resolves names). */
+function resolvedGroupField(field: string): ResolvedField {
+  const resolution = resolveField(field);
+  if (!resolution.ok) throw new Error(`group_by field ${field} passed validation unresolved`);
+  return resolution.field;
 }
 
 const isPercentile = (fn: string): boolean => /^p\d\d$/.test(fn);
@@ -127,7 +136,7 @@ export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
       filter: parsed.filter,
       indexedSlots: parsed.indexedSlots,
       grain,
-      groupBy,
+      groupBy: groupBy.map(resolvedGroupField),
       measures: body.measures.map((measure): StoredMeasure =>
         measure.fn === 'count' ? { fn: 'count' } : { fn: measure.fn, field: measure.field as string },
       ),
@@ -135,6 +144,7 @@ export function analyticsRequest(request: AnalyticsRead): ParsedAnalytics {
       rowLimit: body.row_limit ?? 10,
       widthNs: resolved.widthNs,
     },
+    groupBy,
     granularity: resolved.granularity,
     fns: body.measures.map((measure) => measure.fn),
   };

@@ -4,17 +4,18 @@ import type { operations } from '../generated/engine.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { engineRequest, exactJsonReply, requiredWindow } from './engine-request.js';
-import { traceMetrics } from '../traces/trace-metrics.js';
+import { metricsPlan, traceMetrics } from '../traces/trace-metrics.js';
 
 export function getTraceMetrics({ spans }: ServiceDeps): OperationHandler<operations['getTraceMetrics']> {
   return async (request) => {
     const parsed = engineRequest(request, 'traces');
-    const ranks = await spans.metrics({
+    const read = {
       applicationId: parsed.applicationId,
       ...requiredWindow(parsed),
       filter: parsed.filter,
       indexedSlots: parsed.indexedSlots,
-    });
+    };
+    const ranks = await spans.metrics(read, metricsPlan(read));
     return exactJsonReply(traceMetrics(ranks));
   };
 }

@@ -3,9 +3,7 @@
 // Handlers hand these to exactJson(); nothing here touches the database.
 import type { components } from '../generated/engine.js';
 import { JsonInteger, RawJson } from '../json/exact-json.js';
-import type { StoredSpan } from '../storage/spans/span-store.js';
-import type { StoredTraceOverview } from '../storage/spans/span-store.js';
-import type { StoredTraceSummary } from '../storage/spans/span-store.js';
+import type { StoredSpan, StoredTraceOverview, StoredTraceSummary } from '../storage/spans/span-store.js';
 
 type Schemas = components['schemas'];
 

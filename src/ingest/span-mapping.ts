@@ -3,8 +3,7 @@
 // the resource's `service.name`, span kinds and status codes by their OTLP enum names,
 // attributes kept whole, events and links as JSON arrays with their times as exact integers.
 import { spanKindName, statusCodeName } from '../span-enums.js';
-import { slotValue, type IndexedSlot } from '../storage/spans/span-store.js';
-import type { SpanRow } from '../storage/spans/span-store.js';
+import { slotValue, type IndexedSlot, type SpanRow } from '../storage/spans/span-store.js';
 import type {
   AttributeValue,
   Attributes,

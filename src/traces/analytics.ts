@@ -1,9 +1,19 @@
 // The engine's analytics maths (POST /engine/analytics): the time-bucket granularities and the
-// choice of one from the window (at most MAX_BUCKETS buckets), and the answer built from the
-// stored rows (src/storage/spans/reads/analytics-reads.ts): percentiles interpolated exactly as trace
-// metrics do (percentileAt), bucket starts as exact nanoseconds.
+// choice of one from the window (at most MAX_BUCKETS buckets), the read's plan (read-planner.ts),
+// and the answer built from the stored rows (src/storage/spans/reads/analytics-reads.ts):
+// percentiles interpolated exactly as trace metrics do (percentileAt), bucket starts as exact
+// nanoseconds.
 import type { components } from '../generated/engine.js';
-import { PERCENT_OF, type AnalyticsRows, type PercentileFn, type StoredPoint, type StoredValue } from '../storage/spans/span-store.js';
+import {
+  PERCENT_OF,
+  type AnalyticsQuery,
+  type AnalyticsRows,
+  type PercentileFn,
+  type StoredPoint,
+  type StoredValue,
+  type ReadPlan,
+} from '../storage/spans/span-store.js';
+import { planRead } from './read-planner.js';
 import { percentileAt } from './trace-metrics.js';
 
 type Granularity = components['schemas']['AnalyticsResponse']['granularity'];
@@ -51,6 +61,23 @@ export function resolveGranularity(
   const candidates = requested === 'auto' ? GRANULARITY_WIDTHS : GRANULARITY_WIDTHS.filter(([name]) => name === requested);
   const found = candidates.find(([, width]) => bucketCount(startNs, endNs, width) <= MAX_BUCKETS);
   return found && { granularity: found[0], widthNs: found[1] };
+}
+
+/** Which sources answer an analytics read, cheapest first (read-planner.ts). */
+export function analyticsPlan(query: AnalyticsQuery): ReadPlan {
+  return planRead(
+    {
+      kind: 'analytics',
+      grain: query.grain,
+      fns: query.measures.map((measure) => measure.fn),
+      groupBy: query.groupBy,
+      filter: query.filter,
+      startNs: query.startNs,
+      endNs: query.endNs,
+      widthNs: query.widthNs,
+    },
+    { readySlots: query.indexedSlots, foldMayAnswer: true },
+  );
 }
 
 function valueOf(value: StoredValue, fn: string): number | null {

@@ -7,8 +7,7 @@
 // still accepted as it was), else `<high-water>_<range>,<range>...`, newest range first; a range
 // is `<d>` or `<d>.<n>`: the `n` sequences (1 when left out) ending `d` below the high-water
 // mark, both in base 36. The client sends the id back unread.
-import type { SeqRange } from '../storage/spans/span-store.js';
-import { MAX_STORED_INTEGER } from '../storage/spans/span-store.js';
+import { type SeqRange, MAX_STORED_INTEGER } from '../storage/spans/span-store.js';
 
 export type { SeqRange };
 

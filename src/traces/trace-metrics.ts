@@ -3,7 +3,8 @@
 // position p × (n − 1), computed in whole numbers so that it is exact; median = p50; stddev is
 // the population standard deviation; with no trace every figure is 0.
 import type { components } from '../generated/engine.js';
-import { METRIC_PERCENTS, type FigureStatistics, type MetricRanks } from '../storage/spans/span-store.js';
+import { METRIC_PERCENTS, type FigureStatistics, type MetricRanks, type WindowFilter, type ReadPlan } from '../storage/spans/span-store.js';
+import { planRead } from './read-planner.js';
 
 type Distribution = components['schemas']['Distribution'];
 type TraceMetrics = components['schemas']['TraceMetrics'];
@@ -18,6 +19,14 @@ export function percentileAt(percent: number, count: number, valueAt: (rank: num
   const lowValue = valueAt(low);
   if (remainder === 0) return lowValue;
   return lowValue + (remainder / 100) * (valueAt(low + 1) - lowValue);
+}
+
+/** Which sources answer a trace metrics read, cheapest first (read-planner.ts). */
+export function metricsPlan(read: WindowFilter): ReadPlan {
+  return planRead(
+    { kind: 'metrics', filter: read.filter, startNs: read.startNs, endNs: read.endNs },
+    { readySlots: read.indexedSlots, foldMayAnswer: true },
+  );
 }
 
 function distribution(count: number, figure: FigureStatistics): Distribution {

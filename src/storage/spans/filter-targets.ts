@@ -4,7 +4,7 @@
 // is user text and is only ever bound (inside a JSON path).
 import type { SlotColumn } from './indexed-slots.js';
 import type { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from './span-row.js';
-import { resolveField, type AttributeSource, type FixedField, type ResolvedField, type TraceField } from '../../filter/fields.js';
+import type { AttributeSource, FixedField, ResolvedField, TraceField } from '../../filter/fields.js';
 import { spelledOutSpanKind, spelledOutStatusCode } from '../../span-enums.js';
 
 /** The columns of table `spans` that a filter can read. */
@@ -22,7 +22,7 @@ export type FilterColumn =
 /** The columns of table `traces` (the per-trace summary) that a trace-level field reads. */
 export type TraceSummaryColumn = 'duration_ms' | 'total_cost' | 'spans_count' | 'error_count';
 
-type FieldTarget =
+export type FieldTarget =
   | { kind: 'text'; column: FilterColumn }
   | { kind: 'number'; column: FilterColumn }
   /** A number of the span's trace summary: only reads of traces can compile it. */
@@ -69,13 +69,6 @@ export function targetOfResolved(field: ResolvedField): FieldTarget {
   if (field.kind === 'trace') return { kind: 'trace', column: SUMMARY_COLUMN_OF_FIELD[field.name] };
   if (field.kind === 'number') return { kind: 'number', column: COLUMN_OF_FIELD[field.name] };
   return { kind: 'text', column: COLUMN_OF_FIELD[field.name] };
-}
-
-/** The target of a field named as a filter names it; throws on a field validation refuses. */
-export function targetOf(field: string): FieldTarget {
-  const resolution = resolveField(field);
-  if (!resolution.ok) throw new Error(`not a filterable field: ${field}`);
-  return targetOfResolved(resolution.field);
 }
 
 /** `SERVER` → `SPAN_KIND_SERVER` (eq/neq only); any other value is compared as given. */

@@ -22,6 +22,7 @@ import type { SpanRow } from './span-row.js';
 import type { TraceDetail, TraceDetailRequest } from './traces/trace-detail.js';
 import type { StoredTraceSummary, TraceQuery } from './traces/trace-pages.js';
 import type { PurgeBatch } from './writes/span-purge.js';
+import type { ReadPlan } from './read-sources.js';
 import type { StoreOptions } from './writes/span-writer.js';
 
 /** The live reads of one application, by receive position (GET /traces/live/stream). */
@@ -49,10 +50,13 @@ export interface SpanStore {
   tracePage(query: TraceQuery & ListRequest): Promise<ListPage<StoredTraceSummary>>;
   /** GET /traces/{trace_id}: the summary and a page of spans in start order; undefined when no span is stored. */
   trace(request: TraceDetailRequest): Promise<TraceDetail | undefined>;
-  /** POST /engine/metrics: the statistics of the matching traces' figures. */
-  metrics(request: WindowFilter): Promise<MetricRanks>;
-  /** POST /engine/analytics: groups and buckets with exact measures. */
-  analytics(request: AnalyticsQuery): Promise<AnalyticsRows>;
+  /**
+   * POST /engine/metrics: the statistics of the matching traces' figures, from the first source of
+   * the plan (src/traces/read-planner.ts) whose exactness check passes in the read's snapshot.
+   */
+  metrics(request: WindowFilter, plan: ReadPlan): Promise<MetricRanks>;
+  /** POST /engine/analytics: groups and buckets with exact measures, from the plan's sources as for metrics. */
+  analytics(request: AnalyticsQuery, plan: ReadPlan): Promise<AnalyticsRows>;
   /** GET /traces/live: the application's spans in receive order, newest first. */
   recentSpans(query: RecentSpansQuery & ListRequest): Promise<ListPage<StoredSpan>>;
   /** GET /traces/live/stream's reads of one application. */
@@ -86,3 +90,7 @@ export {
 } from './reads/analytics-reads.js';
 export { StaleSlotKeysError, type StoreOptions } from './writes/span-writer.js';
 export type { PurgeBatch } from './writes/span-purge.js';
+// The facts the read planner (src/traces/read-planner.ts) plans from, and its plan's vocabulary.
+export * from './read-sources.js';
+export { targetOfResolved, type FilterColumn } from './filter-targets.js';
+export { MIN_STORED_INTEGER } from './time-bounds.js';

@@ -26,8 +26,8 @@ export function sqlSpanStore(knex: Knex): SpanStore {
     spanPage: (query) => findSpans(knex, query),
     tracePage: (query) => findTraces(knex, query),
     trace: (request) => findTraceDetail(knex, request),
-    metrics: (request) => traceMetricRanks(knex, request),
-    analytics: (request) => analyticsRows(knex, request),
+    metrics: (request, plan) => traceMetricRanks(knex, request, plan),
+    analytics: (request, plan) => analyticsRows(knex, request, plan),
     recentSpans: (query) => recentSpans(knex, query),
     live: (applicationId) => ({
       latestSeq: () => latestSeq(knex, applicationId),

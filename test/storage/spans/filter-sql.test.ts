@@ -8,7 +8,8 @@ import { compileFilter } from '../../../src/storage/spans/filter-sql.js';
 import type { SqlDialect } from '../../../src/storage/sql/dialect.js';
 import { escapeLike, LIKE_VALUE_LIMIT } from '../../../src/storage/sql/mysql.js';
 import { escapeGlob, GLOB_PATTERN_LIMIT, sqliteDialect } from '../../../src/storage/sql/sqlite.js';
-import { storedSpanKind, targetOf } from '../../../src/storage/spans/filter-targets.js';
+import { storedSpanKind, targetOfResolved } from '../../../src/storage/spans/filter-targets.js';
+import { resolveField } from '../../../src/filter/fields.js';
 import { validateFilter } from '../../../src/filter/validate.js';
 import { forEachDialect, sqlOf, type Sql, type SqlCase } from '../../support/sql-cases.js';
 
@@ -430,6 +431,12 @@ describe('filter compiler: SQL and bindings per dialect', () => {
 });
 
 describe('filter compiler: field table', () => {
+  // Storage takes fields resolved by validation, never names: a name reaches a target only through resolveField.
+  const targetOf = (field: string) => {
+    const resolution = resolveField(field);
+    if (!resolution.ok) throw new Error(`not a filterable field: ${field}`);
+    return targetOfResolved(resolution.field);
+  };
   const CASES: Array<[string, ReturnType<typeof targetOf>]> = [
     ['span_name', { kind: 'text', column: 'span_name' }],
     ['service_name', { kind: 'text', column: 'service_name' }],

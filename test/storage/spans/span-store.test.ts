@@ -1,10 +1,13 @@
 // The span store's contract (src/storage/spans/span-store.ts), checked through the interface
 // alone: what the engine, ingestion and the retention job rely on, and what a second span engine
-// would have to keep. Nothing here reads a table or assumes how receive positions are made
+// would have to keep (the plans come from the read planner, src/traces/read-planner.ts, as the
+// engine's do). Nothing here reads a table or assumes how receive positions are made
 // beyond what the interface says (decimal text, growing per application, not dense).
 import { expect } from 'chai';
 import type { SpanRow, SpanStore, StoredSpan } from '../../../src/storage/spans/span-store.js';
 import { sqlSpanStore } from '../../../src/storage/spans/sql-span-store.js';
+import { analyticsPlan } from '../../../src/traces/analytics.js';
+import { metricsPlan } from '../../../src/traces/trace-metrics.js';
 import { spanRow } from '../../support/span-rows.js';
 import { onEachDatabase } from '../../support/test-server.js';
 
@@ -55,15 +58,16 @@ for (const engine of ENGINES) {
     }
 
     async function analyticsCount(applicationId: string): Promise<number> {
-      const rows = await store().analytics({
+      const query = {
         ...window(applicationId),
-        grain: 'spans',
+        grain: 'spans' as const,
         groupBy: [],
-        measures: [{ fn: 'count' }],
-        orderBy: { measure: 0, direction: 'desc' },
+        measures: [{ fn: 'count' as const }],
+        orderBy: { measure: 0, direction: 'desc' as const },
         rowLimit: 10,
         widthNs: HOUR,
-      });
+      };
+      const rows = await store().analytics(query, analyticsPlan(query));
       return rows.groups.flatMap((group) => group.points).reduce((sum, point) => sum + Number(point.values[0] ?? 0), 0);
     }
 
@@ -83,7 +87,7 @@ for (const engine of ENGINES) {
         ['search', 2, 3],
         ['checkout', 3, 6],
       ]);
-      const metrics = await store().metrics(window(appId));
+      const metrics = await store().metrics(window(appId), metricsPlan(window(appId)));
       expect(metrics.count).to.equal(2);
       expect(metrics.figures.spans.max).to.equal(3);
       const detail = await store().trace({ applicationId: appId, traceId: first[0].trace_id, limit: 10 });
@@ -143,13 +147,13 @@ for (const engine of ENGINES) {
       expect(rounds).to.be.at.least(2);
       expect(await spanCount(appId)).to.equal(2);
       expect(await analyticsCount(appId)).to.equal(2);
-      const metrics = await store().metrics(window(appId));
+      const metrics = await store().metrics(window(appId), metricsPlan(window(appId)));
       expect(metrics.count).to.equal(1);
       expect(await store().trace({ applicationId: appId, traceId: (7).toString(16).padStart(32, '0'), limit: 10 })).to.equal(undefined);
 
       await store().purge({ applicationId: appId, beforeNs: null, limit: 100 });
       expect(await spanCount(appId)).to.equal(0);
-      expect((await store().metrics(window(appId))).count).to.equal(0);
+      expect((await store().metrics(window(appId), metricsPlan(window(appId)))).count).to.equal(0);
     });
   });
 }

@@ -1,13 +1,14 @@
 // POST /engine/analytics at trace grain from the folded figures (trace-figure-reads.ts,
-// src/storage/spans/fold/README.md) when the request needs nothing else: no filter,
-// grouped by nothing or by the root's service_name, buckets of whole hours from a window starting
-// on an hour. The same AnalyticsRows as the summaries give: counts, extremes and percentiles
-// exactly, sums and averages within rounding (added up in another order).
+// src/storage/spans/fold/README.md) when the planner (src/traces/read-planner.ts) chose
+// them: no filter, grouped by nothing or by the root's service_name, buckets of whole hours from a
+// window starting on an hour. The same AnalyticsRows as the summaries give: counts, extremes and
+// percentiles exactly, sums and averages within rounding (added up in another order).
 import type { Knex } from 'knex';
 import type { AnalyticsQuery, AnalyticsRows, GroupKey, StoredMeasure, StoredPoint, StoredValue } from '../reads/analytics-reads.js';
 import { PERCENT_OF, type PercentileFn } from '../reads/analytics-reads.js';
 import { figureCells, type FigureCell, type ServiceCells } from './trace-figure-reads.js';
-import { TRACE_FIGURES, type TraceFigure } from './trace-figures.js';
+import { TRACE_FIGURES, type SummaryFigures, type TraceFigure } from './trace-figures.js';
+import type { PlannedFold } from '../read-sources.js';
 
 function isPercentile(fn: StoredMeasure['fn']): fn is PercentileFn {
   return fn in PERCENT_OF;
@@ -69,37 +70,39 @@ function compareKeys(a: string | null, b: string | null): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-/** Whether the folded figures can answer the request (before any read). */
-function answersFromFolded(query: AnalyticsQuery): boolean {
-  if (query.grain !== 'traces' || query.filter !== null) return false;
-  return query.groupBy.length === 0 || (query.groupBy.length === 1 && query.groupBy[0] === 'service_name');
-}
-
 /**
- * The request's rows from the folded figures, in the caller's snapshot; undefined when they
- * cannot answer it (then the caller reads the summaries).
+ * The request's rows from the folded figures over the hours the plan gave the fold, in the
+ * caller's snapshot, once its check passed (`pending`: pendingWithinLimit).
  */
-export async function foldedAnalyticsRows(trx: Knex.Transaction, query: AnalyticsQuery): Promise<AnalyticsRows | undefined> {
-  if (!answersFromFolded(query)) return undefined;
+export async function foldedAnalyticsRows(
+  trx: Knex.Transaction,
+  query: AnalyticsQuery,
+  fold: PlannedFold,
+  pending: SummaryFigures[],
+): Promise<AnalyticsRows> {
   const named = query.measures.map(figureOf).filter((figure): figure is TraceFigure => figure !== undefined);
   // A count alone still needs one figure to count: the error count has the fewest bins.
   const figures = named.length > 0 ? [...new Set(named)] : [TRACE_FIGURES[3]];
   const read = (services: ServiceCells) =>
-    figureCells(trx, {
-      applicationId: query.applicationId,
-      startNs: query.startNs,
-      endNs: query.endNs,
-      figures,
-      widthNs: query.widthNs,
-      services,
-      ranksFor: ranksFor(query.measures),
-    });
+    figureCells(
+      trx,
+      {
+        applicationId: query.applicationId,
+        startNs: query.startNs,
+        endNs: query.endNs,
+        figures,
+        widthNs: query.widthNs,
+        services,
+        ranksFor: ranksFor(query.measures),
+      },
+      fold,
+      pending,
+    );
   if (query.groupBy.length === 0) {
     const cells = await read({ kind: 'all' });
-    return cells && { groups: [{ key: [], points: pointsOf(cells, query.measures) }], other: null, truncated: false };
+    return { groups: [{ key: [], points: pointsOf(cells, query.measures) }], other: null, truncated: false };
   }
   const cells = await read({ kind: 'each' });
-  if (!cells) return undefined;
   const byService = new Map<string | null, FigureCell[]>();
   for (const cell of cells) byService.set(cell.service, [...(byService.get(cell.service) ?? []), cell]);
   const order = query.measures[query.orderBy.measure] as StoredMeasure;
@@ -112,5 +115,5 @@ export async function foldedAnalyticsRows(trx: Knex.Transaction, query: Analytic
   const truncated = ranked.length > query.rowLimit;
   if (!truncated) return { groups, other: null, truncated };
   const rest = await read({ kind: 'others', services: kept.map(({ service }) => service) });
-  return rest && { groups, other: pointsOf(rest, query.measures), truncated };
+  return { groups, other: pointsOf(rest, query.measures), truncated };
 }

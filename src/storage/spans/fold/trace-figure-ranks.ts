@@ -12,8 +12,8 @@ import {
   type CellFigure,
   type CellTotals,
   type FigureCell,
-  type ReadPlan,
-} from './trace-figure-plan.js';
+  type FigureRead,
+} from './trace-figure-cells.js';
 
 /** Value reads per statement (UNION ALL terms; SQLite allows 500). */
 const READS_PER_STATEMENT = 100;
@@ -61,7 +61,7 @@ function offsetFromWindow(read: RankRead): number {
 }
 
 /** One subquery: the group's filed values at ranks [from, from + count) in value order, stale ones left out. */
-function rankReadSql(plan: ReadPlan, read: RankRead, index: number, count: number): { sql: string; bindings: Knex.Value[] } {
+function rankReadSql(plan: FigureRead, read: RankRead, index: number, count: number): { sql: string; bindings: Knex.Value[] } {
   const { dialect, query } = plan;
   const [fromHour, toHour] = hoursOf(plan, read.cell);
   const serviceKey = query.services.kind === 'each' ? serviceKeyOf(read.cell.service) : undefined;
@@ -99,7 +99,7 @@ function rankReadSql(plan: ReadPlan, read: RankRead, index: number, count: numbe
 }
 
 /** 4. Reads the filed values around every rank that needs them, in statements of READS_PER_STATEMENT subqueries. */
-async function readWindows(knex: Knex, plan: ReadPlan, reads: RankRead[]): Promise<void> {
+async function readWindows(knex: Knex, plan: FigureRead, reads: RankRead[]): Promise<void> {
   for (let offset = 0; offset < reads.length; offset += READS_PER_STATEMENT) {
     const chunk = reads.slice(offset, offset + READS_PER_STATEMENT);
     const parts = chunk.map((read, index) => rankReadSql(plan, read, index, read.offset - read.from + 1));
@@ -135,7 +135,7 @@ function moments(groups: BinGroup[], count: number): { sum: number; squaredDevia
 }
 
 /** Resolves every wanted rank of every cell's figures, reading the index only for groups with distinct filed values. */
-export async function resolveRanks(knex: Knex, plan: ReadPlan, cells: CellTotals[]): Promise<FigureCell[]> {
+export async function resolveRanks(knex: Knex, plan: FigureRead, cells: CellTotals[]): Promise<FigureCell[]> {
   const reads: RankRead[] = [];
   const answers: FigureCell[] = [];
   for (const cell of cells) {

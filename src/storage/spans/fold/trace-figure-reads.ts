@@ -3,13 +3,14 @@
 // analytics without a filter: the count, sum and sum of squares of each figure, and its values
 // at given ranks, without ranking every summary of the window. Inside one snapshot:
 //  1. the histograms of the window's whole hours, summed per cell, figure and bin group;
-//  2. the pending summaries (at most MAX_PENDING, else the caller reads the summaries as before):
+//  2. the pending summaries (at most MAX_PENDING, the fold's exactness check, pendingWithinLimit,
+//     which the caller runs first; else it reads the summaries as before):
 //     their filed figures, now stale, are taken out, their current ones put in;
 //  3. the summaries of the partial hours at the window's edges, put in as they are;
 //  4. per rank, the bin group holding it, found by counting, and the value read inside that
 //     group: the filed values of the group in value order from the index, around the rank
 //     (the values put in by 2 and 3 are merged in Node): trace-figure-ranks.ts.
-// The request's cells, whole hours and edges are planned in trace-figure-plan.ts.
+// Whether the fold may answer, and its whole hours and edges, are planned in src/traces/read-planner.ts.
 import type { Knex } from 'knex';
 import { bigintAsText } from '../../database.js';
 import {
@@ -34,24 +35,25 @@ import {
   bucketOfHour,
   bucketOfStart,
   excludedKeys,
-  planOf,
+  figureRead,
   selectsService,
   type BinGroup,
   type CellTotals,
   type FigureCell,
   type FigureCellQuery,
-  type ReadPlan,
-} from './trace-figure-plan.js';
+  type FigureRead,
+} from './trace-figure-cells.js';
 import { resolveRanks } from './trace-figure-ranks.js';
+import type { PlannedFold } from '../read-sources.js';
 
-export type { CellFigure, FigureCell, FigureCellQuery, ServiceCells } from './trace-figure-plan.js';
+export type { CellFigure, FigureCell, FigureCellQuery, ServiceCells } from './trace-figure-cells.js';
 
 type Row = Record<string, unknown>;
 
 class Cells {
   private readonly cells = new Map<string, CellTotals>();
 
-  constructor(private readonly plan: ReadPlan) {}
+  constructor(private readonly plan: FigureRead) {}
 
   private cell(bucket: number, service: string | null): CellTotals {
     const perService = this.plan.query.services.kind === 'each';
@@ -141,14 +143,14 @@ class Cells {
 }
 
 /** The group of a histogram row's bin, as figureGroupOf computes it. */
-function groupSql(plan: ReadPlan): string {
+function groupSql(plan: FigureRead): string {
   const groups = plan.dialect.integerDivide('bin', String(plan.binsPerGroup));
   if (plan.binsPerGroup === 1) return groups;
   return `CASE WHEN figure IN (${WHOLE_FIGURES.join(', ')}) AND bin < ${FIRST_SHARED_WHOLE_BIN} THEN bin ELSE ${groups} END`;
 }
 
 /** 1. The whole hours' histograms, summed per cell, figure and bin group. */
-function histogramQuery(knex: Knex, plan: ReadPlan): Knex.QueryBuilder {
+function histogramQuery(knex: Knex, plan: FigureRead): Knex.QueryBuilder {
   const { dialect, query } = plan;
   const bucket =
     plan.widthHours === null
@@ -180,18 +182,21 @@ function histogramQuery(knex: Knex, plan: ReadPlan): Knex.QueryBuilder {
 
 const SUMMARY_FIGURES = ['trace_id', 'service_name', 'duration_ms', 'total_cost', 'spans_count', 'error_count'];
 
-/** The pending summaries, undefined when there are more than MAX_PENDING (read first: then nothing else is read). */
-async function readPending(knex: Knex, plan: ReadPlan): Promise<SummaryFigures[] | undefined> {
+/**
+ * The exactness check `pending_within_limit`: the application's pending summaries, undefined when
+ * there are more than MAX_PENDING (then the fold cannot answer and nothing else of it is read).
+ */
+export async function pendingWithinLimit(knex: Knex, applicationId: string): Promise<SummaryFigures[] | undefined> {
   const pending = (await knex('traces')
     .select(...SUMMARY_FIGURES, { root_start: bigintAsText(knex, 'root_start_time_unix_nano') })
-    .where('application_id', plan.query.applicationId)
+    .where('application_id', applicationId)
     .whereIn('folded', [FOLD_STATE.pending, FOLD_STATE.unfoldable])
     .limit(MAX_PENDING + 1)) as SummaryFigures[];
   return pending.length > MAX_PENDING ? undefined : pending;
 }
 
 /** 2. The pending summaries: their stale filed figures out, their current ones in. */
-async function takeInPending(knex: Knex, plan: ReadPlan, cells: Cells, pending: SummaryFigures[]): Promise<void> {
+async function takeInPending(knex: Knex, plan: FigureRead, cells: Cells, pending: SummaryFigures[]): Promise<void> {
   const { query } = plan;
   const wanted = new Set(query.figures);
   const filed = await readFiled(
@@ -218,7 +223,7 @@ async function takeInPending(knex: Knex, plan: ReadPlan, cells: Cells, pending: 
 }
 
 /** 3. The summaries whose root starts in a partial hour at an edge of the window, as they are. */
-async function takeInEdges(knex: Knex, plan: ReadPlan, cells: Cells): Promise<void> {
+async function takeInEdges(knex: Knex, plan: FigureRead, cells: Cells): Promise<void> {
   const { dialect, query } = plan;
   for (const [from, to] of plan.edges) {
     const summaries = (await knex('traces')
@@ -232,15 +237,11 @@ async function takeInEdges(knex: Knex, plan: ReadPlan, cells: Cells): Promise<vo
 }
 
 /**
- * The cells of the window with at least one trace, from the folded figures, in the caller's
- * snapshot; undefined when they cannot answer (no whole hour in the window, or more than
- * MAX_PENDING pending summaries): then the caller reads the summaries.
+ * The cells of the window with at least one trace, from the folded figures over the hours the plan
+ * gave the fold, in the caller's snapshot, once its check passed (`pending`: pendingWithinLimit).
  */
-export async function figureCells(knex: Knex, query: FigureCellQuery): Promise<FigureCell[] | undefined> {
-  const plan = planOf(knex, query);
-  if (!plan) return undefined;
-  const pending = await readPending(knex, plan);
-  if (!pending) return undefined;
+export async function figureCells(knex: Knex, query: FigureCellQuery, fold: PlannedFold, pending: SummaryFigures[]): Promise<FigureCell[]> {
+  const plan = figureRead(knex, query, fold);
   const cells = new Cells(plan);
   for (const row of (await histogramQuery(knex, plan)) as Row[]) cells.addHistogram(row);
   await takeInPending(knex, plan, cells, pending);

@@ -23,13 +23,8 @@ export function figureNumber(figure: TraceFigure): number {
   return TRACE_FIGURES.indexOf(figure);
 }
 
-export const HOUR_NS = 3_600_000_000_000n;
-
-/** The hour (since the epoch, floored) a root start in nanoseconds falls in. */
-export function hourOf(startNs: bigint): bigint {
-  const hour = startNs / HOUR_NS;
-  return startNs < 0n && hour * HOUR_NS !== startNs ? hour - 1n : hour;
-}
+// The planner reads the hours too (src/traces/read-planner.ts): they live in read-sources.ts.
+export { HOUR_NS, hourOf } from '../read-sources.js';
 
 /** Each bin spans a factor of BIN_GROWTH: a bin's values differ by at most 1 % of their size. */
 const BIN_GROWTH = 1.01;

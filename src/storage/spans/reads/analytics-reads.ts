@@ -11,29 +11,25 @@
 //     (ROW_NUMBER() partitioned by group and bucket; never PERCENTILE_CONT), for 2 and 3.
 // Keys group, sort and compare by their exact bytes (dialect.exactKey). Everything reads the
 // same matching builders as POST /engine/query and POST /traces, so the window's index serves.
-// At spans grain, a request the roll-ups can answer reads them instead (rollup-reads.ts; grouped by
-// an indexed attribute key, slot-rollup-reads.ts): the same statements over another source, the
-// same AnalyticsRows. At trace grain, one without a filter grouped by nothing or the root's
-// service reads the folded figures (folded-analytics.ts).
+// Which source answers is planned in the domain (src/traces/read-planner.ts); analyticsRows runs
+// the plan: each source's exactness check in the snapshot, the first source that passes answers.
+// The roll-ups (rollup-reads.ts; per indexed attribute key, slot-rollup-reads.ts) take the same
+// statements as the spans over another source, with the same AnalyticsRows; the folded figures
+// answer through folded-analytics.ts.
 import type { Knex } from 'knex';
 import type { SqlDialect } from '../../sql/dialect.js';
 import { dialectFor } from '../../sql/index.js';
-import { targetOf, type FilterColumn } from '../filter-targets.js';
+import type { ResolvedField } from '../../../filter/fields.js';
+import { targetOfResolved, type FilterColumn } from '../filter-targets.js';
 import { matchingSpans, type WindowFilter } from './span-pages.js';
 import { asNumber, asText } from '../stored-span.js';
 import { MIN_STORED_INTEGER } from '../time-bounds.js';
-import {
-  hasPartialBuckets,
-  matchingRollups,
-  rollupAggregateSql,
-  rollupAverageParts,
-  rollupDimensionOf,
-  rollupPlan,
-  type RollupPlan,
-} from '../rollups/rollup-reads.js';
+import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupAverageParts } from '../rollups/rollup-reads.js';
 import { foldedAnalyticsRows } from '../fold/folded-analytics.js';
+import { pendingWithinLimit } from '../fold/trace-figure-reads.js';
 import { matchingTraces, windowSpanTimes, type SpanTimes } from '../traces/trace-pages.js';
-import { matchingSlotRollups, SLOT_KEY_SQL, slotBucketsExact, slotRollupPlan } from '../rollups/slot-rollup-reads.js';
+import { matchingSlotRollups, SLOT_KEY_SQL, slotBucketsExact } from '../rollups/slot-rollup-reads.js';
+import type { PlannedSlotRollups, PlannedSource, PlannedSpanRollups, ReadPlan } from '../read-sources.js';
 
 export type AnalyticsGrain = 'spans' | 'traces';
 export type AggregateFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
@@ -55,8 +51,8 @@ export type StoredMeasure = { fn: 'count' } | { fn: Exclude<AggregateFn, 'count'
 
 export interface AnalyticsQuery extends WindowFilter {
   grain: AnalyticsGrain;
-  /** Validated text fields (attribute paths included; at trace grain, TRACE_GROUP_FIELDS). */
-  groupBy: string[];
+  /** Validated text fields, resolved (attribute paths included; at trace grain, TRACE_GROUP_FIELDS). */
+  groupBy: ResolvedField[];
   measures: StoredMeasure[];
   /** Index of a non-percentile measure in `measures`. */
   orderBy: { measure: number; direction: 'asc' | 'desc' };
@@ -64,8 +60,8 @@ export interface AnalyticsQuery extends WindowFilter {
   widthNs: bigint;
   /** At grain traces, the span times of the window's traces (set by analyticsRows, windowSpanTimes()). */
   spanTimes?: SpanTimes | null;
-  /** Read from the roll-ups instead of the spans (set by analyticsRows when rollupPlan allows). */
-  rollup?: RollupPlan;
+  /** Read from the roll-ups instead of the spans (set by analyticsRows when the plan's roll-up passed its check). */
+  rollup?: PlannedSpanRollups | PlannedSlotRollups;
 }
 
 /** A percentile measure's material: how many values, and the values at the ranks it needs. */
@@ -115,10 +111,10 @@ interface Source {
 function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
   const dialect = dialectFor(knex);
   const plan = query.rollup;
-  if (plan?.slot) {
+  if (plan?.source === 'slot_rollups') {
     return {
       dialect,
-      matching: () => matchingSlotRollups(knex, dialect, rollupRequest(query), plan),
+      matching: () => matchingSlotRollups(knex, dialect, query, plan),
       alias: 'r',
       timeColumn: 'r.bucket_start_unix_nano',
       keys: [{ sql: SLOT_KEY_SQL, bindings: [] }],
@@ -129,19 +125,19 @@ function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
   if (plan) {
     return {
       dialect,
-      matching: () => matchingRollups(knex, dialect, rollupRequest(query), plan),
+      matching: () => matchingRollups(knex, dialect, query, plan),
       alias: 'r',
       timeColumn: 'r.bucket_start_unix_nano',
-      keys: query.groupBy.map((field) => ({ sql: `r.${rollupDimensionOf(field)}`, bindings: [] })),
+      keys: plan.dimensions.map((dimension) => ({ sql: `r.${dimension}`, bindings: [] })),
       aggregate: (measure) => rollupAggregateSql(dialect, measure.fn, 'field' in measure ? measure.field : undefined),
       averageParts: rollupAverageParts,
     };
   }
   const alias = query.grain === 'spans' ? 's' : 't';
   const keys = query.groupBy.map((field) => {
-    const target = targetOf(field);
+    const target = targetOfResolved(field);
     if (target.kind === 'attribute') return dialect.attributeText(`${alias}.${target.source}`, target.key);
-    if (target.kind === 'number' || target.kind === 'trace') throw new Error(`numeric group key ${field}`);
+    if (target.kind === 'number' || target.kind === 'trace') throw new Error(`numeric group key ${target.column}`);
     return { sql: `${alias}.${target.column satisfies FilterColumn}`, bindings: [] };
   });
   return {
@@ -156,10 +152,6 @@ function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
       return { sum: `SUM(${dialect.asDouble(column)})`, count: `COUNT(${column})` };
     },
   };
-}
-
-function rollupRequest(query: AnalyticsQuery) {
-  return { ...query, measureFns: query.measures.map((measure) => measure.fn) };
 }
 
 function columnOf(query: AnalyticsQuery, alias: string, field: string): string {
@@ -444,42 +436,58 @@ async function readPoints(
   return series;
 }
 
-/** POST /engine/analytics's rows, from one snapshot. */
-export async function analyticsRows(knex: Knex, request: AnalyticsQuery): Promise<AnalyticsRows> {
+/**
+ * The rows of a planned source, in the caller's snapshot, once its exactness check passed;
+ * undefined when the check fails (then the plan's next source answers).
+ */
+async function rowsFrom(trx: Knex.Transaction, request: AnalyticsQuery, planned: PlannedSource): Promise<AnalyticsRows | undefined> {
+  const dialect = dialectFor(trx);
+  switch (planned.check) {
+    case 'pending_within_limit': {
+      const pending = await pendingWithinLimit(trx, request.applicationId);
+      return pending && foldedAnalyticsRows(trx, request, planned, pending);
+    }
+    case 'no_partial_buckets':
+      return (await hasPartialBuckets(trx, dialect, request, planned)) ? undefined : rowsOf(trx, { ...request, rollup: planned });
+    case 'slot_buckets_counted':
+      return (await slotBucketsExact(trx, dialect, request, planned)) ? rowsOf(trx, { ...request, rollup: planned }) : undefined;
+    case 'none':
+      return rowsOf(trx, planned.source === 'trace_summaries' ? { ...request, spanTimes: await windowSpanTimes(trx, request) } : request);
+  }
+}
+
+/** The rows of the spans, the summaries or a roll-up (`query.rollup`), by the statements described at the top. */
+async function rowsOf(trx: Knex.Transaction, query: AnalyticsQuery): Promise<AnalyticsRows> {
+  if (query.groupBy.length === 0) {
+    const series = await readPoints(trx, query, { kind: 'all' });
+    const all = [...series.values()][0];
+    return { groups: [{ key: [], points: all?.points ?? [] }], other: null, truncated: false };
+  }
+  if (!query.measures.some((measure) => isPercentile(measure.fn))) return rankedFromCells(trx, query);
+  const ranked = ((await rankedKeysQuery(trx, query)) as Row[]).map((row) => query.groupBy.map((_, index) => keyText(row[`k${index}`])));
+  if (ranked.length === 0) return { groups: [], other: null, truncated: false };
+  const truncated = ranked.length > query.rowLimit;
+  const kept = ranked.slice(0, query.rowLimit);
+  // Nothing left out: every group's points, without a predicate naming each kept key.
+  const series = await readPoints(trx, query, truncated ? { kind: 'kept', keys: kept } : { kind: 'every' });
+  const groups = kept.map((key) => ({ key, points: series.get(JSON.stringify(key))?.points ?? [] }));
+  if (!truncated) return { groups, other: null, truncated };
+  const rest = await readPoints(trx, query, { kind: 'rest', keys: kept });
+  return { groups, other: [...rest.values()][0]?.points ?? [], truncated };
+}
+
+/** POST /engine/analytics's rows, from one snapshot, by the plan of src/traces/read-planner.ts. */
+export async function analyticsRows(knex: Knex, request: AnalyticsQuery, plan: ReadPlan): Promise<AnalyticsRows> {
   // A window starting before 1677 (the stored times' signed 64-bit range) cannot be bound as the
   // buckets' origin; at most 300 days long, it ends before anything a span can carry (from 1970).
   if (request.startNs < MIN_STORED_INTEGER)
     return { groups: request.groupBy.length === 0 ? [{ key: [], points: [] }] : [], other: null, truncated: false };
   const work = async (trx: Knex.Transaction): Promise<AnalyticsRows> => {
-    const folded = await foldedAnalyticsRows(trx, request);
-    if (folded) return folded;
-    const asRollup = rollupRequest(request);
-    const dialect = dialectFor(trx);
-    const plan = rollupPlan(asRollup) ?? slotRollupPlan(asRollup, request.indexedSlots);
-    const exact =
-      plan && (plan.slot ? await slotBucketsExact(trx, dialect, asRollup, plan) : !(await hasPartialBuckets(trx, dialect, asRollup, plan)));
-    const query =
-      plan && exact
-        ? { ...request, rollup: plan }
-        : request.grain === 'traces'
-          ? { ...request, spanTimes: await windowSpanTimes(trx, request) }
-          : request;
-    if (query.groupBy.length === 0) {
-      const series = await readPoints(trx, query, { kind: 'all' });
-      const all = [...series.values()][0];
-      return { groups: [{ key: [], points: all?.points ?? [] }], other: null, truncated: false };
+    for (const planned of plan.sources) {
+      const rows = await rowsFrom(trx, request, planned);
+      if (rows) return rows;
     }
-    if (!query.measures.some((measure) => isPercentile(measure.fn))) return rankedFromCells(trx, query);
-    const ranked = ((await rankedKeysQuery(trx, query)) as Row[]).map((row) => query.groupBy.map((_, index) => keyText(row[`k${index}`])));
-    if (ranked.length === 0) return { groups: [], other: null, truncated: false };
-    const truncated = ranked.length > query.rowLimit;
-    const kept = ranked.slice(0, query.rowLimit);
-    // Nothing left out: every group's points, without a predicate naming each kept key.
-    const series = await readPoints(trx, query, truncated ? { kind: 'kept', keys: kept } : { kind: 'every' });
-    const groups = kept.map((key) => ({ key, points: series.get(JSON.stringify(key))?.points ?? [] }));
-    if (!truncated) return { groups, other: null, truncated };
-    const rest = await readPoints(trx, query, { kind: 'rest', keys: kept });
-    return { groups, other: [...rest.values()][0]?.points ?? [], truncated };
+    throw new Error('no source of the plan answered: its last one is exact as it is');
   };
   // One snapshot for every read, so that spans stored in between cannot move a group or a rank.
   return knex.transaction(work, dialectFor(knex).snapshot);

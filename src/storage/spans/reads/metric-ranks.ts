@@ -4,8 +4,9 @@ import type { Knex } from 'knex';
 import { dialectFor } from '../../sql/index.js';
 import type { WindowFilter } from './span-pages.js';
 import { asNumber } from '../stored-span.js';
-import { figureCells } from '../fold/trace-figure-reads.js';
-import type { TraceFigure } from '../fold/trace-figures.js';
+import { figureCells, pendingWithinLimit } from '../fold/trace-figure-reads.js';
+import type { SummaryFigures, TraceFigure } from '../fold/trace-figures.js';
+import type { PlannedFold, ReadPlan } from '../read-sources.js';
 import { matchingTraces, windowSpanTimes, type SpanTimes } from '../traces/trace-pages.js';
 
 /** The percentiles of trace metrics, as whole percents: position = p × (n − 1) / 100. */
@@ -96,21 +97,30 @@ export function rankedValuesQuery(knex: Knex, query: MetricQuery, ranks: number[
 const FOLDED_FIGURES: Record<MetricFigure, TraceFigure> = { duration: 'duration_ms', cost: 'total_cost', spans: 'spans_count' };
 
 /**
- * Without a filter, the same statistics from the folded figures (trace-figure-reads.ts): the
- * extremes and percentiles exact, the mean and spread from sums (within rounding; exact when
- * every value is the same). Undefined when they cannot answer.
+ * The same statistics from the folded figures (trace-figure-reads.ts) over the hours the plan gave
+ * the fold, once its check passed (`pending`): the extremes and percentiles exact, the mean and
+ * spread from sums (within rounding; exact when every value is the same).
  */
-async function foldedMetricRanks(trx: Knex.Transaction, query: WindowFilter): Promise<MetricRanks | undefined> {
-  const cells = await figureCells(trx, {
-    applicationId: query.applicationId,
-    startNs: query.startNs,
-    endNs: query.endNs,
-    figures: Object.values(FOLDED_FIGURES),
-    widthNs: null,
-    services: { kind: 'all' },
-    ranksFor: (_figure, count) => [0, count - 1, ...percentileRanks(count)],
-  });
-  if (cells === undefined) return undefined;
+async function foldedMetricRanks(
+  trx: Knex.Transaction,
+  query: WindowFilter,
+  fold: PlannedFold,
+  pending: SummaryFigures[],
+): Promise<MetricRanks> {
+  const cells = await figureCells(
+    trx,
+    {
+      applicationId: query.applicationId,
+      startNs: query.startNs,
+      endNs: query.endNs,
+      figures: Object.values(FOLDED_FIGURES),
+      widthNs: null,
+      services: { kind: 'all' },
+      ranksFor: (_figure, count) => [0, count - 1, ...percentileRanks(count)],
+    },
+    fold,
+    pending,
+  );
   const [cell] = cells;
   const count = cell?.count ?? 0;
   const statistics = (figure: TraceFigure): FigureStatistics => {
@@ -132,29 +142,41 @@ async function foldedMetricRanks(trx: Knex.Transaction, query: WindowFilter): Pr
  *  2. each figure's values at the ranks around its percentile positions (ROW_NUMBER(); never
  *     MariaDB's PERCENTILE_CONT, whose DOUBLE(18,10) result is wrong from about 1e8, and with
  *     the ranks bound as constants: COUNT(*) OVER () costs as much as a sort there).
- * At most a few dozen values reach Node, however many traces match.
+ * At most a few dozen values reach Node, however many traces match. Without a filter, the folded
+ * figures answer instead when the plan (src/traces/read-planner.ts) puts them first and their
+ * check passes in the snapshot.
  */
-export async function traceMetricRanks(knex: Knex, request: WindowFilter): Promise<MetricRanks> {
+export async function traceMetricRanks(knex: Knex, request: WindowFilter, plan: ReadPlan): Promise<MetricRanks> {
   const { snapshot } = dialectFor(knex);
   const work = async (trx: Knex.Transaction): Promise<MetricRanks> => {
-    const folded = request.filter === null ? await foldedMetricRanks(trx, request) : undefined;
-    if (folded) return folded;
-    const query = { ...request, spanTimes: await windowSpanTimes(trx, request) };
-    const [aggregates] = (await metricAggregatesQuery(trx, query)) as Array<Record<string, unknown> | undefined>;
-    const count = asNumber(aggregates?.n ?? 0);
-    const ranks = count > 0 ? percentileRanks(count) : [];
-    const ranked: Array<Record<string, unknown>> = ranks.length === 0 ? [] : await rankedValuesQuery(trx, query, ranks);
-    const statistics = (v: string): FigureStatistics => ({
-      mean: asNumber(aggregates?.[`mean_${v}`] ?? 0),
-      stddev: Math.sqrt(Math.max(0, asNumber(aggregates?.[`variance_${v}`] ?? 0))),
-      min: asNumber(aggregates?.[`min_${v}`] ?? 0),
-      max: asNumber(aggregates?.[`max_${v}`] ?? 0),
-      byRank: new Map(
-        ranked.filter((row) => ranks.includes(asNumber(row[`rank_${v}`]))).map((row) => [asNumber(row[`rank_${v}`]), asNumber(row[v])]),
-      ),
-    });
-    return { count, figures: { duration: statistics('d'), cost: statistics('c'), spans: statistics('s') } };
+    for (const planned of plan.sources) {
+      if (planned.source === 'trace_fold') {
+        const pending = await pendingWithinLimit(trx, request.applicationId);
+        if (pending) return foldedMetricRanks(trx, request, planned, pending);
+      } else if (planned.source === 'trace_summaries') return summaryMetricRanks(trx, request);
+      else throw new Error(`trace metrics cannot read ${planned.source}`);
+    }
+    throw new Error('no source of the plan answered: its last one is exact as it is');
   };
   // One snapshot for both reads, so that spans stored in between cannot shift the ranks.
   return knex.transaction(work, snapshot);
+}
+
+/** The statistics from the trace summaries, exact as they are. */
+async function summaryMetricRanks(trx: Knex.Transaction, request: WindowFilter): Promise<MetricRanks> {
+  const query = { ...request, spanTimes: await windowSpanTimes(trx, request) };
+  const [aggregates] = (await metricAggregatesQuery(trx, query)) as Array<Record<string, unknown> | undefined>;
+  const count = asNumber(aggregates?.n ?? 0);
+  const ranks = count > 0 ? percentileRanks(count) : [];
+  const ranked: Array<Record<string, unknown>> = ranks.length === 0 ? [] : await rankedValuesQuery(trx, query, ranks);
+  const statistics = (v: string): FigureStatistics => ({
+    mean: asNumber(aggregates?.[`mean_${v}`] ?? 0),
+    stddev: Math.sqrt(Math.max(0, asNumber(aggregates?.[`variance_${v}`] ?? 0))),
+    min: asNumber(aggregates?.[`min_${v}`] ?? 0),
+    max: asNumber(aggregates?.[`max_${v}`] ?? 0),
+    byRank: new Map(
+      ranked.filter((row) => ranks.includes(asNumber(row[`rank_${v}`]))).map((row) => [asNumber(row[`rank_${v}`]), asNumber(row[v])]),
+    ),
+  });
+  return { count, figures: { duration: statistics('d'), cost: statistics('c'), spans: statistics('s') } };
 }

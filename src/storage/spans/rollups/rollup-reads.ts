@@ -1,18 +1,16 @@
 // Analytics at spans grain read from the roll-ups (span-rollups.ts) instead of the spans when the
-// request needs nothing else (docs/analytics.md, "Roll-ups"): the group keys and every filter
-// condition read roll-up dimensions, no measure is a percentile, the window starts on a bucket
-// boundary of the roll-up width and the bucket width is a multiple of it, and no roll-up bucket of
-// the window lost spans to retention (`partial`). A window ending inside a minute reads the spans
-// of its last partial minute and adds them in. The answer is the same as from the spans: counts
-// and extremes exactly, sums and averages within rounding (they are added up in another order).
+// planner (src/traces/read-planner.ts) chose them (docs/analytics.md, "When the roll-ups answer")
+// and no roll-up bucket of the window lost spans to retention (`partial`, hasPartialBuckets). A
+// window ending inside a minute reads the spans of its last partial minute and adds them in. The
+// answer is the same as from the spans: counts and extremes exactly, sums and averages within
+// rounding (they are added up in another order).
 import type { Knex } from 'knex';
 import type { FilterNode } from '../../../filter/ast.js';
 import type { SqlDialect } from '../../sql/dialect.js';
 import { compileFilter } from '../filter-sql.js';
-import { targetOf, targetOfResolved, type FilterColumn } from '../filter-targets.js';
-import { ROLLUP_DIMENSIONS, ROLLUP_WIDTHS_S } from './span-rollups.js';
+import type { FilterColumn } from '../filter-targets.js';
+import { ROLLUP_DIMENSIONS, type PlannedSpanRollups } from '../read-sources.js';
 import { betweenNanos } from '../time-bounds.js';
-import type { IndexedSlot } from '../indexed-slots.js';
 
 /** What a roll-up read needs of the request (a subset of AnalyticsQuery). */
 export interface RollupRequest {
@@ -20,64 +18,18 @@ export interface RollupRequest {
   startNs: bigint;
   endNs: bigint;
   filter: FilterNode | null;
-  grain: 'spans' | 'traces';
-  groupBy: string[];
-  measureFns: string[];
-  widthNs: bigint;
 }
 
-/** The roll-up width a request reads, and where its whole buckets end (the rest is read from the spans). */
-export interface RollupPlan {
-  widthS: number;
-  bucketsEndNs: bigint;
-  /** Read slot_rollups of this slot (slot-rollup-reads.ts) instead of span_rollups. */
-  slot?: IndexedSlot;
-}
-
-const NANOS_PER_SECOND = 1_000_000_000n;
 // A roll-up filter reads only dimension columns, never an attribute: no indexed slot applies.
 const NO_SLOTS: readonly [] = [];
-const PERCENTILES = new Set(['p50', 'p90', 'p95', 'p99']);
 
-function isDimension(column: string): boolean {
-  return (ROLLUP_DIMENSIONS as readonly string[]).includes(column);
-}
-
-/** The roll-up column of a group_by field, or undefined when the roll-ups do not keep it. */
-export function rollupDimensionOf(field: string): string | undefined {
-  const target = targetOf(field);
-  return target.kind === 'text' && isDimension(target.column) ? target.column : undefined;
-}
-
-/** Whether every condition of the filter reads a roll-up dimension. */
-function readsOnlyDimensions(node: FilterNode): boolean {
-  if (node.kind === 'condition') {
-    const target = targetOfResolved(node.resolved);
-    return target.kind === 'text' && isDimension(target.column);
-  }
-  if (node.kind === 'not') return readsOnlyDimensions(node.child);
-  return node.children.every(readsOnlyDimensions);
-}
-
-/** The coarsest roll-up that can answer the request exactly as the spans would, or undefined. */
-export function rollupPlan(request: RollupRequest): RollupPlan | undefined {
-  if (request.grain !== 'spans' || request.measureFns.some((fn) => PERCENTILES.has(fn))) return undefined;
-  if (!request.groupBy.every((field) => rollupDimensionOf(field) !== undefined)) return undefined;
-  if (request.filter !== null && !readsOnlyDimensions(request.filter)) return undefined;
-  for (const widthS of ROLLUP_WIDTHS_S) {
-    const width = BigInt(widthS) * NANOS_PER_SECOND;
-    if (request.startNs < 0n || request.startNs % width !== 0n || request.widthNs % width !== 0n) continue;
-    const bucketsEndNs = request.endNs - (request.endNs % width);
-    // Only the minute roll-up takes a partial last bucket from the spans: under a minute of them.
-    if (bucketsEndNs !== request.endNs && widthS !== ROLLUP_WIDTHS_S[ROLLUP_WIDTHS_S.length - 1]) continue;
-    if (bucketsEndNs <= request.startNs) continue;
-    return { widthS, bucketsEndNs };
-  }
-  return undefined;
-}
-
-/** Whether a roll-up bucket of the plan's window lost spans to retention (then the spans are read). */
-export async function hasPartialBuckets(knex: Knex, dialect: SqlDialect, request: RollupRequest, plan: RollupPlan): Promise<boolean> {
+/** Whether the check `no_partial_buckets` fails: a roll-up bucket of the plan's window lost spans to retention. */
+export async function hasPartialBuckets(
+  knex: Knex,
+  dialect: SqlDialect,
+  request: RollupRequest,
+  plan: PlannedSpanRollups,
+): Promise<boolean> {
   const found = await knex('span_rollups')
     .select(knex.raw('1 AS found'))
     .where({ application_id: request.applicationId, bucket_width_s: plan.widthS, partial: 1 })
@@ -119,7 +71,7 @@ function spanAsRollup(alias: string): string {
  * The roll-up rows of the window that match the filter, as a builder over alias `r` with the
  * columns of span_rollups; with the spans of a partial last minute added in the same shape.
  */
-export function matchingRollups(knex: Knex, dialect: SqlDialect, request: RollupRequest, plan: RollupPlan): Knex.QueryBuilder {
+export function matchingRollups(knex: Knex, dialect: SqlDialect, request: RollupRequest, plan: PlannedSpanRollups): Knex.QueryBuilder {
   const rollupWhere = compileFilter(request.filter, { dialect, column: (name: FilterColumn) => `r.${name}`, indexedSlots: NO_SLOTS });
   const buckets = knex({ r: 'span_rollups' })
     .where({ 'r.application_id': request.applicationId, 'r.bucket_width_s': plan.widthS })
@@ -147,7 +99,7 @@ export function rollupAverageParts(field: string): { sum: string; count: string 
   return { sum: `SUM(r.${figure}_sum)`, count: `SUM(r.${figure}_count)` };
 }
 
-/** A measure's aggregate over roll-up rows (alias `r`); never a percentile (rollupPlan rules them out). */
+/** A measure's aggregate over roll-up rows (alias `r`); never a percentile (the planner, src/traces/read-planner.ts, rules them out). */
 export function rollupAggregateSql(dialect: SqlDialect, fn: string, field: string | undefined): string {
   if (fn === 'count') return 'SUM(r.span_count)';
   const figure = FIGURE_OF_FIELD[field as string];

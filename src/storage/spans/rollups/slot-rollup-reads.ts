@@ -1,33 +1,20 @@
 // Analytics at spans grain grouped by one indexed attribute key, read from slot_rollups
-// (slot-rollups.ts) instead of the spans when that gives the spans' answer (docs/analytics.md,
-// "Roll-ups per indexed attribute"): the key is kept by a ready slot, every filter condition reads
-// that key with an operator the rows answer, no measure is a percentile, the window starts and
-// ends on boundaries of the roll-up width and the bucket width is a multiple of it; and, checked
-// against the stored rows, every roll-up bucket of the window counts all its spans under the
-// slot's generation (as many as span_rollups counts), none holds a value the slot does not keep,
-// and none lost spans to retention. Otherwise the spans are read, as before.
+// (slot-rollups.ts) instead of the spans when the planner (src/traces/read-planner.ts) chose them
+// (docs/analytics.md, "Roll-ups per indexed attribute") and, checked against the stored rows
+// (slotBucketsExact), every roll-up bucket of the window counts all its spans under the slot's
+// generation (as many as span_rollups counts), none holds a value the slot does not keep, and
+// none lost spans to retention. Otherwise the spans are read, as before.
 import type { Knex } from 'knex';
 import type { Condition, FilterNode } from '../../../filter/ast.js';
 import type { SqlDialect, SqlFragment } from '../../sql/dialect.js';
 import type { IndexedSlot } from '../indexed-slots.js';
-import { ROLLUP_WIDTHS_S } from './span-rollups.js';
+import type { PlannedSlotRollups } from '../read-sources.js';
 import { SLOT_ROLLUPS, VALUE_ABSENT, VALUE_KEPT, VALUE_UNKEPT } from './slot-rollups.js';
-import type { RollupPlan, RollupRequest } from './rollup-reads.js';
-import { targetOf } from '../filter-targets.js';
+import type { RollupRequest } from './rollup-reads.js';
 import { betweenNanos } from '../time-bounds.js';
-
-const NANOS_PER_SECOND = 1_000_000_000n;
-const PERCENTILES = new Set(['p50', 'p90', 'p95', 'p99']);
 
 /** The group key of a slot_rollups row (alias `r`): the kept string, NULL for no value. */
 export const SLOT_KEY_SQL = `CASE WHEN r.value_kind = ${VALUE_KEPT} THEN r.value END`;
-
-/** The ready slot keeping the attribute a group_by field names, if any. */
-function slotOfField(field: string, slots: readonly IndexedSlot[]): IndexedSlot | undefined {
-  const target = targetOf(field);
-  if (target.kind !== 'attribute') return undefined;
-  return slots.find((slot) => slot.source === target.source && slot.key === target.key);
-}
 
 /**
  * A filter over slot_rollups rows (alias `r`) that matches the rows of exactly the spans the
@@ -80,30 +67,20 @@ function slotConditionSql(condition: Condition, slot: IndexedSlot): SqlFragment 
   }
 }
 
-/** The roll-up width and slot a request reads slot_rollups with, or undefined (the spans, or span_rollups, answer). */
-export function slotRollupPlan(request: RollupRequest, slots: readonly IndexedSlot[]): RollupPlan | undefined {
-  if (request.grain !== 'spans' || request.measureFns.some((fn) => PERCENTILES.has(fn))) return undefined;
-  if (request.groupBy.length !== 1) return undefined;
-  const slot = slotOfField(request.groupBy[0] as string, slots);
-  if (!slot) return undefined;
-  if (request.filter !== null && !slotFilterSql(request.filter, slot)) return undefined;
-  for (const widthS of ROLLUP_WIDTHS_S) {
-    const width = BigInt(widthS) * NANOS_PER_SECOND;
-    if (request.startNs < 0n || request.startNs % width !== 0n || request.endNs % width !== 0n || request.widthNs % width !== 0n) continue;
-    if (request.endNs <= request.startNs) continue;
-    return { widthS, bucketsEndNs: request.endNs, slot };
-  }
-  return undefined;
-}
-
 type Totals = Map<string, { spans: number; partial: boolean }>;
 
 /**
- * Whether every roll-up bucket of the window can be answered from slot_rollups: its rows of the
- * slot's generation count as many spans as its span_rollups rows, none is UNKEPT, none partial.
+ * The exactness check `slot_buckets_counted`: whether every roll-up bucket of the window can be
+ * answered from slot_rollups: its rows of the slot's generation count as many spans as its
+ * span_rollups rows, none is UNKEPT, none partial.
  */
-export async function slotBucketsExact(knex: Knex, dialect: SqlDialect, request: RollupRequest, plan: RollupPlan): Promise<boolean> {
-  const slot = plan.slot as IndexedSlot;
+export async function slotBucketsExact(
+  knex: Knex,
+  dialect: SqlDialect,
+  request: RollupRequest,
+  plan: PlannedSlotRollups,
+): Promise<boolean> {
+  const { slot } = plan;
   const window = betweenNanos(dialect, 'bucket_start_unix_nano', request.startNs, plan.bucketsEndNs);
   const bucket = { b: knex.raw(dialect.asText('bucket_start_unix_nano')) };
   const spanRows = (await knex('span_rollups')
@@ -133,9 +110,10 @@ export async function slotBucketsExact(knex: Knex, dialect: SqlDialect, request:
 }
 
 /** The slot_rollups rows of the window that match the filter, as a builder over alias `r`. */
-export function matchingSlotRollups(knex: Knex, dialect: SqlDialect, request: RollupRequest, plan: RollupPlan): Knex.QueryBuilder {
-  const slot = plan.slot as IndexedSlot;
+export function matchingSlotRollups(knex: Knex, dialect: SqlDialect, request: RollupRequest, plan: PlannedSlotRollups): Knex.QueryBuilder {
+  const { slot } = plan;
   const where = request.filter === null ? undefined : slotFilterSql(request.filter, slot);
+  if (request.filter !== null && !where) throw new Error('a filter slot_rollups cannot answer (the planner rules it out)');
   return knex({ r: SLOT_ROLLUPS })
     .where({
       'r.application_id': request.applicationId,

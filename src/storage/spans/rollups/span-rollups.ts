@@ -11,32 +11,11 @@ import { placeholders } from '../../sql/dialect.js';
 import { dialectFor } from '../../sql/index.js';
 import { RowStatements, type NativeStatement } from '../../sql/row-statements.js';
 import type { DerivedData } from '../derived/derived-data.js';
-import type { FilterColumn } from '../filter-targets.js';
 import type { SpanRow } from '../span-row.js';
+import { ROLLUP_DIMENSIONS, ROLLUP_WIDTHS_S, type RollupDimension } from '../read-sources.js';
 
-/** The columns a roll-up keeps apart: the text columns whose values repeat from span to span. */
-export const ROLLUP_DIMENSIONS = [
-  'span_kind',
-  'status_code',
-  'span_name',
-  'service_name',
-  'unit',
-  'parent_unit',
-  'billing_resource_type',
-  'billing_resource_name',
-  'billing_service_id',
-  'billing_service_name',
-  'billing_sku_id',
-  'billing_sku_name',
-  'billing_region',
-  'usage_unit',
-  'scope_name',
-] as const satisfies ReadonlyArray<FilterColumn & keyof SpanRow>;
-
-export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
-
-/** Bucket widths kept, in seconds, coarsest first (the order a read tries them in). */
-export const ROLLUP_WIDTHS_S = [3600, 60] as const;
+// What the roll-ups keep is read by the planner too (src/traces/read-planner.ts): it lives in read-sources.ts.
+export { ROLLUP_DIMENSIONS, ROLLUP_WIDTHS_S, type RollupDimension } from '../read-sources.js';
 
 /** What a roll-up reads of a span. */
 export type RollupSpan = Pick<

@@ -7,7 +7,7 @@ import { afterKey, type SortColumn } from '../../keyset.js';
 import { lookAheadWindow, pageAndTotal, readPage, withNextKey, type ListPage, type ListRequest } from '../../paging.js';
 import { dialectFor } from '../../sql/index.js';
 import { compileFilter } from '../filter-sql.js';
-import { targetOf, type FilterColumn, type TraceSummaryColumn } from '../filter-targets.js';
+import { targetOfResolved, type FieldTarget, type FilterColumn, type TraceSummaryColumn } from '../filter-targets.js';
 import type { WindowFilter } from '../reads/span-pages.js';
 import { asNumber } from '../stored-span.js';
 import { betweenNanos } from '../time-bounds.js';
@@ -30,11 +30,12 @@ export interface StoredTraceSummary {
 // a filter on root spans that reads nothing else needs no join to the root span.
 const SUMMARY_COLUMNS: ReadonlySet<FilterColumn> = new Set(['trace_id', 'span_name', 'service_name', 'unit', 'parent_unit']);
 
-function filterFields(node: FilterNode | null, out: Set<string> = new Set()): Set<string> {
+/** What each condition of the filter reads, as validation resolved it. */
+function filterTargets(node: FilterNode | null, out: FieldTarget[] = []): FieldTarget[] {
   if (node === null) return out;
-  if (node.kind === 'condition') out.add(node.field);
-  else if (node.kind === 'not') filterFields(node.child, out);
-  else node.children.forEach((child) => filterFields(child, out));
+  if (node.kind === 'condition') out.push(targetOfResolved(node.resolved));
+  else if (node.kind === 'not') filterTargets(node.child, out);
+  else node.children.forEach((child) => filterTargets(child, out));
   return out;
 }
 
@@ -105,8 +106,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
     });
   }
   const onSummary = (name: FilterColumn) => SUMMARY_COLUMNS.has(name);
-  const needsRoot = [...filterFields(query.filter)].some((field) => {
-    const target = targetOf(field);
+  const needsRoot = filterTargets(query.filter).some((target) => {
     if (target.kind === 'trace') return false;
     return target.kind === 'attribute' || !onSummary(target.column);
   });
@@ -136,7 +136,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
  */
 function matchingSpanTraces(knex: Knex, query: TraceQuery, filter: FilterNode, times: SpanTimes | null): Knex.QueryBuilder {
   const dialect = dialectFor(knex);
-  const readsTrace = [...filterFields(filter)].some((field) => targetOf(field).kind === 'trace');
+  const readsTrace = filterTargets(filter).some((target) => target.kind === 'trace');
   const spans = knex
     .distinct('s.trace_id')
     .from(

@@ -18,7 +18,7 @@ const QUERY: AnalyticsQuery = {
   filter: null,
   indexedSlots: [],
   grain: 'traces',
-  groupBy: ['service_name'],
+  groupBy: [{ kind: 'text', name: 'service_name' }],
   measures: [{ fn: 'count' }, { fn: 'avg', field: 'duration_ms' }, { fn: 'p90', field: 'duration_ms' }],
   orderBy: { measure: 1, direction: 'asc' },
   rowLimit: 2,

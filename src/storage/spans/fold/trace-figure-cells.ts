@@ -1,11 +1,12 @@
-// The plan of a read of the folded trace figures (trace-figure-reads.ts): what a request asks
-// for, the cells it is answered in, the window's whole hours and partial edges, and the totals a
-// cell's figure gathers before its ranks are resolved (trace-figure-ranks.ts).
+// What a read of the folded trace figures (trace-figure-reads.ts) works with: what a request asks
+// for, the cells it is answered in, the window's whole hours and partial edges (which the planner,
+// src/traces/read-planner.ts, decides), and the totals a cell's figure gathers before its ranks are
+// resolved (trace-figure-ranks.ts).
 import type { Knex } from 'knex';
 import { dialectFor } from '../../sql/index.js';
 import type { SqlDialect } from '../../sql/dialect.js';
-import { BINS_PER_COARSE_GROUP, HOUR_NS, hourOf, serviceKeyOf, type TraceFigure } from './trace-figures.js';
-import { MAX_STORED_INTEGER, MIN_STORED_INTEGER } from '../time-bounds.js';
+import { BINS_PER_COARSE_GROUP, serviceKeyOf, type TraceFigure } from './trace-figures.js';
+import type { PlannedFold } from '../read-sources.js';
 
 /** Which root services a read covers, and how: all together, each apart, or all but some together. */
 export type ServiceCells = { kind: 'all' } | { kind: 'each' } | { kind: 'others'; services: Array<string | null> };
@@ -65,8 +66,8 @@ export interface CellTotals {
   figures: Map<TraceFigure, CellFigureTotals>;
 }
 
-/** The plan of one read: its whole hours, edges, bucket width in hours and bin grouping. */
-export interface ReadPlan {
+/** One read of the folded figures: the request, the fold's hours as planned (src/traces/read-planner.ts) and the bin grouping. */
+export interface FigureRead {
   query: FigureCellQuery;
   dialect: SqlDialect;
   firstHour: bigint;
@@ -77,39 +78,30 @@ export interface ReadPlan {
   edges: Array<[bigint, bigint]>;
 }
 
-/** The read's plan, or undefined when the folded figures cannot answer it (no whole hour, or a window past the stored times). */
-export function planOf(knex: Knex, query: FigureCellQuery): ReadPlan | undefined {
-  if (query.startNs <= MIN_STORED_INTEGER || query.endNs > MAX_STORED_INTEGER || query.startNs >= query.endNs) return undefined;
-  if (query.widthNs !== null && (query.startNs % HOUR_NS !== 0n || query.widthNs % HOUR_NS !== 0n)) return undefined;
-  const startHour = hourOf(query.startNs);
-  const firstHour = startHour * HOUR_NS === query.startNs ? startHour : startHour + 1n;
-  const endHour = hourOf(query.endNs);
-  if (firstHour >= endHour) return undefined;
-  const edges: Array<[bigint, bigint]> = [];
-  if (firstHour * HOUR_NS > query.startNs) edges.push([query.startNs, firstHour * HOUR_NS]);
-  if (endHour * HOUR_NS < query.endNs) edges.push([endHour * HOUR_NS, query.endNs]);
+/** The read of a request over the hours the planner gave the fold. */
+export function figureRead(knex: Knex, query: FigureCellQuery, fold: PlannedFold): FigureRead {
   const manyCells = query.widthNs !== null || query.services.kind === 'each';
   return {
     query,
     dialect: dialectFor(knex),
-    firstHour,
-    endHour,
-    startHour,
-    widthHours: query.widthNs === null ? null : query.widthNs / HOUR_NS,
+    firstHour: fold.firstHour,
+    endHour: fold.endHour,
+    startHour: fold.startHour,
+    widthHours: fold.widthHours,
     // Fewer histogram rows to sum where there are many cells, more values to read per rank; either
     // way a group lies inside one coarse group, so that its bins share one origin.
     binsPerGroup: manyCells ? BINS_PER_COARSE_GROUP : 1,
-    edges,
+    edges: fold.edges,
   };
 }
 
 /** The bucket of a filed hour. */
-export function bucketOfHour(plan: ReadPlan, hour: bigint): number {
+export function bucketOfHour(plan: FigureRead, hour: bigint): number {
   return plan.widthHours === null ? 0 : Number((hour - plan.startHour) / plan.widthHours);
 }
 
 /** The bucket of a root start. */
-export function bucketOfStart(plan: ReadPlan, rootStartNs: bigint): number {
+export function bucketOfStart(plan: FigureRead, rootStartNs: bigint): number {
   const { startNs, widthNs } = plan.query;
   return widthNs === null ? 0 : Number((rootStartNs - startNs) / widthNs);
 }
@@ -125,7 +117,7 @@ export function excludedKeys(services: ServiceCells): string[] {
 }
 
 /** The hours [from, to) of a cell. */
-export function hoursOf(plan: ReadPlan, cell: CellTotals): [bigint, bigint] {
+export function hoursOf(plan: FigureRead, cell: CellTotals): [bigint, bigint] {
   if (plan.widthHours === null) return [plan.firstHour, plan.endHour];
   const from = plan.startHour + BigInt(cell.bucket) * plan.widthHours;
   const to = from + plan.widthHours;
