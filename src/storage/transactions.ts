@@ -43,6 +43,11 @@ export function bulkWriteTransaction<T>(knex: Knex, work: (transaction: WriteTra
   return retryOnLockConflict(() => dialectFor(knex).writeTransaction(knex, work));
 }
 
+/** bulkWriteTransaction under the dialect's lockingWriteTransaction (sql/dialect.ts): for the rebuild of derived data. */
+export function lockingWriteTransaction<T>(knex: Knex, work: (transaction: WriteTransaction) => Promise<T>): Promise<T> {
+  return retryOnLockConflict(() => dialectFor(knex).lockingWriteTransaction(knex, work));
+}
+
 /**
  * Runs a statement compiled ahead (sql/row-statements.ts) in the transaction: on MariaDB/MySQL as
  * a prepared statement on the transaction's connection (its text repeats, so the server parses it

@@ -18,6 +18,7 @@ import * as slotRollups from './20261128000100_slot_rollups.js';
 import * as traceFolding from './20261129000100_trace_folding.js';
 import * as traceFigureSmallCounts from './20261130000100_trace_figure_small_counts.js';
 import * as lz4PageCompression from './20261201000100_lz4_page_compression.js';
+import * as derivedRebuilds from './20261202000100_derived_rebuilds.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -43,6 +44,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261129000100_trace_folding', traceFolding],
   ['20261130000100_trace_figure_small_counts', traceFigureSmallCounts],
   ['20261201000100_lz4_page_compression', lz4PageCompression],
+  ['20261202000100_derived_rebuilds', derivedRebuilds],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -116,6 +116,13 @@ export interface SqlDialect {
    * mysql-transaction.ts), SQLite through Knex.
    */
   writeTransaction<T>(knex: Knex, work: (transaction: WriteTransaction) => Promise<T>): Promise<T>;
+  /**
+   * A write transaction whose reads lock what they read, gaps included, and see the latest
+   * committed rows: no other writer changes or adds a row such a read found or could have found
+   * until it commits. MariaDB/MySQL: SERIALIZABLE. SQLite: as writeTransaction, whose one writer
+   * at a time gives the same once the transaction's first statement writes (the caller's part).
+   */
+  lockingWriteTransaction<T>(knex: Knex, work: (transaction: WriteTransaction) => Promise<T>): Promise<T>;
   /** The Knex settings for a database URL of this database; SQLite's file lives in dataDir unless the URL names one. */
   knexSettings(databaseUrl: string | undefined, dataDir: string): Knex.Config;
 }

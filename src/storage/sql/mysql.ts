@@ -207,6 +207,13 @@ export const mysqlDialect: SqlDialect = {
     );
   },
 
+  lockingWriteTransaction(knex, work) {
+    // SERIALIZABLE: InnoDB reads every row with a shared next-key lock, at its latest committed version.
+    return withMysqlTransaction(knex, 'SERIALIZABLE', (connection) =>
+      work({ db: knex, run: (query) => send(connection, query), connection }),
+    );
+  },
+
   knexSettings(databaseUrl: string | undefined): Knex.Config {
     return {
       client: 'mysql2',

@@ -156,6 +156,10 @@ export const sqliteDialect: SqlDialect = {
     return knex.transaction((trx) => work({ db: trx, run: async <T>(query: Knex.QueryBuilder) => (await query) as T }));
   },
 
+  lockingWriteTransaction(knex, work) {
+    return sqliteDialect.writeTransaction(knex, work);
+  },
+
   knexSettings(databaseUrl: string | undefined, dataDir: string): Knex.Config {
     const filename = sqliteFilename(databaseUrl, dataDir);
     if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });

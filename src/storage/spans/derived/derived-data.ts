@@ -1,6 +1,7 @@
 // The seam between the spans and the tables derived from them (README.md beside it): the
 // span writer and the retention purge hand every derived structure the spans they stored or
-// deleted, inside their own transaction, and name none of them. The structures, in the order
+// deleted, inside their own transaction, and the rebuild (derived-rebuild.ts) has each recompute
+// one hour from the stored spans; none of them names a structure. The structures, in the order
 // they are called, are listed in derived-structures.ts.
 import type { Knex } from 'knex';
 import type { Run } from '../../sql/dialect.js';
@@ -52,6 +53,28 @@ export interface DeletedBatch {
   slots: readonly IndexedSlot[];
 }
 
+/** One hour of one application to rebuild from the stored spans, inside the rebuild's transaction. */
+export interface RebuiltHour {
+  applicationId: string;
+  /** The hour of span start time, [startNs, startNs + 1 hour), on a whole hour since the epoch. */
+  startNs: bigint;
+  endNs: bigint;
+  /**
+   * The traces of the hour, in trace_id order: those with a span that starts in it (read with
+   * locks, so no span of the hour is added or deleted until the rebuild commits), and those the
+   * structures keep rows of under it (tracesOfHour).
+   */
+  traceIds: string[];
+  /** The application's slots in use, read in the same transaction. */
+  slots: readonly IndexedSlot[];
+}
+
+/** The first and last hour (their starts, nanoseconds) a structure holds rows of for an application. */
+export interface HeldHours {
+  firstNs: bigint;
+  lastNs: bigint;
+}
+
 /** A column the purge reads of each span before deleting it: a column name, or an expression named with AS. */
 export type DeletedColumn = string | Knex.Raw;
 
@@ -72,4 +95,18 @@ export interface DerivedData {
   deletedColumns?(db: Knex, slots: readonly IndexedSlot[]): DeletedColumn[];
   /** Once per purge batch, after its spans are deleted. */
   onDeleted?(deleted: DeletedBatch, statements: DerivedStatements): Promise<void>;
+  /**
+   * Replaces the structure's rows of one hour with what the stored spans give, in the rebuild's
+   * transaction: the rows the hour's spans make, and any the hour holds that no stored span makes
+   * any more. Run hour after hour over any window, in any order, any number of times.
+   */
+  rebuild?(hour: RebuiltHour, statements: DerivedStatements): Promise<void>;
+  /**
+   * The traces whose rows the structure keeps under the hour, besides those with a span in it (a
+   * summary whose earliest span starts in it): rebuilt with the hour, so that rows whose spans are
+   * all gone are found too. Read in the rebuild's transaction, before any structure's rebuild.
+   */
+  tracesOfHour?(hour: Omit<RebuiltHour, 'traceIds'>, statements: DerivedStatements): Promise<string[]>;
+  /** The hours the structure holds rows of (undefined: none): the default window of a rebuild reaches them too. */
+  heldHours?(db: Knex, applicationId: string): Promise<HeldHours | undefined>;
 }

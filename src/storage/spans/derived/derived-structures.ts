@@ -1,11 +1,13 @@
-// The structures derived from the spans (derived-data.ts), in the order the span writer and the
-// retention purge call them: the trace summaries first (trace slot values copy their times),
-// the roll-ups last (their rows are the ones every writer of an application touches, so they
-// stay locked the shortest). Adding a structure is one module here, its migration and its test.
+// The structures derived from the spans (derived-data.ts), in the order the span writer, the
+// retention purge and the rebuild call them: the trace summaries first (the fold files them,
+// trace slot values copy their times), the roll-ups last (their rows are the ones every writer of
+// an application touches, so they stay locked the shortest). The fold has only a rebuild: its job
+// files the summaries. Adding a structure is one module here, its migration and its test.
 import type { DerivedData } from './derived-data.js';
+import { traceFold } from '../fold/trace-folding.js';
 import { slotRollups } from '../rollups/slot-rollups.js';
 import { spanRollups } from '../rollups/span-rollups.js';
 import { traceSlotValues } from '../slots/trace-slot-values.js';
 import { traceSummaries } from '../traces/trace-summaries.js';
 
-export const DERIVED_STRUCTURES: readonly DerivedData[] = [traceSummaries, traceSlotValues, spanRollups, slotRollups];
+export const DERIVED_STRUCTURES: readonly DerivedData[] = [traceSummaries, traceFold, traceSlotValues, spanRollups, slotRollups];

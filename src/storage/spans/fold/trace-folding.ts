@@ -13,11 +13,13 @@ import type { Run } from '../../sql/dialect.js';
 import { dialectFor } from '../../sql/index.js';
 import { inPowerOfTwoRuns, RowStatements } from '../../sql/row-statements.js';
 import { bulkWriteTransaction, runCompiled } from '../../transactions.js';
+import type { DerivedData } from '../derived/derived-data.js';
 import { asText } from '../stored-span.js';
 import {
   binOf,
   figureNumber,
   FOLD_STATE,
+  HOUR_NS,
   hourOf,
   isSoleValueBin,
   MAX_PENDING,
@@ -383,3 +385,49 @@ export async function applicationsWithPendingTraces(knex: Knex): Promise<string[
   }
   return pending;
 }
+
+/**
+ * The fold behind the derived-data seam, for the rebuild only (the fold job files, the writer and
+ * the purger set summaries pending): the hour's filed figures and histogram rows (those of roots
+ * starting in it) are deleted and every summary rooted in it is set pending, so the next folds
+ * file them anew. After the summaries' rebuild in the same transaction (which sets the rebuilt
+ * ones pending and unfiles the traces gone), figures of traces whose summary vanished otherwise
+ * go too. The summaries of the hour are locked first (the UPDATE), as a fold batch locks them.
+ */
+export const traceFold: DerivedData = {
+  name: 'trace fold',
+  async rebuild({ applicationId, startNs, endNs }, { db, run }) {
+    const { exactInteger } = dialectFor(db);
+    await run(
+      db('traces')
+        .where({ application_id: applicationId, folded: FOLD_STATE.folded })
+        .whereRaw(`root_start_time_unix_nano >= ${exactInteger}`, [startNs.toString()])
+        .whereRaw(`root_start_time_unix_nano < ${exactInteger}`, [endNs.toString()])
+        .update({ folded: FOLD_STATE.pending }),
+    );
+    const hour = hourOf(startNs).toString();
+    await run(
+      db(TRACE_FIGURE_TABLE)
+        .where('application_id', applicationId)
+        // Every figure: the index's second column.
+        .whereIn(
+          'figure',
+          TRACE_FIGURES.map((_, number) => number),
+        )
+        .whereRaw(`hour = ${exactInteger}`, [hour])
+        .del(),
+    );
+    await run(db(TRACE_HISTOGRAM_TABLE).where('application_id', applicationId).whereRaw(`hour = ${exactInteger}`, [hour]).del());
+  },
+  async heldHours(db, applicationId) {
+    const rows = (await db(TRACE_HISTOGRAM_TABLE)
+      .where('application_id', applicationId)
+      .select({ first: bigintAsText(db, 'MIN(hour)'), last: bigintAsText(db, 'MAX(hour)') })) as Array<{
+      first: string | null;
+      last: string | null;
+    }>;
+    const [row] = rows;
+    if (row?.first === null || row?.first === undefined || row.last === null) return undefined;
+    return { firstNs: BigInt(row.first) * HOUR_NS, lastNs: BigInt(row.last) * HOUR_NS };
+  },
+};

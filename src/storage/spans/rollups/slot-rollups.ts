@@ -23,15 +23,18 @@ import { dialectFor } from '../../sql/index.js';
 import { RowStatements, type NativeStatement } from '../../sql/row-statements.js';
 import { bulkWriteTransaction } from '../../transactions.js';
 import type { DeletedColumn, DeletedSpan, DerivedData } from '../derived/derived-data.js';
+import { heldHoursOf } from '../derived/held-hours.js';
 import { slotColumn, type IndexedSlot } from '../indexed-slots.js';
 import {
   accumulate,
   bucketStartSeconds,
+  bucketStartSql,
   emptyTotals,
   figureColumns,
-  FIGURES,
+  figureAggregates,
   mergeRollupsQueries,
   mergeRollupsQuery,
+  MEASURE_COLUMNS,
   nanosText,
   paddedRuns,
   ROLLUP_WIDTHS_S,
@@ -210,21 +213,6 @@ export async function hoursToRebuild(knex: Knex, applicationId: string, slot: In
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The measure columns of one slot_rollups row computed over the spans `s` of a group. */
-function figureAggregates(): string {
-  const columns = FIGURES.map(
-    ([name, column]) =>
-      `COUNT(s.${column}) AS ${name}_count, COALESCE(SUM(s.${column}), 0) AS ${name}_sum, MIN(s.${column}) AS ${name}_min, MAX(s.${column}) AS ${name}_max`,
-  );
-  return ['COUNT(*) AS span_count', ...columns, '0 AS partial'].join(', ');
-}
-
-const MEASURE_COLUMNS = [
-  'span_count',
-  ...FIGURES.flatMap(([name]) => ['count', 'sum', 'min', 'max'].map((part) => `${name}_${part}`)),
-  'partial',
-];
-
 /**
  * The statements that recompute the slot's generation's rows of one hour (the hour's bucket and
  * its minutes) from the spans: the rows are deleted, then computed by one INSERT … SELECT per
@@ -258,7 +246,7 @@ export async function rebuildHourStatements(
   const upsert =
     dialect.name === 'mysql' ? `ON DUPLICATE KEY UPDATE ${replace}` : `ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET ${replace}`;
   for (const [widthS, widthNs] of WIDTHS_NS) {
-    const bucket = `${dialect.exactInteger} + ${dialect.integerDivide(`s.start_time_unix_nano - ${dialect.exactInteger}`, dialect.exactInteger)} * ${dialect.exactInteger}`;
+    const bucket = bucketStartSql(db);
     // Grouped by the output columns' names: the spans have no column of these names.
     const sql =
       `INSERT INTO ${SLOT_ROLLUPS} (${[...KEY, ...MEASURE_COLUMNS].join(', ')}) ` +
@@ -336,4 +324,10 @@ export const slotRollups: DerivedData = {
     const deltas = slotRollupDeltas(spans as unknown as Array<SlotRollupSpan & DeletedSpan>, slots, slotEntryOfDeleted, -1);
     for (const statement of [...addSlotRollupsQueries(db, deltas), ...emptySlotRollupsQueries(db, deltas)]) await run(statement);
   },
+  // The backfill's hour rebuild, per slot in use; rows of earlier generations are never read again.
+  async rebuild({ applicationId, startNs, slots }, { db, run }) {
+    for (const slot of slots) await rebuildHourStatements(db, run, applicationId, slot, startNs);
+  },
+  heldHours: (db, applicationId) =>
+    heldHoursOf(db, db(SLOT_ROLLUPS).where({ application_id: applicationId, bucket_width_s: HOUR_S }), 'bucket_start_unix_nano'),
 };

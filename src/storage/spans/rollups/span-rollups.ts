@@ -7,10 +7,11 @@
 // read the spans instead for any window that touches one.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { placeholders } from '../../sql/dialect.js';
+import { placeholders, type Run } from '../../sql/dialect.js';
 import { dialectFor } from '../../sql/index.js';
 import { RowStatements, type NativeStatement } from '../../sql/row-statements.js';
 import type { DerivedData } from '../derived/derived-data.js';
+import { heldHoursOf } from '../derived/held-hours.js';
 import type { SpanRow } from '../span-row.js';
 import { ROLLUP_DIMENSIONS, ROLLUP_WIDTHS_S, type RollupDimension } from '../read-sources.js';
 
@@ -412,6 +413,82 @@ export function emptyRollupsQueries(db: Knex, deltas: RollupDelta[]): Knex.Query
   );
 }
 
+/** The measure columns of a roll-up row computed over the spans `s` of a group (slot-rollups.ts too). */
+export function figureAggregates(): string {
+  const columns = FIGURES.map(
+    ([name, column]) =>
+      `COUNT(s.${column}) AS ${name}_count, COALESCE(SUM(s.${column}), 0) AS ${name}_sum, MIN(s.${column}) AS ${name}_min, MAX(s.${column}) AS ${name}_max`,
+  );
+  return ['COUNT(*) AS span_count', ...columns, '0 AS partial'].join(', ');
+}
+
+/** The start of the bucket of `s.start_time_unix_nano` (bindings: hour start twice, width twice), exact on 64-bit times. */
+export function bucketStartSql(db: Knex): string {
+  const { exactInteger, integerDivide } = dialectFor(db);
+  return `${exactInteger} + ${integerDivide(`s.start_time_unix_nano - ${exactInteger}`, exactInteger)} * ${exactInteger}`;
+}
+
+/**
+ * Recomputes the application's roll-up rows of one hour (its hour bucket and its minutes) from
+ * the stored spans: the rows are deleted, then grouped anew per width in SQL (each dimension by
+ * its exact bytes), hashed here as the writer hashes them, and inserted. The caller's transaction
+ * keeps writers out of the hour's spans meanwhile (derived-rebuild.ts).
+ */
+export async function rebuildRollupHour(db: Knex, run: Run, applicationId: string, startNs: bigint, endNs: bigint): Promise<void> {
+  const dialect = dialectFor(db);
+  const [start, end] = [startNs.toString(), endNs.toString()];
+  await run(
+    db('span_rollups')
+      .where('application_id', applicationId)
+      .whereIn(
+        'bucket_width_s',
+        WIDTHS_NS.map(([widthS]) => widthS),
+      )
+      .whereRaw(`bucket_start_unix_nano >= ${dialect.exactInteger}`, [start])
+      .whereRaw(`bucket_start_unix_nano < ${dialect.exactInteger}`, [end])
+      .del(),
+  );
+  // Within a group every value has the same bytes: MIN picks it.
+  const dimensions = ROLLUP_DIMENSIONS.map((column) => `MIN(s.${column}) AS ${column}`).join(', ');
+  const groups = ['bucket_start', ...ROLLUP_DIMENSIONS.map((column) => dialect.exactKey(`s.${column}`))].join(', ');
+  for (const [widthS, widthNs] of WIDTHS_NS) {
+    // Grouped by the output column's name: the spans have no column of that name.
+    const rows = await run<Array<Record<string, unknown> & { bucket_start: string }>>(
+      db.raw(
+        `SELECT ${dialect.asText(bucketStartSql(db))} AS bucket_start, ${dimensions}, ${figureAggregates()} ` +
+          `FROM spans s WHERE s.application_id = ? AND s.start_time_unix_nano >= ${dialect.exactInteger} AND s.start_time_unix_nano < ${dialect.exactInteger} ` +
+          `GROUP BY ${groups}`,
+        [start, start, widthNs.toString(), widthNs.toString(), applicationId, start, end],
+      ) as unknown as Knex.QueryBuilder,
+    );
+    const deltas: RollupDelta[] = rows.map((row) => {
+      const values = dimensionsOf(row as unknown as RollupSpan);
+      const delta: RollupDelta = {
+        application_id: applicationId,
+        bucket_width_s: widthS,
+        bucket_start_unix_nano: String(row.bucket_start),
+        dimensions_hash: dimensionsHash(JSON.stringify(ROLLUP_DIMENSIONS.map((column) => values[column]))),
+        ...values,
+        partial: 0,
+      };
+      for (const column of MEASURE_COLUMNS) {
+        if (column === 'partial') continue;
+        const value = row[column];
+        delta[column] = value === null || value === undefined ? null : Number(value);
+      }
+      return delta;
+    });
+    for (const statement of addRollupsQuery(db, deltas)) await run(statement);
+  }
+}
+
+/** The measure columns of a roll-up row, in table order. */
+export const MEASURE_COLUMNS = [
+  'span_count',
+  ...FIGURES.flatMap(([name]) => ['count', 'sum', 'min', 'max'].map((part) => `${name}_${part}`)),
+  'partial',
+];
+
 /** The columns of a deleted span its roll-ups need (besides its start), as the purge reads them. */
 const DELETED_COLUMNS = ['application_id', 'duration_ms', 'cost', 'usage_amount', ...ROLLUP_DIMENSIONS];
 
@@ -429,4 +506,9 @@ export const spanRollups: DerivedData = {
     const deltas = rollupDeltas(spans as unknown as RollupSpan[], -1);
     for (const statement of [...addRollupsQuery(db, deltas), ...emptyRollupsQueries(db, deltas)]) await run(statement);
   },
+  async rebuild({ applicationId, startNs, endNs }, { db, run }) {
+    await rebuildRollupHour(db, run, applicationId, startNs, endNs);
+  },
+  heldHours: (db, applicationId) =>
+    heldHoursOf(db, db('span_rollups').where({ application_id: applicationId, bucket_width_s: 3600 }), 'bucket_start_unix_nano'),
 };

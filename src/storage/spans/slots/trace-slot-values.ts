@@ -15,6 +15,7 @@ import type { FilterNode } from '../../../filter/ast.js';
 import { fragment, type Run } from '../../sql/dialect.js';
 import { dialectFor } from '../../sql/index.js';
 import type { DerivedData } from '../derived/derived-data.js';
+import { summariesOfHour } from '../traces/trace-summaries.js';
 import { answerableBySlot, SLOT_NUMBERS, slotColumn, slotFor, type IndexedSlot, type SlotNumber } from '../indexed-slots.js';
 import type { SpanRow } from '../span-row.js';
 
@@ -214,8 +215,54 @@ export function matchRows(knex: Knex, applicationId: string, match: SlotValueMat
 }
 
 /**
+ * Files the traces' values anew from all their stored spans, under the slots' current generations
+ * (the rebuild): locks the summaries as fileStoredValues does, deletes the traces' rows of those
+ * generations, inserts the values their spans hold and copies the times. Rows of earlier
+ * generations are never read again and are left to retention.
+ */
+export async function refileTraces(
+  db: Knex,
+  applicationId: string,
+  slots: readonly IndexedSlot[],
+  traceIds: string[],
+  run: Run,
+): Promise<void> {
+  for (let offset = 0; offset < traceIds.length; offset += TRACES_PER_STATEMENT) {
+    const chunk = traceIds.slice(offset, offset + TRACES_PER_STATEMENT);
+    await run(
+      dialectFor(db).lockRows(
+        db('traces').select('trace_id').where('application_id', applicationId).whereIn('trace_id', chunk).orderBy('trace_id'),
+      ),
+    );
+    await run(
+      db(TRACE_SLOT_VALUES)
+        .where('application_id', applicationId)
+        .whereIn('trace_id', chunk)
+        .where((generations) => {
+          for (const { slot, generation } of slots) generations.orWhere({ slot, generation });
+        })
+        .del(),
+    );
+    for (const target of slots) {
+      const column = slotColumn(target.slot);
+      const values = await run<SlotValue[]>(
+        db('spans')
+          .select('trace_id', { value: column })
+          .where('application_id', applicationId)
+          .whereIn('trace_id', chunk)
+          .whereNotNull(column),
+      );
+      const unique = [...new Map(values.map((entry) => [JSON.stringify([entry.trace_id, entry.value]), entry])).values()];
+      for (const statement of addValuesQueries(db, applicationId, target, unique)) await run(statement);
+    }
+    await run(syncTimesQuery(db, applicationId, chunk));
+  }
+}
+
+/**
  * The table `trace_slot_values` behind the derived-data seam: after the round's summaries are
- * merged (its time columns are copied from them), and after the purge recomputed them.
+ * merged (its time columns are copied from them), after the purge recomputed them, and by the
+ * rebuild for every trace of the hour, after their summaries.
  */
 export const traceSlotValues: DerivedData = {
   name: 'trace slot values',
@@ -229,5 +276,10 @@ export const traceSlotValues: DerivedData = {
   },
   async onDeleted({ applicationId, traceIds }, { db, run }) {
     await afterSpansDeleted(db, applicationId, traceIds, run);
+  },
+  // A row's times are its summary's: the traces of the summaries' hour hold its rows.
+  tracesOfHour: summariesOfHour,
+  async rebuild({ applicationId, traceIds, slots }, { db, run }) {
+    if (slots.length > 0) await refileTraces(db, applicationId, slots, traceIds, run);
   },
 };

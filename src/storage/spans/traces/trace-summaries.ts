@@ -8,7 +8,8 @@ import { bigintAsText } from '../../database.js';
 import type { Run } from '../../sql/dialect.js';
 import { dialectFor } from '../../sql/index.js';
 import { inPowerOfTwoRuns, RowStatements, type NativeStatement } from '../../sql/row-statements.js';
-import type { DerivedData } from '../derived/derived-data.js';
+import type { DerivedData, DerivedStatements, RebuiltHour } from '../derived/derived-data.js';
+import { heldHoursOf } from '../derived/held-hours.js';
 import { groupBy, type SpanRow } from '../span-row.js';
 import { FOLD_STATE } from '../fold/trace-figures.js';
 import { unfileTraces } from '../fold/trace-folding.js';
@@ -287,7 +288,30 @@ function rootCandidate(row: SpanRow): RootCandidate {
  */
 const SUMMARIES_PER_MERGE = 256;
 
-/** The table `traces` behind the derived-data seam: merged per round of a stored batch, recomputed after a purge. */
+/**
+ * The traces whose summary belongs to the hour: their earliest span starts in it (every summary
+ * belongs to one hour). Through traces_by_min_start.
+ */
+export async function summariesOfHour(
+  { applicationId, startNs, endNs }: Omit<RebuiltHour, 'traceIds'>,
+  { db, run }: DerivedStatements,
+): Promise<string[]> {
+  const { exactInteger } = dialectFor(db);
+  const rows = await run<Array<{ trace_id: string }>>(
+    db('traces')
+      .select('trace_id')
+      .where('application_id', applicationId)
+      .whereRaw(`min_start_time_unix_nano >= ${exactInteger}`, [startNs.toString()])
+      .whereRaw(`min_start_time_unix_nano < ${exactInteger}`, [endNs.toString()]),
+  );
+  return rows.map((row) => row.trace_id);
+}
+
+/**
+ * The table `traces` behind the derived-data seam: merged per round of a stored batch, recomputed
+ * after a purge, and by the rebuild for every trace of the hour (one with a span in it, or whose
+ * summary belongs to it) from all its spans, whatever hours they start in.
+ */
 export const traceSummaries: DerivedData = {
   name: 'trace summaries',
   async onTracesStored({ applicationId, byTrace }, { db, runNative }) {
@@ -297,4 +321,10 @@ export const traceSummaries: DerivedData = {
   async onDeleted({ applicationId, traceIds }, { db, run }) {
     await recomputeSummaries(db, applicationId, traceIds, run);
   },
+  tracesOfHour: summariesOfHour,
+  // Set pending again, or unfiled when gone (recomputeSummaries): the fold stays consistent.
+  async rebuild({ applicationId, traceIds }, { db, run }) {
+    await recomputeSummaries(db, applicationId, traceIds, run);
+  },
+  heldHours: (db, applicationId) => heldHoursOf(db, db('traces').where('application_id', applicationId), 'min_start_time_unix_nano'),
 };

@@ -27,7 +27,11 @@ interface ExpiredSpan {
 }
 
 /** The application's slots in use: the derived structures take the purged spans out of their generations. */
-async function slotsInUse(db: Knex, applicationId: string, run: (query: Knex.QueryBuilder) => Promise<unknown>): Promise<IndexedSlot[]> {
+export async function slotsInUse(
+  db: Knex,
+  applicationId: string,
+  run: (query: Knex.QueryBuilder) => Promise<unknown>,
+): Promise<IndexedSlot[]> {
   const rows = (await run(db('applications').where({ id: applicationId }).select('indexed_attributes_state'))) as Array<{
     indexed_attributes_state: string | null;
   }>;

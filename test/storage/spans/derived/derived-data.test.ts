@@ -1,10 +1,11 @@
-// The derived-data seam on every database: a structure the writer and the purge have never heard
-// of (spans and cost per trace, in a table this test creates) is kept right through stored
-// batches, a re-sent batch and purges, given only through the `derived` list; and it commits or
-// rolls back with the spans.
+// The derived-data seam on every database: a structure the writer, the purge and the rebuild have
+// never heard of (spans and cost per trace, in a table this test creates) is kept right through
+// stored batches, a re-sent batch, purges and a rebuild, given only through the `derived` list;
+// and it commits or rolls back with the spans.
 import { expect } from 'chai';
 import type { DerivedData, DerivedStatements } from '../../../../src/storage/spans/derived/derived-data.js';
 import { DERIVED_STRUCTURES } from '../../../../src/storage/spans/derived/derived-structures.js';
+import { rebuildDerivedData } from '../../../../src/storage/spans/derived/derived-rebuild.js';
 import { purgeBatch } from '../../../../src/storage/spans/writes/span-purge.js';
 import { groupBy } from '../../../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js';
@@ -55,6 +56,27 @@ const spanCounts: DerivedData = {
   deletedColumns: () => ['cost'],
   async onDeleted({ applicationId, spans }, statements) {
     await addCounts(statements, applicationId, perTrace(spans, -1));
+  },
+  // The hour's traces counted anew from all their spans.
+  async rebuild({ applicationId, traceIds }, { db, run }) {
+    if (traceIds.length === 0) return;
+    await run(db(TABLE).where('application_id', applicationId).whereIn('trace_id', traceIds).del());
+    const counted = await run<Array<{ trace_id: string; spans: unknown; cost: unknown }>>(
+      db('spans')
+        .where('application_id', applicationId)
+        .whereIn('trace_id', traceIds)
+        .select('trace_id')
+        .count({ spans: '*' })
+        .sum({ cost: 'cost' })
+        .groupBy('trace_id'),
+    );
+    const rows = counted.map((row) => ({
+      application_id: applicationId,
+      trace_id: row.trace_id,
+      spans: Number(row.spans),
+      cost: Number(row.cost),
+    }));
+    if (rows.length > 0) await run(db(TABLE).insert(rows));
   },
 };
 
@@ -136,6 +158,23 @@ onEachDatabase('derived-data seam', (app) => {
 
     await purgeBatch(knex(), { applicationId: APP, beforeNs: null, limit: 100 }, derived);
     expect(await kept()).to.deep.equal([]);
+  });
+
+  it('rebuilds a structure given only through the list from the spans, after spans changed by hand', async () => {
+    await storeSpans(knex(), [row('f', 8, 0n, 1), row('f', 9, 4000n, 2), row('g', 10, 10n, 4)], { derived });
+    await knex()('spans')
+      .where({ application_id: APP, span_id: row('f', 9, 0n, 0).span_id })
+      .del();
+    await knex()(TABLE).where({ application_id: APP }).update({ spans: 99 });
+    expect(await kept()).not.to.deep.equal(await fromSpans());
+
+    await rebuildDerivedData(knex(), { applicationId: APP, structures: derived });
+    expect(await kept()).to.deep.equal(await fromSpans());
+    expect(await kept()).to.deep.equal([
+      { trace_id: 'f'.repeat(32), spans: 1, cost: 1 },
+      { trace_id: 'g'.repeat(32), spans: 1, cost: 4 },
+    ]);
+    await purgeBatch(knex(), { applicationId: APP, beforeNs: null, limit: 100 }, derived);
   });
 
   it('commits or rolls back with the spans: a hook that fails leaves the spans as they were', async () => {
