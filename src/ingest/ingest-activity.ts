@@ -1,6 +1,6 @@
 // Whether this process is storing spans now, or was a moment ago: background work that can wait
 // (the trace fold, src/storage/spans/fold/README.md) gives way to ingestion while it
-// is, so that a burst of spans is stored at the writer's own pace and filed after it.
+// is, so that a burst of spans is stored at the writer's own pace and folded after it.
 
 /** How long after its last store ingestion still counts as busy: the gap between one sender's requests. */
 export const QUIET_AFTER_MS = 250;

@@ -1,5 +1,5 @@
 // The trace fold (src/storage/spans/fold/trace-folding.ts, src/storage/spans/fold/README.md)
-// as a background job: every TRACE_FOLD_INTERVAL_SECONDS, one pass files the pending summaries
+// as a background job: every TRACE_FOLD_INTERVAL_SECONDS, one pass folds the pending summaries
 // of every application that has some, batch by batch, each batch one short transaction; while
 // this process stores spans, a small backlog waits (foldApplication), so that a burst is stored
 // at the writer's pace. Safe beside ingestion (a summary changed meanwhile is pending again) and
@@ -28,9 +28,9 @@ export class TraceFolder extends PeriodicPasses {
   }
 
   /**
-   * One pass over the applications with pending summaries; resolves with the traces filed. The
+   * One pass over the applications with pending summaries; resolves with the traces folded. The
    * applications whose fold gave way to ingestion are looked at again every GIVE_WAY_RECHECK_MS
-   * rather than an interval later, so that their backlogs are filed before they outgrow what the
+   * rather than an interval later, so that their backlogs are folded before they outgrow what the
    * reads take in; meanwhile every application is probed again once an interval, as between
    * passes. The pass ends when no fold gave way.
    */

@@ -11,7 +11,7 @@ import { useCluster, type ClusterHarness } from '../support/cluster.js';
 import { ExportLoad } from '../support/export-load.js';
 import { LiveStreamClient } from '../support/live-stream-client.js';
 import { contractCheckingProxy, type CheckingProxy } from '../support/otel.js';
-import { expectFiledFiguresMatchSummaries, expectSummariesMatchSpans } from '../support/summary-check.js';
+import { expectFoldedFiguresMatchSummaries, expectSummariesMatchSpans } from '../support/summary-check.js';
 
 interface ClusterApplication {
   appId: string;
@@ -72,7 +72,7 @@ async function missedSeqs(knex: Knex, appId: string, keys: string[]): Promise<st
 
 /**
  * On every node: each acknowledged span stored once, nothing stored that was not sent, the same
- * spans on all nodes, summaries equal to a recomputation, their filed figures (folded by every
+ * spans on all nodes, summaries equal to a recomputation, their folded figures (folded by every
  * instance in the background) equal to them, usage equal to what is stored.
  */
 async function expectStoredExactlyOnce(harness: ClusterHarness, load: ExportLoad, appId: string): Promise<void> {
@@ -89,7 +89,7 @@ async function expectStoredExactlyOnce(harness: ClusterHarness, load: ExportLoad
     if (first) expect([...stored].sort(), `node ${index + 1} differs from node 1`).to.deep.equal(first);
     else first = [...stored].sort();
     await expectSummariesMatchSpans(knex, appId);
-    await expectFiledFiguresMatchSummaries(knex, appId);
+    await expectFoldedFiguresMatchSummaries(knex, appId);
     const [{ accepted }] = await knex('usage_hourly').where({ application_id: appId }).sum({ accepted: 'spans_accepted' });
     expect(Number(accepted), `usage on node ${index + 1}`).to.equal(stored.length);
   }

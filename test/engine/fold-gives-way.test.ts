@@ -1,8 +1,8 @@
 // The trace fold gives way to ingestion (src/ingest/ingest-activity.ts, foldApplication in
 // src/storage/spans/fold/trace-folding.ts), on every database: spans stored over OTLP/HTTP or
 // OTLP/gRPC by the official exporters leave their traces pending while the service still counts
-// ingestion as busy (its clock held still), and a pass of the background fold files them once
-// ingestion has been quiet for QUIET_AFTER_MS. A backlog of GIVE_WAY_BELOW or more is filed
+// ingestion as busy (its clock held still), and a pass of the background fold folds them once
+// ingestion has been quiet for QUIET_AFTER_MS. A backlog of GIVE_WAY_BELOW or more is folded
 // whatever ingestion does, and nothing stops a fold outside the server (no activity given).
 import { context, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
@@ -81,7 +81,7 @@ onEachDatabase(
       ['OTLP/gRPC', (headers) => new GrpcTraceExporter({ url: `http://${app().grpcAddress}`, metadata: metadataOf(headers) })],
     ];
     for (const [transport, exporterFor] of exporters) {
-      it(`files the traces of an ${transport} export only once ingestion has been quiet`, async () => {
+      it(`folds the traces of an ${transport} export only once ingestion has been quiet`, async () => {
         const caller = await engineCaller(app());
         const exporter = exporterFor(caller.headers);
         try {
@@ -108,7 +108,7 @@ onEachDatabase(
       });
     }
 
-    it(`files a backlog of ${GIVE_WAY_BELOW} or more while ingestion is busy, a smaller one only once it is quiet`, async function () {
+    it(`folds a backlog of ${GIVE_WAY_BELOW} or more while ingestion is busy, a smaller one only once it is quiet`, async function () {
       this.timeout(120_000);
       const { knex } = app().server;
       const caller = await engineCaller(app());
@@ -131,7 +131,7 @@ onEachDatabase(
       await store(rows.slice(GIVE_WAY_BELOW + 1));
       expect(await foldApplication(knex, caller.appId, 3000, busy)).to.equal(0);
       expect(await pendingTraces(knex, caller.appId)).to.equal(GIVE_WAY_BELOW - 1);
-      // Outside the server nothing is known of ingestion: the fold files everything.
+      // Outside the server nothing is known of ingestion: the fold folds everything.
       expect(await foldApplication(knex, caller.appId, 3000)).to.equal(GIVE_WAY_BELOW - 1);
       expect(await pendingTraces(knex, caller.appId)).to.equal(0);
     });

@@ -1,9 +1,9 @@
 // The folded trace figures (src/storage/spans/fold/trace-folding.ts, trace-figure-reads.ts,
-// src/storage/spans/fold/README.md) on every database: the background fold files every
+// src/storage/spans/fold/README.md) on every database: the background fold folds every
 // summary; POST /engine/metrics and trace-grain POST /engine/analytics without a filter are then
-// answered from the filed figures (shown by changing a filed value and seeing the answer follow)
-// and equal the reference evaluator's answer; a summary changed after filing is read as it is
-// until it is filed again; span and error counts below 100 ride on the duration row, rows filed the
+// answered from the folded figures (shown by changing a folded value and seeing the answer follow)
+// and equal the reference evaluator's answer; a summary changed after folding is read as it is
+// until it is folded again; span and error counts below 100 ride on the duration row, rows folded the
 // earlier way still read and refile right; with more pending summaries than a read takes in, the
 // summaries answer.
 import { expect } from 'chai';
@@ -18,7 +18,7 @@ import { clearSpans, isClose, nanosToRfc3339 } from '../support/engine-helpers.j
 import { expectedAnalytics, expectedMetrics } from '../support/reference-evaluator.js';
 import { spanRow } from '../support/span-rows.js';
 import { statementsDuring } from '../support/statements.js';
-import { expectFiledFiguresMatchSummaries } from '../support/summary-check.js';
+import { expectFoldedFiguresMatchSummaries } from '../support/summary-check.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 const HOUR = 3_600_000_000_000n;
@@ -79,7 +79,7 @@ function countedTraceRows(applicationId: string, spanCounts: number[], errorCoun
   });
 }
 
-/** Rewrites a trace's filed counts as folds before migration 20261130000100 filed them: each in a row of its own. */
+/** Rewrites a trace's folded counts as folds before migration 20261130000100 folded them: each in a row of its own. */
 async function fileCountsInRows(knex: Knex, applicationId: string, traceId: string): Promise<void> {
   const duration = (await knex('trace_figures').where({ application_id: applicationId, trace_id: traceId, figure: 0 }).first()) as Record<
     string,
@@ -151,7 +151,7 @@ onEachDatabase(
     beforeEach(async () => clearSpans(app().server.knex, caller.appId));
     const { post, expectMetrics } = suite(app, () => caller);
 
-    it('files every summary in the background; metrics and analytics come from the filed figures and equal the reference', async function () {
+    it('folds every summary in the background; metrics and analytics come from the folded figures and equal the reference', async function () {
       this.timeout(60_000);
       const knex = app().server.knex;
       const rows = traceRows(caller.appId, 25);
@@ -161,11 +161,11 @@ onEachDatabase(
         await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await pendingCount(knex, caller.appId), 'pending after the background fold').to.equal(0);
       // Duration and cost rows; the counts (2 spans, no error) ride on the duration row.
-      const [filed] = (await knex('trace_figures').where({ application_id: caller.appId }).count({ n: '*' })) as Array<{
+      const [folded] = (await knex('trace_figures').where({ application_id: caller.appId }).count({ n: '*' })) as Array<{
         n: number | string;
       }>;
-      expect(Number(filed?.n)).to.equal(25 * 2);
-      await expectFiledFiguresMatchSummaries(knex, caller.appId);
+      expect(Number(folded?.n)).to.equal(25 * 2);
+      await expectFoldedFiguresMatchSummaries(knex, caller.appId);
       const histogram = (await knex('trace_histograms')
         .where({ application_id: caller.appId })
         .groupBy('figure')
@@ -192,7 +192,7 @@ onEachDatabase(
       >;
       expect(answer.groups).to.deep.equal(wanted.groups);
 
-      // The longest trace's filed duration, moved within its bin: the answer follows it.
+      // The longest trace's folded duration, moved within its bin: the answer follows it.
       const longest = (await knex('trace_figures').where({ application_id: caller.appId, figure: 0 }).orderBy('value', 'desc').first()) as {
         trace_id: string;
         value: number;
@@ -206,7 +206,7 @@ onEachDatabase(
       expect((JSON.parse(response.text) as { duration: { max: number } }).duration.max).to.equal(moved);
     });
 
-    it('files span and error counts below 100 on the duration row, larger ones in rows of their own, and reads both exactly, also once a count reaches 100', async function () {
+    it('folds span and error counts below 100 on the duration row, larger ones in rows of their own, and reads both exactly, also once a count reaches 100', async function () {
       this.timeout(60_000);
       const knex = app().server.knex;
       // Counts from 20 up share five-bin groups: read by their bins, not the rows they no longer have.
@@ -216,7 +216,7 @@ onEachDatabase(
       await storeSpans(knex, rows);
       await app().server.folder.runOnce();
       expect(await pendingCount(knex, caller.appId)).to.equal(0);
-      await expectFiledFiguresMatchSummaries(knex, caller.appId);
+      await expectFoldedFiguresMatchSummaries(knex, caller.appId);
       const [countRows] = (await knex('trace_figures')
         .where({ application_id: caller.appId })
         .whereIn('figure', [2, 3])
@@ -255,9 +255,9 @@ onEachDatabase(
         'figure rows read',
       ).to.deep.equal([]);
 
-      // Back to every trace, one of them (c12) filed as before the counts rode on the duration row.
+      // Back to every trace, one of them (c12) folded as before the counts rode on the duration row.
       // Then two 99-span traces reach 100 spans, c18 also 1 error: each read as it is while
-      // pending, its earlier figures taken out whichever way they were filed, then filed anew.
+      // pending, its earlier figures taken out whichever way they were folded, then folded anew.
       await clearSpans(knex, caller.appId);
       await storeSpans(knex, rows);
       await app().server.folder.runOnce();
@@ -275,12 +275,12 @@ onEachDatabase(
       await expectMetrics(grown);
       await app().server.folder.runOnce();
       expect(await pendingCount(knex, caller.appId)).to.equal(0);
-      await expectFiledFiguresMatchSummaries(knex, caller.appId);
+      await expectFoldedFiguresMatchSummaries(knex, caller.appId);
       await expectAnalytics(grown);
       await expectMetrics(grown);
     });
 
-    it('reads a summary changed after it was filed as it is now, until the fold files it again', async function () {
+    it('reads a summary changed after it was folded as it is now, until the fold folds it again', async function () {
       const knex = app().server.knex;
       const rows = traceRows(caller.appId, 12);
       await storeSpans(knex, rows);
@@ -317,7 +317,7 @@ onEachDatabase('folded trace figures with the fold behind', (app) => {
   beforeEach(async () => clearSpans(app().server.knex, caller.appId));
   const { expectMetrics } = suite(app, () => caller);
 
-  it(`reads the summaries while more than ${MAX_PENDING} are pending, the filed figures once they are filed`, async function () {
+  it(`reads the summaries while more than ${MAX_PENDING} are pending, the folded figures once they are folded`, async function () {
     this.timeout(120_000);
     const knex = app().server.knex;
     const rows = traceRows(caller.appId, MAX_PENDING + 1);
@@ -325,8 +325,8 @@ onEachDatabase('folded trace figures with the fold behind', (app) => {
     const pending = await statementsDuring(knex, () => expectMetrics(rows));
     expect(pending.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(true);
     await foldApplication(knex, caller.appId, 5000);
-    const filed = await statementsDuring(knex, () => expectMetrics(rows));
-    expect(filed.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(false);
-    expect(filed.some((sql) => sql.includes('trace_histograms'))).to.equal(true);
+    const folded = await statementsDuring(knex, () => expectMetrics(rows));
+    expect(folded.some((sql) => sql.includes('ROW_NUMBER()'))).to.equal(false);
+    expect(folded.some((sql) => sql.includes('trace_histograms'))).to.equal(true);
   });
 });

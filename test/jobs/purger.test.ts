@@ -16,7 +16,7 @@ import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { captureLogs, LEVEL } from '../support/log-capture.js';
 import { expectedMetrics, expectedTraces } from '../support/reference-evaluator.js';
-import { expectFiledFiguresMatchSummaries, expectSummariesMatchSpans } from '../support/summary-check.js';
+import { expectFoldedFiguresMatchSummaries, expectSummariesMatchSpans } from '../support/summary-check.js';
 import { spanRow } from '../support/span-rows.js';
 import { sqlSpanStore } from '../../src/storage/spans/sql-span-store.js';
 import { testDatabases } from '../support/databases.js';
@@ -286,7 +286,7 @@ onEachDatabase(
         logger: createLogger('silent'),
         config: config.retention,
       });
-      // Half the traces filed before: the purge takes their figures out, or leaves them pending.
+      // Half the traces folded before: the purge takes their figures out, or leaves them pending.
       await foldBatch(knex(), caller.appId, TRACES / 2);
       try {
         // A trace fold beside the purgers, on the second pool.
@@ -295,7 +295,7 @@ onEachDatabase(
         expect(first + other).to.equal(rows.length - young.length);
         expect(await spanCount(knex(), caller.appId)).to.equal(young.length);
         await expectSummariesMatchSpans(knex(), caller.appId);
-        await expectFiledFiguresMatchSummaries(knex(), caller.appId);
+        await expectFoldedFiguresMatchSummaries(knex(), caller.appId);
         await expectRollupCountsMatchSpans(knex(), caller.appId);
       } finally {
         await second.stop();

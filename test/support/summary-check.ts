@@ -1,5 +1,5 @@
 // Trace summaries (table `traces`) checked against a recomputation from the stored spans, every
-// column, and the filed trace figures against the summaries: for tests that write or delete spans
+// column, and the folded trace figures against the summaries: for tests that write or delete spans
 // by unusual paths (the purger, a cluster losing nodes).
 import { expect } from 'chai';
 import type { Knex } from 'knex';
@@ -58,7 +58,7 @@ export async function expectSummariesMatchSpans(knex: Knex, applicationId: strin
   expect(stored.map(numbers).sort(byId)).to.deep.equal(expected.sort(byId));
 }
 
-/** A whole count below this is filed on its trace's duration row, not in a row of its own (src/storage/spans/fold/README.md). */
+/** A whole count below this is folded on its trace's duration row, not in a row of its own (src/storage/spans/fold/README.md). */
 const CARRIED_BELOW = 100;
 const CARRIED_COLUMNS: Record<string, 'small_spans_count' | 'small_error_count'> = {
   spans_count: 'small_spans_count',
@@ -66,13 +66,13 @@ const CARRIED_COLUMNS: Record<string, 'small_spans_count' | 'small_error_count'>
 };
 
 /**
- * The filed trace figures (src/storage/spans/fold/trace-folding.ts) must agree with the summaries, in
- * one snapshot (folds may run meanwhile): every filed trace's figures equal its summary's, under
+ * The folded trace figures (src/storage/spans/fold/trace-folding.ts) must agree with the summaries, in
+ * one snapshot (folds may run meanwhile): every folded trace's figures equal its summary's, under
  * its root's hour and service, span and error counts below 100 carried on the duration row and
- * the others in rows of their own; no filed figure of a trace that is gone; every histogram row
- * counts exactly the filed figures of its hour, service, figure and bin, none missing, none more.
+ * the others in rows of their own; no folded figure of a trace that is gone; every histogram row
+ * counts exactly the folded figures of its hour, service, figure and bin, none missing, none more.
  */
-export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId: string): Promise<void> {
+export async function expectFoldedFiguresMatchSummaries(knex: Knex, applicationId: string): Promise<void> {
   await knex.transaction(
     async (trx) => {
       const summaries = (await trx('traces')
@@ -94,8 +94,8 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
         small_spans_count: number | string | null;
         small_error_count: number | string | null;
       }>;
-      // The filed figures: the rows, and the counts the duration rows carry.
-      const filed = figureRows.flatMap((row) => [
+      // The folded figures: the rows, and the counts the duration rows carry.
+      const folded = figureRows.flatMap((row) => [
         row,
         ...TRACE_FIGURES.flatMap((figure, number) => {
           const carried = CARRIED_COLUMNS[figure] === undefined ? null : row[CARRIED_COLUMNS[figure]];
@@ -106,11 +106,11 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
       ]);
       const byTrace = new Map(summaries.map((summary) => [summary.trace_id, summary]));
       expect(
-        filed.filter((row) => !byTrace.has(row.trace_id)).map((row) => row.trace_id),
-        'filed figures of traces that are gone',
+        folded.filter((row) => !byTrace.has(row.trace_id)).map((row) => row.trace_id),
+        'folded figures of traces that are gone',
       ).to.deep.equal([]);
-      const filedOf = new Map<string, typeof filed>();
-      for (const row of filed) filedOf.set(row.trace_id, [...(filedOf.get(row.trace_id) ?? []), row]);
+      const filedOf = new Map<string, typeof folded>();
+      for (const row of folded) filedOf.set(row.trace_id, [...(filedOf.get(row.trace_id) ?? []), row]);
       for (const summary of summaries) {
         if (Number(summary.folded) !== FOLD_STATE.folded || summary.root_start === null) continue;
         const wanted = TRACE_FIGURES.map((figure, number) => ({
@@ -122,7 +122,7 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
         const got = (filedOf.get(summary.trace_id) ?? [])
           .map((row) => ({ figure: Number(row.figure), hour: row.hour, service: asText(row.service_key), value: Number(row.value) }))
           .sort((a, b) => a.figure - b.figure);
-        expect(got, `filed figures of trace ${summary.trace_id}`).to.deep.equal(wanted);
+        expect(got, `folded figures of trace ${summary.trace_id}`).to.deep.equal(wanted);
         const ownRows = figureRows.filter((row) => row.trace_id === summary.trace_id).map((row) => TRACE_FIGURES[Number(row.figure)]);
         const wantedRows = TRACE_FIGURES.filter(
           (figure) => CARRIED_COLUMNS[figure] === undefined || Number(summary[figure]) >= CARRIED_BELOW,
@@ -130,7 +130,7 @@ export async function expectFiledFiguresMatchSummaries(knex: Knex, applicationId
         expect(ownRows.sort(), `rows of trace ${summary.trace_id}`).to.deep.equal([...wantedRows].sort());
       }
       const counted = new Map<string, number>();
-      for (const row of filed) {
+      for (const row of folded) {
         const key = JSON.stringify([row.hour, serviceOfKey(row.service_key), Number(row.figure), Number(row.bin)]);
         counted.set(key, (counted.get(key) ?? 0) + 1);
       }

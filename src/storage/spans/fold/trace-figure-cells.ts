@@ -39,7 +39,7 @@ export interface FigureCell {
   figures: Map<TraceFigure, CellFigure>;
 }
 
-/** A bin group of one cell's figure: the filed values left (after stale ones) and the values put in. */
+/** A bin group of one cell's figure: the folded values left (after stale ones) and the values put in. */
 export interface BinGroup {
   group: number;
   firstBin: number;
@@ -49,7 +49,7 @@ export interface BinGroup {
   origin: number;
   sum: number;
   sumSq: number;
-  /** Bounds of the filed values (they only widen): equal means every filed value is this one. */
+  /** Bounds of the folded values (they only widen): equal means every folded value is this one. */
   low: number;
   high: number;
   staleTraceIds: string[];
@@ -95,7 +95,7 @@ export function figureRead(knex: Knex, query: FigureCellQuery, fold: PlannedFold
   };
 }
 
-/** The bucket of a filed hour. */
+/** The bucket of a folded hour. */
 export function bucketOfHour(plan: FigureRead, hour: bigint): number {
   return plan.widthHours === null ? 0 : Number((hour - plan.startHour) / plan.widthHours);
 }
@@ -110,7 +110,7 @@ export function selectsService(services: ServiceCells, service: string | null): 
   return services.kind !== 'others' || !services.services.includes(service);
 }
 
-/** The service keys a read leaves out (`others`): those a fold can have filed. */
+/** The service keys a read leaves out (`others`): those a fold can have folded. */
 export function excludedKeys(services: ServiceCells): string[] {
   if (services.kind !== 'others') return [];
   return services.services.map(serviceKeyOf).filter((key): key is string => key !== undefined);

@@ -1,6 +1,6 @@
 // The values at given ranks of the folded trace figures' cells (trace-figure-reads.ts, step 4),
 // and each cell figure's sum and spread: per rank, the bin group holding it, found by counting,
-// and the value at its offset inside the group: known when every filed value of the group is
+// and the value at its offset inside the group: known when every folded value of the group is
 // the same, else read in value order from the index around the offset (one statement for all
 // ranks) and merged with the values the read put in itself.
 import type { Knex } from 'knex';
@@ -26,13 +26,13 @@ interface RankRead {
   figure: TraceFigure;
   group: BinGroup;
   offset: number;
-  /** Filed values read from the index: those at ranks [from, from + values.length) of the group's filed values left. */
+  /** Folded values read from the index: those at ranks [from, from + values.length) of the group's folded values left. */
   from: number;
   values: number[];
   resolve: (value: number) => void;
 }
 
-/** The value at `offset` in (filed values left ∪ added), where every filed value left equals `only`. */
+/** The value at `offset` in (folded values left ∪ added), where every folded value left equals `only`. */
 function offsetAmongEqual(added: number[], stored: number, only: number, offset: number): number {
   const below = added.filter((value) => value < only).length;
   const equal = added.filter((value) => value === only).length;
@@ -42,7 +42,7 @@ function offsetAmongEqual(added: number[], stored: number, only: number, offset:
 }
 
 /**
- * The value at `offset` in (filed values left ∪ the group's added values), given the filed values at ranks
+ * The value at `offset` in (folded values left ∪ the group's added values), given the folded values at ranks
  * [from, from + values.length), where from = max(0, offset - added.length): at most `offset`
  * values lie below values[0] when from > 0, so the answer is the smallest candidate at or above
  * it with more than `offset` values at or below it (the count below values[0] is exactly `from`).
@@ -60,7 +60,7 @@ function offsetFromWindow(read: RankRead): number {
   throw new Error('a rank past the values of its bin group');
 }
 
-/** One subquery: the group's filed values at ranks [from, from + count) in value order, stale ones left out. */
+/** One subquery: the group's folded values at ranks [from, from + count) in value order, stale ones left out. */
 function rankReadSql(plan: FigureRead, read: RankRead, index: number, count: number): { sql: string; bindings: Knex.Value[] } {
   const { dialect, query } = plan;
   const [fromHour, toHour] = hoursOf(plan, read.cell);
@@ -98,7 +98,7 @@ function rankReadSql(plan: FigureRead, read: RankRead, index: number, count: num
   };
 }
 
-/** 4. Reads the filed values around every rank that needs them, in statements of READS_PER_STATEMENT subqueries. */
+/** 4. Reads the folded values around every rank that needs them, in statements of READS_PER_STATEMENT subqueries. */
 async function readWindows(knex: Knex, plan: FigureRead, reads: RankRead[]): Promise<void> {
   for (let offset = 0; offset < reads.length; offset += READS_PER_STATEMENT) {
     const chunk = reads.slice(offset, offset + READS_PER_STATEMENT);
@@ -134,7 +134,7 @@ function moments(groups: BinGroup[], count: number): { sum: number; squaredDevia
   return { sum, squaredDeviations };
 }
 
-/** Resolves every wanted rank of every cell's figures, reading the index only for groups with distinct filed values. */
+/** Resolves every wanted rank of every cell's figures, reading the index only for groups with distinct folded values. */
 export async function resolveRanks(knex: Knex, plan: FigureRead, cells: CellTotals[]): Promise<FigureCell[]> {
   const reads: RankRead[] = [];
   const answers: FigureCell[] = [];
@@ -145,7 +145,7 @@ export async function resolveRanks(knex: Knex, plan: FigureRead, cells: CellTota
       // By their bins: a group's number does not order it among groups of another kind (figureGroupOf).
       const groups = [...totals.groups.values()].sort((a, b) => a.firstBin - b.firstBin);
       for (const group of groups) {
-        if (group.stored < 0) throw new Error('a histogram holds fewer filed figures than are stale');
+        if (group.stored < 0) throw new Error('a histogram holds fewer folded figures than are stale');
         group.added.sort((a, b) => a - b);
       }
       const total = groups.reduce((sum, group) => sum + group.stored + group.added.length, 0);

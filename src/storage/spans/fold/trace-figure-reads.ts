@@ -5,10 +5,10 @@
 //  1. the histograms of the window's whole hours, summed per cell, figure and bin group;
 //  2. the pending summaries (at most MAX_PENDING, the fold's exactness check, pendingWithinLimit,
 //     which the caller runs first; else it reads the summaries as before):
-//     their filed figures, now stale, are taken out, their current ones put in;
+//     their folded figures, now stale, are taken out, their current ones put in;
 //  3. the summaries of the partial hours at the window's edges, put in as they are;
 //  4. per rank, the bin group holding it, found by counting, and the value read inside that
-//     group: the filed values of the group in value order from the index, around the rank
+//     group: the folded values of the group in value order from the index, around the rank
 //     (the values put in by 2 and 3 are merged in Node): trace-figure-ranks.ts.
 // Whether the fold may answer, and its whole hours and edges, are planned in src/traces/read-planner.ts.
 import type { Knex } from 'knex';
@@ -29,7 +29,7 @@ import {
   type SummaryFigures,
   type TraceFigure,
 } from './trace-figures.js';
-import { readFiled } from './trace-folding.js';
+import { readFolded } from './trace-folding.js';
 import { betweenNanos } from '../time-bounds.js';
 import {
   bucketOfHour,
@@ -107,7 +107,7 @@ class Cells {
     group.sumSq += Number(row.q);
   }
 
-  /** A filed figure of a pending trace: stale, taken out. */
+  /** A folded figure of a pending trace: stale, taken out. */
   removeStale(traceId: string, hour: bigint, service: string | null, figure: TraceFigure, bin: number, value: number): void {
     const group = this.group(
       bucketOfHour(this.plan, hour),
@@ -195,17 +195,17 @@ export async function pendingWithinLimit(knex: Knex, applicationId: string): Pro
   return pending.length > MAX_PENDING ? undefined : pending;
 }
 
-/** 2. The pending summaries: their stale filed figures out, their current ones in. */
+/** 2. The pending summaries: their stale folded figures out, their current ones in. */
 async function takeInPending(knex: Knex, plan: FigureRead, cells: Cells, pending: SummaryFigures[]): Promise<void> {
   const { query } = plan;
   const wanted = new Set(query.figures);
-  const filed = await readFiled(
+  const folded = await readFolded(
     knex,
     async <T>(statement: Knex.QueryBuilder) => (await statement) as T,
     query.applicationId,
     pending.map((trace) => trace.trace_id),
   );
-  for (const row of filed) {
+  for (const row of folded) {
     const figure = TRACE_FIGURES[row.figure] as TraceFigure;
     const hour = BigInt(row.hour);
     const service = serviceOfKey(row.service_key);

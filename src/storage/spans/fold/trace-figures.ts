@@ -8,7 +8,7 @@ import { asText } from '../stored-span.js';
 export const TRACE_FIGURES = ['duration_ms', 'total_cost', 'spans_count', 'error_count'] as const;
 export type TraceFigure = (typeof TRACE_FIGURES)[number];
 
-/** A summary as the fold files it and the reads take it in: its root's start and service, and its figures. */
+/** A summary as the fold folds it and the reads take it in: its root's start and service, and its figures. */
 export interface SummaryFigures {
   trace_id: string;
   root_start: string | null;
@@ -58,8 +58,8 @@ export const WHOLE_FIGURES: readonly number[] = [figureNumber('spans_count'), fi
 /**
  * The fine bin of the whole number 100. From 0 to 99 consecutive whole numbers differ by more
  * than 1 %, so each is alone in its bin: below this bin a whole figure's histogram row says
- * which value each of its traces has. The fold files no trace_figures row for such a value (the
- * trace's duration row carries it, for the unfiling), and the reads take its bin as a group of
+ * which value each of its traces has. The fold folds no trace_figures row for such a value (the
+ * trace's duration row carries it, for taking it out), and the reads take its bin as a group of
  * its own, whose value they know without reading.
  */
 export const FIRST_SHARED_WHOLE_BIN = binOf(100);
@@ -113,7 +113,7 @@ export function serviceOfKey(key: unknown): string | null {
 /** Pending summaries a read takes in itself at most (trace-figure-reads.ts); with more (the fold is behind), the caller reads the summaries. */
 export const MAX_PENDING = 10_000;
 
-/** traces.folded: the figures are not filed yet (or changed since), are filed, or cannot be (service too long). */
+/** traces.folded: the figures are not folded yet (or changed since), are folded, or cannot be (service too long). */
 export const FOLD_STATE = { pending: 0, folded: 1, unfoldable: 2 } as const;
 
 export const TRACE_FIGURE_TABLE = 'trace_figures';

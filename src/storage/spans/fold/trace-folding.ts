@@ -1,12 +1,12 @@
 // Files trace summaries' figures into trace_figures and trace_histograms (docs/analytics.md,
 // "Folded trace figures"), and takes them out again when the purger deletes a trace. A summary
-// that changes after it was filed (a late span, a re-sent one, a purge) is set back to pending
-// by whoever changes it (trace-summaries.ts), in the same statement; its filed figures stay
+// that changes after it was folded (a late span, a re-sent one, a purge) is set back to pending
+// by whoever changes it (trace-summaries.ts), in the same statement; its folded figures stay
 // where they were until the next fold replaces them, and the reads treat them as stale
-// meanwhile. So the histograms always count exactly the filed figures, and every pending trace
+// meanwhile. So the histograms always count exactly the folded figures, and every pending trace
 // is found through traces_by_fold_state. A span or error count below 100 gets no row of its own:
 // its histogram bin holds that one value (trace-figures.ts, isSoleValueBin), and the trace's
-// duration row carries it, so that the unfiling knows what to take out.
+// duration row carries it, so that taking the figures out knows what to take out.
 import type { Knex } from 'knex';
 import { bigintAsText } from '../../database.js';
 import type { Run } from '../../sql/dialect.js';
@@ -32,8 +32,8 @@ import {
   type TraceFigure,
 } from './trace-figures.js';
 
-/** A filed figure of one trace: a trace_figures row, or a count its duration row carries. */
-export interface FiledFigure {
+/** A folded figure of one trace: a trace_figures row, or a count its duration row carries. */
+export interface FoldedFigure {
   application_id: string;
   trace_id: string;
   figure: number;
@@ -43,26 +43,26 @@ export interface FiledFigure {
   value: number;
 }
 
-/** The columns of a duration row that carry the counts filed without a row of their own (null: the count has its row). */
+/** The columns of a duration row that carry the counts folded without a row of their own (null: the count has its row). */
 const CARRIED_COUNTS = [
   [figureNumber('spans_count'), 'small_spans_count'],
   [figureNumber('error_count'), 'small_error_count'],
 ] as const;
 
 /** A trace_figures row as inserted. */
-interface FigureRow extends FiledFigure {
+interface FigureRow extends FoldedFigure {
   small_spans_count: number | null;
   small_error_count: number | null;
 }
 
-/** Adds the rows of a trace's filed figures (duration first): a count alone in its bin goes on the duration row instead. */
-function addFigureRows(figures: readonly FiledFigure[], rows: FigureRow[]): void {
-  const durationRow: FigureRow = { ...(figures[0] as FiledFigure), small_spans_count: null, small_error_count: null };
+/** Adds the rows of a trace's folded figures (duration first): a count alone in its bin goes on the duration row instead. */
+function addFigureRows(figures: readonly FoldedFigure[], rows: FigureRow[]): void {
+  const durationRow: FigureRow = { ...(figures[0] as FoldedFigure), small_spans_count: null, small_error_count: null };
   rows.push(durationRow);
-  for (const filed of figures.slice(1)) {
-    const carried = CARRIED_COUNTS.find(([figure]) => figure === filed.figure);
-    if (carried !== undefined && isSoleValueBin(filed.figure, filed.bin)) durationRow[carried[1]] = filed.value;
-    else rows.push({ ...filed, small_spans_count: null, small_error_count: null });
+  for (const folded of figures.slice(1)) {
+    const carried = CARRIED_COUNTS.find(([figure]) => figure === folded.figure);
+    if (carried !== undefined && isSoleValueBin(folded.figure, folded.bin)) durationRow[carried[1]] = folded.value;
+    else rows.push({ ...folded, small_spans_count: null, small_error_count: null });
   }
 }
 
@@ -80,8 +80,8 @@ interface HistogramDelta {
   value_high: number | null;
 }
 
-/** The figures of a trace as filed: none without a root; undefined when its service is too long to key. */
-function filedFigures(applicationId: string, trace: SummaryFigures): FiledFigure[] | undefined {
+/** The figures of a trace as folded: none without a root; undefined when its service is too long to key. */
+function foldedFigures(applicationId: string, trace: SummaryFigures): FoldedFigure[] | undefined {
   if (trace.root_start === null) return [];
   const serviceKey = serviceKeyOf(trace.service_name);
   if (serviceKey === undefined) return undefined;
@@ -119,31 +119,31 @@ function compareDecimal(a: string, b: string): number {
 }
 
 /** The histogram rows the figures add to (sign 1) or take from (-1), in key order (fewer lock waits between folds). */
-function histogramDeltas(figures: FiledFigure[], sign: 1 | -1): HistogramDelta[] {
+function histogramDeltas(figures: FoldedFigure[], sign: 1 | -1): HistogramDelta[] {
   const deltas = new Map<string, HistogramDelta>();
-  for (const filed of figures) {
+  for (const folded of figures) {
     // The service key last: the one part that may hold a '/'.
-    const id = `${filed.hour}/${filed.figure}/${filed.bin}/${filed.service_key}`;
+    const id = `${folded.hour}/${folded.figure}/${folded.bin}/${folded.service_key}`;
     const delta = deltas.get(id) ?? {
-      application_id: filed.application_id,
-      hour: filed.hour,
-      service_key: filed.service_key,
-      figure: filed.figure,
-      bin: filed.bin,
+      application_id: folded.application_id,
+      hour: folded.hour,
+      service_key: folded.service_key,
+      figure: folded.figure,
+      bin: folded.bin,
       trace_count: 0,
       value_sum: 0,
       value_sum_sq: 0,
       // Taking values away never narrows the bounds (they only widen): null leaves them as they are.
-      value_low: sign > 0 ? filed.value : null,
-      value_high: sign > 0 ? filed.value : null,
+      value_low: sign > 0 ? folded.value : null,
+      value_high: sign > 0 ? folded.value : null,
     };
-    const deviation = filed.value - originOfBin(filed.bin);
+    const deviation = folded.value - originOfBin(folded.bin);
     delta.trace_count += sign;
     delta.value_sum += sign * deviation;
     delta.value_sum_sq += sign * deviation * deviation;
     if (sign > 0) {
-      delta.value_low = Math.min(delta.value_low as number, filed.value);
-      delta.value_high = Math.max(delta.value_high as number, filed.value);
+      delta.value_low = Math.min(delta.value_low as number, folded.value);
+      delta.value_high = Math.max(delta.value_high as number, folded.value);
     }
     deltas.set(id, delta);
   }
@@ -183,7 +183,7 @@ function histogramUpsert(db: Knex, deltas: readonly HistogramDelta[]): Knex.Quer
  * (../sql/row-statements.ts), in runs of powers of two up to COMPILED_ROWS: each connection
  * prepares a handful of texts per table.
  */
-const filedInserts = new RowStatements<FigureRow>((db, rows) => db(TRACE_FIGURE_TABLE).insert(rows));
+const foldedInserts = new RowStatements<FigureRow>((db, rows) => db(TRACE_FIGURE_TABLE).insert(rows));
 const histogramUpserts = new RowStatements<HistogramDelta>(histogramUpsert);
 const COMPILED_ROWS = 256;
 
@@ -205,9 +205,9 @@ async function applyHistogramDeltas(db: Knex, run: Run, deltas: HistogramDelta[]
   }
 }
 
-/** The filed figures of the traces: their trace_figures rows, and the counts their duration rows carry. */
-export async function readFiled(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<FiledFigure[]> {
-  const rows: FiledFigure[] = [];
+/** The folded figures of the traces: their trace_figures rows, and the counts their duration rows carry. */
+export async function readFolded(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<FoldedFigure[]> {
+  const rows: FoldedFigure[] = [];
   for (const chunk of chunks(traceIds, IDS_PER_STATEMENT)) {
     const found = await run<Array<Omit<FigureRow, 'application_id'>>>(
       db(TRACE_FIGURE_TABLE)
@@ -224,7 +224,7 @@ export async function readFiled(db: Knex, run: Run, applicationId: string, trace
         .whereIn('trace_id', chunk),
     );
     for (const row of found) {
-      const filed: FiledFigure = {
+      const folded: FoldedFigure = {
         application_id: applicationId,
         trace_id: row.trace_id,
         figure: Number(row.figure),
@@ -233,10 +233,10 @@ export async function readFiled(db: Knex, run: Run, applicationId: string, trace
         bin: Number(row.bin),
         value: Number(row.value),
       };
-      rows.push(filed);
+      rows.push(folded);
       for (const [figure, column] of CARRIED_COUNTS) {
         const carried = row[column];
-        if (carried !== null) rows.push({ ...filed, figure, bin: binOf(Number(carried)), value: Number(carried) });
+        if (carried !== null) rows.push({ ...folded, figure, bin: binOf(Number(carried)), value: Number(carried) });
       }
     }
   }
@@ -244,23 +244,23 @@ export async function readFiled(db: Knex, run: Run, applicationId: string, trace
 }
 
 /**
- * Takes the traces' filed figures out of trace_figures and the histograms, in the caller's
- * transaction: before a fold files them anew, and when the purger deletes their summaries (a
+ * Takes the traces' folded figures out of trace_figures and the histograms, in the caller's
+ * transaction: before a fold folds them anew, and when the purger deletes their summaries (a
  * deleted summary is no longer pending, so no read would find its figures stale).
  */
-export async function unfileTraces(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<void> {
-  const filed = await readFiled(db, run, applicationId, traceIds);
-  if (filed.length === 0) return;
-  const filedTraces = [...new Set(filed.map((row) => row.trace_id))];
-  for (const chunk of chunks(filedTraces, IDS_PER_STATEMENT))
+export async function takeOutFolded(db: Knex, run: Run, applicationId: string, traceIds: string[]): Promise<void> {
+  const folded = await readFolded(db, run, applicationId, traceIds);
+  if (folded.length === 0) return;
+  const foldedTraces = [...new Set(folded.map((row) => row.trace_id))];
+  for (const chunk of chunks(foldedTraces, IDS_PER_STATEMENT))
     await run(db(TRACE_FIGURE_TABLE).where('application_id', applicationId).whereIn('trace_id', chunk).del());
-  await applyHistogramDeltas(db, run, histogramDeltas(filed, -1));
+  await applyHistogramDeltas(db, run, histogramDeltas(folded, -1));
 }
 
 /**
  * Files the pending traces the narrowing picks, as they are now, in one transaction: the pending
  * summaries are read locked (a writer changing one waits, then sets it pending again), their
- * earlier figures are taken out, the current ones filed, and they are marked folded (or
+ * earlier figures are taken out, the current ones folded, and they are marked folded (or
  * unfoldable: a root service too long to key). Resolves with the traces read.
  */
 async function foldPending(knex: Knex, applicationId: string, narrow: (query: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<number> {
@@ -285,26 +285,26 @@ async function foldPending(knex: Knex, applicationId: string, narrow: (query: Kn
     );
     if (pending.length === 0) return 0;
     const traceIds = pending.map((trace) => trace.trace_id);
-    await unfileTraces(db, run, applicationId, traceIds);
-    const filed: FiledFigure[] = [];
+    await takeOutFolded(db, run, applicationId, traceIds);
+    const folded: FoldedFigure[] = [];
     const figureRows: FigureRow[] = [];
     const unfoldable: string[] = [];
     for (const trace of pending) {
-      const figures = filedFigures(applicationId, trace);
+      const figures = foldedFigures(applicationId, trace);
       if (figures === undefined) unfoldable.push(trace.trace_id);
       else if (figures.length > 0) {
-        filed.push(...figures);
+        folded.push(...figures);
         addFigureRows(figures, figureRows);
       }
     }
-    for (const rows of inPowerOfTwoRuns(figureRows, COMPILED_ROWS)) await runCompiled(transaction, filedInserts.statement(db, rows));
+    for (const rows of inPowerOfTwoRuns(figureRows, COMPILED_ROWS)) await runCompiled(transaction, foldedInserts.statement(db, rows));
     // Adding leaves no histogram row empty: nothing to delete after.
-    for (const rows of inPowerOfTwoRuns(histogramDeltas(filed, 1), COMPILED_ROWS))
+    for (const rows of inPowerOfTwoRuns(histogramDeltas(folded, 1), COMPILED_ROWS))
       await runCompiled(transaction, histogramUpserts.statement(db, rows));
     const unfoldableSet = new Set(unfoldable);
-    const folded = traceIds.filter((id) => !unfoldableSet.has(id));
+    const nowFolded = traceIds.filter((id) => !unfoldableSet.has(id));
     for (const [state, ids] of [
-      [FOLD_STATE.folded, folded],
+      [FOLD_STATE.folded, nowFolded],
       [FOLD_STATE.unfoldable, unfoldable],
     ] as const) {
       for (const chunk of chunks(ids, IDS_PER_STATEMENT))
@@ -321,7 +321,7 @@ export async function foldBatch(knex: Knex, applicationId: string, limit: number
 
 /**
  * Pending trace ids read per walk of traces_by_fold_state. InnoDB keeps the index entries of the
- * traces a batch just filed (delete-marked) until its purge runs, and every walk passes them again:
+ * traces a batch just folded (delete-marked) until its purge runs, and every walk passes them again:
  * one walk per batch made a large backlog cost quadratically many index reads (measured: 560,000
  * entries read to fold 32,000 traces in batches of 1,000; BENCHMARKS.md, "Trace fold figures",
  * commit 5f86987).
@@ -331,7 +331,7 @@ const PENDING_IDS_PER_WALK = 10_000;
 /**
  * A backlog smaller than this waits while ingestion is busy: half of what a read takes in itself
  * (MAX_PENDING), so that the spans arriving until the fold looks again (TraceFolder) keep the
- * reads on the filed figures.
+ * reads on the folded figures.
  */
 export const GIVE_WAY_BELOW = MAX_PENDING / 2;
 
@@ -344,10 +344,10 @@ export interface FoldOptions {
 
 /**
  * Folds the application's pending traces until none is left (or `shouldStop`): up to
- * PENDING_IDS_PER_WALK ids read at a time, then filed `batchSize` at a time by id (a trace filed
+ * PENDING_IDS_PER_WALK ids read at a time, then folded `batchSize` at a time by id (a trace folded
  * meanwhile by another instance is no longer pending, and skipped). While `ingestBusy`, a walk
  * that found fewer than GIVE_WAY_BELOW ids stops before its next batch, and one that found more
- * files them and stops after: a burst is stored at the writer's pace and filed after it, and
+ * folds them and stops after: a burst is stored at the writer's pace and folded after it, and
  * the backlog stays within what the reads take in. Resolves with the traces folded.
  */
 export async function foldApplication(
@@ -387,11 +387,11 @@ export async function applicationsWithPendingTraces(knex: Knex): Promise<string[
 }
 
 /**
- * The fold behind the derived-data seam, for the rebuild only (the fold job files, the writer and
- * the purger set summaries pending): the hour's filed figures and histogram rows (those of roots
+ * The fold behind the derived-data seam, for the rebuild only (the fold job folds, the writer and
+ * the purger set summaries pending): the hour's folded figures and histogram rows (those of roots
  * starting in it) are deleted and every summary rooted in it is set pending, so the next folds
- * file them anew. After the summaries' rebuild in the same transaction (which sets the rebuilt
- * ones pending and unfiles the traces gone), figures of traces whose summary vanished otherwise
+ * fold them anew. After the summaries' rebuild in the same transaction (which sets the rebuilt
+ * ones pending and takes out the figures of the traces gone), figures of traces whose summary vanished otherwise
  * go too. The summaries of the hour are locked first (the UPDATE), as a fold batch locks them.
  */
 export const traceFold: DerivedData = {

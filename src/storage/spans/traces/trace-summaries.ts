@@ -12,7 +12,7 @@ import type { DerivedData, DerivedStatements, RebuiltHour } from '../derived/der
 import { heldHoursOf } from '../derived/held-hours.js';
 import { groupBy, type SpanRow } from '../span-row.js';
 import { FOLD_STATE } from '../fold/trace-figures.js';
-import { unfileTraces } from '../fold/trace-folding.js';
+import { takeOutFolded } from '../fold/trace-folding.js';
 
 interface RootCandidate {
   span_id: string;
@@ -153,7 +153,7 @@ export function mergeQuery(db: Knex, summaries: readonly Summary[]): Knex.QueryB
   merge.spans_count = db.raw('?? + ?', ['traces.spans_count', incoming('spans_count')]);
   merge.total_cost = db.raw('?? + ?', ['traces.total_cost', incoming('total_cost')]);
   merge.error_count = db.raw('?? + ?', ['traces.error_count', incoming('error_count')]);
-  // The figures changed: filed again by the next fold (trace-folding.ts).
+  // The figures changed: folded again by the next fold (trace-folding.ts).
   merge.folded = db.raw(String(FOLD_STATE.pending));
   return db('traces').insert(summaries).onConflict(['application_id', 'trace_id']).merge(merge);
 }
@@ -261,13 +261,13 @@ export async function recomputeSummaries(db: Knex, applicationId: string, traceI
     const chunk = ordered.slice(offset, offset + TRACES_PER_RECOMPUTE);
     await run(lockQuery(db, applicationId, chunk));
     const summaries = await recomputedSummaries(db, applicationId, chunk, run);
-    // Pending again: the next fold files the recomputed figures (trace-folding.ts).
+    // Pending again: the next fold folds the recomputed figures (trace-folding.ts).
     const rows = summaries.map((summary) => ({ ...summary, folded: FOLD_STATE.pending }));
     if (rows.length > 0) await run(db('traces').insert(rows).onConflict(['application_id', 'trace_id']).merge());
     const kept = new Set(summaries.map((summary) => summary.trace_id));
     const empty = chunk.filter((traceId) => !kept.has(traceId));
     if (empty.length > 0) {
-      await unfileTraces(db, run, applicationId, empty);
+      await takeOutFolded(db, run, applicationId, empty);
       await run(db('traces').where('application_id', applicationId).whereIn('trace_id', empty).del());
     }
   }

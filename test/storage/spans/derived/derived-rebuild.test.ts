@@ -17,7 +17,7 @@ import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js'
 import { seedApplication, seedOrganization } from '../../../support/accounts.js';
 import { INDEXABLE_PATHS, setIndexedPaths, withSlotValues } from '../../../support/indexed-slots.js';
 import { spanRow } from '../../../support/span-rows.js';
-import { expectFiledFiguresMatchSummaries, expectSummariesMatchSpans } from '../../../support/summary-check.js';
+import { expectFoldedFiguresMatchSummaries, expectSummariesMatchSpans } from '../../../support/summary-check.js';
 import { onEachDatabase, type TestServer } from '../../../support/test-server.js';
 
 const PATHS = INDEXABLE_PATHS(['model']).slice(0, 1);
@@ -188,7 +188,7 @@ onEachDatabase('rebuild of derived data', (app) => {
     await rebuild(edited);
     expect(await folded(edited)).to.deep.equal(wanted);
     await expectSummariesMatchSpans(knex(), edited);
-    await expectFiledFiguresMatchSummaries(knex(), edited);
+    await expectFoldedFiguresMatchSummaries(knex(), edited);
     expect(await knex()(REBUILD_PROGRESS).select('run_key'), 'progress of finished runs').to.deep.equal([]);
   }
 
