@@ -8,15 +8,23 @@
 // filed under the slot's current key only, and its migration files the spans stored before it.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { migratorConfig } from '../../src/storage/migrations/index.js';
-import { purgeBatch } from '../../src/storage/spans/writes/span-purge.js';
-import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
-import { spanRow } from '../support/span-rows.js';
-import { parseIndexedAttributes } from '../../src/storage/accounts/indexed-attributes.js';
-import { call } from '../support/contract.js';
-import { nanosToRfc3339 } from '../support/engine-helpers.js';
-import { callerFor, createApiKey, createOrganization, dashboardUser, expectStatus, keyToken, type Caller } from '../support/management.js';
-import { onEachDatabase } from '../support/test-server.js';
+import { migratorConfig } from '../../../../src/storage/migrations/index.js';
+import { purgeBatch } from '../../../../src/storage/spans/writes/span-purge.js';
+import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js';
+import { spanRow } from '../../../support/span-rows.js';
+import { parseIndexedAttributes } from '../../../../src/storage/accounts/indexed-attributes.js';
+import { call } from '../../../support/contract.js';
+import { nanosToRfc3339 } from '../../../support/engine-helpers.js';
+import {
+  callerFor,
+  createApiKey,
+  createOrganization,
+  dashboardUser,
+  expectStatus,
+  keyToken,
+  type Caller,
+} from '../../../support/management.js';
+import { onEachDatabase } from '../../../support/test-server.js';
 
 const MODEL = 'span_attributes.gen_ai.request.model';
 const MINUTE = 60_000_000_000n;

@@ -10,18 +10,18 @@ import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { GIVE_WAY_RECHECK_MS } from '../../src/jobs/trace-folder.js';
-import { IngestActivity, QUIET_AFTER_MS } from '../../src/ingest/ingest-activity.js';
-import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
-import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { FOLD_STATE } from '../../src/storage/spans/fold/trace-figures.js';
-import { foldApplication, GIVE_WAY_BELOW } from '../../src/storage/spans/fold/trace-folding.js';
-import { engineCaller } from '../support/auth.js';
-import { metadataOf } from '../support/grpc.js';
-import { expectExported, exportSpans, recordSpans } from '../support/otel.js';
-import { spanRow } from '../support/span-rows.js';
-import { statementsDuring } from '../support/statements.js';
-import { onEachDatabase } from '../support/test-server.js';
+import { GIVE_WAY_RECHECK_MS } from '../../../../src/jobs/trace-folder.js';
+import { IngestActivity, QUIET_AFTER_MS } from '../../../../src/ingest/ingest-activity.js';
+import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js';
+import type { SpanRow } from '../../../../src/storage/spans/span-row.js';
+import { FOLD_STATE } from '../../../../src/storage/spans/fold/trace-figures.js';
+import { foldApplication, GIVE_WAY_BELOW } from '../../../../src/storage/spans/fold/trace-folding.js';
+import { engineCaller } from '../../../support/auth.js';
+import { metadataOf } from '../../../support/grpc.js';
+import { expectExported, exportSpans, recordSpans } from '../../../support/otel.js';
+import { spanRow } from '../../../support/span-rows.js';
+import { statementsDuring } from '../../../support/statements.js';
+import { onEachDatabase } from '../../../support/test-server.js';
 
 const T0 = 1795355100; // seconds: 2026-11-22
 

@@ -8,18 +8,18 @@
 // summaries answer.
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
-import { binOf, FOLD_STATE, MAX_PENDING } from '../../src/storage/spans/fold/trace-figures.js';
-import { foldApplication } from '../../src/storage/spans/fold/trace-folding.js';
-import { engineCaller, type EngineCaller } from '../support/auth.js';
-import { call } from '../support/contract.js';
-import { clearSpans, isClose, nanosToRfc3339 } from '../support/engine-helpers.js';
-import { expectedAnalytics, expectedMetrics } from '../support/reference-evaluator.js';
-import { spanRow } from '../support/span-rows.js';
-import { statementsDuring } from '../support/statements.js';
-import { expectFoldedFiguresMatchSummaries } from '../support/summary-check.js';
-import { onEachDatabase, type TestServer } from '../support/test-server.js';
+import type { SpanRow } from '../../../../src/storage/spans/span-row.js';
+import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js';
+import { binOf, FOLD_STATE, MAX_PENDING } from '../../../../src/storage/spans/fold/trace-figures.js';
+import { foldApplication } from '../../../../src/storage/spans/fold/trace-folding.js';
+import { engineCaller, type EngineCaller } from '../../../support/auth.js';
+import { call } from '../../../support/contract.js';
+import { clearSpans, isClose, nanosToRfc3339 } from '../../../support/engine-helpers.js';
+import { expectedAnalytics, expectedMetrics } from '../../../support/reference-evaluator.js';
+import { spanRow } from '../../../support/span-rows.js';
+import { statementsDuring } from '../../../support/statements.js';
+import { expectFoldedFiguresMatchSummaries } from '../../../support/summary-check.js';
+import { onEachDatabase, type TestServer } from '../../../support/test-server.js';
 
 const HOUR = 3_600_000_000_000n;
 /** On the hour. */
