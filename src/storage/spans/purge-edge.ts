@@ -9,12 +9,17 @@ import type { Run } from '../sql/dialect.js';
 
 export const PURGE_EDGE_COLUMN = 'spans_purged_before';
 
-/** The application's edge as `run` (or the caller's snapshot) sees it; null when nothing was purged. */
-export async function purgeEdgeOf(db: Knex, applicationId: string, run?: Run): Promise<bigint | null> {
+/**
+ * The application's edge as `run` (or the caller's snapshot) sees it: null when nothing was
+ * purged, undefined when the application has no row (spans stored under an unknown id: nothing
+ * records what was purged of them).
+ */
+export async function purgeEdgeOf(db: Knex, applicationId: string, run?: Run): Promise<bigint | null | undefined> {
   const query = db('applications')
     .where({ id: applicationId })
     .select({ edge: db.raw(dialectFor(db).asText(PURGE_EDGE_COLUMN)) });
   const rows = (run ? await run(query) : await query) as Array<{ edge: string | null }>;
+  if (rows.length === 0) return undefined;
   const edge = rows[0]?.edge;
   return edge === null || edge === undefined ? null : BigInt(edge);
 }
@@ -31,7 +36,8 @@ export function raisePurgeEdgeQuery(db: Knex, applicationId: string, beforeNs: b
     .update({ [PURGE_EDGE_COLUMN]: db.raw(exactInteger, [beforeNs.toString()]) });
 }
 
-/** Whether a roll-up window starting at `startNs` holds only buckets that never lost a span. */
-export function atOrAfterEdge(edge: bigint | null, startNs: bigint): boolean {
+/** Whether a roll-up window starting at `startNs` holds only buckets that never lost a span (an unknown edge: not known). */
+export function atOrAfterEdge(edge: bigint | null | undefined, startNs: bigint): boolean {
+  if (edge === undefined) return false;
   return edge === null || startNs >= edge;
 }

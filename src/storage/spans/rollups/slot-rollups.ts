@@ -26,7 +26,7 @@ import { bulkWriteTransaction } from '../../transactions.js';
 import type { DerivedData } from '../derived/derived-data.js';
 import { heldHoursOf } from '../derived/held-hours.js';
 import { slotColumn, type IndexedSlot } from '../indexed-slots.js';
-import { purgeEdgeOf } from '../purge-edge.js';
+import { atOrAfterEdge, purgeEdgeOf } from '../purge-edge.js';
 import {
   accumulate,
   bucketStartSeconds,
@@ -260,7 +260,7 @@ export async function rebuildSlotRollups(knex: Knex, applicationId: string, slot
   let rebuilt = 0;
   for (let round = 0; round < REBUILD_ROUNDS; round += 1) {
     const edge = await purgeEdgeOf(knex, applicationId);
-    const hours = (await hoursToRebuild(knex, applicationId, slot)).filter((hour) => edge === null || hour >= edge);
+    const hours = (await hoursToRebuild(knex, applicationId, slot)).filter((hour) => atOrAfterEdge(edge, hour));
     if (hours.length === 0) break;
     for (const hour of hours) await rebuildHour(knex, applicationId, slot, hour);
     rebuilt += hours.length;
