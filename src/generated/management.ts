@@ -885,8 +885,9 @@ export interface components {
         /**
          * @description Days the application's spans are kept, counted from each span's start
          *     time. Older spans are removed by a background purger (every
-         *     `RETENTION_PURGE_INTERVAL_SECONDS`, 600 by default), so a span may
-         *     outlive its retention by up to one purge interval.
+         *     `RETENTION_PURGE_INTERVAL_SECONDS`, 600 by default) by whole hours of
+         *     start time, so a span may outlive its retention by up to an hour plus
+         *     one purge interval.
          * @example 30
          */
         RetentionDays: number;

@@ -9,7 +9,8 @@ import { listRetentionTargets, type RetentionTarget } from '../storage/accounts/
 import { PeriodicPasses } from './periodic-passes.js';
 import type { SpanStore } from '../storage/spans/span-store.js';
 
-const NANOS_PER_DAY = 86_400n * 1_000_000_000n;
+const NANOS_PER_HOUR = 3_600n * 1_000_000_000n;
+const NANOS_PER_DAY = 24n * NANOS_PER_HOUR;
 
 export interface RetentionPurgerDeps {
   knex: Knex;
@@ -20,10 +21,15 @@ export interface RetentionPurgerDeps {
   registry?: Registry;
 }
 
-/** Spans that started before this time are past the target's retention; null: all of them are. */
+/**
+ * Spans that started before this time are past the target's retention; null: all of them are. On
+ * a whole hour (now − retention, floored), so that the purge edge it raises leaves no roll-up
+ * bucket cut in two (docs/retention.md).
+ */
 export function purgeBefore(target: RetentionTarget, defaultDays: number, nowMs: number): bigint | null {
   if (target.deleted) return null;
-  return BigInt(nowMs) * 1_000_000n - BigInt(target.retention_days ?? defaultDays) * NANOS_PER_DAY;
+  const cutoff = BigInt(nowMs) * 1_000_000n - BigInt(target.retention_days ?? defaultDays) * NANOS_PER_DAY;
+  return cutoff - (((cutoff % NANOS_PER_HOUR) + NANOS_PER_HOUR) % NANOS_PER_HOUR);
 }
 
 export class RetentionPurger extends PeriodicPasses {

@@ -114,15 +114,15 @@ function rollupShape(shape: ReadShape): Analytics | Ineligible {
 
 /**
  * Each source, cheapest first. The roll-ups read rows per bucket and key, not per span; span_rollups
- * before slot_rollups because its check is one index probe where slot_rollups' counts two tables'
- * buckets (no request is eligible for both: one groups by dimensions, the other by one attribute).
+ * before slot_rollups because its check is one primary-key read where slot_rollups' also counts
+ * two tables' buckets (no request is eligible for both: one groups by dimensions, the other by one attribute).
  * The fold reads histogram rows per hour, not one row per trace. The summaries hold one row per
  * trace, the spans one per span: these two are exact as they are, the last resort of their grain.
  */
 export const SOURCE_RULES: readonly SourceRule[] = [
   {
     source: 'span_rollups',
-    check: 'no_partial_buckets',
+    check: 'after_purge_edge',
     eligible(shape) {
       const read = rollupShape(shape);
       if ('eligible' in read) return read;
@@ -137,7 +137,7 @@ export const SOURCE_RULES: readonly SourceRule[] = [
         // Only the minute roll-up takes a partial last bucket from the spans: under a minute of them.
         if (bucketsEndNs !== read.endNs && widthS !== ROLLUP_WIDTHS_S[ROLLUP_WIDTHS_S.length - 1]) continue;
         if (bucketsEndNs <= read.startNs) continue;
-        return { source: 'span_rollups', check: 'no_partial_buckets', widthS, bucketsEndNs, dimensions };
+        return { source: 'span_rollups', check: 'after_purge_edge', widthS, bucketsEndNs, dimensions };
       }
       return no('the window starts on a roll-up boundary and the bucket width is a multiple of it');
     },

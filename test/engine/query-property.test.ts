@@ -605,11 +605,21 @@ function dimensionTreeFor(rows: SpanRow[], level = 1): fc.Arbitrary<unknown> {
   );
 }
 
+// A retention purge first, or not: by whole hours (the purger's cutoffs; the first one is the
+// start of most windows, so the roll-ups answer at the purge edge) or at any time.
+const rollupPurge = fc.option(
+  fc.oneof(
+    fc.constantFrom(ON_THE_HOUR, ON_THE_HOUR, ON_THE_HOUR + HOUR_NS),
+    startOffset.map((offset) => BASE + offset),
+  ),
+  { nil: null, freq: 3 },
+);
+
 const rollupScenario = palette
   .chain(([texts, numbers]) => fc.array(spanFrom(texts, numbers), { minLength: 0, maxLength: 40, size: 'max' }))
   .chain((generated) => {
     const rows = toRows('app_placeholder', generated);
-    return fc.tuple(fc.constant(rows), fc.option(dimensionTreeFor(rows), { nil: null, freq: 4 }), rollupWindow);
+    return fc.tuple(fc.constant(rows), fc.option(dimensionTreeFor(rows), { nil: null, freq: 4 }), rollupWindow, rollupPurge);
   });
 
 const rollupBody: fc.Arbitrary<AnalyticsBody> = fc
@@ -910,24 +920,36 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
     });
   }
 
-  it(`POST /engine/analytics from the roll-ups holds for ${RUNS} random span sets, re-sent batches, dimension filters and windows on bucket boundaries`, async function () {
+  it(`POST /engine/analytics from the roll-ups holds for ${RUNS} random span sets, re-sent batches, dimension filters, purges and windows on bucket boundaries`, async function () {
     this.timeout(240_000);
     const knex = app().server.knex;
+    let atPurgeEdge = 0;
     await fc.assert(
-      fc.asyncProperty(rollupScenario, rollupBody, fc.nat({ max: 40 }), async ([placeholderRows, filterValue, windowNs], body, resent) => {
-        const rows = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
-        await clearSpans(knex, caller.appId);
-        // Half the spans, then all of them: a batch with spans stored already must not count them twice.
-        await storeSpans(knex, rows.slice(0, resent));
-        await storeSpans(knex, rows);
-        const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
-        const request = { ...body, filter: filterValue };
-        const context = `analytics ${JSON.stringify(request)} window ${window.startNs}..${window.endNs}`;
-        const response = await postWindowed('/engine/analytics', [window.startNs, window.endNs], request);
-        expectAnalyticsAnswer(response, rows, window, request, body, context);
-      }),
+      fc.asyncProperty(
+        rollupScenario,
+        rollupBody,
+        fc.nat({ max: 40 }),
+        async ([placeholderRows, filterValue, windowNs, purgeBefore], body, resent) => {
+          const stored = placeholderRows.map((row) => ({ ...row, application_id: caller.appId }));
+          await clearSpans(knex, caller.appId);
+          // Half the spans, then all of them: a batch with spans stored already must not count them twice.
+          await storeSpans(knex, stored.slice(0, resent));
+          await storeSpans(knex, stored);
+          // Small batches: the roll-up rows below the edge go over several of them.
+          if (purgeBefore !== null) while ((await purgeBatch(knex, { applicationId: caller.appId, beforeNs: purgeBefore, limit: 7 })).full);
+          const rows = purgeBefore === null ? stored : stored.filter((row) => BigInt(row.start_time_unix_nano) >= purgeBefore);
+          const window = { startNs: windowNs[0] as bigint, endNs: windowNs[1] as bigint };
+          if (purgeBefore !== null && rows.length < stored.length && window.startNs >= purgeBefore) atPurgeEdge += 1;
+          const request = { ...body, filter: filterValue };
+          const context = `analytics ${JSON.stringify(request)} window ${window.startNs}..${window.endNs}, purged before ${purgeBefore}`;
+          const response = await postWindowed('/engine/analytics', [window.startNs, window.endNs], request);
+          expectAnalyticsAnswer(response, rows, window, request, body, context);
+        },
+      ),
       { numRuns: RUNS, seed: SEED },
     );
+    // Runs whose window starts at or above the edge of a purge that took spans: the roll-ups' share after purges.
+    expect(atPurgeEdge).to.be.greaterThan(0);
   });
 
   it(`POST /engine/analytics grouped by an indexed key (from slot_rollups where exact) holds for ${RUNS} random span sets, filters on the key and windows`, async function () {

@@ -34,7 +34,10 @@ function daysAgo(days: number, plusNs = 0n): bigint {
 
 const hex = (value: number, width: number) => value.toString(16).padStart(width, '0');
 
-/** The roll-ups' span counts, per width and bucket, must equal the spans that remain: none subtracted twice. */
+/**
+ * The roll-ups' span counts, per width and bucket, must equal the spans that remain: the rows of
+ * purged buckets are gone (below the purge edge) and no row above the edge was touched.
+ */
 async function expectRollupCountsMatchSpans(knex: Knex, applicationId: string): Promise<void> {
   const starts = (
     (await knex('spans')
@@ -301,6 +304,32 @@ onEachDatabase(
         await second.stop();
         if (secondPool !== knex()) await secondPool.destroy();
       }
+    });
+
+    it('raises the purge edge to the whole hour it cuts at, and never lowers it when retention_days is raised', async () => {
+      const caller = await engineCaller(app());
+      await setRetention(knex(), caller.appId, RETENTION_DAYS);
+      const span = (id: number, startNs: bigint) =>
+        spanRow({ application_id: caller.appId, trace_id: hex(id, 32), span_id: hex(id, 16), start_time_unix_nano: startNs.toString() });
+      await storeSpans(knex(), [span(1, daysAgo(RETENTION_DAYS + 1)), span(2, daysAgo(1))]);
+      const edge = async () => {
+        const [row] = (await knex()('applications')
+          .where({ id: caller.appId })
+          .select({ edge: bigintAsText(knex(), 'spans_purged_before') })) as Array<{ edge: string | null }>;
+        return row?.edge === null || row?.edge === undefined ? null : BigInt(row.edge);
+      };
+      const before = daysAgo(RETENTION_DAYS);
+      await purgeOnce();
+      const raised = await edge();
+      const HOUR = 3_600_000_000_000n;
+      expect(raised !== null && raised % HOUR === 0n && raised <= before && raised > before - HOUR, String(raised)).to.equal(true);
+      expect(await spanCount(knex(), caller.appId)).to.equal(1);
+      // Retention raised: the next cut is weeks earlier; a span older still is purged, the edge stays.
+      await setRetention(knex(), caller.appId, 30);
+      await storeSpans(knex(), [span(3, daysAgo(31))]);
+      await purgeOnce();
+      expect(await spanCount(knex(), caller.appId)).to.equal(1);
+      expect(await edge()).to.equal(raised);
     });
 
     it('counts the purged spans on /metrics', async () => {

@@ -227,7 +227,6 @@ for (const database of testDatabases()) {
           'cost_count',
           'cost_sum',
           'duration_max',
-          'partial',
         )
         .orderBy(['bucket_width_s', 'bucket_start_unix_nano'])) as Array<Record<string, unknown>>;
       const minute = (offset: number) => (onTheHour + BigInt(offset) * 60_000_000_000n).toString();
@@ -240,15 +239,106 @@ for (const database of testDatabases()) {
           Number(row.cost_count),
           Number(row.cost_sum),
           Number(row.duration_max),
-          Number(row.partial),
         ]),
       ).to.deep.equal([
-        [60, minute(0), 'a', 2, 2, 3, 2, 0],
-        [60, minute(1), 'a', 1, 0, 0, 2, 0],
-        [60, minute(61), 'b', 1, 1, 4, 2, 0],
-        [3600, minute(0), 'a', 3, 2, 3, 2, 0],
-        [3600, minute(60), 'b', 1, 1, 4, 2, 0],
+        [60, minute(0), 'a', 2, 2, 3, 2],
+        [60, minute(1), 'a', 1, 0, 0, 2],
+        [60, minute(61), 'b', 1, 1, 4, 2],
+        [3600, minute(0), 'a', 3, 2, 3, 2],
+        [3600, minute(60), 'b', 1, 1, 4, 2],
       ]);
+    });
+
+    it('sets each application’s purge edge above its partial roll-up buckets, then drops `partial`', async () => {
+      await migrateThrough('20261202000100_derived_rebuilds');
+      await knex('organizations').insert({ id: 'org_old', name: 'Old', address: '', billing_address: '', created_at: 1, updated_at: 1 });
+      for (const id of ['app_span', 'app_slot', 'app_whole'])
+        await knex('applications').insert({
+          id,
+          organization_id: 'org_old',
+          name: id,
+          region: 'EU',
+          pricing_plan: 'free',
+          created_at: 1,
+          updated_at: 1,
+        });
+      const onTheHour = 1_763_798_400_000_000_000n;
+      const minute = 60_000_000_000n;
+      const measures = { span_count: 1, duration_count: 0, duration_sum: 0, cost_count: 0, cost_sum: 0, usage_count: 0, usage_sum: 0 };
+      const spanRollup = (applicationId: string, widthS: number, start: bigint, partial: number) => ({
+        application_id: applicationId,
+        bucket_width_s: widthS,
+        bucket_start_unix_nano: start.toString(),
+        dimensions_hash: `${widthS}${start}`.slice(-32),
+        ...measures,
+        partial,
+      });
+      const slotRollup = (applicationId: string, widthS: number, start: bigint, partial: number) => ({
+        application_id: applicationId,
+        bucket_width_s: widthS,
+        bucket_start_unix_nano: start.toString(),
+        slot: 1,
+        generation: 1,
+        value_kind: 1,
+        value: 'gpt',
+        ...measures,
+        partial,
+      });
+      await knex('span_rollups').insert([
+        // app_span: its latest partial bucket is the minute at 0:07, beside whole ones after it.
+        spanRollup('app_span', 60, onTheHour + 3n * minute, 1),
+        spanRollup('app_span', 60, onTheHour + 7n * minute, 1),
+        spanRollup('app_span', 60, onTheHour + 9n * minute, 0),
+        spanRollup('app_span', 3600, onTheHour - 3600n * 1_000_000_000n, 1),
+        // app_slot: a partial minute in span_rollups, a later partial hour in slot_rollups.
+        spanRollup('app_slot', 60, onTheHour + minute, 1),
+        // app_whole: nothing partial.
+        spanRollup('app_whole', 60, onTheHour, 0),
+      ]);
+      await knex('slot_rollups').insert([slotRollup('app_slot', 3600, onTheHour, 1), slotRollup('app_slot', 60, onTheHour, 0)]);
+
+      await migrateToLatest(knex);
+
+      const edges = (await knex('applications')
+        .whereIn('id', ['app_span', 'app_slot', 'app_whole'])
+        .orderBy('id')
+        .select('id', knex.raw(`CAST(spans_purged_before AS ${database.name === 'mysql' ? 'CHAR' : 'TEXT'}) AS edge`))) as Array<{
+        id: string;
+        edge: string | null;
+      }>;
+      expect(edges.map((row) => [row.id, row.edge])).to.deep.equal([
+        ['app_slot', (onTheHour + 3600n * 1_000_000_000n).toString()],
+        ['app_span', (onTheHour + 8n * minute).toString()],
+        ['app_whole', null],
+      ]);
+      for (const table of ['span_rollups', 'slot_rollups']) {
+        expect(await knex.schema.hasColumn(table, 'partial'), table).to.equal(false);
+        // Every row stays: those below an edge are never read and go with the next purge.
+        const [{ n }] = (await knex(table).count({ n: '*' })) as Array<{ n: number | string }>;
+        expect(Number(n), table).to.equal(table === 'span_rollups' ? 6 : 2);
+      }
+      const indexes =
+        database.name === 'mysql'
+          ? ((await knex.raw('SHOW INDEX FROM span_rollups')) as [Array<{ Key_name: string }>])[0].map((row) => row.Key_name)
+          : (
+              (await knex.raw("SELECT name AS Key_name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'span_rollups'")) as Array<{
+                Key_name: string;
+              }>
+            ).map((row) => row.Key_name);
+      expect(indexes).not.to.include('span_rollups_partial');
+      // The code of this release writes to the tables as they are now.
+      await storeSpans(knex, [
+        spanRow({
+          application_id: 'app_whole',
+          trace_id: '1'.repeat(32),
+          span_id: '1'.repeat(16),
+          start_time_unix_nano: (onTheHour + 30n * minute).toString(),
+        }),
+      ]);
+      const [{ n }] = (await knex('span_rollups').where({ application_id: 'app_whole' }).count({ n: '*' })) as Array<{
+        n: number | string;
+      }>;
+      expect(Number(n)).to.equal(3);
     });
   });
 }

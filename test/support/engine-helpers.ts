@@ -52,4 +52,6 @@ export async function clearSpans(knex: Knex, applicationId: string): Promise<voi
   await knex('slot_rollups').where('application_id', applicationId).del();
   await knex('trace_figures').where('application_id', applicationId).del();
   await knex('trace_histograms').where('application_id', applicationId).del();
+  // Nothing purged any more: the roll-ups may answer every window again.
+  await knex('applications').where('id', applicationId).update({ spans_purged_before: null });
 }

@@ -69,9 +69,9 @@ type Row = [name: string, given: { shape: ReadShape; facts?: ReadFacts }, want: 
 
 const ROLLUPS: Row[] = [
   [
-    'every rule holds: the hour roll-up, checked for partial buckets, then the spans',
+    'every rule holds: the hour roll-up, checked against the purge edge, then the spans',
     { shape: SPANS },
-    { sources: ['span_rollups', 'spans'], first: { check: 'no_partial_buckets', widthS: 3600, bucketsEndNs: T0 + 3n * HOUR } },
+    { sources: ['span_rollups', 'spans'], first: { check: 'after_purge_edge', widthS: 3600, bucketsEndNs: T0 + 3n * HOUR } },
   ],
   [
     '1. grain traces: no roll-up (the fold, then the summaries)',
@@ -155,9 +155,9 @@ const ROLLUPS: Row[] = [
     },
   ],
   [
-    '5. partial buckets are checked in the snapshot: the plan names the check and falls back to the spans',
+    '5. the purge edge is checked in the snapshot: the plan names the check and falls back to the spans',
     { shape: spans({ widthNs: 5n * MINUTE }) },
-    { sources: ['span_rollups', 'spans'], first: { source: 'span_rollups', check: 'no_partial_buckets' } },
+    { sources: ['span_rollups', 'spans'], first: { source: 'span_rollups', check: 'after_purge_edge' } },
   ],
 ];
 
@@ -261,7 +261,7 @@ const SLOT_ROLLUPS: Row[] = [
     },
   ],
   [
-    '5. the buckets are checked against the stored rows in the snapshot: the plan names the check and falls back to the spans',
+    '5. the purge edge and the buckets are checked against the stored rows in the snapshot: the plan names the check and falls back to the spans',
     { shape: bySlot({ startNs: T0 + MINUTE, endNs: T0 + 2n * HOUR, widthNs: 5n * MINUTE }) },
     { sources: ['slot_rollups', 'spans'], first: { source: 'slot_rollups', check: 'slot_buckets_counted', widthS: 60 } },
   ],

@@ -28,8 +28,8 @@ export async function up(knex: Knex): Promise<void> {
       table.double(`${measure}_min`).nullable();
       table.double(`${measure}_max`).nullable();
     }
-    /** 1 once spans were taken out of the bucket (retention): its sums and extremes are then not exact. */
-    table.integer('partial').notNullable();
+    /** 1 once spans were taken out of the bucket (retention); dropped by 20261203000100_purge_edge, whose code writes none. */
+    table.integer('partial').notNullable().defaultTo(0);
     table.primary(['application_id', 'bucket_width_s', 'bucket_start_unix_nano', 'dimensions_hash']);
     // Finds the partial buckets of a window without reading the others.
     table.index(['application_id', 'bucket_width_s', 'partial', 'bucket_start_unix_nano'], 'span_rollups_partial');
@@ -53,7 +53,7 @@ async function backfill(knex: Knex): Promise<void> {
       .limit(BACKFILL_BATCH)) as Array<RollupSpan & { seq: number | string }>;
     if (rows.length === 0) return;
     after = String(rows[rows.length - 1]?.seq);
-    const deltas = rollupDeltas(rows, 1);
+    const deltas = rollupDeltas(rows);
     for (const statement of addRollupsQuery(knex, deltas)) await statement;
   }
 }

@@ -34,8 +34,8 @@ export async function up(knex: Knex): Promise<void> {
       table.double(`${measure}_min`).nullable();
       table.double(`${measure}_max`).nullable();
     }
-    /** 1 once spans were taken out of the bucket (retention). */
-    table.integer('partial').notNullable();
+    /** 1 once spans were taken out of the bucket (retention); dropped by 20261203000100_purge_edge, whose code writes none. */
+    table.integer('partial').notNullable().defaultTo(0);
     table.primary(['application_id', 'bucket_width_s', 'bucket_start_unix_nano', 'slot', 'generation', 'value_kind', 'value']);
     binaryCollation(knex, table);
   });

@@ -19,6 +19,7 @@ import * as traceFolding from './20261129000100_trace_folding.js';
 import * as traceFigureSmallCounts from './20261130000100_trace_figure_small_counts.js';
 import * as lz4PageCompression from './20261201000100_lz4_page_compression.js';
 import * as derivedRebuilds from './20261202000100_derived_rebuilds.js';
+import * as purgeEdge from './20261203000100_purge_edge.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261130000100_trace_figure_small_counts', traceFigureSmallCounts],
   ['20261201000100_lz4_page_compression', lz4PageCompression],
   ['20261202000100_derived_rebuilds', derivedRebuilds],
+  ['20261203000100_purge_edge', purgeEdge],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

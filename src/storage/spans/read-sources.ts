@@ -42,17 +42,18 @@ export function hourOf(startNs: bigint): bigint {
 /**
  * What a read must check in its own snapshot before trusting a source, by name:
  * - `none`: the source is exact as it is;
- * - `no_partial_buckets`: no span_rollups bucket of [start, bucketsEnd) lost spans to retention;
- * - `slot_buckets_counted`: every bucket's slot_rollups rows of the slot's generation count as many
- *   spans as span_rollups does, none holds a value the slot does not keep, none is partial;
+ * - `after_purge_edge`: the window starts at or above the application's purge edge, so no roll-up
+ *   bucket of it lost spans to retention (purge-edge.ts);
+ * - `slot_buckets_counted`: as `after_purge_edge`, and every bucket's slot_rollups rows of the slot's
+ *   generation count as many spans as span_rollups does, none holds a value the slot does not keep;
  * - `pending_within_limit`: at most MAX_PENDING summaries wait to be filed (fold/trace-figures.ts).
  */
-export type ExactnessCheck = 'none' | 'no_partial_buckets' | 'slot_buckets_counted' | 'pending_within_limit';
+export type ExactnessCheck = 'none' | 'after_purge_edge' | 'slot_buckets_counted' | 'pending_within_limit';
 
 /** span_rollups at one width: its whole buckets end at bucketsEndNs, the rest (under a minute) is read from the spans. */
 export interface PlannedSpanRollups {
   source: 'span_rollups';
-  check: 'no_partial_buckets';
+  check: 'after_purge_edge';
   widthS: number;
   bucketsEndNs: bigint;
   /** The roll-up column of each group_by field, in order. */

@@ -98,6 +98,12 @@ export interface SqlDialect {
   jsonText(column: string): string;
   /** A read inside a write transaction that locks the rows it reads (SQLite has one writer at a time: as it is). */
   lockRows(query: Knex.QueryBuilder): Knex.QueryBuilder;
+  /**
+   * Deletes at most `limit` rows of `table` meeting `where`, the first in `orderBy` order: bounded
+   * work per transaction, in key order. MariaDB/MySQL: DELETE … ORDER BY … LIMIT; SQLite (built
+   * without DELETE … LIMIT): the rowids of a bounded sub-select. Table and columns are trusted names.
+   */
+  deleteFirstRows(db: Knex, table: string, where: SqlFragment, orderBy: readonly string[], limit: number): Knex.Raw;
   /** `table AS alias`, read through the named index (a trusted name). */
   tableThroughIndex(table: string, alias: string, index: string): string;
   /** The inner join whose left side is read first, whatever the statistics say (MariaDB's STRAIGHT_JOIN, SQLite's CROSS JOIN). */

@@ -178,6 +178,10 @@ export const mysqlDialect: SqlDialect = {
     return query.forUpdate();
   },
 
+  deleteFirstRows(db: Knex, table: string, where: SqlFragment, orderBy: readonly string[], limit: number): Knex.Raw {
+    return db.raw(`DELETE FROM ${table} WHERE ${where.sql} ORDER BY ${orderBy.join(', ')} LIMIT ${Math.trunc(limit)}`, where.bindings);
+  },
+
   tableThroughIndex(table: string, alias: string, index: string): string {
     return `${table} AS ${alias} FORCE INDEX (${index})`;
   },

@@ -131,6 +131,13 @@ export const sqliteDialect: SqlDialect = {
     return query;
   },
 
+  deleteFirstRows(db: Knex, table: string, where: SqlFragment, orderBy: readonly string[], limit: number): Knex.Raw {
+    return db.raw(
+      `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where.sql} ORDER BY ${orderBy.join(', ')} LIMIT ${Math.trunc(limit)})`,
+      where.bindings,
+    );
+  },
+
   tableThroughIndex(table: string, alias: string, index: string): string {
     return `${table} AS ${alias} INDEXED BY ${index}`;
   },

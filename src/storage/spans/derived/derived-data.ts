@@ -51,6 +51,13 @@ export interface DeletedBatch {
   traceIds: string[];
   /** The application's slots in use, read in the same transaction. */
   slots: readonly IndexedSlot[];
+  /**
+   * The application's purge edge (nanoseconds of start time) as this batch left it, at least:
+   * above every deleted span. What a structure keeps of times below it is never read again.
+   */
+  purgedBeforeNs: bigint;
+  /** The batch's size: a structure deleting rows not handed to it (below the edge) deletes at most this many per statement. */
+  rowLimit: number;
 }
 
 /** One hour of one application to rebuild from the stored spans, inside the rebuild's transaction. */

@@ -24,7 +24,7 @@ import { targetOfResolved, type FilterColumn } from '../filter-targets.js';
 import { matchingSpans, type WindowFilter } from './span-pages.js';
 import { asNumber, asText } from '../stored-span.js';
 import { MIN_STORED_INTEGER } from '../time-bounds.js';
-import { hasPartialBuckets, matchingRollups, rollupAggregateSql, rollupAverageParts } from '../rollups/rollup-reads.js';
+import { afterPurgeEdge, matchingRollups, rollupAggregateSql, rollupAverageParts } from '../rollups/rollup-reads.js';
 import { foldedAnalyticsRows } from '../fold/folded-analytics.js';
 import { pendingWithinLimit } from '../fold/trace-figure-reads.js';
 import { matchingTraces, windowSpanTimes, type SpanTimes } from '../traces/trace-pages.js';
@@ -447,8 +447,8 @@ async function rowsFrom(trx: Knex.Transaction, request: AnalyticsQuery, planned:
       const pending = await pendingWithinLimit(trx, request.applicationId);
       return pending && foldedAnalyticsRows(trx, request, planned, pending);
     }
-    case 'no_partial_buckets':
-      return (await hasPartialBuckets(trx, dialect, request, planned)) ? undefined : rowsOf(trx, { ...request, rollup: planned });
+    case 'after_purge_edge':
+      return (await afterPurgeEdge(trx, request)) ? rowsOf(trx, { ...request, rollup: planned }) : undefined;
     case 'slot_buckets_counted':
       return (await slotBucketsExact(trx, dialect, request, planned)) ? rowsOf(trx, { ...request, rollup: planned }) : undefined;
     case 'none':

@@ -1,6 +1,7 @@
 // Analytics at spans grain read from the roll-ups (span-rollups.ts) instead of the spans when the
 // planner (src/traces/read-planner.ts) chose them (docs/analytics.md, "When the roll-ups answer")
-// and no roll-up bucket of the window lost spans to retention (`partial`, hasPartialBuckets). A
+// and the window starts at or above the application's purge edge (afterPurgeEdge): no bucket of
+// it ever lost a span to retention. A
 // window ending inside a minute reads the spans of its last partial minute and adds them in. The
 // answer is the same as from the spans: counts and extremes exactly, sums and averages within
 // rounding (they are added up in another order).
@@ -9,6 +10,7 @@ import type { FilterNode } from '../../../filter/ast.js';
 import type { SqlDialect } from '../../sql/dialect.js';
 import { compileFilter } from '../filter-sql.js';
 import type { FilterColumn } from '../filter-targets.js';
+import { atOrAfterEdge, purgeEdgeOf } from '../purge-edge.js';
 import { ROLLUP_DIMENSIONS, type PlannedSpanRollups } from '../read-sources.js';
 import { betweenNanos } from '../time-bounds.js';
 
@@ -23,19 +25,12 @@ export interface RollupRequest {
 // A roll-up filter reads only dimension columns, never an attribute: no indexed slot applies.
 const NO_SLOTS: readonly [] = [];
 
-/** Whether the check `no_partial_buckets` fails: a roll-up bucket of the plan's window lost spans to retention. */
-export async function hasPartialBuckets(
-  knex: Knex,
-  dialect: SqlDialect,
-  request: RollupRequest,
-  plan: PlannedSpanRollups,
-): Promise<boolean> {
-  const found = await knex('span_rollups')
-    .select(knex.raw('1 AS found'))
-    .where({ application_id: request.applicationId, bucket_width_s: plan.widthS, partial: 1 })
-    .modify(betweenNanos(dialect, 'bucket_start_unix_nano', request.startNs, plan.bucketsEndNs))
-    .limit(1);
-  return (found as unknown[]).length > 0;
+/**
+ * The check `after_purge_edge`, in the caller's snapshot (one read of the application's row):
+ * whether the window starts at or above the purge edge, so that no bucket of it lost spans.
+ */
+export async function afterPurgeEdge(knex: Knex, request: RollupRequest): Promise<boolean> {
+  return atOrAfterEdge(await purgeEdgeOf(knex, request.applicationId), request.startNs);
 }
 
 /** The measure columns of a roll-up row, and the same figures of one span (count 1, its own value). */

@@ -1,13 +1,15 @@
 // Analytics at spans grain grouped by one indexed attribute key, read from slot_rollups
 // (slot-rollups.ts) instead of the spans when the planner (src/traces/read-planner.ts) chose them
 // (docs/analytics.md, "Roll-ups per indexed attribute") and, checked against the stored rows
-// (slotBucketsExact), every roll-up bucket of the window counts all its spans under the slot's
-// generation (as many as span_rollups counts), none holds a value the slot does not keep, and
-// none lost spans to retention. Otherwise the spans are read, as before.
+// (slotBucketsExact), the window starts at or above the purge edge (no bucket lost spans to
+// retention), every roll-up bucket of it counts all its spans under the slot's generation (as
+// many as span_rollups counts) and none holds a value the slot does not keep. Otherwise the spans
+// are read, as before.
 import type { Knex } from 'knex';
 import type { Condition, FilterNode } from '../../../filter/ast.js';
 import type { SqlDialect, SqlFragment } from '../../sql/dialect.js';
 import type { IndexedSlot } from '../indexed-slots.js';
+import { atOrAfterEdge, purgeEdgeOf } from '../purge-edge.js';
 import type { PlannedSlotRollups } from '../read-sources.js';
 import { SLOT_ROLLUPS, VALUE_ABSENT, VALUE_KEPT, VALUE_UNKEPT } from './slot-rollups.js';
 import type { RollupRequest } from './rollup-reads.js';
@@ -67,12 +69,11 @@ function slotConditionSql(condition: Condition, slot: IndexedSlot): SqlFragment 
   }
 }
 
-type Totals = Map<string, { spans: number; partial: boolean }>;
-
 /**
  * The exactness check `slot_buckets_counted`: whether every roll-up bucket of the window can be
- * answered from slot_rollups: its rows of the slot's generation count as many spans as its
- * span_rollups rows, none is UNKEPT, none partial.
+ * answered from slot_rollups: the window starts at or above the purge edge (read first, one
+ * read of the application's row), and each bucket's rows of the slot's generation count as many
+ * spans as its span_rollups rows, none UNKEPT.
  */
 export async function slotBucketsExact(
   knex: Knex,
@@ -81,32 +82,31 @@ export async function slotBucketsExact(
   plan: PlannedSlotRollups,
 ): Promise<boolean> {
   const { slot } = plan;
+  if (!atOrAfterEdge(await purgeEdgeOf(knex, request.applicationId), request.startNs)) return false;
   const window = betweenNanos(dialect, 'bucket_start_unix_nano', request.startNs, plan.bucketsEndNs);
   const bucket = { b: knex.raw(dialect.asText('bucket_start_unix_nano')) };
   const spanRows = (await knex('span_rollups')
     .where({ application_id: request.applicationId, bucket_width_s: plan.widthS })
     .modify(window)
     .groupBy('bucket_start_unix_nano')
-    .select(bucket, knex.raw('SUM(span_count) AS n, MAX(partial) AS p'))) as Array<{ b: string; n: number | string; p: number | string }>;
+    .select(bucket, knex.raw('SUM(span_count) AS n'))) as Array<{ b: string; n: number | string }>;
   const slotRows = (await knex(SLOT_ROLLUPS)
     .where({ application_id: request.applicationId, bucket_width_s: plan.widthS, slot: slot.slot, generation: slot.generation })
     .modify(window)
     .groupBy('bucket_start_unix_nano')
-    .select(bucket, knex.raw('SUM(span_count) AS n, MAX(partial) AS p, MAX(value_kind) AS k'))) as Array<{
+    .select(bucket, knex.raw('SUM(span_count) AS n, MAX(value_kind) AS k'))) as Array<{
     b: string;
     n: number | string;
-    p: number | string;
     k: number | string;
   }>;
-  const spans: Totals = new Map(spanRows.map((row) => [String(row.b), { spans: Number(row.n), partial: Number(row.p) !== 0 }]));
+  const spans = new Map(spanRows.map((row) => [String(row.b), Number(row.n)]));
   for (const row of slotRows) {
-    const expected = spans.get(String(row.b));
-    if (Number(row.k) === VALUE_UNKEPT || Number(row.p) !== 0 || expected?.partial === true) return false;
-    if ((expected?.spans ?? 0) !== Number(row.n)) return false;
+    if (Number(row.k) === VALUE_UNKEPT) return false;
+    if ((spans.get(String(row.b)) ?? 0) !== Number(row.n)) return false;
     spans.delete(String(row.b));
   }
   // Buckets with spans but no row of the generation: not counted under it.
-  return [...spans.values()].every((entry) => entry.spans === 0 && !entry.partial);
+  return [...spans.values()].every((count) => count === 0);
 }
 
 /** The slot_rollups rows of the window that match the filter, as a builder over alias `r`. */

@@ -10,25 +10,28 @@
 // a bucket holding one is not answered from it.
 //
 // The span writer adds the spans it stores under the generations it wrote their slots with, in
-// the same transaction; the retention purger takes its spans out and marks the bucket `partial`,
-// as for span_rollups. Spans stored before a key was indexed (or before this table) are added by
-// rebuildSlotRollups once their slot is filled (the backfill, the migration): per hour, the
-// generation's rows of the hour are recomputed from the spans. A bucket is read from the table
-// only when its rows of the generation count as many spans as span_rollups' rows of the bucket
-// (every span of it is counted under the generation), none is UNKEPT and none is partial.
+// the same transaction; the retention purge subtracts nothing and deletes the rows below the
+// application's purge edge, as for span_rollups. Spans stored before a key was indexed (or before
+// this table) are added by rebuildSlotRollups once their slot is filled (the backfill, the
+// migration): per hour, the generation's rows of the hour are recomputed from the spans. A bucket
+// is read from the table only when it starts at or above the purge edge, its rows of the
+// generation count as many spans as span_rollups' rows of the bucket (every span of it is counted
+// under the generation) and none is UNKEPT.
 import type { Knex } from 'knex';
 import { bigintAsText } from '../../database.js';
-import { placeholders, type Run } from '../../sql/dialect.js';
+import type { Run } from '../../sql/dialect.js';
 import { dialectFor } from '../../sql/index.js';
 import { RowStatements, type NativeStatement } from '../../sql/row-statements.js';
 import { bulkWriteTransaction } from '../../transactions.js';
-import type { DeletedColumn, DeletedSpan, DerivedData } from '../derived/derived-data.js';
+import type { DerivedData } from '../derived/derived-data.js';
 import { heldHoursOf } from '../derived/held-hours.js';
 import { slotColumn, type IndexedSlot } from '../indexed-slots.js';
+import { atOrAfterEdge, purgeEdgeOf } from '../purge-edge.js';
 import {
   accumulate,
   bucketStartSeconds,
   bucketStartSql,
+  deleteBelowEdge,
   emptyTotals,
   figureColumns,
   figureAggregates,
@@ -39,7 +42,6 @@ import {
   paddedRuns,
   ROLLUP_WIDTHS_S,
   secondsOf,
-  touchedBuckets,
   WIDTHS_NS,
   type FigureSpan,
   type FigureTotals,
@@ -86,15 +88,11 @@ interface Accumulator extends FigureTotals {
   row: Record<string, string | number>;
 }
 
-/**
- * The slot_rollups rows that add (`sign` 1) or take away (`sign` -1) the spans under each slot's
- * generation, in key order (a fixed lock order for concurrent writers). Taking away sets `partial`.
- */
+/** The slot_rollups rows that add the spans under each slot's generation, in key order (a fixed lock order for concurrent writers). */
 export function slotRollupDeltas<S extends SlotRollupSpan>(
   spans: readonly S[],
   slots: readonly IndexedSlot[],
   entryOf: (span: S, slot: IndexedSlot) => SlotEntry,
-  sign: 1 | -1,
 ): Array<Record<string, unknown>> {
   const accumulators = new Map<string, Accumulator>();
   for (const span of spans) {
@@ -118,16 +116,16 @@ export function slotRollupDeltas<S extends SlotRollupSpan>(
           accumulator = { row, ...emptyTotals() };
           accumulators.set(id, accumulator);
         }
-        accumulate(accumulator, span, sign);
+        accumulate(accumulator, span);
       }
     }
   }
   return [...accumulators.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, accumulator]) => ({ ...accumulator.row, ...figureColumns(accumulator, sign) }));
+    .map(([, accumulator]) => ({ ...accumulator.row, ...figureColumns(accumulator) }));
 }
 
-/** Upserts that add the deltas to the stored rows (counts and sums add up, extremes widen, partial stays). */
+/** Upserts that add the deltas to the stored rows (counts and sums add up, extremes widen). */
 export function addSlotRollupsQueries(db: Knex, deltas: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder[] {
   return mergeRollupsQueries(db, SLOT_ROLLUPS, KEY, deltas);
 }
@@ -139,36 +137,7 @@ export function writerSlotRollupUpserts(db: Knex, deltas: ReadonlyArray<Record<s
   return paddedRuns(deltas).map((run) => writerUpserts.statement(db, run));
 }
 
-/**
- * After spans were taken away: deletes the rows of the deltas' buckets left with no span, and
- * every row (of any generation) of those buckets that span_rollups no longer has (all their spans are gone).
- */
-export function emptySlotRollupsQueries(db: Knex, deltas: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder[] {
-  const located = deltas.map((delta) => ({
-    application_id: String(delta.application_id),
-    bucket_width_s: Number(delta.bucket_width_s),
-    bucket_start_unix_nano: String(delta.bucket_start_unix_nano),
-  }));
-  const { exactInteger } = dialectFor(db);
-  return touchedBuckets(located).map(({ applicationId, widthS, starts }) =>
-    db(SLOT_ROLLUPS)
-      .where({ application_id: applicationId, bucket_width_s: widthS })
-      .whereRaw(`bucket_start_unix_nano IN (${placeholders(starts.length, exactInteger)})`, starts)
-      .where((emptied) => {
-        emptied.where('span_count', '<=', 0).orWhereNotExists((spans) => {
-          spans
-            .select(db.raw('1'))
-            .from('span_rollups')
-            .whereRaw(`span_rollups.application_id = ${SLOT_ROLLUPS}.application_id`)
-            .whereRaw(`span_rollups.bucket_width_s = ${SLOT_ROLLUPS}.bucket_width_s`)
-            .whereRaw(`span_rollups.bucket_start_unix_nano = ${SLOT_ROLLUPS}.bucket_start_unix_nano`);
-        });
-      })
-      .del(),
-  );
-}
-
-/** A slot's kind of value as an expression over spans `alias` (the rebuild's and the purger's reading). */
+/** A slot's kind of value as an expression over spans `alias` (the rebuild's reading). */
 export function slotKindSql(db: Knex, slot: IndexedSlot, alias: string): { sql: string; bindings: Knex.Value[] } {
   const text = dialectFor(db).attributeText(`${alias}.${slot.source}`, slot.key);
   return {
@@ -283,22 +252,20 @@ const REBUILD_ROUNDS = 3;
  * transaction each, then checks again (at most REBUILD_ROUNDS times): a writer that commits new
  * rows of the hour while its INSERT … SELECT runs (after the statement's snapshot) has them
  * replaced without its spans, which leaves the hour short (then read from the spans, never
- * wrong) until the next round. Answers the hours rebuilt.
+ * wrong) until the next round. Hours starting below the purge edge are left alone: their rows
+ * are never read, and span_rollups' counts there are not the spans' any more. Answers the hours
+ * rebuilt.
  */
 export async function rebuildSlotRollups(knex: Knex, applicationId: string, slot: IndexedSlot): Promise<number> {
   let rebuilt = 0;
   for (let round = 0; round < REBUILD_ROUNDS; round += 1) {
-    const hours = await hoursToRebuild(knex, applicationId, slot);
+    const edge = await purgeEdgeOf(knex, applicationId);
+    const hours = (await hoursToRebuild(knex, applicationId, slot)).filter((hour) => atOrAfterEdge(edge, hour));
     if (hours.length === 0) break;
     for (const hour of hours) await rebuildHour(knex, applicationId, slot, hour);
     rebuilt += hours.length;
   }
   return rebuilt;
-}
-
-/** A deleted span's value for a slot, as deletedColumns had the purge read it. */
-function slotEntryOfDeleted(span: DeletedSpan, slot: IndexedSlot): SlotEntry {
-  return { kind: Number(span[`kind_${slot.slot}`]) as ValueKind, value: (span[`value_${slot.slot}`] as string | null) ?? '' };
 }
 
 /** The table `slot_rollups` behind the derived-data seam: only for an application that indexes keys. */
@@ -307,22 +274,12 @@ export const slotRollups: DerivedData = {
   // Per indexed slot value, under the generations the rows' slots were filled with.
   async onStored({ fresh, slots }, { db, runNative }) {
     if (slots.length === 0) return;
-    for (const statement of writerSlotRollupUpserts(db, slotRollupDeltas(fresh, slots, slotEntryOfRow, 1))) await runNative(statement);
+    for (const statement of writerSlotRollupUpserts(db, slotRollupDeltas(fresh, slots, slotEntryOfRow))) await runNative(statement);
   },
-  deletedColumns(db, slots) {
-    const columns: DeletedColumn[] = ['application_id', 'duration_ms', 'cost', 'usage_amount'];
-    // Each slot's value and kind.
-    for (const slot of slots) {
-      const kind = slotKindSql(db, slot, 'spans');
-      columns.push(`${slotColumn(slot.slot)} as value_${slot.slot}`, db.raw(`${kind.sql} AS kind_${slot.slot}`, kind.bindings));
-    }
-    return columns;
-  },
-  async onDeleted({ spans, slots }, { db, run }) {
-    if (slots.length === 0) return;
-    // The purge read deletedColumns of each span.
-    const deltas = slotRollupDeltas(spans as unknown as Array<SlotRollupSpan & DeletedSpan>, slots, slotEntryOfDeleted, -1);
-    for (const statement of [...addSlotRollupsQueries(db, deltas), ...emptySlotRollupsQueries(db, deltas)]) await run(statement);
+  // As span_rollups: nothing subtracted, the rows below the purge edge (of every generation) go,
+  // a bounded number per batch, also for an application that indexes no key any more.
+  async onDeleted({ applicationId, purgedBeforeNs, rowLimit }, { db, run }) {
+    await deleteBelowEdge(db, run, SLOT_ROLLUPS, KEY.slice(3), applicationId, purgedBeforeNs, rowLimit);
   },
   // The backfill's hour rebuild, per slot in use; rows of earlier generations are never read again.
   async rebuild({ applicationId, startNs, slots }, { db, run }) {

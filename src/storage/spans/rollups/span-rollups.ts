@@ -1,13 +1,12 @@
 // Roll-ups of the spans (table `span_rollups`, docs/analytics.md): per application, per minute
 // and per hour of start time, and per combination of the low-cardinality text columns
 // (ROLLUP_DIMENSIONS), the count of spans and the count, sum, minimum and maximum of duration,
-// cost and usage amount. The span writer adds the spans it stores in the same transaction; the
-// retention purger subtracts the spans it deletes in the same transaction, and marks the bucket
-// `partial`: a bucket spans were taken from no longer has exact sums or extremes, and analytics
-// read the spans instead for any window that touches one.
+// cost and usage amount. The span writer adds the spans it stores in the same transaction. The
+// retention purge subtracts nothing: it raises the application's purge edge (../purge-edge.ts),
+// below which no roll-up row is read again, and deletes those rows a bounded number at a time.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { placeholders, type Run } from '../../sql/dialect.js';
+import type { Run } from '../../sql/dialect.js';
 import { dialectFor } from '../../sql/index.js';
 import { RowStatements, type NativeStatement } from '../../sql/row-statements.js';
 import type { DerivedData } from '../derived/derived-data.js';
@@ -87,16 +86,15 @@ interface Accumulator extends FigureTotals {
   hash: string;
 }
 
-/** Adds (sign 1) or takes away (sign -1) one span's figures; taking away leaves the extremes alone. */
-export function accumulate(accumulator: FigureTotals, span: FigureSpan, sign: 1 | -1): void {
-  accumulator.spanCount += sign;
+/** Adds one span's figures. */
+export function accumulate(accumulator: FigureTotals, span: FigureSpan): void {
+  accumulator.spanCount += 1;
   for (let index = 0; index < FIGURES.length; index += 1) {
     const raw = span[(FIGURES[index] as (typeof FIGURES)[number])[1]];
     if (raw === null || raw === undefined) continue;
     const value = Number(raw);
-    (accumulator.figures[index * 2] as number) += sign;
-    (accumulator.figures[index * 2 + 1] as number) += sign * value;
-    if (sign === -1) continue;
+    (accumulator.figures[index * 2] as number) += 1;
+    (accumulator.figures[index * 2 + 1] as number) += value;
     const min = accumulator.extremes[index * 2] as number | null;
     const max = accumulator.extremes[index * 2 + 1] as number | null;
     if (min === null || value < min) accumulator.extremes[index * 2] = value;
@@ -107,9 +105,9 @@ export function accumulate(accumulator: FigureTotals, span: FigureSpan, sign: 1 
 /** Each figure's count, sum, minimum and maximum columns. */
 const FIGURE_COLUMNS = FIGURES.map(([name]) => [`${name}_count`, `${name}_sum`, `${name}_min`, `${name}_max`] as const);
 
-/** The measure columns of a roll-up row from its totals (`partial` set when spans were taken away). */
-export function figureColumns(totals: FigureTotals, sign: 1 | -1): Record<string, number | null> {
-  const columns: Record<string, number | null> = { span_count: totals.spanCount, partial: sign === 1 ? 0 : 1 };
+/** The measure columns of a roll-up row from its totals. */
+export function figureColumns(totals: FigureTotals): Record<string, number | null> {
+  const columns: Record<string, number | null> = { span_count: totals.spanCount };
   FIGURE_COLUMNS.forEach(([count, sum, min, max], index) => {
     columns[count] = totals.figures[index * 2] as number;
     columns[sum] = totals.figures[index * 2 + 1] as number;
@@ -119,7 +117,7 @@ export function figureColumns(totals: FigureTotals, sign: 1 | -1): Record<string
   return columns;
 }
 
-function deltaOf(accumulator: Accumulator, sign: 1 | -1): RollupDelta {
+function deltaOf(accumulator: Accumulator): RollupDelta {
   const { span } = accumulator;
   const delta: RollupDelta = {
     application_id: span.application_id,
@@ -128,7 +126,7 @@ function deltaOf(accumulator: Accumulator, sign: 1 | -1): RollupDelta {
     dimensions_hash: accumulator.hash,
   };
   for (const column of ROLLUP_DIMENSIONS) delta[column] = span[column] ?? null;
-  return Object.assign(delta, figureColumns(accumulator, sign));
+  return Object.assign(delta, figureColumns(accumulator));
 }
 
 /** A combination's dimension values, copied from the span it was first found for (kept spans would hold their rows). */
@@ -251,7 +249,6 @@ function combinationOf(span: RollupSpan): Combination {
 /** Adds one span to its combination's buckets, noting a new accumulator in `accumulators` and its bucket map in `filled`. */
 function addSpan(
   span: RollupSpan,
-  sign: 1 | -1,
   accumulators: Array<[id: string, accumulator: Accumulator]>,
   filled: Array<Map<number, Accumulator>>,
 ): void {
@@ -269,18 +266,16 @@ function addSpan(
       accumulators.push([`${span.application_id}/${widthS}/${start}/${combination.hash}`, accumulator]);
       filled.push(buckets);
     }
-    accumulate(accumulator, span, sign);
+    accumulate(accumulator, span);
   }
 }
 
 /**
- * The roll-up rows that add (`sign` 1) or take away (`sign` -1) the spans, one per application,
- * width, bucket and dimension values, in key order (a fixed lock order for concurrent writers).
- * Taking away sets `partial`; the extremes of taken-away spans cannot be undone, so they are left out.
- * On the ingest path: each combination of dimension values is hashed once (while kept), and a
+ * The roll-up rows that add the spans, one per application, width, bucket and dimension values,
+ * in key order (a fixed lock order for concurrent writers). On the ingest path: each combination of dimension values is hashed once (while kept), and a
  * span's buckets are found by number.
  */
-export function rollupDeltas(spans: RollupSpan[], sign: 1 | -1): RollupDelta[] {
+export function rollupDeltas(spans: RollupSpan[]): RollupDelta[] {
   if (keptCombinations >= KEPT_COMBINATIONS) {
     combinations.clear();
     keptCombinations = 0;
@@ -288,8 +283,8 @@ export function rollupDeltas(spans: RollupSpan[], sign: 1 | -1): RollupDelta[] {
   const accumulators: Array<[id: string, accumulator: Accumulator]> = [];
   const filled: Array<Map<number, Accumulator>> = [];
   try {
-    for (const span of spans) addSpan(span, sign, accumulators, filled);
-    return accumulators.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, accumulator]) => deltaOf(accumulator, sign));
+    for (const span of spans) addSpan(span, accumulators, filled);
+    return accumulators.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, accumulator]) => deltaOf(accumulator));
   } finally {
     // The kept combinations let go of this call's spans and totals.
     for (const buckets of filled) buckets.clear();
@@ -303,7 +298,7 @@ const SPAN_ROLLUPS_KEY = ['application_id', 'bucket_width_s', 'bucket_start_unix
 
 /**
  * Upserts that add the deltas to the stored roll-ups: counts and sums add up, the extremes widen
- * (a missing extreme on either side keeps the other), and `partial` stays set once set. Every
+ * (a missing extreme on either side keeps the other). Every
  * assignment reads only old values and the incoming row, so MariaDB's left-to-right SET and
  * SQLite's old-row SET agree.
  */
@@ -330,7 +325,6 @@ export function mergeRollupsQuery(db: Knex, table: string, key: string[], rows: 
   const incoming = (column: string) => db.raw(insertedValue, [column]);
   const merge: Record<string, Knex.Raw> = {
     span_count: db.raw('?? + ?', [`${table}.span_count`, incoming('span_count')]),
-    partial: db.raw(`${greatest}(??, ?)`, [`${table}.partial`, incoming('partial')]),
   };
   for (const [name] of FIGURES) {
     for (const part of ['count', 'sum'])
@@ -364,12 +358,11 @@ const ROW_STEP = 8;
 /**
  * The deltas in runs of at most WRITER_ROWS_PER_UPSERT rows, each filled up to a multiple of
  * ROW_STEP with copies of its last row that add nothing: no span, every count and sum 0, no
- * extreme, not partial. Merged into the row its original made or met, such a copy leaves it as it
- * is (0 added, LEAST/GREATEST with NULL give NULL and COALESCE keeps the old extreme, the larger
- * `partial` stays); it repeats the last key, so the runs stay in key order.
+ * extreme. Merged into the row its original made or met, such a copy leaves it as it is (0 added,
+ * LEAST/GREATEST with NULL give NULL and COALESCE keeps the old extreme); it repeats the last key, so the runs stay in key order.
  */
 export function paddedRuns<Row extends Record<string, unknown>>(deltas: readonly Row[]): Row[][] {
-  const nothing = figureColumns(emptyTotals(), 1);
+  const nothing = figureColumns(emptyTotals());
   const runs: Row[][] = [];
   for (let offset = 0; offset < deltas.length; offset += WRITER_ROWS_PER_UPSERT) {
     const run = deltas.slice(offset, offset + WRITER_ROWS_PER_UPSERT);
@@ -387,30 +380,32 @@ export function writerRollupUpserts(db: Knex, deltas: readonly RollupDelta[]): N
   return paddedRuns(deltas).map((run) => writerUpserts.statement(db, run));
 }
 
-/** The buckets some deltas touch, per application and width: where emptied roll-up rows are looked for. */
-export function touchedBuckets(
-  deltas: ReadonlyArray<Pick<RollupDelta, 'application_id' | 'bucket_width_s' | 'bucket_start_unix_nano'>>,
-): Array<{ applicationId: string; widthS: number; starts: string[] }> {
-  const buckets = new Map<string, { applicationId: string; widthS: number; starts: Set<string> }>();
-  for (const delta of deltas) {
-    const id = `${delta.application_id}/${delta.bucket_width_s}`;
-    const entry = buckets.get(id) ?? { applicationId: delta.application_id, widthS: delta.bucket_width_s, starts: new Set<string>() };
-    entry.starts.add(delta.bucket_start_unix_nano);
-    buckets.set(id, entry);
+/**
+ * Deletes at most `limit` rows per width of `table` (a roll-up table, keyed by application, width
+ * and bucket start first, then `keyRest`) whose bucket starts below the application's purge edge:
+ * never read again (../purge-edge.ts). Bounded, so that a retention cut by weeks deletes its rows
+ * over many short purge transactions; in key order, along the primary key's range.
+ */
+export async function deleteBelowEdge(
+  db: Knex,
+  run: Run,
+  table: string,
+  keyRest: readonly string[],
+  applicationId: string,
+  edgeNs: bigint,
+  limit: number,
+): Promise<void> {
+  const dialect = dialectFor(db);
+  for (const [widthS] of WIDTHS_NS) {
+    // The width written out: bound, MariaDB may compare it as a double and sort instead of reading in key order.
+    const where = {
+      sql: `application_id = ? AND bucket_width_s = ${Math.trunc(widthS)} AND bucket_start_unix_nano < ${dialect.exactInteger}`,
+      bindings: [applicationId, edgeNs.toString()],
+    };
+    // Ordered by the whole key: MariaDB sorts when a bound text's collation differs from the key column's.
+    const order = ['application_id', 'bucket_width_s', 'bucket_start_unix_nano', ...keyRest];
+    await run(dialect.deleteFirstRows(db, table, where, order, limit) as unknown as Knex.QueryBuilder);
   }
-  return [...buckets.values()].map(({ applicationId, widthS, starts }) => ({ applicationId, widthS, starts: [...starts] }));
-}
-
-/** Deletes the rows of the deltas' buckets left with no span (after spans were taken away). */
-export function emptyRollupsQueries(db: Knex, deltas: RollupDelta[]): Knex.QueryBuilder[] {
-  const { exactInteger } = dialectFor(db);
-  return touchedBuckets(deltas).map(({ applicationId, widthS, starts }) =>
-    db('span_rollups')
-      .where({ application_id: applicationId, bucket_width_s: widthS })
-      .whereRaw(`bucket_start_unix_nano IN (${placeholders(starts.length, exactInteger)})`, starts)
-      .where('span_count', '<=', 0)
-      .del(),
-  );
 }
 
 /** The measure columns of a roll-up row computed over the spans `s` of a group (slot-rollups.ts too). */
@@ -419,7 +414,7 @@ export function figureAggregates(): string {
     ([name, column]) =>
       `COUNT(s.${column}) AS ${name}_count, COALESCE(SUM(s.${column}), 0) AS ${name}_sum, MIN(s.${column}) AS ${name}_min, MAX(s.${column}) AS ${name}_max`,
   );
-  return ['COUNT(*) AS span_count', ...columns, '0 AS partial'].join(', ');
+  return ['COUNT(*) AS span_count', ...columns].join(', ');
 }
 
 /** The start of the bucket of `s.start_time_unix_nano` (bindings: hour start twice, width twice), exact on 64-bit times. */
@@ -469,10 +464,8 @@ export async function rebuildRollupHour(db: Knex, run: Run, applicationId: strin
         bucket_start_unix_nano: String(row.bucket_start),
         dimensions_hash: dimensionsHash(JSON.stringify(ROLLUP_DIMENSIONS.map((column) => values[column]))),
         ...values,
-        partial: 0,
       };
       for (const column of MEASURE_COLUMNS) {
-        if (column === 'partial') continue;
         const value = row[column];
         delta[column] = value === null || value === undefined ? null : Number(value);
       }
@@ -486,11 +479,7 @@ export async function rebuildRollupHour(db: Knex, run: Run, applicationId: strin
 export const MEASURE_COLUMNS = [
   'span_count',
   ...FIGURES.flatMap(([name]) => ['count', 'sum', 'min', 'max'].map((part) => `${name}_${part}`)),
-  'partial',
 ];
-
-/** The columns of a deleted span its roll-ups need (besides its start), as the purge reads them. */
-const DELETED_COLUMNS = ['application_id', 'duration_ms', 'cost', 'usage_amount', ...ROLLUP_DIMENSIONS];
 
 /** The table `span_rollups` behind the derived-data seam. */
 export const spanRollups: DerivedData = {
@@ -498,13 +487,12 @@ export const spanRollups: DerivedData = {
   // Once per batch, after every round, so that the roll-up rows every writer of the application
   // touches stay locked briefly: one statement for a batch's few dozen deltas as a rule (paddedRuns).
   async onStored({ fresh }, { db, runNative }) {
-    for (const statement of writerRollupUpserts(db, rollupDeltas(fresh, 1))) await runNative(statement);
+    for (const statement of writerRollupUpserts(db, rollupDeltas(fresh))) await runNative(statement);
   },
-  deletedColumns: () => DELETED_COLUMNS,
-  async onDeleted({ spans }, { db, run }) {
-    // The purge read DELETED_COLUMNS of each span.
-    const deltas = rollupDeltas(spans as unknown as RollupSpan[], -1);
-    for (const statement of [...addRollupsQuery(db, deltas), ...emptyRollupsQueries(db, deltas)]) await run(statement);
+  // Nothing is subtracted: the purged spans' buckets are below the edge the purge raised, so
+  // their rows are never read again and go, a bounded number per batch.
+  async onDeleted({ applicationId, purgedBeforeNs, rowLimit }, { db, run }) {
+    await deleteBelowEdge(db, run, 'span_rollups', ['dimensions_hash'], applicationId, purgedBeforeNs, rowLimit);
   },
   async rebuild({ applicationId, startNs, endNs }, { db, run }) {
     await rebuildRollupHour(db, run, applicationId, startNs, endNs);

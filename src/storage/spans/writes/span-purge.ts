@@ -1,6 +1,7 @@
 // Deletes expired spans of one application in bounded batches, each in its own short transaction
-// that also brings every derived structure up to date (derived-structures.ts, through the seam of
-// derived-data.ts). No table lock: row locks on the batch's spans and on the derived rows they
+// that first raises the application's purge edge (../purge-edge.ts) above them, then brings every
+// derived structure up to date (derived-structures.ts, through the seam of derived-data.ts). No
+// table lock: row locks on the batch's spans, the application's row and the derived rows they
 // touch, held for one batch (docs/retention.md).
 import type { Knex } from 'knex';
 import { bigintAsText, integerBindings } from '../../database.js';
@@ -8,12 +9,17 @@ import { dialectFor } from '../../sql/index.js';
 import { bulkWriteTransaction, runCompiled } from '../../transactions.js';
 import { parseIndexedAttributes, writtenSlots } from '../../accounts/indexed-attributes.js';
 import type { IndexedSlot } from '../indexed-slots.js';
+import { PURGE_EDGE_COLUMN, raisePurgeEdgeQuery } from '../purge-edge.js';
+import { HOUR_NS, hourOf } from '../read-sources.js';
 import type { DeletedColumn, DerivedData, DerivedStatements } from '../derived/derived-data.js';
 import { DERIVED_STRUCTURES } from '../derived/derived-structures.js';
 
 export interface PurgeBatch {
   applicationId: string;
-  /** Spans that started before this time (nanoseconds) go; null: every span of the application goes. */
+  /**
+   * Spans that started before this time (nanoseconds) go; null: every span of the application
+   * goes. The retention purger's cutoffs are whole hours (src/jobs/purger.ts); any is exact.
+   */
   beforeNs: bigint | null;
   limit: number;
 }
@@ -32,10 +38,35 @@ export async function slotsInUse(
   applicationId: string,
   run: (query: Knex.QueryBuilder) => Promise<unknown>,
 ): Promise<IndexedSlot[]> {
-  const rows = (await run(db('applications').where({ id: applicationId }).select('indexed_attributes_state'))) as Array<{
-    indexed_attributes_state: string | null;
-  }>;
-  return writtenSlots(parseIndexedAttributes(rows[0]?.indexed_attributes_state));
+  return (await applicationState(db, applicationId, run)).slots;
+}
+
+/** The application's slots in use and its purge edge, in one read of its row. */
+async function applicationState(
+  db: Knex,
+  applicationId: string,
+  run: (query: Knex.QueryBuilder) => Promise<unknown>,
+): Promise<{ slots: IndexedSlot[]; edge: bigint | null }> {
+  const rows = (await run(
+    db('applications')
+      .where({ id: applicationId })
+      .select('indexed_attributes_state', { edge: bigintAsText(db, PURGE_EDGE_COLUMN) }),
+  )) as Array<{ indexed_attributes_state: string | null; edge: string | null }>;
+  const edge = rows[0]?.edge;
+  return {
+    slots: writtenSlots(parseIndexedAttributes(rows[0]?.indexed_attributes_state)),
+    edge: edge === null || edge === undefined ? null : BigInt(edge),
+  };
+}
+
+/**
+ * The edge a batch's deletion needs: its cutoff, or for an application losing every span, the
+ * end of the hour of the latest span read (so every hour the batch touches is below it).
+ */
+export function edgeOfBatch(beforeNs: bigint | null, starts: readonly bigint[]): bigint {
+  if (beforeNs !== null) return beforeNs;
+  const latest = starts.reduce((a, b) => (b > a ? b : a));
+  return (hourOf(latest) + 1n) * HOUR_NS;
 }
 
 /** The columns the derived structures need of each expired span, each once, in the structures' order. */
@@ -87,8 +118,9 @@ function affectedRows(result: unknown): number {
 
 /**
  * Deletes one batch and takes its spans out of every derived structure (`derived`, in order), in
- * one transaction. Resolves with the spans this call deleted (another purger may have taken some
- * of them first) and whether more may be left.
+ * one transaction, having raised the application's purge edge to the batch's cutoff first (it
+ * only grows: a batch below it leaves it where it is). Resolves with the spans this call deleted
+ * (another purger may have taken some of them first) and whether more may be left.
  */
 export async function purgeBatch(
   knex: Knex,
@@ -97,19 +129,29 @@ export async function purgeBatch(
 ): Promise<{ deleted: number; full: boolean }> {
   return bulkWriteTransaction(knex, async (transaction) => {
     const { db, run } = transaction;
-    const slots = await slotsInUse(db, batch.applicationId, run);
+    const { slots, edge } = await applicationState(db, batch.applicationId, run);
     const spans = (await run<ExpiredSpan[]>(expiredSpansQuery(db, batch, slots, derived))).map((span) => ({
       ...span,
       start_time_unix_nano: span.start,
     }));
     if (spans.length === 0) return { deleted: 0, full: false };
+    // Raised before the deletion, in its transaction: a read sees both or neither.
+    const cutoff = edgeOfBatch(
+      batch.beforeNs,
+      spans.map((span) => BigInt(span.start)),
+    );
+    if (edge === null || edge < cutoff) await run(raisePurgeEdgeQuery(db, batch.applicationId, cutoff));
+    const purgedBeforeNs = edge !== null && edge > cutoff ? edge : cutoff;
     const deleted = affectedRows(await run(deleteSpansQuery(db, batch.applicationId, spans)));
     // The rows read are locked: the delete took exactly them.
     if (deleted !== spans.length) throw new Error(`purge deleted ${deleted} of the ${spans.length} spans it locked`);
     const traceIds = [...new Set(spans.map((span) => span.trace_id))].sort();
     const statements: DerivedStatements = { db, run, runNative: (statement) => runCompiled(transaction, statement) };
     for (const structure of derived)
-      await structure.onDeleted?.({ applicationId: batch.applicationId, spans, traceIds, slots }, statements);
+      await structure.onDeleted?.(
+        { applicationId: batch.applicationId, spans, traceIds, slots, purgedBeforeNs, rowLimit: batch.limit },
+        statements,
+      );
     return { deleted, full: spans.length === batch.limit };
   });
 }

@@ -52,7 +52,7 @@ describe('roll-up deltas of a batch', () => {
       '-9223372036854775808',
     ];
     for (const start of starts) {
-      const deltas = rollupDeltas([span(start)], 1);
+      const deltas = rollupDeltas([span(start)]);
       expect(
         deltas.map((delta) => [delta.bucket_width_s, delta.bucket_start_unix_nano]),
         start,
@@ -72,7 +72,7 @@ describe('roll-up deltas of a batch', () => {
       span(start, { service_name: null }),
       span(start, { application_id: 'app_b' }),
     ];
-    const minutes = rollupDeltas(spans, 1).filter((delta) => delta.bucket_width_s === 60);
+    const minutes = rollupDeltas(spans).filter((delta) => delta.bucket_width_s === 60);
     expect(minutes).to.have.length(4);
     const api = minutes.find((delta) => delta.application_id === 'app_a' && delta.service_name === 'api');
     expect(api).to.include({
@@ -83,8 +83,8 @@ describe('roll-up deltas of a batch', () => {
       cost_max: 1.5,
       usage_count: 0,
       usage_min: null,
-      partial: 0,
     });
+    expect(api).not.to.have.property('partial');
     const values = (service: string | null) =>
       ROLLUP_DIMENSIONS.map(
         (column) => ({ span_name: 'call', span_kind: 'SPAN_KIND_INTERNAL', service_name: service })[column as string] ?? null,
@@ -98,7 +98,7 @@ describe('roll-up deltas of a batch', () => {
     const base = Object.fromEntries(ROLLUP_DIMENSIONS.map((column) => [column, `${column} value`])) as Partial<RollupSpan>;
     const valuesOf = (overrides: Partial<RollupSpan>) =>
       ROLLUP_DIMENSIONS.map((column) => (overrides[column] as string | null | undefined) ?? null);
-    const minutes = (spans: RollupSpan[]) => rollupDeltas(spans, 1).filter((delta) => delta.bucket_width_s === 60);
+    const minutes = (spans: RollupSpan[]) => rollupDeltas(spans).filter((delta) => delta.bucket_width_s === 60);
     for (const column of ROLLUP_DIMENSIONS) {
       for (const other of ['other value', null]) {
         const changed = { ...base, [column]: other };
@@ -131,17 +131,17 @@ describe('roll-up deltas of a batch', () => {
     ]);
     const key = (deltas: ReturnType<typeof rollupDeltas>) =>
       deltas.map((delta) => `${delta.application_id}/${delta.bucket_width_s}/${delta.bucket_start_unix_nano}/${delta.dimensions_hash}`);
-    const forward = key(rollupDeltas(spans, 1));
-    expect(key(rollupDeltas([...spans].reverse(), -1))).to.deep.equal(forward);
+    const forward = key(rollupDeltas(spans));
+    expect(key(rollupDeltas([...spans].reverse()))).to.deep.equal(forward);
     expect(forward).to.deep.equal([...forward].sort());
   });
 
   it('starts every batch from nothing: combinations kept from batch to batch carry no totals over, even after a batch failed half way', () => {
     const start = '1763799960000000000';
-    expect(rollupDeltas([span(start), span(start)], 1).map((delta) => delta.span_count)).to.deep.equal([2, 2]);
+    expect(rollupDeltas([span(start), span(start)]).map((delta) => delta.span_count)).to.deep.equal([2, 2]);
     // A time that is not a number stops the batch after its first span was added.
-    expect(() => rollupDeltas([span(start), span('soon')], 1)).to.throw();
-    const again = rollupDeltas([span(start, { cost: 4 })], 1);
+    expect(() => rollupDeltas([span(start), span('soon')])).to.throw();
+    const again = rollupDeltas([span(start, { cost: 4 })]);
     expect(again.map((delta) => [delta.span_count, delta.cost_sum, delta.cost_min])).to.deep.equal([
       [1, 4, 4],
       [1, 4, 4],
@@ -153,7 +153,6 @@ describe('roll-up upserts of the span writer, sized in steps of 8 rows', () => {
   const deltas = (count: number) =>
     rollupDeltas(
       Array.from({ length: count }, (_, index) => span('1763799960000000000', { span_name: `call ${String(index).padStart(3, '0')}` })),
-      1,
     ).filter((delta) => delta.bucket_width_s === 60);
 
   it('puts up to 256 deltas in one run filled up to a multiple of 8, and more in runs of 256', () => {
@@ -181,7 +180,6 @@ describe('roll-up upserts of the span writer, sized in steps of 8 rows', () => {
         expect(filler[key], key).to.equal(last[key]);
       expect(filler).to.include({
         span_count: 0,
-        partial: 0,
         duration_count: 0,
         duration_sum: 0,
         duration_min: null,
