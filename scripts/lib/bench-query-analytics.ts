@@ -15,7 +15,7 @@ import { DAY_NS, DAY_START_NS, FIRST_DAY_START_NS, HOUR_NS } from './bench-query
 /** POST /engine/analytics's default row_limit: every case leaves it to the default. */
 const ROW_LIMIT = 10;
 
-interface Window {
+export interface Window {
   startNs: bigint;
   endNs: bigint;
   widthNs: bigint;
@@ -43,7 +43,7 @@ function bucketStart(window: Window, bucket: unknown): string {
 }
 
 /** The endpoint's answer; bucket starts kept as their exact digits (JSON.parse would round them to doubles). */
-function endpointAnswer(text: string): AnswerValue {
+export function endpointAnswer(text: string): AnswerValue {
   const body = JSON.parse(text.replace(/"bucket_start_unix_nano":(-?\d+)/g, '"bucket_start_unix_nano":"$1"')) as {
     groups: Array<{ key: Record<string, string | null>; points: Array<{ bucket_start_unix_nano: string; values: Array<number | null> }> }>;
     other: { points: Array<{ bucket_start_unix_nano: string; values: Array<number | null> }> } | null;
@@ -75,13 +75,15 @@ type SpanMeasure = 'count' | 'sum_cost';
 /** Where the cells come from: the spans, the hourly roll-ups, or the hourly roll-ups of slot 1's values under a generation. */
 type AggregateSource = 'spans' | 'rollups' | { slotGeneration: number };
 
-function spanAggregatesSql(
+export function spanAggregatesSql(
   keySql: string,
   measures: SpanMeasure[],
   orderBy: number,
   applicationId: string,
   window: Window,
   source: AggregateSource = 'spans',
+  /** How the spans are read, e.g. through one index (scripts/bench-alternatives.ts). */
+  spansFrom = 'spans',
 ): [string, unknown[]] {
   const cellColumn = (measure: SpanMeasure) => (measure === 'count' ? 'c' : 's');
   const rankBy = cellColumn(measures[orderBy] as SpanMeasure);
@@ -91,7 +93,7 @@ function spanAggregatesSql(
     `FROM (SELECT k, b, c, s, SUM(${rankBy}) OVER (PARTITION BY k) AS r ` +
     (source === 'spans'
       ? `FROM (SELECT ${keySql} AS k, (start_time_unix_nano - CAST(? AS SIGNED)) DIV CAST(? AS SIGNED) AS b, COUNT(*) AS c, SUM(cost) AS s ` +
-        'FROM spans WHERE application_id = ? AND start_time_unix_nano >= CAST(? AS SIGNED) AND start_time_unix_nano < CAST(? AS SIGNED) '
+        `FROM ${spansFrom} WHERE application_id = ? AND start_time_unix_nano >= CAST(? AS SIGNED) AND start_time_unix_nano < CAST(? AS SIGNED) `
       : // The hourly roll-ups (docs/analytics.md): the same cells from their per-hour counts and sums.
         `FROM (SELECT ${keySql} AS k, (bucket_start_unix_nano - CAST(? AS SIGNED)) DIV CAST(? AS SIGNED) AS b, SUM(span_count) AS c, ` +
         `CASE WHEN SUM(cost_count) > 0 THEN SUM(cost_sum) END AS s FROM ${source === 'rollups' ? 'span_rollups' : 'slot_rollups'} WHERE application_id = ? AND bucket_width_s = 3600 ` +
@@ -101,7 +103,7 @@ function spanAggregatesSql(
   return [sql, [window.startNs.toString(), window.widthNs.toString(), applicationId, window.startNs.toString(), window.endNs.toString()]];
 }
 
-function spanAggregatesAnswer(field: string, window: Window, measureCount: number) {
+export function spanAggregatesAnswer(field: string, window: Window, measureCount: number) {
   return (statements: SqlRow[][]): AnswerValue => {
     const rows = [...(statements[0] ?? [])].sort((a, b) => Number(a.p) - Number(b.p) || Number(a.b) - Number(b.b));
     const point = (row: SqlRow): Point => [
