@@ -8,21 +8,21 @@
 // writer no statement more than before.
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { parseIndexedAttributes, writtenSlots } from '../../src/storage/accounts/indexed-attributes.js';
-import { backfillBatch, pendingSlot } from '../../src/storage/spans/slots/slot-backfill.js';
-import { rebuildSlotRollups } from '../../src/storage/spans/rollups/slot-rollups.js';
-import { rollUpStoredSpans } from '../../src/storage/migrations/20261128000100_slot_rollups.js';
-import { purgeBatch } from '../../src/storage/spans/writes/span-purge.js';
-import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
-import { engineCaller, type EngineCaller } from '../support/auth.js';
-import { call } from '../support/contract.js';
-import { clearSpans, nanosToRfc3339 } from '../support/engine-helpers.js';
-import { setIndexedPaths, storeWithSlots, withSlotValues } from '../support/indexed-slots.js';
-import { expectedAnalytics, type AnalyticsBody } from '../support/reference-evaluator.js';
-import { spanRow } from '../support/span-rows.js';
-import { statementsDuring } from '../support/statements.js';
-import { onEachDatabase } from '../support/test-server.js';
+import { parseIndexedAttributes, writtenSlots } from '../../../../src/storage/accounts/indexed-attributes.js';
+import { backfillBatch, pendingSlot } from '../../../../src/storage/spans/slots/slot-backfill.js';
+import { rebuildSlotRollups } from '../../../../src/storage/spans/rollups/slot-rollups.js';
+import { rollUpStoredSpans } from '../../../../src/storage/migrations/20261128000100_slot_rollups.js';
+import { purgeBatch } from '../../../../src/storage/spans/writes/span-purge.js';
+import type { SpanRow } from '../../../../src/storage/spans/span-row.js';
+import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js';
+import { engineCaller, type EngineCaller } from '../../../support/auth.js';
+import { call } from '../../../support/contract.js';
+import { clearSpans, nanosToRfc3339 } from '../../../support/engine-helpers.js';
+import { setIndexedPaths, storeWithSlots, withSlotValues } from '../../../support/indexed-slots.js';
+import { expectedAnalytics, type AnalyticsBody } from '../../../support/reference-evaluator.js';
+import { spanRow } from '../../../support/span-rows.js';
+import { statementsDuring } from '../../../support/statements.js';
+import { onEachDatabase } from '../../../support/test-server.js';
 
 const MINUTE = 60_000_000_000n;
 const HOUR = 60n * MINUTE;

@@ -5,15 +5,15 @@
 // spans while the rows below it go, a bounded number per batch; a re-sent batch is counted once.
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { bigintAsText } from '../../src/storage/database.js';
-import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { purgeBatch } from '../../src/storage/spans/writes/span-purge.js';
-import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
-import { engineCaller, type EngineCaller } from '../support/auth.js';
-import { call } from '../support/contract.js';
-import { clearSpans, nanosToRfc3339 } from '../support/engine-helpers.js';
-import { spanRow } from '../support/span-rows.js';
-import { onEachDatabase } from '../support/test-server.js';
+import { bigintAsText } from '../../../../src/storage/database.js';
+import type { SpanRow } from '../../../../src/storage/spans/span-row.js';
+import { purgeBatch } from '../../../../src/storage/spans/writes/span-purge.js';
+import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js';
+import { engineCaller, type EngineCaller } from '../../../support/auth.js';
+import { call } from '../../../support/contract.js';
+import { clearSpans, nanosToRfc3339 } from '../../../support/engine-helpers.js';
+import { spanRow } from '../../../support/span-rows.js';
+import { onEachDatabase } from '../../../support/test-server.js';
 
 const MINUTE = 60_000_000_000n;
 const HOUR = 60n * MINUTE;
