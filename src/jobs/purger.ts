@@ -7,10 +7,9 @@ import { Counter, Registry } from 'prom-client';
 import type { RetentionConfig } from '../config.js';
 import { listRetentionTargets, type RetentionTarget } from '../storage/accounts/applications.js';
 import { PeriodicPasses } from './periodic-passes.js';
-import type { SpanStore } from '../storage/spans/span-store.js';
+import { HOUR_NS, hourStartOf, type SpanStore } from '../storage/spans/span-store.js';
 
-const NANOS_PER_HOUR = 3_600n * 1_000_000_000n;
-const NANOS_PER_DAY = 24n * NANOS_PER_HOUR;
+const NANOS_PER_DAY = 24n * HOUR_NS;
 
 export interface RetentionPurgerDeps {
   knex: Knex;
@@ -29,7 +28,7 @@ export interface RetentionPurgerDeps {
 export function purgeBefore(target: RetentionTarget, defaultDays: number, nowMs: number): bigint | null {
   if (target.deleted) return null;
   const cutoff = BigInt(nowMs) * 1_000_000n - BigInt(target.retention_days ?? defaultDays) * NANOS_PER_DAY;
-  return cutoff - (((cutoff % NANOS_PER_HOUR) + NANOS_PER_HOUR) % NANOS_PER_HOUR);
+  return hourStartOf(cutoff);
 }
 
 export class RetentionPurger extends PeriodicPasses {

@@ -39,6 +39,11 @@ export function hourOf(startNs: bigint): bigint {
   return startNs < 0n && hour * HOUR_NS !== startNs ? hour - 1n : hour;
 }
 
+/** The start, in nanoseconds, of the hour a time falls in (floored, also before 1970). */
+export function hourStartOf(ns: bigint): bigint {
+  return hourOf(ns) * HOUR_NS;
+}
+
 /**
  * What a read must check in its own snapshot before trusting a source, by name:
  * - `none`: the source is exact as it is;

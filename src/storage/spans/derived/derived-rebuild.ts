@@ -15,7 +15,8 @@ import { lockingWriteTransaction, runCompiled } from '../../transactions.js';
 import { slotsInUse } from '../writes/span-purge.js';
 import type { DerivedData, DerivedStatements, HeldHours } from './derived-data.js';
 import { DERIVED_STRUCTURES } from './derived-structures.js';
-import { heldHoursOf, hourStartOf, HOUR_NS } from './held-hours.js';
+import { HOUR_NS, hourStartOf } from '../read-sources.js';
+import { heldHoursOf } from './held-hours.js';
 
 export const REBUILD_PROGRESS = 'derived_rebuilds';
 

@@ -2,15 +2,8 @@
 // (derived-rebuild.ts), and the hours a table holds rows of (DerivedData.heldHours).
 import type { Knex } from 'knex';
 import { bigintAsText } from '../../database.js';
+import { hourStartOf } from '../read-sources.js';
 import type { HeldHours } from './derived-data.js';
-
-export const HOUR_NS = 3_600_000_000_000n;
-
-/** The start of the hour a time in nanoseconds falls in (floored, also before 1970). */
-export function hourStartOf(ns: bigint): bigint {
-  const remainder = ns % HOUR_NS;
-  return remainder < 0n ? ns - remainder - HOUR_NS : ns - remainder;
-}
 
 /** The hours from the least to the greatest value of a nanosecond column over the query's rows (none: undefined). */
 export async function heldHoursOf(db: Knex, query: Knex.QueryBuilder, column: string): Promise<HeldHours | undefined> {

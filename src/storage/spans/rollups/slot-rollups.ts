@@ -27,6 +27,7 @@ import type { DerivedData } from '../derived/derived-data.js';
 import { heldHoursOf } from '../derived/held-hours.js';
 import { slotColumn, type IndexedSlot } from '../indexed-slots.js';
 import { atOrAfterEdge, purgeEdgeOf } from '../purge-edge.js';
+import { HOUR_NS } from '../read-sources.js';
 import {
   accumulate,
   bucketStartSeconds,
@@ -147,7 +148,6 @@ export function slotKindSql(db: Knex, slot: IndexedSlot, alias: string): { sql: 
 }
 
 const HOUR_S = 3600;
-const HOUR_NS = 3_600_000_000_000n;
 
 /** Per hour bucket of the application, the span count of one table's rows (filtered by `where`). */
 async function hourCounts(knex: Knex, table: string, where: Record<string, string | number>): Promise<Map<string, number>> {
