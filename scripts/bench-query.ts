@@ -353,7 +353,13 @@ function cases(applicationId: string, modelGeneration: number | undefined): Benc
       ratioTarget: true,
       http: { path: '/engine/query', query: hour, body: { filter: model } },
       sql: [
-        [`SELECT COUNT(*) FROM spans WHERE ${spanWindow} AND ${modelSql}`, [applicationId, ...hourNs, 'gemini-2.5-pro']],
+        // With the model indexed, the total is counted in the slots' index (span_slot_values) alone.
+        INDEX_MODEL
+          ? [
+              `SELECT COUNT(*) FROM span_slot_values WHERE ${spanWindow} AND slot = 1 AND value = ?`,
+              [applicationId, ...hourNs, 'gemini-2.5-pro'],
+            ]
+          : [`SELECT COUNT(*) FROM spans WHERE ${spanWindow} AND ${modelSql}`, [applicationId, ...hourNs, 'gemini-2.5-pro']],
         [
           `SELECT ${SPAN_COLUMNS} FROM spans WHERE ${spanWindow} AND ${modelSql} ORDER BY start_time_unix_nano DESC, trace_id, span_id LIMIT 20`,
           [applicationId, ...hourNs, 'gemini-2.5-pro'],

@@ -12,6 +12,7 @@ export const SPAN_TABLES = [
   'span_rollups',
   'slot_rollups',
   'trace_slot_values',
+  'span_slot_values',
   'trace_figures',
   'trace_histograms',
   'spans',

@@ -5,7 +5,10 @@
 // never applying, and the retention purge and application delete with slots in place.
 import { expect } from 'chai';
 import { parseIndexedAttributes } from '../../src/storage/accounts/indexed-attributes.js';
+import type { Knex } from 'knex';
 import { matchingSpans } from '../../src/storage/spans/reads/span-pages.js';
+import { spanSlotRows } from '../../src/storage/spans/slots/span-slot-values.js';
+import { migratorConfig } from '../../src/storage/migrations/index.js';
 import { call } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';
 import {
@@ -134,6 +137,15 @@ onEachDatabase(
       return (await app().server.knex('spans').where({ application_id: appId }).orderBy('span_name').pluck(column)) as Array<string | null>;
     }
 
+    /** The application's rows of span_slot_values as `slot:value`, sorted. */
+    async function slotValueTable(appId: string): Promise<string[]> {
+      const rows = (await app().server.knex('span_slot_values').where({ application_id: appId }).select('slot', 'value')) as Array<{
+        slot: number;
+        value: string | Buffer;
+      }>;
+      return rows.map((row) => `${row.slot}:${String(row.value)}`).sort();
+    }
+
     it('answers indexed_attributes in every representation ([] by default), sets it at creation and replaces it by PATCH', async () => {
       const { as, appId } = await ownerWithApplication(app());
       const plain = await as('GET', `/applications/${appId}`);
@@ -210,6 +222,10 @@ onEachDatabase(
         'gemini-2.5-pro ',
       ]);
       expect(await slotValues(appId, 'indexed_value_2')).to.deep.equal(Array(6).fill('production'));
+      // span_slot_values holds a row for each value and none for a span without one.
+      expect(await slotValueTable(appId)).to.deep.equal(
+        ['1:gemini-2.5-flash', '1:gemini-2.5-pro', '1:gemini-2.5-pro ', ...Array(6).fill('2:production')].sort(),
+      );
       for (const [name, filter, wanted] of FILTERS) {
         const sql = await statementsDuring(app().server.knex, async () => {
           expect(await engine(token, appId, '/engine/query', filter), name).to.deep.equal(wanted);
@@ -261,6 +277,7 @@ onEachDatabase(
         null,
         'gemini-2.5-pro ',
       ]);
+      expect(await slotValueTable(appId)).to.deep.equal(['1:gemini-2.5-flash', '1:gemini-2.5-pro', '1:gemini-2.5-pro ']);
       for (const [name, filter, wanted] of FILTERS) expect(await engine(token, appId, '/engine/query', filter), name).to.deep.equal(wanted);
       const after = await statementsDuring(app().server.knex, async () => {
         expect(await engine(token, appId, '/engine/query', eq[1])).to.deep.equal(eq[2]);
@@ -273,6 +290,7 @@ onEachDatabase(
       await app().server.backfiller.runOnce();
       expect((await state(appId)).slots[0]).to.include({ ready: true });
       expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal(Array(6).fill(null));
+      expect(await slotValueTable(appId), "the old key's rows gone with its values").to.deep.equal([]);
       expect(await engine(token, appId, '/engine/query', { field: 'span_attributes.none', op: 'eq', value: 'x' })).to.deep.equal([]);
     });
 
@@ -338,7 +356,7 @@ onEachDatabase(
       expect(response.status).to.equal(404);
     });
 
-    it('reads the plain query through the slot index', async () => {
+    it("counts a span page's total in span_slot_values' lookup index, and answers span-grain analytics through it", async () => {
       const knex = app().server.knex;
       const { appId } = await ownerAndKey([MODEL]);
       const models = ['gemini-2.5-pro', 'gemini-2.5-flash', 'gpt-4o', 'claude', 'llama'];
@@ -366,20 +384,55 @@ onEachDatabase(
         value: 'gemini-2.5-pro',
         resolved: { kind: 'attribute', source: 'span_attributes', key: 'gen_ai.request.model' },
       } as const;
-      const query = matchingSpans(knex, {
-        applicationId: appId,
-        startNs: T0,
-        endNs: T0 + 3_600_000_000_000n,
-        filter,
-        indexedSlots: [{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: 0 }],
-      }).count({ total: '*' });
-      const { sql, bindings } = query.toSQL().toNative();
-      const plan =
-        app().database === 'mysql'
-          ? ((await knex.raw(`EXPLAIN ${sql}`, bindings)) as [Array<{ key: string | null }>])[0].map((row) => row.key)
-          : ((await knex.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings)) as Array<{ detail: string }>).map((row) => row.detail);
-      expect(plan.join(' | ')).to.include('spans_by_indexed_value_1');
-      expect(Number(((await query) as Array<{ total: number | string }>)[0]?.total)).to.equal(400);
+      const window = { applicationId: appId, startNs: T0, endNs: T0 + 3_600_000_000_000n };
+      const match = { slot: 1, values: ['gemini-2.5-pro'] } as const;
+      const indexedSlots = [{ slot: 1, source: 'span_attributes', key: 'gen_ai.request.model', generation: 0 }] as const;
+      const planOf = async (query: Knex.QueryBuilder) => {
+        const { sql, bindings } = query.toSQL().toNative();
+        const plan =
+          app().database === 'mysql'
+            ? ((await knex.raw(`EXPLAIN ${sql}`, bindings)) as [Array<{ key: string | null }>])[0].map((row) => row.key)
+            : ((await knex.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings)) as Array<{ detail: string }>).map((row) => row.detail);
+        return plan.join(' | ');
+      };
+      const total = spanSlotRows(knex, window, match).count({ total: '*' });
+      expect(await planOf(total)).to.include('span_slot_values_lookup');
+      expect(Number(((await total) as Array<{ total: number | string }>)[0]?.total)).to.equal(400);
+      // The spans it names, read by identity, are the spans the filter matches on the rows.
+      const through = matchingSpans(knex, { ...window, filter, indexedSlots }, { throughSlotValues: true }).count({ total: '*' });
+      expect(await planOf(through)).to.include('span_slot_values_lookup');
+      expect(Number(((await through) as Array<{ total: number | string }>)[0]?.total)).to.equal(400);
+      const onRows = matchingSpans(knex, { ...window, filter, indexedSlots }).count({ total: '*' });
+      expect(Number(((await onRows) as Array<{ total: number | string }>)[0]?.total)).to.equal(400);
+      expect(await slotValueTable(appId)).to.have.length(2000);
+    });
+
+    it('fills span_slot_values from the slot columns of the spans stored before its migration (run again here)', async () => {
+      const knex = app().server.knex;
+      const { appId, token } = await ownerAndKey([MODEL, ENVIRONMENT]);
+      await exportSpans(app(), token, appId);
+      const rows = await slotValueTable(appId);
+      expect(rows).to.have.length(9);
+      // Each filter's page and total (the total of a slot's values is counted in span_slot_values).
+      const answers = async () => {
+        const found: unknown[] = [];
+        for (const [, filter] of FILTERS) {
+          const response = await call(app().url, 'POST', '/engine/query', {
+            query: { ...WINDOW, limit: '100' },
+            headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId },
+            json: { filter },
+          });
+          expect(response.status, response.text).to.equal(200);
+          found.push([response.body.total, (response.body.data as Array<{ span_name: string }>).map((span) => span.span_name).sort()]);
+        }
+        return found;
+      };
+      const before = await answers();
+      await knex.migrate.down({ ...migratorConfig, name: '20261204000100_span_slot_values' });
+      expect(await knex.schema.hasTable('span_slot_values')).to.equal(false);
+      await knex.migrate.latest(migratorConfig);
+      expect(await slotValueTable(appId)).to.deep.equal(rows);
+      expect(await answers()).to.deep.equal(before);
     });
 
     it('keeps the retention purge and the application delete working with slots in place', async () => {
@@ -389,7 +442,9 @@ onEachDatabase(
       expectStatus(await as('PATCH', `/applications/${appId}`, { json: { retention_days: 1 } }), 200);
       await app().server.purger.runOnce();
       expect(await slotValues(appId, 'indexed_value_1')).to.deep.equal([]);
+      expect(await slotValueTable(appId)).to.deep.equal([]);
       await exportSpans(app(), token, appId);
+      expect(await slotValueTable(appId)).to.have.length.above(0);
       expectStatus(await as('DELETE', `/applications/${appId}`), 200);
       expectStatus(await as('GET', `/applications/${appId}`), 404);
       await app().server.purger.runOnce();

@@ -88,7 +88,7 @@ onEachDatabase(
       return parseIndexedAttributes(row.indexed_attributes_state).slots[0];
     }
 
-    /** Spans `from`..`to` - 1 must hold their model in the slot, and each trace's value be filed once under the slot's generation. */
+    /** Spans `from`..`to` - 1 must hold their model in the slot and in span_slot_values, and each trace's value be filed once under the slot's generation. */
     async function expectFilled(appId: string, from: number, to: number): Promise<void> {
       const indices = Array.from({ length: to - from }, (_, offset) => from + offset);
       const rows = (await knex()('spans').where({ application_id: appId }).select('span_name', 'indexed_value_1')) as Array<{
@@ -103,6 +103,12 @@ onEachDatabase(
         .select('trace_id', 'value')) as Array<{ trace_id: string; value: string }>;
       const expected = indices.map((index) => `${hex(index, 32)}=${modelOf(index)}`).sort();
       expect(filed.map((row) => `${row.trace_id}=${row.value}`).sort()).to.deep.equal(expected);
+      // One row of span_slot_values per span, as its column holds it.
+      const spanValues = (await knex()('span_slot_values').where({ application_id: appId, slot: 1 }).select('trace_id', 'value')) as Array<{
+        trace_id: string;
+        value: string | Buffer;
+      }>;
+      expect(spanValues.map((row) => `${row.trace_id}=${String(row.value)}`).sort()).to.deep.equal(expected);
       // Searched through the slot, every span of one model is found.
       const found = await call(app().url, 'POST', '/traces', {
         query: { ...WINDOW, limit: '100', search_child_spans: 'true' },

@@ -2,6 +2,7 @@
 // 19-digit *_unix_nano integers exact (as strings), and a relative closeness check.
 import type { Knex } from 'knex';
 import type { components } from '../../src/generated/engine.js';
+import { SPAN_TABLES } from '../../src/storage/page-compression.js';
 
 export type EngineSchemas = components['schemas'];
 
@@ -45,13 +46,8 @@ export function isClose(actual: number, expected: number, relative = 1e-9, scale
 }
 
 export async function clearSpans(knex: Knex, applicationId: string): Promise<void> {
-  await knex('spans').where('application_id', applicationId).del();
-  await knex('traces').where('application_id', applicationId).del();
-  await knex('span_rollups').where('application_id', applicationId).del();
-  await knex('trace_slot_values').where('application_id', applicationId).del();
-  await knex('slot_rollups').where('application_id', applicationId).del();
-  await knex('trace_figures').where('application_id', applicationId).del();
-  await knex('trace_histograms').where('application_id', applicationId).del();
+  // The spans and every table derived from them.
+  for (const table of SPAN_TABLES) await knex(table).where('application_id', applicationId).del();
   // Nothing purged any more: the roll-ups may answer every window again.
   await knex('applications').where('id', applicationId).update({ spans_purged_before: null });
 }

@@ -7,7 +7,15 @@ import type { DerivedData } from './derived-data.js';
 import { traceFold } from '../fold/trace-folding.js';
 import { slotRollups } from '../rollups/slot-rollups.js';
 import { spanRollups } from '../rollups/span-rollups.js';
+import { spanSlotValues } from '../slots/span-slot-values.js';
 import { traceSlotValues } from '../slots/trace-slot-values.js';
 import { traceSummaries } from '../traces/trace-summaries.js';
 
-export const DERIVED_STRUCTURES: readonly DerivedData[] = [traceSummaries, traceFold, traceSlotValues, spanRollups, slotRollups];
+export const DERIVED_STRUCTURES: readonly DerivedData[] = [
+  traceSummaries,
+  traceFold,
+  traceSlotValues,
+  spanSlotValues,
+  spanRollups,
+  slotRollups,
+];

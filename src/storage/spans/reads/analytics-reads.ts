@@ -142,7 +142,10 @@ function sourceOf(knex: Knex, query: AnalyticsQuery): Source {
   });
   return {
     dialect,
-    matching: () => (query.grain === 'spans' ? matchingSpans(knex, query) : matchingTraces(knex, { ...query, searchChildSpans: true })),
+    matching: () =>
+      query.grain === 'spans'
+        ? matchingSpans(knex, query, { throughSlotValues: true })
+        : matchingTraces(knex, { ...query, searchChildSpans: true }),
     alias,
     timeColumn: query.grain === 'spans' ? 's.start_time_unix_nano' : 't.root_start_time_unix_nano',
     keys,

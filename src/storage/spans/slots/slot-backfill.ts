@@ -5,7 +5,8 @@
 // its indexed attribute state is still the one the batch was planned from (a PATCH or another
 // instance's backfill changes it), then updates the batch's spans and records the progress,
 // and, after the last batch, that the slot is ready. So batches are idempotent, instances never
-// interleave their progress, and a restart resumes after the last committed batch.
+// interleave their progress, and a restart resumes after the last committed batch. The batch's
+// rows of span_slot_values (span-slot-values.ts) are replaced with what the column now holds.
 import type { Knex } from 'knex';
 import { bigintAsText } from '../../database.js';
 import { dialectFor } from '../../sql/index.js';
@@ -17,6 +18,7 @@ import {
   type IndexedAttributesState,
 } from '../../accounts/indexed-attributes.js';
 import { SLOT_VALUE_MAX_LENGTH, slotColumn, type IndexedSlot } from '../indexed-slots.js';
+import { refileSlotOf, type SpanKey } from './span-slot-values.js';
 import { fileStoredValues, spanValuesQuery, type SlotValue } from './trace-slot-values.js';
 
 /** An application with a slot whose backfill is not complete. */
@@ -87,6 +89,16 @@ export async function backfillBatch(knex: Knex, target: BackfillTarget, slot: In
       .update({ [slotColumn(slot.slot)]: db.raw(value.sql, value.bindings) });
     if (last !== null) update.whereRaw(`s.seq <= ${dialect.exactUnsigned}`, [last]);
     await run(update);
+    // The batch's spans' rows of the slot in span_slot_values follow their column.
+    const filled = db
+      .from(byReceipt)
+      .select({ start_time_unix_nano: bigintAsText(db, 's.start_time_unix_nano') }, 's.trace_id', 's.span_id', {
+        value: `s.${slotColumn(slot.slot)}`,
+      })
+      .where('s.application_id', target.applicationId)
+      .whereRaw(`s.seq > ${dialect.exactUnsigned}`, [after]);
+    if (last !== null) filled.whereRaw(`s.seq <= ${dialect.exactUnsigned}`, [last]);
+    await refileSlotOf(db, run, target.applicationId, slot.slot, await run<Array<SpanKey & { value: string | null }>>(filled));
     // The batch's values filed per trace under the slot's generation (trace-slot-values.ts).
     await fileStoredValues(
       db,

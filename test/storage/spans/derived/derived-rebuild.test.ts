@@ -30,6 +30,7 @@ const H0 = 1763798400n * 1_000_000_000n;
 const TABLES: Array<[table: string, bigints: string[]]> = [
   ['traces', ['root_start_time_unix_nano', 'min_start_time_unix_nano', 'max_end_time_unix_nano']],
   ['trace_slot_values', ['generation', 'root_start_time_unix_nano', 'min_start_time_unix_nano']],
+  ['span_slot_values', ['start_time_unix_nano']],
   ['span_rollups', ['bucket_start_unix_nano']],
   ['slot_rollups', ['bucket_start_unix_nano', 'generation']],
   ['trace_figures', ['hour']],
@@ -179,7 +180,15 @@ onEachDatabase('rebuild of derived data', (app) => {
     const wanted = await folded(reference);
     // Wrong before: the spans changed behind the structures' back.
     const before = await folded(edited);
-    for (const table of ['traces', 'trace_slot_values', 'span_rollups', 'slot_rollups', 'trace_figures', 'trace_histograms'])
+    for (const table of [
+      'traces',
+      'trace_slot_values',
+      'span_slot_values',
+      'span_rollups',
+      'slot_rollups',
+      'trace_figures',
+      'trace_histograms',
+    ])
       expect(before[table], `${table} before the rebuild`).not.to.deep.equal(wanted[table]);
     let mismatch: unknown;
     await expectSummariesMatchSpans(knex(), edited).catch((error: unknown) => (mismatch = error));

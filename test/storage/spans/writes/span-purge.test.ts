@@ -19,8 +19,9 @@ const SPANS = [
 
 type Build = (knex: Knex) => Knex.QueryBuilder;
 
-// The batch is read with its keys alone (no structure subtracts a span's figures), and locked on MariaDB/MySQL.
-const READ_COLUMNS = '`seq`, `trace_id`';
+// The batch is read with its keys alone (no structure subtracts a span's figures; span_slot_values
+// deletes its rows by span id), and locked on MariaDB/MySQL.
+const READ_COLUMNS = '`seq`, `trace_id`, `span_id`';
 const batchRead = (cast: string, where: string, lock: string) =>
   `select CAST(start_time_unix_nano AS ${cast}) as \`start\`, ${READ_COLUMNS} from \`spans\` where ${where} order by \`start_time_unix_nano\` asc limit ?${lock}`;
 
