@@ -1,7 +1,7 @@
 // Indexed attribute slots end to end, on every database: the management API's
 // indexed_attributes (create, PATCH, every representation, 422s), ingestion over OTLP/HTTP
 // filling the slots, the backfill after a PATCH (queries read the JSON until it is complete,
-// then the slot), the plain query's plan using the slot's index, another application's keys
+// then the slot), a span page's total and span-grain analytics through span_slot_values, another application's keys
 // never applying, and the retention purge and application delete with slots in place.
 import { expect } from 'chai';
 import { parseIndexedAttributes } from '../../src/storage/accounts/indexed-attributes.js';

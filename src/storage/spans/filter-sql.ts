@@ -14,7 +14,8 @@
 // Indexed attribute slots (indexed-slots.ts): `eq` / `in` on the key of a ready slot, with
 // values only a string can have as its text form and a slot keeps, compare the slot column
 // instead of the attribute's text form: the same answer (the slot holds exactly the strings
-// such a value can equal, NULL otherwise), read through the slot's index.
+// such a value can equal, NULL otherwise), without parsing the JSON (span_slot_values lists the
+// spans holding each value: slots/span-slot-values.ts).
 import type { Knex } from 'knex';
 import type { Condition, FilterNode, ListCondition, Operator, PresenceCondition, ValueCondition } from '../../filter/ast.js';
 import { fragment, placeholders, type SqlDialect, type SqlFragment, type TextMatch } from '../sql/dialect.js';
