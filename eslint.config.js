@@ -97,6 +97,15 @@ function layeringRules() {
       restrict(`src/${entry}/${'*/'.repeat(depth - 1)}*.ts`, [layerPattern(entry, '(\\.\\./)'.repeat(depth)), ...extra]),
     );
   });
+  // The span writer and the purge call the derived structures through the seam
+  // (src/storage/spans/derived/): no structure, and nothing else of the span tables, calls back.
+  const writesOnTop = {
+    regex: '^\\.\\./writes/',
+    message: 'only the span writer and the purge live in src/storage/spans/writes: nothing below them imports it (eslint.config.js)',
+  };
+  blocks.push(
+    restrict('src/storage/spans/!(writes)/*.ts', [layerPattern('storage', '(\\.\\./){3}'), STORAGE_PARSES_NO_REQUESTS, writesOnTop]),
+  );
   // Inside storage, the dialects are the bottom: they know nothing of the tables they serve.
   const siblings = { regex: '^\\.\\./(?!\\.\\./)', message: 'src/storage/sql imports only its own modules (eslint.config.js)' };
   blocks.push(restrict('src/storage/sql/*.ts', [layerPattern('storage', '(\\.\\./){2}'), siblings, STORAGE_PARSES_NO_REQUESTS]));

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import { bigintAsText } from '../../database.js';
 import { dialectFor } from '../../sql/index.js';
 import { lockingWriteTransaction, runCompiled } from '../../transactions.js';
-import { slotsInUse } from '../writes/span-purge.js';
+import { slotsInUse } from '../application-span-state.js';
 import type { DerivedData, DerivedStatements, HeldHours } from './derived-data.js';
 import { DERIVED_STRUCTURES } from './derived-structures.js';
 import { HOUR_NS, hourStartOf } from '../read-sources.js';

@@ -7,9 +7,9 @@ import type { Knex } from 'knex';
 import { bigintAsText, integerBindings } from '../../database.js';
 import { dialectFor } from '../../sql/index.js';
 import { bulkWriteTransaction, runCompiled } from '../../transactions.js';
-import { parseIndexedAttributes, writtenSlots } from '../../accounts/indexed-attributes.js';
 import type { IndexedSlot } from '../indexed-slots.js';
-import { PURGE_EDGE_COLUMN, raisePurgeEdgeQuery } from '../purge-edge.js';
+import { applicationSpanState } from '../application-span-state.js';
+import { raisePurgeEdgeQuery } from '../purge-edge.js';
 import { HOUR_NS, hourOf } from '../read-sources.js';
 import type { DeletedColumn, DerivedData, DerivedStatements } from '../derived/derived-data.js';
 import { DERIVED_STRUCTURES } from '../derived/derived-structures.js';
@@ -30,33 +30,6 @@ interface ExpiredSpan {
   seq: number | string;
   trace_id: string;
   [column: string]: unknown;
-}
-
-/** The application's slots in use: the derived structures take the purged spans out of their generations. */
-export async function slotsInUse(
-  db: Knex,
-  applicationId: string,
-  run: (query: Knex.QueryBuilder) => Promise<unknown>,
-): Promise<IndexedSlot[]> {
-  return (await applicationState(db, applicationId, run)).slots;
-}
-
-/** The application's slots in use and its purge edge, in one read of its row. */
-async function applicationState(
-  db: Knex,
-  applicationId: string,
-  run: (query: Knex.QueryBuilder) => Promise<unknown>,
-): Promise<{ slots: IndexedSlot[]; edge: bigint | null }> {
-  const rows = (await run(
-    db('applications')
-      .where({ id: applicationId })
-      .select('indexed_attributes_state', { edge: bigintAsText(db, PURGE_EDGE_COLUMN) }),
-  )) as Array<{ indexed_attributes_state: string | null; edge: string | null }>;
-  const edge = rows[0]?.edge;
-  return {
-    slots: writtenSlots(parseIndexedAttributes(rows[0]?.indexed_attributes_state)),
-    edge: edge === null || edge === undefined ? null : BigInt(edge),
-  };
 }
 
 /**
@@ -129,7 +102,7 @@ export async function purgeBatch(
 ): Promise<{ deleted: number; full: boolean }> {
   return bulkWriteTransaction(knex, async (transaction) => {
     const { db, run } = transaction;
-    const { slots, edge } = await applicationState(db, batch.applicationId, run);
+    const { slots, edge } = await applicationSpanState(db, batch.applicationId, run);
     const spans = (await run<ExpiredSpan[]>(expiredSpansQuery(db, batch, slots, derived))).map((span) => ({
       ...span,
       start_time_unix_nano: span.start,
