@@ -477,7 +477,8 @@ export interface paths {
          *     only when it is a whole number from 0 to 10^12: a JSON number that is an integer, or a
          *     string of decimal digits only (`"1680"`). Anything else (negative, fractional, other
          *     text such as `"1e3"` or `" 12"`, a boolean, an array, or more than 10^12, which no
-         *     real call reaches) leaves that field `null`, and a computed total is then `null` too;
+         *     real call reaches) leaves that field `null`, and a computed total is then `null` too
+         *     (as is a computed total above 10^12);
          *     the span is stored as always, and the attribute stays in `span_attributes`. `vendor.*`
          *     attributes keep their meaning and are not read for these fields: a span with
          *     `vendor.usage.amount` and no GenAI or OpenInference attribute has `model`, `provider`
@@ -1007,7 +1008,8 @@ export interface components {
             cache_creation: number | null;
             /**
              * @description The total the span sent, else `input` + `output` when either was sent (an absent
-             *     direction counts 0; a direction sent with an invalid count leaves it `null`).
+             *     direction counts 0; a direction sent with an invalid count, or a sum above 10^12,
+             *     leaves it `null`).
              */
             total: number | null;
         };

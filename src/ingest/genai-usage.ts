@@ -60,7 +60,10 @@ export function genAiFields(attributes: Attributes): GenAiFields {
   if (sentTotal !== undefined) total = sentTotal;
   // Added up only from valid counts: a direction sent with a bad count leaves the total unknown.
   else if (input === null || output === null || (input === undefined && output === undefined)) total = null;
-  else total = (input ?? 0) + (output ?? 0);
+  else {
+    const sum = (input ?? 0) + (output ?? 0);
+    total = sum <= MAX_TOKEN_COUNT ? sum : null;
+  }
   return {
     model: textOf(first(attributes, 'gen_ai.response.model', 'gen_ai.request.model', 'llm.model_name')),
     provider: textOf(first(attributes, 'gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system')),

@@ -217,6 +217,11 @@ describe('span mapping', () => {
       ],
       ['only an output count: the total is the output', { 'gen_ai.usage.output_tokens': 9 }, { output_tokens: 9, total_tokens: 9 }],
       [
+        'a sum above 10^12 is no total',
+        { 'gen_ai.usage.input_tokens': 1e12, 'gen_ai.usage.output_tokens': 1 },
+        { input_tokens: 1e12, output_tokens: 1, total_tokens: null },
+      ],
+      [
         'counts as digit strings and exact decimal strings (OTLP integers past 2^53) are read',
         { 'gen_ai.usage.input_tokens': '4096', 'gen_ai.usage.output_tokens': '0007' },
         { input_tokens: 4096, output_tokens: 7, total_tokens: 4103 },

@@ -92,12 +92,12 @@ export function expectedGenAiColumns(spanAttributes: string | null): GenAiColumn
   const output = count(GENAI_SOURCES.output_tokens);
   const sentTotal = count(GENAI_SOURCES.total_tokens);
   const directions = [input, output].filter((value) => value !== undefined);
-  const total =
-    sentTotal !== undefined
-      ? sentTotal
-      : directions.length === 0 || directions.includes(null)
-        ? null
-        : (directions as number[]).reduce((sum, value) => sum + value, 0);
+  let total: number | null = null;
+  if (sentTotal !== undefined) total = sentTotal;
+  else if (directions.length > 0 && !directions.includes(null)) {
+    const sum = (directions as number[]).reduce((added, value) => added + value, 0);
+    total = sum > 1e12 ? null : sum;
+  }
   return {
     model: text(GENAI_SOURCES.model),
     provider: text(GENAI_SOURCES.provider),
