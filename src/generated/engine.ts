@@ -477,9 +477,9 @@ export interface paths {
          *     only when it is a whole number from 0 to 10^12: a JSON number that is an integer, or a
          *     string of decimal digits only (`"1680"`). Anything else (negative, fractional, other
          *     text such as `"1e3"` or `" 12"`, a boolean, an array, or more than 10^12, which no
-         *     real call reaches) leaves that field `null`, and a computed total is then `null` too
-         *     (as is a computed total above 10^12);
-         *     the span is stored as always, and the attribute stays in `span_attributes`. `vendor.*`
+         *     real call reaches) leaves that field `null`; a total computed from such a direction, or
+         *     above 10^12, is `null` too. The span is stored as always, and the attribute stays in
+         *     `span_attributes`. `vendor.*`
          *     attributes keep their meaning and are not read for these fields: a span with
          *     `vendor.usage.amount` and no GenAI or OpenInference attribute has `model`, `provider`
          *     and every `tokens` field `null`. Spans stored before 1.7.0 have them `null`.
