@@ -98,6 +98,16 @@ const EMPTY_BILLING = {
   usage_unit: null,
 };
 
+const NO_LLM_CALL = {
+  model: null,
+  provider: null,
+  input_tokens: null,
+  output_tokens: null,
+  cache_read_tokens: null,
+  cache_creation_tokens: null,
+  total_tokens: null,
+};
+
 /**
  * One request, the `position`-th trace of its day: a SERVER root, two LLM calls, four database
  * queries, two internal steps, one outbound call.
@@ -136,6 +146,7 @@ function traceRows(applicationId: string, segment: DaySegment, position: number)
       parent_unit: null,
       cost: null,
       ...EMPTY_BILLING,
+      ...NO_LLM_CALL,
       resource_attributes: resource,
       span_attributes: JSON.stringify(attributes),
       status_code: 'STATUS_CODE_UNSET',

@@ -27,13 +27,29 @@ export const FILTER_FIELDS = [
   'status_code',
   'status_message',
   'scope_name',
+  'model',
+  'provider',
+  'tokens.input',
+  'tokens.output',
+  'tokens.cache_read',
+  'tokens.cache_creation',
+  'tokens.total',
 ] as const satisfies readonly components['schemas']['FilterField'][];
 // The generated FilterField is `(enum) | string`, which TypeScript widens to string: no
 // compile-time check can catch a name missing here, so the test against the document does.
 export type FixedField = (typeof FILTER_FIELDS)[number];
 
 /** The fixed fields that hold numbers; every other fixed field holds text. */
-export const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount'] as const satisfies readonly FixedField[];
+export const NUMBER_FIELDS = [
+  'duration_ms',
+  'cost',
+  'usage.amount',
+  'tokens.input',
+  'tokens.output',
+  'tokens.cache_read',
+  'tokens.cache_creation',
+  'tokens.total',
+] as const satisfies readonly FixedField[];
 export type NumberField = (typeof NUMBER_FIELDS)[number];
 export type TextField = Exclude<FixedField, NumberField>;
 

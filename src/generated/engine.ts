@@ -427,6 +427,7 @@ export interface paths {
          *     | `billing.X` (`resource_type`, `resource_name`, `service_id`, `service_name`, `sku_id`, `sku_name`, `region`) | span attribute `vendor.billing.X` |
          *     | `usage.amount` | span attribute `vendor.usage.amount` (its numeric value) |
          *     | `usage.unit` | span attribute `vendor.usage.unit` |
+         *     | `model`, `provider`, `tokens.*` | the GenAI and OpenInference span attributes below ("Model and token usage") |
          *     | `resource_attributes` | resource attributes |
          *     | `span_attributes` | span attributes |
          *     | `status_code` | span `status.code` as its OTLP enum name (`STATUS_CODE_UNSET`, `STATUS_CODE_OK`, `STATUS_CODE_ERROR`); absent → `STATUS_CODE_UNSET`, an unknown number → `STATUS_CODE_UNSET` |
@@ -452,6 +453,37 @@ export interface paths {
          *     `exception`). The span's own `trace_state` and `flags`, the scope's attributes and
          *     `schema_url` are not stored.
          *
+         *     **Model and token usage** (since 1.7.0). The fields `model`, `provider` and `tokens`
+         *     are read from the span attributes of the [OpenTelemetry GenAI semantic
+         *     conventions](https://opentelemetry.io/docs/specs/semconv/gen-ai/) (as of v1.37/v1.38,
+         *     with the names earlier versions used) and of
+         *     [OpenInference](https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md)
+         *     (Arize Phoenix and its instrumentations). Per field, the first attribute of its list
+         *     that is set (and not an empty value) wins; the others are not read:
+         *
+         *     | Field | Attributes, first present wins |
+         *     |---|---|
+         *     | `model` | `gen_ai.response.model`, `gen_ai.request.model`, `llm.model_name` |
+         *     | `provider` | `gen_ai.provider.name`, `gen_ai.system` (GenAI before v1.37), `llm.provider`, `llm.system` |
+         *     | `tokens.input` | `gen_ai.usage.input_tokens`, `gen_ai.usage.prompt_tokens` (GenAI before v1.27), `llm.token_count.prompt` |
+         *     | `tokens.output` | `gen_ai.usage.output_tokens`, `gen_ai.usage.completion_tokens` (GenAI before v1.27), `llm.token_count.completion` |
+         *     | `tokens.cache_read` | `gen_ai.usage.cache_read.input_tokens`, `llm.token_count.prompt_details.cache_read` |
+         *     | `tokens.cache_creation` | `gen_ai.usage.cache_creation.input_tokens`, `llm.token_count.prompt_details.cache_write` |
+         *     | `tokens.total` | `llm.token_count.total`, `gen_ai.usage.total_tokens`; when neither is sent and an input or output count is, input + output (an absent direction counts 0) |
+         *
+         *     In both conventions the input count includes the cached tokens: `cache_read` and
+         *     `cache_creation` are parts of `input`, not additional to it. `model` and `provider`
+         *     are text fields like `unit` (a number or boolean as its text). A token count is stored
+         *     only when it is a whole number from 0 to 10^12: a JSON number that is an integer, or a
+         *     string of decimal digits only (`"1680"`). Anything else (negative, fractional, other
+         *     text such as `"1e3"` or `" 12"`, a boolean, an array, or more than 10^12, which no
+         *     real call reaches) leaves that field `null`; a total computed from such a direction, or
+         *     above 10^12, is `null` too. The span is stored as always, and the attribute stays in
+         *     `span_attributes`. `vendor.*`
+         *     attributes keep their meaning and are not read for these fields: a span with
+         *     `vendor.usage.amount` and no GenAI or OpenInference attribute has `model`, `provider`
+         *     and every `tokens` field `null`. Spans stored before 1.7.0 have them `null`.
+         *
          *     **Idempotency.** Exporters deliver at least once and retry: a span whose
          *     application, `trace_id` and `span_id` are already stored is not stored again (the
          *     stored copy is kept and the duplicate is not counted as rejected).
@@ -463,7 +495,7 @@ export interface paths {
          *     end before start, a span or event time after the year 2262), a link whose
          *     `trace_id` or `span_id` is invalid in the same way, or a derived text field (`span_name`,
          *     `service_name`, `unit`, `parent_unit`, `billing.*`, `usage.unit`, `status_message`,
-         *     `scope_name`, `scope_version`) longer than
+         *     `scope_name`, `scope_version`, `model`, `provider`) longer than
          *     65,535 bytes are rejected one by one through OTLP partial success
          *     (`partialSuccess.rejectedSpans` and `errorMessage`, which spells out the first ten
          *     reasons) while the rest of the request is stored. A database outage or overload
@@ -557,8 +589,8 @@ export interface components {
          *       (`"250"`, `"-0.5"`, `"2e3"`; not `" 5"`, `"+5"`, `".5"`, `"05"`, `"0x10"`, or
          *       `"1e400"`, which is no finite number). On the text fields `trace_id`, `span_id`, `span_name`,
          *       `span_kind`, `service_name`, `unit`, `parent_unit`, `billing.*`, `usage.unit`,
-         *       `status_code`, `status_message` and `scope_name` they are a 422.
-         *     - On the numeric fields `duration_ms`, `cost` and `usage.amount`, `contains`,
+         *       `status_code`, `status_message`, `scope_name`, `model` and `provider` they are a 422.
+         *     - On the numeric fields `duration_ms`, `cost`, `usage.amount` and `tokens.*`, `contains`,
          *       `starts_with`, `ends_with` and `regex` are a 422, and `eq`/`neq` need a numeric `value` (the
          *       same JSON number literal; else 422) and compare numerically.
          *     - Attribute paths (`span_attributes.<key>`, `resource_attributes.<key>`) name one
@@ -580,7 +612,7 @@ export interface components {
          *       that is JSON `null`) matches nothing, `neq` and `not_in` included; only
          *       `not_exists` matches it.
          *     - A numeric value may also be sent as a JSON number (`"value": 250`), with the same
-         *       meaning as the string `"250"` on `duration_ms`, `cost`, `usage.amount` and with
+         *       meaning as the string `"250"` on `duration_ms`, `cost`, `usage.amount`, `tokens.*` and with
          *       `gt`, `lt`, `gte`, `lte`. With `eq`/`neq` on an attribute a JSON number compares
          *       the attribute's numeric reading (`250` matches the number 250, the string `"250"`
          *       and the string `"2.5e2"`), while a string keeps comparing the text form. A JSON
@@ -591,7 +623,7 @@ export interface components {
          *     - `in`: the value is a non-empty array of at most 1000 elements, and the condition
          *       matches when the field equals one of them, each compared as `eq` compares it
          *       (exact, case-sensitive, `%`, `_` and `\` literal; numerically on `duration_ms`,
-         *       `cost` and `usage.amount`, where every element must be a number or a JSON number
+         *       `cost`, `usage.amount` and `tokens.*`, where every element must be a number or a JSON number
          *       literal; the text form of an attribute, or its numeric reading for an element that
          *       is a JSON number; the short names of `span_kind` and `status_code`). `not_in`
          *       matches when every element's `neq` matches: the field is present and equals none
@@ -617,6 +649,11 @@ export interface components {
          *       recorded the span.
          *     - `service_name` is the resource attribute `service.name`, `unit` the span attribute
          *       `vendor.unit`, `parent_unit` the span attribute `vendor.parent_unit`.
+         *     - `model`, `provider` and `tokens.*` (since 1.7.0) are the fields ingestion reads from
+         *       the GenAI and OpenInference conventions ("Model and token usage" at
+         *       `POST /v1/traces`): `{"field": "tokens.input", "op": "gt", "value": 100000}`. Spans
+         *       stored before 1.7.0, and spans that carried none of those attributes, have them
+         *       absent (`not_exists` matches).
          *     - Identifiers are stored as lowercase hex, and comparisons are case-sensitive.
          *
          *     Limits: a filter may nest at most 100 levels deep and hold at most 2000 nodes in all
@@ -738,7 +775,7 @@ export interface components {
         };
         /**
          * @description The comparison. `eq`, `neq`: equality (numeric on `duration_ms`, `cost`,
-         *     `usage.amount`). `contains`, `starts_with`, `ends_with`: text only. `gt`, `lt`,
+         *     `usage.amount`, `tokens.*`). `contains`, `starts_with`, `ends_with`: text only. `gt`, `lt`,
          *     `gte`, `lte`: numeric only. `in`, `not_in`: equality with any / none of a list of
          *     values (every field, compared as `eq` compares). `exists`, `not_exists`: whether
          *     the field holds a value (every field; no `value`). `regex` (since 1.3): text only,
@@ -754,8 +791,8 @@ export interface components {
          *       below). `.` matches any character but a newline; characters are Unicode code points
          *       (`"^.$"` matches `é` and `😀`). An absent value matches nothing; `{"not": …}` gives the negation.
          *       Fields and text forms are those of `contains` (an attribute's text form: `200`,
-         *       `true`, `["a","b"]`); on `duration_ms`, `cost`, `usage.amount` and the `trace.*`
-         *       fields it is a 422 at `op`, and a JSON-number `value` is a 422.
+         *       `true`, `["a","b"]`); on `duration_ms`, `cost`, `usage.amount`, `tokens.*` and the
+         *       `trace.*` fields it is a 422 at `op`, and a JSON-number `value` is a 422.
          *     - Syntax: RE2's (as in Prometheus, Loki and Tempo's TraceQL): literals and `\`
          *       escapes of punctuation (`\.`, `\\`, `\%`), `\x41`, `\x{1F600}`, `\t`, `\n`,
          *       `\r`, `\f`, `\v`, `\a`, `\Q…\E`; `.`; classes `[a-z]`, `[^…]`, `\d`, `\w`,
@@ -793,7 +830,10 @@ export interface components {
          * @description A fixed span field, a trace-level field (`TraceFilterField`, in `POST /traces`,
          *     `POST /engine/metrics` and trace-grain `POST /engine/analytics` only), or an attribute path `span_attributes.<key>` /
          *     `resource_attributes.<key>` whose key uses only letters, digits, dots and
-         *     underscores. Any other field is a 422. Since 1.3, `eq` and `in` conditions on an
+         *     underscores. Any other field is a 422. `model` and `provider` (text) and
+         *     `tokens.input`, `tokens.output`, `tokens.cache_read`, `tokens.cache_creation`,
+         *     `tokens.total` (numbers) are added in 1.7.0: the span's `model`, `provider` and
+         *     `tokens` (SpanRecord). Since 1.3, `eq` and `in` conditions on an
          *     attribute key the application lists in `indexed_attributes` (management API), with
          *     string values that are not the text form of a number, `true`/`false` or JSON
          *     array/object text and are at most 255 characters long, are answered from an index
@@ -801,7 +841,7 @@ export interface components {
          *     "gemini-2.5-pro"}`); the answer is exactly the one the attribute JSON gives.
          * @example span_attributes.http.response.status_code
          */
-        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name") | components["schemas"]["TraceFilterField"] | string;
+        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name" | "model" | "provider" | "tokens.input" | "tokens.output" | "tokens.cache_read" | "tokens.cache_creation" | "tokens.total") | components["schemas"]["TraceFilterField"] | string;
         /**
          * @description A number of the summary of the span's trace, as `POST /traces` returns it
          *     (`TraceSummary`): `trace.duration_ms` its `duration_ms`, `trace.total_cost` its
@@ -893,6 +933,19 @@ export interface components {
             billing: components["schemas"]["BillingInfo"];
             usage: components["schemas"]["UsageInfo"];
             /**
+             * @description Added in 1.7.0. The model of an LLM call: the span attribute
+             *     `gen_ai.response.model`, else `gen_ai.request.model`, else `llm.model_name` (see
+             *     "Model and token usage" at `POST /v1/traces`). `null` for spans stored before 1.7.0.
+             */
+            model: string | null;
+            /**
+             * @description Added in 1.7.0. The provider of an LLM call: the span attribute
+             *     `gen_ai.provider.name`, else `gen_ai.system`, else `llm.provider`, else `llm.system`.
+             *     `null` for spans stored before 1.7.0.
+             */
+            provider: string | null;
+            tokens: components["schemas"]["TokenUsage"];
+            /**
              * @description The span status (added in 1.1.0). `null` only for spans stored before status
              *     was kept; a span sent without a status has `STATUS_CODE_UNSET`.
              */
@@ -936,6 +989,29 @@ export interface components {
             amount: number | null;
             /** @description e.g. `tokens`, `requests`, `seconds`. */
             unit: string | null;
+        };
+        /**
+         * @description Added in 1.7.0. The token counts of an LLM call, read from the GenAI and OpenInference
+         *     conventions (see "Model and token usage" at `POST /v1/traces`): whole numbers from 0 to
+         *     10^12. Every key is always written, `null` when absent, when the attribute held no
+         *     valid count, and for spans stored before 1.7.0. `cache_read` and `cache_creation` are
+         *     parts of `input`, not additional to it.
+         */
+        TokenUsage: {
+            /** @description Input (prompt) tokens, cached ones included. */
+            input: number | null;
+            /** @description Output (completion) tokens. */
+            output: number | null;
+            /** @description Input tokens served from the provider's cache. */
+            cache_read: number | null;
+            /** @description Input tokens written to the provider's cache. */
+            cache_creation: number | null;
+            /**
+             * @description The total the span sent, else `input` + `output` when either was sent (an absent
+             *     direction counts 0; a direction sent with an invalid count, or a sum above 10^12,
+             *     leaves it `null`).
+             */
+            total: number | null;
         };
         /** @description A page of spans. */
         SpanQueryResponse: {
@@ -1073,7 +1149,7 @@ export interface components {
         /**
          * @description The body of `POST /engine/analytics`. Unknown properties are a 422. Checks the
          *     schema cannot express are 422s at the property: a `group_by` field that is unknown,
-         *     numeric (`duration_ms`, `cost`, `usage.amount`), repeated, or (at grain `traces`)
+         *     numeric (`duration_ms`, `cost`, `usage.amount`, `tokens.*`), repeated, or (at grain `traces`)
          *     not one of the root fields `service_name`, `span_name`, `unit`, `parent_unit`; a
          *     measure whose `field` is missing (every `fn` but `count`), present on `count`, or
          *     not a field of the grain; an `order_by.measure` that is no index of `measures`, or
@@ -1093,7 +1169,8 @@ export interface components {
             filter?: components["schemas"]["FilterNode"] | null;
             /**
              * @description Fields whose values make the groups. Grain `spans`: any text field of the filter
-             *     (`FilterField`, attribute paths included). Grain `traces`: the root's
+             *     (`FilterField`, attribute paths included; `model` and `provider` since 1.7.0).
+             *     Grain `traces`: the root's
              *     `service_name`, `span_name`, `unit` or `parent_unit`.
              * @default []
              * @example [
@@ -1121,8 +1198,9 @@ export interface components {
         AnalyticsGranularity: "auto" | "minute" | "five_minutes" | "fifteen_minutes" | "hour" | "day";
         /**
          * @description One measure. `count` takes no `field`; every other function needs one: at grain
-         *     `spans` `duration_ms`, `cost` or `usage.amount`; at grain `traces` the summary's
-         *     `duration_ms`, `total_cost`, `spans_count` or `error_count`.
+         *     `spans` `duration_ms`, `cost`, `usage.amount` or (since 1.7.0) `tokens.input`,
+         *     `tokens.output`, `tokens.cache_read`, `tokens.cache_creation`, `tokens.total`; at grain
+         *     `traces` the summary's `duration_ms`, `total_cost`, `spans_count` or `error_count`.
          * @example {
          *       "fn": "p95",
          *       "field": "duration_ms"
@@ -1140,7 +1218,7 @@ export interface components {
              * @description The figure measured.
              * @enum {string}
              */
-            field?: "duration_ms" | "cost" | "usage.amount" | "total_cost" | "spans_count" | "error_count";
+            field?: "duration_ms" | "cost" | "usage.amount" | "tokens.input" | "tokens.output" | "tokens.cache_read" | "tokens.cache_creation" | "tokens.total" | "total_cost" | "spans_count" | "error_count";
         };
         /**
          * @description How groups are ranked over the whole window: by the measure at index `measure` of
@@ -1644,7 +1722,12 @@ export interface operations {
                      *             "vendor.billing.region": "europe-west4",
                      *             "vendor.usage.amount": 1680,
                      *             "vendor.usage.unit": "tokens",
-                     *             "gen_ai.request.model": "gemini-2.5-flash"
+                     *             "gen_ai.provider.name": "gcp.vertex_ai",
+                     *             "gen_ai.request.model": "gemini-2.5-flash",
+                     *             "gen_ai.response.model": "gemini-2.5-flash-001",
+                     *             "gen_ai.usage.input_tokens": 5120,
+                     *             "gen_ai.usage.output_tokens": 1680,
+                     *             "gen_ai.usage.cache_read.input_tokens": 4096
                      *           },
                      *           "cost": 0.0042,
                      *           "billing": {
@@ -1659,6 +1742,15 @@ export interface operations {
                      *           "usage": {
                      *             "amount": 1680,
                      *             "unit": "tokens"
+                     *           },
+                     *           "model": "gemini-2.5-flash-001",
+                     *           "provider": "gcp.vertex_ai",
+                     *           "tokens": {
+                     *             "input": 5120,
+                     *             "output": 1680,
+                     *             "cache_read": 4096,
+                     *             "cache_creation": null,
+                     *             "total": 6800
                      *           },
                      *           "status_code": "STATUS_CODE_OK",
                      *           "status_message": null,
@@ -1706,6 +1798,15 @@ export interface operations {
                      *           "usage": {
                      *             "amount": null,
                      *             "unit": null
+                     *           },
+                     *           "model": null,
+                     *           "provider": null,
+                     *           "tokens": {
+                     *             "input": null,
+                     *             "output": null,
+                     *             "cache_read": null,
+                     *             "cache_creation": null,
+                     *             "total": null
                      *           },
                      *           "status_code": "STATUS_CODE_ERROR",
                      *           "status_message": "upstream model timed out",
@@ -2202,6 +2303,15 @@ export interface operations {
                      *             "amount": null,
                      *             "unit": null
                      *           },
+                     *           "model": null,
+                     *           "provider": null,
+                     *           "tokens": {
+                     *             "input": null,
+                     *             "output": null,
+                     *             "cache_read": null,
+                     *             "cache_creation": null,
+                     *             "total": null
+                     *           },
                      *           "status_code": "STATUS_CODE_ERROR",
                      *           "status_message": "upstream model timed out",
                      *           "scope_name": null,
@@ -2549,6 +2659,42 @@ export interface operations {
                  *                       "key": "vendor.usage.unit",
                  *                       "value": {
                  *                         "stringValue": "tokens"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.provider.name",
+                 *                       "value": {
+                 *                         "stringValue": "gcp.vertex_ai"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.request.model",
+                 *                       "value": {
+                 *                         "stringValue": "gemini-2.5-flash"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.response.model",
+                 *                       "value": {
+                 *                         "stringValue": "gemini-2.5-flash-001"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.usage.input_tokens",
+                 *                       "value": {
+                 *                         "intValue": "5120"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.usage.output_tokens",
+                 *                       "value": {
+                 *                         "intValue": "1680"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.usage.cache_read.input_tokens",
+                 *                       "value": {
+                 *                         "intValue": "4096"
                  *                       }
                  *                     }
                  *                   ],

@@ -1,42 +1,18 @@
 // Maps decoded OTLP spans to stored span rows, exactly as the exportTraces operation of
-// openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes and
-// the resource's `service.name`, span kinds and status codes by their OTLP enum names,
+// openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes, the
+// GenAI and OpenInference conventions (genai-usage.ts) and the resource's `service.name`, span kinds and status codes by their OTLP enum names,
 // attributes kept whole, events and links as JSON arrays with their times as exact integers.
 import { spanKindName, statusCodeName } from '../span-enums.js';
 import { slotValue, type IndexedSlot, type SpanRow } from '../storage/spans/span-store.js';
-import type {
-  AttributeValue,
-  Attributes,
-  DecodedEvent,
-  DecodedExportRequest,
-  DecodedLink,
-  DecodedSpan,
-  PartialSuccess,
-} from './otlp-request.js';
+import type { Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, DecodedSpan, PartialSuccess } from './otlp-request.js';
 import { hasParent, rowProblem, spanProblem } from './span-validation.js';
+import { numberOf, textOf } from './derived-values.js';
+import { genAiFields } from './genai-usage.js';
+
+export { numberOf, textOf };
 
 /** At most this many rejection reasons are spelled out in the partial success message. */
 const MAX_REASONS = 10;
-
-/** A derived text field: strings as they are, numbers and booleans as their text, arrays and lists as JSON. */
-export function textOf(value: AttributeValue | undefined): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
-const NUMERIC_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
-
-/** A derived numeric field: a finite number, or text that reads as one; anything else is null. */
-export function numberOf(value: AttributeValue | undefined): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'string' && NUMERIC_TEXT.test(value)) {
-    const number = Number(value);
-    return Number.isFinite(number) ? number : null;
-  }
-  return null;
-}
 
 /** The attributes as JSON text; no attributes at all are stored as null. */
 function attributesJson(attributes: Attributes): string | null {
@@ -96,6 +72,7 @@ function toRow(
   slots: readonly IndexedSlot[],
 ): SpanRow {
   const attributes = span.attributes;
+  const genAi = genAiFields(attributes);
   return {
     application_id: applicationId,
     trace_id: span.traceId,
@@ -120,6 +97,13 @@ function toRow(
     billing_region: textOf(attributes['vendor.billing.region']),
     usage_amount: numberOf(attributes['vendor.usage.amount']),
     usage_unit: textOf(attributes['vendor.usage.unit']),
+    model: genAi.model,
+    provider: genAi.provider,
+    input_tokens: genAi.input_tokens,
+    output_tokens: genAi.output_tokens,
+    cache_read_tokens: genAi.cache_read_tokens,
+    cache_creation_tokens: genAi.cache_creation_tokens,
+    total_tokens: genAi.total_tokens,
     resource_attributes: resource.resource_attributes,
     span_attributes: attributesJson(attributes),
     status_code: statusCodeName(span.statusCode),

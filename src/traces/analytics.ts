@@ -70,6 +70,7 @@ export function analyticsPlan(query: AnalyticsQuery): ReadPlan {
       kind: 'analytics',
       grain: query.grain,
       fns: query.measures.map((measure) => measure.fn),
+      measureFields: query.measures.flatMap((measure) => ('field' in measure ? [measure.field] : [])),
       groupBy: query.groupBy,
       filter: query.filter,
       startNs: query.startNs,

@@ -11,6 +11,7 @@ import {
   HOUR_NS,
   hourOf,
   ROLLUP_DIMENSIONS,
+  ROLLUP_MEASURE_FIELDS,
   ROLLUP_WIDTHS_S,
   type ExactnessCheck,
   type PlannedSource,
@@ -31,6 +32,8 @@ export type ReadShape =
       grain: 'spans' | 'traces';
       /** The measures' functions (count, sum, avg, min, max, p50, p90, p95, p99). */
       fns: readonly string[];
+      /** The fields the measures read (`count` reads none). */
+      measureFields: readonly string[];
       groupBy: readonly ResolvedField[];
       filter: FilterNode | null;
       startNs: bigint;
@@ -104,11 +107,13 @@ function slotAnswers(condition: Extract<FilterNode, { kind: 'condition' }>, slot
 
 type Analytics = Extract<ReadShape, { kind: 'analytics' }>;
 
-/** The rules every roll-up shares: span grain, no percentile. */
+/** The rules every roll-up shares: span grain, no percentile, only figures the roll-ups keep. */
 function rollupShape(shape: ReadShape): Analytics | Ineligible {
   if (shape.kind !== 'analytics') return no('analytics only');
   if (shape.grain !== 'spans') return no('grain is spans');
   if (shape.fns.some((fn) => PERCENTILES.has(fn))) return no('no measure is a percentile');
+  if (!shape.measureFields.every((field) => (ROLLUP_MEASURE_FIELDS as readonly string[]).includes(field)))
+    return no('every measure field is duration_ms, cost or usage.amount');
   return shape;
 }
 

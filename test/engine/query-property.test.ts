@@ -2,7 +2,9 @@
 // every field and operator, `not` nodes, trace-level fields, simple regex patterns); POST /engine/query, POST /traces (both
 // search_child_spans values), POST /engine/metrics and POST /engine/analytics (both grains, random
 // group-by, measures, granularity and row limit) must agree with the plain reference evaluator written from
-// docs/filter-semantics.md and openapi/engine.yaml. Each run also gives the application random
+// docs/filter-semantics.md and openapi/engine.yaml. Spans carry GenAI and OpenInference attributes
+// (both conventions, valid and invalid token counts), their model, provider and tokens columns
+// derived by the reference's reading of the mapping, so those fields are filtered, measured and grouped too. Each run also gives the application random
 // indexed attribute keys (filled by the writer's rule or by the backfill), so that conditions on
 // them are answered from the slots, and must agree just the same. FC_SEED and FC_RUNS reproduce
 // or widen a run.
@@ -20,7 +22,15 @@ import {
   nanosToRfc3339,
   parseEngineRead,
 } from '../support/engine-helpers.js';
-import { type AnalyticsBody, expectedAnalytics, expectedMetrics, expectedSpans, expectedTraces } from '../support/reference-evaluator.js';
+import {
+  type AnalyticsBody,
+  expectedAnalytics,
+  expectedGenAiColumns,
+  expectedMetrics,
+  expectedSpans,
+  expectedTraces,
+  GENAI_KEYS,
+} from '../support/reference-evaluator.js';
 import { purgeBatch } from '../../src/storage/spans/writes/span-purge.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { foldApplication, foldBatch } from '../../src/storage/spans/fold/trace-folding.js';
@@ -149,8 +159,14 @@ const TEXT_FIELDS = [
   'status_code',
   'status_message',
   'scope_name',
+  'model',
+  'provider',
 ];
-const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount'];
+const TOKEN_FIELDS = ['tokens.input', 'tokens.output', 'tokens.cache_read', 'tokens.cache_creation', 'tokens.total'];
+const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount', ...TOKEN_FIELDS];
+// Token counts of the GenAI / OpenInference attributes: valid ones (numbers, digit strings, the
+// bound) and the ones ingestion leaves out (negative, fractional, other text, above 10^12).
+const TOKEN_VALUES = [0, 1, 7, 1680, 4096, 1_000_000_000_000, '12', '0007', -1, 2.5, 1_000_000_000_001, '1e3', ' 5', true];
 const STRING_OPS = ['eq', 'neq', 'contains', 'starts_with', 'ends_with'];
 const NUMERIC_OPS = ['gt', 'lt', 'gte', 'lte'];
 
@@ -179,6 +195,9 @@ function spanFrom(texts: string[], numbers: number[]) {
     { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('k', 'z', 'a.b'), scalar, { maxKeys: 2 }) },
   );
   const attributes = maybe(fc.dictionary(fc.constantFrom(...KEYS), attributeValue, { maxKeys: 4 }).map((map) => JSON.stringify(map)));
+  // Both conventions, often several of their keys at once (precedence), model and provider names from the palette.
+  const genAiValue = fc.oneof(text, fc.constantFrom<unknown>(...TOKEN_VALUES), fc.constant(null));
+  const genAi = maybe(fc.dictionary(fc.constantFrom(...GENAI_KEYS), genAiValue, { maxKeys: 6 }));
   return fc.record({
     trace: fc.nat({ max: TRACE_IDS.length - 1 }),
     parent: maybe(fc.constantFrom(hex(1, 16), hex(2, 16), hex(99, 16))),
@@ -198,7 +217,14 @@ function spanFrom(texts: string[], numbers: number[]) {
     billing: fc.array(maybe(text), { minLength: 7, maxLength: 7 }),
     resource_attributes: attributes,
     span_attributes: attributes,
+    gen_ai: genAi,
   });
+}
+
+/** The drawn span attributes with the drawn GenAI / OpenInference attributes added. */
+function withGenAi(spanAttributes: string | null, genAi: Record<string, unknown> | null): string | null {
+  if (genAi === null) return spanAttributes;
+  return JSON.stringify({ ...(spanAttributes === null ? {} : (JSON.parse(spanAttributes) as Record<string, unknown>)), ...genAi });
 }
 type GeneratedSpan = ReturnType<typeof spanFrom> extends fc.Arbitrary<infer T> ? T : never;
 
@@ -207,6 +233,7 @@ function toRows(applicationId: string, spans: GeneratedSpan[]): SpanRow[] {
     const start = BASE + generated.offset;
     const end = start + generated.duration;
     const [resource_type, resource_name, service_id, service_name, sku_id, sku_name, region] = generated.billing;
+    const spanAttributes = withGenAi(generated.span_attributes, generated.gen_ai);
     return spanRow({
       application_id: applicationId,
       trace_id: TRACE_IDS[generated.trace] as string,
@@ -234,7 +261,9 @@ function toRows(applicationId: string, spans: GeneratedSpan[]): SpanRow[] {
       billing_sku_name: sku_name ?? null,
       billing_region: region ?? null,
       resource_attributes: generated.resource_attributes,
-      span_attributes: generated.span_attributes,
+      span_attributes: spanAttributes,
+      // What ingestion derives from them, by the reference's reading of the document.
+      ...expectedGenAiColumns(spanAttributes),
     });
   });
 }
@@ -264,6 +293,13 @@ const COLUMN_OF: Record<string, keyof SpanRow> = {
   duration_ms: 'duration_ms',
   cost: 'cost',
   'usage.amount': 'usage_amount',
+  model: 'model',
+  provider: 'provider',
+  'tokens.input': 'input_tokens',
+  'tokens.output': 'output_tokens',
+  'tokens.cache_read': 'cache_read_tokens',
+  'tokens.cache_creation': 'cache_creation_tokens',
+  'tokens.total': 'total_tokens',
 };
 
 /** The values a field holds in the data, as text, so that conditions often hit something. */
@@ -526,7 +562,7 @@ const indexedScenario = palette
     });
   });
 
-const SPAN_MEASURE_FIELDS = ['duration_ms', 'cost', 'usage.amount'];
+const SPAN_MEASURE_FIELDS = ['duration_ms', 'cost', 'usage.amount', ...TOKEN_FIELDS];
 const TRACE_MEASURE_FIELDS = ['duration_ms', 'total_cost', 'spans_count', 'error_count'];
 const VALUE_FNS = ['sum', 'avg', 'min', 'max', 'p50', 'p90', 'p95', 'p99'];
 
@@ -565,7 +601,12 @@ function analyticsBodyFor(grain: 'spans' | 'traces'): fc.Arbitrary<AnalyticsBody
 // Roll-up-eligible analytics (src/storage/spans/rollups/rollup-reads.ts): windows on minute and hour
 // boundaries (one ending inside a minute), group keys and filters on the roll-up dimensions only,
 // and no percentile, so that the answer comes from span_rollups.
-const ROLLUP_TEXT_FIELDS = TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'status_message'].includes(field));
+const ROLLUP_TEXT_FIELDS = TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'status_message', 'model', 'provider'].includes(field));
+// Mostly the figures the roll-ups keep; now and then a token count, which the planner must send to the spans.
+const rollupMeasureField = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('duration_ms', 'cost', 'usage.amount') },
+  { weight: 1, arbitrary: fc.constantFrom(...TOKEN_FIELDS) },
+);
 const HOUR_NS = 3_600_000_000_000n;
 const MINUTE_NS = 60_000_000_000n;
 const ON_THE_HOUR = BASE - (BASE % HOUR_NS);
@@ -642,9 +683,7 @@ const rollupBody: fc.Arbitrary<AnalyticsBody> = fc
     measures: fc.array(
       fc.oneof(
         fc.constant({ fn: 'count' }),
-        fc
-          .tuple(fc.constantFrom('sum', 'avg', 'min', 'max'), fc.constantFrom(...SPAN_MEASURE_FIELDS))
-          .map(([fn, field]) => ({ fn, field })),
+        fc.tuple(fc.constantFrom('sum', 'avg', 'min', 'max'), rollupMeasureField).map(([fn, field]) => ({ fn, field })),
       ),
       { minLength: 1, maxLength: 4 },
     ),

@@ -15,12 +15,24 @@ describe('filter fields', () => {
 
   it('splits them into text and number fields', () => {
     expect([...TEXT_FIELDS, ...NUMBER_FIELDS].sort()).to.deep.equal([...FILTER_FIELDS].sort());
-    expect(NUMBER_FIELDS).to.deep.equal(['duration_ms', 'cost', 'usage.amount']);
+    expect(NUMBER_FIELDS).to.deep.equal([
+      'duration_ms',
+      'cost',
+      'usage.amount',
+      'tokens.input',
+      'tokens.output',
+      'tokens.cache_read',
+      'tokens.cache_creation',
+      'tokens.total',
+    ]);
   });
 
   const CASES: Array<[string, ReturnType<typeof resolveField>]> = [
     ['span_kind', { ok: true, field: { kind: 'text', name: 'span_kind' } }],
     ['usage.amount', { ok: true, field: { kind: 'number', name: 'usage.amount' } }],
+    ['model', { ok: true, field: { kind: 'text', name: 'model' } }],
+    ['tokens.cache_read', { ok: true, field: { kind: 'number', name: 'tokens.cache_read' } }],
+    ['tokens.reasoning', { ok: false, reason: 'unknown' }],
     ['trace.error_count', { ok: true, field: { kind: 'trace', name: 'trace.error_count' } }],
     ['trace.errors', { ok: false, reason: 'unknown' }],
     [

@@ -1,8 +1,11 @@
 // The mapping from decoded OTLP spans to stored rows, and the per-span rejections reported as
 // partial success.
 import { expect } from 'chai';
-import type { DecodedEvent, DecodedSpan } from '../../src/ingest/otlp-request.js';
+import fc from 'fast-check';
+import { MAX_TOKEN_COUNT, tokenCountOf } from '../../src/ingest/genai-usage.js';
+import type { Attributes, AttributeValue, DecodedEvent, DecodedSpan } from '../../src/ingest/otlp-request.js';
 import { numberOf, textOf, toSpanRows } from '../../src/ingest/span-mapping.js';
+import { expectedGenAiColumns, GENAI_KEYS } from '../support/reference-evaluator.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
@@ -78,6 +81,14 @@ describe('span mapping', () => {
         billing_region: 'eu',
         usage_amount: 1680,
         usage_unit: 'tokens',
+        // vendor.usage.* is not a token count of the conventions: these stay null.
+        model: null,
+        provider: null,
+        input_tokens: null,
+        output_tokens: null,
+        cache_read_tokens: null,
+        cache_creation_tokens: null,
+        total_tokens: null,
         resource_attributes: '{"service.name":"summarizer","host.name":"h1"}',
         span_attributes: JSON.stringify(attributes),
         status_code: 'STATUS_CODE_UNSET',
@@ -109,6 +120,189 @@ describe('span mapping', () => {
       billing_region: null,
       resource_attributes: null,
       span_attributes: null,
+    });
+  });
+
+  describe('model and token usage (GenAI and OpenInference conventions)', () => {
+    const genAi = (attributes: Attributes) => {
+      const [row] = map([span({ attributes })]).rows;
+      if (!row) throw new Error('the span was not mapped');
+      const { model, provider, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, total_tokens } = row;
+      return { model, provider, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, total_tokens };
+    };
+    type Fields = ReturnType<typeof genAi>;
+    const NONE: Fields = {
+      model: null,
+      provider: null,
+      input_tokens: null,
+      output_tokens: null,
+      cache_read_tokens: null,
+      cache_creation_tokens: null,
+      total_tokens: null,
+    };
+    const CASES: Array<[string, Attributes, Partial<Fields>]> = [
+      [
+        'GenAI v1.37+: response model, provider, both directions and the cache counts; the total added up',
+        {
+          'gen_ai.provider.name': 'anthropic',
+          'gen_ai.request.model': 'claude-sonnet-4',
+          'gen_ai.response.model': 'claude-sonnet-4-20250514',
+          'gen_ai.usage.input_tokens': 1200,
+          'gen_ai.usage.output_tokens': 300,
+          'gen_ai.usage.cache_read.input_tokens': 1000,
+          'gen_ai.usage.cache_creation.input_tokens': 150,
+        },
+        {
+          model: 'claude-sonnet-4-20250514',
+          provider: 'anthropic',
+          input_tokens: 1200,
+          output_tokens: 300,
+          cache_read_tokens: 1000,
+          cache_creation_tokens: 150,
+          total_tokens: 1500,
+        },
+      ],
+      [
+        'GenAI before v1.27/v1.37: gen_ai.system, prompt_tokens, completion_tokens, the request model',
+        {
+          'gen_ai.system': 'openai',
+          'gen_ai.request.model': 'gpt-4o',
+          'gen_ai.usage.prompt_tokens': 10,
+          'gen_ai.usage.completion_tokens': 5,
+        },
+        { model: 'gpt-4o', provider: 'openai', input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+      ],
+      [
+        'OpenInference: model_name, provider, prompt, completion, the sent total and the prompt details',
+        {
+          'llm.model_name': 'gpt-4o-mini',
+          'llm.provider': 'openai',
+          'llm.system': 'openai-system',
+          'llm.token_count.prompt': 40,
+          'llm.token_count.completion': 2,
+          'llm.token_count.total': 50,
+          'llm.token_count.prompt_details.cache_read': 32,
+          'llm.token_count.prompt_details.cache_write': 8,
+        },
+        {
+          model: 'gpt-4o-mini',
+          provider: 'openai',
+          input_tokens: 40,
+          output_tokens: 2,
+          cache_read_tokens: 32,
+          cache_creation_tokens: 8,
+          total_tokens: 50,
+        },
+      ],
+      ['OpenInference: llm.system when llm.provider is absent', { 'llm.system': 'anthropic' }, { provider: 'anthropic' }],
+      [
+        'both conventions: GenAI wins, field by field; the OpenInference total is the total',
+        {
+          'gen_ai.provider.name': 'aws.bedrock',
+          'llm.provider': 'aws',
+          'gen_ai.request.model': 'nova-pro',
+          'llm.model_name': 'other',
+          'gen_ai.usage.input_tokens': 7,
+          'llm.token_count.prompt': 70,
+          'llm.token_count.completion': 3,
+          'llm.token_count.total': 99,
+          'llm.token_count.prompt_details.cache_read': 4,
+        },
+        { model: 'nova-pro', provider: 'aws.bedrock', input_tokens: 7, output_tokens: 3, cache_read_tokens: 4, total_tokens: 99 },
+      ],
+      [
+        'gen_ai.usage.total_tokens when no OpenInference total is sent',
+        { 'gen_ai.usage.total_tokens': 12, 'gen_ai.usage.input_tokens': 5 },
+        { input_tokens: 5, total_tokens: 12 },
+      ],
+      ['only an output count: the total is the output', { 'gen_ai.usage.output_tokens': 9 }, { output_tokens: 9, total_tokens: 9 }],
+      [
+        'a sum above 10^12 is no total',
+        { 'gen_ai.usage.input_tokens': 1e12, 'gen_ai.usage.output_tokens': 1 },
+        { input_tokens: 1e12, output_tokens: 1, total_tokens: null },
+      ],
+      [
+        'counts as digit strings and exact decimal strings (OTLP integers past 2^53) are read',
+        { 'gen_ai.usage.input_tokens': '4096', 'gen_ai.usage.output_tokens': '0007' },
+        { input_tokens: 4096, output_tokens: 7, total_tokens: 4103 },
+      ],
+      [
+        'the first present attribute wins even with a bad count: no fall back to the next convention, and no total',
+        { 'gen_ai.usage.input_tokens': -5, 'llm.token_count.prompt': 10, 'gen_ai.usage.output_tokens': 3 },
+        { input_tokens: null, output_tokens: 3, total_tokens: null },
+      ],
+      [
+        'an empty value (null) counts as absent: the next attribute is read',
+        { 'gen_ai.response.model': null, 'gen_ai.request.model': 'm', 'gen_ai.usage.input_tokens': null, 'llm.token_count.prompt': 2 },
+        { model: 'm', input_tokens: 2, total_tokens: 2 },
+      ],
+      [
+        'a model or provider that is a number or a list is stored as its text',
+        { 'gen_ai.request.model': 4, 'gen_ai.provider.name': ['a', 'b'] },
+        { model: '4', provider: '["a","b"]' },
+      ],
+      ['vendor.* attributes alone: every field null', { 'vendor.usage.amount': 1680, 'vendor.usage.unit': 'tokens', 'vendor.cost': 1 }, {}],
+      ['no attributes: every field null', {}, {}],
+    ];
+    for (const [name, attributes, want] of CASES) {
+      it(name, () => {
+        expect(genAi(attributes)).to.deep.equal({ ...NONE, ...want });
+      });
+    }
+
+    const COUNTS: Array<[AttributeValue, number | null]> = [
+      [0, 0],
+      [-0, 0],
+      [1680, 1680],
+      [1e12, 1e12],
+      [1e12 + 1, null],
+      [2e15, null],
+      [-1, null],
+      [1.5, null],
+      [Number.NaN, null],
+      ['1680', 1680],
+      ['000000000000001', 1],
+      ['1000000000000', 1e12],
+      ['1000000000001', null],
+      ['99999999999999999999', null],
+      ['-1', null],
+      ['1.0', null],
+      ['1e3', null],
+      [' 12', null],
+      ['12 ', null],
+      ['+12', null],
+      ['0x10', null],
+      ['', null],
+      ['many', null],
+      [true, null],
+      [[1], null],
+      [{ n: 1 }, null],
+    ];
+    for (const [given, want] of COUNTS) {
+      it(`reads ${JSON.stringify(given)} as the token count ${want}`, () => {
+        expect(Object.is(tokenCountOf(given), want === 0 ? 0 : want), String(tokenCountOf(given))).to.equal(true);
+      });
+    }
+
+    it('stores no count above 10^12', () => {
+      expect(MAX_TOKEN_COUNT).to.equal(1e12);
+    });
+
+    it('agrees with the reference evaluator on random attribute maps of both conventions', () => {
+      const value = fc.oneof(
+        fc.constantFrom<AttributeValue>(0, 1, 1680, 1e12, 1e12 + 1, -3, 2.5, '4096', '007', '1e3', ' 5', 'gpt-4o', true, null, [1], {
+          k: 'v',
+        }),
+        fc.integer({ min: -10, max: 2_000_000 }),
+        fc.string({ maxLength: 4 }),
+      );
+      const attributes = fc.dictionary(fc.constantFrom(...GENAI_KEYS, 'vendor.usage.amount', 'other'), value, { maxKeys: 10 });
+      fc.assert(
+        fc.property(attributes, (drawn) => {
+          expect(genAi(drawn)).to.deep.equal(expectedGenAiColumns(JSON.stringify(drawn)));
+        }),
+        { numRuns: 500 },
+      );
     });
   });
 

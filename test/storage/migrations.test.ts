@@ -28,9 +28,27 @@ const STATUS_EVENT_COLUMNS = [
   'dropped_links_count',
 ] as const;
 
+/** The columns 20261205000100_span_tokens added to spans. */
+const TOKEN_COLUMNS = [
+  'model',
+  'provider',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_creation_tokens',
+  'total_tokens',
+] as const satisfies ReadonlyArray<keyof SpanRow>;
+
+/** A span row as releases before 20261205000100_span_tokens stored it. */
+function beforeTokens(row: SpanRow): Omit<SpanRow, (typeof TOKEN_COLUMNS)[number]> {
+  const old: Record<string, unknown> = { ...row };
+  for (const column of TOKEN_COLUMNS) delete old[column];
+  return old as Omit<SpanRow, (typeof TOKEN_COLUMNS)[number]>;
+}
+
 /** A span row as releases before 20261123000100_span_status_events stored it. */
 function beforeStatus(row: SpanRow): Omit<SpanRow, (typeof STATUS_EVENT_COLUMNS)[number]> {
-  const old: Record<string, unknown> = { ...row };
+  const old: Record<string, unknown> = beforeTokens(row);
   for (const column of STATUS_EVENT_COLUMNS) delete old[column];
   // The indexed attribute slots came later still (20261123000300).
   for (const column of SLOT_COLUMNS) delete old[column];
@@ -180,6 +198,42 @@ for (const database of testDatabases()) {
       });
     }
 
+    it('reads spans stored before the model and token columns existed as null, and stores them for new spans', async () => {
+      await migrateThrough('20261204000100_span_slot_values');
+      const old = spanRow({ application_id: 'app_old', trace_id: '5'.repeat(32), span_id: 'a'.repeat(16) });
+      await knex('spans').insert(beforeTokens(old));
+
+      await migrateToLatest(knex);
+
+      const fresh = spanRow({
+        application_id: 'app_old',
+        trace_id: '5'.repeat(32),
+        span_id: 'b'.repeat(16),
+        model: 'gpt-4o',
+        provider: 'openai',
+        input_tokens: 1_000_000_000_000,
+        output_tokens: 0,
+        cache_read_tokens: 7,
+        cache_creation_tokens: null,
+        total_tokens: 1_000_000_000_000,
+      });
+      await storeSpans(knex, [fresh]);
+      const startNs = BigInt(old.start_time_unix_nano) - 1n;
+      const read = await findSpans(knex, {
+        applicationId: 'app_old',
+        startNs,
+        endNs: startNs + 10n ** 12n,
+        filter: null,
+        indexedSlots: [],
+        page: 1,
+        limit: 10,
+      });
+      const columns = (span: object) => Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, (span as SpanRow)[column]]));
+      const byId = new Map(read.items.map((span) => [span.span_id, columns(span)]));
+      expect(byId.get(old.span_id)).to.deep.equal(Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, null])));
+      expect(byId.get(fresh.span_id)).to.deep.equal(columns(fresh));
+    });
+
     it('leaves the applications stored before retention_days existed on the configured default (null)', async () => {
       await migrateThrough('20261122000200_trace_summary_merge');
       await knex('organizations').insert({ id: 'org_old', name: 'Old', address: '', billing_address: '', created_at: 1, updated_at: 1 });
@@ -213,7 +267,7 @@ for (const database of testDatabases()) {
         });
       // As stored before the indexed attribute slots (20261123000300) existed.
       const beforeSlots = (row: SpanRow) =>
-        Object.fromEntries(Object.entries(row).filter(([column]) => !(SLOT_COLUMNS as readonly string[]).includes(column)));
+        Object.fromEntries(Object.entries(beforeTokens(row)).filter(([column]) => !(SLOT_COLUMNS as readonly string[]).includes(column)));
       await knex('spans').insert([at(10, 1, 'a', 1), at(50, 2, 'a', 2), at(70, 3, 'a', null), at(3700, 4, 'b', 4)].map(beforeSlots));
 
       await migrateToLatest(knex);

@@ -11,7 +11,16 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const SHORT_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
 const SHORT_STATUSES = ['UNSET', 'OK', 'ERROR'];
-const NUMBER_FIELDS: Record<string, keyof SpanRow> = { duration_ms: 'duration_ms', cost: 'cost', 'usage.amount': 'usage_amount' };
+const NUMBER_FIELDS: Record<string, keyof SpanRow> = {
+  duration_ms: 'duration_ms',
+  cost: 'cost',
+  'usage.amount': 'usage_amount',
+  'tokens.input': 'input_tokens',
+  'tokens.output': 'output_tokens',
+  'tokens.cache_read': 'cache_read_tokens',
+  'tokens.cache_creation': 'cache_creation_tokens',
+  'tokens.total': 'total_tokens',
+};
 const TEXT_FIELDS: Record<string, keyof SpanRow> = {
   trace_id: 'trace_id',
   span_id: 'span_id',
@@ -31,7 +40,74 @@ const TEXT_FIELDS: Record<string, keyof SpanRow> = {
   status_code: 'status_code',
   status_message: 'status_message',
   scope_name: 'scope_name',
+  model: 'model',
+  provider: 'provider',
 };
+
+/** The attributes each GenAI field reads (openapi/engine.yaml, "Model and token usage"), the one that wins first. */
+const GENAI_SOURCES = {
+  model: ['gen_ai.response.model', 'gen_ai.request.model', 'llm.model_name'],
+  provider: ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system'],
+  input_tokens: ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt'],
+  output_tokens: ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion'],
+  cache_read_tokens: ['gen_ai.usage.cache_read.input_tokens', 'llm.token_count.prompt_details.cache_read'],
+  cache_creation_tokens: ['gen_ai.usage.cache_creation.input_tokens', 'llm.token_count.prompt_details.cache_write'],
+  total_tokens: ['llm.token_count.total', 'gen_ai.usage.total_tokens'],
+} as const;
+
+export type GenAiColumns = Pick<SpanRow, keyof typeof GENAI_SOURCES>;
+
+/** Every attribute key the GenAI fields read. */
+export const GENAI_KEYS: string[] = Object.values(GENAI_SOURCES).flat();
+
+/** The winning attribute of a field: the first of its keys set to something other than JSON null. */
+function winner(attributes: Record<string, Json>, keys: readonly string[]): { value: Json } | undefined {
+  const key = keys.find((candidate) => Object.prototype.hasOwnProperty.call(attributes, candidate) && attributes[candidate] !== null);
+  return key === undefined ? undefined : { value: attributes[key] as Json };
+}
+
+/** A whole number from 0 to 10^12, as a JSON number or as a string of digits; otherwise no count. */
+function tokenCount(value: Json): number | null {
+  let count: bigint;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) return null;
+    count = BigInt(value);
+  } else if (typeof value === 'string' && /^[0-9]+$/.test(value)) count = BigInt(value);
+  else return null;
+  return count >= 0n && count <= 10n ** 12n ? Number(count) : null;
+}
+
+/** The GenAI columns ingestion derives from a span's attribute map (null: a span without attributes). */
+export function expectedGenAiColumns(spanAttributes: string | null): GenAiColumns {
+  const attributes = spanAttributes === null ? {} : (JSON.parse(spanAttributes) as Record<string, Json>);
+  const text = (keys: readonly string[]) => {
+    const found = winner(attributes, keys);
+    return found === undefined ? null : textForm(found.value);
+  };
+  const count = (keys: readonly string[]) => {
+    const found = winner(attributes, keys);
+    return found === undefined ? undefined : tokenCount(found.value);
+  };
+  const input = count(GENAI_SOURCES.input_tokens);
+  const output = count(GENAI_SOURCES.output_tokens);
+  const sentTotal = count(GENAI_SOURCES.total_tokens);
+  const directions = [input, output].filter((value) => value !== undefined);
+  let total: number | null = null;
+  if (sentTotal !== undefined) total = sentTotal;
+  else if (directions.length > 0 && !directions.includes(null)) {
+    const sum = (directions as number[]).reduce((added, value) => added + value, 0);
+    total = sum > 1e12 ? null : sum;
+  }
+  return {
+    model: text(GENAI_SOURCES.model),
+    provider: text(GENAI_SOURCES.provider),
+    input_tokens: input ?? null,
+    output_tokens: output ?? null,
+    cache_read_tokens: count(GENAI_SOURCES.cache_read_tokens) ?? null,
+    cache_creation_tokens: count(GENAI_SOURCES.cache_creation_tokens) ?? null,
+    total_tokens: total,
+  };
+}
 
 /** eq/neq on span_kind and status_code also take the enum names without their prefix. */
 function spelledOut(field: string, op: string, value: string): string {
@@ -396,7 +472,7 @@ export function expectedAnalytics(
       ? expectedSpans(spans, window, body.filter ?? null).map((span) => ({
           keys: groupBy.map((field) => textOf(span, field)),
           start: BigInt(span.start_time_unix_nano),
-          figures: { duration_ms: span.duration_ms, cost: span.cost, 'usage.amount': span.usage_amount },
+          figures: Object.fromEntries(Object.entries(NUMBER_FIELDS).map(([field, column]) => [field, span[column] as number | null])),
         }))
       : expectedTraces(spans, window, body.filter ?? null, true).map((trace) => {
           const root = rootOf(spans.filter((span) => span.trace_id === trace.trace_id)) as SpanRow;

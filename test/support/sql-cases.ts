@@ -20,7 +20,9 @@ export interface Sql {
 const STORED_COLUMNS =
   '`s`.`trace_id`, `s`.`span_id`, `s`.`parent_span_id`, `s`.`span_kind`, `s`.`status_code`, `s`.`span_name`, `s`.`service_name`, `s`.`unit`, `s`.`parent_unit`, ' +
   '`s`.`billing_resource_type`, `s`.`billing_resource_name`, `s`.`billing_service_id`, `s`.`billing_service_name`, `s`.`billing_sku_id`, `s`.`billing_sku_name`, ' +
-  '`s`.`billing_region`, `s`.`usage_unit`, `s`.`status_message`, `s`.`scope_name`, `s`.`scope_version`, `s`.`duration_ms`, `s`.`cost`, `s`.`usage_amount`, ' +
+  '`s`.`billing_region`, `s`.`usage_unit`, `s`.`status_message`, `s`.`scope_name`, `s`.`scope_version`, `s`.`model`, `s`.`provider`, ' +
+  '`s`.`duration_ms`, `s`.`cost`, `s`.`usage_amount`, ' +
+  '`s`.`input_tokens`, `s`.`output_tokens`, `s`.`cache_read_tokens`, `s`.`cache_creation_tokens`, `s`.`total_tokens`, ' +
   '`s`.`dropped_attributes_count`, `s`.`dropped_events_count`, `s`.`dropped_links_count`';
 export const SELECT_STORED_SPANS: Record<DialectName, string> = {
   sqlite:

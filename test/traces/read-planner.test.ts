@@ -38,6 +38,7 @@ const SPANS: Analytics = {
   kind: 'analytics',
   grain: 'spans',
   fns: ['count', 'sum'],
+  measureFields: ['cost'],
   groupBy: [field('service_name')],
   filter: null,
   startNs: T0,
@@ -51,7 +52,7 @@ const BY_SLOT = spans({ groupBy: [field('span_attributes.llm.model')] });
 const bySlot = (change: Partial<Analytics>): Analytics => ({ ...BY_SLOT, ...change });
 
 /** Trace-grain analytics without a filter, grouped by nothing, in hour buckets of whole hours: the fold answers. */
-const TRACES = spans({ grain: 'traces', fns: ['count', 'p95'], groupBy: [] });
+const TRACES = spans({ grain: 'traces', fns: ['count', 'p95'], measureFields: ['duration_ms'], groupBy: [] });
 const traces = (change: Partial<Analytics>): Analytics => ({ ...TRACES, ...change });
 
 const METRICS: ReadShape = { kind: 'metrics', filter: null, startNs: T0, endNs: T0 + 3n * HOUR };
@@ -155,6 +156,31 @@ const ROLLUPS: Row[] = [
     },
   ],
   [
+    '2. every figure the roll-ups keep (duration_ms, cost, usage.amount): the roll-ups',
+    { shape: spans({ fns: ['sum', 'avg', 'max'], measureFields: ['duration_ms', 'cost', 'usage.amount'] }) },
+    { sources: ['span_rollups', 'spans'] },
+  ],
+  ...['tokens.input', 'tokens.output', 'tokens.cache_read', 'tokens.cache_creation', 'tokens.total'].map((tokens): Row => [
+    `2. a measure of ${tokens} (no roll-up keeps token counts): the spans`,
+    { shape: spans({ fns: ['count', 'sum'], measureFields: ['cost', tokens] }) },
+    { sources: ['spans'], passedOver: { source: 'span_rollups', rule: 'every measure field is duration_ms, cost or usage.amount' } },
+  ]),
+  ...['model', 'provider'].map((name): Row => [
+    `3. grouped by ${name} (no dimension): the spans`,
+    { shape: spans({ groupBy: [field('service_name'), field(name)] }) },
+    { sources: ['spans'], passedOver: { source: 'span_rollups', rule: 'every group_by field is a dimension' } },
+  ]),
+  ...[
+    { field: 'model', op: 'eq', value: 'gpt-4o' },
+    { field: 'provider', op: 'exists' },
+    { field: 'tokens.input', op: 'gt', value: 100 },
+    { field: 'tokens.total', op: 'not_exists' },
+  ].map((condition): Row => [
+    `3. a filter on ${condition.field} (no dimension): the spans`,
+    { shape: spans({ filter: filter({ and: [{ field: 'service_name', op: 'eq', value: 'a' }, condition] }) }) },
+    { sources: ['spans'], passedOver: { source: 'span_rollups', rule: 'every filter condition reads a dimension' } },
+  ]),
+  [
     '5. the purge edge is checked in the snapshot: the plan names the check and falls back to the spans',
     { shape: spans({ widthNs: 5n * MINUTE }) },
     { sources: ['span_rollups', 'spans'], first: { source: 'span_rollups', check: 'after_purge_edge' } },
@@ -175,6 +201,11 @@ const SLOT_ROLLUPS: Row[] = [
     '1. a percentile measure: the spans',
     { shape: bySlot({ fns: ['p50'] }) },
     { sources: ['spans'], passedOver: { source: 'slot_rollups', rule: 'no measure is a percentile' } },
+  ],
+  [
+    '1. a measure of a token count: the spans',
+    { shape: bySlot({ fns: ['sum'], measureFields: ['tokens.output'] }) },
+    { sources: ['spans'], passedOver: { source: 'slot_rollups', rule: 'every measure field is duration_ms, cost or usage.amount' } },
   ],
   [
     '1. grain traces: no slot roll-up',
@@ -225,6 +256,31 @@ const SLOT_ROLLUPS: Row[] = [
   [
     '3. a substring of the key: the spans',
     { shape: bySlot({ filter: filter({ field: 'span_attributes.llm.model', op: 'contains', value: 'gpt' }) }) },
+    {
+      sources: ['spans'],
+      passedOver: {
+        source: 'slot_rollups',
+        rule: 'the filter reads only that key, with eq, neq, in, not_in (strings), exists, not_exists',
+      },
+    },
+  ],
+  [
+    '3. a condition on the model or a token count beside the key: the spans',
+    {
+      shape: bySlot({
+        filter: filter({
+          and: [
+            { field: 'span_attributes.llm.model', op: 'eq', value: 'a' },
+            {
+              or: [
+                { field: 'model', op: 'eq', value: 'a' },
+                { field: 'tokens.cache_read', op: 'gte', value: 1 },
+              ],
+            },
+          ],
+        }),
+      }),
+    },
     {
       sources: ['spans'],
       passedOver: {

@@ -21,6 +21,7 @@ import * as lz4PageCompression from './20261201000100_lz4_page_compression.js';
 import * as derivedRebuilds from './20261202000100_derived_rebuilds.js';
 import * as purgeEdge from './20261203000100_purge_edge.js';
 import * as spanSlotValues from './20261204000100_span_slot_values.js';
+import * as spanTokens from './20261205000100_span_tokens.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -49,6 +50,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261202000100_derived_rebuilds', derivedRebuilds],
   ['20261203000100_purge_edge', purgeEdge],
   ['20261204000100_span_slot_values', spanSlotValues],
+  ['20261205000100_span_tokens', spanTokens],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

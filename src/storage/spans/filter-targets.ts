@@ -3,7 +3,7 @@
 // columns is stored. Only names from this table ever become SQL identifiers; an attribute key
 // is user text and is only ever bound (inside a JSON path).
 import type { SlotColumn } from './indexed-slots.js';
-import type { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS } from './span-row.js';
+import type { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS, SPAN_TOKEN_COLUMNS } from './span-row.js';
 import type { AttributeSource, FixedField, ResolvedField, TraceField } from '../../filter/fields.js';
 import { spelledOutSpanKind, spelledOutStatusCode } from '../../span-enums.js';
 
@@ -15,6 +15,7 @@ export type FilterColumn =
   | 'status_code'
   | (typeof SPAN_TEXT_COLUMNS)[number]
   | (typeof SPAN_NUMBER_COLUMNS)[number]
+  | (typeof SPAN_TOKEN_COLUMNS)[number]
   | AttributeSource
   /** An indexed attribute slot: only ever read for a ready slot's key (filter-sql.ts, slotLookup). */
   | SlotColumn;
@@ -54,6 +55,13 @@ const COLUMN_OF_FIELD: Record<FixedField, FilterColumn> = {
   duration_ms: 'duration_ms',
   cost: 'cost',
   'usage.amount': 'usage_amount',
+  model: 'model',
+  provider: 'provider',
+  'tokens.input': 'input_tokens',
+  'tokens.output': 'output_tokens',
+  'tokens.cache_read': 'cache_read_tokens',
+  'tokens.cache_creation': 'cache_creation_tokens',
+  'tokens.total': 'total_tokens',
 };
 
 const SUMMARY_COLUMN_OF_FIELD: Record<TraceField, TraceSummaryColumn> = {

@@ -27,6 +27,11 @@ export const ROLLUP_DIMENSIONS = [
 
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
+/** The measure fields whose figures (count, sum, min, max) the roll-ups keep; no other (the token counts) is in them. */
+export const ROLLUP_MEASURE_FIELDS = ['duration_ms', 'cost', 'usage.amount'] as const;
+
+export type RollupMeasureField = (typeof ROLLUP_MEASURE_FIELDS)[number];
+
 /** Bucket widths the roll-ups keep, in seconds, coarsest first (the order a plan tries them in). */
 export const ROLLUP_WIDTHS_S = [3600, 60] as const;
 

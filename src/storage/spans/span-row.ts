@@ -24,6 +24,15 @@ export interface SpanRow {
   billing_region: string | null;
   usage_amount: number | null;
   usage_unit: string | null;
+  /** The model and provider of an LLM call and its token counts (GenAI / OpenInference conventions, ingest/genai-usage.ts). */
+  model: string | null;
+  provider: string | null;
+  /** Whole numbers from 0 to 10^12 (BIGINT columns). */
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_creation_tokens: number | null;
+  total_tokens: number | null;
   /** JSON text of the flat dotted-key attribute maps, or null. */
   resource_attributes: string | null;
   span_attributes: string | null;
@@ -64,10 +73,21 @@ export const SPAN_TEXT_COLUMNS = [
   'status_message',
   'scope_name',
   'scope_version',
+  'model',
+  'provider',
 ] as const satisfies ReadonlyArray<keyof SpanRow>;
 
 /** The numeric columns (doubles). */
 export const SPAN_NUMBER_COLUMNS = ['duration_ms', 'cost', 'usage_amount'] as const satisfies ReadonlyArray<keyof SpanRow>;
+
+/** The token counts (whole numbers, BIGINT). */
+export const SPAN_TOKEN_COLUMNS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_creation_tokens',
+  'total_tokens',
+] as const satisfies ReadonlyArray<keyof SpanRow>;
 
 /** Every column of a stored span, in the order the writers send them. */
 export const SPAN_ROW_COLUMNS = [
@@ -81,6 +101,7 @@ export const SPAN_ROW_COLUMNS = [
   'status_code',
   ...SPAN_TEXT_COLUMNS,
   ...SPAN_NUMBER_COLUMNS,
+  ...SPAN_TOKEN_COLUMNS,
   'resource_attributes',
   'span_attributes',
   'events',

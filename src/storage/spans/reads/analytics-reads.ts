@@ -40,7 +40,16 @@ export const PERCENT_OF: Record<PercentileFn, number> = { p50: 50, p90: 90, p95:
 
 /** The stored column a measure field reads, per grain. */
 export const MEASURE_COLUMNS: Record<AnalyticsGrain, Record<string, string>> = {
-  spans: { duration_ms: 'duration_ms', cost: 'cost', 'usage.amount': 'usage_amount' },
+  spans: {
+    duration_ms: 'duration_ms',
+    cost: 'cost',
+    'usage.amount': 'usage_amount',
+    'tokens.input': 'input_tokens',
+    'tokens.output': 'output_tokens',
+    'tokens.cache_read': 'cache_read_tokens',
+    'tokens.cache_creation': 'cache_creation_tokens',
+    'tokens.total': 'total_tokens',
+  },
   traces: { duration_ms: 'duration_ms', total_cost: 'total_cost', spans_count: 'spans_count', error_count: 'error_count' },
 };
 

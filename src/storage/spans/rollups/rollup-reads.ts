@@ -11,7 +11,7 @@ import type { SqlDialect } from '../../sql/dialect.js';
 import { compileFilter } from '../filter-sql.js';
 import type { FilterColumn } from '../filter-targets.js';
 import { atOrAfterEdge, purgeEdgeOf } from '../purge-edge.js';
-import { ROLLUP_DIMENSIONS, type PlannedSpanRollups } from '../read-sources.js';
+import { ROLLUP_DIMENSIONS, type PlannedSpanRollups, type RollupMeasureField } from '../read-sources.js';
 import { betweenNanos } from '../time-bounds.js';
 
 /** What a roll-up read needs of the request (a subset of AnalyticsQuery). */
@@ -37,8 +37,8 @@ export async function afterPurgeEdge(knex: Knex, request: RollupRequest): Promis
 const FIGURE_COLUMNS = ['duration', 'cost', 'usage'] as const;
 const SPAN_FIGURE: Record<(typeof FIGURE_COLUMNS)[number], string> = { duration: 'duration_ms', cost: 'cost', usage: 'usage_amount' };
 
-/** The field a measure names → its roll-up figure. */
-export const FIGURE_OF_FIELD: Record<string, (typeof FIGURE_COLUMNS)[number]> = {
+/** The field a measure names → its roll-up figure (the planner sends no other field here). */
+export const FIGURE_OF_FIELD: Record<RollupMeasureField, (typeof FIGURE_COLUMNS)[number]> = {
   duration_ms: 'duration',
   cost: 'cost',
   'usage.amount': 'usage',
@@ -87,18 +87,21 @@ export function matchingRollups(knex: Knex, dialect: SqlDialect, request: Rollup
   return knex.from(both.as('r'));
 }
 
+function figureOf(field: string | undefined): (typeof FIGURE_COLUMNS)[number] {
+  if (field === undefined || !Object.hasOwn(FIGURE_OF_FIELD, field)) throw new Error(`no roll-up figure for ${field}`);
+  return FIGURE_OF_FIELD[field as RollupMeasureField];
+}
+
 /** The sum and the count of a field's values over roll-up rows (alias `r`): what an average combines from. */
 export function rollupAverageParts(field: string): { sum: string; count: string } {
-  const figure = FIGURE_OF_FIELD[field];
-  if (figure === undefined) throw new Error(`no roll-up figure for ${field}`);
+  const figure = figureOf(field);
   return { sum: `SUM(r.${figure}_sum)`, count: `SUM(r.${figure}_count)` };
 }
 
 /** A measure's aggregate over roll-up rows (alias `r`); never a percentile (the planner, src/traces/read-planner.ts, rules them out). */
 export function rollupAggregateSql(dialect: SqlDialect, fn: string, field: string | undefined): string {
   if (fn === 'count') return 'SUM(r.span_count)';
-  const figure = FIGURE_OF_FIELD[field as string];
-  if (figure === undefined) throw new Error(`no roll-up figure for ${field}`);
+  const figure = figureOf(field);
   const count = `r.${figure}_count`;
   if (fn === 'sum') return `CASE WHEN SUM(${count}) > 0 THEN SUM(r.${figure}_sum) END`;
   if (fn === 'avg') return `${dialect.asDouble(`SUM(r.${figure}_sum)`)} / NULLIF(SUM(${count}), 0)`;

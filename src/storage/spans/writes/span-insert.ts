@@ -14,7 +14,7 @@ const COLUMNS = SPAN_ROW_COLUMNS;
 // Knex writes a multi-row SQLite insert as a compound SELECT, which SQLite caps at 500 terms.
 const SQLITE_ROWS_PER_INSERT = 500;
 
-// Statement sizes are powers of two up to 1,024 rows (37,888 values at 37 columns, under
+// Statement sizes are powers of two up to 1,024 rows (45,056 values at 44 columns, under
 // MySQL's 65,535), so each connection prepares at most 11 distinct statements, whatever the
 // batch sizes: the server-wide max_prepared_stmt_count is never exhausted by one statement per tail size.
 const MYSQL_MAX_ROWS = 1024;
@@ -60,20 +60,27 @@ export function layOutSpanRow(row: SpanRow, values: unknown[], at: number): void
   values[at + 20] = row.status_message;
   values[at + 21] = row.scope_name;
   values[at + 22] = row.scope_version;
-  values[at + 23] = row.duration_ms;
-  values[at + 24] = row.cost;
-  values[at + 25] = row.usage_amount;
-  values[at + 26] = row.resource_attributes;
-  values[at + 27] = row.span_attributes;
-  values[at + 28] = row.events;
-  values[at + 29] = row.links;
-  values[at + 30] = row.dropped_attributes_count;
-  values[at + 31] = row.dropped_events_count;
-  values[at + 32] = row.dropped_links_count;
-  values[at + 33] = row.received_at;
-  values[at + 34] = row.indexed_value_1;
-  values[at + 35] = row.indexed_value_2;
-  values[at + 36] = row.indexed_value_3;
+  values[at + 23] = row.model;
+  values[at + 24] = row.provider;
+  values[at + 25] = row.duration_ms;
+  values[at + 26] = row.cost;
+  values[at + 27] = row.usage_amount;
+  values[at + 28] = row.input_tokens;
+  values[at + 29] = row.output_tokens;
+  values[at + 30] = row.cache_read_tokens;
+  values[at + 31] = row.cache_creation_tokens;
+  values[at + 32] = row.total_tokens;
+  values[at + 33] = row.resource_attributes;
+  values[at + 34] = row.span_attributes;
+  values[at + 35] = row.events;
+  values[at + 36] = row.links;
+  values[at + 37] = row.dropped_attributes_count;
+  values[at + 38] = row.dropped_events_count;
+  values[at + 39] = row.dropped_links_count;
+  values[at + 40] = row.received_at;
+  values[at + 41] = row.indexed_value_1;
+  values[at + 42] = row.indexed_value_2;
+  values[at + 43] = row.indexed_value_3;
 }
 
 /** Inserts the rows not stored yet; answers how many that were. The first statement is sent at once. */

@@ -70,7 +70,7 @@ async function derivedRows(knex: Knex, applicationId: string): Promise<Record<st
 /** The spans of the scenario: traces over three hours, some across two, with indexed and unkept model values. */
 function scenarioSpans(applicationId: string, salt: string): { kept: SpanRow[]; deleted: SpanRow[]; restored: SpanRow[] } {
   const trace = (name: string) => `${salt}${name}`.padEnd(32, '0');
-  const span = (traceName: string, id: number, at: bigint, fields: Partial<SpanRow> & { model?: unknown } = {}): SpanRow => {
+  const span = (traceName: string, id: number, at: bigint, fields: Omit<Partial<SpanRow>, 'model'> & { model?: unknown } = {}): SpanRow => {
     const { model, ...rest } = fields;
     return spanRow({
       application_id: applicationId,
