@@ -1,15 +1,14 @@
 // Maps decoded OTLP spans to stored span rows, exactly as the exportTraces operation of
-// openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes, the
-// GenAI and OpenInference conventions (genai-usage.ts) and the resource's `service.name`, span kinds and status codes by their OTLP enum names,
-// attributes kept whole, events and links as JSON arrays with their times as exact integers.
+// openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes, from
+// the GenAI and OpenInference conventions (genai-usage.ts) and from the resource's
+// `service.name`, span kinds and status codes by their OTLP enum names, attributes kept whole,
+// events and links as JSON arrays with their times as exact integers.
 import { spanKindName, statusCodeName } from '../span-enums.js';
 import { slotValue, type IndexedSlot, type SpanRow } from '../storage/spans/span-store.js';
 import type { Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, DecodedSpan, PartialSuccess } from './otlp-request.js';
 import { hasParent, rowProblem, spanProblem } from './span-validation.js';
 import { numberOf, textOf } from './derived-values.js';
 import { genAiFields } from './genai-usage.js';
-
-export { numberOf, textOf };
 
 /** At most this many rejection reasons are spelled out in the partial success message. */
 const MAX_REASONS = 10;

@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { MAX_TOKEN_COUNT, tokenCountOf } from '../../src/ingest/genai-usage.js';
 import type { Attributes, AttributeValue, DecodedEvent, DecodedSpan } from '../../src/ingest/otlp-request.js';
-import { numberOf, textOf, toSpanRows } from '../../src/ingest/span-mapping.js';
+import { numberOf, textOf } from '../../src/ingest/derived-values.js';
+import { toSpanRows } from '../../src/ingest/span-mapping.js';
 import { expectedGenAiColumns, GENAI_KEYS } from '../support/reference-evaluator.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
