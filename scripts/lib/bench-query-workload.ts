@@ -6,7 +6,7 @@
 // deterministic (a trace's spans follow from its index), so every run measures the same days.
 import type { Knex } from 'knex';
 import { parseIndexedAttributes, writtenSlots } from '../../src/storage/accounts/indexed-attributes.js';
-import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { NO_LLM_CALL, type SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { log } from './bench-service.js';
 
@@ -96,16 +96,6 @@ const EMPTY_BILLING = {
   billing_region: null,
   usage_amount: null,
   usage_unit: null,
-};
-
-const NO_LLM_CALL = {
-  model: null,
-  provider: null,
-  input_tokens: null,
-  output_tokens: null,
-  cache_read_tokens: null,
-  cache_creation_tokens: null,
-  total_tokens: null,
 };
 
 /**

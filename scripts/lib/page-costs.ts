@@ -19,7 +19,7 @@ import { deepTracePageQuery, findTraces, matchingTraces, tracePageQuery, TRACE_O
 import { afterKey } from '../../src/storage/keyset.js';
 import { dialectFor } from '../../src/storage/sql/index.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
-import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { NO_LLM_CALL, type SpanRow } from '../../src/storage/spans/span-row.js';
 import { seedApplication, seedOrganization } from './seed-accounts.js';
 
 const SERVER = process.env.PAGE_COSTS_URL;
@@ -74,13 +74,7 @@ function span(applicationId: string, index: number): SpanRow {
     billing_region: null,
     usage_amount: null,
     usage_unit: null,
-    model: null,
-    provider: null,
-    input_tokens: null,
-    output_tokens: null,
-    cache_read_tokens: null,
-    cache_creation_tokens: null,
-    total_tokens: null,
+    ...NO_LLM_CALL,
     resource_attributes: null,
     span_attributes: null,
     status_code: 'STATUS_CODE_OK',

@@ -1,5 +1,5 @@
 // Builds stored span rows for tests that seed the database directly.
-import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { NO_LLM_CALL, type SpanRow } from '../../src/storage/spans/span-row.js';
 
 export function spanRow(overrides: Partial<SpanRow> & Pick<SpanRow, 'trace_id' | 'span_id'>): SpanRow {
   const start = overrides.start_time_unix_nano ?? '1763800000123456789';
@@ -25,13 +25,7 @@ export function spanRow(overrides: Partial<SpanRow> & Pick<SpanRow, 'trace_id' |
     billing_region: null,
     usage_amount: null,
     usage_unit: null,
-    model: null,
-    provider: null,
-    input_tokens: null,
-    output_tokens: null,
-    cache_read_tokens: null,
-    cache_creation_tokens: null,
-    total_tokens: null,
+    ...NO_LLM_CALL,
     resource_attributes: null,
     span_attributes: null,
     status_code: 'STATUS_CODE_UNSET',

@@ -56,6 +56,20 @@ export interface SpanRow {
   indexed_value_3: string | null;
 }
 
+/** The model, provider and token fields of a span that records no LLM call. */
+export const NO_LLM_CALL: Pick<
+  SpanRow,
+  'model' | 'provider' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_creation_tokens' | 'total_tokens'
+> = {
+  model: null,
+  provider: null,
+  input_tokens: null,
+  output_tokens: null,
+  cache_read_tokens: null,
+  cache_creation_tokens: null,
+  total_tokens: null,
+};
+
 /** The free-text columns (TEXT on MariaDB/MySQL): bounded in bytes at ingestion, text to filters. */
 export const SPAN_TEXT_COLUMNS = [
   'span_name',
