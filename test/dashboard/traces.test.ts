@@ -2,7 +2,8 @@
 // real OpenTelemetry exporter, a filter built in the page (an OR group) lists exactly what
 // POST /traces answers for it, the URL holds it and a reload shows the same list, the child-span
 // switch changes the answer as the API does, pages go forward and back by cursor, an invalid
-// filter shows the engine's 422 message, and a trace opens as a nested waterfall with a span panel.
+// filter shows the engine's 422 message, a trace opens as a nested waterfall with a span panel, and
+// a span's model and token counts show in the panel and filter the list.
 // Also the filter builder's pure parts: the words read from the served engine document and the
 // draft <-> FilterNode conversions.
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -386,6 +387,109 @@ onEachDatabase('dashboard traces view', (app) => {
     }
   });
 
+  it("shows a span's model, provider and token counts in the panel, none for a span without them, and filters on them", async () => {
+    const watch = await openPage(browser());
+    const { page } = watch;
+    try {
+      const orgId = await seedOrganization(app().server.knex, [[seeded.member.userId, 'member']]);
+      const appId = await seedApplication(app().server.knex, orgId);
+      const key = await seedApiKey(app().server.knex, appId, ['write:traces']);
+      const start = Date.now() - 600_000;
+      // GenAI attributes (the total is computed: input + output), OpenInference ones, and none.
+      const genAi = await recordTrace(
+        start,
+        {
+          service: 'chat',
+          name: 'POST /chat',
+          attributes: {
+            'gen_ai.provider.name': 'gcp.vertex_ai',
+            'gen_ai.request.model': 'gemini-2.5-flash',
+            'gen_ai.response.model': 'gemini-2.5-flash-001',
+            'gen_ai.usage.input_tokens': 125_000,
+            'gen_ai.usage.output_tokens': 1680,
+            'gen_ai.usage.cache_read.input_tokens': 4096,
+          },
+        },
+        [{ service: 'chat', name: 'render reply' }],
+      );
+      const openInference = await recordTrace(start + 1000, {
+        service: 'summarizer',
+        name: 'POST /summarize',
+        attributes: {
+          'llm.model_name': 'gpt-4o-mini',
+          'llm.provider': 'openai',
+          'llm.token_count.prompt': 800,
+          'llm.token_count.total': 1000,
+        },
+      });
+      const plain = await recordTrace(start + 2000, { service: 'shop', name: 'GET /health' });
+      const exporter = new OTLPTraceExporter({
+        url: `${app().url}/v1/traces`,
+        headers: { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` },
+      });
+      expectExported(await exportSpans(exporter, [...genAi.spans, ...openInference.spans, ...plain.spans]));
+      await exporter.shutdown();
+      const traces = { ...seeded, appId };
+
+      await signIn(app(), watch, seeded.member);
+      await page.goto(`${app().url}/ui/traces?app=${appId}`);
+      await waitForList(page, [plain.traceId, openInference.traceId, genAi.traceId]);
+      // The builder offers the new fields (read from the served engine document).
+      await page.getByRole('button', { name: 'Add condition' }).click();
+      for (const field of ['model', 'provider', 'tokens.input', 'tokens.cache_creation', 'tokens.total'])
+        expect(await page.locator(`form.filter-builder datalist option[value="${field}"]`).count(), field).to.equal(1);
+
+      // A numeric condition typed in the page: only the GenAI trace holds more than 5,000 tokens.
+      await page.getByLabel('Field').fill('tokens.total');
+      await page.getByLabel('Operator').selectOption('gt');
+      await page.getByLabel('Value', { exact: true }).fill('5000');
+      await page.getByRole('button', { name: 'Apply filter' }).click();
+      const byTokens = { field: 'tokens.total', op: 'gt', value: '5000' };
+      expect((await apiTraces(app(), traces, byTokens)).ids).to.deep.equal([genAi.traceId]);
+      await waitForList(page, [genAi.traceId]);
+      expect(urlFilter(page)).to.deep.equal(byTokens);
+
+      // A text condition: the model read from OpenInference's llm.model_name.
+      await page.getByLabel('Field').fill('model');
+      await page.getByLabel('Operator').selectOption('eq');
+      await page.getByLabel('Value', { exact: true }).fill('gpt-4o-mini');
+      await page.getByRole('button', { name: 'Apply filter' }).click();
+      const byModel = { field: 'model', op: 'eq', value: 'gpt-4o-mini' };
+      expect((await apiTraces(app(), traces, byModel)).ids).to.deep.equal([openInference.traceId]);
+      await waitForList(page, [openInference.traceId]);
+
+      // The panel: the group with every count set, written with thousands separators.
+      await page.goto(`${app().url}/ui/traces/${genAi.traceId}?app=${appId}`);
+      await page.getByRole('button', { name: 'POST /chat', exact: true }).click();
+      const panel = page.getByTestId('span-panel');
+      await panel.getByRole('heading', { name: 'POST /chat' }).waitFor();
+      const group = panel.getByTestId('span-model');
+      expect(await group.getByRole('heading').innerText()).to.equal('Model and tokens');
+      const rows = await group
+        .locator('dl.span-fields > div')
+        .evaluateAll((items) => items.map((item) => [item.querySelector('dt')?.textContent, item.querySelector('dd')?.textContent]));
+      expect(rows).to.deep.equal([
+        ['Model', 'gemini-2.5-flash-001'],
+        ['Provider', 'gcp.vertex_ai'],
+        ['Input tokens', '125,000'],
+        ['Output tokens', '1,680'],
+        ['Cache read tokens (of input)', '4,096'],
+        ['Total tokens', '126,680'],
+      ]);
+      await screenshot(page, `span-panel-model-${app().database}`);
+      expect(await accessibilityViolations(page), 'span panel with model and tokens').to.deep.equal([]);
+
+      // A span without any of them: no group at all, not a block of "none" rows.
+      await page.getByRole('button', { name: 'render reply' }).click();
+      await panel.getByRole('heading', { name: 'render reply' }).waitFor();
+      expect(await panel.getByTestId('span-model').count()).to.equal(0);
+      expect(await panel.innerText()).not.to.include('Model and tokens');
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+
   it('renders hostile span names, services and attributes as text in the list, the waterfall and the panel, running nothing', async () => {
     const watch = await openPage(browser());
     const { page } = watch;
@@ -448,6 +552,15 @@ describe('filter builder logic', () => {
     const fs = await import('node:fs');
     const words = vocabularyFromDocument(YAML.parse(fs.readFileSync('openapi/engine.yaml', 'utf8')));
     expect(words.fields).to.include.members(['span_name', 'service_name', 'duration_ms', 'billing.sku_id', 'status_code']);
+    expect(words.fields).to.include.members([
+      'model',
+      'provider',
+      'tokens.input',
+      'tokens.output',
+      'tokens.cache_read',
+      'tokens.cache_creation',
+      'tokens.total',
+    ]);
     expect(words.traceFields).to.deep.equal(['trace.duration_ms', 'trace.total_cost', 'trace.spans_count', 'trace.error_count']);
     expect(words.attributePrefixes).to.deep.equal(['span_attributes.', 'resource_attributes.']);
     expect(words.operators).to.include.members(['eq', 'neq', 'in', 'not_in', 'exists', 'not_exists', 'regex', 'gt']);

@@ -1,6 +1,7 @@
 // What the metrics view keeps in its URL besides the shared state of ui/src/view-query.ts:
-//   group=<field>   what the cost chart groups by: a preset (model, SKU, service) or any text field
-//                   or attribute path (openapi/engine.yaml, FilterField); default service_name.
+//   group=<field>   what the cost chart groups by: a preset (service, model, provider, SKU...) or
+//                   any text field or attribute path (openapi/engine.yaml, FilterField); default
+//                   service_name.
 // and the window it asks for: a quick range is aligned to whole minutes, which lets the engine
 // answer cost charts from its per-minute roll-ups (docs/analytics.md, "When the roll-ups answer").
 import type { TimeWindow } from './view-query';
@@ -12,7 +13,10 @@ export interface GroupPreset {
 
 export const GROUP_PRESETS: GroupPreset[] = [
   { label: 'Service', field: 'service_name' },
-  { label: 'Model (gen_ai.request.model)', field: 'span_attributes.gen_ai.request.model' },
+  // Read at ingestion from the GenAI and OpenInference attributes; spans stored before engine API
+  // 1.7.0 have neither and are grouped by an attribute path typed in instead.
+  { label: 'Model', field: 'model' },
+  { label: 'Provider', field: 'provider' },
   { label: 'Billing SKU', field: 'billing.sku_name' },
   { label: 'Billing SKU id', field: 'billing.sku_id' },
   { label: 'Billing service', field: 'billing.service_name' },
@@ -41,6 +45,8 @@ const TEXT_FIELDS = new Set([
   'status_code',
   'status_message',
   'scope_name',
+  'model',
+  'provider',
 ]);
 const ATTRIBUTE_PATH = /^(span_attributes|resource_attributes)\.[A-Za-z0-9_.]+$/;
 

@@ -1,7 +1,8 @@
 // Every field of one span (SpanRecord, openapi/engine.yaml): ids, times, kind and status, service
-// and scope, cost, billing and usage, span and resource attributes, events, links and the counts
-// the sender dropped. Every value is rendered as text.
+// and scope, cost, billing and usage, model and token counts, span and resource attributes, events,
+// links and the counts the sender dropped. Every value is rendered as text.
 import type { ComponentChildren } from 'preact';
+import { formatCount } from '../metrics-format';
 import { attributeText, formatCost, formatDuration, formatTime } from '../trace-format';
 import type { SpanRecord } from './waterfall';
 
@@ -32,6 +33,26 @@ function Fields({ entries }: { entries: Entry[] }) {
       ))}
     </dl>
   );
+}
+
+/**
+ * The model, provider and token counts that are set; none set (most spans are not LLM calls, and
+ * spans stored before engine API 1.7.0 have none) gives no rows, so the group is left out.
+ */
+function modelEntries(span: SpanRecord): Entry[] {
+  const { tokens } = span;
+  const count = (value: number | null) => (value === null ? null : formatCount(value));
+  const entries: Array<[string, ComponentChildren | null]> = [
+    ['Model', span.model],
+    ['Provider', span.provider],
+    ['Input tokens', count(tokens.input)],
+    ['Output tokens', count(tokens.output)],
+    // Both cache counts are parts of the input count, not added to it.
+    ['Cache read tokens (of input)', count(tokens.cache_read)],
+    ['Cache creation tokens (of input)', count(tokens.cache_creation)],
+    ['Total tokens', count(tokens.total)],
+  ];
+  return entries.filter((entry): entry is Entry => entry[1] !== null);
 }
 
 function Attributes({
@@ -75,6 +96,7 @@ function Attributes({
 
 export function SpanPanel({ span, traceStart, parentStored, onSelectParent, onClose }: SpanPanelProps) {
   const offset = (span.span_start_time_unix_nano - traceStart) / 1e6;
+  const model = modelEntries(span);
   return (
     <aside class="span-panel" aria-labelledby="span-panel-title" data-testid="span-panel">
       <div class="span-panel-head">
@@ -131,6 +153,12 @@ export function SpanPanel({ span, traceStart, parentStored, onSelectParent, onCl
           ]}
         />
       </section>
+      {model.length > 0 && (
+        <section data-testid="span-model">
+          <h3>Model and tokens</h3>
+          <Fields entries={model} />
+        </section>
+      )}
       <Attributes title="Span attributes" attributes={span.span_attributes} />
       <Attributes title="Resource attributes" attributes={span.resource_attributes} />
       <section>
