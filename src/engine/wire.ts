@@ -74,6 +74,8 @@ export function spanRecord(span: StoredSpan): WireSpanRecord {
       cache_creation: span.cache_creation_tokens,
       total: span.total_tokens,
     },
+    cost_source: span.cost_source,
+    pricing: { book: span.price_book, provider: span.price_provider, model: span.price_model, unpriced_reason: span.unpriced_reason },
     status_code: statusCode(span.status_code),
     status_message: span.status_message,
     scope_name: span.scope_name,

@@ -34,6 +34,10 @@ export const FILTER_FIELDS = [
   'tokens.cache_read',
   'tokens.cache_creation',
   'tokens.total',
+  'cost_source',
+  'pricing.model',
+  'pricing.provider',
+  'pricing.unpriced_reason',
 ] as const satisfies readonly components['schemas']['FilterField'][];
 // The generated FilterField is `(enum) | string`, which TypeScript widens to string: no
 // compile-time check can catch a name missing here, so the test against the document does.

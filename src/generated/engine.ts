@@ -152,6 +152,10 @@ export interface paths {
          *       requests over the same spans may differ in the last digits (for example a window
          *       starting on a minute, which is answered from per-minute roll-ups, and one starting
          *       a nanosecond later); counts and extremes never differ.
+         *     - **Unpriced spans.** The LLM calls that carried usage but got no cost, per model,
+         *       are one request here (since 1.7.0): filter `pricing.unpriced_reason` `exists`,
+         *       group by `model`, measure `count` and the `sum` of `tokens.total` (the example under
+         *       "Computed cost" at `POST /v1/traces`).
          *
          *     **Who may call it:** members and owners of the organization owning the application
          *     (users holding `read:traces`), or API keys of that application holding
@@ -423,7 +427,8 @@ export interface paths {
          *     | `service_name` | resource attribute `service.name` |
          *     | `unit` | span attribute `vendor.unit` |
          *     | `parent_unit` | span attribute `vendor.parent_unit` |
-         *     | `cost` | span attribute `vendor.cost` (its numeric value) |
+         *     | `cost` | span attribute `vendor.cost` (its numeric value); without one, since 1.7.0, the price of the span's token usage from the default price book ("Computed cost" below) |
+         *     | `cost_source`, `pricing` | where `cost` came from (since 1.7.0, "Computed cost" below) |
          *     | `billing.X` (`resource_type`, `resource_name`, `service_id`, `service_name`, `sku_id`, `sku_name`, `region`) | span attribute `vendor.billing.X` |
          *     | `usage.amount` | span attribute `vendor.usage.amount` (its numeric value) |
          *     | `usage.unit` | span attribute `vendor.usage.unit` |
@@ -483,6 +488,60 @@ export interface paths {
          *     attributes keep their meaning and are not read for these fields: a span with
          *     `vendor.usage.amount` and no GenAI or OpenInference attribute has `model`, `provider`
          *     and every `tokens` field `null`. Spans stored before 1.7.0 have them `null`.
+         *
+         *     **Computed cost** (since 1.7.0). A span's `cost` is the numeric value of `vendor.cost`
+         *     when it has one: `cost_source` is then `reported`, whatever else the span carries, and
+         *     every `pricing` field is `null`. Without a reported cost, a span with a `model` and an
+         *     input or output token count gets its `cost` computed at ingestion from the default
+         *     price book, at the span's start time, in USD: `cost_source` is `computed`, and
+         *     `pricing` names the book's version (`book`, e.g. `genai-prices 0.1.8`), and the
+         *     book's `provider` and `model` entry that priced it (the book's ids, which may differ
+         *     from the span's texts: `claude-3-5-haiku-20241022` is priced by the entry
+         *     `claude-3-5-haiku-latest`). The default price book is the data bundled in the
+         *     [`@pydantic/genai-prices`](https://github.com/pydantic/genai-prices) package the
+         *     service ships with (historic prices by start date, tiered prices): it is updated by
+         *     upgrading the package, never fetched at run time, and a cost once stored is not
+         *     re-priced. The usage priced is `tokens.input` (an absent count counts 0; the cached
+         *     tokens are part of it and are priced at the book's cache prices where it has them),
+         *     `tokens.output` (absent counts 0), `tokens.cache_read` and `tokens.cache_creation`.
+         *     When the book knows the span's `provider` (`openai`, `anthropic`, `gcp.vertex_ai`
+         *     and `gemini` → `google`, `aws.bedrock` → `aws`, `mistral_ai` → `mistral`, …), the
+         *     model is matched among that provider's models only; any other `provider` text
+         *     (or none) leaves the model to be matched among every provider's. Otherwise the span
+         *     is unpriced: `cost` and `cost_source` are `null`, and `pricing.unpriced_reason` says
+         *     why:
+         *
+         *     | `unpriced_reason` | When |
+         *     |---|---|
+         *     | `no_model` | the span has token counts or a `provider` but no `model` |
+         *     | `no_usage` | the span has a `model` but neither `tokens.input` nor `tokens.output` (a `tokens.total` alone cannot be priced: input and output tokens have different prices) |
+         *     | `unknown_model` | no entry of the book matches the model (with the provider the book knows). This also covers a model with no price in force at the span's start time: the book does not tell the two apart |
+         *     | `invalid_usage` | the counts contradict each other: `tokens.cache_read` (with `tokens.cache_creation` where the book prices cache writes apart) above `tokens.input`, of which they are parts |
+         *
+         *     A span with neither a reported cost nor any of `model`, `provider` and `tokens` is no
+         *     LLM call: `cost_source` and every `pricing` field are `null`, with no reason. Trace
+         *     summaries (`total_cost`), `POST /engine/metrics`, `POST /engine/analytics` and every
+         *     roll-up read `cost`: a computed cost counts in them exactly as a reported one. Spans
+         *     stored before 1.7.0 keep their `cost` as stored and have `cost_source` and `pricing`
+         *     `null` (a reported cost included). For example, a span with `gen_ai.provider.name`
+         *     `openai`, `gen_ai.response.model` `gpt-4o-mini-2024-07-18`, 5120 input tokens of
+         *     which 4096 read from the cache, and 1680 output tokens is stored with `cost`
+         *     0.0014688, `cost_source` `computed` and `pricing` `{"book": "genai-prices 0.1.8",
+         *     "provider": "openai", "model": "gpt-4o-mini", "unpriced_reason": null}`.
+         *
+         *     What a team is missing, per model: the spans that carried usage but could not be
+         *     priced, their count and their tokens, as one `POST /engine/analytics` request (the
+         *     `pricing.*` and `cost_source` fields filter and group like any text field):
+         *
+         *     ```json
+         *     {
+         *       "filter": {"field": "pricing.unpriced_reason", "op": "exists"},
+         *       "group_by": ["model", "pricing.unpriced_reason"],
+         *       "granularity": "day",
+         *       "measures": [{"fn": "count"}, {"fn": "sum", "field": "tokens.total"}],
+         *       "row_limit": 100
+         *     }
+         *     ```
          *
          *     **Idempotency.** Exporters deliver at least once and retry: a span whose
          *     application, `trace_id` and `span_id` are already stored is not stored again (the
@@ -589,7 +648,8 @@ export interface components {
          *       (`"250"`, `"-0.5"`, `"2e3"`; not `" 5"`, `"+5"`, `".5"`, `"05"`, `"0x10"`, or
          *       `"1e400"`, which is no finite number). On the text fields `trace_id`, `span_id`, `span_name`,
          *       `span_kind`, `service_name`, `unit`, `parent_unit`, `billing.*`, `usage.unit`,
-         *       `status_code`, `status_message`, `scope_name`, `model` and `provider` they are a 422.
+         *       `status_code`, `status_message`, `scope_name`, `model`, `provider`, `cost_source` and
+         *       `pricing.*` they are a 422.
          *     - On the numeric fields `duration_ms`, `cost`, `usage.amount` and `tokens.*`, `contains`,
          *       `starts_with`, `ends_with` and `regex` are a 422, and `eq`/`neq` need a numeric `value` (the
          *       same JSON number literal; else 422) and compare numerically.
@@ -654,6 +714,13 @@ export interface components {
          *       `POST /v1/traces`): `{"field": "tokens.input", "op": "gt", "value": 100000}`. Spans
          *       stored before 1.7.0, and spans that carried none of those attributes, have them
          *       absent (`not_exists` matches).
+         *     - `cost_source` (`reported`, `computed`), `pricing.model`, `pricing.provider` and
+         *       `pricing.unpriced_reason` (`no_model`, `no_usage`, `unknown_model`,
+         *       `invalid_usage`) (since 1.7.0) are the span's `cost_source` and `pricing` ("Computed
+         *       cost" at `POST /v1/traces`), text fields like `model`: `{"field": "cost_source", "op":
+         *       "eq", "value": "computed"}`; `{"field": "pricing.unpriced_reason", "op": "exists"}`
+         *       matches the LLM calls left unpriced. Absent (`not_exists` matches) where the span
+         *       has no value, and on spans stored before 1.7.0.
          *     - Identifiers are stored as lowercase hex, and comparisons are case-sensitive.
          *
          *     Limits: a filter may nest at most 100 levels deep and hold at most 2000 nodes in all
@@ -830,10 +897,12 @@ export interface components {
          * @description A fixed span field, a trace-level field (`TraceFilterField`, in `POST /traces`,
          *     `POST /engine/metrics` and trace-grain `POST /engine/analytics` only), or an attribute path `span_attributes.<key>` /
          *     `resource_attributes.<key>` whose key uses only letters, digits, dots and
-         *     underscores. Any other field is a 422. `model` and `provider` (text) and
+         *     underscores. Any other field is a 422. `model`, `provider`, `cost_source`,
+         *     `pricing.model`, `pricing.provider`, `pricing.unpriced_reason` (text) and
          *     `tokens.input`, `tokens.output`, `tokens.cache_read`, `tokens.cache_creation`,
-         *     `tokens.total` (numbers) are added in 1.7.0: the span's `model`, `provider` and
-         *     `tokens` (SpanRecord). Since 1.3, `eq` and `in` conditions on an
+         *     `tokens.total` (numbers) are added in 1.7.0: the span's `model`, `provider`,
+         *     `tokens`, `cost_source` and `pricing` (SpanRecord; `pricing.book` is not a filter
+         *     field). Since 1.3, `eq` and `in` conditions on an
          *     attribute key the application lists in `indexed_attributes` (management API), with
          *     string values that are not the text form of a number, `true`/`false` or JSON
          *     array/object text and are at most 255 characters long, are answered from an index
@@ -841,7 +910,7 @@ export interface components {
          *     "gemini-2.5-pro"}`); the answer is exactly the one the attribute JSON gives.
          * @example span_attributes.http.response.status_code
          */
-        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name" | "model" | "provider" | "tokens.input" | "tokens.output" | "tokens.cache_read" | "tokens.cache_creation" | "tokens.total") | components["schemas"]["TraceFilterField"] | string;
+        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name" | "model" | "provider" | "tokens.input" | "tokens.output" | "tokens.cache_read" | "tokens.cache_creation" | "tokens.total" | "cost_source" | "pricing.model" | "pricing.provider" | "pricing.unpriced_reason") | components["schemas"]["TraceFilterField"] | string;
         /**
          * @description A number of the summary of the span's trace, as `POST /traces` returns it
          *     (`TraceSummary`): `trace.duration_ms` its `duration_ms`, `trace.total_cost` its
@@ -928,7 +997,11 @@ export interface components {
             parent_unit: string | null;
             resource_attributes: components["schemas"]["Attributes"];
             span_attributes: components["schemas"]["Attributes"];
-            /** @description The span attribute `vendor.cost`. */
+            /**
+             * @description The span attribute `vendor.cost`; without one, since 1.7.0, the price in USD of the
+             *     span's token usage from the default price book (`cost_source` `computed`; see
+             *     "Computed cost" at `POST /v1/traces`).
+             */
             cost: number | null;
             billing: components["schemas"]["BillingInfo"];
             usage: components["schemas"]["UsageInfo"];
@@ -945,6 +1018,13 @@ export interface components {
              */
             provider: string | null;
             tokens: components["schemas"]["TokenUsage"];
+            /**
+             * @description Added in 1.7.0. Where `cost` came from: `reported` (the span attribute
+             *     `vendor.cost`), `computed` (the default price book, named in `pricing`), or
+             *     `null` when the span has no cost, and for spans stored before 1.7.0.
+             */
+            cost_source: components["schemas"]["CostSource"] | null;
+            pricing: components["schemas"]["SpanPricing"];
             /**
              * @description The span status (added in 1.1.0). `null` only for spans stored before status
              *     was kept; a span sent without a status has `STATUS_CODE_UNSET`.
@@ -1013,6 +1093,47 @@ export interface components {
              */
             total: number | null;
         };
+        /**
+         * @description Added in 1.7.0. How the span's cost was priced, or why it was not ("Computed cost" at
+         *     `POST /v1/traces`). Every key is always written, `null` when absent: `book`,
+         *     `provider` and `model` are set only for a computed cost, `unpriced_reason` only for
+         *     an LLM call left without a cost; all are `null` for a reported cost, for a span that
+         *     is no LLM call, and for spans stored before 1.7.0.
+         */
+        SpanPricing: {
+            /**
+             * @description The price book's version, e.g. `genai-prices 0.1.8` (the package and its version).
+             * @example genai-prices 0.1.8
+             */
+            book: string | null;
+            /**
+             * @description The book's id of the provider whose entry priced the span (`google` for `gcp.vertex_ai`).
+             * @example openai
+             */
+            provider: string | null;
+            /**
+             * @description The book's id of the model entry that priced the span.
+             * @example gpt-4o-mini
+             */
+            model: string | null;
+            /** @description Why an LLM call has no cost (`UnpricedReason`); `null` otherwise. */
+            unpriced_reason: components["schemas"]["UnpricedReason"] | null;
+        };
+        /**
+         * @description Added in 1.7.0. Where a span's `cost` came from: `reported` (the span attribute
+         *     `vendor.cost`) or `computed` (the default price book).
+         * @enum {string}
+         */
+        CostSource: "reported" | "computed";
+        /**
+         * @description Added in 1.7.0. Why an LLM call has no cost: `no_model` (token counts or a provider,
+         *     no model), `no_usage` (a model, neither an input nor an output count),
+         *     `unknown_model` (no entry of the book matches, or none is in force at the span's
+         *     start time: the book does not tell the two apart), `invalid_usage` (cached counts
+         *     above the input count they are part of).
+         * @enum {string}
+         */
+        UnpricedReason: "no_model" | "no_usage" | "unknown_model" | "invalid_usage";
         /** @description A page of spans. */
         SpanQueryResponse: {
             data: components["schemas"]["SpanRecord"][];
@@ -1169,7 +1290,8 @@ export interface components {
             filter?: components["schemas"]["FilterNode"] | null;
             /**
              * @description Fields whose values make the groups. Grain `spans`: any text field of the filter
-             *     (`FilterField`, attribute paths included; `model` and `provider` since 1.7.0).
+             *     (`FilterField`, attribute paths included; `model`, `provider`, `cost_source`,
+             *     `pricing.model`, `pricing.provider` and `pricing.unpriced_reason` since 1.7.0).
              *     Grain `traces`: the root's
              *     `service_name`, `span_name`, `unit` or `parent_unit`.
              * @default []
@@ -1752,6 +1874,13 @@ export interface operations {
                      *             "cache_creation": null,
                      *             "total": 6800
                      *           },
+                     *           "cost_source": "reported",
+                     *           "pricing": {
+                     *             "book": null,
+                     *             "provider": null,
+                     *             "model": null,
+                     *             "unpriced_reason": null
+                     *           },
                      *           "status_code": "STATUS_CODE_OK",
                      *           "status_message": null,
                      *           "scope_name": "@google/genai",
@@ -1807,6 +1936,13 @@ export interface operations {
                      *             "cache_read": null,
                      *             "cache_creation": null,
                      *             "total": null
+                     *           },
+                     *           "cost_source": null,
+                     *           "pricing": {
+                     *             "book": null,
+                     *             "provider": null,
+                     *             "model": null,
+                     *             "unpriced_reason": null
                      *           },
                      *           "status_code": "STATUS_CODE_ERROR",
                      *           "status_message": "upstream model timed out",
@@ -2311,6 +2447,13 @@ export interface operations {
                      *             "cache_read": null,
                      *             "cache_creation": null,
                      *             "total": null
+                     *           },
+                     *           "cost_source": null,
+                     *           "pricing": {
+                     *             "book": null,
+                     *             "provider": null,
+                     *             "model": null,
+                     *             "unpriced_reason": null
                      *           },
                      *           "status_code": "STATUS_CODE_ERROR",
                      *           "status_message": "upstream model timed out",

@@ -1,6 +1,7 @@
 // Maps decoded OTLP spans to stored span rows, exactly as the exportTraces operation of
 // openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes, from
-// the GenAI and OpenInference conventions (genai-usage.ts) and from the resource's
+// the GenAI and OpenInference conventions (genai-usage.ts), the cost computed from the price book
+// where none is reported (computed-cost.ts), and from the resource's
 // `service.name`, span kinds and status codes by their OTLP enum names, attributes kept whole,
 // events and links as JSON arrays with their times as exact integers.
 import { spanKindName, statusCodeName } from '../span-enums.js';
@@ -9,6 +10,7 @@ import type { Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, Decod
 import { hasParent, rowProblem, spanProblem } from './span-validation.js';
 import { numberOf, textOf } from './derived-values.js';
 import { genAiFields } from './genai-usage.js';
+import { costFields } from './computed-cost.js';
 
 /** At most this many rejection reasons are spelled out in the partial success message. */
 const MAX_REASONS = 10;
@@ -72,6 +74,7 @@ function toRow(
 ): SpanRow {
   const attributes = span.attributes;
   const genAi = genAiFields(attributes);
+  const cost = costFields(numberOf(attributes['vendor.cost']), genAi, span.startTimeUnixNano);
   return {
     application_id: applicationId,
     trace_id: span.traceId,
@@ -85,7 +88,7 @@ function toRow(
     service_name: resource.service_name,
     unit: textOf(attributes['vendor.unit']),
     parent_unit: textOf(attributes['vendor.parent_unit']),
-    cost: numberOf(attributes['vendor.cost']),
+    cost: cost.cost,
     // One line per billing column (spelled out: this runs for every span received).
     billing_resource_type: textOf(attributes['vendor.billing.resource_type']),
     billing_resource_name: textOf(attributes['vendor.billing.resource_name']),
@@ -103,6 +106,11 @@ function toRow(
     cache_read_tokens: genAi.cache_read_tokens,
     cache_creation_tokens: genAi.cache_creation_tokens,
     total_tokens: genAi.total_tokens,
+    cost_source: cost.cost_source,
+    price_model: cost.price_model,
+    price_provider: cost.price_provider,
+    price_book: cost.price_book,
+    unpriced_reason: cost.unpriced_reason,
     resource_attributes: resource.resource_attributes,
     span_attributes: attributesJson(attributes),
     status_code: statusCodeName(span.statusCode),

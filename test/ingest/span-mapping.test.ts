@@ -6,7 +6,12 @@ import { MAX_TOKEN_COUNT, tokenCountOf } from '../../src/ingest/genai-usage.js';
 import type { Attributes, AttributeValue, DecodedEvent, DecodedSpan } from '../../src/ingest/otlp-request.js';
 import { numberOf, textOf } from '../../src/ingest/derived-values.js';
 import { toSpanRows } from '../../src/ingest/span-mapping.js';
-import { expectedGenAiColumns, GENAI_KEYS } from '../support/reference-evaluator.js';
+import { calcPrice, findProvider } from '@pydantic/genai-prices';
+import { DEFAULT_PRICE_BOOK } from '../../src/pricing/default-price-book.js';
+import { isClose } from '../support/engine-helpers.js';
+import { llmCallAttributes } from '../support/llm-calls.js';
+import { KNOWN_MODELS, REFERENCE_BOOK, REFERENCE_BOOK_VERSION, UNKNOWN_MODEL } from '../support/price-reference.js';
+import { expectedCostColumns, expectedGenAiColumns, GENAI_KEYS } from '../support/reference-evaluator.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
@@ -90,6 +95,12 @@ describe('span mapping', () => {
         cache_read_tokens: null,
         cache_creation_tokens: null,
         total_tokens: null,
+        // A reported cost: no price book involved.
+        cost_source: 'reported',
+        price_model: null,
+        price_provider: null,
+        price_book: null,
+        unpriced_reason: null,
         resource_attributes: '{"service.name":"summarizer","host.name":"h1"}',
         span_attributes: JSON.stringify(attributes),
         status_code: 'STATUS_CODE_UNSET',
@@ -301,6 +312,124 @@ describe('span mapping', () => {
       fc.assert(
         fc.property(attributes, (drawn) => {
           expect(genAi(drawn)).to.deep.equal(expectedGenAiColumns(JSON.stringify(drawn)));
+        }),
+        { numRuns: 500 },
+      );
+    });
+  });
+
+  describe('computed cost (the default price book)', () => {
+    const costOf = (attributes: Attributes, startTimeUnixNano = '1795355100123456789') => {
+      const [row] = map([span({ attributes, startTimeUnixNano })]).rows;
+      if (!row) throw new Error('the span was not mapped');
+      const { cost, cost_source, price_model, price_provider, price_book, unpriced_reason } = row;
+      return { cost, cost_source, price_model, price_provider, price_book, unpriced_reason };
+    };
+    const NONE = { cost: null, cost_source: null, price_model: null, price_provider: null, price_book: null, unpriced_reason: null };
+    const computed = (cost: number, provider: string, model: string) => ({
+      ...NONE,
+      cost,
+      cost_source: 'computed' as const,
+      price_model: model,
+      price_provider: provider,
+      price_book: 'genai-prices 0.1.8',
+    });
+    const GPT = { 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'gpt-4o-mini-2024-07-18' };
+    const USAGE = { 'gen_ai.usage.input_tokens': 5120, 'gen_ai.usage.cache_read.input_tokens': 4096, 'gen_ai.usage.output_tokens': 1680 };
+    // gpt-4o-mini: $0.15 input, $0.075 cache read, $0.60 output per million tokens.
+    const GPT_COST = (1024 * 0.15 + 4096 * 0.075 + 1680 * 0.6) / 1e6;
+    const CASES: Array<[string, Attributes, ReturnType<typeof costOf>]> = [
+      [
+        'a known model and its provider: priced, with the entry and the book',
+        { ...GPT, ...USAGE },
+        computed(GPT_COST, 'openai', 'gpt-4o-mini'),
+      ],
+      [
+        'a provider text the book maps (azure.ai.openai is openai): narrowed to it',
+        { 'gen_ai.provider.name': 'azure.ai.openai', 'gen_ai.request.model': 'gpt-4o-mini', ...USAGE },
+        computed(GPT_COST, 'openai', 'gpt-4o-mini'),
+      ],
+      [
+        'a provider the book does not know: the model alone',
+        { ...GPT, 'gen_ai.provider.name': 'acme-cloud', ...USAGE },
+        computed(GPT_COST, 'openai', 'gpt-4o-mini'),
+      ],
+      [
+        'no provider: the model alone',
+        { 'llm.model_name': 'gpt-4o-mini', 'llm.token_count.prompt': 1_000_000 },
+        computed(0.15, 'openai', 'gpt-4o-mini'),
+      ],
+      ['vendor.cost wins over any price', { ...GPT, ...USAGE, 'vendor.cost': '0.5' }, { ...NONE, cost: 0.5, cost_source: 'reported' }],
+      ['vendor.cost without usage: reported', { 'vendor.cost': 0 }, { ...NONE, cost: 0, cost_source: 'reported' }],
+      [
+        'a vendor.cost with no numeric reading is no reported cost',
+        { ...GPT, ...USAGE, 'vendor.cost': 'n/a' },
+        computed(GPT_COST, 'openai', 'gpt-4o-mini'),
+      ],
+      ['an unknown model', { 'gen_ai.response.model': UNKNOWN_MODEL, ...USAGE }, { ...NONE, unpriced_reason: 'unknown_model' }],
+      [
+        'a model of another provider than the one named',
+        { ...GPT, 'gen_ai.provider.name': 'anthropic', ...USAGE },
+        { ...NONE, unpriced_reason: 'unknown_model' },
+      ],
+      ['tokens without a model', USAGE, { ...NONE, unpriced_reason: 'no_model' }],
+      ['a provider alone', { 'gen_ai.provider.name': 'openai' }, { ...NONE, unpriced_reason: 'no_model' }],
+      ['a model without tokens', GPT, { ...NONE, unpriced_reason: 'no_usage' }],
+      ['a model with a total alone', { ...GPT, 'llm.token_count.total': 900 }, { ...NONE, unpriced_reason: 'no_usage' }],
+      ['a model with invalid counts only', { ...GPT, 'gen_ai.usage.input_tokens': -4 }, { ...NONE, unpriced_reason: 'no_usage' }],
+      [
+        'cache reads above the input count',
+        { ...GPT, 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.cache_read.input_tokens': 11 },
+        { ...NONE, unpriced_reason: 'invalid_usage' },
+      ],
+      ['output only: the input counts 0', { ...GPT, 'gen_ai.usage.output_tokens': 1_000_000 }, computed(0.6, 'openai', 'gpt-4o-mini')],
+      ['no LLM call: nothing', { 'http.route': '/x' }, NONE],
+    ];
+    for (const [name, attributes, want] of CASES) {
+      it(name, () => {
+        const got = costOf(attributes);
+        expect({ ...got, cost: null }).to.deep.equal({ ...want, cost: null });
+        if (want.cost === null) expect(got.cost).to.equal(null);
+        else expect(isClose(got.cost as number, want.cost, 1e-12), `${got.cost} vs ${want.cost}`).to.equal(true);
+      });
+    }
+
+    it('names the book by the package it ships in and its pinned version', () => {
+      expect(DEFAULT_PRICE_BOOK).to.equal(REFERENCE_BOOK_VERSION);
+      expect(DEFAULT_PRICE_BOOK).to.equal('genai-prices 0.1.8');
+    });
+
+    it('prices at the span start time: the price in force then (o3: $10 per million input tokens, $2 from 2025-06-10)', () => {
+      const o3 = { 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'o3', 'gen_ai.usage.input_tokens': 1_000_000 };
+      const at = (iso: string) => (BigInt(Date.parse(iso)) * 1_000_000n).toString();
+      expect(costOf(o3, at('2025-06-09T23:59:59.999Z'))).to.deep.equal(computed(10, 'openai', 'o3'));
+      expect(costOf(o3, at('2025-06-10T00:00:00Z'))).to.deep.equal(computed(2, 'openai', 'o3'));
+    });
+
+    it('holds the premises of the generators: the known models have one price for all time, the other texts are unknown', () => {
+      for (const { model } of KNOWN_MODELS) {
+        const entry = REFERENCE_BOOK.get(model);
+        expect(entry?.named.undated && entry.alone.undated, model).to.equal(true);
+      }
+      expect(calcPrice({ input_tokens: 1 }, UNKNOWN_MODEL)).to.equal(null);
+      expect(findProvider({ providerId: 'acme-cloud' })).to.equal(undefined);
+    });
+
+    it('agrees with the reference computation from per-million prices on random LLM calls, reported costs and other spans', () => {
+      const reported = fc.option(fc.constantFrom<AttributeValue>(0, 0.0042, '1.5', 'n/a', true), { nil: undefined, freq: 3 });
+      const other = fc.dictionary(fc.constantFrom(...GENAI_KEYS), fc.constantFrom<AttributeValue>('gpt-4o', 'x', 3, '12', -1, null), {
+        maxKeys: 4,
+      });
+      fc.assert(
+        fc.property(fc.oneof({ weight: 3, arbitrary: llmCallAttributes }, { weight: 1, arbitrary: other }), reported, (drawn, cost) => {
+          const attributes: Attributes = cost === undefined ? drawn : { ...drawn, 'vendor.cost': cost };
+          // 'gpt-4o' beside the known models: priced by the book but not by the reference, so left out of `other`.
+          fc.pre(!Object.values(drawn).includes('gpt-4o'));
+          const want = expectedCostColumns(numberOf(attributes['vendor.cost']), expectedGenAiColumns(JSON.stringify(attributes)));
+          const got = costOf(attributes);
+          expect({ ...got, cost: null }).to.deep.equal({ ...want, cost: null });
+          if (want.cost === null || got.cost === null) expect(got.cost).to.equal(want.cost);
+          else expect(isClose(got.cost, want.cost, 1e-12), `${got.cost} vs ${want.cost}`).to.equal(true);
         }),
         { numRuns: 500 },
       );

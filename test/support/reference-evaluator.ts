@@ -6,6 +6,7 @@
 // with it on random data. `regex` asks RE2 itself (re2js), never the service's pattern parser.
 import { RE2JS } from 're2js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
+import { REFERENCE_BOOK, REFERENCE_BOOK_VERSION, referenceCost } from './price-reference.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -42,6 +43,10 @@ const TEXT_FIELDS: Record<string, keyof SpanRow> = {
   scope_name: 'scope_name',
   model: 'model',
   provider: 'provider',
+  cost_source: 'cost_source',
+  'pricing.model': 'price_model',
+  'pricing.provider': 'price_provider',
+  'pricing.unpriced_reason': 'unpriced_reason',
 };
 
 /** The attributes each GenAI field reads (openapi/engine.yaml, "Model and token usage"), the one that wins first. */
@@ -106,6 +111,40 @@ export function expectedGenAiColumns(spanAttributes: string | null): GenAiColumn
     cache_read_tokens: count(GENAI_SOURCES.cache_read_tokens) ?? null,
     cache_creation_tokens: count(GENAI_SOURCES.cache_creation_tokens) ?? null,
     total_tokens: total,
+  };
+}
+
+export type CostColumns = Pick<SpanRow, 'cost' | 'cost_source' | 'price_model' | 'price_provider' | 'price_book' | 'unpriced_reason'>;
+
+/**
+ * A span's cost and its provenance ("Computed cost" at POST /v1/traces): the reported cost wins;
+ * an LLM call of a known model (test/support/price-reference.ts) with an input or output count is
+ * priced at the reference's unit prices; any other model text is one the book does not know, and
+ * a provider text other than the model's own is one the book ignores.
+ */
+export function expectedCostColumns(reportedCost: number | null, genAi: GenAiColumns): CostColumns {
+  const none = { cost: null, cost_source: null, price_model: null, price_provider: null, price_book: null, unpriced_reason: null };
+  if (reportedCost !== null) return { ...none, cost: reportedCost, cost_source: 'reported' };
+  if (Object.values(genAi).every((value) => value === null)) return none;
+  if (genAi.model === null) return { ...none, unpriced_reason: 'no_model' };
+  if (genAi.input_tokens === null && genAi.output_tokens === null) return { ...none, unpriced_reason: 'no_usage' };
+  const known = REFERENCE_BOOK.get(genAi.model);
+  if (known === undefined) return { ...none, unpriced_reason: 'unknown_model' };
+  const entry = genAi.provider === known.provider ? known.named : known.alone;
+  const cost = referenceCost(entry, {
+    input: genAi.input_tokens ?? 0,
+    output: genAi.output_tokens ?? 0,
+    cache_read: genAi.cache_read_tokens ?? 0,
+    cache_creation: genAi.cache_creation_tokens ?? 0,
+  });
+  if (cost === null) return { ...none, unpriced_reason: 'invalid_usage' };
+  return {
+    ...none,
+    cost,
+    cost_source: 'computed',
+    price_model: entry.model,
+    price_provider: entry.provider,
+    price_book: REFERENCE_BOOK_VERSION,
   };
 }
 

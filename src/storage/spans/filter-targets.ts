@@ -3,7 +3,7 @@
 // columns is stored. Only names from this table ever become SQL identifiers; an attribute key
 // is user text and is only ever bound (inside a JSON path).
 import type { SlotColumn } from './indexed-slots.js';
-import type { SPAN_NUMBER_COLUMNS, SPAN_TEXT_COLUMNS, SPAN_TOKEN_COLUMNS } from './span-row.js';
+import type { SPAN_NUMBER_COLUMNS, SPAN_PRICING_COLUMNS, SPAN_TEXT_COLUMNS, SPAN_TOKEN_COLUMNS } from './span-row.js';
 import type { AttributeSource, FixedField, ResolvedField, TraceField } from '../../filter/fields.js';
 import { spelledOutSpanKind, spelledOutStatusCode } from '../../span-enums.js';
 
@@ -16,6 +16,7 @@ export type FilterColumn =
   | (typeof SPAN_TEXT_COLUMNS)[number]
   | (typeof SPAN_NUMBER_COLUMNS)[number]
   | (typeof SPAN_TOKEN_COLUMNS)[number]
+  | Exclude<(typeof SPAN_PRICING_COLUMNS)[number], 'price_book'>
   | AttributeSource
   /** An indexed attribute slot: only ever read for a ready slot's key (filter-sql.ts, slotLookup). */
   | SlotColumn;
@@ -62,6 +63,10 @@ const COLUMN_OF_FIELD: Record<FixedField, FilterColumn> = {
   'tokens.cache_read': 'cache_read_tokens',
   'tokens.cache_creation': 'cache_creation_tokens',
   'tokens.total': 'total_tokens',
+  cost_source: 'cost_source',
+  'pricing.model': 'price_model',
+  'pricing.provider': 'price_provider',
+  'pricing.unpriced_reason': 'unpriced_reason',
 };
 
 const SUMMARY_COLUMN_OF_FIELD: Record<TraceField, TraceSummaryColumn> = {

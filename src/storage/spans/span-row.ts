@@ -33,6 +33,16 @@ export interface SpanRow {
   cache_read_tokens: number | null;
   cache_creation_tokens: number | null;
   total_tokens: number | null;
+  /**
+   * Where `cost` came from (ingest/computed-cost.ts): `reported` (vendor.cost) or `computed` (the
+   * price book), null when there is no cost. A computed cost names the book's model and provider
+   * entry and the book's version; an LLM call left unpriced says why.
+   */
+  cost_source: 'reported' | 'computed' | null;
+  price_model: string | null;
+  price_provider: string | null;
+  price_book: string | null;
+  unpriced_reason: 'no_model' | 'no_usage' | 'unknown_model' | 'invalid_usage' | null;
   /** JSON text of the flat dotted-key attribute maps, or null. */
   resource_attributes: string | null;
   span_attributes: string | null;
@@ -56,10 +66,17 @@ export interface SpanRow {
   indexed_value_3: string | null;
 }
 
-/** The model, provider and token fields of a span that records no LLM call. */
+/** The model, provider, token and price fields of a span that records no LLM call (a reported cost sets cost_source). */
 export const NO_LLM_CALL: Pick<
   SpanRow,
-  'model' | 'provider' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_creation_tokens' | 'total_tokens'
+  | 'model'
+  | 'provider'
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'cache_read_tokens'
+  | 'cache_creation_tokens'
+  | 'total_tokens'
+  | (typeof SPAN_PRICING_COLUMNS)[number]
 > = {
   model: null,
   provider: null,
@@ -68,6 +85,11 @@ export const NO_LLM_CALL: Pick<
   cache_read_tokens: null,
   cache_creation_tokens: null,
   total_tokens: null,
+  cost_source: null,
+  price_model: null,
+  price_provider: null,
+  price_book: null,
+  unpriced_reason: null,
 };
 
 /** The free-text columns (TEXT on MariaDB/MySQL): bounded in bytes at ingestion, text to filters. */
@@ -103,6 +125,15 @@ export const SPAN_TOKEN_COLUMNS = [
   'total_tokens',
 ] as const satisfies ReadonlyArray<keyof SpanRow>;
 
+/** A cost's provenance (short texts: an enum or an id of the price book). */
+export const SPAN_PRICING_COLUMNS = [
+  'cost_source',
+  'price_model',
+  'price_provider',
+  'price_book',
+  'unpriced_reason',
+] as const satisfies ReadonlyArray<keyof SpanRow>;
+
 /** Every column of a stored span, in the order the writers send them. */
 export const SPAN_ROW_COLUMNS = [
   'application_id',
@@ -116,6 +147,7 @@ export const SPAN_ROW_COLUMNS = [
   ...SPAN_TEXT_COLUMNS,
   ...SPAN_NUMBER_COLUMNS,
   ...SPAN_TOKEN_COLUMNS,
+  ...SPAN_PRICING_COLUMNS,
   'resource_attributes',
   'span_attributes',
   'events',

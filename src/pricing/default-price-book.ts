@@ -1,0 +1,83 @@
+// The default price book: the model prices bundled in @pydantic/genai-prices, read as they ship
+// (README.md beside this file: USD, no fetching, what the book's version means). One job: the
+// price of an LLM call's token usage at a time, or why there is none.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { calcPrice, findProvider } from '@pydantic/genai-prices';
+
+const PACKAGE = '@pydantic/genai-prices';
+
+/** `genai-prices 0.1.8`: the package's name without its npm scope and its version, from its own package.json. */
+function bookVersion(): string {
+  const entry = createRequire(import.meta.url).resolve(PACKAGE);
+  // The package's exports hide its package.json from resolve(): it sits one folder above dist/.
+  const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  return `${manifest.name.replace(/^@[^/]+\//, '')} ${manifest.version}`;
+}
+
+/** The version of the default price book, stored with every price it gives. */
+export const DEFAULT_PRICE_BOOK = bookVersion();
+
+/** Token counts by direction; cache_read and cache_creation are parts of input. */
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cache_read: number | null;
+  cache_creation: number | null;
+}
+
+export type PriceAnswer =
+  | { priced: true; cost: number; model: string; provider: string; book: string }
+  /** unknown_model: no entry matches (or none is in force then); invalid_usage: the counts contradict each other. */
+  | { priced: false; reason: 'unknown_model' | 'invalid_usage' };
+
+// Provider texts and (provider, model) pairs the book does not know: model and provider texts
+// come from senders, so both maps are bounded and start over when full.
+const MAX_REMEMBERED = 10_000;
+const providerIds = new Map<string, string | null>();
+const unknownModels = new Set<string>();
+const UNKNOWN_MODEL: PriceAnswer = { priced: false, reason: 'unknown_model' };
+const INVALID_USAGE: PriceAnswer = { priced: false, reason: 'invalid_usage' };
+
+/** The book's id of a provider text (`gcp.vertex_ai` → `google`), or null when the book does not know it. */
+function providerIdOf(provider: string | null): string | null {
+  if (provider === null || provider === '') return null;
+  let id = providerIds.get(provider);
+  if (id === undefined) {
+    id = findProvider({ providerId: provider })?.id ?? null;
+    if (providerIds.size >= MAX_REMEMBERED) providerIds.clear();
+    providerIds.set(provider, id);
+  }
+  return id;
+}
+
+/**
+ * The price in USD of `usage` of `model` at `atMs` (epoch milliseconds), from the default book. A
+ * provider the book knows narrows the match to its models; any other provider text is ignored and
+ * the model alone is matched.
+ */
+export function priceOf(model: string, provider: string | null, usage: TokenUsage, atMs: number): PriceAnswer {
+  const providerId = providerIdOf(provider);
+  const key = `${providerId ?? ''}\u0000${model}`;
+  if (unknownModels.has(key)) return UNKNOWN_MODEL;
+  const counts: Record<string, number> = { input_tokens: usage.input, output_tokens: usage.output };
+  if (usage.cache_read !== null) counts.cache_read_tokens = usage.cache_read;
+  if (usage.cache_creation !== null) counts.cache_write_tokens = usage.cache_creation;
+  let price: ReturnType<typeof calcPrice>;
+  try {
+    price = calcPrice(counts, model, { ...(providerId === null ? {} : { providerId }), timestamp: new Date(atMs) });
+  } catch {
+    // The book refuses cached counts above the input count they are part of.
+    return INVALID_USAGE;
+  }
+  if (price === null) {
+    if (unknownModels.size >= MAX_REMEMBERED) unknownModels.clear();
+    unknownModels.add(key);
+    return UNKNOWN_MODEL;
+  }
+  return { priced: true, cost: price.total_price, model: price.model.id, provider: price.provider.id, book: DEFAULT_PRICE_BOOK };
+}
