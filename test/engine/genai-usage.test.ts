@@ -9,7 +9,7 @@ import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter
 import { expect } from 'chai';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
+import { isClose, nanosToRfc3339, parseEngineRead } from '../support/engine-helpers.js';
 import { contractCheckingProxy, expectExported, exportSpans, recordSpans, type CheckingProxy } from '../support/otel.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -257,9 +257,15 @@ onEachDatabase('model and token usage from the GenAI and OpenInference conventio
     const answer = JSON.parse(response.text) as {
       groups: Array<{ key: Record<string, string | null>; points: Array<{ values: unknown[] }> }>;
     };
-    expect(answer.groups.map((group) => [group.key.service_name, group.points.map((point) => point.values)])).to.deep.equal([
-      ['assistant', [[6, 1830, 0.0042]]],
-    ]);
+    const [[service, [[count, tokens, cost]]]] = answer.groups.map((group) => [
+      group.key.service_name,
+      group.points.map((point) => point.values),
+    ]) as Array<[string, number[][]]>;
+    expect([service, count, tokens]).to.deep.equal(['assistant', 6, 1830]);
+    // The reported 0.0042 and the costs computed from the price book for the four priced calls
+    // (test/engine/computed-cost.test.ts): claude-sonnet-4 0.0055125, gpt-4o 0.00022,
+    // gpt-4o-mini 0.0000678, amazon.nova-pro 0.000086.
+    expect(isClose(cost as number, 0.0042 + 0.0055125 + 0.00022 + 0.0000678 + 0.000086, 1e-9), String(cost)).to.equal(true);
   });
 
   it('groups by model, the groups past row_limit folded into other', async () => {
