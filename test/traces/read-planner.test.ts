@@ -165,7 +165,7 @@ const ROLLUPS: Row[] = [
     { shape: spans({ fns: ['count', 'sum'], measureFields: ['cost', tokens] }) },
     { sources: ['spans'], passedOver: { source: 'span_rollups', rule: 'every measure field is duration_ms, cost or usage.amount' } },
   ]),
-  ...['model', 'provider'].map((name): Row => [
+  ...['model', 'provider', 'cost_source', 'pricing.model', 'pricing.provider', 'pricing.unpriced_reason'].map((name): Row => [
     `3. grouped by ${name} (no dimension): the spans`,
     { shape: spans({ groupBy: [field('service_name'), field(name)] }) },
     { sources: ['spans'], passedOver: { source: 'span_rollups', rule: 'every group_by field is a dimension' } },
@@ -175,6 +175,10 @@ const ROLLUPS: Row[] = [
     { field: 'provider', op: 'exists' },
     { field: 'tokens.input', op: 'gt', value: 100 },
     { field: 'tokens.total', op: 'not_exists' },
+    { field: 'cost_source', op: 'eq', value: 'computed' },
+    { field: 'pricing.unpriced_reason', op: 'exists' },
+    { field: 'pricing.model', op: 'in', value: ['gpt-4o-mini'] },
+    { field: 'pricing.provider', op: 'neq', value: 'openai' },
   ].map((condition): Row => [
     `3. a filter on ${condition.field} (no dimension): the spans`,
     { shape: spans({ filter: filter({ and: [{ field: 'service_name', op: 'eq', value: 'a' }, condition] }) }) },
@@ -289,6 +293,25 @@ const SLOT_ROLLUPS: Row[] = [
       },
     },
   ],
+  ...[
+    { field: 'cost_source', op: 'eq', value: 'computed' },
+    { field: 'pricing.unpriced_reason', op: 'exists' },
+  ].map((condition): Row => [
+    `3. a condition on ${condition.field} beside the key: the spans`,
+    { shape: bySlot({ filter: filter({ and: [{ field: 'span_attributes.llm.model', op: 'eq', value: 'a' }, condition] }) }) },
+    {
+      sources: ['spans'],
+      passedOver: {
+        source: 'slot_rollups',
+        rule: 'the filter reads only that key, with eq, neq, in, not_in (strings), exists, not_exists',
+      },
+    },
+  ]),
+  ...['cost_source', 'pricing.model'].map((name): Row => [
+    `2. the key and ${name} as group_by fields: the spans`,
+    { shape: bySlot({ groupBy: [field('span_attributes.llm.model'), field(name)] }) },
+    { sources: ['spans'], passedOver: { source: 'slot_rollups', rule: 'group_by is exactly one attribute' } },
+  ]),
   [
     '3. a condition on another field: the spans',
     { shape: bySlot({ filter: filter({ field: 'service_name', op: 'eq', value: 'checkout' }) }) },
