@@ -493,7 +493,8 @@ export interface paths {
          *     when it has one: `cost_source` is then `reported`, whatever else the span carries, and
          *     every `pricing` field is `null`. Without a reported cost, a span with a `model` and an
          *     input or output token count gets its `cost` computed at ingestion from the default
-         *     price book, at the span's start time, in USD: `cost_source` is `computed`, and
+         *     price book, at the span's start time, in USD to 15 significant digits (the digits a
+         *     double holds exactly on every database): `cost_source` is `computed`, and
          *     `pricing` names the book's version (`book`, e.g. `genai-prices 0.1.8`), and the
          *     book's `provider` and `model` entry that priced it (the book's ids, which may differ
          *     from the span's texts: `claude-3-5-haiku-20241022` is priced by the entry

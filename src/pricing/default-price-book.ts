@@ -56,6 +56,15 @@ function providerIdOf(provider: string | null): string | null {
 }
 
 /**
+ * A price to 15 significant digits: the book's sums carry float noise in the last digits
+ * (0.0014688000000000001), and MariaDB's text protocol returns doubles to 15 digits, so a cost
+ * kept to 15 reads back as stored on every database.
+ */
+function roundedCost(price: number): number {
+  return Number(price.toPrecision(15));
+}
+
+/**
  * The price in USD of `usage` of `model` at `atMs` (epoch milliseconds), from the default book. A
  * provider the book knows narrows the match to its models; any other provider text is ignored and
  * the model alone is matched.
@@ -79,5 +88,11 @@ export function priceOf(model: string, provider: string | null, usage: TokenUsag
     unknownModels.add(key);
     return UNKNOWN_MODEL;
   }
-  return { priced: true, cost: price.total_price, model: price.model.id, provider: price.provider.id, book: DEFAULT_PRICE_BOOK };
+  return {
+    priced: true,
+    cost: roundedCost(price.total_price),
+    model: price.model.id,
+    provider: price.provider.id,
+    book: DEFAULT_PRICE_BOOK,
+  };
 }

@@ -11,6 +11,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { checkRegex } from '../../src/filter/regex.js';
+import { costFields } from '../../src/ingest/computed-cost.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
@@ -25,6 +26,7 @@ import {
 import {
   type AnalyticsBody,
   expectedAnalytics,
+  expectedCostColumns,
   expectedGenAiColumns,
   expectedMetrics,
   expectedSpans,
@@ -35,6 +37,7 @@ import { purgeBatch } from '../../src/storage/spans/writes/span-purge.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { foldApplication, foldBatch } from '../../src/storage/spans/fold/trace-folding.js';
 import { INDEXABLE_PATHS, storeWithSlots } from '../support/indexed-slots.js';
+import { llmCallAttributes } from '../support/llm-calls.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -161,6 +164,10 @@ const TEXT_FIELDS = [
   'scope_name',
   'model',
   'provider',
+  'cost_source',
+  'pricing.model',
+  'pricing.provider',
+  'pricing.unpriced_reason',
 ];
 const TOKEN_FIELDS = ['tokens.input', 'tokens.output', 'tokens.cache_read', 'tokens.cache_creation', 'tokens.total'];
 const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount', ...TOKEN_FIELDS];
@@ -197,7 +204,14 @@ function spanFrom(texts: string[], numbers: number[]) {
   const attributes = maybe(fc.dictionary(fc.constantFrom(...KEYS), attributeValue, { maxKeys: 4 }).map((map) => JSON.stringify(map)));
   // Both conventions, often several of their keys at once (precedence), model and provider names from the palette.
   const genAiValue = fc.oneof(text, fc.constantFrom<unknown>(...TOKEN_VALUES), fc.constant(null));
-  const genAi = maybe(fc.dictionary(fc.constantFrom(...GENAI_KEYS), genAiValue, { maxKeys: 6 }));
+  // Or an LLM call the price book prices, or not (test/support/llm-calls.ts): with the drawn
+  // `cost` (vendor.cost), the reported cost wins.
+  const genAi = maybe(
+    fc.oneof(
+      fc.dictionary(fc.constantFrom(...GENAI_KEYS), genAiValue, { maxKeys: 6 }),
+      llmCallAttributes as fc.Arbitrary<Record<string, unknown>>,
+    ),
+  );
   return fc.record({
     trace: fc.nat({ max: TRACE_IDS.length - 1 }),
     parent: maybe(fc.constantFrom(hex(1, 16), hex(2, 16), hex(99, 16))),
@@ -233,7 +247,12 @@ function toRows(applicationId: string, spans: GeneratedSpan[]): SpanRow[] {
     const start = BASE + generated.offset;
     const end = start + generated.duration;
     const [resource_type, resource_name, service_id, service_name, sku_id, sku_name, region] = generated.billing;
-    const spanAttributes = withGenAi(generated.span_attributes, generated.gen_ai);
+    // The drawn cost is sent as vendor.cost, beside the drawn attributes.
+    const spanAttributes = withGenAi(
+      generated.span_attributes,
+      generated.cost === null ? generated.gen_ai : { ...generated.gen_ai, 'vendor.cost': generated.cost },
+    );
+    const genAi = expectedGenAiColumns(spanAttributes);
     return spanRow({
       application_id: applicationId,
       trace_id: TRACE_IDS[generated.trace] as string,
@@ -250,7 +269,6 @@ function toRows(applicationId: string, spans: GeneratedSpan[]): SpanRow[] {
       service_name: generated.service_name,
       unit: generated.unit,
       parent_unit: generated.parent_unit,
-      cost: generated.cost,
       usage_amount: generated.usage_amount,
       usage_unit: generated.usage_unit,
       billing_resource_type: resource_type ?? null,
@@ -263,7 +281,10 @@ function toRows(applicationId: string, spans: GeneratedSpan[]): SpanRow[] {
       resource_attributes: generated.resource_attributes,
       span_attributes: spanAttributes,
       // What ingestion derives from them, by the reference's reading of the document.
-      ...expectedGenAiColumns(spanAttributes),
+      ...genAi,
+      // The cost as ingestion stores it (the drawn cost is vendor.cost's); the reads check it
+      // against the reference's own computation (expectedCostColumns).
+      ...costFields(generated.cost, genAi, start.toString()),
     });
   });
 }
@@ -300,6 +321,10 @@ const COLUMN_OF: Record<string, keyof SpanRow> = {
   'tokens.cache_read': 'cache_read_tokens',
   'tokens.cache_creation': 'cache_creation_tokens',
   'tokens.total': 'total_tokens',
+  cost_source: 'cost_source',
+  'pricing.model': 'price_model',
+  'pricing.provider': 'price_provider',
+  'pricing.unpriced_reason': 'unpriced_reason',
 };
 
 /** The values a field holds in the data, as text, so that conditions often hit something. */
@@ -601,7 +626,12 @@ function analyticsBodyFor(grain: 'spans' | 'traces'): fc.Arbitrary<AnalyticsBody
 // Roll-up-eligible analytics (src/storage/spans/rollups/rollup-reads.ts): windows on minute and hour
 // boundaries (one ending inside a minute), group keys and filters on the roll-up dimensions only,
 // and no percentile, so that the answer comes from span_rollups.
-const ROLLUP_TEXT_FIELDS = TEXT_FIELDS.filter((field) => !['trace_id', 'span_id', 'status_message', 'model', 'provider'].includes(field));
+const ROLLUP_TEXT_FIELDS = TEXT_FIELDS.filter(
+  (field) =>
+    !['trace_id', 'span_id', 'status_message', 'model', 'provider'].includes(field) &&
+    !field.startsWith('pricing.') &&
+    field !== 'cost_source',
+);
 // Mostly the figures the roll-ups keep; now and then a token count, which the planner must send to the spans.
 const rollupMeasureField = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom('duration_ms', 'cost', 'usage.amount') },
@@ -938,6 +968,25 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
               `spans, ${context}`,
             ).to.deep.equal(wantedSpans.map((row) => `${row.trace_id}/${row.span_id}`));
             expect(spans.total).to.equal(wantedSpans.length);
+            // Each span's stored cost and provenance, as the reference prices its drawn vendor.cost and attributes.
+            spans.data.forEach((span, index) => {
+              const row = wantedSpans[index] as SpanRow;
+              const attributes = row.span_attributes === null ? {} : (JSON.parse(row.span_attributes) as Record<string, unknown>);
+              const reported = typeof attributes['vendor.cost'] === 'number' ? attributes['vendor.cost'] : null;
+              const want = expectedCostColumns(reported, expectedGenAiColumns(row.span_attributes));
+              const where = `span ${span.span_id}, ${context}`;
+              expect({ cost_source: span.cost_source, pricing: span.pricing }, where).to.deep.equal({
+                cost_source: want.cost_source,
+                pricing: {
+                  book: want.price_book,
+                  provider: want.price_provider,
+                  model: want.price_model,
+                  unpriced_reason: want.unpriced_reason,
+                },
+              });
+              if (want.cost === null || span.cost === null) expect(span.cost, where).to.equal(want.cost);
+              else expect(isClose(span.cost, want.cost, 1e-9), `${where}: cost ${span.cost} vs ${want.cost}`).to.equal(true);
+            });
           }
 
           for (const searchChildSpans of [false, true]) {
