@@ -39,11 +39,23 @@ const TOKEN_COLUMNS = [
   'total_tokens',
 ] as const satisfies ReadonlyArray<keyof SpanRow>;
 
-/** A span row as releases before 20261205000100_span_tokens stored it. */
-function beforeTokens(row: SpanRow): Omit<SpanRow, (typeof TOKEN_COLUMNS)[number]> {
+/** The columns 20261206000100_computed_cost added to spans. */
+const PRICING_COLUMNS = ['cost_source', 'price_model', 'price_provider', 'price_book', 'unpriced_reason'] as const satisfies ReadonlyArray<
+  keyof SpanRow
+>;
+
+/** A span row as releases before 20261206000100_computed_cost stored it. */
+function beforePricing(row: SpanRow): Omit<SpanRow, (typeof PRICING_COLUMNS)[number]> {
   const old: Record<string, unknown> = { ...row };
+  for (const column of PRICING_COLUMNS) delete old[column];
+  return old as Omit<SpanRow, (typeof PRICING_COLUMNS)[number]>;
+}
+
+/** A span row as releases before 20261205000100_span_tokens stored it. */
+function beforeTokens(row: SpanRow): Omit<SpanRow, (typeof TOKEN_COLUMNS)[number] | (typeof PRICING_COLUMNS)[number]> {
+  const old: Record<string, unknown> = beforePricing(row);
   for (const column of TOKEN_COLUMNS) delete old[column];
-  return old as Omit<SpanRow, (typeof TOKEN_COLUMNS)[number]>;
+  return old as Omit<SpanRow, (typeof TOKEN_COLUMNS)[number] | (typeof PRICING_COLUMNS)[number]>;
 }
 
 /** A span row as releases before 20261123000100_span_status_events stored it. */
@@ -231,6 +243,41 @@ for (const database of testDatabases()) {
       const columns = (span: object) => Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, (span as SpanRow)[column]]));
       const byId = new Map(read.items.map((span) => [span.span_id, columns(span)]));
       expect(byId.get(old.span_id)).to.deep.equal(Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, null])));
+      expect(byId.get(fresh.span_id)).to.deep.equal(columns(fresh));
+    });
+
+    it('reads spans stored before the cost provenance columns existed as null, their cost kept, and stores them for new spans', async () => {
+      await migrateThrough('20261205000100_span_tokens');
+      const old = spanRow({ application_id: 'app_old', trace_id: '6'.repeat(32), span_id: 'a'.repeat(16), cost: 0.25 });
+      await knex('spans').insert(beforePricing(old));
+
+      await migrateToLatest(knex);
+
+      const fresh = spanRow({
+        application_id: 'app_old',
+        trace_id: '6'.repeat(32),
+        span_id: 'b'.repeat(16),
+        cost: 0.0014688,
+        cost_source: 'computed',
+        price_model: 'gpt-4o-mini',
+        price_provider: 'openai',
+        price_book: 'genai-prices 0.1.8',
+      });
+      await storeSpans(knex, [fresh]);
+      const startNs = BigInt(old.start_time_unix_nano) - 1n;
+      const read = await findSpans(knex, {
+        applicationId: 'app_old',
+        startNs,
+        endNs: startNs + 10n ** 12n,
+        filter: null,
+        indexedSlots: [],
+        page: 1,
+        limit: 10,
+      });
+      const columns = (span: object) =>
+        Object.fromEntries(['cost', ...PRICING_COLUMNS].map((column) => [column, (span as Record<string, unknown>)[column]]));
+      const byId = new Map(read.items.map((span) => [span.span_id, columns(span)]));
+      expect(byId.get(old.span_id)).to.deep.equal({ cost: 0.25, ...Object.fromEntries(PRICING_COLUMNS.map((column) => [column, null])) });
       expect(byId.get(fresh.span_id)).to.deep.equal(columns(fresh));
     });
 
