@@ -501,14 +501,15 @@ export interface paths {
          *     `claude-3-5-haiku-latest`). The default price book is the data bundled in the
          *     [`@pydantic/genai-prices`](https://github.com/pydantic/genai-prices) package the
          *     service ships with (historic prices by start date, tiered prices): it is updated by
-         *     upgrading the package, never fetched at run time, and a cost once stored is not
-         *     re-priced. The usage priced is `tokens.input` (an absent count counts 0; the cached
+         *     upgrading the package, never fetched at run time; an upgrade does not change costs
+         *     already stored. The usage priced is `tokens.input` (an absent count counts 0; the cached
          *     tokens are part of it and are priced at the book's cache prices where it has them),
          *     `tokens.output` (absent counts 0), `tokens.cache_read` and `tokens.cache_creation`.
          *     When the book knows the span's `provider` (`openai`, `anthropic`, `gcp.vertex_ai`
          *     and `gemini` → `google`, `aws.bedrock` → `aws`, `mistral_ai` → `mistral`, …), the
-         *     model is matched among that provider's models only; any other `provider` text
-         *     (or none) leaves the model to be matched among every provider's. Otherwise the span
+         *     model is matched among that provider's models only; with any other `provider` text
+         *     (or none) the book picks the provider from the model's name by its own patterns
+         *     (`gpt-4o-mini` → `openai`). Otherwise the span
          *     is unpriced: `cost` and `cost_source` are `null`, and `pricing.unpriced_reason` says
          *     why:
          *

@@ -67,7 +67,7 @@ function roundedCost(price: number): number {
 /**
  * The price in USD of `usage` of `model` at `atMs` (epoch milliseconds), from the default book. A
  * provider the book knows narrows the match to its models; any other provider text is ignored and
- * the model alone is matched.
+ * the book picks the provider from the model's name.
  */
 export function priceOf(model: string, provider: string | null, usage: TokenUsage, atMs: number): PriceAnswer {
   const providerId = providerIdOf(provider);
