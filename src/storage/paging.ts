@@ -63,19 +63,21 @@ export async function totalOf(query: Knex.QueryBuilder): Promise<number> {
 }
 
 /**
- * The items of one page and the total over all pages, read side by side: COUNT(*) over `base()`,
- * and the page of `base()` read by `page`.
+ * The items of one page and the total over all pages, read side by side: COUNT(*) over
+ * `counted()` (by default `base()`; a caller may count the same rows in a smaller index), and the
+ * page of `base()` read by `page`.
  */
 export async function pageAndTotal<T>(
   base: () => Knex.QueryBuilder,
   page: (query: Knex.QueryBuilder, window: PageWindow) => Promise<T[]>,
   request: PageRequest,
+  counted: () => Knex.QueryBuilder = base,
 ): Promise<Page<T>> {
-  const [items, counted] = await Promise.all([
+  const [items, totals] = await Promise.all([
     page(base(), pageWindow(request.page, request.limit)),
-    countQuery(base()) as Promise<Array<{ total: unknown }>>,
+    countQuery(counted()) as Promise<Array<{ total: unknown }>>,
   ]);
-  return { items, total: Number(counted[0]?.total ?? 0) };
+  return { items, total: Number(totals[0]?.total ?? 0) };
 }
 
 /** A page request that may resume from a cursor's position instead of counting rows from the start. */

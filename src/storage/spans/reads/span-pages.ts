@@ -1,21 +1,13 @@
 // POST /engine/query's read: a page of the window's spans matching a filter, newest first, and
 // their total. A page and its total are two statements run side by side: COUNT(*) over the
-// window (over span_slot_values' lookup index for a slot's values), and the page. Spans are read in list order from spans_newest_first, which is also
-// their window's index, so a page stops early without sorting the window. (COUNT(*) OVER () in
-// one statement was tried: it materialises every matching row, 7 s for a day of 1M spans.)
+// window (over span_slot_values' lookup index for a slot's values), and the page. Spans are read
+// in list order from spans_newest_first, which is also their window's index, so a page stops
+// early without sorting the window. (COUNT(*) OVER () in one statement was tried: it
+// materialises every matching row, 7 s for a day of 1M spans.)
 import type { Knex } from 'knex';
 import type { FilterNode } from '../../../filter/ast.js';
 import { afterKey, type SortColumn } from '../../keyset.js';
-import {
-  countQuery,
-  lookAheadWindow,
-  pageWindow,
-  readPage,
-  withNextKey,
-  type ListPage,
-  type ListRequest,
-  type PageWindow,
-} from '../../paging.js';
+import { lookAheadWindow, pageAndTotal, readPage, withNextKey, type ListPage, type ListRequest, type PageWindow } from '../../paging.js';
 import { dialectFor } from '../../sql/index.js';
 import { compileFilter } from '../filter-sql.js';
 import type { IndexedSlot } from '../indexed-slots.js';
@@ -54,12 +46,13 @@ export function matchingSpans(knex: Knex, query: WindowFilter, { throughSlotValu
 }
 
 /**
- * How many spans of the window match: when the filter is a lookup of a slot's values, the rows of
- * span_slot_values counted in its lookup index alone (a span holds one value a slot).
+ * The rows whose count is the number of the window's spans that match: when the filter is a
+ * lookup of a slot's values, the rows of span_slot_values, counted in its lookup index alone (a
+ * span holds one value a slot).
  */
-function spanTotalQuery(knex: Knex, query: WindowFilter): Knex.QueryBuilder {
+function countedSpans(knex: Knex, query: WindowFilter): Knex.QueryBuilder {
   const match = slotValueMatch(query.filter, query.indexedSlots);
-  return countQuery(match ? spanSlotRows(knex, query, match) : matchingSpans(knex, query));
+  return match ? spanSlotRows(knex, query, match) : matchingSpans(knex, query);
 }
 
 /** The stored spans of `matching` (a matchingSpans() builder), newest first: the list a page is read from. */
@@ -126,10 +119,17 @@ export function spanKey(span: StoredSpan): string[] {
  * 20: 0.8 ms by cursor, 5.6 ms as a deferred join, 28 ms as a plain offset (MariaDB).
  */
 export async function findSpans(knex: Knex, query: WindowFilter & ListRequest): Promise<ListPage<StoredSpan>> {
-  const [rows, counted] = await Promise.all([
-    readSpanRows(knex, matchingSpans(knex, query), query.after, lookAheadWindow(pageWindow(query.page, query.limit))),
-    spanTotalQuery(knex, query) as Promise<Array<{ total: unknown }>>,
-  ]);
-  const { items, nextKey } = withNextKey(rows.map(normaliseSpan), query.limit, spanKey);
-  return { items, total: Number(counted[0]?.total ?? 0), nextKey };
+  let nextKey: string[] | null = null;
+  const page = await pageAndTotal(
+    () => matchingSpans(knex, query),
+    async (builder, window) => {
+      const rows = (await readSpanRows(knex, builder, query.after, lookAheadWindow(window))).map(normaliseSpan);
+      const found = withNextKey(rows, query.limit, spanKey);
+      nextKey = found.nextKey;
+      return found.items;
+    },
+    query,
+    () => countedSpans(knex, query),
+  );
+  return { ...page, nextKey };
 }
