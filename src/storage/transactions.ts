@@ -56,3 +56,9 @@ export function lockingWriteTransaction<T>(knex: Knex, work: (transaction: Write
 export function runCompiled({ db, connection }: WriteTransaction, statement: NativeStatement): Promise<unknown> {
   return connection ? sendPreparedNative(connection, statement) : db.raw(statement.sql, statement.bindings as Knex.RawBinding[]);
 }
+
+/** The rows an UPDATE or DELETE run by a WriteTransaction's `run` matched: a count from SQLite (Knex), a result packet from MariaDB/MySQL. */
+export function affectedRows(result: unknown): number {
+  if (typeof result === 'number') return result;
+  return Number((result as { affectedRows?: number } | null)?.affectedRows ?? 0);
+}

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { bigintAsText } from '../../database.js';
 import { dialectFor } from '../../sql/index.js';
+import type { WriteTransaction } from '../../sql/dialect.js';
 import { lockingWriteTransaction, runCompiled } from '../../transactions.js';
 import { slotsInUse } from '../application-span-state.js';
 import type { DerivedData, DerivedStatements, HeldHours } from './derived-data.js';
@@ -96,10 +97,45 @@ async function hoursOf(knex: Knex, applicationId: string, options: RebuildOption
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
+ * Rebuilds one hour of one application inside `transaction`, a lockingWriteTransaction whose
+ * first statement was a write of the caller's own progress (on SQLite the transaction holds the
+ * one writer from there): reads the slots in use and the traces of the hour, then calls each
+ * structure's rebuild in list order. Resolves with the number of traces of the hour. For callers
+ * that record their progress elsewhere (the re-pricing job) in the same transaction as the hour.
+ */
+export async function rebuildHourIn(
+  transaction: WriteTransaction,
+  applicationId: string,
+  startNs: bigint,
+  structures: readonly DerivedData[] = DERIVED_STRUCTURES,
+): Promise<number> {
+  const { db, run } = transaction;
+  const { exactInteger } = dialectFor(db);
+  const endNs = startNs + HOUR_NS;
+  const statements: DerivedStatements = { db, run, runNative: (statement) => runCompiled(transaction, statement) };
+  const slots = await slotsInUse(db, applicationId, run);
+  // The hour's spans along (application_id, start_time_unix_nano): on MariaDB this read locks
+  // the range, so no span of the hour comes or goes until the commit.
+  const spans = await run<Array<{ trace_id: string }>>(
+    db('spans')
+      .select('trace_id')
+      .where('application_id', applicationId)
+      .whereRaw(`start_time_unix_nano >= ${exactInteger}`, [startNs.toString()])
+      .whereRaw(`start_time_unix_nano < ${exactInteger}`, [endNs.toString()]),
+  );
+  const traces = new Set(spans.map((span) => span.trace_id));
+  for (const structure of structures) {
+    for (const traceId of (await structure.tracesOfHour?.({ applicationId, startNs, endNs, slots }, statements)) ?? []) traces.add(traceId);
+  }
+  const traceIds = [...traces].sort(byText);
+  for (const structure of structures) await structure.rebuild?.({ applicationId, startNs, endNs, traceIds, slots }, statements);
+  return traceIds.length;
+}
+
+/**
  * Rebuilds one hour of one application in one transaction: records the run's progress first (a
- * write: on SQLite the transaction holds the one writer from there), reads the slots in use and
- * the traces of the hour, then calls each structure's rebuild in list order. Resolves with the
- * number of traces of the hour.
+ * write: on SQLite the transaction holds the one writer from there), then rebuildHourIn.
+ * Resolves with the number of traces of the hour.
  */
 export async function rebuildHour(
   knex: Knex,
@@ -110,8 +146,6 @@ export async function rebuildHour(
 ): Promise<number> {
   return lockingWriteTransaction(knex, async (transaction) => {
     const { db, run } = transaction;
-    const { exactInteger } = dialectFor(db);
-    const endNs = startNs + HOUR_NS;
     await run(
       db(REBUILD_PROGRESS)
         .insert({
@@ -124,25 +158,7 @@ export async function rebuildHour(
         .onConflict('run_key')
         .merge(),
     );
-    const statements: DerivedStatements = { db, run, runNative: (statement) => runCompiled(transaction, statement) };
-    const slots = await slotsInUse(db, applicationId, run);
-    // The hour's spans along (application_id, start_time_unix_nano): on MariaDB this read locks
-    // the range, so no span of the hour comes or goes until the commit.
-    const spans = await run<Array<{ trace_id: string }>>(
-      db('spans')
-        .select('trace_id')
-        .where('application_id', applicationId)
-        .whereRaw(`start_time_unix_nano >= ${exactInteger}`, [startNs.toString()])
-        .whereRaw(`start_time_unix_nano < ${exactInteger}`, [endNs.toString()]),
-    );
-    const traces = new Set(spans.map((span) => span.trace_id));
-    for (const structure of structures) {
-      for (const traceId of (await structure.tracesOfHour?.({ applicationId, startNs, endNs, slots }, statements)) ?? [])
-        traces.add(traceId);
-    }
-    const traceIds = [...traces].sort(byText);
-    for (const structure of structures) await structure.rebuild?.({ applicationId, startNs, endNs, traceIds, slots }, statements);
-    return traceIds.length;
+    return rebuildHourIn(transaction, applicationId, startNs, structures);
   });
 }
 

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { bigintAsText, integerBindings } from '../../database.js';
 import { dialectFor } from '../../sql/index.js';
-import { bulkWriteTransaction, runCompiled } from '../../transactions.js';
+import { affectedRows, bulkWriteTransaction, runCompiled } from '../../transactions.js';
 import type { IndexedSlot } from '../indexed-slots.js';
 import { applicationSpanState } from '../application-span-state.js';
 import { raisePurgeEdgeQuery } from '../purge-edge.js';
@@ -82,11 +82,6 @@ export function deleteSpansQuery(knex: Knex, applicationId: string, spans: Array
     .whereRaw(`start_time_unix_nano <= ${dialectFor(knex).exactInteger}`, [last.toString()])
     .whereIn('seq', integerBindings(spans.map((span) => span.seq)))
     .del();
-}
-
-function affectedRows(result: unknown): number {
-  if (typeof result === 'number') return result;
-  return Number((result as { affectedRows?: number } | null)?.affectedRows ?? 0);
 }
 
 /**

@@ -5,9 +5,7 @@
 // interruption, or while spans of the same hours are being stored.
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
-import type { Knex } from 'knex';
 import { parseIndexedAttributes, writtenSlots } from '../../../../src/storage/accounts/indexed-attributes.js';
-import { bigintAsText } from '../../../../src/storage/database.js';
 import type { DerivedData } from '../../../../src/storage/spans/derived/derived-data.js';
 import { DERIVED_STRUCTURES } from '../../../../src/storage/spans/derived/derived-structures.js';
 import { rebuildDerivedData, REBUILD_PROGRESS, type RebuildOptions } from '../../../../src/storage/spans/derived/derived-rebuild.js';
@@ -16,6 +14,7 @@ import type { SpanRow } from '../../../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js';
 import { seedApplication, seedOrganization } from '../../../support/accounts.js';
 import { INDEXABLE_PATHS, setIndexedPaths, withSlotValues } from '../../../support/indexed-slots.js';
+import { derivedRows } from '../../../support/derived-rows.js';
 import { spanRow } from '../../../support/span-rows.js';
 import { expectFoldedFiguresMatchSummaries, expectSummariesMatchSpans } from '../../../support/summary-check.js';
 import { onEachDatabase, type TestServer } from '../../../support/test-server.js';
@@ -25,47 +24,6 @@ const HOUR = 3_600_000_000_000n;
 const MINUTE = 60_000_000_000n;
 /** A whole hour (2025-11-22T08:00:00Z). */
 const H0 = 1763798400n * 1_000_000_000n;
-
-/** The derived tables compared, with their 64-bit integer columns (read as text, exactly). */
-const TABLES: Array<[table: string, bigints: string[]]> = [
-  ['traces', ['root_start_time_unix_nano', 'min_start_time_unix_nano', 'max_end_time_unix_nano']],
-  ['trace_slot_values', ['generation', 'root_start_time_unix_nano', 'min_start_time_unix_nano']],
-  ['span_slot_values', ['start_time_unix_nano']],
-  ['span_rollups', ['bucket_start_unix_nano']],
-  ['slot_rollups', ['bucket_start_unix_nano', 'generation']],
-  ['trace_figures', ['hour']],
-  ['trace_histograms', ['hour']],
-];
-
-function normalized(value: unknown): unknown {
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  if (typeof value === 'number') return Number.isInteger(value) ? value : Number(value.toPrecision(12));
-  return value;
-}
-
-/** Every derived row of the application, without the application's id, in a fixed order per table. */
-async function derivedRows(knex: Knex, applicationId: string): Promise<Record<string, string[]>> {
-  const tables: Record<string, string[]> = {};
-  for (const [table, bigints] of TABLES) {
-    const rows = (await knex(table)
-      .where('application_id', applicationId)
-      .select('*', ...bigints.map((column) => ({ [`${column}_text`]: bigintAsText(knex, column) })))) as Array<Record<string, unknown>>;
-    tables[table] = rows
-      .map((row) => {
-        const out: Record<string, unknown> = {};
-        for (const [column, value] of Object.entries(row)) {
-          if (column === 'application_id' || column.endsWith('_text')) continue;
-          // MariaDB answers BIGINT counts as text.
-          out[column] = bigints.includes(column)
-            ? row[`${column}_text`]
-            : normalized(typeof value === 'string' && column.endsWith('_count') ? Number(value) : value);
-        }
-        return JSON.stringify(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
-      })
-      .sort();
-  }
-  return tables;
-}
 
 /** The spans of the scenario: traces over three hours, some across two, with indexed and unkept model values. */
 function scenarioSpans(applicationId: string, salt: string): { kept: SpanRow[]; deleted: SpanRow[]; restored: SpanRow[] } {
