@@ -25,7 +25,8 @@ const LAYERS = {
   ingest: ['storage', 'pricing', 'span-enums', 'errors', 'json', 'config'],
   traces: ['storage', 'filter', 'errors', 'generated'],
   request: ['storage', 'errors'],
-  jobs: ['storage', 'errors', 'config'],
+  // The re-pricing job prices spans as ingestion does (src/ingest/computed-cost.ts).
+  jobs: ['storage', 'ingest', 'errors', 'config'],
   operations: ['auth', 'storage', 'errors', 'config'],
   engine: ['operations', 'request', 'traces', 'ingest', 'auth', 'filter', 'storage', 'errors', 'json', 'generated', 'config'],
   management: ['operations', 'request', 'accounts', 'auth', 'storage', 'errors', 'permissions', 'generated', 'config'],

@@ -52,6 +52,7 @@ export interface Config {
   usage: AuditConfig;
   indexing: IndexingConfig;
   folding: FoldingConfig;
+  repricing: RepricingConfig;
   auth: {
     tokenIssuer: string;
     tokenAudience: string;
@@ -86,6 +87,14 @@ export interface FoldingConfig {
   /** Seconds between passes of the trace fold (src/jobs/trace-folder.ts); 0 turns it off. */
   intervalSeconds: number;
   /** Summaries one fold transaction files at most. */
+  batchSize: number;
+}
+
+/** The re-pricing jobs' worker (src/jobs/repricer.ts). */
+export interface RepricingConfig {
+  /** Seconds between looks for a job to work on; 0 turns the worker off (another instance's works the jobs). */
+  intervalSeconds: number;
+  /** Spans one re-pricing transaction reads at most. */
   batchSize: number;
 }
 
@@ -286,6 +295,10 @@ export function loadConfig(env: Env = process.env): Config {
     folding: {
       intervalSeconds: readInteger(env, 'TRACE_FOLD_INTERVAL_SECONDS', 5, 0, 86_400),
       batchSize: readInteger(env, 'TRACE_FOLD_BATCH_SIZE', 1000, 1, 20_000),
+    },
+    repricing: {
+      intervalSeconds: readInteger(env, 'REPRICING_INTERVAL_SECONDS', 2, 0, 86_400),
+      batchSize: readInteger(env, 'REPRICING_BATCH_SIZE', 1000, 1, 1000),
     },
     auth: {
       tokenIssuer: env.TOKEN_ISSUER || 'spanledger',

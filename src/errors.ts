@@ -42,8 +42,20 @@ export class NotFoundError extends ServiceError {
   }
 }
 
-/** The change would break a rule of the stored state (a duplicate, the last owner leaving). */
-export class ConflictError extends ServiceError {}
+/**
+ * The change would break a rule of the stored state (a duplicate, the last owner leaving). A
+ * `code` and `fields` (ids of what is in the way), where given, are told to the caller beside
+ * the message, for a client to act on without reading it.
+ */
+export class ConflictError extends ServiceError {
+  constructor(
+    message: string,
+    readonly code?: string,
+    readonly fields: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
 
 /** The request is larger than the service takes. */
 export class TooLargeError extends ServiceError {}

@@ -1,5 +1,5 @@
 // Owns the process lifecycle: database, migrations, HTTP and gRPC listeners, the retention and audit purgers,
-// the indexed attribute backfill and graceful shutdown.
+// the indexed attribute backfill, the trace fold, the re-pricing jobs' worker and graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
@@ -18,6 +18,7 @@ import { AuditPurger } from './jobs/audit-purger.js';
 import { UsagePurger } from './jobs/usage-purger.js';
 import { SlotBackfiller } from './jobs/slot-backfiller.js';
 import { TraceFolder } from './jobs/trace-folder.js';
+import { Repricer } from './jobs/repricer.js';
 import { answerClientError } from './http/client-errors.js';
 import { openDatabase } from './storage/database.js';
 import { asDatabaseUnusable } from './storage/database-unusable.js';
@@ -41,6 +42,8 @@ export interface RunningServer {
   backfiller: SlotBackfiller;
   /** The trace fold (src/jobs/trace-folder.ts), which gives way to this process's ingestion. */
   folder: TraceFolder;
+  /** The re-pricing jobs' worker (src/jobs/repricer.ts); `runOnce()` works every job that needs it now. */
+  repricer: Repricer;
   /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
   close(): Promise<void>;
 }
@@ -133,6 +136,8 @@ export async function startServer(
   backfiller.start();
   const folder = new TraceFolder({ knex, logger, config: config.folding, ingestBusy: () => ingestActivity.busy() });
   folder.start();
+  const repricer = new Repricer({ knex, logger, config: config.repricing });
+  repricer.start();
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -145,6 +150,7 @@ export async function startServer(
         usagePurger.stop(),
         backfiller.stop(),
         folder.stop(),
+        repricer.stop(),
       ]);
       await knex.destroy();
     })();
@@ -161,6 +167,7 @@ export async function startServer(
     usagePurger,
     backfiller,
     folder,
+    repricer,
     close,
   };
 }

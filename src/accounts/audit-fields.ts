@@ -5,6 +5,8 @@ import type { ApplicationRecord } from '../storage/accounts/applications.js';
 import type { ApiKeySubject } from '../storage/accounts/audit-subjects.js';
 import type { MemberRecord } from '../storage/accounts/memberships.js';
 import type { OrganizationRecord } from '../storage/accounts/organizations.js';
+import type { RepricingJobRecord } from '../storage/repricing/repricing-jobs.js';
+import { nanosToIso } from '../storage/time.js';
 
 export function organizationFields(organization: Omit<OrganizationRecord, 'id' | 'created_at' | 'updated_at'>): AuditFields {
   const { name, contract_email, tax_id, address, billing_address } = organization;
@@ -35,4 +37,9 @@ export function apiKeyFields(key: Pick<ApiKeySubject, 'name' | 'application_id' 
     permissions: key.permissions,
     expires_at: key.expires_at === null ? null : new Date(key.expires_at).toISOString(),
   };
+}
+
+/** A re-pricing job's window as the API shows it, and its status (the one field a change of it sets). */
+export function repricingJobFields(job: Pick<RepricingJobRecord, 'fromNs' | 'toNs' | 'status'>): AuditFields {
+  return { from: nanosToIso(job.fromNs), to: nanosToIso(job.toNs), status: job.status };
 }

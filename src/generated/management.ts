@@ -195,7 +195,8 @@ export interface paths {
          * List audit events
          * @description Added in 1.4.0. The organization's audit log, newest first (`occurred_at`, then `id`,
          *     both descending): one event per management change made in the organization
-         *     (organizations, members, applications, API keys: create, update, rotate, delete), each
+         *     (organizations, members, applications, API keys: create, update, rotate, delete;
+         *     re-pricing jobs since 1.6.0: create, cancel), each
          *     recorded in the same transaction as the change itself, so that no change exists
          *     without its event and a refused change (4xx) leaves none. A token exchange
          *     (`POST /auth/token`) refused for a wrong secret of one of the organization's keys is an
@@ -363,6 +364,163 @@ export interface paths {
         get: operations["getApplicationUsage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{app_id}/repricing-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an application's re-pricing jobs
+         * @description Added in 1.6.0. The application's re-pricing jobs, newest first (`created_at`, then
+         *     `id`, both descending), every status included.
+         *
+         *     Owners of its organization only; dashboard users only. A member gets 403; an API key
+         *     gets 403.
+         */
+        get: operations["listRepricingJobs"];
+        put?: never;
+        /**
+         * Re-price an application's spans over a window
+         * @description Added in 1.6.0. Starts an asynchronous job that computes again the cost of the
+         *     application's spans whose start time is in `[from, to)`, from the prices in force now
+         *     (the default price book the service runs with), and keeps every figure derived from
+         *     the spans exact: trace summaries (`total_cost`), `POST /engine/metrics`,
+         *     `POST /engine/analytics` and their roll-ups. Answers `202` at once with the job
+         *     (`status: queued`) and its URL in `Location`; read its progress there
+         *     (`getRepricingJob`).
+         *
+         *     **Which spans.** Only spans whose cost is not reported: those with
+         *     `cost_source: computed`, and those left unpriced for a reason a price can change
+         *     (`pricing.unpriced_reason: unknown_model`). Each is priced as ingestion prices a span
+         *     without `vendor.cost` (the engine document's "Computed cost" at `POST /v1/traces`), at
+         *     its own start time. A span with a reported cost (`vendor.cost`) is never touched, nor
+         *     is one unpriced for `no_model`, `no_usage` or `invalid_usage`, nor a span stored
+         *     before computed cost existed. A span is written only when its cost or provenance
+         *     (`cost`, `cost_source`, `pricing`) changes; spans ingested while the job runs are
+         *     priced at ingestion as always.
+         *
+         *     **How it runs.** One background worker of any instance of the service takes the job
+         *     at a time (`REPRICING_INTERVAL_SECONDS`, 2 unless configured, between looks for
+         *     work). It walks the window hour by hour of span start time, skipping hours with no
+         *     span to re-price. Within an hour it re-prices batches of at most 1,000 spans, each
+         *     batch one transaction that also records the job's position and counters; after an
+         *     hour's last batch, the hour's derived data is rebuilt from its spans in one
+         *     transaction, which also moves the job to its next hour. A job is therefore resumable
+         *     and idempotent: an instance that stops or fails mid-way loses nothing committed,
+         *     and the job goes on from its last committed batch, on any instance, once its lease
+         *     (30 s, renewed by every batch) has expired, at once when the instance stopped
+         *     cleanly. Running a job again over the same window changes nothing more.
+         *
+         *     **Exactness.** The figures of an hour are exact once that hour's rebuild has
+         *     committed; while an hour is being worked on, its trace summaries and roll-ups may
+         *     still show the old costs of the spans already re-priced (for as long as the hour's
+         *     batches take), and a trace with spans in several hours is exact once each of its
+         *     hours is done. Ingestion goes on meanwhile: spans stored into an hour during its
+         *     rebuild wait for it and are added on top of the rebuilt figures.
+         *
+         *     **One job at a time per window.** While a job of the application is `queued` or
+         *     `running`, a job whose window overlaps its window is refused with 409
+         *     (`code: repricing_job_overlaps`, `job_id`: the unfinished job): wait for it, or
+         *     cancel it. Windows that do not overlap may run at once.
+         *
+         *     `to` must be after `from` (else 422 at `["body","to"]`); both must lie between
+         *     `1970-01-01T00:00:00Z` and `2262-04-11T23:47:16.854775807Z`, the span start times
+         *     the service stores (else 422 at the field).
+         *
+         *     Owners of its organization only; dashboard users only. A member gets 403; an API key
+         *     gets 403.
+         */
+        post: operations["createRepricingJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{app_id}/repricing-jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+                /**
+                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+                 * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                 */
+                job_id: components["parameters"]["RepricingJobId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a re-pricing job and its progress
+         * @description Added in 1.6.0. One re-pricing job of the application, with its progress. A job of
+         *     another application (of the same organization or not) is 404.
+         *
+         *     Owners of its organization only; dashboard users only. A member gets 403; an API key
+         *     gets 403.
+         */
+        get: operations["getRepricingJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{app_id}/repricing-jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+                /**
+                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+                 * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                 */
+                job_id: components["parameters"]["RepricingJobId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a re-pricing job
+         * @description Added in 1.6.0. Cancels a `queued` or `running` job: it answers the job with
+         *     `status: cancelled` and `finished_at`, and the job commits no further batch. The
+         *     spans it re-priced before stay re-priced; the hour it was working on is still
+         *     rebuilt from its spans (by the instance working on it, or by another once that
+         *     instance's lease has expired), so the figures of that hour are exact again shortly
+         *     after. Cancelling a job that is already cancelled answers it again (200, nothing
+         *     changes); cancelling a job that has `succeeded` or `failed` is a 409 with
+         *     `code: repricing_job_finished`. It takes no request body.
+         *
+         *     Owners of its organization only; dashboard users only. A member gets 403; an API key
+         *     gets 403.
+         */
+        post: operations["cancelRepricingJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -663,10 +821,10 @@ export interface components {
             detail: components["schemas"]["ValidationError"][];
         };
         /**
-         * @description Added in 1.4.0. The kind of resource an audit event is about.
+         * @description Added in 1.4.0. The kind of resource an audit event is about (`repricing_job` since 1.6.0).
          * @enum {string}
          */
-        AuditResourceType: "organization" | "member" | "application" | "api_key";
+        AuditResourceType: "organization" | "member" | "application" | "api_key" | "repricing_job";
         /**
          * @description Added in 1.4.0. One management change (or one token exchange refused for a wrong
          *     secret), recorded in the transaction that made it. `before` and `after` hold the
@@ -1085,6 +1243,91 @@ export interface components {
             totals: components["schemas"]["UsageCounts"];
         };
         /**
+         * @description Added in 1.6.0. `queued`: waiting for a worker; `running`: a worker has taken it (it
+         *     stays `running` while no instance holds it after a stop or crash, until one takes it
+         *     again); `succeeded`: every hour of the window is done; `failed`: an unexpected error
+         *     stopped it (`error` says which; what it committed before stays); `cancelled`: stopped
+         *     by `cancelRepricingJob`. The last three are final.
+         * @enum {string}
+         */
+        RepricingJobStatus: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        /** @description Added in 1.6.0. The window of span start time to re-price, `[from, to)`. */
+        RepricingJobCreate: {
+            /**
+             * Format: date-time
+             * @description Start of the window, inclusive (RFC 3339; fractions finer than a millisecond are kept).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the window, exclusive (RFC 3339); after `from`.
+             */
+            to: string;
+        };
+        /**
+         * @description Added in 1.6.0. A re-pricing job (`createRepricingJob`) and its progress. The
+         *     counters only grow, and each batch's and hour's are committed together with its
+         *     spans, so they are exact whenever read. Who created or cancelled a job is in the
+         *     audit log (`listAuditEvents`, resource type `repricing_job`).
+         */
+        RepricingJob: {
+            /** @description The job's id (`rpj_…`). */
+            id: string;
+            application_id: components["schemas"]["ApplicationId"];
+            /**
+             * Format: date-time
+             * @description Start of the window of span start time, inclusive, in UTC (milliseconds, or nanoseconds where the request gave finer digits).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the window, exclusive, as `from`.
+             */
+            to: string;
+            status: components["schemas"]["RepricingJobStatus"];
+            /** @description Spans of the window read whose cost is not reported (computed, or unpriced for `unknown_model`). */
+            spans_examined: number;
+            /** @description Of those, the spans whose `cost`, `cost_source` or `pricing` changed, and were written. */
+            spans_repriced: number;
+            /** @description Hours of span start time of the window that are done (their derived data rebuilt where a span changed); hours without a span to re-price count as done once passed. */
+            hours_done: number;
+            /** @description The hours of span start time the window touches (UTC hours, a partial hour at either end counting as one). */
+            hours_total: number;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When a worker first took the job; `null` while `queued` (and for a job cancelled before any worker took it).
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the job succeeded, failed or was cancelled; `null` before.
+             */
+            finished_at: string | null;
+            /** @description Why the job failed (`failed` only); `null` otherwise. */
+            error: string | null;
+        };
+        /** @description Added in 1.6.0. */
+        RepricingJobList: {
+            data: components["schemas"]["RepricingJob"][];
+            pagination: components["schemas"]["Pagination"];
+            /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description Added in 1.6.0. Why a re-pricing job cannot be created or cancelled, and the job in the way. */
+        RepricingJobConflict: {
+            detail: string;
+            /**
+             * @description `repricing_job_overlaps`: a `queued` or `running` job of the application (`job_id`)
+             *     has a window that overlaps the one asked for. `repricing_job_finished`: the job
+             *     (`job_id`) has succeeded or failed.
+             * @enum {string}
+             */
+            code: "repricing_job_overlaps" | "repricing_job_finished";
+            /** @description The job in the way (`rpj_…`). */
+            job_id: string;
+        };
+        /**
          * @description The API key; also the `client_id` at `POST /auth/token`.
          * @example ak_3Gm8Qw2Lp9Xz4Rt6
          */
@@ -1455,6 +1698,11 @@ export interface components {
          * @example usr_9pQ2wE4rT6yU
          */
         UserId: string;
+        /**
+         * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+         * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
+         */
+        RepricingJobId: string;
         /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
         Page: number;
         /**
@@ -2600,6 +2848,288 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRepricingJobs: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+                 *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+                 *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+                 *     another operation or another query, or a cursor sent together with `page`, is a 422
+                 *     at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of re-pricing jobs, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *           "application_id": "app_8tR3vB6wY1zC",
+                     *           "from": "2026-11-01T00:00:00.000Z",
+                     *           "to": "2026-11-22T00:00:00.000Z",
+                     *           "status": "running",
+                     *           "spans_examined": 182000,
+                     *           "spans_repriced": 91234,
+                     *           "hours_done": 212,
+                     *           "hours_total": 504,
+                     *           "created_at": "2026-11-22T14:00:00.000Z",
+                     *           "started_at": "2026-11-22T14:00:01.512Z",
+                     *           "finished_at": null,
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1
+                     *       },
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RepricingJobList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRepricingJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-11-01T00:00:00.000Z",
+                 *       "to": "2026-11-22T00:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RepricingJobCreate"];
+            };
+        };
+        responses: {
+            /** @description The job is created and queued; `Location` is its URL. */
+            202: {
+                headers: {
+                    /**
+                     * @description The job's path (`/applications/{app_id}/repricing-jobs/{job_id}`).
+                     * @example /applications/app_8tR3vB6wY1zC/repricing-jobs/rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                     */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "application_id": "app_8tR3vB6wY1zC",
+                     *       "from": "2026-11-01T00:00:00.000Z",
+                     *       "to": "2026-11-22T00:00:00.000Z",
+                     *       "status": "queued",
+                     *       "spans_examined": 0,
+                     *       "spans_repriced": 0,
+                     *       "hours_done": 0,
+                     *       "hours_total": 504,
+                     *       "created_at": "2026-11-22T14:00:00.000Z",
+                     *       "started_at": null,
+                     *       "finished_at": null,
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RepricingJob"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A `queued` or `running` job of the application has a window that overlaps this one. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "re-pricing job rpj_7Hs2Kd9Lm4Qp1Rt8Vx5N of this application is running over an overlapping window (2026-11-15T00:00:00.000Z to 2026-11-29T00:00:00.000Z); wait for it to finish or cancel it",
+                     *       "code": "repricing_job_overlaps",
+                     *       "job_id": "rpj_7Hs2Kd9Lm4Qp1Rt8Vx5N"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RepricingJobConflict"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRepricingJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+                /**
+                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+                 * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                 */
+                job_id: components["parameters"]["RepricingJobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "application_id": "app_8tR3vB6wY1zC",
+                     *       "from": "2026-11-01T00:00:00.000Z",
+                     *       "to": "2026-11-22T00:00:00.000Z",
+                     *       "status": "succeeded",
+                     *       "spans_examined": 431022,
+                     *       "spans_repriced": 215877,
+                     *       "hours_done": 504,
+                     *       "hours_total": 504,
+                     *       "created_at": "2026-11-22T14:00:00.000Z",
+                     *       "started_at": "2026-11-22T14:00:01.512Z",
+                     *       "finished_at": "2026-11-22T14:03:40.004Z",
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RepricingJob"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelRepricingJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+                /**
+                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+                 * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                 */
+                job_id: components["parameters"]["RepricingJobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, cancelled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "application_id": "app_8tR3vB6wY1zC",
+                     *       "from": "2026-11-01T00:00:00.000Z",
+                     *       "to": "2026-11-22T00:00:00.000Z",
+                     *       "status": "cancelled",
+                     *       "spans_examined": 182000,
+                     *       "spans_repriced": 91234,
+                     *       "hours_done": 212,
+                     *       "hours_total": 504,
+                     *       "created_at": "2026-11-22T14:00:00.000Z",
+                     *       "started_at": "2026-11-22T14:00:01.512Z",
+                     *       "finished_at": "2026-11-22T14:01:12.770Z",
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RepricingJob"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The job has finished (`succeeded` or `failed`); there is nothing to cancel. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "re-pricing job rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P has already succeeded; only a queued or running job can be cancelled",
+                     *       "code": "repricing_job_finished",
+                     *       "job_id": "rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RepricingJobConflict"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];

@@ -43,7 +43,8 @@ export function httpAnswerOf(error: ServiceError, method: string): HttpAnswer {
   if (error instanceof PermissionDeniedError) return { status: 403, headers: {}, body: detail };
   if (error instanceof NotFoundError) return { status: 404, headers: {}, body: detail };
   if (error instanceof MethodNotAllowedError) return { status: 405, headers: { Allow: error.allowed.join(', ') }, body: detail };
-  if (error instanceof ConflictError) return { status: 409, headers: {}, body: detail };
+  if (error instanceof ConflictError)
+    return { status: 409, headers: {}, body: error.code === undefined ? detail : { ...detail, code: error.code, ...error.fields } };
   if (error instanceof TooLargeError) return { status: 413, headers: {}, body: detail };
   if (error instanceof UnsupportedMediaTypeError) {
     const header = ACCEPT_HEADERS[method];

@@ -9,6 +9,7 @@ import { createAccessToken } from './create-access-token.js';
 import { getJwks } from './get-jwks.js';
 import { addMember, listMembers, removeMember, updateMember } from './members.js';
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations.js';
+import { cancelRepricingJob, createRepricingJob, getRepricingJob, listRepricingJobs } from './repricing-jobs.js';
 import { getApplicationUsage } from './usage.js';
 import { getCurrentUser, updateCurrentUser } from './users.js';
 import { withAuditTrail } from './audited.js';
@@ -34,6 +35,10 @@ export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
     updateApplication: updateApplication(deps),
     deleteApplication: deleteApplication(deps),
     getApplicationUsage: getApplicationUsage(deps),
+    createRepricingJob: createRepricingJob(deps),
+    listRepricingJobs: listRepricingJobs(deps),
+    getRepricingJob: getRepricingJob(deps),
+    cancelRepricingJob: cancelRepricingJob(deps),
     createApiKey: createApiKey(deps),
     listApiKeys: listApiKeys(deps),
     getApiKey: getApiKey(deps),

@@ -8,3 +8,11 @@ export function toIso(epochMs: number | string | null): string | null {
 export function toIsoRequired(epochMs: number | string): string {
   return new Date(Number(epochMs)).toISOString();
 }
+
+/** A time stored in Unix nanoseconds (a span time, a re-pricing window) as RFC 3339 UTC: milliseconds, or nanoseconds when finer digits are set. */
+export function nanosToIso(ns: bigint): string {
+  const millis = ns / 1_000_000n - (ns % 1_000_000n < 0n ? 1n : 0n);
+  const below = ns - millis * 1_000_000n;
+  const iso = new Date(Number(millis)).toISOString();
+  return below === 0n ? iso : `${iso.slice(0, -1)}${below.toString().padStart(6, '0')}Z`;
+}

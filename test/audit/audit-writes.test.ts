@@ -7,7 +7,15 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { hashSecret } from '../../src/accounts/secrets.js';
 import { loadDocument } from '../../src/api/documents.js';
-import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser, type SeededKey } from '../support/accounts.js';
+import {
+  apiKeyToken,
+  seedApiKey,
+  seedApplication,
+  seedOrganization,
+  seedRepricingJob,
+  seedUser,
+  type SeededKey,
+} from '../support/accounts.js';
 import { call, documentOperations, type DocumentOperation } from '../support/contract.js';
 import { buildRequest, type ResourceIds } from '../support/operation-requests.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
@@ -42,8 +50,9 @@ async function seedWorld(app: TestServer, withApplication = true): Promise<World
   const key = withApplication
     ? await seedApiKey(app.server.knex, appId, ['read:traces', 'write:traces'])
     : { apiKey: 'ak_none', secret: 'as_none' };
+  const jobId = withApplication ? await seedRepricingJob(app.server.knex, appId) : undefined;
   return {
-    ids: { orgId, appId, apiKey: key.apiKey, userId: member.userId },
+    ids: { orgId, appId, apiKey: key.apiKey, userId: member.userId, jobId },
     owner: owner.token,
     ownerId: owner.userId,
     member: member.token,
@@ -101,6 +110,10 @@ function expectedResource(
       return [ids.orgId, 'api_key', ids.apiKey];
     case 'updateCurrentUser':
       return [null, 'user', ownerId];
+    case 'createRepricingJob':
+      return [ids.orgId, 'repricing_job', body.id];
+    case 'cancelRepricingJob':
+      return [ids.orgId, 'repricing_job', ids.jobId as string];
     default:
       throw new Error(`no expectation for ${operationId}: add one (a new management write must be audited)`);
   }
@@ -137,6 +150,8 @@ onEachDatabase('audit events of management writes', (app) => {
       'rotateApiKeySecret',
       'deleteApiKey',
       'updateCurrentUser',
+      'createRepricingJob',
+      'cancelRepricingJob',
     ]);
   });
 
@@ -146,7 +161,7 @@ onEachDatabase('audit events of management writes', (app) => {
       const world = await seedWorld(app(), entry.operationId !== 'deleteOrganization');
       const requestId = `audit-${entry.operationId}-${Date.now()}`;
       const response = await send(app(), entry, world.ids, world.owner, requestId);
-      expect(response.status, response.text).to.be.oneOf([200, 201]);
+      expect(response.status, response.text).to.be.oneOf([200, 201, 202]);
       const [organizationId, resourceType, resourceId] = expectedResource(entry.operationId, world.ids, response.body, world.ownerId);
       const events = await eventsOf(app().server.knex, { request_id: requestId });
       expect(events).to.have.length(1);
@@ -256,6 +271,26 @@ onEachDatabase('audit events of management writes', (app) => {
           (await call(app().url, 'PATCH', `/applications/${world.ids.appId}`, { token: world.owner, json: { retention_days: 0 } })).status,
       },
       {
+        title: 'a member re-pricing an application (403)',
+        run: async (world) =>
+          (
+            await call(app().url, 'POST', `/applications/${world.ids.appId}/repricing-jobs`, {
+              token: world.member,
+              json: { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' },
+            })
+          ).status,
+      },
+      {
+        title: 'a re-pricing job overlapping a running one (409)',
+        run: async (world) =>
+          (
+            await call(app().url, 'POST', `/applications/${world.ids.appId}/repricing-jobs`, {
+              token: world.owner,
+              json: { from: '2026-09-30T00:00:00Z', to: '2026-10-01T00:00:01Z' },
+            })
+          ).status,
+      },
+      {
         title: 'a key of an application that does not exist (404)',
         run: async (world) =>
           (
@@ -327,12 +362,13 @@ onEachDatabase('audit events of management writes', (app) => {
   });
 });
 
-/** What a failed write could have touched: the organization, its members, applications and keys. */
+/** What a failed write could have touched: the organization, its members, applications, keys and re-pricing jobs. */
 async function snapshot(knex: Knex, world: World): Promise<unknown> {
   return {
     organization: await knex('organizations').where({ id: world.ids.orgId }).first(),
     members: await knex('memberships').where({ organization_id: world.ids.orgId }).orderBy('user_id'),
     applications: await knex('applications').where({ organization_id: world.ids.orgId }).orderBy('id'),
     keys: await knex('api_keys').where({ application_id: world.ids.appId }).orderBy('id'),
+    repricingJobs: await knex('repricing_jobs').where({ application_id: world.ids.appId }).orderBy('id'),
   };
 }

@@ -7,7 +7,7 @@ import { newId } from '../../src/storage/accounts/ids.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { spanRow } from '../support/span-rows.js';
 import { ASSIGNABLE_PERMISSIONS, DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
-import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
+import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedRepricingJob, seedUser } from '../support/accounts.js';
 import { call, documentOperations, type CallOptions, type DocumentOperation } from '../support/contract.js';
 import { accessOf, buildRequest, SOME_TRACE_ID, touchesResource, type ResourceIds } from '../support/operation-requests.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
@@ -54,7 +54,9 @@ async function seedWorld(app: TestServer, ownerPermissions: readonly string[] = 
   const { apiKey } = await seedApiKey(app.server.knex, appId, ['read:traces']);
   // The trace GET /traces/{trace_id} names, so that a caller let through finds it.
   await storeSpans(app.server.knex, [spanRow({ application_id: appId, trace_id: SOME_TRACE_ID, span_id: '00f067aa0ba902b7' })]);
-  return { ids: { orgId, appId, apiKey, userId: member.userId }, owner: owner.token, member: member.token };
+  // The re-pricing job the job operations name.
+  const jobId = await seedRepricingJob(app.server.knex, appId);
+  return { ids: { orgId, appId, apiKey, userId: member.userId, jobId }, owner: owner.token, member: member.token };
 }
 
 async function keyToken(app: TestServer, appId: string, permissions: readonly string[]): Promise<string> {

@@ -1,6 +1,7 @@
 // One test per status code the management document declares, per operation. The operations and
 // their declared codes are read from the document, so a code added there without a way to
-// produce it here fails the first test. 503 is produced by a server whose database is down.
+// produce it here fails the first test. 503 is produced by a server whose database is down. The
+// re-pricing worker is off, so that the fixture's job stays queued until a test runs a pass.
 import { maxHeaderSize } from 'node:http';
 import { expect } from 'chai';
 import { loadDocument } from '../../src/api/documents.js';
@@ -23,6 +24,8 @@ interface Ids {
   appId: string;
   apiKey: string;
   userId: string;
+  /** A queued re-pricing job of the application (the worker is off in these suites). */
+  jobId: string;
 }
 
 interface Fixture {
@@ -40,7 +43,10 @@ interface Request {
   options: CallOptions;
 }
 
-const UNKNOWN: Ids = { orgId: 'org_unknown0', appId: 'app_unknown0', apiKey: 'ak_unknown0', userId: 'usr_unknown0' };
+const UNKNOWN: Ids = { orgId: 'org_unknown0', appId: 'app_unknown0', apiKey: 'ak_unknown0', userId: 'usr_unknown0', jobId: 'rpj_unknown0' };
+
+/** The window of the fixture's re-pricing job. */
+const JOB_WINDOW = { from: '2026-10-01T00:00:00Z', to: '2026-10-02T00:00:00Z' };
 
 /** A request each operation answers with success, built from ids (the fixture's, or unknown ones). */
 const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
@@ -97,6 +103,14 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
   updateCurrentUser: () => ({ method: 'PUT', path: '/users', options: { json: { name: 'Alice', email: 'alice@example.com' } } }),
   getCurrentUser: () => ({ method: 'GET', path: '/users/me', options: {} }),
   listAuditEvents: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/audit-events`, options: { query: { limit: 5 } } }),
+  createRepricingJob: (ids) => ({
+    method: 'POST',
+    path: `/applications/${ids.appId}/repricing-jobs`,
+    options: { json: { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z' } },
+  }),
+  listRepricingJobs: (ids) => ({ method: 'GET', path: `/applications/${ids.appId}/repricing-jobs`, options: { query: { limit: 5 } } }),
+  getRepricingJob: (ids) => ({ method: 'GET', path: `/applications/${ids.appId}/repricing-jobs/${ids.jobId}`, options: {} }),
+  cancelRepricingJob: (ids) => ({ method: 'POST', path: `/applications/${ids.appId}/repricing-jobs/${ids.jobId}/cancel`, options: {} }),
 };
 
 /** The same request, made invalid in one place: an unknown body property, an id too long, or limit=101. */
@@ -114,6 +128,7 @@ type Producer = (fixture: Fixture, operationId: string, app: TestServer) => Prom
 const PRODUCERS: Record<string, Producer> = {
   '200': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
   '201': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
+  '202': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
   '401': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture), token: 'not-a-jwt' }),
   '431': async (fixture, operationId) => {
     const request = VALID[operationId](fixture.ids, fixture);
@@ -150,7 +165,15 @@ const PRODUCERS: Record<string, Producer> = {
     };
   },
   '422': async (fixture, operationId) => ({ request: invalid(VALID[operationId](fixture.ids, fixture)) }),
-  '409': async (fixture, operationId) => {
+  '409': async (fixture, operationId, app) => {
+    // A job over a window the fixture's queued job overlaps.
+    if (operationId === 'createRepricingJob')
+      return { request: { ...VALID.createRepricingJob(fixture.ids, fixture), options: { json: JOB_WINDOW } } };
+    if (operationId === 'cancelRepricingJob') {
+      // The fixture's job, run to its end (its window holds no span).
+      await app.server.repricer.runOnce();
+      return { request: VALID.cancelRepricingJob(fixture.ids, fixture) };
+    }
     if (operationId === 'addMember') {
       // The person is already a member.
       const members = await fixture.owner('GET', `/organizations/${fixture.ids.orgId}/members`);
@@ -194,34 +217,40 @@ async function makeFixture(app: TestServer): Promise<Fixture> {
   const weak = await createApiKey(owner, appId, ['write:traces']);
   const member = await owner('POST', `/organizations/${orgId}/members`, { json: { email: `m-${orgId.slice(4, 12)}@example.com` } });
   expectStatus(member, 201);
+  const job = await owner('POST', `/applications/${appId}/repricing-jobs`, { json: JOB_WINDOW });
+  expectStatus(job, 202);
   return {
     owner,
-    ids: { orgId, appId, apiKey, userId: member.body.user_id },
+    ids: { orgId, appId, apiKey, userId: member.body.user_id, jobId: job.body.id },
     emptyOrgId: await createOrganization(owner, 'Empty'),
     weakKeyToken: await keyToken(app, weak.apiKey, weak.secret),
   };
 }
 
-onEachDatabase('management status codes', (app) => {
-  it('has a way to produce every status code the document declares', () => {
-    const missing = declaredStatuses().filter(([operationId, status]) => status !== '503' && (!PRODUCERS[status] || !VALID[operationId]));
-    expect(missing).to.deep.equal([]);
-  });
-
-  for (const [operationId, status] of declaredStatuses()) {
-    if (status === '503') continue;
-    it(`${operationId} answers ${status}`, async () => {
-      const fixture = await makeFixture(app());
-      const { request, token } = await PRODUCERS[status](fixture, operationId, app());
-      const response = await (token === undefined ? fixture.owner : callerFor(app(), token))(request.method, request.path, {
-        ...request.options,
-        ...(token ? { token } : {}),
-      });
-      expectStatus(response, Number(status));
-      if (status === '401') expect(response.headers.get('www-authenticate')).to.match(/^Bearer/);
+onEachDatabase(
+  'management status codes',
+  (app) => {
+    it('has a way to produce every status code the document declares', () => {
+      const missing = declaredStatuses().filter(([operationId, status]) => status !== '503' && (!PRODUCERS[status] || !VALID[operationId]));
+      expect(missing).to.deep.equal([]);
     });
-  }
-});
+
+    for (const [operationId, status] of declaredStatuses()) {
+      if (status === '503') continue;
+      it(`${operationId} answers ${status}`, async () => {
+        const fixture = await makeFixture(app());
+        const { request, token } = await PRODUCERS[status](fixture, operationId, app());
+        const response = await (token === undefined ? fixture.owner : callerFor(app(), token))(request.method, request.path, {
+          ...request.options,
+          ...(token ? { token } : {}),
+        });
+        expectStatus(response, Number(status));
+        if (status === '401') expect(response.headers.get('www-authenticate')).to.match(/^Bearer/);
+      });
+    }
+  },
+  { REPRICING_INTERVAL_SECONDS: '0' },
+);
 
 describe('management status codes: 503 while the database is unreachable', () => {
   let server: (TestServer & { stop(): Promise<void> }) | undefined;

@@ -3,6 +3,7 @@
 // tokens signed by the test server's own key and the key-for-token exchange at POST /auth/token.
 import type { Knex } from 'knex';
 import { newId } from '../../src/storage/accounts/ids.js';
+import { hoursOfWindow, insertRepricingJob, REPRICING_JOBS } from '../../src/storage/repricing/repricing-jobs.js';
 import { DASHBOARD_USER_PERMISSIONS, type Permission, type Role } from '../../src/permissions.js';
 import * as seed from '../../scripts/lib/seed-accounts.js';
 import type { ResourceIds } from './operation-requests.js';
@@ -63,4 +64,36 @@ export async function seedOwnedResources(app: TestServer): Promise<{ ids: Resour
   const orgId = await seedOrganization(app.server.knex, [[owner.userId, 'owner']]);
   const appId = await seedApplication(app.server.knex, orgId);
   return { ids: { orgId, appId, apiKey: 'ak_unknown00000000000', userId: owner.userId }, token: owner.token };
+}
+
+/**
+ * A re-pricing job of the application over 2026-10-01 (a window no document example overlaps),
+ * running and held by another instance for an hour, so that no worker of the test server changes
+ * it meanwhile; written through storage, without an audit event, as the other seeds.
+ */
+export async function seedRepricingJob(knex: Knex, applicationId: string): Promise<string> {
+  const id = newId('rpj');
+  const [fromNs, toNs] = [1_790_812_800_000_000_000n, 1_790_899_200_000_000_000n];
+  const now = Date.now();
+  await knex.transaction(async (trx) => {
+    await insertRepricingJob(trx, {
+      id,
+      applicationId,
+      fromNs,
+      toNs,
+      status: 'running',
+      spansExamined: 0,
+      spansRepriced: 0,
+      hoursDone: 0,
+      hoursTotal: hoursOfWindow(fromNs, toNs),
+      createdAt: now,
+      startedAt: now,
+      finishedAt: null,
+      error: null,
+    });
+    await trx(REPRICING_JOBS)
+      .where({ id })
+      .update({ lease_owner: 'another-instance', lease_expires_at: now + 3_600_000 });
+  });
+  return id;
 }

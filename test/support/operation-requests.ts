@@ -10,6 +10,8 @@ export interface ResourceIds {
   appId: string;
   apiKey: string;
   userId: string;
+  /** A re-pricing job of the application (test/support/accounts.ts, seedRepricingJob), where a test seeded one. */
+  jobId?: string;
 }
 
 export interface BuiltRequest {
@@ -38,8 +40,9 @@ function idFor(name: string, ids: ResourceIds): string | undefined {
       'x-vendor-app-id': ids.appId,
       api_key: ids.apiKey,
       user_id: ids.userId,
+      job_id: ids.jobId,
       trace_id: SOME_TRACE_ID,
-    } as Record<string, string>
+    } as Record<string, string | undefined>
   )[name.toLowerCase()];
 }
 
