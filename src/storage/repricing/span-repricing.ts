@@ -81,6 +81,13 @@ function repricedSpan(row: Record<string, unknown>): RepricedSpan {
 
 const sameCost = (a: SpanCost, b: SpanCost) => COST_COLUMNS.every((column) => a[column] === b[column]);
 
+/**
+ * One span's new cost fields, by its identity (spans_identity), never over a reported cost: the
+ * same text for every span, compiled ahead (prepared once per connection on MariaDB/MySQL), with
+ * the values of COST_COLUMNS, then the application, trace and span ids.
+ */
+const UPDATE_SPAN_COST = `UPDATE spans SET ${COST_COLUMNS.map((column) => `${column} = ?`).join(', ')} WHERE application_id = ? AND trace_id = ? AND span_id = ? AND (cost_source IS NULL OR cost_source <> 'reported')`;
+
 /** The part of the hour in the job's window. */
 function hourInWindow(job: LeasedJob, hourNs: bigint): { fromNs: bigint; toNs: bigint } {
   const { fromNs, toNs } = job.record;
@@ -113,13 +120,8 @@ export async function repriceBatch(knex: Knex, job: LeasedJob, price: Pricer, li
     for (const span of spans) {
       const cost = price(span);
       if (sameCost(span, cost)) continue;
-      const update = db('spans')
-        .where({ application_id: job.record.applicationId, trace_id: span.trace_id, span_id: span.span_id })
-        .where((notReported) => notReported.whereNull('cost_source').orWhereNot('cost_source', 'reported'))
-        .update(Object.fromEntries(COST_COLUMNS.map((column) => [column, cost[column]])));
-      // The text repeats for every span: prepared once per connection on MariaDB/MySQL.
-      const { sql, bindings } = update.toSQL().toNative();
-      await runCompiled(transaction, { sql, bindings: [...bindings] });
+      const bindings = [...COST_COLUMNS.map((column) => cost[column]), job.record.applicationId, span.trace_id, span.span_id];
+      await runCompiled(transaction, { sql: UPDATE_SPAN_COST, bindings });
       repriced += 1;
     }
     const last = spans.at(-1);
