@@ -94,198 +94,218 @@ async function firstSpanEvent(body: ReadableStream<Uint8Array>): Promise<string>
   return text;
 }
 
-onEachDatabase('generated client covers every operation', (app) => {
-  it('calls each operation with a type-checked request, over real data, and gets its documented success answer', async function () {
-    this.timeout(30_000);
-    const expected = await successStatuses();
-    const answered = new Map<string, number>();
-    const checkingFetch = async (input: Request): Promise<Response> => {
-      const response = await fetch(input);
-      const contentType = response.headers.get('content-type') ?? '';
-      const path = new URL(input.url).pathname;
-      if (contentType.startsWith('text/event-stream')) {
-        // An endless stream: its status and headers are checked, its body is read by the test.
+onEachDatabase(
+  'generated client covers every operation',
+  (app) => {
+    it('calls each operation with a type-checked request, over real data, and gets its documented success answer', async function () {
+      this.timeout(30_000);
+      const expected = await successStatuses();
+      const answered = new Map<string, number>();
+      const checkingFetch = async (input: Request): Promise<Response> => {
+        const response = await fetch(input);
+        const contentType = response.headers.get('content-type') ?? '';
+        const path = new URL(input.url).pathname;
+        if (contentType.startsWith('text/event-stream')) {
+          // An endless stream: its status and headers are checked, its body is read by the test.
+          const operationId = await assertMatchesContract(input.method, path, {
+            status: response.status,
+            headers: response.headers,
+            body: '',
+            text: '',
+          });
+          if (operationId) answered.set(operationId, response.status);
+          return response;
+        }
+        const text = await response.text();
+        const body = contentType.includes('json') && text ? JSON.parse(text) : text;
         const operationId = await assertMatchesContract(input.method, path, {
           status: response.status,
           headers: response.headers,
-          body: '',
-          text: '',
+          body,
+          text,
         });
-        if (operationId) answered.set(operationId, response.status);
-        return response;
-      }
-      const text = await response.text();
-      const body = contentType.includes('json') && text ? JSON.parse(text) : text;
-      const operationId = await assertMatchesContract(input.method, path, {
-        status: response.status,
-        headers: response.headers,
-        body,
-        text,
+        if (operationId) {
+          answered.set(operationId, response.status);
+          expect(response.status, `${input.method} ${path} (${operationId}): ${text.slice(0, 300)}`).to.equal(expected.get(operationId));
+        }
+        return new Response(text, { status: response.status, headers: response.headers });
+      };
+
+      const alice = await dashboardUser(app(), 'Alice');
+      const bob = await dashboardUser(app(), 'Bob');
+      const management = createClient<ManagementPaths>({
+        baseUrl: app().url,
+        fetch: checkingFetch,
+        headers: { Authorization: `Bearer ${alice.token}` },
       });
-      if (operationId) {
-        answered.set(operationId, response.status);
-        expect(response.status, `${input.method} ${path} (${operationId}): ${text.slice(0, 300)}`).to.equal(expected.get(operationId));
-      }
-      return new Response(text, { status: response.status, headers: response.headers });
-    };
+      const anonymous = createClient<ManagementPaths>({ baseUrl: app().url, fetch: checkingFetch });
 
-    const alice = await dashboardUser(app(), 'Alice');
-    const bob = await dashboardUser(app(), 'Bob');
-    const management = createClient<ManagementPaths>({
-      baseUrl: app().url,
-      fetch: checkingFetch,
-      headers: { Authorization: `Bearer ${alice.token}` },
-    });
-    const anonymous = createClient<ManagementPaths>({ baseUrl: app().url, fetch: checkingFetch });
+      // The user, their organization and a member.
+      const profile = await management.PUT('/users', { body: { name: 'Alice Example', email: alice.email } });
+      expect(profile.data?.updated_at).to.be.a('string');
+      expect((await management.GET('/users/me')).data).to.include({ name: 'Alice Example', email: alice.email });
+      const organization = await management.POST('/organizations', { body: { name: 'Acme' } });
+      const orgId = organization.data?.id as string;
+      expect(orgId).to.be.a('string');
+      expect(
+        (await management.GET('/organizations', { params: { query: { page: 1, limit: 20 } } })).data?.organizations.map((org) => org.id),
+      ).to.include(orgId);
+      const renamed = await management.PATCH('/organizations/{org_id}', {
+        params: { path: { org_id: orgId } },
+        body: { name: 'Acme Corp', address: { city: 'Lyon' } },
+      });
+      expect(renamed.data).to.include({ id: orgId });
+      expect((await management.GET('/organizations/{org_id}', { params: { path: { org_id: orgId } } })).data).to.include({
+        id: orgId,
+        name: 'Acme Corp',
+      });
+      const member = await management.POST('/organizations/{org_id}/members', {
+        params: { path: { org_id: orgId } },
+        body: { email: bob.email, role: 'member' },
+      });
+      const bobId = member.data?.user_id as string;
+      expect(bobId).to.be.a('string');
+      const members = await management.GET('/organizations/{org_id}/members', { params: { path: { org_id: orgId } } });
+      expect(members.data?.data.map((entry) => entry.user_id)).to.include(bobId);
+      const promoted = await management.PATCH('/organizations/{org_id}/members/{user_id}', {
+        params: { path: { org_id: orgId, user_id: bobId } },
+        body: { role: 'owner' },
+      });
+      expect(promoted.data).to.be.an('object').that.is.not.empty;
 
-    // The user, their organization and a member.
-    const profile = await management.PUT('/users', { body: { name: 'Alice Example', email: alice.email } });
-    expect(profile.data?.updated_at).to.be.a('string');
-    expect((await management.GET('/users/me')).data).to.include({ name: 'Alice Example', email: alice.email });
-    const organization = await management.POST('/organizations', { body: { name: 'Acme' } });
-    const orgId = organization.data?.id as string;
-    expect(orgId).to.be.a('string');
-    expect(
-      (await management.GET('/organizations', { params: { query: { page: 1, limit: 20 } } })).data?.organizations.map((org) => org.id),
-    ).to.include(orgId);
-    const renamed = await management.PATCH('/organizations/{org_id}', {
-      params: { path: { org_id: orgId } },
-      body: { name: 'Acme Corp', address: { city: 'Lyon' } },
-    });
-    expect(renamed.data).to.include({ id: orgId });
-    expect((await management.GET('/organizations/{org_id}', { params: { path: { org_id: orgId } } })).data).to.include({
-      id: orgId,
-      name: 'Acme Corp',
-    });
-    const member = await management.POST('/organizations/{org_id}/members', {
-      params: { path: { org_id: orgId } },
-      body: { email: bob.email, role: 'member' },
-    });
-    const bobId = member.data?.user_id as string;
-    expect(bobId).to.be.a('string');
-    const members = await management.GET('/organizations/{org_id}/members', { params: { path: { org_id: orgId } } });
-    expect(members.data?.data.map((entry) => entry.user_id)).to.include(bobId);
-    const promoted = await management.PATCH('/organizations/{org_id}/members/{user_id}', {
-      params: { path: { org_id: orgId, user_id: bobId } },
-      body: { role: 'owner' },
-    });
-    expect(promoted.data).to.be.an('object').that.is.not.empty;
+      // An application and its API key.
+      const application = await management.POST('/applications', {
+        body: { organization_id: orgId, name: 'Checkout', region: 'EU', pricing_plan: 'pro' },
+      });
+      const appId = application.data?.id as string;
+      expect(appId).to.be.a('string');
+      const applications = await management.GET('/applications', {
+        params: { query: { organization_id: orgId, region: 'EU', pricing_plan: 'pro', page: 1, limit: 5 } },
+      });
+      expect(applications.data?.data.map((entry) => entry.id)).to.deep.equal([appId]);
+      expect(
+        (await management.PATCH('/applications/{app_id}', { params: { path: { app_id: appId } }, body: { name: 'Checkout v2' } })).data,
+      ).to.be.an('object').that.is.not.empty;
+      expect((await management.GET('/applications/{app_id}', { params: { path: { app_id: appId } } })).data).to.include({
+        id: appId,
+        organization_id: orgId,
+        name: 'Checkout v2',
+      });
+      const usage = await management.GET('/applications/{app_id}/usage', {
+        params: {
+          path: { app_id: appId },
+          query: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z', granularity: 'day', by_api_key: true },
+        },
+      });
+      expect(usage.data).to.deep.include({
+        application_id: appId,
+        granularity: 'day',
+        by_api_key: true,
+        start_time: '2026-11-22T00:00:00.000Z',
+      });
+      // A re-pricing job over a day without spans: created, read, listed and cancelled (the worker is off).
+      const job = await management.POST('/applications/{app_id}/repricing-jobs', {
+        params: { path: { app_id: appId } },
+        body: { from: '2026-10-01T00:00:00Z', to: '2026-10-02T00:00:00Z' },
+      });
+      const jobId = job.data?.id as string;
+      expect(job.response.headers.get('location')).to.equal(`/applications/${appId}/repricing-jobs/${jobId}`);
+      const jobPath = { params: { path: { app_id: appId, job_id: jobId } } };
+      expect((await management.GET('/applications/{app_id}/repricing-jobs/{job_id}', jobPath)).data).to.include({ status: 'queued' });
+      const jobs = await management.GET('/applications/{app_id}/repricing-jobs', {
+        params: { path: { app_id: appId }, query: { limit: 5 } },
+      });
+      expect(jobs.data?.data.map((entry) => entry.id)).to.deep.equal([jobId]);
+      expect((await management.POST('/applications/{app_id}/repricing-jobs/{job_id}/cancel', jobPath)).data).to.include({
+        status: 'cancelled',
+      });
+      const created = await management.POST('/api-keys', { body: { app_id: appId, name: 'ingest', permissions: ['write:traces'] } });
+      const apiKey = created.data?.api_key as string;
+      const secret = created.data?.api_secret as string;
+      expect(apiKey).to.be.a('string');
+      expect(secret).to.be.a('string').and.not.equal('');
+      expect(
+        (await management.GET('/api-keys', { params: { query: { app_id: appId } } })).data?.data.map((entry) => entry.api_key),
+      ).to.deep.equal([apiKey]);
+      const widened = await management.PATCH('/api-keys/{api_key}', {
+        params: { path: { api_key: apiKey } },
+        body: { permissions: ['read:traces', 'write:traces'] },
+      });
+      expect(widened.data).to.be.an('object').that.is.not.empty;
+      const key = await management.GET('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
+      expect(key.data).to.include({ api_key: apiKey });
+      expect(key.data?.permissions).to.have.members(['read:traces', 'write:traces']);
 
-    // An application and its API key.
-    const application = await management.POST('/applications', {
-      body: { organization_id: orgId, name: 'Checkout', region: 'EU', pricing_plan: 'pro' },
-    });
-    const appId = application.data?.id as string;
-    expect(appId).to.be.a('string');
-    const applications = await management.GET('/applications', {
-      params: { query: { organization_id: orgId, region: 'EU', pricing_plan: 'pro', page: 1, limit: 5 } },
-    });
-    expect(applications.data?.data.map((entry) => entry.id)).to.deep.equal([appId]);
-    expect(
-      (await management.PATCH('/applications/{app_id}', { params: { path: { app_id: appId } }, body: { name: 'Checkout v2' } })).data,
-    ).to.be.an('object').that.is.not.empty;
-    expect((await management.GET('/applications/{app_id}', { params: { path: { app_id: appId } } })).data).to.include({
-      id: appId,
-      organization_id: orgId,
-      name: 'Checkout v2',
-    });
-    const usage = await management.GET('/applications/{app_id}/usage', {
-      params: {
-        path: { app_id: appId },
-        query: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z', granularity: 'day', by_api_key: true },
-      },
-    });
-    expect(usage.data).to.deep.include({
-      application_id: appId,
-      granularity: 'day',
-      by_api_key: true,
-      start_time: '2026-11-22T00:00:00.000Z',
-    });
-    const created = await management.POST('/api-keys', { body: { app_id: appId, name: 'ingest', permissions: ['write:traces'] } });
-    const apiKey = created.data?.api_key as string;
-    const secret = created.data?.api_secret as string;
-    expect(apiKey).to.be.a('string');
-    expect(secret).to.be.a('string').and.not.equal('');
-    expect(
-      (await management.GET('/api-keys', { params: { query: { app_id: appId } } })).data?.data.map((entry) => entry.api_key),
-    ).to.deep.equal([apiKey]);
-    const widened = await management.PATCH('/api-keys/{api_key}', {
-      params: { path: { api_key: apiKey } },
-      body: { permissions: ['read:traces', 'write:traces'] },
-    });
-    expect(widened.data).to.be.an('object').that.is.not.empty;
-    const key = await management.GET('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
-    expect(key.data).to.include({ api_key: apiKey });
-    expect(key.data?.permissions).to.have.members(['read:traces', 'write:traces']);
+      // The key's token, and the keys that verify it.
+      const exchanged = await anonymous.POST('/auth/token', {
+        body: { grant_type: 'client_credentials', client_id: apiKey, client_secret: secret },
+      });
+      const accessToken = exchanged.data?.access_token as string;
+      expect(accessToken).to.be.a('string');
+      expect((await anonymous.GET('/.well-known/jwks.json')).data?.keys).to.have.length.greaterThan(0);
 
-    // The key's token, and the keys that verify it.
-    const exchanged = await anonymous.POST('/auth/token', {
-      body: { grant_type: 'client_credentials', client_id: apiKey, client_secret: secret },
-    });
-    const accessToken = exchanged.data?.access_token as string;
-    expect(accessToken).to.be.a('string');
-    expect((await anonymous.GET('/.well-known/jwks.json')).data?.keys).to.have.length.greaterThan(0);
+      // The engine, as the key: ingest a trace, then find it every way.
+      const engine = createClient<EnginePaths>({
+        baseUrl: app().url,
+        fetch: checkingFetch,
+        headers: { Authorization: `Bearer ${accessToken}` },
+      });
+      const APP = { 'X-Vendor-App-Id': appId };
+      const ingested = await engine.POST('/v1/traces', { params: { header: APP }, body: otlpExport() });
+      expect(ingested.response.status).to.equal(200);
+      const filter = { and: [{ field: 'service_name', op: 'eq' as const, value: 'checkout' }] };
+      const spans = await engine.POST('/engine/query', { params: { query: WINDOW, header: APP }, body: { filter } });
+      expect(spans.data?.data.map((span) => span.span_name)).to.have.members(['POST /checkout', 'charge']);
+      const traces = await engine.POST('/traces', {
+        params: { query: { ...WINDOW, search_child_spans: true }, header: APP },
+        body: { filter },
+      });
+      expect(traces.data?.data.map((trace) => trace.trace_id)).to.deep.equal([TRACE_ID]);
+      const trace = await engine.GET('/traces/{trace_id}', { params: { path: { trace_id: TRACE_ID }, header: APP } });
+      expect(trace.data?.summary.spans_count).to.equal(trace.data?.data.length);
+      expect(trace.data?.data.every((span) => span.trace_id === TRACE_ID)).to.equal(true);
+      const metrics = await engine.POST('/engine/metrics', { params: { query: WINDOW, header: APP }, body: { filter: null } });
+      expect(metrics.data?.trace_count).to.equal(1);
+      const analytics = await engine.POST('/engine/analytics', {
+        params: { query: WINDOW, header: APP },
+        body: {
+          grain: 'spans',
+          filter,
+          group_by: ['span_name'],
+          measures: [{ fn: 'count' }, { fn: 'p50', field: 'duration_ms' }],
+          row_limit: 1,
+        },
+      });
+      expect(analytics.data?.groups).to.have.length(1);
+      expect(analytics.data?.truncated).to.equal(true);
+      const live = await engine.GET('/traces/live', { params: { query: { limit: 10 }, header: APP } });
+      expect(live.data?.data).to.have.length(2);
+      // From the start of the application's receive sequence: the stored spans come first.
+      const stream = await engine.GET('/traces/live/stream', { params: { header: { ...APP, 'Last-Event-ID': '0' } }, parseAs: 'stream' });
+      expect(stream.response.status).to.equal(200);
+      expect(await firstSpanEvent(stream.data as ReadableStream<Uint8Array>)).to.include(`"trace_id":"${TRACE_ID}"`);
 
-    // The engine, as the key: ingest a trace, then find it every way.
-    const engine = createClient<EnginePaths>({
-      baseUrl: app().url,
-      fetch: checkingFetch,
-      headers: { Authorization: `Bearer ${accessToken}` },
-    });
-    const APP = { 'X-Vendor-App-Id': appId };
-    const ingested = await engine.POST('/v1/traces', { params: { header: APP }, body: otlpExport() });
-    expect(ingested.response.status).to.equal(200);
-    const filter = { and: [{ field: 'service_name', op: 'eq' as const, value: 'checkout' }] };
-    const spans = await engine.POST('/engine/query', { params: { query: WINDOW, header: APP }, body: { filter } });
-    expect(spans.data?.data.map((span) => span.span_name)).to.have.members(['POST /checkout', 'charge']);
-    const traces = await engine.POST('/traces', {
-      params: { query: { ...WINDOW, search_child_spans: true }, header: APP },
-      body: { filter },
-    });
-    expect(traces.data?.data.map((trace) => trace.trace_id)).to.deep.equal([TRACE_ID]);
-    const trace = await engine.GET('/traces/{trace_id}', { params: { path: { trace_id: TRACE_ID }, header: APP } });
-    expect(trace.data?.summary.spans_count).to.equal(trace.data?.data.length);
-    expect(trace.data?.data.every((span) => span.trace_id === TRACE_ID)).to.equal(true);
-    const metrics = await engine.POST('/engine/metrics', { params: { query: WINDOW, header: APP }, body: { filter: null } });
-    expect(metrics.data?.trace_count).to.equal(1);
-    const analytics = await engine.POST('/engine/analytics', {
-      params: { query: WINDOW, header: APP },
-      body: {
-        grain: 'spans',
-        filter,
-        group_by: ['span_name'],
-        measures: [{ fn: 'count' }, { fn: 'p50', field: 'duration_ms' }],
-        row_limit: 1,
-      },
-    });
-    expect(analytics.data?.groups).to.have.length(1);
-    expect(analytics.data?.truncated).to.equal(true);
-    const live = await engine.GET('/traces/live', { params: { query: { limit: 10 }, header: APP } });
-    expect(live.data?.data).to.have.length(2);
-    // From the start of the application's receive sequence: the stored spans come first.
-    const stream = await engine.GET('/traces/live/stream', { params: { header: { ...APP, 'Last-Event-ID': '0' } }, parseAs: 'stream' });
-    expect(stream.response.status).to.equal(200);
-    expect(await firstSpanEvent(stream.data as ReadableStream<Uint8Array>)).to.include(`"trace_id":"${TRACE_ID}"`);
+      const rotated = await management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: apiKey } } });
+      expect(rotated.data?.api_secret).to.be.a('string').and.not.equal(secret);
 
-    const rotated = await management.POST('/api-keys/{api_key}/rotate-secret', { params: { path: { api_key: apiKey } } });
-    expect(rotated.data?.api_secret).to.be.a('string').and.not.equal(secret);
+      // The organization's audit log holds what Alice did to the key, newest first.
+      const audit = await management.GET('/organizations/{org_id}/audit-events', {
+        params: { path: { org_id: orgId }, query: { resource_type: 'api_key', limit: 10 } },
+      });
+      expect(audit.data?.data.map((event) => event.operation_id)).to.deep.equal(['rotateApiKeySecret', 'updateApiKey', 'createApiKey']);
 
-    // The organization's audit log holds what Alice did to the key, newest first.
-    const audit = await management.GET('/organizations/{org_id}/audit-events', {
-      params: { path: { org_id: orgId }, query: { resource_type: 'api_key', limit: 10 } },
+      // The DELETEs last, the member and the key before what holds them.
+      await management.DELETE('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } } });
+      await management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
+      await management.DELETE('/applications/{app_id}', { params: { path: { app_id: appId } } });
+      await management.DELETE('/organizations/{org_id}', { params: { path: { org_id: orgId } } });
+
+      expect([...answered.keys()].sort()).to.deep.equal((await allOperationIds()).sort());
+      for (const [operationId, status] of answered) expect(status, operationId).to.equal(expected.get(operationId));
     });
-    expect(audit.data?.data.map((event) => event.operation_id)).to.deep.equal(['rotateApiKeySecret', 'updateApiKey', 'createApiKey']);
-
-    // The DELETEs last, the member and the key before what holds them.
-    await management.DELETE('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } } });
-    await management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
-    await management.DELETE('/applications/{app_id}', { params: { path: { app_id: appId } } });
-    await management.DELETE('/organizations/{org_id}', { params: { path: { org_id: orgId } } });
-
-    expect([...answered.keys()].sort()).to.deep.equal((await allOperationIds()).sort());
-    for (const [operationId, status] of answered) expect(status, operationId).to.equal(expected.get(operationId));
-  });
-});
+  },
+  { REPRICING_INTERVAL_SECONDS: '0' },
+);
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = path.join(ROOT, 'test/contract/fixtures');
