@@ -418,8 +418,8 @@ export interface paths {
          *     work). It walks the window hour by hour of span start time, skipping hours with no
          *     span to re-price. Within an hour it re-prices batches of at most 1,000 spans, each
          *     batch one transaction that also records the job's position and counters; after an
-         *     hour's last batch, the hour's derived data is rebuilt from its spans in one
-         *     transaction, which also moves the job to its next hour. A job is therefore resumable
+         *     hour's last batch, the hour's derived data is rebuilt from its spans (when a span of it
+         *     changed) in one transaction, which also moves the job to its next hour. A job is therefore resumable
          *     and idempotent: an instance that stops or fails mid-way loses nothing committed,
          *     and the job goes on from its last committed batch, on any instance, once its lease
          *     (30 s, renewed by every batch) has expired, at once when the instance stopped
