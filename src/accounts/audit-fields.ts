@@ -39,8 +39,8 @@ export function apiKeyFields(key: Pick<ApiKeySubject, 'name' | 'application_id' 
   };
 }
 
-/** The writable fields, with `valid_from` and `valid_to` as the API shows them (RFC 3339, null: unbounded). */
-export function priceEntryFields(entry: PriceEntryRecord): AuditFields {
+/** An entry's writable fields as the API shows them (`valid_from`, `valid_to` in RFC 3339; null: unbounded). */
+export function priceEntryFields(entry: PriceEntryRecord) {
   return {
     provider: entry.provider,
     model: entry.model,

@@ -3,8 +3,8 @@
 // model and an input or output count is priced at its start time by the organization's price
 // entry in force (src/pricing/price-entries.ts), else by the default price book; otherwise it
 // stays unpriced with its reason. A span with none of the model and token fields is no LLM call
-// and has no reason. The one place a span's cost fields are decided: ingestion and re-pricing
-// both call costFields.
+// and has no reason. The one place a span's cost fields are decided: whatever recomputes a stored
+// span's cost calls costFields too, with the organization's entries.
 import { DEFAULT_BOOK_CURRENCY, priceOf } from '../pricing/default-price-book.js';
 import { entryPrice, type OrganizationPrices } from '../pricing/price-entries.js';
 import type { SpanRow } from '../storage/spans/span-store.js';

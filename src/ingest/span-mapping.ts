@@ -1,9 +1,9 @@
 // Maps decoded OTLP spans to stored span rows, exactly as the exportTraces operation of
 // openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes, from
 // the GenAI and OpenInference conventions (genai-usage.ts), the cost computed from the
-// organization's price entries or the default book where none is reported (computed-cost.ts), and from the resource's
-// `service.name`, span kinds and status codes by their OTLP enum names, attributes kept whole,
-// events and links as JSON arrays with their times as exact integers.
+// organization's price entries or the default book where none is reported (computed-cost.ts),
+// and from the resource's `service.name`, span kinds and status codes by their OTLP enum names,
+// attributes kept whole, events and links as JSON arrays with their times as exact integers.
 import { spanKindName, statusCodeName } from '../span-enums.js';
 import { slotValue, type IndexedSlot, type SpanRow } from '../storage/spans/span-store.js';
 import type { Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, DecodedSpan, PartialSuccess } from './otlp-request.js';

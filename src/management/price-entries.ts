@@ -3,6 +3,7 @@
 // forgets the organization's entries that ingestion keeps (src/pricing/price-entry-cache.ts)
 // once it has committed and before the answer, so the spans this instance ingests after the
 // answer are priced with it.
+import { priceEntryFields } from '../accounts/audit-fields.js';
 import * as priceEntries from '../accounts/price-entries.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
@@ -20,7 +21,7 @@ import {
   type PriceEntryChanges,
   type PriceEntryRecord,
 } from '../storage/accounts/price-entries.js';
-import { toIso, toIsoRequired } from '../storage/time.js';
+import { toIsoRequired } from '../storage/time.js';
 import { nextCursor, pageRequest, pagination } from './request.js';
 
 type Schemas = components['schemas'];
@@ -29,16 +30,8 @@ function priceEntryBody(entry: PriceEntryRecord): Schemas['PriceEntry'] {
   return {
     id: entry.id,
     organization_id: entry.organization_id,
-    provider: entry.provider,
-    model: entry.model,
-    input_price: entry.input_price,
-    output_price: entry.output_price,
-    cache_read_price: entry.cache_read_price,
-    cache_creation_price: entry.cache_creation_price,
-    request_price: entry.request_price,
-    currency: entry.currency,
-    valid_from: toIso(entry.valid_from),
-    valid_to: toIso(entry.valid_to),
+    // The fields an audit event shows are the API's own.
+    ...priceEntryFields(entry),
     created_at: toIsoRequired(entry.created_at),
     updated_at: toIsoRequired(entry.updated_at),
   };
