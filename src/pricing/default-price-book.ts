@@ -1,10 +1,11 @@
 // The default price book: the model prices bundled in @pydantic/genai-prices, read as they ship
 // (README.md beside this file: USD, no fetching, what the book's version means). One job: the
-// price of an LLM call's token usage at a time, or why there is none.
+// price of an LLM call's token usage at a time, or why there is none (and the unit prices behind
+// it, for the management API's effective price).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { calcPrice, findProvider } from '@pydantic/genai-prices';
+import { calcPrice, findProvider, type TieredPrices } from '@pydantic/genai-prices';
 
 const PACKAGE = '@pydantic/genai-prices';
 
@@ -22,6 +23,9 @@ function bookVersion(): string {
 /** The version of the default price book, stored with every price it gives. */
 export const DEFAULT_PRICE_BOOK = bookVersion();
 
+/** The currency of every price the book gives (the package's data is in US dollars). */
+export const DEFAULT_BOOK_CURRENCY = 'USD';
+
 /** Token counts by direction; cache_read and cache_creation are parts of input. */
 export interface TokenUsage {
   input: number;
@@ -32,7 +36,7 @@ export interface TokenUsage {
 
 export type PriceAnswer =
   | { priced: true; cost: number; model: string; provider: string; book: string }
-  /** unknown_model: no entry matches (or none is in force then); invalid_usage: the counts contradict each other. */
+  /** unknown_model: no entry of the book matches (or none is in force then); invalid_usage: the counts contradict each other. */
   | { priced: false; reason: 'unknown_model' | 'invalid_usage' };
 
 // Provider texts and (provider, model) pairs the book does not know: model and provider texts
@@ -56,11 +60,27 @@ function providerIdOf(provider: string | null): string | null {
 }
 
 /**
+ * How the book is asked about a (provider, model) pair: with the provider's id where the book
+ * knows the provider text; undefined when the pair is remembered as one the book does not know.
+ */
+function bookQuery(model: string, provider: string | null): { key: string; options: { providerId?: string } } | undefined {
+  const providerId = providerIdOf(provider);
+  const key = `${providerId ?? ''}\u0000${model}`;
+  if (unknownModels.has(key)) return undefined;
+  return { key, options: providerId === null ? {} : { providerId } };
+}
+
+function rememberUnknown(key: string): void {
+  if (unknownModels.size >= MAX_REMEMBERED) unknownModels.clear();
+  unknownModels.add(key);
+}
+
+/**
  * A price to 15 significant digits: the book's sums carry float noise in the last digits
  * (0.0014688000000000001), and MariaDB's text protocol returns doubles to 15 digits, so a cost
  * kept to 15 reads back as stored on every database.
  */
-function roundedCost(price: number): number {
+export function roundedCost(price: number): number {
   return Number(price.toPrecision(15));
 }
 
@@ -70,22 +90,20 @@ function roundedCost(price: number): number {
  * the book picks the provider from the model's name.
  */
 export function priceOf(model: string, provider: string | null, usage: TokenUsage, atMs: number): PriceAnswer {
-  const providerId = providerIdOf(provider);
-  const key = `${providerId ?? ''}\u0000${model}`;
-  if (unknownModels.has(key)) return UNKNOWN_MODEL;
+  const query = bookQuery(model, provider);
+  if (query === undefined) return UNKNOWN_MODEL;
   const counts: Record<string, number> = { input_tokens: usage.input, output_tokens: usage.output };
   if (usage.cache_read !== null) counts.cache_read_tokens = usage.cache_read;
   if (usage.cache_creation !== null) counts.cache_write_tokens = usage.cache_creation;
   let price: ReturnType<typeof calcPrice>;
   try {
-    price = calcPrice(counts, model, { ...(providerId === null ? {} : { providerId }), timestamp: new Date(atMs) });
+    price = calcPrice(counts, model, { ...query.options, timestamp: new Date(atMs) });
   } catch {
     // The book refuses cached counts above the input count they are part of.
     return INVALID_USAGE;
   }
   if (price === null) {
-    if (unknownModels.size >= MAX_REMEMBERED) unknownModels.clear();
-    unknownModels.add(key);
+    rememberUnknown(query.key);
     return UNKNOWN_MODEL;
   }
   return {
@@ -94,5 +112,58 @@ export function priceOf(model: string, provider: string | null, usage: TokenUsag
     model: price.model.id,
     provider: price.provider.id,
     book: DEFAULT_PRICE_BOOK,
+  };
+}
+
+/** The book's prices of a model at a time, by direction, as the management API shows them (getEffectivePrice). */
+export interface BookUnitPrices {
+  model: string;
+  provider: string;
+  book: string;
+  /** USD per million tokens; a cache kind the book has no price of its own for is charged as input. */
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_creation: number;
+  /** USD per call; null when the entry has no per-call price. */
+  request: number | null;
+}
+
+/**
+ * A price as it applies to the first token: a tiered price's base, unless a tier starts at 0
+ * (the book moves to a tier once the input count passes its start).
+ */
+function firstTokenPrice(price: number | TieredPrices | undefined): number | undefined {
+  if (price === undefined || typeof price === 'number') return price;
+  let applies = price.base;
+  for (const tier of price.tiers) if (1 > tier.start) applies = tier.price;
+  return applies;
+}
+
+/**
+ * The unit prices the book would price a call of `model` at `atMs` with, matched as priceOf
+ * matches it (null when the book has no entry): those in force at that instant (a time-of-day
+ * price only at that time of day), and of a tiered price the tier of the first token.
+ */
+export function unitPricesOf(model: string, provider: string | null, atMs: number): BookUnitPrices | null {
+  const query = bookQuery(model, provider);
+  if (query === undefined) return null;
+  const price = calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { ...query.options, timestamp: new Date(atMs) });
+  if (price === null) {
+    rememberUnknown(query.key);
+    return null;
+  }
+  const prices = price.model_price;
+  const input = firstTokenPrice(prices.input_mtok) ?? 0;
+  const requestsPerThousand = firstTokenPrice(prices.requests_kcount);
+  return {
+    model: price.model.id,
+    provider: price.provider.id,
+    book: DEFAULT_PRICE_BOOK,
+    input,
+    output: firstTokenPrice(prices.output_mtok) ?? 0,
+    cache_read: firstTokenPrice(prices.cache_read_mtok) ?? input,
+    cache_creation: firstTokenPrice(prices.cache_write_mtok) ?? input,
+    request: requestsPerThousand === undefined ? null : roundedCost(requestsPerThousand / 1000),
   };
 }

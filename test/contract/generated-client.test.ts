@@ -1,6 +1,6 @@
 // A client generated from the documents (openapi-typescript types + openapi-fetch) calls every
 // operation as someone allowed to, over real data: a dashboard user creates an organization, a
-// member, an application and an API key through the client (each id taken from an answer), the
+// member, a price entry, an application and an API key through the client (each id taken from an answer), the
 // key's token ingests a span, the engine queries find it, and the DELETEs come last. `tsc`
 // type-checks each call; at run time every answer is checked against the documents and must be
 // the operation's documented success status, and the set of operations called must equal the
@@ -126,7 +126,8 @@ onEachDatabase('generated client covers every operation', (app) => {
         answered.set(operationId, response.status);
         expect(response.status, `${input.method} ${path} (${operationId}): ${text.slice(0, 300)}`).to.equal(expected.get(operationId));
       }
-      return new Response(text, { status: response.status, headers: response.headers });
+      // A 204 (deletePriceEntry) has no body, and a Response refuses one.
+      return new Response(response.status === 204 ? null : text, { status: response.status, headers: response.headers });
     };
 
     const alice = await dashboardUser(app(), 'Alice');
@@ -170,6 +171,30 @@ onEachDatabase('generated client covers every operation', (app) => {
       body: { role: 'owner' },
     });
     expect(promoted.data).to.be.an('object').that.is.not.empty;
+
+    // A price entry of the organization, and the price it gives a model.
+    const entry = await management.POST('/organizations/{org_id}/price-entries', {
+      params: { path: { org_id: orgId } },
+      body: { provider: 'openai', model: 'gpt-4o-mini*', input_price: 0.14, output_price: 0.55, currency: 'EUR' },
+    });
+    const entryId = entry.data?.id as string;
+    expect(entryId).to.be.a('string');
+    const entries = await management.GET('/organizations/{org_id}/price-entries', { params: { path: { org_id: orgId } } });
+    expect(entries.data?.data.map((listed) => listed.id)).to.deep.equal([entryId]);
+    const entryPath = { path: { org_id: orgId, entry_id: entryId } };
+    const repriced = await management.PATCH('/organizations/{org_id}/price-entries/{entry_id}', {
+      params: entryPath,
+      body: { input_price: 0.13, valid_to: null },
+    });
+    expect(repriced.data?.input_price).to.equal(0.13);
+    expect((await management.GET('/organizations/{org_id}/price-entries/{entry_id}', { params: entryPath })).data).to.include({
+      id: entryId,
+      input_price: 0.13,
+    });
+    const effective = await management.GET('/organizations/{org_id}/effective-price', {
+      params: { path: { org_id: orgId }, query: { model: 'gpt-4o-mini-2024-07-18', provider: 'openai' } },
+    });
+    expect(effective.data).to.include({ source: 'entry', entry_id: entryId, currency: 'EUR', input_price: 0.13 });
 
     // An application and its API key.
     const application = await management.POST('/applications', {
@@ -278,6 +303,7 @@ onEachDatabase('generated client covers every operation', (app) => {
 
     // The DELETEs last, the member and the key before what holds them.
     await management.DELETE('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } } });
+    await management.DELETE('/organizations/{org_id}/price-entries/{entry_id}', { params: entryPath });
     await management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
     await management.DELETE('/applications/{app_id}', { params: { path: { app_id: appId } } });
     await management.DELETE('/organizations/{org_id}', { params: { path: { org_id: orgId } } });

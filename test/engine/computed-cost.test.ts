@@ -18,7 +18,7 @@ const WINDOW = { start_time: nanosToRfc3339(BigInt(T0) * 1_000_000_000n), end_ti
 const BOOK = 'genai-prices 0.1.8';
 
 type Pricing = EngineSchemas['SpanPricing'];
-const NO_PRICING: Pricing = { book: null, provider: null, model: null, unpriced_reason: null };
+const NO_PRICING: Pricing = { book: null, provider: null, model: null, unpriced_reason: null, entry_id: null, currency: null };
 const GPT_4O_MINI = {
   'gen_ai.provider.name': 'openai',
   'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
@@ -43,7 +43,7 @@ const SPANS: Array<{ name: string; attributes: Attributes; cost: number | null; 
     attributes: GPT_4O_MINI,
     cost: 0.0014688,
     cost_source: 'computed',
-    pricing: { book: BOOK, provider: 'openai', model: 'gpt-4o-mini', unpriced_reason: null },
+    pricing: { ...NO_PRICING, book: BOOK, provider: 'openai', model: 'gpt-4o-mini', currency: 'USD' },
   },
   {
     name: 'gpt-reported',
@@ -66,7 +66,7 @@ const SPANS: Array<{ name: string; attributes: Attributes; cost: number | null; 
     },
     cost: 0.00292,
     cost_source: 'computed',
-    pricing: { book: BOOK, provider: 'anthropic', model: 'claude-3-5-haiku-latest', unpriced_reason: null },
+    pricing: { ...NO_PRICING, book: BOOK, provider: 'anthropic', model: 'claude-3-5-haiku-latest', currency: 'USD' },
   },
   {
     // gcp.vertex_ai is the book's google: $0.30 input, $0.03 cache reads, $2.50 output: 1000 × 0.3 + 1000 × 0.03 + 500 × 2.5.
@@ -80,7 +80,7 @@ const SPANS: Array<{ name: string; attributes: Attributes; cost: number | null; 
     },
     cost: 0.00158,
     cost_source: 'computed',
-    pricing: { book: BOOK, provider: 'google', model: 'gemini-2.5-flash', unpriced_reason: null },
+    pricing: { ...NO_PRICING, book: BOOK, provider: 'google', model: 'gemini-2.5-flash', currency: 'USD' },
   },
   {
     name: 'unknown-model',

@@ -101,6 +101,8 @@ describe('span mapping', () => {
         price_provider: null,
         price_book: null,
         unpriced_reason: null,
+        price_entry_id: null,
+        price_currency: null,
         resource_attributes: '{"service.name":"summarizer","host.name":"h1"}',
         span_attributes: JSON.stringify(attributes),
         status_code: 'STATUS_CODE_UNSET',
@@ -322,10 +324,19 @@ describe('span mapping', () => {
     const costOf = (attributes: Attributes, startTimeUnixNano = '1795355100123456789') => {
       const [row] = map([span({ attributes, startTimeUnixNano })]).rows;
       if (!row) throw new Error('the span was not mapped');
-      const { cost, cost_source, price_model, price_provider, price_book, unpriced_reason } = row;
-      return { cost, cost_source, price_model, price_provider, price_book, unpriced_reason };
+      const { cost, cost_source, price_model, price_provider, price_book, unpriced_reason, price_entry_id, price_currency } = row;
+      return { cost, cost_source, price_model, price_provider, price_book, unpriced_reason, price_entry_id, price_currency };
     };
-    const NONE = { cost: null, cost_source: null, price_model: null, price_provider: null, price_book: null, unpriced_reason: null };
+    const NONE = {
+      cost: null,
+      cost_source: null,
+      price_model: null,
+      price_provider: null,
+      price_book: null,
+      unpriced_reason: null,
+      price_entry_id: null,
+      price_currency: null,
+    };
     const computed = (cost: number, provider: string, model: string) => ({
       ...NONE,
       cost,
@@ -333,6 +344,7 @@ describe('span mapping', () => {
       price_model: model,
       price_provider: provider,
       price_book: 'genai-prices 0.1.8',
+      price_currency: 'USD',
     });
     const GPT = { 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'gpt-4o-mini-2024-07-18' };
     const USAGE = { 'gen_ai.usage.input_tokens': 5120, 'gen_ai.usage.cache_read.input_tokens': 4096, 'gen_ai.usage.output_tokens': 1680 };

@@ -23,6 +23,7 @@ interface Ids {
   appId: string;
   apiKey: string;
   userId: string;
+  priceEntryId: string;
 }
 
 interface Fixture {
@@ -40,7 +41,13 @@ interface Request {
   options: CallOptions;
 }
 
-const UNKNOWN: Ids = { orgId: 'org_unknown0', appId: 'app_unknown0', apiKey: 'ak_unknown0', userId: 'usr_unknown0' };
+const UNKNOWN: Ids = {
+  orgId: 'org_unknown0',
+  appId: 'app_unknown0',
+  apiKey: 'ak_unknown0',
+  userId: 'usr_unknown0',
+  priceEntryId: 'pe_unknown0',
+};
 
 /** A request each operation answers with success, built from ids (the fixture's, or unknown ones). */
 const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
@@ -97,6 +104,24 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
   updateCurrentUser: () => ({ method: 'PUT', path: '/users', options: { json: { name: 'Alice', email: 'alice@example.com' } } }),
   getCurrentUser: () => ({ method: 'GET', path: '/users/me', options: {} }),
   listAuditEvents: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/audit-events`, options: { query: { limit: 5 } } }),
+  listPriceEntries: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/price-entries`, options: { query: { limit: 5 } } }),
+  createPriceEntry: (ids) => ({
+    method: 'POST',
+    path: `/organizations/${ids.orgId}/price-entries`,
+    options: { json: { provider: 'openai', model: 'gpt-4o*', input_price: 2.5, output_price: 10, currency: 'USD' } },
+  }),
+  getPriceEntry: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/price-entries/${ids.priceEntryId}`, options: {} }),
+  updatePriceEntry: (ids) => ({
+    method: 'PATCH',
+    path: `/organizations/${ids.orgId}/price-entries/${ids.priceEntryId}`,
+    options: { json: { output_price: 9 } },
+  }),
+  deletePriceEntry: (ids) => ({ method: 'DELETE', path: `/organizations/${ids.orgId}/price-entries/${ids.priceEntryId}`, options: {} }),
+  getEffectivePrice: (ids) => ({
+    method: 'GET',
+    path: `/organizations/${ids.orgId}/effective-price`,
+    options: { query: { model: 'gpt-4o-mini', provider: 'openai' } },
+  }),
 };
 
 /** The same request, made invalid in one place: an unknown body property, an id too long, or limit=101. */
@@ -114,6 +139,7 @@ type Producer = (fixture: Fixture, operationId: string, app: TestServer) => Prom
 const PRODUCERS: Record<string, Producer> = {
   '200': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
   '201': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
+  '204': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
   '401': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture), token: 'not-a-jwt' }),
   '431': async (fixture, operationId) => {
     const request = VALID[operationId](fixture.ids, fixture);
@@ -194,9 +220,13 @@ async function makeFixture(app: TestServer): Promise<Fixture> {
   const weak = await createApiKey(owner, appId, ['write:traces']);
   const member = await owner('POST', `/organizations/${orgId}/members`, { json: { email: `m-${orgId.slice(4, 12)}@example.com` } });
   expectStatus(member, 201);
+  const entry = await owner('POST', `/organizations/${orgId}/price-entries`, {
+    json: { model: 'claude-*', input_price: 3, output_price: 15, currency: 'USD' },
+  });
+  expectStatus(entry, 201);
   return {
     owner,
-    ids: { orgId, appId, apiKey, userId: member.body.user_id },
+    ids: { orgId, appId, apiKey, userId: member.body.user_id, priceEntryId: entry.body.id },
     emptyOrgId: await createOrganization(owner, 'Empty'),
     weakKeyToken: await keyToken(app, weak.apiKey, weak.secret),
   };

@@ -23,6 +23,7 @@ import * as purgeEdge from './20261203000100_purge_edge.js';
 import * as spanSlotValues from './20261204000100_span_slot_values.js';
 import * as spanTokens from './20261205000100_span_tokens.js';
 import * as computedCost from './20261206000100_computed_cost.js';
+import * as priceEntries from './20261207000100_price_entries.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -53,6 +54,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261204000100_span_slot_values', spanSlotValues],
   ['20261205000100_span_tokens', spanTokens],
   ['20261206000100_computed_cost', computedCost],
+  ['20261207000100_price_entries', priceEntries],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
