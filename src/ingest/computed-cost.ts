@@ -1,7 +1,7 @@
 // A span's cost and where it came from, decided at ingestion as openapi/engine.yaml documents it
-// (exportTraces, "Computed cost"): a reported `vendor.cost` wins; otherwise an LLM call with a
-// model and an input or output count is priced from the default price book at its start time;
-// otherwise it stays unpriced with its reason. A span with none of the model and token fields
+// (exportTraces, "Computed cost"): a reported cost wins (`vendor.cost`, else the instrumentation's
+// own, genai-usage.ts); otherwise an LLM call with a model and an input or output count is priced
+// from the default price book at its start time; otherwise it stays unpriced with its reason. A span with none of the model and token fields
 // is no LLM call and has no reason.
 import { priceOf } from '../pricing/default-price-book.js';
 import type { SpanRow } from '../storage/spans/span-store.js';
@@ -19,7 +19,7 @@ const NO_MODEL = unpriced('no_model');
 const NO_USAGE = unpriced('no_usage');
 const NO_LLM_CALL: CostFields = { cost: null, cost_source: null, ...NOT_PRICED, unpriced_reason: null };
 
-/** The cost fields of a span: `reportedCost` is the numeric reading of `vendor.cost` (null when none). */
+/** The cost fields of a span: `reportedCost` is `vendor.cost`'s numeric reading, else the instrumentation's cost (null when none). */
 export function costFields(reportedCost: number | null, genAi: GenAiFields, startTimeUnixNano: string): CostFields {
   if (reportedCost !== null) return { cost: reportedCost, cost_source: 'reported', ...NOT_PRICED, unpriced_reason: null };
   const { model, input_tokens: input, output_tokens: output } = genAi;
