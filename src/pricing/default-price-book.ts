@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { calcPrice, findProvider } from '@pydantic/genai-prices';
+import { calcPrice, findProvider, type Provider } from '@pydantic/genai-prices';
 
 const PACKAGE = '@pydantic/genai-prices';
 
@@ -35,11 +35,17 @@ export type PriceAnswer =
   /** unknown_model: no entry matches (or none is in force then); invalid_usage: the counts contradict each other. */
   | { priced: false; reason: 'unknown_model' | 'invalid_usage' };
 
-// Provider texts and (provider, model) pairs the book does not know: model and provider texts
-// come from senders, so both maps are bounded and start over when full.
+// Provider texts and what the book matched for each (provider, model) pair: its entry, or none.
+// Model and provider texts come from senders, so both maps are bounded and start over when full.
 const MAX_REMEMBERED = 10_000;
 const providerIds = new Map<string, string | null>();
-const unknownModels = new Set<string>();
+/**
+ * Per (provider, model) pair: the provider entry that matched, holding only the model entry that
+ * matched, which calcPrice then matches again instead of the whole book (a third of a price's
+ * cost); `null` when the book knows no entry; `false` where that gives another answer than the
+ * whole book, which is then always asked.
+ */
+const matches = new Map<string, Provider | null | false>();
 const UNKNOWN_MODEL: PriceAnswer = { priced: false, reason: 'unknown_model' };
 const INVALID_USAGE: PriceAnswer = { priced: false, reason: 'invalid_usage' };
 
@@ -65,6 +71,29 @@ function roundedCost(price: number): number {
 }
 
 /**
+ * The provider entry of a price with only its model entry, when calcPrice gives the same price
+ * from it as from the whole book; `false` otherwise, should a match ever depend on more than the
+ * entry (the whole book is then asked every time).
+ */
+function narrowed(
+  price: NonNullable<ReturnType<typeof calcPrice>>,
+  counts: Record<string, number>,
+  model: string,
+  timestamp: Date,
+): Provider | false {
+  // Whether the model entry matched directly or through a fallback provider, the price names the
+  // provider the match started from; without fallbacks it can only match that entry again.
+  const provider: Provider = { ...price.provider, models: [price.model], fallback_model_providers: undefined };
+  const again = calcPrice(counts, model, { provider, timestamp });
+  const same =
+    again !== null &&
+    again.total_price === price.total_price &&
+    again.model.id === price.model.id &&
+    again.provider.id === price.provider.id;
+  return same ? provider : false;
+}
+
+/**
  * The price in USD of `usage` of `model` at `atMs` (epoch milliseconds), from the default book. A
  * provider the book knows narrows the match to its models; any other provider text is ignored and
  * the book picks the provider from the model's name.
@@ -72,22 +101,25 @@ function roundedCost(price: number): number {
 export function priceOf(model: string, provider: string | null, usage: TokenUsage, atMs: number): PriceAnswer {
   const providerId = providerIdOf(provider);
   const key = `${providerId ?? ''}\u0000${model}`;
-  if (unknownModels.has(key)) return UNKNOWN_MODEL;
+  const matched = matches.get(key);
+  if (matched === null) return UNKNOWN_MODEL;
   const counts: Record<string, number> = { input_tokens: usage.input, output_tokens: usage.output };
   if (usage.cache_read !== null) counts.cache_read_tokens = usage.cache_read;
   if (usage.cache_creation !== null) counts.cache_write_tokens = usage.cache_creation;
+  const timestamp = new Date(atMs);
+  const wholeBook = providerId === null ? { timestamp } : { providerId, timestamp };
   let price: ReturnType<typeof calcPrice>;
   try {
-    price = calcPrice(counts, model, { ...(providerId === null ? {} : { providerId }), timestamp: new Date(atMs) });
+    price = calcPrice(counts, model, matched ? { provider: matched, timestamp } : wholeBook);
   } catch {
     // The book refuses cached counts above the input count they are part of.
     return INVALID_USAGE;
   }
-  if (price === null) {
-    if (unknownModels.size >= MAX_REMEMBERED) unknownModels.clear();
-    unknownModels.add(key);
-    return UNKNOWN_MODEL;
+  if (matched === undefined) {
+    if (matches.size >= MAX_REMEMBERED) matches.clear();
+    matches.set(key, price === null ? null : narrowed(price, counts, model, timestamp));
   }
+  if (price === null) return UNKNOWN_MODEL;
   return {
     priced: true,
     cost: roundedCost(price.total_price),
