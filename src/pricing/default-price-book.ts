@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { calcPrice, findProvider, type Provider } from '@pydantic/genai-prices';
+import { planOf, plannedTotal, type PricePlan } from './price-plan.js';
 
 const PACKAGE = '@pydantic/genai-prices';
 
@@ -39,13 +40,16 @@ export type PriceAnswer =
 // Model and provider texts come from senders, so both maps are bounded and start over when full.
 const MAX_REMEMBERED = 10_000;
 const providerIds = new Map<string, string | null>();
-/**
- * Per (provider, model) pair: the provider entry that matched, holding only the model entry that
- * matched, which calcPrice then matches again instead of the whole book (a third of a price's
- * cost); `null` when the book knows no entry; `false` where that gives another answer than the
- * whole book, which is then always asked.
- */
-const matches = new Map<string, Provider | null | false>();
+/** What the book matched for a (provider, model) pair, to price its later spans. */
+interface Match {
+  /** The provider entry holding only the model entry that matched, which calcPrice matches again instead of the whole book. */
+  provider: Provider;
+  /** The entry's prices worked out (price-plan.ts), where they are plain per-token prices for all time. */
+  plan: PricePlan | undefined;
+}
+
+/** Per (provider, model) pair: its match; `null` when the book knows no entry; `false`: ask the whole book. */
+const matches = new Map<string, Match | null | false>();
 const UNKNOWN_MODEL: PriceAnswer = { priced: false, reason: 'unknown_model' };
 const INVALID_USAGE: PriceAnswer = { priced: false, reason: 'invalid_usage' };
 
@@ -71,16 +75,18 @@ function roundedCost(price: number): number {
 }
 
 /**
- * The provider entry of a price with only its model entry, when calcPrice gives the same price
- * from it as from the whole book; `false` otherwise, should a match ever depend on more than the
- * entry (the whole book is then asked every time).
+ * The match behind a price: its provider entry with only its model entry, when calcPrice gives
+ * the same price from it as from the whole book, and the entry's plan when it gives that price
+ * too; `false` otherwise, should a match ever depend on more than the entry (the whole book is
+ * then asked every time).
  */
-function narrowed(
+function matchOf(
   price: NonNullable<ReturnType<typeof calcPrice>>,
   counts: Record<string, number>,
+  usage: TokenUsage,
   model: string,
   timestamp: Date,
-): Provider | false {
+): Match | false {
   // Whether the model entry matched directly or through a fallback provider, the price names the
   // provider the match started from; without fallbacks it can only match that entry again.
   const provider: Provider = { ...price.provider, models: [price.model], fallback_model_providers: undefined };
@@ -90,7 +96,9 @@ function narrowed(
     again.total_price === price.total_price &&
     again.model.id === price.model.id &&
     again.provider.id === price.provider.id;
-  return same ? provider : false;
+  if (!same) return false;
+  const plan = planOf(price.model.prices);
+  return { provider, plan: plan !== undefined && plannedTotal(plan, usage) === price.total_price ? plan : undefined };
 }
 
 /**
@@ -103,6 +111,12 @@ export function priceOf(model: string, provider: string | null, usage: TokenUsag
   const key = `${providerId ?? ''}\u0000${model}`;
   const matched = matches.get(key);
   if (matched === null) return UNKNOWN_MODEL;
+  if (matched && matched.plan !== undefined) {
+    const total = plannedTotal(matched.plan, usage);
+    if (total === null) return INVALID_USAGE;
+    const entry = matched.provider;
+    return { priced: true, cost: roundedCost(total), model: entry.models[0].id, provider: entry.id, book: DEFAULT_PRICE_BOOK };
+  }
   const counts: Record<string, number> = { input_tokens: usage.input, output_tokens: usage.output };
   if (usage.cache_read !== null) counts.cache_read_tokens = usage.cache_read;
   if (usage.cache_creation !== null) counts.cache_write_tokens = usage.cache_creation;
@@ -110,14 +124,14 @@ export function priceOf(model: string, provider: string | null, usage: TokenUsag
   const wholeBook = providerId === null ? { timestamp } : { providerId, timestamp };
   let price: ReturnType<typeof calcPrice>;
   try {
-    price = calcPrice(counts, model, matched ? { provider: matched, timestamp } : wholeBook);
+    price = calcPrice(counts, model, matched ? { provider: matched.provider, timestamp } : wholeBook);
   } catch {
     // The book refuses cached counts above the input count they are part of.
     return INVALID_USAGE;
   }
   if (matched === undefined) {
     if (matches.size >= MAX_REMEMBERED) matches.clear();
-    matches.set(key, price === null ? null : narrowed(price, counts, model, timestamp));
+    matches.set(key, price === null ? null : matchOf(price, counts, usage, model, timestamp));
   }
   if (price === null) return UNKNOWN_MODEL;
   return {
