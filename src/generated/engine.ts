@@ -427,7 +427,7 @@ export interface paths {
          *     | `service_name` | resource attribute `service.name` |
          *     | `unit` | span attribute `vendor.unit` |
          *     | `parent_unit` | span attribute `vendor.parent_unit` |
-         *     | `cost` | span attribute `vendor.cost` (its numeric value); without one, since 1.7.0, the price of the span's token usage from the organization's price entries (since 1.8.0) or the default price book ("Computed cost" below) |
+         *     | `cost` | span attribute `vendor.cost` (its numeric value); without one, since 1.7.0, the cost the instrumentation reports itself (`gen_ai.usage.cost`, `llm.cost.total`, since 1.8.0), else the price of the span's token usage from the organization's price entries (since 1.8.0) or the default price book ("Computed cost" below) |
          *     | `cost_source`, `pricing` | where `cost` came from (since 1.7.0, "Computed cost" below) |
          *     | `billing.X` (`resource_type`, `resource_name`, `service_id`, `service_name`, `sku_id`, `sku_name`, `region`) | span attribute `vendor.billing.X` |
          *     | `usage.amount` | span attribute `vendor.usage.amount` (its numeric value) |
@@ -489,9 +489,27 @@ export interface paths {
          *     `vendor.usage.amount` and no GenAI or OpenInference attribute has `model`, `provider`
          *     and every `tokens` field `null`. Spans stored before 1.7.0 have them `null`.
          *
-         *     **Computed cost** (since 1.7.0; organizations' price entries since 1.8.0). A span's
-         *     `cost` is the numeric value of `vendor.cost` when it has one: `cost_source` is then
-         *     `reported`, whatever else the span carries, and every `pricing` field is `null`.
+         *     **Computed cost** (since 1.7.0; the instrumentation's own cost and organizations'
+         *     price entries since 1.8.0). A span's `cost` is the numeric value of `vendor.cost` when
+         *     it has one: `cost_source` is then `reported`, whatever else the span carries, and
+         *     every `pricing` field is `null`. Without it, the cost the instrumentation reports
+         *     itself is a reported cost the same way; the first of these attributes that is set
+         *     (and not an empty value) is read, the other is not:
+         *
+         *     | Attribute | Sent by | Currency |
+         *     |---|---|---|
+         *     | `gen_ai.usage.cost` | [OpenLIT](https://github.com/openlit/openlit)'s Python and TypeScript SDKs (a double, its own price list's cost of the call); not in the OpenTelemetry GenAI semantic conventions as of v1.38 | USD |
+         *     | `llm.cost.total` | [OpenInference](https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md) ("total cost of the LLM call", a float) | USD |
+         *
+         *     It is read as `vendor.cost` is (a number, or text that reads as one) and counts only as
+         *     a finite number above 0: OpenLIT sends 0 for a model its own price list lacks, so a 0
+         *     says the cost is unknown, not free (as Langfuse reads it). A 0, a negative, non-finite
+         *     (`NaN`, `Infinity`) or non-numeric value, a boolean or an array is no reported cost: the span is stored as always, the attribute
+         *     stays in `span_attributes`, and the span is priced from its tokens as below, as if it
+         *     had sent none. OpenLLMetry (Traceloop) sends no cost attribute; the attributes a
+         *     proposal for the GenAI conventions names (`gen_ai.usage.cost.amount` with
+         *     `gen_ai.usage.cost.currency`) are not read.
+         *
          *     Without a reported cost, a span with a `model` and an input or output token count gets
          *     its `cost` computed at ingestion, at the span's start time, to 15 significant digits
          *     (the digits a double holds exactly on every database), and `cost_source` is
@@ -1039,10 +1057,12 @@ export interface components {
             resource_attributes: components["schemas"]["Attributes"];
             span_attributes: components["schemas"]["Attributes"];
             /**
-             * @description The span attribute `vendor.cost`; without one, since 1.7.0, the price of the span's
-             *     token usage from the organization's price entry in force (since 1.8.0, in its
-             *     currency) or the default price book (in USD) (`cost_source` `computed`,
-             *     `pricing.currency`; see "Computed cost" at `POST /v1/traces`).
+             * @description The span attribute `vendor.cost`; without one, since 1.7.0, the cost in USD the
+             *     instrumentation reports itself (since 1.8.0: `gen_ai.usage.cost`, else
+             *     `llm.cost.total`; `cost_source` `reported`), else the price of the span's token
+             *     usage from the organization's price entry in force (since 1.8.0, in its currency)
+             *     or the default price book (in USD) (`cost_source` `computed`, `pricing.currency`;
+             *     see "Computed cost" at `POST /v1/traces`).
              */
             cost: number | null;
             billing: components["schemas"]["BillingInfo"];
@@ -1062,7 +1082,9 @@ export interface components {
             tokens: components["schemas"]["TokenUsage"];
             /**
              * @description Added in 1.7.0. Where `cost` came from: `reported` (the span attribute
-             *     `vendor.cost`), `computed` (the organization's price entry or the default price
+             *     Added in 1.7.0. Where `cost` came from: `reported` (the span attribute
+             *     `vendor.cost`, or since 1.8.0 the instrumentation's `gen_ai.usage.cost` or
+             *     `llm.cost.total`), `computed` (the organization's price entry or the default price
              *     book, named in `pricing`), or `null` when the span has no cost, and for spans
              *     stored before 1.7.0.
              */
@@ -1188,8 +1210,10 @@ export interface components {
         };
         /**
          * @description Added in 1.7.0. Where a span's `cost` came from: `reported` (the span attribute
-         *     `vendor.cost`) or `computed` (an organization's price entry, since 1.8.0, or the
-         *     default price book).
+         *     Added in 1.7.0. Where a span's `cost` came from: `reported` (the span attribute
+         *     `vendor.cost`, or since 1.8.0 the cost the instrumentation reports in
+         *     `gen_ai.usage.cost` or `llm.cost.total`) or `computed` (an organization's price entry,
+         *     since 1.8.0, or the default price book).
          * @enum {string}
          */
         CostSource: "reported" | "computed";

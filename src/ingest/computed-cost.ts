@@ -1,5 +1,6 @@
 // A span's cost and where it came from, decided at ingestion as openapi/engine.yaml documents it
-// (exportTraces, "Computed cost"): a reported `vendor.cost` wins; otherwise an LLM call with a
+// (exportTraces, "Computed cost"): a reported cost wins (`vendor.cost`, else the instrumentation's
+// own, genai-usage.ts); otherwise an LLM call with a
 // model and an input or output count is priced at its start time by the organization's price
 // entry in force (src/pricing/price-entries.ts), else by the default price book; otherwise it
 // stays unpriced with its reason. A span with none of the model and token fields is no LLM call
@@ -30,8 +31,8 @@ const UNPRICED = Object.fromEntries(
 const NO_LLM_CALL: CostFields = { cost: null, cost_source: null, ...NOT_PRICED, unpriced_reason: null };
 
 /**
- * The cost fields of a span: `reportedCost` is the numeric reading of `vendor.cost` (null when
- * none); `prices` are the entries of the span's organization (NO_PRICE_ENTRIES when it has none).
+ * The cost fields of a span: `reportedCost` is `vendor.cost`'s numeric reading, else the
+ * instrumentation's cost (null when none); `prices` are the entries of the span's organization (NO_PRICE_ENTRIES when it has none).
  */
 export function costFields(
   reportedCost: number | null,

@@ -1,15 +1,16 @@
 // Maps decoded OTLP spans to stored span rows, exactly as the exportTraces operation of
 // openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes, from
-// the GenAI and OpenInference conventions (genai-usage.ts), the cost computed from the
-// organization's price entries or the default book where none is reported (computed-cost.ts),
-// and from the resource's `service.name`, span kinds and status codes by their OTLP enum names,
+// the GenAI and OpenInference conventions (genai-usage.ts, with the cost an instrumentation reports
+// itself), the cost computed from the organization's price entries or the default book where none
+// is reported (computed-cost.ts), and from the resource's `service.name`, span kinds and status
+// codes by their OTLP enum names,
 // attributes kept whole, events and links as JSON arrays with their times as exact integers.
 import { spanKindName, statusCodeName } from '../span-enums.js';
 import { slotValue, type IndexedSlot, type SpanRow } from '../storage/spans/span-store.js';
 import type { Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, DecodedSpan, PartialSuccess } from './otlp-request.js';
 import { hasParent, rowProblem, spanProblem } from './span-validation.js';
 import { numberOf, textOf } from './derived-values.js';
-import { genAiFields } from './genai-usage.js';
+import { genAiFields, instrumentationCostOf } from './genai-usage.js';
 import { costFields } from './computed-cost.js';
 import { NO_PRICE_ENTRIES, type OrganizationPrices } from '../pricing/price-entries.js';
 
@@ -76,7 +77,9 @@ function toRow(
 ): SpanRow {
   const attributes = span.attributes;
   const genAi = genAiFields(attributes);
-  const cost = costFields(numberOf(attributes['vendor.cost']), genAi, span.startTimeUnixNano, prices);
+  // A reported cost: `vendor.cost` wins over the instrumentation's own, read only without it.
+  const reported = numberOf(attributes['vendor.cost']) ?? instrumentationCostOf(attributes);
+  const cost = costFields(reported, genAi, span.startTimeUnixNano, prices);
   return {
     application_id: applicationId,
     trace_id: span.traceId,

@@ -123,6 +123,24 @@ export function expectedGenAiColumns(spanAttributes: string | null): GenAiColumn
   };
 }
 
+/** The attributes an instrumentation reports its own cost in ("Computed cost"), the one that wins first. */
+const INSTRUMENTATION_COST = ['gen_ai.usage.cost', 'llm.cost.total'] as const;
+
+/**
+ * The reported cost of a span: `vendor.cost`'s numeric reading, else the first instrumentation
+ * cost attribute set, when its numeric reading is a number above 0. `numeric` is ingestion's
+ * reading of a numeric attribute, which the document states for `vendor.cost` by reference.
+ */
+export function expectedReportedCost(spanAttributes: string | null, numeric: (value: Json) => number | null): number | null {
+  const attributes = spanAttributes === null ? {} : (JSON.parse(spanAttributes) as Record<string, Json>);
+  const vendor = Object.prototype.hasOwnProperty.call(attributes, 'vendor.cost') ? numeric(attributes['vendor.cost'] as Json) : null;
+  if (vendor !== null) return vendor;
+  const found = winner(attributes, INSTRUMENTATION_COST);
+  const own = found === undefined ? null : numeric(found.value);
+  // A 0 is an unknown cost (OpenLIT's answer for a model it cannot price), not a free call.
+  return own === null || own <= 0 ? null : own;
+}
+
 export type CostColumns = Pick<
   SpanRow,
   'cost' | 'cost_source' | 'price_model' | 'price_provider' | 'price_book' | 'unpriced_reason' | 'price_entry_id' | 'price_currency'
