@@ -7,9 +7,13 @@
 // them it starts the service as a child process, seeds an application and an API key holding
 // write:traces, and sends protobuf ExportTraceServiceRequests made by the OpenTelemetry SDK's
 // own serializer: BENCH_BATCH spans a request (512), BENCH_SENDERS concurrent senders (4),
-// BENCH_SPANS spans in all (about 1 million), BENCH_INDEXED_ATTRIBUTES the paths the applications index (none). Every span carries the vendor cost, billing and
-// usage attributes; traces are 8 spans deep and wide. The three endpoint rows differ only in how
-// they send: POST /v1/traces with a Bearer token, POST /v1/traces with Basic key:secret, and
+// BENCH_SPANS spans in all (about 1 million), BENCH_INDEXED_ATTRIBUTES the paths the applications
+// index (none). Every span carries the vendor cost, billing and usage attributes; traces are 8
+// spans deep and wide. BENCH_WORKLOAD=genai-reported or genai-priced gives the two LLM calls of
+// each trace their model, provider and token usage (GenAI or OpenInference attributes), with
+// `vendor.cost` or without it, so that a run of the second measures pricing from the default book
+// against a run of the first (bench-workload.ts). The three endpoint rows differ only in how they
+// send: POST /v1/traces with a Bearer token, POST /v1/traces with Basic key:secret, and
 // OTLP/gRPC TraceService/Export with Basic key:secret. And the ceiling, on two more databases:
 // the same rows (decoded and mapped by the service's code beforehand, outside the timing)
 // inserted by the same number of connections, one multi-row INSERT per batch, with mysql2's
@@ -33,7 +37,7 @@ import { FOLD_STATE } from '../src/storage/spans/fold/trace-figures.js';
 import { databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
 import { httpSender, ingestCaller, runSenders, type Sender } from './lib/bench-senders.js';
 import { verifyStoredOnce } from './lib/bench-verify.js';
-import { makeBatches, SPANS_PER_TRACE } from './lib/bench-workload.js';
+import { makeBatches, SPANS_PER_TRACE, WORKLOADS, type Workload } from './lib/bench-workload.js';
 import { interleavedRounds } from './lib/interleaved-rounds.js';
 import { databaseServerPid, ownCpuSeconds, totalCpuSeconds } from './lib/process-cpu.js';
 import { retryOnLockConflict } from '../src/storage/transactions.js';
@@ -42,6 +46,7 @@ const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 1_048_576);
 const BATCH = Number(process.env.BENCH_BATCH ?? 512);
 const SENDERS = Number(process.env.BENCH_SENDERS ?? 4);
+const WORKLOAD = (process.env.BENCH_WORKLOAD ?? 'vendor') as Workload;
 // Attribute paths the endpoint rows' applications index (comma-separated; none by default). The
 // ceiling rows store the same spans with empty slots.
 const INDEXED_ATTRIBUTES = (process.env.BENCH_INDEXED_ATTRIBUTES ?? '').split(',').filter((path) => path !== '');
@@ -200,6 +205,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (BATCH % SPANS_PER_TRACE !== 0) throw new Error(`BENCH_BATCH must be a multiple of ${SPANS_PER_TRACE}`);
+  if (!WORKLOADS.includes(WORKLOAD)) throw new Error(`BENCH_WORKLOAD must be one of ${WORKLOADS.join(', ')}`);
   const suffix = randomBytes(4).toString('hex');
   const names = {
     bearer: `spanledger_bench_bearer_${suffix}`,
@@ -223,7 +229,7 @@ async function main(): Promise<void> {
 
     const loadBefore = os.loadavg()[0];
     let started = performance.now();
-    const batches = makeBatches(TOTAL_SPANS, BATCH);
+    const batches = makeBatches(TOTAL_SPANS, BATCH, WORKLOAD);
     const spans = batches.length * BATCH;
     const megabytes = batches.reduce((sum, body) => sum + body.length, 0) / 1e6;
     log(
@@ -301,7 +307,7 @@ async function main(): Promise<void> {
     const ceiling = Math.max(rate(seconds.query), rate(seconds.execute));
     const lines = [
       `MariaDB/MySQL ${server.version} (innodb_flush_log_at_trx_commit=${server.flush}, buffer pool ${Math.round(Number(server.pool) / 2 ** 20)} MiB), ${os.cpus().length} cores, Node ${process.version}`,
-      `${spans} spans, ${BATCH} a request, ${SENDERS} concurrent senders, ${rounds} interleaved rounds; 1-minute load average before the run ${loadBefore.toFixed(1)}`,
+      `${spans} spans${WORKLOAD === 'vendor' ? '' : ` (workload ${WORKLOAD})`}, ${BATCH} a request, ${SENDERS} concurrent senders, ${rounds} interleaved rounds; 1-minute load average before the run ${loadBefore.toFixed(1)}`,
       '',
       '| what | seconds | spans/s | CPU ms per 1,000 spans: service | bench process | database server |',
       '|---|---:|---:|---:|---:|---:|',

@@ -22,6 +22,7 @@ import mysql from 'mysql2/promise';
 import { createRepricingJob } from '../src/accounts/repricing-jobs.js';
 import { costFields } from '../src/ingest/computed-cost.js';
 import { Repricer } from '../src/jobs/repricer.js';
+import { NO_PRICE_ENTRIES } from '../src/pricing/price-entries.js';
 import { createLogger } from '../src/logger.js';
 import { knexSettings } from '../src/storage/database.js';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
@@ -69,7 +70,7 @@ function spanOf(applicationId: string, index: number): SpanRow {
   return {
     ...NO_LLM_CALL,
     ...usage,
-    ...costFields(reported, usage, start.toString()),
+    ...costFields(reported, usage, start.toString(), NO_PRICE_ENTRIES),
     application_id: applicationId,
     trace_id: trace.toString(16).padStart(32, '0'),
     span_id: (index + 1).toString(16).padStart(16, '0'),

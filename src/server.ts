@@ -14,6 +14,8 @@ import { createLogger } from './logger.js';
 import { HttpMetrics } from './ops/metrics.js';
 import { RetentionPurger } from './jobs/purger.js';
 import { sqlSpanStore } from './storage/spans/sql-span-store.js';
+import { priceEntriesOf } from './storage/accounts/price-entries.js';
+import { PriceEntryCache } from './pricing/price-entry-cache.js';
 import { AuditPurger } from './jobs/audit-purger.js';
 import { UsagePurger } from './jobs/usage-purger.js';
 import { SlotBackfiller } from './jobs/slot-backfiller.js';
@@ -33,6 +35,8 @@ export interface RunningServer {
   knex: Knex;
   logger: Logger;
   tokens: TokenService;
+  /** The organizations' price entries ingestion prices with (src/pricing/price-entry-cache.ts). */
+  prices: PriceEntryCache;
   /** Runs in the background every RETENTION_PURGE_INTERVAL_SECONDS; `runOnce()` runs a pass now. */
   purger: RetentionPurger;
   auditPurger: AuditPurger;
@@ -103,7 +107,9 @@ export async function startServer(
   let grpc: GrpcListener | undefined;
   const grpcListening = () => !grpcConfig || (grpc?.listening() ?? false);
   const spans = sqlSpanStore(knex);
-  const app = await createApp({ config, knex, spans, logger, tokens, metrics, grpcListening, clock, ingestActivity });
+  // Over HTTP and gRPC alike, and forgotten by the management API's changes to them.
+  const prices = new PriceEntryCache((organizationId) => priceEntriesOf(knex, organizationId));
+  const app = await createApp({ config, knex, spans, logger, tokens, metrics, grpcListening, clock, ingestActivity, prices });
   const server = http.createServer(app.callback());
   server.on('clientError', answerClientError);
   // OTLP exporters keep their connections open between exports, which the batch processors send
@@ -119,7 +125,7 @@ export async function startServer(
   const { port } = server.address() as AddressInfo;
   if (grpcConfig) {
     try {
-      grpc = await startGrpcServer(grpcConfig, { config, knex, spans, logger, tokens, clock, ingestActivity }, metrics);
+      grpc = await startGrpcServer(grpcConfig, { config, knex, spans, logger, tokens, prices, clock, ingestActivity }, metrics);
     } catch (error) {
       await closeHttp(server, 0);
       await knex.destroy();
@@ -162,6 +168,7 @@ export async function startServer(
     knex,
     logger,
     tokens,
+    prices,
     purger,
     auditPurger,
     usagePurger,

@@ -1,5 +1,5 @@
 // Owns seeding accounts straight into a database for tests and benchmarks: users, organizations
-// with their members, applications and API keys with a known secret. Every write goes through the
+// with their members, applications, API keys with a known secret and price entries. Every write goes through the
 // storage repositories (src/storage/accounts/) with the ids, secret hashing and permission types
 // of src/accounts/, so the seeded rows are the rows the service itself writes; no raw inserts.
 import type { Knex } from 'knex';
@@ -13,6 +13,7 @@ import { addMembership } from '../../src/storage/accounts/memberships.js';
 import { EMPTY_ADDRESS, insertOrganization } from '../../src/storage/accounts/organizations.js';
 import { writeTransaction } from '../../src/storage/transactions.js';
 import { signInUser, type UserRecord } from '../../src/storage/accounts/users.js';
+import { insertPriceEntry, type PriceEntryRecord } from '../../src/storage/accounts/price-entries.js';
 
 /** The issuer of users this module makes up (an organization seeded without an owner gets one). */
 export const SEED_ISSUER = 'urn:spanledger:seed';
@@ -156,4 +157,34 @@ export async function seedApiKey(
     ),
   );
   return { apiKey, secret };
+}
+
+/** A price entry of the organization (default: any provider's `seed-model`, 1 and 2 USD per million tokens, always in force); answers its id. */
+export async function seedPriceEntry(
+  knex: Knex,
+  organizationId: string,
+  input: Partial<Omit<PriceEntryRecord, 'id' | 'organization_id' | 'created_at' | 'updated_at'>> = {},
+  now = Date.now(),
+): Promise<string> {
+  const id = newId('pe');
+  await writeTransaction(knex, (trx) =>
+    insertPriceEntry(trx, {
+      id,
+      organization_id: organizationId,
+      provider: null,
+      model: 'seed-model',
+      input_price: 1,
+      output_price: 2,
+      cache_read_price: null,
+      cache_creation_price: null,
+      request_price: null,
+      currency: 'USD',
+      valid_from: null,
+      valid_to: null,
+      ...input,
+      created_at: now,
+      updated_at: now,
+    }),
+  );
+  return id;
 }

@@ -5,8 +5,9 @@ import type { ApplicationRecord } from '../storage/accounts/applications.js';
 import type { ApiKeySubject } from '../storage/accounts/audit-subjects.js';
 import type { MemberRecord } from '../storage/accounts/memberships.js';
 import type { OrganizationRecord } from '../storage/accounts/organizations.js';
+import type { PriceEntryRecord } from '../storage/accounts/price-entries.js';
 import type { RepricingJobRecord } from '../storage/repricing/repricing-jobs.js';
-import { nanosToIso } from '../storage/time.js';
+import { nanosToIso, toIso } from '../storage/time.js';
 
 export function organizationFields(organization: Omit<OrganizationRecord, 'id' | 'created_at' | 'updated_at'>): AuditFields {
   const { name, contract_email, tax_id, address, billing_address } = organization;
@@ -36,6 +37,22 @@ export function apiKeyFields(key: Pick<ApiKeySubject, 'name' | 'application_id' 
     app_id: key.application_id,
     permissions: key.permissions,
     expires_at: key.expires_at === null ? null : new Date(key.expires_at).toISOString(),
+  };
+}
+
+/** An entry's writable fields as the API shows them (`valid_from`, `valid_to` in RFC 3339; null: unbounded). */
+export function priceEntryFields(entry: PriceEntryRecord) {
+  return {
+    provider: entry.provider,
+    model: entry.model,
+    input_price: entry.input_price,
+    output_price: entry.output_price,
+    cache_read_price: entry.cache_read_price,
+    cache_creation_price: entry.cache_creation_price,
+    request_price: entry.request_price,
+    currency: entry.currency,
+    valid_from: toIso(entry.valid_from),
+    valid_to: toIso(entry.valid_to),
   };
 }
 

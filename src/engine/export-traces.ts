@@ -16,6 +16,7 @@ export function exportTraces({
   knex,
   spans,
   logger,
+  prices,
   clock = Date.now,
   ingestActivity,
 }: ServiceDeps): OperationHandler<operations['exportTraces']> {
@@ -30,7 +31,7 @@ export function exportTraces({
       bytesDecompressed: body.length,
       now: clock(),
     };
-    const partialSuccess = await ingestTraces(knex, spans, target, exportBodyOf(format, body), request.log ?? logger, {
+    const partialSuccess = await ingestTraces(knex, spans, prices, target, exportBodyOf(format, body), request.log ?? logger, {
       meter,
       activity: ingestActivity,
     });

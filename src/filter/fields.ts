@@ -38,6 +38,8 @@ export const FILTER_FIELDS = [
   'pricing.model',
   'pricing.provider',
   'pricing.unpriced_reason',
+  'pricing.entry_id',
+  'pricing.currency',
 ] as const satisfies readonly components['schemas']['FilterField'][];
 // The generated FilterField is `(enum) | string`, which TypeScript widens to string: no
 // compile-time check can catch a name missing here, so the test against the document does.

@@ -427,7 +427,7 @@ export interface paths {
          *     | `service_name` | resource attribute `service.name` |
          *     | `unit` | span attribute `vendor.unit` |
          *     | `parent_unit` | span attribute `vendor.parent_unit` |
-         *     | `cost` | span attribute `vendor.cost` (its numeric value); without one, since 1.7.0, the price of the span's token usage from the default price book ("Computed cost" below) |
+         *     | `cost` | span attribute `vendor.cost` (its numeric value); without one, since 1.7.0, the cost the instrumentation reports itself (`gen_ai.usage.cost`, `llm.cost.total`, since 1.8.0), else the price of the span's token usage from the organization's price entries (since 1.8.0) or the default price book ("Computed cost" below) |
          *     | `cost_source`, `pricing` | where `cost` came from (since 1.7.0, "Computed cost" below) |
          *     | `billing.X` (`resource_type`, `resource_name`, `service_id`, `service_name`, `sku_id`, `sku_name`, `region`) | span attribute `vendor.billing.X` |
          *     | `usage.amount` | span attribute `vendor.usage.amount` (its numeric value) |
@@ -489,16 +489,60 @@ export interface paths {
          *     `vendor.usage.amount` and no GenAI or OpenInference attribute has `model`, `provider`
          *     and every `tokens` field `null`. Spans stored before 1.7.0 have them `null`.
          *
-         *     **Computed cost** (since 1.7.0). A span's `cost` is the numeric value of `vendor.cost`
-         *     when it has one: `cost_source` is then `reported`, whatever else the span carries, and
-         *     every `pricing` field is `null`. Without a reported cost, a span with a `model` and an
-         *     input or output token count gets its `cost` computed at ingestion from the default
-         *     price book, at the span's start time, in USD to 15 significant digits (the digits a
-         *     double holds exactly on every database): `cost_source` is `computed`, and
-         *     `pricing` names the book's version (`book`, e.g. `genai-prices 0.1.8`), and the
-         *     book's `provider` and `model` entry that priced it (the book's ids, which may differ
-         *     from the span's texts: `claude-3-5-haiku-20241022` is priced by the entry
-         *     `claude-3-5-haiku-latest`). The default price book is the data bundled in the
+         *     **Computed cost** (since 1.7.0; the instrumentation's own cost and organizations'
+         *     price entries since 1.8.0). A span's `cost` is the numeric value of `vendor.cost` when
+         *     it has one: `cost_source` is then `reported`, whatever else the span carries, and
+         *     every `pricing` field is `null`. Without it, the cost the instrumentation reports
+         *     itself is a reported cost the same way; the first of these attributes that is set
+         *     (and not an empty value) is read, the other is not:
+         *
+         *     | Attribute | Sent by | Currency |
+         *     |---|---|---|
+         *     | `gen_ai.usage.cost` | [OpenLIT](https://github.com/openlit/openlit)'s Python and TypeScript SDKs (a double, its own price list's cost of the call); not in the OpenTelemetry GenAI semantic conventions as of v1.38 | USD |
+         *     | `llm.cost.total` | [OpenInference](https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md) ("total cost of the LLM call", a float) | USD |
+         *
+         *     It is read as `vendor.cost` is (a number, or text that reads as one) and counts only as
+         *     a finite number above 0: OpenLIT sends 0 for a model its own price list lacks, so a 0
+         *     says the cost is unknown, not free (as Langfuse reads it). A 0, a negative, non-finite
+         *     (`NaN`, `Infinity`) or non-numeric value, a boolean or an array is no reported cost: the span is stored as always, the attribute
+         *     stays in `span_attributes`, and the span is priced from its tokens as below, as if it
+         *     had sent none. OpenLLMetry (Traceloop) sends no cost attribute; the attributes a
+         *     proposal for the GenAI conventions names (`gen_ai.usage.cost.amount` with
+         *     `gen_ai.usage.cost.currency`) are not read.
+         *
+         *     Without a reported cost, a span with a `model` and an input or output token count gets
+         *     its `cost` computed at ingestion, at the span's start time, to 15 significant digits
+         *     (the digits a double holds exactly on every database), and `cost_source` is
+         *     `computed`:
+         *
+         *     1. **By the organization's price entry**, when one of the price entries of the
+         *        application's organization (management API 1.6.0,
+         *        `/organizations/{org_id}/price-entries`) matches the span's `model` and `provider`
+         *        and is in force at its start (`valid_from` ≤ start < `valid_to`). An entry matches
+         *        when its `provider` is `null` or equals the span's `provider`, and its `model`
+         *        equals the span's `model` or is a pattern (`*` standing for any run of characters)
+         *        that matches it, every text compared case-insensitively; of several, one naming
+         *        the provider wins over one that names none, an exact model over a pattern, a
+         *        pattern with more characters other than `*` over one with fewer, then the smaller
+         *        model text. The cost is in the entry's `currency`: ((`tokens.input` −
+         *        `tokens.cache_read` − `tokens.cache_creation`) × `input_price` + `tokens.cache_read`
+         *        × `cache_read_price` + `tokens.cache_creation` × `cache_creation_price` +
+         *        `tokens.output` × `output_price`) / 10^6 + `request_price` (an absent count counts 0,
+         *        an absent cache price is `input_price`, an absent per-request price 0).
+         *        `pricing.entry_id` names the entry, `pricing.provider` and `pricing.model` are its
+         *        texts as written, `pricing.currency` its currency, and `pricing.book` is `null`.
+         *        An organization's entries win over the default book, for the models the book
+         *        prices too. An entry created, changed or deleted applies to the spans ingested
+         *        after the management API answered the change, at once on the instance that
+         *        answered it and within 5 seconds on the others; spans already stored keep their
+         *        cost.
+         *     2. **Otherwise by the default price book**, in USD: `pricing` names the book's version
+         *        (`book`, e.g. `genai-prices 0.1.8`), the book's `provider` and `model` entry that
+         *        priced it (the book's ids, which may differ from the span's texts:
+         *        `claude-3-5-haiku-20241022` is priced by the entry `claude-3-5-haiku-latest`), and
+         *        `currency` `USD`; `entry_id` is `null`.
+         *
+         *     The default price book is the data bundled in the
          *     [`@pydantic/genai-prices`](https://github.com/pydantic/genai-prices) package the
          *     service ships with (historic prices by start date, tiered prices): it is updated by
          *     upgrading the package, never fetched at run time; an upgrade does not change costs
@@ -517,19 +561,28 @@ export interface paths {
          *     |---|---|
          *     | `no_model` | the span has token counts or a `provider` but no `model` |
          *     | `no_usage` | the span has a `model` but neither `tokens.input` nor `tokens.output` (a `tokens.total` alone cannot be priced: input and output tokens have different prices) |
-         *     | `unknown_model` | no entry of the book matches the model (with the provider the book knows). This also covers a model with no price in force at the span's start time: the book does not tell the two apart |
-         *     | `invalid_usage` | the counts contradict each other: `tokens.cache_read` (with `tokens.cache_creation` where the book prices cache writes apart) above `tokens.input`, of which they are parts |
+         *     | `unknown_model` | neither an entry of the organization nor one of the book matches the model (with the provider the book knows). This also covers a model whose book entry has no price in force at the span's start time: the book does not tell the two apart |
+         *     | `no_price_in_force` | (since 1.8.0) an entry of the organization matches the model and provider, but none is in force at the span's start time, and the book has no price for it |
+         *     | `invalid_usage` | the counts contradict each other: `tokens.cache_read` (with `tokens.cache_creation` where the book prices cache writes apart; always, for an organization's entry) above `tokens.input`, of which they are parts |
          *
          *     A span with neither a reported cost nor any of `model`, `provider` and `tokens` is no
          *     LLM call: `cost_source` and every `pricing` field are `null`, with no reason. Trace
          *     summaries (`total_cost`), `POST /engine/metrics`, `POST /engine/analytics` and every
-         *     roll-up read `cost`: a computed cost counts in them exactly as a reported one. Spans
+         *     roll-up read `cost`: a computed cost counts in them exactly as a reported one, whatever
+         *     its currency (nothing converts currencies: where an organization's entries use another
+         *     currency than the book's USD, group analytics by `pricing.currency`). Spans
          *     stored before 1.7.0 keep their `cost` as stored and have `cost_source` and `pricing`
          *     `null` (a reported cost included). For example, a span with `gen_ai.provider.name`
          *     `openai`, `gen_ai.response.model` `gpt-4o-mini-2024-07-18`, 5120 input tokens of
          *     which 4096 read from the cache, and 1680 output tokens is stored with `cost`
          *     0.0014688, `cost_source` `computed` and `pricing` `{"book": "genai-prices 0.1.8",
-         *     "provider": "openai", "model": "gpt-4o-mini", "unpriced_reason": null}`.
+         *     "provider": "openai", "model": "gpt-4o-mini", "unpriced_reason": null, "entry_id":
+         *     null, "currency": "USD"}`. Where the organization has an entry `{"provider": "openai",
+         *     "model": "gpt-4o-mini*", "input_price": 0.14, "cache_read_price": 0.07,
+         *     "output_price": 0.55, "currency": "EUR"}` in force, the same span costs 0.00135408
+         *     (1024 × 0.14 + 4096 × 0.07 + 1680 × 0.55, per million) with `pricing` `{"book": null,
+         *     "provider": "openai", "model": "gpt-4o-mini*", "unpriced_reason": null, "entry_id":
+         *     "pe_7Hc2Lm9Qx4Vb8Nk3Rt5W", "currency": "EUR"}`.
          *
          *     What a team is missing, per model: the spans that carried usage but could not be
          *     priced, their count and their tokens, as one `POST /engine/analytics` request (the
@@ -718,11 +771,15 @@ export interface components {
          *       absent (`not_exists` matches).
          *     - `cost_source` (`reported`, `computed`), `pricing.model`, `pricing.provider` and
          *       `pricing.unpriced_reason` (`no_model`, `no_usage`, `unknown_model`,
-         *       `invalid_usage`) (since 1.7.0) are the span's `cost_source` and `pricing` ("Computed
-         *       cost" at `POST /v1/traces`), text fields like `model`: `{"field": "cost_source", "op":
-         *       "eq", "value": "computed"}`; `{"field": "pricing.unpriced_reason", "op": "exists"}`
-         *       matches the LLM calls left unpriced. Absent (`not_exists` matches) where the span
-         *       has no value, and on spans stored before 1.7.0.
+         *       `no_price_in_force`, `invalid_usage`) (since 1.7.0), `pricing.entry_id` and
+         *       `pricing.currency` (since 1.8.0) are the span's `cost_source` and `pricing`
+         *       ("Computed cost" at `POST /v1/traces`), text fields like `model`: `{"field":
+         *       "cost_source", "op": "eq", "value": "computed"}`; `{"field":
+         *       "pricing.unpriced_reason", "op": "exists"}` matches the LLM calls left unpriced;
+         *       `{"field": "pricing.entry_id", "op": "exists"}` the costs an organization's entry
+         *       priced. Absent (`not_exists` matches) where the span has no value, and on spans
+         *       stored before 1.7.0 (before 1.8.0 for `pricing.entry_id` and `pricing.currency`,
+         *       except `pricing.currency` `USD` on the costs computed then).
          *     - Identifiers are stored as lowercase hex, and comparisons are case-sensitive.
          *
          *     Limits: a filter may nest at most 100 levels deep and hold at most 2000 nodes in all
@@ -902,9 +959,9 @@ export interface components {
          *     underscores. Any other field is a 422. `model`, `provider`, `cost_source`,
          *     `pricing.model`, `pricing.provider`, `pricing.unpriced_reason` (text) and
          *     `tokens.input`, `tokens.output`, `tokens.cache_read`, `tokens.cache_creation`,
-         *     `tokens.total` (numbers) are added in 1.7.0: the span's `model`, `provider`,
-         *     `tokens`, `cost_source` and `pricing` (SpanRecord; `pricing.book` is not a filter
-         *     field). Since 1.3, `eq` and `in` conditions on an
+         *     `tokens.total` (numbers) are added in 1.7.0, `pricing.entry_id` and
+         *     `pricing.currency` (text) in 1.8.0: the span's `model`, `provider`, `tokens`,
+         *     `cost_source` and `pricing` (SpanRecord; `pricing.book` is not a filter field). Since 1.3, `eq` and `in` conditions on an
          *     attribute key the application lists in `indexed_attributes` (management API), with
          *     string values that are not the text form of a number, `true`/`false` or JSON
          *     array/object text and are at most 255 characters long, are answered from an index
@@ -912,7 +969,7 @@ export interface components {
          *     "gemini-2.5-pro"}`); the answer is exactly the one the attribute JSON gives.
          * @example span_attributes.http.response.status_code
          */
-        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name" | "model" | "provider" | "tokens.input" | "tokens.output" | "tokens.cache_read" | "tokens.cache_creation" | "tokens.total" | "cost_source" | "pricing.model" | "pricing.provider" | "pricing.unpriced_reason") | components["schemas"]["TraceFilterField"] | string;
+        FilterField: ("trace_id" | "span_id" | "span_kind" | "span_name" | "service_name" | "unit" | "parent_unit" | "duration_ms" | "cost" | "billing.resource_type" | "billing.resource_name" | "billing.service_id" | "billing.service_name" | "billing.sku_id" | "billing.sku_name" | "billing.region" | "usage.amount" | "usage.unit" | "status_code" | "status_message" | "scope_name" | "model" | "provider" | "tokens.input" | "tokens.output" | "tokens.cache_read" | "tokens.cache_creation" | "tokens.total" | "cost_source" | "pricing.model" | "pricing.provider" | "pricing.unpriced_reason" | "pricing.entry_id" | "pricing.currency") | components["schemas"]["TraceFilterField"] | string;
         /**
          * @description A number of the summary of the span's trace, as `POST /traces` returns it
          *     (`TraceSummary`): `trace.duration_ms` its `duration_ms`, `trace.total_cost` its
@@ -1000,9 +1057,12 @@ export interface components {
             resource_attributes: components["schemas"]["Attributes"];
             span_attributes: components["schemas"]["Attributes"];
             /**
-             * @description The span attribute `vendor.cost`; without one, since 1.7.0, the price in USD of the
-             *     span's token usage from the default price book (`cost_source` `computed`; see
-             *     "Computed cost" at `POST /v1/traces`).
+             * @description The span attribute `vendor.cost`; without one, since 1.7.0, the cost in USD the
+             *     instrumentation reports itself (since 1.8.0: `gen_ai.usage.cost`, else
+             *     `llm.cost.total`; `cost_source` `reported`), else the price of the span's token
+             *     usage from the organization's price entry in force (since 1.8.0, in its currency)
+             *     or the default price book (in USD) (`cost_source` `computed`, `pricing.currency`;
+             *     see "Computed cost" at `POST /v1/traces`).
              */
             cost: number | null;
             billing: components["schemas"]["BillingInfo"];
@@ -1022,8 +1082,11 @@ export interface components {
             tokens: components["schemas"]["TokenUsage"];
             /**
              * @description Added in 1.7.0. Where `cost` came from: `reported` (the span attribute
-             *     `vendor.cost`), `computed` (the default price book, named in `pricing`), or
-             *     `null` when the span has no cost, and for spans stored before 1.7.0.
+             *     Added in 1.7.0. Where `cost` came from: `reported` (the span attribute
+             *     `vendor.cost`, or since 1.8.0 the instrumentation's `gen_ai.usage.cost` or
+             *     `llm.cost.total`), `computed` (the organization's price entry or the default price
+             *     book, named in `pricing`), or `null` when the span has no cost, and for spans
+             *     stored before 1.7.0.
              */
             cost_source: components["schemas"]["CostSource"] | null;
             pricing: components["schemas"]["SpanPricing"];
@@ -1097,45 +1160,75 @@ export interface components {
         };
         /**
          * @description Added in 1.7.0. How the span's cost was priced, or why it was not ("Computed cost" at
-         *     `POST /v1/traces`). Every key is always written, `null` when absent: `book`,
-         *     `provider` and `model` are set only for a computed cost, `unpriced_reason` only for
-         *     an LLM call left without a cost; all are `null` for a reported cost, for a span that
-         *     is no LLM call, and for spans stored before 1.7.0.
+         *     `POST /v1/traces`). Every key is always written, `null` when absent: `provider`,
+         *     `model` and `currency` are set only for a computed cost (`provider` may be `null`
+         *     for an organization's entry that names none), `book` only for one from the default
+         *     price book, `entry_id` only for one from an organization's price entry,
+         *     `unpriced_reason` only for an LLM call left without a cost; all are `null` for a
+         *     reported cost, for a span that is no LLM call, and for spans stored before 1.7.0.
+         *     `entry_id` and `currency` are added in 1.8.0 (spans computed before 1.8.0 were all
+         *     priced by the default book: their `currency` is `USD`).
          */
         SpanPricing: {
             /**
-             * @description The price book's version, e.g. `genai-prices 0.1.8` (the package and its version).
+             * @description The default price book's version, e.g. `genai-prices 0.1.8` (the package and its
+             *     version), when it priced the span; `null` when an organization's entry did.
              * @example genai-prices 0.1.8
              */
             book: string | null;
             /**
-             * @description The book's id of the provider whose entry priced the span (`google` for `gcp.vertex_ai`).
+             * @description The provider of the entry that priced the span: the book's id of the provider
+             *     (`google` for `gcp.vertex_ai`), or an organization entry's `provider` as written
+             *     (`null` when the entry names none).
              * @example openai
              */
             provider: string | null;
             /**
-             * @description The book's id of the model entry that priced the span.
+             * @description The model of the entry that priced the span: the book's id of the model entry, or
+             *     an organization entry's `model` as written (an exact name or a pattern such as
+             *     `gpt-4o*`).
              * @example gpt-4o-mini
              */
             model: string | null;
             /** @description Why an LLM call has no cost (`UnpricedReason`); `null` otherwise. */
             unpriced_reason: components["schemas"]["UnpricedReason"] | null;
+            /**
+             * @description Added in 1.8.0. The id (`pe_…`) of the organization's price entry that priced the
+             *     span (management API, `/organizations/{org_id}/price-entries`); `null` when the
+             *     default book priced it, and for every span without a computed cost. A span keeps
+             *     the id after the entry is deleted.
+             * @example null
+             */
+            entry_id: string | null;
+            /**
+             * @description Added in 1.8.0. The ISO 4217 currency of a computed `cost`: `USD` for the default
+             *     book, the entry's `currency` for an organization's entry. `null` for a reported
+             *     cost (`vendor.cost` carries no currency) and for every span without a cost.
+             * @example USD
+             */
+            currency: string | null;
         };
         /**
          * @description Added in 1.7.0. Where a span's `cost` came from: `reported` (the span attribute
-         *     `vendor.cost`) or `computed` (the default price book).
+         *     Added in 1.7.0. Where a span's `cost` came from: `reported` (the span attribute
+         *     `vendor.cost`, or since 1.8.0 the cost the instrumentation reports in
+         *     `gen_ai.usage.cost` or `llm.cost.total`) or `computed` (an organization's price entry,
+         *     since 1.8.0, or the default price book).
          * @enum {string}
          */
         CostSource: "reported" | "computed";
         /**
          * @description Added in 1.7.0. Why an LLM call has no cost: `no_model` (token counts or a provider,
          *     no model), `no_usage` (a model, neither an input nor an output count),
-         *     `unknown_model` (no entry of the book matches, or none is in force at the span's
-         *     start time: the book does not tell the two apart), `invalid_usage` (cached counts
-         *     above the input count they are part of).
+         *     `unknown_model` (neither an entry of the organization nor one of the book matches, or
+         *     the book's entry has no price in force at the span's start time: the book does not
+         *     tell the two apart), `no_price_in_force` (added in 1.8.0: an entry of the
+         *     organization matches the model, but none is in force at the span's start time, and
+         *     the book has no price for it), `invalid_usage` (cached counts above the input count
+         *     they are part of).
          * @enum {string}
          */
-        UnpricedReason: "no_model" | "no_usage" | "unknown_model" | "invalid_usage";
+        UnpricedReason: "no_model" | "no_usage" | "unknown_model" | "no_price_in_force" | "invalid_usage";
         /** @description A page of spans. */
         SpanQueryResponse: {
             data: components["schemas"]["SpanRecord"][];
@@ -1293,7 +1386,8 @@ export interface components {
             /**
              * @description Fields whose values make the groups. Grain `spans`: any text field of the filter
              *     (`FilterField`, attribute paths included; `model`, `provider`, `cost_source`,
-             *     `pricing.model`, `pricing.provider` and `pricing.unpriced_reason` since 1.7.0).
+             *     `pricing.model`, `pricing.provider` and `pricing.unpriced_reason` since 1.7.0,
+             *     `pricing.entry_id` and `pricing.currency` since 1.8.0).
              *     Grain `traces`: the root's
              *     `service_name`, `span_name`, `unit` or `parent_unit`.
              * @default []
@@ -1881,7 +1975,9 @@ export interface operations {
                      *             "book": null,
                      *             "provider": null,
                      *             "model": null,
-                     *             "unpriced_reason": null
+                     *             "unpriced_reason": null,
+                     *             "entry_id": null,
+                     *             "currency": null
                      *           },
                      *           "status_code": "STATUS_CODE_OK",
                      *           "status_message": null,
@@ -1944,7 +2040,9 @@ export interface operations {
                      *             "book": null,
                      *             "provider": null,
                      *             "model": null,
-                     *             "unpriced_reason": null
+                     *             "unpriced_reason": null,
+                     *             "entry_id": null,
+                     *             "currency": null
                      *           },
                      *           "status_code": "STATUS_CODE_ERROR",
                      *           "status_message": "upstream model timed out",
@@ -2455,7 +2553,9 @@ export interface operations {
                      *             "book": null,
                      *             "provider": null,
                      *             "model": null,
-                     *             "unpriced_reason": null
+                     *             "unpriced_reason": null,
+                     *             "entry_id": null,
+                     *             "currency": null
                      *           },
                      *           "status_code": "STATUS_CODE_ERROR",
                      *           "status_message": "upstream model timed out",

@@ -195,9 +195,9 @@ export interface paths {
          * List audit events
          * @description Added in 1.4.0. The organization's audit log, newest first (`occurred_at`, then `id`,
          *     both descending): one event per management change made in the organization
-         *     (organizations, members, applications, API keys: create, update, rotate, delete;
-         *     re-pricing jobs since 1.6.0: create, cancel), each
-         *     recorded in the same transaction as the change itself, so that no change exists
+         *     (organizations, members, applications, API keys, price entries since 1.6.0: create,
+         *     update, rotate, delete; re-pricing jobs since 1.7.0: create, cancel), each recorded in
+         *     the same transaction as the change itself, so that no change exists
          *     without its event and a refused change (4xx) leaves none. A token exchange
          *     (`POST /auth/token`) refused for a wrong secret of one of the organization's keys is an
          *     event too, with `outcome: failure` and the key as actor. (A change of a user's own
@@ -213,6 +213,154 @@ export interface paths {
          *     Owners only; dashboard users only. A member gets 403; an API key gets 403.
          */
         get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{org_id}/price-entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List price entries
+         * @description Added in 1.6.0. The organization's price entries ("Price entries" above), ordered by
+         *     creation time (oldest first). Deleted entries are never listed.
+         *
+         *     Members and owners, or an API key holding `read:organizations` (its own
+         *     application's organization only): whoever may read the organization.
+         */
+        get: operations["listPriceEntries"];
+        put?: never;
+        /**
+         * Create a price entry
+         * @description Added in 1.6.0. Adds a price entry to the organization ("Price entries" above): the
+         *     price of a provider's model (or of the models a pattern matches) per million tokens
+         *     by direction, optionally per call, in a currency, over a validity window. It prices
+         *     the organization's LLM calls ingested after this answer (on other instances of the
+         *     service within 5 seconds); spans already stored keep their cost.
+         *
+         *     A 422 names the field: a `model` that is blank, holds a control character or `**`,
+         *     or is longer than 256 characters; a price that is negative or above 10^6 (JSON has no
+         *     infinite or NaN numbers; a number too large for a double is above the bound); a
+         *     `currency` that is not an ISO 4217 alphabetic code (`USD`, `EUR`, …: capitals); a
+         *     `valid_from` or `valid_to` finer than the millisecond; a `valid_to` not after
+         *     `valid_from` (at `["body", "valid_to"]`); and an entry that overlaps another of the
+         *     organization (at `["body", "valid_from"]`, type `overlap`, the message naming the
+         *     other entry's id).
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only): whoever may update the organization. A member gets 403.
+         */
+        post: operations["createPriceEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{org_id}/price-entries/{entry_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description Added in 1.6.0. A price entry's id (`pe_…`) of the organization.
+                 * @example pe_7Hc2Lm9Qx4Vb8Nk3Rt5W
+                 */
+                entry_id: components["parameters"]["PriceEntryId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a price entry
+         * @description Added in 1.6.0. One price entry of the organization. An entry of another
+         *     organization, or a deleted one, is 404.
+         *
+         *     Members and owners, or an API key holding `read:organizations` (its own
+         *     application's organization only).
+         */
+        get: operations["getPriceEntry"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a price entry
+         * @description Added in 1.6.0. Deletes the entry (soft: it vanishes from every read). The LLM calls
+         *     ingested after this answer (on other instances within 5 seconds) are priced without
+         *     it: by another entry, or by the default price book. Spans it already priced keep
+         *     their cost and their `pricing.entry_id`.
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only). A member gets 403.
+         */
+        delete: operations["deletePriceEntry"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a price entry
+         * @description Added in 1.6.0. Changes the fields sent (at least one); the others keep their values,
+         *     and `null` clears an optional one. The entry that results is checked as a new one
+         *     is (`createPriceEntry`: the same 422s, the overlap with the organization's other
+         *     entries included). The change applies to the LLM calls ingested after this answer
+         *     (on other instances within 5 seconds); spans already stored keep their cost.
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only). A member gets 403.
+         */
+        patch: operations["updatePriceEntry"];
+        trace?: never;
+    };
+    "/organizations/{org_id}/effective-price": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the effective price of a model
+         * @description Added in 1.6.0. The price a span of the organization with this `model` and
+         *     `provider` starting at `at` gets at ingestion (computed cost, engine API 1.8.0): the
+         *     organization's price entry in force then, by the rules of "Price entries" above
+         *     (`source` `entry`); else the default price book's (`source` `default_book`, in USD);
+         *     else none (`source` `null`, with `unpriced_reason`). The entries are read as stored
+         *     now, on every instance alike.
+         *
+         *     Prices are per million tokens by direction, and each is the price that applies:
+         *     a cache price the entry or the book has not set is the input price. From the
+         *     default book, the prices are those in force at `at`: a price that depends on the
+         *     time of day is the one of that time of day, and of a tiered price (one that rises
+         *     once a call's input passes a number of tokens, as `gemini-2.5-pro` above 200,000)
+         *     the tier that applies to a call's first token, the lowest; `request_price` is the
+         *     book's price per thousand requests divided by 1,000.
+         *
+         *     Members and owners, or an API key holding `read:organizations` (its own
+         *     application's organization only).
+         */
+        get: operations["getEffectivePrice"];
         put?: never;
         post?: never;
         delete?: never;
@@ -385,7 +533,7 @@ export interface paths {
         };
         /**
          * List an application's re-pricing jobs
-         * @description Added in 1.6.0. The application's re-pricing jobs, newest first (`created_at`, then
+         * @description Added in 1.7.0. The application's re-pricing jobs, newest first (`created_at`, then
          *     `id`, both descending), every status included.
          *
          *     Owners of its organization only; dashboard users only. A member gets 403; an API key
@@ -395,9 +543,10 @@ export interface paths {
         put?: never;
         /**
          * Re-price an application's spans over a window
-         * @description Added in 1.6.0. Starts an asynchronous job that computes again the cost of the
+         * @description Added in 1.7.0. Starts an asynchronous job that computes again the cost of the
          *     application's spans whose start time is in `[from, to)`, from the prices in force now
-         *     (the default price book the service runs with), and keeps every figure derived from
+         *     (the organization's price entries, then the default price book the service runs
+         *     with: "Price entries"), and keeps every figure derived from
          *     the spans exact: trace summaries (`total_cost`), `POST /engine/metrics`,
          *     `POST /engine/analytics` and their roll-ups. Answers `202` at once with the job
          *     (`status: queued`) and its URL in `Location`; read its progress there
@@ -405,13 +554,16 @@ export interface paths {
          *
          *     **Which spans.** Only spans whose cost is not reported: those with
          *     `cost_source: computed`, and those left unpriced for a reason a price can change
-         *     (`pricing.unpriced_reason: unknown_model`). Each is priced as ingestion prices a span
-         *     without `vendor.cost` (the engine document's "Computed cost" at `POST /v1/traces`), at
-         *     its own start time. A span with a reported cost (`vendor.cost`) is never touched, nor
-         *     is one unpriced for `no_model`, `no_usage` or `invalid_usage`, nor a span stored
-         *     before computed cost existed. A span is written only when its cost or provenance
-         *     (`cost`, `cost_source`, `pricing`) changes; spans ingested while the job runs are
-         *     priced at ingestion as always.
+         *     (`pricing.unpriced_reason` `unknown_model` or `no_price_in_force`). Each is priced as
+         *     ingestion prices a span without a reported cost (the engine document's "Computed
+         *     cost" at `POST /v1/traces`), at its own start time, with the organization's price
+         *     entries as they are when each batch starts: an entry created, changed or deleted
+         *     while the job runs applies from the next batch on (a deleted entry prices no later
+         *     batch; spans it priced in batches before keep that price until re-priced again). A
+         *     span with a reported cost is never touched, nor is one unpriced for `no_model`,
+         *     `no_usage` or `invalid_usage`, nor a span stored before computed cost existed. A span
+         *     is written only when its cost or provenance (`cost`, `cost_source`, `pricing`)
+         *     changes; spans ingested while the job runs are priced at ingestion as always.
          *
          *     **How it runs.** One background worker of any instance of the service takes the job
          *     at a time (`REPRICING_INTERVAL_SECONDS`, 2 unless configured, between looks for
@@ -462,7 +614,7 @@ export interface paths {
                  */
                 app_id: components["parameters"]["AppId"];
                 /**
-                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+                 * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
                  * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
                  */
                 job_id: components["parameters"]["RepricingJobId"];
@@ -471,7 +623,7 @@ export interface paths {
         };
         /**
          * Get a re-pricing job and its progress
-         * @description Added in 1.6.0. One re-pricing job of the application, with its progress. A job of
+         * @description Added in 1.7.0. One re-pricing job of the application, with its progress. A job of
          *     another application (of the same organization or not) is 404.
          *
          *     Owners of its organization only; dashboard users only. A member gets 403; an API key
@@ -497,7 +649,7 @@ export interface paths {
                  */
                 app_id: components["parameters"]["AppId"];
                 /**
-                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+                 * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
                  * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
                  */
                 job_id: components["parameters"]["RepricingJobId"];
@@ -508,7 +660,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a re-pricing job
-         * @description Added in 1.6.0. Cancels a `queued` or `running` job: it answers the job with
+         * @description Added in 1.7.0. Cancels a `queued` or `running` job: it answers the job with
          *     `status: cancelled` and `finished_at`, and the job commits no further batch. The
          *     spans it re-priced before stay re-priced; the hour it was working on is still
          *     rebuilt from its spans (by the instance working on it, or by another once that
@@ -821,10 +973,10 @@ export interface components {
             detail: components["schemas"]["ValidationError"][];
         };
         /**
-         * @description Added in 1.4.0. The kind of resource an audit event is about (`repricing_job` since 1.6.0).
+         * @description Added in 1.4.0. The kind of resource an audit event is about (`price_entry` since 1.6.0, `repricing_job` since 1.7.0).
          * @enum {string}
          */
-        AuditResourceType: "organization" | "member" | "application" | "api_key" | "repricing_job";
+        AuditResourceType: "organization" | "member" | "application" | "api_key" | "price_entry" | "repricing_job";
         /**
          * @description Added in 1.4.0. One management change (or one token exchange refused for a wrong
          *     secret), recorded in the transaction that made it. `before` and `after` hold the
@@ -1038,6 +1190,188 @@ export interface components {
             message: string;
             deleted_at: components["schemas"]["Timestamp"];
         };
+        /**
+         * @description Added in 1.6.0. A price entry's id.
+         * @example pe_7Hc2Lm9Qx4Vb8Nk3Rt5W
+         */
+        PriceEntryId: string;
+        /**
+         * @description Added in 1.6.0. The model the entry prices: an exact model name, or a pattern in which
+         *     `*` stands for any run of characters (none included), e.g. `gpt-4o*` or
+         *     `claude-*-haiku*`; every other character is itself. Compared with the span's `model`
+         *     case-insensitively. Not blank, without control characters and without `**`.
+         * @example gpt-4o-mini*
+         */
+        PriceEntryModel: string;
+        /**
+         * @description Added in 1.6.0. The provider whose calls the entry prices, compared with the span's
+         *     `provider` (engine API, as ingestion reads it: `gen_ai.provider.name`, …)
+         *     case-insensitively; `null` (the default) prices the model's calls whatever their
+         *     provider, and those of spans that name none.
+         * @example openai
+         */
+        PriceEntryProvider: string | null;
+        /**
+         * @description Added in 1.6.0. A price per million tokens in the entry's currency, from 0 to 10^6,
+         *     kept to 15 significant digits.
+         * @example 0.14
+         */
+        PerMillionTokens: number;
+        /**
+         * @description Added in 1.6.0. An ISO 4217 alphabetic currency code in capitals (`USD`, `EUR`,
+         *     `JPY`), one the service's runtime knows (`Intl.supportedValuesOf('currency')`).
+         * @example EUR
+         */
+        CurrencyCode: string;
+        /**
+         * @description Added in 1.6.0. A price per million tokens in the entry's currency (from 0 to 10^6,
+         *     kept to 15 significant digits), or `null`: the input price applies.
+         * @example 0.07
+         */
+        NullablePerMillionTokens: number | null;
+        /**
+         * @description Added in 1.6.0. A price per call in the entry's currency, added to the tokens' (from 0
+         *     to 10^6, kept to 15 significant digits); `null`: none.
+         * @example 0.002
+         */
+        PriceEntryRequestPrice: number | null;
+        /**
+         * Format: date-time
+         * @description Added in 1.6.0. The first instant the entry is in force (RFC 3339, kept to the
+         *     millisecond: a finer fraction that is not zero is a 422); `null`: since always.
+         * @example 2026-11-01T00:00:00.000Z
+         */
+        PriceEntryValidFrom: string | null;
+        /**
+         * Format: date-time
+         * @description Added in 1.6.0. The first instant the entry is no longer in force (exclusive; RFC
+         *     3339, kept to the millisecond), after `valid_from`; `null`: open-ended.
+         * @example 2027-01-01T00:00:00.000Z
+         */
+        PriceEntryValidTo: string | null;
+        /**
+         * @description Added in 1.6.0. A new price entry: `model`, `input_price`, `output_price` and
+         *     `currency` are required; `provider`, the cache prices, `request_price`, `valid_from`
+         *     and `valid_to` are `null` when not sent.
+         */
+        PriceEntryCreate: {
+            provider?: components["schemas"]["PriceEntryProvider"];
+            model: components["schemas"]["PriceEntryModel"];
+            /** @description Per million input tokens not read from or written to the cache. */
+            input_price: components["schemas"]["PerMillionTokens"];
+            /** @description Per million output tokens. */
+            output_price: components["schemas"]["PerMillionTokens"];
+            /** @description Per million input tokens read from the cache; `null` charges them `input_price`. */
+            cache_read_price?: components["schemas"]["NullablePerMillionTokens"];
+            /** @description Per million input tokens written to the cache; `null` charges them `input_price`. */
+            cache_creation_price?: components["schemas"]["NullablePerMillionTokens"];
+            request_price?: components["schemas"]["PriceEntryRequestPrice"];
+            currency: components["schemas"]["CurrencyCode"];
+            valid_from?: components["schemas"]["PriceEntryValidFrom"];
+            valid_to?: components["schemas"]["PriceEntryValidTo"];
+        };
+        /**
+         * @description Added in 1.6.0. The fields to change, at least one (the others keep their values);
+         *     `null` clears an optional field. `model`, `input_price`, `output_price` and
+         *     `currency` cannot be `null`.
+         */
+        PriceEntryUpdate: {
+            provider?: components["schemas"]["PriceEntryProvider"];
+            model?: components["schemas"]["PriceEntryModel"];
+            input_price?: components["schemas"]["PerMillionTokens"];
+            output_price?: components["schemas"]["PerMillionTokens"];
+            cache_read_price?: components["schemas"]["NullablePerMillionTokens"];
+            cache_creation_price?: components["schemas"]["NullablePerMillionTokens"];
+            request_price?: components["schemas"]["PriceEntryRequestPrice"];
+            currency?: components["schemas"]["CurrencyCode"];
+            valid_from?: components["schemas"]["PriceEntryValidFrom"];
+            valid_to?: components["schemas"]["PriceEntryValidTo"];
+        };
+        /**
+         * @description Added in 1.6.0. A price entry of an organization ("Price entries" above). Every key
+         *     is always written; an optional field not set is `null`.
+         */
+        PriceEntry: {
+            id: components["schemas"]["PriceEntryId"];
+            organization_id: components["schemas"]["OrganizationId"];
+            provider: components["schemas"]["PriceEntryProvider"];
+            model: components["schemas"]["PriceEntryModel"];
+            input_price: components["schemas"]["PerMillionTokens"];
+            output_price: components["schemas"]["PerMillionTokens"];
+            /** @description `null`: cache reads are charged `input_price`. */
+            cache_read_price: number | null;
+            /** @description `null`: cache writes are charged `input_price`. */
+            cache_creation_price: number | null;
+            /** @description The price per call; `null`, none. */
+            request_price: number | null;
+            currency: components["schemas"]["CurrencyCode"];
+            /**
+             * Format: date-time
+             * @description In force from this instant (inclusive); `null`, since always.
+             */
+            valid_from: string | null;
+            /**
+             * Format: date-time
+             * @description In force until this instant (exclusive); `null`, open-ended.
+             */
+            valid_to: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Added in 1.6.0. */
+        PriceEntryList: {
+            data: components["schemas"]["PriceEntry"][];
+            pagination: components["schemas"]["Pagination"];
+            /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description Added in 1.6.0. The price a span gets at ingestion (`getEffectivePrice`), named as the
+         *     span's `pricing` would name it (engine API `SpanPricing`). Every key is always
+         *     written; all but `at`, `source` and `unpriced_reason` are `null` when there is no
+         *     price.
+         */
+        EffectivePrice: {
+            /** @description The instant the price is for (the request's `at` to the millisecond, or now). */
+            at: components["schemas"]["Timestamp"];
+            /**
+             * @description `entry` (an entry of the organization), `default_book`, or `null` (no price).
+             * @enum {string|null}
+             */
+            source: "entry" | "default_book" | null;
+            /** @description The entry that prices it (`source` `entry`). */
+            entry_id: components["schemas"]["PriceEntryId"] | null;
+            /** @description The default book's version (`source` `default_book`), e.g. `genai-prices 0.1.8`. */
+            book: string | null;
+            /**
+             * @description The provider of the entry that matched: the organization entry's `provider` as
+             *     written (`null` when it names none), or the book's provider id (`google` for
+             *     `gcp.vertex_ai`).
+             */
+            provider: string | null;
+            /** @description The model of the entry that matched, as written (a pattern included), or the book's model id. */
+            model: string | null;
+            /** @description The entry's currency, or `USD` for the default book. */
+            currency: string | null;
+            /** @description Per million input tokens not read from or written to the cache. */
+            input_price: number | null;
+            /** @description Per million output tokens. */
+            output_price: number | null;
+            /** @description Per million input tokens read from the cache (the input price where none is set). */
+            cache_read_price: number | null;
+            /** @description Per million input tokens written to the cache (the input price where none is set). */
+            cache_creation_price: number | null;
+            /** @description Per call; `null` where there is none. */
+            request_price: number | null;
+            /**
+             * @description Why there is no price (`source` `null`): `unknown_model` (neither an entry of the
+             *     organization nor the book matches the model and provider), `no_price_in_force`
+             *     (an entry of the organization matches, but none is in force at `at`, and the book
+             *     has no price).
+             * @enum {string|null}
+             */
+            unpriced_reason: "unknown_model" | "no_price_in_force" | null;
+        };
         /** @example app_8tR3vB6wY1zC */
         ApplicationId: string;
         /**
@@ -1243,7 +1577,7 @@ export interface components {
             totals: components["schemas"]["UsageCounts"];
         };
         /**
-         * @description Added in 1.6.0. `queued`: waiting for a worker; `running`: a worker has taken it (it
+         * @description Added in 1.7.0. `queued`: waiting for a worker; `running`: a worker has taken it (it
          *     stays `running` while no instance holds it after a stop or crash, until one takes it
          *     again); `succeeded`: every hour of the window is done; `failed`: an unexpected error
          *     stopped it (`error` says which; what it committed before stays); `cancelled`: stopped
@@ -1251,7 +1585,7 @@ export interface components {
          * @enum {string}
          */
         RepricingJobStatus: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-        /** @description Added in 1.6.0. The window of span start time to re-price, `[from, to)`. */
+        /** @description Added in 1.7.0. The window of span start time to re-price, `[from, to)`. */
         RepricingJobCreate: {
             /**
              * Format: date-time
@@ -1265,7 +1599,7 @@ export interface components {
             to: string;
         };
         /**
-         * @description Added in 1.6.0. A re-pricing job (`createRepricingJob`) and its progress. The
+         * @description Added in 1.7.0. A re-pricing job (`createRepricingJob`) and its progress. The
          *     counters only grow, and each batch's and hour's are committed together with its
          *     spans, so they are exact whenever read. Who created or cancelled a job is in the
          *     audit log (`listAuditEvents`, resource type `repricing_job`).
@@ -1285,7 +1619,7 @@ export interface components {
              */
             to: string;
             status: components["schemas"]["RepricingJobStatus"];
-            /** @description Spans of the window read whose cost is not reported (computed, or unpriced for `unknown_model`). */
+            /** @description Spans of the window read whose cost is not reported (computed, or unpriced for `unknown_model` or `no_price_in_force`). */
             spans_examined: number;
             /** @description Of those, the spans whose `cost`, `cost_source` or `pricing` changed, and were written. */
             spans_repriced: number;
@@ -1307,14 +1641,14 @@ export interface components {
             /** @description Why the job failed (`failed` only); `null` otherwise. */
             error: string | null;
         };
-        /** @description Added in 1.6.0. */
+        /** @description Added in 1.7.0. */
         RepricingJobList: {
             data: components["schemas"]["RepricingJob"][];
             pagination: components["schemas"]["Pagination"];
             /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
             next_cursor: string | null;
         };
-        /** @description Added in 1.6.0. Why a re-pricing job cannot be created or cancelled, and the job in the way. */
+        /** @description Added in 1.7.0. Why a re-pricing job cannot be created or cancelled, and the job in the way. */
         RepricingJobConflict: {
             detail: string;
             /**
@@ -1699,7 +2033,12 @@ export interface components {
          */
         UserId: string;
         /**
-         * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+         * @description Added in 1.6.0. A price entry's id (`pe_…`) of the organization.
+         * @example pe_7Hc2Lm9Qx4Vb8Nk3Rt5W
+         */
+        PriceEntryId: string;
+        /**
+         * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
          * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
          */
         RepricingJobId: string;
@@ -2471,6 +2810,381 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listPriceEntries: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+                 *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+                 *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+                 *     another operation or another query, or a cursor sent together with `page`, is a 422
+                 *     at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of price entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "pe_7Hc2Lm9Qx4Vb8Nk3Rt5W",
+                     *           "organization_id": "org_2fK9xQ4mN8pL",
+                     *           "provider": "openai",
+                     *           "model": "gpt-4o-mini*",
+                     *           "input_price": 0.14,
+                     *           "output_price": 0.55,
+                     *           "cache_read_price": 0.07,
+                     *           "cache_creation_price": null,
+                     *           "request_price": null,
+                     *           "currency": "EUR",
+                     *           "valid_from": "2026-11-01T00:00:00.000Z",
+                     *           "valid_to": null,
+                     *           "created_at": "2026-11-22T13:45:00.000Z",
+                     *           "updated_at": "2026-11-22T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1
+                     *       },
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PriceEntryList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPriceEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "provider": "openai",
+                 *       "model": "gpt-4o-mini*",
+                 *       "input_price": 0.14,
+                 *       "output_price": 0.55,
+                 *       "cache_read_price": 0.07,
+                 *       "currency": "EUR",
+                 *       "valid_from": "2026-11-01T00:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PriceEntryCreate"];
+            };
+        };
+        responses: {
+            /** @description The entry, as stored. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pe_7Hc2Lm9Qx4Vb8Nk3Rt5W",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "provider": "openai",
+                     *       "model": "gpt-4o-mini*",
+                     *       "input_price": 0.14,
+                     *       "output_price": 0.55,
+                     *       "cache_read_price": 0.07,
+                     *       "cache_creation_price": null,
+                     *       "request_price": null,
+                     *       "currency": "EUR",
+                     *       "valid_from": "2026-11-01T00:00:00.000Z",
+                     *       "valid_to": null,
+                     *       "created_at": "2026-11-22T13:45:00.000Z",
+                     *       "updated_at": "2026-11-22T13:45:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PriceEntry"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description The request fails validation, or the entry would overlap another one of the
+             *     organization.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "valid_from"
+                     *           ],
+                     *           "msg": "the entry overlaps the price entry pe_3Kd8Wq1Zr6Yt2Mx9Pb4N (provider openai, model gpt-4o-mini*, from 2026-10-01T00:00:00.000Z, open-ended): entries of one provider and model may not be in force at the same time; end one (valid_to) before the other starts (valid_from)",
+                     *           "type": "overlap"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPriceEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description Added in 1.6.0. A price entry's id (`pe_…`) of the organization.
+                 * @example pe_7Hc2Lm9Qx4Vb8Nk3Rt5W
+                 */
+                entry_id: components["parameters"]["PriceEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The price entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pe_7Hc2Lm9Qx4Vb8Nk3Rt5W",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "provider": "openai",
+                     *       "model": "gpt-4o-mini*",
+                     *       "input_price": 0.14,
+                     *       "output_price": 0.55,
+                     *       "cache_read_price": 0.07,
+                     *       "cache_creation_price": null,
+                     *       "request_price": null,
+                     *       "currency": "EUR",
+                     *       "valid_from": "2026-11-01T00:00:00.000Z",
+                     *       "valid_to": null,
+                     *       "created_at": "2026-11-22T13:45:00.000Z",
+                     *       "updated_at": "2026-11-22T13:45:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PriceEntry"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deletePriceEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description Added in 1.6.0. A price entry's id (`pe_…`) of the organization.
+                 * @example pe_7Hc2Lm9Qx4Vb8Nk3Rt5W
+                 */
+                entry_id: components["parameters"]["PriceEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePriceEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description Added in 1.6.0. A price entry's id (`pe_…`) of the organization.
+                 * @example pe_7Hc2Lm9Qx4Vb8Nk3Rt5W
+                 */
+                entry_id: components["parameters"]["PriceEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "input_price": 0.13,
+                 *       "valid_to": "2027-01-01T00:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PriceEntryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The entry, as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pe_7Hc2Lm9Qx4Vb8Nk3Rt5W",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "provider": "openai",
+                     *       "model": "gpt-4o-mini*",
+                     *       "input_price": 0.13,
+                     *       "output_price": 0.55,
+                     *       "cache_read_price": 0.07,
+                     *       "cache_creation_price": null,
+                     *       "request_price": null,
+                     *       "currency": "EUR",
+                     *       "valid_from": "2026-11-01T00:00:00.000Z",
+                     *       "valid_to": "2027-01-01T00:00:00.000Z",
+                     *       "created_at": "2026-11-22T13:45:00.000Z",
+                     *       "updated_at": "2026-11-23T09:12:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PriceEntry"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEffectivePrice: {
+        parameters: {
+            query: {
+                /**
+                 * @description The span's `model`, as ingestion reads it.
+                 * @example gpt-4o-mini-2024-07-18
+                 */
+                model: string;
+                /**
+                 * @description The span's `provider`; absent for a span that names none.
+                 * @example openai
+                 */
+                provider?: string;
+                /**
+                 * @description The span's start time (RFC 3339); now when absent. Entries are in force by the
+                 *     millisecond: a finer fraction is cut to the millisecond, as ingestion does.
+                 * @example 2026-11-22T13:45:00.000Z
+                 */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective price, or why there is none. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EffectivePrice"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listApplications: {
         parameters: {
             query?: {
@@ -3022,7 +3736,7 @@ export interface operations {
                  */
                 app_id: components["parameters"]["AppId"];
                 /**
-                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+                 * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
                  * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
                  */
                 job_id: components["parameters"]["RepricingJobId"];
@@ -3076,7 +3790,7 @@ export interface operations {
                  */
                 app_id: components["parameters"]["AppId"];
                 /**
-                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
+                 * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
                  * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
                  */
                 job_id: components["parameters"]["RepricingJobId"];

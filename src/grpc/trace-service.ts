@@ -166,7 +166,10 @@ export function exportHandler(deps: ServiceDeps, log: Logger, finished: (outcome
         now: (deps.clock ?? Date.now)(),
       };
       // Answered only once ingestTraces has committed the spans, as over HTTP.
-      const partialSuccess = await ingestTraces(deps.knex, deps.spans, target, body, log, { meter, activity: deps.ingestActivity });
+      const partialSuccess = await ingestTraces(deps.knex, deps.spans, deps.prices, target, body, log, {
+        meter,
+        activity: deps.ingestActivity,
+      });
       callback(null, { partialSuccess });
     } catch (error) {
       const failure = grpcErrorOf(error);

@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { Knex } from 'knex';
 import type { SpanStore } from '../storage/spans/span-store.js';
 import type { IngestActivity } from '../ingest/ingest-activity.js';
+import type { PriceEntryCache } from '../pricing/price-entry-cache.js';
 import type { Logger } from 'pino';
 import type { Context as OpenApiContext } from 'openapi-backend';
 import type { ServiceDeps } from '../operations/service-deps.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   clock?: () => number;
   /** The process's ingestion (ServiceDeps); not tracked when absent. */
   ingestActivity?: IngestActivity;
+  /** The organizations' price entries (ServiceDeps), shared with the gRPC listener. */
+  prices: PriceEntryCache;
 }
 
 async function buildApis(deps: ServiceDeps): Promise<BuiltApi[]> {

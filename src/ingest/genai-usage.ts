@@ -1,11 +1,12 @@
 // The model, provider and token counts of an LLM call, read at ingestion from the attributes of
 // the OpenTelemetry GenAI semantic conventions (v1.37/1.38, with the names they deprecated) and of
-// OpenInference, as openapi/engine.yaml (exportTraces, "Model and token usage") documents: per
-// field the first attribute present wins. Only fixed keys of the decoded map are read (this runs
-// for every span received); `vendor.*` attributes are not read here.
+// OpenInference, as openapi/engine.yaml (exportTraces, "Model and token usage") documents, and the
+// cost an instrumentation reports itself ("Computed cost"): per field the first attribute present
+// wins. Only fixed keys of the decoded map are read (this runs for every span received);
+// `vendor.*` attributes are not read here.
 import type { AttributeValue, Attributes } from './otlp-request.js';
 import type { SpanRow } from '../storage/spans/span-store.js';
-import { textOf } from './derived-values.js';
+import { numberOf, textOf } from './derived-values.js';
 
 /** The largest token count stored; above it a count is taken for garbage and left out. */
 export const MAX_TOKEN_COUNT = 1_000_000_000_000;
@@ -75,4 +76,17 @@ export function genAiFields(attributes: Attributes): GenAiFields {
       countOf(first(attributes, 'gen_ai.usage.cache_creation.input_tokens', 'llm.token_count.prompt_details.cache_write')) ?? null,
     total_tokens: total,
   };
+}
+
+/**
+ * The cost in USD the instrumentation reports itself: OpenLIT's `gen_ai.usage.cost`, else
+ * OpenInference's `llm.cost.total` (the first set wins). Read as `vendor.cost` is (a number, or
+ * text that reads as one); only a finite number above 0 is a cost: OpenLIT sends 0 for a model
+ * its price list lacks, which says the cost is unknown, not free.
+ */
+export function instrumentationCostOf(attributes: Attributes): number | null {
+  const value = first(attributes, 'gen_ai.usage.cost', 'llm.cost.total');
+  if (value === undefined) return null;
+  const cost = numberOf(value);
+  return cost !== null && cost > 0 ? cost : null;
 }

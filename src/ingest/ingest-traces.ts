@@ -1,6 +1,7 @@
 // Ingestion of one decoded OTLP export request for an application: check the daily span quota,
-// map the spans, store the good ones durably with the request's usage in the same transaction,
-// report the rejected ones. Resolves only once the spans are committed.
+// map the spans (priced with its organization's price entries), store the good ones durably with
+// the request's usage in the same transaction, report the rejected ones. Resolves only once the
+// spans are committed.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { NotFoundError, QuotaExceededError, UnavailableError } from '../errors.js';
@@ -14,10 +15,13 @@ import type { IngestActivity } from './ingest-activity.js';
 import type { ExportBody } from './export-body.js';
 import type { PartialSuccess } from './otlp-request.js';
 import { toSpanRows } from './span-mapping.js';
+import type { OrganizationPriceSource } from '../pricing/price-entry-cache.js';
 
 /** The application spans are stored for, with its indexed attribute slots as authorization read them. */
 export interface IngestTarget {
   applicationId: string;
+  /** The application's organization, whose price entries price its LLM calls. */
+  organizationId: string;
   indexedAttributes: IndexedAttributesState;
   /** When indexedAttributes was read (epoch milliseconds). */
   readAt: number;
@@ -70,9 +74,21 @@ async function admit(knex: Knex, usage: UsageDelta, quota: number | null, now: n
 /** The target of an authorized export: the application authorization resolved, as it read it. */
 export function ingestTarget(scope: Partial<IngestTarget> | undefined): IngestTarget {
   const applicationId = scope?.applicationId;
-  if (!applicationId || !scope.indexedAttributes || scope.readAt === undefined || scope.dailySpanQuota === undefined)
+  if (
+    !applicationId ||
+    !scope.organizationId ||
+    !scope.indexedAttributes ||
+    scope.readAt === undefined ||
+    scope.dailySpanQuota === undefined
+  )
     throw new Error('trace export authorized without an application');
-  return { applicationId, indexedAttributes: scope.indexedAttributes, readAt: scope.readAt, dailySpanQuota: scope.dailySpanQuota };
+  return {
+    applicationId,
+    organizationId: scope.organizationId,
+    indexedAttributes: scope.indexedAttributes,
+    readAt: scope.readAt,
+    dailySpanQuota: scope.dailySpanQuota,
+  };
 }
 
 /** The application's slots as of now: as read at authorization while fresh (the usual case), else read again. */
@@ -88,15 +104,18 @@ async function freshTarget(knex: Knex, target: IngestTarget): Promise<IngestTarg
 async function store(
   knex: Knex,
   spans: SpanStore,
+  priceSource: OrganizationPriceSource,
   target: IngestTarget,
   body: ExportBody,
   usage: UsageDelta | undefined,
 ): Promise<PartialSuccess | undefined> {
+  // One look-up for the whole request (a read of the entries at most every few seconds).
+  const prices = await priceSource.pricesOf(target.organizationId);
   for (let current = target; ;) {
     current = await freshTarget(knex, current);
     const slots = writtenSlots(current.indexedAttributes);
     // The decoded spans are let go of once mapped: only the rows stay for the write (export-body.ts).
-    const { rows, partialSuccess } = toSpanRows(body.take(), current.applicationId, Date.now(), slots);
+    const { rows, partialSuccess } = toSpanRows(body.take(), current.applicationId, Date.now(), slots, prices);
     try {
       const counted = usage && { ...usage, requests: 1, spans_rejected: partialSuccess?.rejectedSpans ?? 0 };
       await spans.store(rows, { slotKeysValidUntil: current.readAt + SLOT_KEYS_MAX_AGE_MS, traceSlots: slots, usage: counted });
@@ -124,6 +143,7 @@ export interface IngestOptions {
 export async function ingestTraces(
   knex: Knex,
   spans: SpanStore,
+  prices: OrganizationPriceSource,
   target: IngestTarget,
   body: ExportBody,
   log: Logger,
@@ -133,7 +153,7 @@ export async function ingestTraces(
   const usage = meter && usageOf(target.applicationId, meter);
   try {
     if (usage && meter) await admit(knex, usage, target.dailySpanQuota, meter.now);
-    const storing = () => store(knex, spans, target, body, usage);
+    const storing = () => store(knex, spans, prices, target, body, usage);
     partialSuccess = await (activity ? activity.during(storing) : storing());
   } catch (error) {
     // The application was deleted while the request was read: no 503 that an exporter would retry.

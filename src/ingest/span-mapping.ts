@@ -1,16 +1,18 @@
 // Maps decoded OTLP spans to stored span rows, exactly as the exportTraces operation of
 // openapi/engine.yaml documents it: first-class fields from the `vendor.*` span attributes, from
-// the GenAI and OpenInference conventions (genai-usage.ts), the cost computed from the price book
-// where none is reported (computed-cost.ts), and from the resource's
-// `service.name`, span kinds and status codes by their OTLP enum names, attributes kept whole,
-// events and links as JSON arrays with their times as exact integers.
+// the GenAI and OpenInference conventions (genai-usage.ts, with the cost an instrumentation reports
+// itself), the cost computed from the organization's price entries or the default book where none
+// is reported (computed-cost.ts), and from the resource's `service.name`, span kinds and status
+// codes by their OTLP enum names,
+// attributes kept whole, events and links as JSON arrays with their times as exact integers.
 import { spanKindName, statusCodeName } from '../span-enums.js';
 import { slotValue, type IndexedSlot, type SpanRow } from '../storage/spans/span-store.js';
 import type { Attributes, DecodedEvent, DecodedExportRequest, DecodedLink, DecodedSpan, PartialSuccess } from './otlp-request.js';
 import { hasParent, rowProblem, spanProblem } from './span-validation.js';
 import { numberOf, textOf } from './derived-values.js';
-import { genAiFields } from './genai-usage.js';
+import { genAiFields, instrumentationCostOf } from './genai-usage.js';
 import { costFields } from './computed-cost.js';
+import { NO_PRICE_ENTRIES, type OrganizationPrices } from '../pricing/price-entries.js';
 
 /** At most this many rejection reasons are spelled out in the partial success message. */
 const MAX_REASONS = 10;
@@ -71,10 +73,13 @@ function toRow(
   applicationId: string,
   receivedAt: number,
   slots: readonly IndexedSlot[],
+  prices: OrganizationPrices,
 ): SpanRow {
   const attributes = span.attributes;
   const genAi = genAiFields(attributes);
-  const cost = costFields(numberOf(attributes['vendor.cost']), genAi, span.startTimeUnixNano);
+  // A reported cost: `vendor.cost` wins over the instrumentation's own, read only without it.
+  const reported = numberOf(attributes['vendor.cost']) ?? instrumentationCostOf(attributes);
+  const cost = costFields(reported, genAi, span.startTimeUnixNano, prices);
   return {
     application_id: applicationId,
     trace_id: span.traceId,
@@ -111,6 +116,8 @@ function toRow(
     price_provider: cost.price_provider,
     price_book: cost.price_book,
     unpriced_reason: cost.unpriced_reason,
+    price_entry_id: cost.price_entry_id,
+    price_currency: cost.price_currency,
     resource_attributes: resource.resource_attributes,
     span_attributes: attributesJson(attributes),
     status_code: statusCodeName(span.statusCode),
@@ -143,12 +150,17 @@ export interface MappedRequest {
   partialSuccess: PartialSuccess | undefined;
 }
 
-/** The rows to store for a decoded request, and the spans rejected (with the reasons why). */
+/**
+ * The rows to store for a decoded request, and the spans rejected (with the reasons why); LLM
+ * calls without a reported cost are priced by `prices`, the application's organization's entries,
+ * then the default book.
+ */
 export function toSpanRows(
   request: DecodedExportRequest,
   applicationId: string,
   receivedAt: number,
   slots: readonly IndexedSlot[] = [],
+  prices: OrganizationPrices = NO_PRICE_ENTRIES,
 ): MappedRequest {
   const rows: SpanRow[] = [];
   const problems: string[] = [];
@@ -164,7 +176,7 @@ export function toSpanRows(
         problems.push(describe(span, spanIssue));
         continue;
       }
-      const row = toRow(span, resource, applicationId, receivedAt, slots);
+      const row = toRow(span, resource, applicationId, receivedAt, slots, prices);
       const rowIssue = rowProblem(row);
       if (rowIssue !== undefined) problems.push(describe(span, rowIssue));
       else rows.push(row);

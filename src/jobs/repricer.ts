@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import type { RepricingConfig } from '../config.js';
 import { costFields } from '../ingest/computed-cost.js';
 import type { GenAiFields } from '../ingest/genai-usage.js';
+import { OrganizationPrices } from '../pricing/price-entries.js';
+import { priceEntriesOf } from '../storage/accounts/price-entries.js';
 import { PeriodicPasses } from './periodic-passes.js';
 import {
   claimableRepricingJobs,
@@ -59,12 +61,19 @@ function genAiFieldsOf(span: RepricedSpan): GenAiFields {
 }
 
 /**
- * The cost fields a stored span gets from the prices in force now, at its start time, exactly as
- * ingestion prices a span without `vendor.cost` (src/ingest/computed-cost.ts): the one call of
- * costFields in re-pricing. Only spans whose cost is not reported reach it.
+ * The cost fields a stored span gets from the prices in force now (its organization's entries,
+ * then the default book), at its start time, exactly as ingestion prices a span without a
+ * reported cost (src/ingest/computed-cost.ts): the one call of costFields in re-pricing. Only
+ * spans whose cost is not reported reach it.
  */
-export function repricedCost(span: RepricedSpan): SpanCost {
-  return costFields(null, genAiFieldsOf(span), span.start_time_unix_nano);
+export function repricedCost(span: RepricedSpan, prices: OrganizationPrices): SpanCost {
+  return costFields(null, genAiFieldsOf(span), span.start_time_unix_nano, prices);
+}
+
+/** The organization's price entries as they are now: read for every batch, so a change applies from the next one. */
+export async function pricerOf(knex: Knex, organizationId: string): Promise<Pricer> {
+  const prices = new OrganizationPrices(await priceEntriesOf(knex, organizationId));
+  return (span) => repricedCost(span, prices);
 }
 
 export interface RepricerDeps {
@@ -143,7 +152,6 @@ export class Repricer extends PeriodicPasses {
       await rebuildStoppedHour(knex, job, this.timing());
       return;
     }
-    const price: Pricer = repricedCost;
     for (;;) {
       // On SQLite every statement completes without waiting for I/O: without a turn of the event
       // loop between transactions, a job would hold off this process's requests until it ended.
@@ -156,7 +164,7 @@ export class Repricer extends PeriodicPasses {
       let next: bigint | undefined;
       if (hourNs === null) next = await nextRepricedHour(knex, job, firstHourOf(job.record));
       else {
-        const batch = await repriceBatch(knex, job, price, config.batchSize, this.timing());
+        const batch = await repriceBatch(knex, job, await pricerOf(knex, job.organizationId), config.batchSize, this.timing());
         if (batch.kind === 'lost') return this.afterLoss(job);
         worked.batches += 1;
         job.position = batch.position;

@@ -14,6 +14,14 @@ import { getApplicationUsage } from './usage.js';
 import { getCurrentUser, updateCurrentUser } from './users.js';
 import { withAuditTrail } from './audited.js';
 import { listAuditEvents } from './audit-events.js';
+import {
+  createPriceEntry,
+  deletePriceEntry,
+  getEffectivePrice,
+  getPriceEntry,
+  listPriceEntries,
+  updatePriceEntry,
+} from './price-entries.js';
 
 export type ManagementHandlers = HandlerMap<operations>;
 
@@ -50,5 +58,11 @@ export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
     createAccessToken: createAccessToken(deps),
     getJwks: getJwks(deps),
     listAuditEvents: listAuditEvents(deps),
+    listPriceEntries: listPriceEntries(deps),
+    createPriceEntry: createPriceEntry(deps),
+    getPriceEntry: getPriceEntry(deps),
+    updatePriceEntry: updatePriceEntry(deps),
+    deletePriceEntry: deletePriceEntry(deps),
+    getEffectivePrice: getEffectivePrice(deps),
   } satisfies Required<ManagementHandlers>);
 }

@@ -1,10 +1,12 @@
 // The default price book: the model prices bundled in @pydantic/genai-prices, read as they ship
 // (README.md beside this file: USD, no fetching, what the book's version means). One job: the
-// price of an LLM call's token usage at a time, or why there is none.
+// price of an LLM call's token usage at a time, or why there is none (and the unit prices behind
+// it, for the management API's effective price).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { calcPrice, findProvider } from '@pydantic/genai-prices';
+import { calcPrice, findProvider, type Provider, type TieredPrices } from '@pydantic/genai-prices';
+import { planOf, plannedTotal, type PricePlan } from './price-plan.js';
 
 const PACKAGE = '@pydantic/genai-prices';
 
@@ -22,6 +24,9 @@ function bookVersion(): string {
 /** The version of the default price book, stored with every price it gives. */
 export const DEFAULT_PRICE_BOOK = bookVersion();
 
+/** The currency of every price the book gives (the package's data is in US dollars). */
+export const DEFAULT_BOOK_CURRENCY = 'USD';
+
 /** Token counts by direction; cache_read and cache_creation are parts of input. */
 export interface TokenUsage {
   input: number;
@@ -32,14 +37,23 @@ export interface TokenUsage {
 
 export type PriceAnswer =
   | { priced: true; cost: number; model: string; provider: string; book: string }
-  /** unknown_model: no entry matches (or none is in force then); invalid_usage: the counts contradict each other. */
+  /** unknown_model: no entry of the book matches (or none is in force then); invalid_usage: the counts contradict each other. */
   | { priced: false; reason: 'unknown_model' | 'invalid_usage' };
 
-// Provider texts and (provider, model) pairs the book does not know: model and provider texts
-// come from senders, so both maps are bounded and start over when full.
+// Provider texts and what the book matched for each (provider, model) pair: its entry, or none.
+// Model and provider texts come from senders, so both maps are bounded and start over when full.
 const MAX_REMEMBERED = 10_000;
 const providerIds = new Map<string, string | null>();
-const unknownModels = new Set<string>();
+/** What the book matched for a (provider, model) pair, to price its later spans. */
+interface Match {
+  /** The provider entry holding only the model entry that matched, which calcPrice matches again instead of the whole book. */
+  provider: Provider;
+  /** The entry's prices worked out (price-plan.ts), where they are plain per-token prices for all time. */
+  plan: PricePlan | undefined;
+}
+
+/** Per (provider, model) pair: its match; `null` when the book knows no entry; `false`: ask the whole book. */
+const matches = new Map<string, Match | null | false>();
 const UNKNOWN_MODEL: PriceAnswer = { priced: false, reason: 'unknown_model' };
 const INVALID_USAGE: PriceAnswer = { priced: false, reason: 'invalid_usage' };
 
@@ -60,8 +74,35 @@ function providerIdOf(provider: string | null): string | null {
  * (0.0014688000000000001), and MariaDB's text protocol returns doubles to 15 digits, so a cost
  * kept to 15 reads back as stored on every database.
  */
-function roundedCost(price: number): number {
+export function roundedCost(price: number): number {
   return Number(price.toPrecision(15));
+}
+
+/**
+ * The match behind a price: its provider entry with only its model entry, when calcPrice gives
+ * the same price from it as from the whole book, and the entry's plan when it gives that price
+ * too; `false` otherwise, should a match ever depend on more than the entry (the whole book is
+ * then asked every time).
+ */
+function matchOf(
+  price: NonNullable<ReturnType<typeof calcPrice>>,
+  counts: Record<string, number>,
+  usage: TokenUsage,
+  model: string,
+  timestamp: Date,
+): Match | false {
+  // Whether the model entry matched directly or through a fallback provider, the price names the
+  // provider the match started from; without fallbacks it can only match that entry again.
+  const provider: Provider = { ...price.provider, models: [price.model], fallback_model_providers: undefined };
+  const again = calcPrice(counts, model, { provider, timestamp });
+  const same =
+    again !== null &&
+    again.total_price === price.total_price &&
+    again.model.id === price.model.id &&
+    again.provider.id === price.provider.id;
+  if (!same) return false;
+  const plan = planOf(price.model.prices);
+  return { provider, plan: plan !== undefined && plannedTotal(plan, usage) === price.total_price ? plan : undefined };
 }
 
 /**
@@ -72,27 +113,87 @@ function roundedCost(price: number): number {
 export function priceOf(model: string, provider: string | null, usage: TokenUsage, atMs: number): PriceAnswer {
   const providerId = providerIdOf(provider);
   const key = `${providerId ?? ''}\u0000${model}`;
-  if (unknownModels.has(key)) return UNKNOWN_MODEL;
+  const matched = matches.get(key);
+  if (matched === null) return UNKNOWN_MODEL;
+  if (matched && matched.plan !== undefined) {
+    const total = plannedTotal(matched.plan, usage);
+    if (total === null) return INVALID_USAGE;
+    const entry = matched.provider;
+    return { priced: true, cost: roundedCost(total), model: entry.models[0].id, provider: entry.id, book: DEFAULT_PRICE_BOOK };
+  }
   const counts: Record<string, number> = { input_tokens: usage.input, output_tokens: usage.output };
   if (usage.cache_read !== null) counts.cache_read_tokens = usage.cache_read;
   if (usage.cache_creation !== null) counts.cache_write_tokens = usage.cache_creation;
+  const timestamp = new Date(atMs);
+  const wholeBook = providerId === null ? { timestamp } : { providerId, timestamp };
   let price: ReturnType<typeof calcPrice>;
   try {
-    price = calcPrice(counts, model, { ...(providerId === null ? {} : { providerId }), timestamp: new Date(atMs) });
+    price = calcPrice(counts, model, matched ? { provider: matched.provider, timestamp } : wholeBook);
   } catch {
     // The book refuses cached counts above the input count they are part of.
     return INVALID_USAGE;
   }
-  if (price === null) {
-    if (unknownModels.size >= MAX_REMEMBERED) unknownModels.clear();
-    unknownModels.add(key);
-    return UNKNOWN_MODEL;
+  if (matched === undefined) {
+    if (matches.size >= MAX_REMEMBERED) matches.clear();
+    matches.set(key, price === null ? null : matchOf(price, counts, usage, model, timestamp));
   }
+  if (price === null) return UNKNOWN_MODEL;
   return {
     priced: true,
     cost: roundedCost(price.total_price),
     model: price.model.id,
     provider: price.provider.id,
     book: DEFAULT_PRICE_BOOK,
+  };
+}
+
+/** The book's prices of a model at a time, by direction, as the management API shows them (getEffectivePrice). */
+export interface BookUnitPrices {
+  model: string;
+  provider: string;
+  book: string;
+  /** USD per million tokens; a cache kind the book has no price of its own for is charged as input. */
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_creation: number;
+  /** USD per call; null when the entry has no per-call price. */
+  request: number | null;
+}
+
+/**
+ * A price as it applies to the first token: a tiered price's base, unless a tier starts at 0
+ * (the book moves to a tier once the input count passes its start).
+ */
+function firstTokenPrice(price: number | TieredPrices | undefined): number | undefined {
+  if (price === undefined || typeof price === 'number') return price;
+  let applies = price.base;
+  for (const tier of price.tiers) if (1 > tier.start) applies = tier.price;
+  return applies;
+}
+
+/**
+ * The unit prices the book would price a call of `model` at `atMs` with, matched as priceOf
+ * matches it (null when the book has no entry): those in force at that instant (a time-of-day
+ * price only at that time of day), and of a tiered price the tier of the first token.
+ */
+export function unitPricesOf(model: string, provider: string | null, atMs: number): BookUnitPrices | null {
+  const providerId = providerIdOf(provider);
+  if (matches.get(`${providerId ?? ''}\u0000${model}`) === null) return null;
+  const timestamp = new Date(atMs);
+  const price = calcPrice({ input_tokens: 0, output_tokens: 0 }, model, providerId === null ? { timestamp } : { providerId, timestamp });
+  if (price === null) return null;
+  const prices = price.model_price;
+  const input = firstTokenPrice(prices.input_mtok) ?? 0;
+  const requestsPerThousand = firstTokenPrice(prices.requests_kcount);
+  return {
+    model: price.model.id,
+    provider: price.provider.id,
+    book: DEFAULT_PRICE_BOOK,
+    input,
+    output: firstTokenPrice(prices.output_mtok) ?? 0,
+    cache_read: firstTokenPrice(prices.cache_read_mtok) ?? input,
+    cache_creation: firstTokenPrice(prices.cache_write_mtok) ?? input,
+    request: requestsPerThousand === undefined ? null : roundedCost(requestsPerThousand / 1000),
   };
 }

@@ -12,6 +12,7 @@ import {
   seedApiKey,
   seedApplication,
   seedOrganization,
+  seedPriceEntry,
   seedRepricingJob,
   seedUser,
   type SeededKey,
@@ -38,7 +39,7 @@ interface World {
   key: SeededKey;
 }
 
-/** A fresh organization (owner, member, application, key), seeded through storage: it has no events. */
+/** A fresh organization (owner, member, application, key, price entry), seeded through storage: it has no events. */
 async function seedWorld(app: TestServer, withApplication = true): Promise<World> {
   const owner = await seedUser(app, 'owner');
   const member = await seedUser(app, 'member');
@@ -50,9 +51,10 @@ async function seedWorld(app: TestServer, withApplication = true): Promise<World
   const key = withApplication
     ? await seedApiKey(app.server.knex, appId, ['read:traces', 'write:traces'])
     : { apiKey: 'ak_none', secret: 'as_none' };
+  const priceEntryId = await seedPriceEntry(app.server.knex, orgId);
   const jobId = withApplication ? await seedRepricingJob(app.server.knex, appId) : undefined;
   return {
-    ids: { orgId, appId, apiKey: key.apiKey, userId: member.userId, jobId },
+    ids: { orgId, appId, apiKey: key.apiKey, userId: member.userId, priceEntryId, jobId },
     owner: owner.token,
     ownerId: owner.userId,
     member: member.token,
@@ -110,6 +112,11 @@ function expectedResource(
       return [ids.orgId, 'api_key', ids.apiKey];
     case 'updateCurrentUser':
       return [null, 'user', ownerId];
+    case 'createPriceEntry':
+      return [ids.orgId, 'price_entry', body.id];
+    case 'updatePriceEntry':
+    case 'deletePriceEntry':
+      return [ids.orgId, 'price_entry', ids.priceEntryId as string];
     case 'createRepricingJob':
       return [ids.orgId, 'repricing_job', body.id];
     case 'cancelRepricingJob':
@@ -150,6 +157,9 @@ onEachDatabase('audit events of management writes', (app) => {
       'rotateApiKeySecret',
       'deleteApiKey',
       'updateCurrentUser',
+      'createPriceEntry',
+      'updatePriceEntry',
+      'deletePriceEntry',
       'createRepricingJob',
       'cancelRepricingJob',
     ]);
@@ -161,7 +171,7 @@ onEachDatabase('audit events of management writes', (app) => {
       const world = await seedWorld(app(), entry.operationId !== 'deleteOrganization');
       const requestId = `audit-${entry.operationId}-${Date.now()}`;
       const response = await send(app(), entry, world.ids, world.owner, requestId);
-      expect(response.status, response.text).to.be.oneOf([200, 201, 202]);
+      expect(response.status, response.text).to.be.oneOf([200, 201, 202, 204]);
       const [organizationId, resourceType, resourceId] = expectedResource(entry.operationId, world.ids, response.body, world.ownerId);
       const events = await eventsOf(app().server.knex, { request_id: requestId });
       expect(events).to.have.length(1);
@@ -206,6 +216,22 @@ onEachDatabase('audit events of management writes', (app) => {
     expect(changes.after).to.deep.equal({ name: 'renamed' });
     expect(Object.keys(changes.before)).to.deep.equal(['name']);
     expect(changes.before.name).to.be.a('string').and.not.equal('renamed');
+  });
+
+  it('shows a price entry update as the changed fields only, with times as the API shows them', async () => {
+    const world = await seedWorld(app());
+    const requestId = `audit-price-${Date.now()}`;
+    const response = await call(app().url, 'PATCH', `/organizations/${world.ids.orgId}/price-entries/${world.ids.priceEntryId}`, {
+      token: world.owner,
+      json: { input_price: 0.5, valid_to: '2027-01-01T00:00:00Z' },
+      headers: { 'x-request-id': requestId },
+    });
+    expectStatus(response, 200);
+    const [event] = await eventsOf(app().server.knex, { request_id: requestId });
+    expect(JSON.parse(event.changes)).to.deep.equal({
+      before: { input_price: 1, valid_to: null },
+      after: { input_price: 0.5, valid_to: '2027-01-01T00:00:00.000Z' },
+    });
   });
 
   it('shows a rotation as the next secret generation, never the secret', async () => {
@@ -291,6 +317,16 @@ onEachDatabase('audit events of management writes', (app) => {
           ).status,
       },
       {
+        title: 'a price entry overlapping another of the same provider and model (422)',
+        run: async (world) =>
+          (
+            await call(app().url, 'POST', `/organizations/${world.ids.orgId}/price-entries`, {
+              token: world.owner,
+              json: { model: 'SEED-MODEL', input_price: 1, output_price: 1, currency: 'USD', valid_from: '2026-01-01T00:00:00Z' },
+            })
+          ).status,
+      },
+      {
         title: 'a key of an application that does not exist (404)',
         run: async (world) =>
           (
@@ -362,9 +398,10 @@ onEachDatabase('audit events of management writes', (app) => {
   });
 });
 
-/** What a failed write could have touched: the organization, its members, applications, keys and re-pricing jobs. */
+/** What a failed write could have touched: the organization, its members, applications, keys, price entries and re-pricing jobs. */
 async function snapshot(knex: Knex, world: World): Promise<unknown> {
   return {
+    priceEntries: await knex('price_entries').where({ organization_id: world.ids.orgId }).orderBy('id'),
     organization: await knex('organizations').where({ id: world.ids.orgId }).first(),
     members: await knex('memberships').where({ organization_id: world.ids.orgId }).orderBy('user_id'),
     applications: await knex('applications').where({ organization_id: world.ids.orgId }).orderBy('id'),

@@ -7,7 +7,15 @@ import { newId } from '../../src/storage/accounts/ids.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { spanRow } from '../support/span-rows.js';
 import { ASSIGNABLE_PERMISSIONS, DASHBOARD_USER_PERMISSIONS } from '../../src/permissions.js';
-import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedRepricingJob, seedUser } from '../support/accounts.js';
+import {
+  apiKeyToken,
+  seedApiKey,
+  seedApplication,
+  seedOrganization,
+  seedPriceEntry,
+  seedRepricingJob,
+  seedUser,
+} from '../support/accounts.js';
 import { call, documentOperations, type CallOptions, type DocumentOperation } from '../support/contract.js';
 import { accessOf, buildRequest, SOME_TRACE_ID, touchesResource, type ResourceIds } from '../support/operation-requests.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
@@ -42,7 +50,7 @@ interface World {
   member: string;
 }
 
-/** A fresh organization with an owner, a member, an application and a key, for one check. */
+/** A fresh organization with an owner, a member, an application, a key and a price entry, for one check. */
 async function seedWorld(app: TestServer, ownerPermissions: readonly string[] = DASHBOARD_USER_PERMISSIONS): Promise<World> {
   const owner = await seedUser(app, 'owner', ownerPermissions);
   const member = await seedUser(app, 'member');
@@ -52,11 +60,12 @@ async function seedWorld(app: TestServer, ownerPermissions: readonly string[] = 
   ]);
   const appId = await seedApplication(app.server.knex, orgId);
   const { apiKey } = await seedApiKey(app.server.knex, appId, ['read:traces']);
+  const priceEntryId = await seedPriceEntry(app.server.knex, orgId);
   // The trace GET /traces/{trace_id} names, so that a caller let through finds it.
   await storeSpans(app.server.knex, [spanRow({ application_id: appId, trace_id: SOME_TRACE_ID, span_id: '00f067aa0ba902b7' })]);
   // The re-pricing job the job operations name.
   const jobId = await seedRepricingJob(app.server.knex, appId);
-  return { ids: { orgId, appId, apiKey, userId: member.userId, jobId }, owner: owner.token, member: member.token };
+  return { ids: { orgId, appId, apiKey, userId: member.userId, priceEntryId, jobId }, owner: owner.token, member: member.token };
 }
 
 async function keyToken(app: TestServer, appId: string, permissions: readonly string[]): Promise<string> {

@@ -1,14 +1,14 @@
 // A client generated from the documents (openapi-typescript types + openapi-fetch) calls every
 // operation as someone allowed to, over real data: a dashboard user creates an organization, a
-// member, an application and an API key through the client (each id taken from an answer), the
+// member, a price entry, an application and an API key through the client (each id taken from an answer), the
 // key's token ingests a span, the engine queries find it, and the DELETEs come last. `tsc`
 // type-checks each call; at run time every answer is checked against the documents and must be
 // the operation's documented success status, and the set of operations called must equal the
 // set the documents declare.
 //
 // Then the clients integrators generate themselves, into a temporary folder, from the current
-// documents and from the previous ones (test/contract/fixtures/management-1.4.1.yaml,
-// engine-1.5.2.yaml): openapi-typescript 7.13 types with openapi-fetch 0.17, @hey-api/openapi-ts
+// documents and from the previous ones (test/contract/fixtures/management-1.5.1.yaml,
+// engine-1.7.0.yaml): openapi-typescript 7.13 types with openapi-fetch 0.17, @hey-api/openapi-ts
 // 0.95 with its fetch client, and orval 7.13 with its fetch client (the last orval and hey-api
 // releases that run on Node 20). One TypeScript program (strict) compiles a client program per
 // generator, written against the previous documents (test/contract/fixtures/clients/), with the
@@ -25,9 +25,9 @@ import createClient from 'openapi-fetch';
 import ts from 'typescript';
 import type { paths as EnginePaths } from '../../src/generated/engine.js';
 import type { paths as ManagementPaths } from '../../src/generated/management.js';
-import { allOperationIds, assertMatchesContract, documentOperations } from '../support/contract.js';
+import { allOperationIds, assertMatchesContract, call, documentOperations } from '../support/contract.js';
 import { GENERATORS, generateClients, type Generator } from '../support/generated-clients.js';
-import { createApiKey, dashboardUser, ownerWithApplication } from '../support/management.js';
+import { createApiKey, dashboardUser, keyToken, ownerWithApplication } from '../support/management.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 const WINDOW = { start_time: '2026-11-01T00:00:00Z', end_time: '2026-11-02T00:00:00Z' };
@@ -128,7 +128,8 @@ onEachDatabase(
           answered.set(operationId, response.status);
           expect(response.status, `${input.method} ${path} (${operationId}): ${text.slice(0, 300)}`).to.equal(expected.get(operationId));
         }
-        return new Response(text, { status: response.status, headers: response.headers });
+        // A 204 (deletePriceEntry) has no body, and a Response refuses one.
+        return new Response(response.status === 204 ? null : text, { status: response.status, headers: response.headers });
       };
 
       const alice = await dashboardUser(app(), 'Alice');
@@ -172,6 +173,30 @@ onEachDatabase(
         body: { role: 'owner' },
       });
       expect(promoted.data).to.be.an('object').that.is.not.empty;
+
+      // A price entry of the organization, and the price it gives a model.
+      const entry = await management.POST('/organizations/{org_id}/price-entries', {
+        params: { path: { org_id: orgId } },
+        body: { provider: 'openai', model: 'gpt-4o-mini*', input_price: 0.14, output_price: 0.55, currency: 'EUR' },
+      });
+      const entryId = entry.data?.id as string;
+      expect(entryId).to.be.a('string');
+      const entries = await management.GET('/organizations/{org_id}/price-entries', { params: { path: { org_id: orgId } } });
+      expect(entries.data?.data.map((listed) => listed.id)).to.deep.equal([entryId]);
+      const entryPath = { path: { org_id: orgId, entry_id: entryId } };
+      const repriced = await management.PATCH('/organizations/{org_id}/price-entries/{entry_id}', {
+        params: entryPath,
+        body: { input_price: 0.13, valid_to: null },
+      });
+      expect(repriced.data?.input_price).to.equal(0.13);
+      expect((await management.GET('/organizations/{org_id}/price-entries/{entry_id}', { params: entryPath })).data).to.include({
+        id: entryId,
+        input_price: 0.13,
+      });
+      const effective = await management.GET('/organizations/{org_id}/effective-price', {
+        params: { path: { org_id: orgId }, query: { model: 'gpt-4o-mini-2024-07-18', provider: 'openai' } },
+      });
+      expect(effective.data).to.include({ source: 'entry', entry_id: entryId, currency: 'EUR', input_price: 0.13 });
 
       // An application and its API key.
       const application = await management.POST('/applications', {
@@ -296,6 +321,7 @@ onEachDatabase(
 
       // The DELETEs last, the member and the key before what holds them.
       await management.DELETE('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } } });
+      await management.DELETE('/organizations/{org_id}/price-entries/{entry_id}', { params: entryPath });
       await management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
       await management.DELETE('/applications/{app_id}', { params: { path: { app_id: appId } } });
       await management.DELETE('/organizations/{org_id}', { params: { path: { org_id: orgId } } });
@@ -310,9 +336,33 @@ onEachDatabase(
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURES = path.join(ROOT, 'test/contract/fixtures');
 const VERSIONS = {
-  previous: { engine: path.join(FIXTURES, 'engine-1.5.2.yaml'), management: path.join(FIXTURES, 'management-1.4.1.yaml') },
+  previous: { engine: path.join(FIXTURES, 'engine-1.7.0.yaml'), management: path.join(FIXTURES, 'management-1.5.1.yaml') },
   current: { engine: path.join(ROOT, 'openapi/engine.yaml'), management: path.join(ROOT, 'openapi/management.yaml') },
 };
+
+/** One LLM call without a reported cost inside the programs' query window, so their answer carries a computed cost. */
+async function ingestLlmCall(baseUrl: string, token: string, appId: string): Promise<void> {
+  const startNs = BigInt(Date.parse('2026-11-01T12:00:00Z')) * 1_000_000n;
+  const attributes = Object.entries({
+    'gen_ai.request.model': 'gpt-4o-mini',
+    'gen_ai.usage.input_tokens': 1000,
+    'gen_ai.usage.output_tokens': 200,
+  }).map(([key, value]) => ({ key, value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value } }));
+  const span = {
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    spanId: '00f067aa0ba902b7',
+    name: 'chat gpt-4o-mini',
+    kind: 3,
+    startTimeUnixNano: startNs.toString(),
+    endTimeUnixNano: (startNs + 1_000_000n).toString(),
+    attributes,
+  };
+  const response = await call(baseUrl, 'POST', '/v1/traces', {
+    headers: { authorization: `Bearer ${token}`, 'x-vendor-app-id': appId },
+    json: { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'client-test' }, spans: [span] }] }] },
+  });
+  expect(response.status, response.text).to.equal(200);
+}
 
 /** The interface of each client program in fixtures/clients/<generator>/program.ts. */
 interface ClientProgram {
@@ -320,6 +370,7 @@ interface ClientProgram {
     tokens: string[];
     applicationName: string;
     spansStatus: number;
+    pricedModels: Array<string | null>;
     rotatedSecret: string;
   }>;
 }
@@ -418,7 +469,7 @@ describe('clients generated by openapi-typescript, hey-api and orval', function 
   });
 
   it('compiles those programs with the clients of the previous documents too, which they are written against', function () {
-    // The previous clients themselves may not compile (orval's of management 1.4.1 does not); the programs must.
+    // The previous clients themselves need not compile (orval's of management 1.4.1 did not); the programs must.
     const program = compiled as ts.Program;
     const programs = GENERATORS.map((generator) => program.getSourceFile(programFile('previous', generator)) as ts.SourceFile);
     expect(problems(program, programs)).to.deep.equal([]);
@@ -426,10 +477,11 @@ describe('clients generated by openapi-typescript, hey-api and orval', function 
 
   onEachDatabase('generated clients at work', (app) => {
     for (const generator of GENERATORS) {
-      it(`${generator}: exchanges a key for a token (form${generator === 'orval' ? '' : ' and JSON'}), uses it and rotates the secret`, async function () {
+      it(`${generator}: exchanges a key for a token (form${generator === 'orval' ? '' : ' and JSON'}), reads a computed cost with it and rotates the secret`, async function () {
         this.timeout(30_000);
         const { user, as, appId } = await ownerWithApplication(app(), `Owner ${generator}`);
-        const key = await createApiKey(as, appId, ['read:applications', 'read:traces']);
+        const key = await createApiKey(as, appId, ['read:applications', 'read:traces', 'write:traces']);
+        await ingestLlmCall(app().url, await keyToken(app(), key.apiKey, key.secret), appId);
         const program = (await import(pathToFileURL(programFile('current', generator)).href)) as ClientProgram;
         const { result, sent } = await recordingFetch(() =>
           program.run({ baseUrl: app().url, ownerToken: user.token, appId, apiKey: key.apiKey, apiSecret: key.secret }),
@@ -455,6 +507,7 @@ describe('clients generated by openapi-typescript, hey-api and orval', function 
         for (const token of result.tokens) expect(token.split('.'), token).to.have.length(3);
         expect(result.applicationName).to.equal('Checkout');
         expect(result.spansStatus).to.equal(200);
+        expect(result.pricedModels).to.deep.equal(['gpt-4o-mini']);
         expect(result.rotatedSecret).to.be.a('string').and.not.equal(key.secret);
       });
     }

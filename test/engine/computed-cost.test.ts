@@ -3,7 +3,9 @@
 // GenAI and OpenInference provider texts), the same call with `vendor.cost`, an unknown model, a
 // model without tokens, and a span that is no LLM call. The engine returns each span's cost and
 // its provenance, the trace's `total_cost` and analytics sums include the computed costs, and the
-// new fields filter and group. Every answer is checked against the engine document.
+// new fields filter and group. A second trace, an hour later, carries the costs instrumentations
+// report themselves (`gen_ai.usage.cost`, `llm.cost.total`), valid or not. Every answer is
+// checked against the engine document.
 import { context, SpanKind, trace as traceApi, type Attributes, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { expect } from 'chai';
@@ -18,7 +20,7 @@ const WINDOW = { start_time: nanosToRfc3339(BigInt(T0) * 1_000_000_000n), end_ti
 const BOOK = 'genai-prices 0.1.8';
 
 type Pricing = EngineSchemas['SpanPricing'];
-const NO_PRICING: Pricing = { book: null, provider: null, model: null, unpriced_reason: null };
+const NO_PRICING: Pricing = { book: null, provider: null, model: null, unpriced_reason: null, entry_id: null, currency: null };
 const GPT_4O_MINI = {
   'gen_ai.provider.name': 'openai',
   'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
@@ -43,7 +45,7 @@ const SPANS: Array<{ name: string; attributes: Attributes; cost: number | null; 
     attributes: GPT_4O_MINI,
     cost: 0.0014688,
     cost_source: 'computed',
-    pricing: { book: BOOK, provider: 'openai', model: 'gpt-4o-mini', unpriced_reason: null },
+    pricing: { ...NO_PRICING, book: BOOK, provider: 'openai', model: 'gpt-4o-mini', currency: 'USD' },
   },
   {
     name: 'gpt-reported',
@@ -66,7 +68,7 @@ const SPANS: Array<{ name: string; attributes: Attributes; cost: number | null; 
     },
     cost: 0.00292,
     cost_source: 'computed',
-    pricing: { book: BOOK, provider: 'anthropic', model: 'claude-3-5-haiku-latest', unpriced_reason: null },
+    pricing: { ...NO_PRICING, book: BOOK, provider: 'anthropic', model: 'claude-3-5-haiku-latest', currency: 'USD' },
   },
   {
     // gcp.vertex_ai is the book's google: $0.30 input, $0.03 cache reads, $2.50 output: 1000 × 0.3 + 1000 × 0.03 + 500 × 2.5.
@@ -80,7 +82,7 @@ const SPANS: Array<{ name: string; attributes: Attributes; cost: number | null; 
     },
     cost: 0.00158,
     cost_source: 'computed',
-    pricing: { book: BOOK, provider: 'google', model: 'gemini-2.5-flash', unpriced_reason: null },
+    pricing: { ...NO_PRICING, book: BOOK, provider: 'google', model: 'gemini-2.5-flash', currency: 'USD' },
   },
   {
     name: 'unknown-model',
@@ -99,18 +101,66 @@ const SPANS: Array<{ name: string; attributes: Attributes; cost: number | null; 
 ];
 const COMPUTED_TOTAL = 0.0014688 + 0.00292 + 0.00158;
 
-function trace(tracer: Tracer): void {
-  const root = tracer.startSpan('request', { kind: SpanKind.SERVER, startTime: [T0, 0], attributes: SPANS[0]?.attributes });
-  SPANS.slice(1).forEach(({ name, attributes }, index) => {
-    const span = tracer.startSpan(
-      name,
-      { kind: SpanKind.CLIENT, startTime: [T0, (index + 1) * 1_000_000], attributes },
-      // Children of the root: one trace.
-      traceApi.setSpan(context.active(), root),
-    );
-    span.end([T0 + 1, 0]);
-  });
-  root.end([T0 + 2, 0]);
+// The instrumentation's own cost: reported, unless vendor.cost is there too; an invalid one is no
+// cost, and the span is priced from its tokens as GPT_4O_MINI is above.
+const T1 = T0 + 3600;
+const HOUR_LATER = { start_time: nanosToRfc3339(BigInt(T1) * 1_000_000_000n), end_time: nanosToRfc3339(BigInt(T1 + 60) * 1_000_000_000n) };
+const GPT_PRICED = {
+  cost: 0.0014688,
+  cost_source: 'computed',
+  pricing: { ...NO_PRICING, book: BOOK, provider: 'openai', model: 'gpt-4o-mini', currency: 'USD' },
+};
+const REPORTED: typeof SPANS = [
+  { name: 'request', attributes: { 'http.route': '/api/answer' }, cost: null, cost_source: null, pricing: NO_PRICING },
+  {
+    // As OpenLIT sends it: a double, in USD.
+    name: 'openlit',
+    attributes: { ...GPT_4O_MINI, 'gen_ai.usage.cost': 0.0021 },
+    cost: 0.0021,
+    cost_source: 'reported',
+    pricing: NO_PRICING,
+  },
+  {
+    name: 'openlit-and-vendor',
+    attributes: { ...GPT_4O_MINI, 'gen_ai.usage.cost': 0.5, 'vendor.cost': 0.01 },
+    cost: 0.01,
+    cost_source: 'reported',
+    pricing: NO_PRICING,
+  },
+  {
+    name: 'openinference',
+    attributes: { 'llm.model_name': 'claude-3-5-haiku-20241022', 'llm.token_count.prompt': 2000, 'llm.cost.total': 0.003 },
+    cost: 0.003,
+    cost_source: 'reported',
+    pricing: NO_PRICING,
+  },
+  { name: 'negative', attributes: { ...GPT_4O_MINI, 'gen_ai.usage.cost': -0.5 }, ...GPT_PRICED },
+  { name: 'not-finite', attributes: { ...GPT_4O_MINI, 'gen_ai.usage.cost': Number.POSITIVE_INFINITY }, ...GPT_PRICED },
+  { name: 'not-a-number', attributes: { ...GPT_4O_MINI, 'gen_ai.usage.cost': 'free' }, ...GPT_PRICED },
+  // OpenLIT's 0 for a model its price list lacks: an unknown cost, priced from the tokens.
+  { name: 'zero', attributes: { ...GPT_4O_MINI, 'gen_ai.usage.cost': 0 }, ...GPT_PRICED },
+];
+const REPORTED_TOTAL = 0.0021 + 0.01 + 0.003 + 4 * 0.0014688;
+
+/** A trace at `t0`: the first span the root, the others its children. */
+function traceOf(spans: typeof SPANS, t0: number): (tracer: Tracer) => void {
+  return (tracer) => {
+    const root = tracer.startSpan(spans[0]?.name as string, {
+      kind: SpanKind.SERVER,
+      startTime: [t0, 0],
+      attributes: spans[0]?.attributes,
+    });
+    spans.slice(1).forEach(({ name, attributes }, index) => {
+      const span = tracer.startSpan(
+        name,
+        { kind: SpanKind.CLIENT, startTime: [t0, (index + 1) * 1_000_000], attributes },
+        // Children of the root: one trace.
+        traceApi.setSpan(context.active(), root),
+      );
+      span.end([t0 + 1, 0]);
+    });
+    root.end([t0 + 2, 0]);
+  };
 }
 
 onEachDatabase('computed cost from the default price book', (app) => {
@@ -119,8 +169,8 @@ onEachDatabase('computed cost from the default price book', (app) => {
   const post = (path: string, json: unknown, query: Record<string, string | number | boolean> = {}) =>
     call(app().url, 'POST', path, { query: { ...WINDOW, ...query }, headers: caller.headers, json });
 
-  async function spans(filter?: unknown) {
-    const response = await post('/engine/query', filter === undefined ? {} : { filter });
+  async function spans(filter?: unknown, window = WINDOW) {
+    const response = await post('/engine/query', filter === undefined ? {} : { filter }, window);
     expect(response.status, response.text).to.equal(200);
     return parseEngineRead('/engine/query', response.text).data;
   }
@@ -131,7 +181,12 @@ onEachDatabase('computed cost from the default price book', (app) => {
     caller = await engineCaller(app());
     const exporter = new ProtoTraceExporter({ url: `${proxy.url}/v1/traces`, headers: caller.headers, timeoutMillis: 10_000 });
     try {
-      expectExported(await exportSpans(exporter, await recordSpans({ 'service.name': 'assistant' }, trace)));
+      for (const [spans, t0] of [
+        [SPANS, T0],
+        [REPORTED, T1],
+      ] as const) {
+        expectExported(await exportSpans(exporter, await recordSpans({ 'service.name': 'assistant' }, traceOf(spans, t0))));
+      }
     } finally {
       await exporter.shutdown();
     }
@@ -141,10 +196,13 @@ onEachDatabase('computed cost from the default price book', (app) => {
     await proxy.close();
   });
 
-  function expectPriced(got: Array<{ span_name: string; cost: number | null; cost_source: string | null; pricing: Pricing }>) {
+  function expectPriced(
+    got: Array<{ span_name: string; cost: number | null; cost_source: string | null; pricing: Pricing }>,
+    want = SPANS,
+  ) {
     const byName = new Map(got.map((span) => [span.span_name, span]));
-    expect([...byName.keys()].sort()).to.deep.equal(SPANS.map(({ name }) => name).sort());
-    for (const { name, cost, cost_source, pricing } of SPANS) {
+    expect([...byName.keys()].sort()).to.deep.equal(want.map(({ name }) => name).sort());
+    for (const { name, cost, cost_source, pricing } of want) {
       const span = byName.get(name);
       expect({ cost_source: span?.cost_source, pricing: span?.pricing }, name).to.deep.equal({ cost_source, pricing });
       if (cost === null) expect(span?.cost, name).to.equal(null);
@@ -170,6 +228,19 @@ onEachDatabase('computed cost from the default price book', (app) => {
     expect(others).to.deep.equal([]);
     expect(summary?.spans_count).to.equal(SPANS.length);
     expect(isClose(summary?.total_cost as number, 0.01 + COMPUTED_TOTAL, 1e-9), String(summary?.total_cost)).to.equal(true);
+  });
+
+  it('keeps the cost an instrumentation reports (gen_ai.usage.cost, llm.cost.total) unless vendor.cost is sent, and prices the spans whose cost is invalid', async () => {
+    expectPriced(await spans(undefined, HOUR_LATER), REPORTED);
+  });
+
+  it("counts the instrumentation's reported costs in the trace's total_cost", async () => {
+    const response = await post('/traces', {}, { ...HOUR_LATER, limit: 10 });
+    expect(response.status, response.text).to.equal(200);
+    const [summary, ...others] = parseEngineRead('/traces', response.text).data;
+    expect(others).to.deep.equal([]);
+    expect(summary?.spans_count).to.equal(REPORTED.length);
+    expect(isClose(summary?.total_cost as number, REPORTED_TOTAL, 1e-9), String(summary?.total_cost)).to.equal(true);
   });
 
   const FILTERS: Array<[string, unknown, string[]]> = [

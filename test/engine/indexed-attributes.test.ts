@@ -115,7 +115,7 @@ onEachDatabase(
       return names.sort();
     }
 
-    async function ownerAndKey(paths?: string[]): Promise<{ as: Caller; appId: string; token: string }> {
+    async function ownerAndKey(paths?: string[]): Promise<{ as: Caller; orgId: string; appId: string; token: string }> {
       const as = callerFor(app(), (await dashboardUser(app())).token);
       const orgId = await createOrganization(as);
       const created = await as('POST', '/applications', {
@@ -123,7 +123,7 @@ onEachDatabase(
       });
       expectStatus(created, 201);
       const key = await createApiKey(as, created.body.id, ['read:traces', 'write:traces']);
-      return { as, appId: created.body.id, token: await keyToken(app(), key.apiKey, key.secret) };
+      return { as, orgId, appId: created.body.id, token: await keyToken(app(), key.apiKey, key.secret) };
     }
 
     async function state(appId: string) {
@@ -296,7 +296,7 @@ onEachDatabase(
 
     it('stores no span with keys read over 30 s before: the writer refuses, ingestion reads the keys again', async () => {
       const knex = app().server.knex;
-      const { appId } = await ownerAndKey([MODEL]);
+      const { orgId, appId } = await ownerAndKey([MODEL]);
       const rows = [spanRow({ application_id: appId, trace_id: 'f'.repeat(32), span_id: 'f'.repeat(16) })];
       let refused: unknown;
       await storeSpans(knex, rows, { slotKeysValidUntil: Date.now() - 1 }).catch((error: unknown) => (refused = error));
@@ -324,7 +324,14 @@ onEachDatabase(
       await ingestTraces(
         knex,
         sqlSpanStore(knex),
-        { applicationId: appId, indexedAttributes: NO_INDEXED_ATTRIBUTES, readAt: Date.now() - 60_000, dailySpanQuota: null },
+        app().server.prices,
+        {
+          applicationId: appId,
+          organizationId: orgId,
+          indexedAttributes: NO_INDEXED_ATTRIBUTES,
+          readAt: Date.now() - 60_000,
+          dailySpanQuota: null,
+        },
         new ExportBody(Buffer.alloc(0), () => ({ resourceSpans: [{ resourceAttributes: {}, spans: [span] }] })),
         createLogger('silent'),
       );

@@ -4,7 +4,9 @@
 // group-by, measures, granularity and row limit) must agree with the plain reference evaluator written from
 // docs/filter-semantics.md and openapi/engine.yaml. Spans carry GenAI and OpenInference attributes
 // (both conventions, valid and invalid token counts), their model, provider and tokens columns
-// derived by the reference's reading of the mapping, so those fields are filtered, measured and grouped too. Each run also gives the application random
+// derived by the reference's reading of the mapping, so those fields are filtered, measured and grouped too; their
+// cost is priced by the default book or by an organization's price entry in force from the middle of the window
+// on, and checked against the reference's own pricing. Each run also gives the application random
 // indexed attribute keys (filled by the writer's rule or by the backfill), so that conditions on
 // them are answered from the slots, and must agree just the same. FC_SEED and FC_RUNS reproduce
 // or widen a run.
@@ -12,6 +14,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { checkRegex } from '../../src/filter/regex.js';
 import { costFields } from '../../src/ingest/computed-cost.js';
+import { OrganizationPrices } from '../../src/pricing/price-entries.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
@@ -38,6 +41,7 @@ import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { foldApplication, foldBatch } from '../../src/storage/spans/fold/trace-folding.js';
 import { INDEXABLE_PATHS, storeWithSlots } from '../support/indexed-slots.js';
 import { llmCallAttributes } from '../support/llm-calls.js';
+import { referenceOrganizationEntry } from '../support/price-reference.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -46,6 +50,12 @@ const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.
 
 const BASE = 1_763_800_000_000_000_000n;
 const WIDTH = 7_200_000_000_000n; // two hours
+
+// The organization's price entry the LLM calls meet (test/support/price-reference.ts), in force
+// from the middle of the window on: the calls it matches before then have no price in force.
+const ORGANIZATION_ENTRY = referenceOrganizationEntry(Number((BASE + WIDTH / 2n) / 1_000_000n));
+const ORGANIZATION_PRICES = new OrganizationPrices([ORGANIZATION_ENTRY]);
+const startMs = (row: SpanRow) => Number(BigInt(row.start_time_unix_nano) / 1_000_000n);
 
 // Strings that trip up SQL: LIKE/GLOB wildcards and escapes, quotes, case, trailing spaces,
 // non-ASCII, numbers as text, JSON-looking text, a newline.
@@ -168,6 +178,8 @@ const TEXT_FIELDS = [
   'pricing.model',
   'pricing.provider',
   'pricing.unpriced_reason',
+  'pricing.entry_id',
+  'pricing.currency',
 ];
 const TOKEN_FIELDS = ['tokens.input', 'tokens.output', 'tokens.cache_read', 'tokens.cache_creation', 'tokens.total'];
 const NUMBER_FIELDS = ['duration_ms', 'cost', 'usage.amount', ...TOKEN_FIELDS];
@@ -284,7 +296,7 @@ function toRows(applicationId: string, spans: GeneratedSpan[]): SpanRow[] {
       ...genAi,
       // The cost as ingestion stores it (the drawn cost is vendor.cost's); the reads check it
       // against the reference's own computation (expectedCostColumns).
-      ...costFields(generated.cost, genAi, start.toString()),
+      ...costFields(generated.cost, genAi, start.toString(), ORGANIZATION_PRICES),
     });
   });
 }
@@ -325,6 +337,8 @@ const COLUMN_OF: Record<string, keyof SpanRow> = {
   'pricing.model': 'price_model',
   'pricing.provider': 'price_provider',
   'pricing.unpriced_reason': 'unpriced_reason',
+  'pricing.entry_id': 'price_entry_id',
+  'pricing.currency': 'price_currency',
 };
 
 /** The values a field holds in the data, as text, so that conditions often hit something. */
@@ -973,7 +987,10 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
               const row = wantedSpans[index] as SpanRow;
               const attributes = row.span_attributes === null ? {} : (JSON.parse(row.span_attributes) as Record<string, unknown>);
               const reported = typeof attributes['vendor.cost'] === 'number' ? attributes['vendor.cost'] : null;
-              const want = expectedCostColumns(reported, expectedGenAiColumns(row.span_attributes));
+              const want = expectedCostColumns(reported, expectedGenAiColumns(row.span_attributes), {
+                entry: ORGANIZATION_ENTRY,
+                atMs: startMs(row),
+              });
               const where = `span ${span.span_id}, ${context}`;
               expect({ cost_source: span.cost_source, pricing: span.pricing }, where).to.deep.equal({
                 cost_source: want.cost_source,
@@ -982,6 +999,8 @@ onEachDatabase('engine queries agree with the reference evaluator', (app) => {
                   provider: want.price_provider,
                   model: want.price_model,
                   unpriced_reason: want.unpriced_reason,
+                  entry_id: want.price_entry_id,
+                  currency: want.price_currency,
                 },
               });
               if (want.cost === null || span.cost === null) expect(span.cost, where).to.equal(want.cost);

@@ -74,6 +74,7 @@ onEachDatabase('operations routes and HTTP edge', (app) => {
       spans: sqlSpanStore(server.knex),
       logger: server.logger,
       tokens: server.tokens,
+      prices: server.prices,
       metrics: new HttpMetrics(),
       grpcListening: () => false,
     });

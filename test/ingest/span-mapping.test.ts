@@ -11,7 +11,7 @@ import { DEFAULT_PRICE_BOOK } from '../../src/pricing/default-price-book.js';
 import { isClose } from '../support/engine-helpers.js';
 import { llmCallAttributes } from '../support/llm-calls.js';
 import { KNOWN_MODELS, REFERENCE_BOOK, REFERENCE_BOOK_VERSION, UNKNOWN_MODEL } from '../support/price-reference.js';
-import { expectedCostColumns, expectedGenAiColumns, GENAI_KEYS } from '../support/reference-evaluator.js';
+import { expectedCostColumns, expectedGenAiColumns, expectedReportedCost, GENAI_KEYS } from '../support/reference-evaluator.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
@@ -101,6 +101,8 @@ describe('span mapping', () => {
         price_provider: null,
         price_book: null,
         unpriced_reason: null,
+        price_entry_id: null,
+        price_currency: null,
         resource_attributes: '{"service.name":"summarizer","host.name":"h1"}',
         span_attributes: JSON.stringify(attributes),
         status_code: 'STATUS_CODE_UNSET',
@@ -322,10 +324,19 @@ describe('span mapping', () => {
     const costOf = (attributes: Attributes, startTimeUnixNano = '1795355100123456789') => {
       const [row] = map([span({ attributes, startTimeUnixNano })]).rows;
       if (!row) throw new Error('the span was not mapped');
-      const { cost, cost_source, price_model, price_provider, price_book, unpriced_reason } = row;
-      return { cost, cost_source, price_model, price_provider, price_book, unpriced_reason };
+      const { cost, cost_source, price_model, price_provider, price_book, unpriced_reason, price_entry_id, price_currency } = row;
+      return { cost, cost_source, price_model, price_provider, price_book, unpriced_reason, price_entry_id, price_currency };
     };
-    const NONE = { cost: null, cost_source: null, price_model: null, price_provider: null, price_book: null, unpriced_reason: null };
+    const NONE = {
+      cost: null,
+      cost_source: null,
+      price_model: null,
+      price_provider: null,
+      price_book: null,
+      unpriced_reason: null,
+      price_entry_id: null,
+      price_currency: null,
+    };
     const computed = (cost: number, provider: string, model: string) => ({
       ...NONE,
       cost,
@@ -333,6 +344,7 @@ describe('span mapping', () => {
       price_model: model,
       price_provider: provider,
       price_book: 'genai-prices 0.1.8',
+      price_currency: 'USD',
     });
     const GPT = { 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'gpt-4o-mini-2024-07-18' };
     const USAGE = { 'gen_ai.usage.input_tokens': 5120, 'gen_ai.usage.cache_read.input_tokens': 4096, 'gen_ai.usage.output_tokens': 1680 };
@@ -365,6 +377,65 @@ describe('span mapping', () => {
         'a vendor.cost with no numeric reading is no reported cost',
         { ...GPT, ...USAGE, 'vendor.cost': 'n/a' },
         computed(GPT_COST, 'openai', 'gpt-4o-mini'),
+      ],
+      // The cost an instrumentation reports itself: OpenLIT's gen_ai.usage.cost, OpenInference's llm.cost.total.
+      [
+        'gen_ai.usage.cost without vendor.cost: reported, the book not asked',
+        { ...GPT, ...USAGE, 'gen_ai.usage.cost': 0.0021 },
+        { ...NONE, cost: 0.0021, cost_source: 'reported' },
+      ],
+      [
+        'gen_ai.usage.cost as numeric text',
+        { ...GPT, ...USAGE, 'gen_ai.usage.cost': ' 2.5e-3 ' },
+        { ...NONE, cost: 0.0025, cost_source: 'reported' },
+      ],
+      ['gen_ai.usage.cost on a span that is no LLM call', { 'gen_ai.usage.cost': 0.3 }, { ...NONE, cost: 0.3, cost_source: 'reported' }],
+      [
+        'vendor.cost wins over gen_ai.usage.cost',
+        { ...GPT, ...USAGE, 'gen_ai.usage.cost': 0.5, 'vendor.cost': 0.01 },
+        { ...NONE, cost: 0.01, cost_source: 'reported' },
+      ],
+      [
+        'gen_ai.usage.cost wins over llm.cost.total',
+        { ...GPT, ...USAGE, 'gen_ai.usage.cost': 0.5, 'llm.cost.total': 0.7 },
+        { ...NONE, cost: 0.5, cost_source: 'reported' },
+      ],
+      [
+        'llm.cost.total alone: reported',
+        { 'llm.model_name': 'gpt-4o-mini', 'llm.token_count.prompt': 10, 'llm.cost.total': 0.0066 },
+        { ...NONE, cost: 0.0066, cost_source: 'reported' },
+      ],
+      [
+        'a vendor.cost with no numeric reading leaves gen_ai.usage.cost to report',
+        { ...GPT, ...USAGE, 'vendor.cost': 'n/a', 'gen_ai.usage.cost': 0.2 },
+        { ...NONE, cost: 0.2, cost_source: 'reported' },
+      ],
+      ...(
+        [
+          ['0 (OpenLIT: a model its price list lacks)', 0],
+          ['-0', -0],
+          ['negative', -0.001],
+          ['negative text', '-1'],
+          ['NaN', 'NaN'],
+          ['Infinity', 'Infinity'],
+          ['non-numeric text', 'free'],
+          ['a boolean', true],
+          ['a list', [0.1]],
+        ] as Array<[string, AttributeValue]>
+      ).map(([what, value]): [string, Attributes, ReturnType<typeof costOf>] => [
+        `a gen_ai.usage.cost that is ${what}: no reported cost, priced from the tokens`,
+        { ...GPT, ...USAGE, 'gen_ai.usage.cost': value },
+        computed(GPT_COST, 'openai', 'gpt-4o-mini'),
+      ]),
+      [
+        'an invalid gen_ai.usage.cost hides llm.cost.total (the first present wins): priced from the tokens',
+        { ...GPT, ...USAGE, 'gen_ai.usage.cost': -1, 'llm.cost.total': 0.7 },
+        computed(GPT_COST, 'openai', 'gpt-4o-mini'),
+      ],
+      [
+        'an empty gen_ai.usage.cost counts as absent: llm.cost.total reports',
+        { ...GPT, ...USAGE, 'gen_ai.usage.cost': null, 'llm.cost.total': 0.7 },
+        { ...NONE, cost: 0.7, cost_source: 'reported' },
       ],
       ['an unknown model', { 'gen_ai.response.model': UNKNOWN_MODEL, ...USAGE }, { ...NONE, unpriced_reason: 'unknown_model' }],
       [
@@ -417,15 +488,23 @@ describe('span mapping', () => {
 
     it('agrees with the reference computation from per-million prices on random LLM calls, reported costs and other spans', () => {
       const reported = fc.option(fc.constantFrom<AttributeValue>(0, 0.0042, '1.5', 'n/a', true), { nil: undefined, freq: 3 });
+      // The instrumentation's own cost, valid or not, often beside vendor.cost or the other convention's.
+      const instrumentation = fc.dictionary(
+        fc.constantFrom('gen_ai.usage.cost', 'llm.cost.total'),
+        fc.constantFrom<AttributeValue>(0, 0.0021, '0.5', -1, '-0', 'NaN', 'free', true, null),
+        { maxKeys: 2 },
+      );
       const other = fc.dictionary(fc.constantFrom(...GENAI_KEYS), fc.constantFrom<AttributeValue>('gpt-4o', 'x', 3, '12', -1, null), {
         maxKeys: 4,
       });
+      const calls = fc.oneof({ weight: 3, arbitrary: llmCallAttributes }, { weight: 1, arbitrary: other });
       fc.assert(
-        fc.property(fc.oneof({ weight: 3, arbitrary: llmCallAttributes }, { weight: 1, arbitrary: other }), reported, (drawn, cost) => {
-          const attributes: Attributes = cost === undefined ? drawn : { ...drawn, 'vendor.cost': cost };
+        fc.property(calls, reported, instrumentation, (drawn, cost, own) => {
+          const attributes: Attributes = { ...drawn, ...own, ...(cost === undefined ? {} : { 'vendor.cost': cost }) };
           // 'gpt-4o' beside the known models: priced by the book but not by the reference, so left out of `other`.
           fc.pre(!Object.values(drawn).includes('gpt-4o'));
-          const want = expectedCostColumns(numberOf(attributes['vendor.cost']), expectedGenAiColumns(JSON.stringify(attributes)));
+          const json = JSON.stringify(attributes);
+          const want = expectedCostColumns(expectedReportedCost(json, numberOf), expectedGenAiColumns(json));
           const got = costOf(attributes);
           expect({ ...got, cost: null }).to.deep.equal({ ...want, cost: null });
           if (want.cost === null || got.cost === null) expect(got.cost).to.equal(want.cost);

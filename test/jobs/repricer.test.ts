@@ -11,10 +11,9 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Knex } from 'knex';
 import { createLogger } from '../../src/logger.js';
-import { Repricer } from '../../src/jobs/repricer.js';
+import { pricerOf, Repricer } from '../../src/jobs/repricer.js';
 import { claimRepricingJob, readLeasedJob } from '../../src/storage/repricing/repricing-jobs.js';
 import { advanceToHour, nextRepricedHour, repriceBatch } from '../../src/storage/repricing/span-repricing.js';
-import { repricedCost } from '../../src/jobs/repricer.js';
 import { rebuildDerivedData } from '../../src/storage/spans/derived/derived-rebuild.js';
 import { foldApplication } from '../../src/storage/spans/fold/trace-folding.js';
 import { call } from '../support/contract.js';
@@ -33,6 +32,8 @@ const H0 = 1_795_352_400n * 1_000_000_000n;
 const WINDOW = { from: nanosToRfc3339(H0), to: nanosToRfc3339(H0 + 4n * HOUR) };
 const READ_WINDOW = { start_time: WINDOW.from, end_time: WINDOW.to };
 const BATCH = 4;
+/** Rounds of traces each application receives first. */
+const ROUNDS = 4;
 
 /** LLM calls of both conventions, the same every run. */
 const CALLS = fc.sample(llmCallAttributes, { seed: 33, numRuns: 240 });
@@ -83,6 +84,11 @@ function round(index: number, traces = 6) {
   };
 }
 
+interface Owner {
+  as: Caller;
+  orgId: string;
+}
+
 interface Target {
   appId: string;
   headers: Record<string, string>;
@@ -123,16 +129,17 @@ onEachDatabase(
   're-pricing jobs',
   (app) => {
     const knex = () => app().server.knex;
+    let owner: Owner;
     let as: Caller;
-    let orgId: string;
 
     before(async () => {
-      ({ as, orgId } = await ownerWithApplication(app()));
+      owner = await ownerWithApplication(app());
+      as = owner.as;
     });
 
-    async function target(): Promise<Target> {
-      const appId = await createApplication(as, orgId);
-      const key = await createApiKey(as, appId, ['read:traces', 'write:traces']);
+    async function target(of: Owner = owner): Promise<Target> {
+      const appId = await createApplication(of.as, of.orgId);
+      const key = await createApiKey(of.as, appId, ['read:traces', 'write:traces']);
       return { appId, headers: { authorization: `Bearer ${await keyToken(app(), key.apiKey, key.secret)}`, 'x-vendor-app-id': appId } };
     }
 
@@ -143,24 +150,26 @@ onEachDatabase(
     }
 
     /**
-     * `repriced` and `reference` holding the same rounds; then `repriced`'s costs made wrong as an
-     * older book would have left them (computed with other prices, gpt-4o-mini not known at all),
-     * and its derived data rebuilt from those spans.
+     * `repriced` and `reference` holding the same rounds (`between` runs after `repriced` stored
+     * them and before `reference` does); then `repriced`'s costs made wrong as an older book would
+     * have left them (computed with other prices, gpt-4o-mini not known at all), and its derived
+     * data rebuilt from those spans.
      */
-    async function wrongAndReference(rounds = 4): Promise<{ repriced: Target; reference: Target; wrong: number }> {
-      const repriced = await target();
-      const reference = await target();
-      for (let index = 0; index < rounds; index += 1) {
-        await ingest(repriced, index);
-        await ingest(reference, index);
-      }
+    async function wrongAndReference({ of = owner, between }: { of?: Owner; between?: () => Promise<void> } = {}) {
+      const repriced = await target(of);
+      const reference = await target(of);
+      for (let index = 0; index < ROUNDS; index += 1) await ingest(repriced, index);
+      await between?.();
+      for (let index = 0; index < ROUNDS; index += 1) await ingest(reference, index);
       const spans = () => knex()('spans').where('application_id', repriced.appId);
-      const unknown = await spans().clone().where({ cost_source: 'computed', price_model: 'gpt-4o-mini' }).update({
+      const unknown = await spans().clone().where({ cost_source: 'computed', model: 'gpt-4o-mini' }).update({
         cost: null,
         cost_source: null,
         price_model: null,
         price_provider: null,
         price_book: null,
+        price_entry_id: null,
+        price_currency: null,
         unpriced_reason: 'unknown_model',
       });
       const older = await spans()
@@ -171,6 +180,15 @@ onEachDatabase(
       expect(older, 'costs made wrong').to.be.above(0);
       await rebuildDerivedData(knex(), { applicationId: repriced.appId });
       return { repriced, reference, wrong: unknown + older };
+    }
+
+    /** A price entry of the organization for OpenAI's gpt-4o-mini, in EUR. */
+    async function priceEntry(of: Owner): Promise<string> {
+      const created = await of.as('POST', `/organizations/${of.orgId}/price-entries`, {
+        json: { provider: 'openai', model: 'gpt-4o-mini*', input_price: 0.2, output_price: 0.9, cache_read_price: 0.05, currency: 'EUR' },
+      });
+      expectStatus(created, 201);
+      return created.body.id;
     }
 
     async function folded(applicationId: string) {
@@ -206,20 +224,23 @@ onEachDatabase(
       expectClose(await reads(repriced), await reads(reference));
     }
 
-    async function createJob(to: Target): Promise<string> {
-      const created = await as('POST', `/applications/${to.appId}/repricing-jobs`, { json: WINDOW });
+    async function createJob(to: Target, by: Caller = as): Promise<string> {
+      const created = await by('POST', `/applications/${to.appId}/repricing-jobs`, { json: WINDOW });
       expectStatus(created, 202);
       return created.body.id;
     }
 
-    const jobOf = async (to: Target, id: string) => {
-      const response = await as('GET', `/applications/${to.appId}/repricing-jobs/${id}`);
+    const jobOf = async (to: Target, id: string, by: Caller = as) => {
+      const response = await by('GET', `/applications/${to.appId}/repricing-jobs/${id}`);
       expectStatus(response, 200);
       return response.body;
     };
 
-    it('restores the book’s prices, never touches a reported cost, and leaves every figure equal to the reference', async () => {
-      const { repriced, reference, wrong } = await wrongAndReference();
+    it('prices with the entries and book in force now, never touches a reported cost, and leaves every figure equal to the reference', async () => {
+      // An organization of its own, whose price entry comes after the first application's spans.
+      const of = await ownerWithApplication(app(), 'Entries');
+      let entryId = '';
+      const { repriced, reference, wrong } = await wrongAndReference({ of, between: async () => void (entryId = await priceEntry(of)) });
       const reported = () =>
         knex()('spans').where({ application_id: repriced.appId, cost_source: 'reported' }).orderBy(['trace_id', 'span_id']);
       const reportedBefore = await reported();
@@ -233,11 +254,11 @@ onEachDatabase(
       const [wrongReads, wantedReads] = [await reads(repriced), await reads(reference)];
       expect(() => expectClose(wrongReads, wantedReads)).to.throw();
 
-      const id = await createJob(repriced);
-      expect((await jobOf(repriced, id)).status).to.equal('queued');
+      const id = await createJob(repriced, of.as);
+      expect((await jobOf(repriced, id, of.as)).status).to.equal('queued');
       const batches = await app().server.repricer.runOnce();
       expect(batches).to.be.above(examined / BATCH);
-      const job = await jobOf(repriced, id);
+      const job = await jobOf(repriced, id, of.as);
       expect(job).to.include({
         status: 'succeeded',
         spans_examined: examined,
@@ -250,12 +271,53 @@ onEachDatabase(
       expect(job.finished_at).to.be.a('string');
       expect(await reported()).to.deep.equal(reportedBefore);
       await expectSame(repriced, reference);
+      const byEntry = await knex()('spans').where({ application_id: repriced.appId, price_entry_id: entryId, price_currency: 'EUR' });
+      expect(byEntry, 'spans the entry priced').not.to.be.empty;
 
       // Run again over the same window: nothing changes.
-      const again = await createJob(repriced);
+      const again = await createJob(repriced, of.as);
       await app().server.repricer.runOnce();
-      expect(await jobOf(repriced, again)).to.include({ status: 'succeeded', spans_examined: examined, spans_repriced: 0 });
+      expect(await jobOf(repriced, again, of.as)).to.include({ status: 'succeeded', spans_examined: examined, spans_repriced: 0 });
       await expectSame(repriced, reference);
+    });
+
+    it('reads the organization’s entries for every batch: an entry deleted mid-job prices no later batch', async () => {
+      const of = await ownerWithApplication(app(), 'Deleted entry');
+      const entryId = await priceEntry(of);
+      const { repriced } = await wrongAndReference({ of });
+      const id = await createJob(repriced, of.as);
+      const timing = () => ({ now: Date.now(), leaseMs: 600_000 });
+      const byEntry = () => knex()('spans').where({ application_id: repriced.appId, price_entry_id: entryId });
+      // An instance prices batches with the entry until one of them wrote a span with it.
+      const dead = await claimRepricingJob(knex(), id, 'dead-instance', Date.now(), 600_000);
+      if (!dead) throw new Error('the job could not be taken');
+      const first = await advanceToHour(knex(), dead, await nextRepricedHour(knex(), dead, H0), timing());
+      if (first.kind !== 'advanced') throw new Error(`the job did not start: ${first.kind}`);
+      dead.position = first.position;
+      while ((await byEntry()).length === 0) {
+        const outcome = await repriceBatch(knex(), dead, await pricerOf(knex(), of.orgId), BATCH, timing());
+        if (outcome.kind !== 'batch') throw new Error('a batch was lost');
+        dead.position = outcome.position;
+      }
+      const pricedBefore = (await byEntry()).length;
+      expect(pricedBefore, 'priced by the entry in the batches before it went').to.be.within(1, BATCH);
+      expectStatus(await of.as('DELETE', `/organizations/${of.orgId}/price-entries/${entryId}`), 204);
+      await knex()('repricing_jobs')
+        .where({ id })
+        .update({ lease_expires_at: Date.now() - 1 });
+      await app().server.repricer.runOnce();
+      expect((await jobOf(repriced, id, of.as)).status).to.equal('succeeded');
+      // The spans the entry priced before it went keep its price; every later one has the book's.
+      const computed = (await knex()('spans').where({
+        application_id: repriced.appId,
+        model: 'gpt-4o-mini',
+        cost_source: 'computed',
+      })) as Array<Record<string, unknown>>;
+      const book = computed.filter((span) => span.price_entry_id === null);
+      expect(computed.length - book.length).to.equal(pricedBefore);
+      expect(book, 'spans of later batches').not.to.be.empty;
+      for (const span of book) expect(span).to.include({ price_currency: 'USD', price_model: 'gpt-4o-mini' });
+      await expectSummariesMatchSpans(knex(), repriced.appId);
     });
 
     it('stays exact while spans keep arriving in the window during the job', async function () {
@@ -290,7 +352,7 @@ onEachDatabase(
       if (first.kind !== 'advanced') throw new Error(`the job did not start: ${first.kind}`);
       dead.position = first.position;
       for (let batch = 0; batch < 3; batch += 1) {
-        const outcome = await repriceBatch(knex(), dead, repricedCost, BATCH, timing());
+        const outcome = await repriceBatch(knex(), dead, await pricerOf(knex(), owner.orgId), BATCH, timing());
         if (outcome.kind !== 'batch') throw new Error('a batch was lost');
         dead.position = outcome.position;
       }
@@ -305,7 +367,7 @@ onEachDatabase(
       await app().server.repricer.runOnce();
       expect(await jobOf(repriced, id)).to.include({ status: 'succeeded', spans_examined: examined, spans_repriced: wrong, hours_done: 4 });
       // The dead instance, were it to wake, commits nothing more.
-      expect(await repriceBatch(knex(), dead, repricedCost, BATCH, timing())).to.deep.equal({ kind: 'lost' });
+      expect(await repriceBatch(knex(), dead, await pricerOf(knex(), owner.orgId), BATCH, timing())).to.deep.equal({ kind: 'lost' });
       await expectSame(repriced, reference);
     });
 
@@ -343,7 +405,7 @@ onEachDatabase(
       dead.position = first.position;
       let repricedSpans = 0;
       while (repricedSpans === 0) {
-        const outcome = await repriceBatch(knex(), dead, repricedCost, BATCH, timing());
+        const outcome = await repriceBatch(knex(), dead, await pricerOf(knex(), owner.orgId), BATCH, timing());
         if (outcome.kind !== 'batch') throw new Error('a batch was lost');
         dead.position = outcome.position;
         repricedSpans += outcome.repriced;
@@ -356,7 +418,7 @@ onEachDatabase(
       await expectSummariesMatchSpans(knex(), repriced.appId).catch((error: unknown) => (mismatch = error));
       expect(mismatch, 'summaries before the hour is rebuilt').to.be.an('error');
       // The batch after the cancel commits nothing.
-      expect(await repriceBatch(knex(), dead, repricedCost, BATCH, timing())).to.deep.equal({ kind: 'lost' });
+      expect(await repriceBatch(knex(), dead, await pricerOf(knex(), owner.orgId), BATCH, timing())).to.deep.equal({ kind: 'lost' });
       // The dead instance's lease expires; a pass rebuilds the hour and lets the job go.
       await knex()('repricing_jobs')
         .where({ id })

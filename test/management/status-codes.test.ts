@@ -24,6 +24,7 @@ interface Ids {
   appId: string;
   apiKey: string;
   userId: string;
+  priceEntryId: string;
   /** A queued re-pricing job of the application (the worker is off in these suites). */
   jobId: string;
 }
@@ -43,7 +44,14 @@ interface Request {
   options: CallOptions;
 }
 
-const UNKNOWN: Ids = { orgId: 'org_unknown0', appId: 'app_unknown0', apiKey: 'ak_unknown0', userId: 'usr_unknown0', jobId: 'rpj_unknown0' };
+const UNKNOWN: Ids = {
+  orgId: 'org_unknown0',
+  appId: 'app_unknown0',
+  apiKey: 'ak_unknown0',
+  userId: 'usr_unknown0',
+  priceEntryId: 'pe_unknown0',
+  jobId: 'rpj_unknown0',
+};
 
 /** The window of the fixture's re-pricing job. */
 const JOB_WINDOW = { from: '2026-10-01T00:00:00Z', to: '2026-10-02T00:00:00Z' };
@@ -103,6 +111,24 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
   updateCurrentUser: () => ({ method: 'PUT', path: '/users', options: { json: { name: 'Alice', email: 'alice@example.com' } } }),
   getCurrentUser: () => ({ method: 'GET', path: '/users/me', options: {} }),
   listAuditEvents: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/audit-events`, options: { query: { limit: 5 } } }),
+  listPriceEntries: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/price-entries`, options: { query: { limit: 5 } } }),
+  createPriceEntry: (ids) => ({
+    method: 'POST',
+    path: `/organizations/${ids.orgId}/price-entries`,
+    options: { json: { provider: 'openai', model: 'gpt-4o*', input_price: 2.5, output_price: 10, currency: 'USD' } },
+  }),
+  getPriceEntry: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/price-entries/${ids.priceEntryId}`, options: {} }),
+  updatePriceEntry: (ids) => ({
+    method: 'PATCH',
+    path: `/organizations/${ids.orgId}/price-entries/${ids.priceEntryId}`,
+    options: { json: { output_price: 9 } },
+  }),
+  deletePriceEntry: (ids) => ({ method: 'DELETE', path: `/organizations/${ids.orgId}/price-entries/${ids.priceEntryId}`, options: {} }),
+  getEffectivePrice: (ids) => ({
+    method: 'GET',
+    path: `/organizations/${ids.orgId}/effective-price`,
+    options: { query: { model: 'gpt-4o-mini', provider: 'openai' } },
+  }),
   createRepricingJob: (ids) => ({
     method: 'POST',
     path: `/applications/${ids.appId}/repricing-jobs`,
@@ -129,6 +155,7 @@ const PRODUCERS: Record<string, Producer> = {
   '200': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
   '201': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
   '202': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
+  '204': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture) }),
   '401': async (fixture, operationId) => ({ request: VALID[operationId](fixture.ids, fixture), token: 'not-a-jwt' }),
   '431': async (fixture, operationId) => {
     const request = VALID[operationId](fixture.ids, fixture);
@@ -217,11 +244,15 @@ async function makeFixture(app: TestServer): Promise<Fixture> {
   const weak = await createApiKey(owner, appId, ['write:traces']);
   const member = await owner('POST', `/organizations/${orgId}/members`, { json: { email: `m-${orgId.slice(4, 12)}@example.com` } });
   expectStatus(member, 201);
+  const entry = await owner('POST', `/organizations/${orgId}/price-entries`, {
+    json: { model: 'claude-*', input_price: 3, output_price: 15, currency: 'USD' },
+  });
+  expectStatus(entry, 201);
   const job = await owner('POST', `/applications/${appId}/repricing-jobs`, { json: JOB_WINDOW });
   expectStatus(job, 202);
   return {
     owner,
-    ids: { orgId, appId, apiKey, userId: member.body.user_id, jobId: job.body.id },
+    ids: { orgId, appId, apiKey, userId: member.body.user_id, priceEntryId: entry.body.id, jobId: job.body.id },
     emptyOrgId: await createOrganization(owner, 'Empty'),
     weakKeyToken: await keyToken(app, weak.apiKey, weak.secret),
   };

@@ -44,18 +44,30 @@ const PRICING_COLUMNS = ['cost_source', 'price_model', 'price_provider', 'price_
   keyof SpanRow
 >;
 
-/** A span row as releases before 20261206000100_computed_cost stored it. */
-function beforePricing(row: SpanRow): Omit<SpanRow, (typeof PRICING_COLUMNS)[number]> {
+/** The columns 20261207000100_price_entries added to spans. */
+const PRICE_ENTRY_COLUMNS = ['price_entry_id', 'price_currency'] as const satisfies ReadonlyArray<keyof SpanRow>;
+
+/** A span row as releases before 20261207000100_price_entries stored it. */
+function beforePriceEntries(row: SpanRow): Omit<SpanRow, (typeof PRICE_ENTRY_COLUMNS)[number]> {
   const old: Record<string, unknown> = { ...row };
+  for (const column of PRICE_ENTRY_COLUMNS) delete old[column];
+  return old as Omit<SpanRow, (typeof PRICE_ENTRY_COLUMNS)[number]>;
+}
+
+/** A span row as releases before 20261206000100_computed_cost stored it. */
+function beforePricing(row: SpanRow): Omit<SpanRow, (typeof PRICING_COLUMNS)[number] | (typeof PRICE_ENTRY_COLUMNS)[number]> {
+  const old: Record<string, unknown> = beforePriceEntries(row);
   for (const column of PRICING_COLUMNS) delete old[column];
-  return old as Omit<SpanRow, (typeof PRICING_COLUMNS)[number]>;
+  return old as Omit<SpanRow, (typeof PRICING_COLUMNS)[number] | (typeof PRICE_ENTRY_COLUMNS)[number]>;
 }
 
 /** A span row as releases before 20261205000100_span_tokens stored it. */
-function beforeTokens(row: SpanRow): Omit<SpanRow, (typeof TOKEN_COLUMNS)[number] | (typeof PRICING_COLUMNS)[number]> {
+function beforeTokens(
+  row: SpanRow,
+): Omit<SpanRow, (typeof TOKEN_COLUMNS)[number] | (typeof PRICING_COLUMNS)[number] | (typeof PRICE_ENTRY_COLUMNS)[number]> {
   const old: Record<string, unknown> = beforePricing(row);
   for (const column of TOKEN_COLUMNS) delete old[column];
-  return old as Omit<SpanRow, (typeof TOKEN_COLUMNS)[number] | (typeof PRICING_COLUMNS)[number]>;
+  return old as Omit<SpanRow, (typeof TOKEN_COLUMNS)[number] | (typeof PRICING_COLUMNS)[number] | (typeof PRICE_ENTRY_COLUMNS)[number]>;
 }
 
 /** A span row as releases before 20261123000100_span_status_events stored it. */
@@ -275,10 +287,45 @@ for (const database of testDatabases()) {
         limit: 10,
       });
       const columns = (span: object) =>
-        Object.fromEntries(['cost', ...PRICING_COLUMNS].map((column) => [column, (span as Record<string, unknown>)[column]]));
+        Object.fromEntries(
+          ['cost', ...PRICING_COLUMNS, ...PRICE_ENTRY_COLUMNS].map((column) => [column, (span as Record<string, unknown>)[column]]),
+        );
       const byId = new Map(read.items.map((span) => [span.span_id, columns(span)]));
-      expect(byId.get(old.span_id)).to.deep.equal({ cost: 0.25, ...Object.fromEntries(PRICING_COLUMNS.map((column) => [column, null])) });
+      expect(byId.get(old.span_id)).to.deep.equal({
+        cost: 0.25,
+        ...Object.fromEntries([...PRICING_COLUMNS, ...PRICE_ENTRY_COLUMNS].map((column) => [column, null])),
+      });
       expect(byId.get(fresh.span_id)).to.deep.equal(columns(fresh));
+    });
+
+    it("gives the costs computed before price entries existed the book's currency (USD), and nothing else a currency or an entry", async () => {
+      await migrateThrough('20261206000100_computed_cost');
+      const trace = '7'.repeat(32);
+      const computed = spanRow({
+        application_id: 'app_old',
+        trace_id: trace,
+        span_id: 'a'.repeat(16),
+        cost: 0.0014688,
+        cost_source: 'computed',
+        price_model: 'gpt-4o-mini',
+        price_provider: 'openai',
+        price_book: 'genai-prices 0.1.8',
+      });
+      const reported = spanRow({ application_id: 'app_old', trace_id: trace, span_id: 'b'.repeat(16), cost: 0.5, cost_source: 'reported' });
+      const unpriced = spanRow({ application_id: 'app_old', trace_id: trace, span_id: 'c'.repeat(16), unpriced_reason: 'unknown_model' });
+      await knex('spans').insert([computed, reported, unpriced].map(beforePriceEntries));
+
+      await migrateToLatest(knex);
+
+      const rows = (await knex('spans')
+        .where({ trace_id: trace })
+        .orderBy('span_id')
+        .select('span_id', ...PRICE_ENTRY_COLUMNS)) as Array<Record<string, unknown>>;
+      expect(rows).to.deep.equal([
+        { span_id: computed.span_id, price_entry_id: null, price_currency: 'USD' },
+        { span_id: reported.span_id, price_entry_id: null, price_currency: null },
+        { span_id: unpriced.span_id, price_entry_id: null, price_currency: null },
+      ]);
     });
 
     it('leaves the applications stored before retention_days existed on the configured default (null)', async () => {

@@ -39,6 +39,11 @@ export async function seedApplication(knex: Knex, organizationId: string): Promi
   return seed.seedApplication(knex, organizationId);
 }
 
+/** A price entry of the organization (scripts/lib/seed-accounts.ts: `seed-model` of any provider, always in force). */
+export async function seedPriceEntry(knex: Knex, organizationId: string): Promise<string> {
+  return seed.seedPriceEntry(knex, organizationId);
+}
+
 export async function seedApiKey(knex: Knex, applicationId: string, permissions: readonly string[]): Promise<SeededKey> {
   // The tests name permissions as plain strings; they are stored as given.
   return seed.seedApiKey(knex, applicationId, permissions as readonly Permission[]);

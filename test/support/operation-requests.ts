@@ -1,6 +1,7 @@
 // Builds a valid request for any operation of the documents, from the documents themselves:
-// path ids, required query parameters and headers, and the request body's own example, with
-// the ids of the resources a test seeded put in their places.
+// path ids, required query parameters and headers (their examples where they name no resource),
+// and the request body's own example, with the ids of the resources a test seeded put in their
+// places.
 import type { Operation } from 'openapi-backend';
 import { operationAccess, type OperationAccess } from '../../src/auth/authorize.js';
 import type { CallOptions, DocumentOperation } from './contract.js';
@@ -10,6 +11,8 @@ export interface ResourceIds {
   appId: string;
   apiKey: string;
   userId: string;
+  /** A price entry of the organization; without one, `entry_id` names none that exists. */
+  priceEntryId?: string;
   /** A re-pricing job of the application (test/support/accounts.ts, seedRepricingJob), where a test seeded one. */
   jobId?: string;
 }
@@ -26,6 +29,7 @@ interface Parameter {
   name: string;
   in: string;
   required?: boolean;
+  example?: unknown;
 }
 
 /** A well-formed trace id: the trace itself need not exist (GET /traces/{trace_id} then answers 404 after every access check). */
@@ -42,6 +46,7 @@ function idFor(name: string, ids: ResourceIds): string | undefined {
       user_id: ids.userId,
       job_id: ids.jobId,
       trace_id: SOME_TRACE_ID,
+      ...(ids.priceEntryId === undefined ? {} : { entry_id: ids.priceEntryId }),
     } as Record<string, string | undefined>
   )[name.toLowerCase()];
 }
@@ -76,7 +81,9 @@ export function buildRequest(
     const namesResource = parameter.in === 'header' && idFor(parameter.name, ids) !== undefined;
     if (!parameter.required && !namesResource && !(parameter.in === 'query' && parameter.name in WINDOW && path !== '/traces/live'))
       continue;
-    const value = idFor(parameter.name, ids) ?? WINDOW[parameter.name];
+    // A required parameter that names no resource and no time is sent as the document's example.
+    const example = parameter.required && typeof parameter.example === 'string' ? parameter.example : undefined;
+    const value = idFor(parameter.name, ids) ?? WINDOW[parameter.name] ?? example;
     if (value === undefined) continue;
     if (parameter.in === 'query') query[parameter.name] = value;
     if (parameter.in === 'header') headers[parameter.name] = value;

@@ -82,3 +82,45 @@ export function referenceCost(entry: ReferenceEntry, usage: ReferenceUsage): num
     1_000_000
   );
 }
+
+/**
+ * The organization's price entry the generators' LLM calls meet: the unknown model's family under
+ * the provider text the book does not know (`acme-cloud`, test/support/llm-calls.ts), in EUR, in
+ * force from `validFromMs` on. Written as the management API stores it, for costFields.
+ */
+export function referenceOrganizationEntry(validFromMs: number) {
+  return {
+    id: 'pe_Reference0000000001',
+    provider: 'ACME-Cloud',
+    model: 'acme-*',
+    input_price: 0.5,
+    output_price: 1.5,
+    cache_read_price: 0.05,
+    cache_creation_price: null,
+    request_price: 0.0001,
+    currency: 'EUR',
+    valid_from: validFromMs,
+    valid_to: null,
+  };
+}
+
+export type ReferenceOrganizationEntry = ReturnType<typeof referenceOrganizationEntry>;
+
+/** Whether the entry prices a call of this provider and model, at some time: texts compared case-insensitively, `acme-*` by hand. */
+export function referenceEntryMatches(entry: ReferenceOrganizationEntry, provider: string | null, model: string): boolean {
+  return provider !== null && provider.toLowerCase() === entry.provider.toLowerCase() && model.toLowerCase().startsWith('acme-');
+}
+
+/** The cost of the usage by the entry's prices (cache writes at the input price), or null when the cached counts exceed the input. */
+export function referenceEntryCost(entry: ReferenceOrganizationEntry, usage: ReferenceUsage): number | null {
+  if (usage.cache_read + usage.cache_creation > usage.input) return null;
+  const fresh = usage.input - usage.cache_read - usage.cache_creation;
+  return (
+    (fresh * entry.input_price +
+      usage.cache_read * entry.cache_read_price +
+      usage.cache_creation * entry.input_price +
+      usage.output * entry.output_price) /
+      1_000_000 +
+    entry.request_price
+  );
+}

@@ -6,7 +6,14 @@
 // with it on random data. `regex` asks RE2 itself (re2js), never the service's pattern parser.
 import { RE2JS } from 're2js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
-import { REFERENCE_BOOK, REFERENCE_BOOK_VERSION, referenceCost } from './price-reference.js';
+import {
+  REFERENCE_BOOK,
+  REFERENCE_BOOK_VERSION,
+  referenceCost,
+  referenceEntryCost,
+  referenceEntryMatches,
+  type ReferenceOrganizationEntry,
+} from './price-reference.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -47,6 +54,8 @@ const TEXT_FIELDS: Record<string, keyof SpanRow> = {
   'pricing.model': 'price_model',
   'pricing.provider': 'price_provider',
   'pricing.unpriced_reason': 'unpriced_reason',
+  'pricing.entry_id': 'price_entry_id',
+  'pricing.currency': 'price_currency',
 };
 
 /** The attributes each GenAI field reads (openapi/engine.yaml, "Model and token usage"), the one that wins first. */
@@ -114,29 +123,83 @@ export function expectedGenAiColumns(spanAttributes: string | null): GenAiColumn
   };
 }
 
-export type CostColumns = Pick<SpanRow, 'cost' | 'cost_source' | 'price_model' | 'price_provider' | 'price_book' | 'unpriced_reason'>;
+/** The attributes an instrumentation reports its own cost in ("Computed cost"), the one that wins first. */
+const INSTRUMENTATION_COST = ['gen_ai.usage.cost', 'llm.cost.total'] as const;
+
+/**
+ * The reported cost of a span: `vendor.cost`'s numeric reading, else the first instrumentation
+ * cost attribute set, when its numeric reading is a number above 0. `numeric` is ingestion's
+ * reading of a numeric attribute, which the document states for `vendor.cost` by reference.
+ */
+export function expectedReportedCost(spanAttributes: string | null, numeric: (value: Json) => number | null): number | null {
+  const attributes = spanAttributes === null ? {} : (JSON.parse(spanAttributes) as Record<string, Json>);
+  const vendor = Object.prototype.hasOwnProperty.call(attributes, 'vendor.cost') ? numeric(attributes['vendor.cost'] as Json) : null;
+  if (vendor !== null) return vendor;
+  const found = winner(attributes, INSTRUMENTATION_COST);
+  const own = found === undefined ? null : numeric(found.value);
+  // A 0 is an unknown cost (OpenLIT's answer for a model it cannot price), not a free call.
+  return own === null || own <= 0 ? null : own;
+}
+
+export type CostColumns = Pick<
+  SpanRow,
+  'cost' | 'cost_source' | 'price_model' | 'price_provider' | 'price_book' | 'unpriced_reason' | 'price_entry_id' | 'price_currency'
+>;
+
+/** The organization's entry a span meets, and the span's start (epoch milliseconds). */
+export interface ReferenceOrganization {
+  entry: ReferenceOrganizationEntry;
+  atMs: number;
+}
 
 /**
  * A span's cost and its provenance ("Computed cost" at POST /v1/traces): the reported cost wins;
- * an LLM call of a known model (test/support/price-reference.ts) with an input or output count is
- * priced at the reference's unit prices; any other model text is one the book does not know, and
- * a provider text other than the model's own is one the book ignores.
+ * an LLM call the organization's entry matches is priced by it when it is in force at the span's
+ * start, and is otherwise left without a price in force (the book prices none of its models); an
+ * LLM call of a known model (test/support/price-reference.ts) with an input or output count is
+ * priced at the reference's unit prices in USD; any other model text is one the book does not
+ * know, and a provider text other than the model's own is one the book ignores.
  */
-export function expectedCostColumns(reportedCost: number | null, genAi: GenAiColumns): CostColumns {
-  const none = { cost: null, cost_source: null, price_model: null, price_provider: null, price_book: null, unpriced_reason: null };
+export function expectedCostColumns(reportedCost: number | null, genAi: GenAiColumns, organization?: ReferenceOrganization): CostColumns {
+  const none = {
+    cost: null,
+    cost_source: null,
+    price_model: null,
+    price_provider: null,
+    price_book: null,
+    unpriced_reason: null,
+    price_entry_id: null,
+    price_currency: null,
+  };
   if (reportedCost !== null) return { ...none, cost: reportedCost, cost_source: 'reported' };
   if (Object.values(genAi).every((value) => value === null)) return none;
   if (genAi.model === null) return { ...none, unpriced_reason: 'no_model' };
   if (genAi.input_tokens === null && genAi.output_tokens === null) return { ...none, unpriced_reason: 'no_usage' };
-  const known = REFERENCE_BOOK.get(genAi.model);
-  if (known === undefined) return { ...none, unpriced_reason: 'unknown_model' };
-  const entry = genAi.provider === known.provider ? known.named : known.alone;
-  const cost = referenceCost(entry, {
+  const usage = {
     input: genAi.input_tokens ?? 0,
     output: genAi.output_tokens ?? 0,
     cache_read: genAi.cache_read_tokens ?? 0,
     cache_creation: genAi.cache_creation_tokens ?? 0,
-  });
+  };
+  if (organization && referenceEntryMatches(organization.entry, genAi.provider, genAi.model)) {
+    const { entry, atMs } = organization;
+    if (atMs < entry.valid_from) return { ...none, unpriced_reason: 'no_price_in_force' };
+    const cost = referenceEntryCost(entry, usage);
+    if (cost === null) return { ...none, unpriced_reason: 'invalid_usage' };
+    return {
+      ...none,
+      cost,
+      cost_source: 'computed',
+      price_model: entry.model,
+      price_provider: entry.provider,
+      price_entry_id: entry.id,
+      price_currency: entry.currency,
+    };
+  }
+  const known = REFERENCE_BOOK.get(genAi.model);
+  if (known === undefined) return { ...none, unpriced_reason: 'unknown_model' };
+  const entry = genAi.provider === known.provider ? known.named : known.alone;
+  const cost = referenceCost(entry, usage);
   if (cost === null) return { ...none, unpriced_reason: 'invalid_usage' };
   return {
     ...none,
@@ -145,6 +208,7 @@ export function expectedCostColumns(reportedCost: number | null, genAi: GenAiCol
     price_model: entry.model,
     price_provider: entry.provider,
     price_book: REFERENCE_BOOK_VERSION,
+    price_currency: 'USD',
   };
 }
 

@@ -23,7 +23,7 @@ const STORED_COLUMNS =
   '`s`.`billing_region`, `s`.`usage_unit`, `s`.`status_message`, `s`.`scope_name`, `s`.`scope_version`, `s`.`model`, `s`.`provider`, ' +
   '`s`.`duration_ms`, `s`.`cost`, `s`.`usage_amount`, ' +
   '`s`.`input_tokens`, `s`.`output_tokens`, `s`.`cache_read_tokens`, `s`.`cache_creation_tokens`, `s`.`total_tokens`, ' +
-  '`s`.`cost_source`, `s`.`price_model`, `s`.`price_provider`, `s`.`price_book`, `s`.`unpriced_reason`, ' +
+  '`s`.`cost_source`, `s`.`price_model`, `s`.`price_provider`, `s`.`price_book`, `s`.`unpriced_reason`, `s`.`price_entry_id`, `s`.`price_currency`, ' +
   '`s`.`dropped_attributes_count`, `s`.`dropped_events_count`, `s`.`dropped_links_count`';
 export const SELECT_STORED_SPANS: Record<DialectName, string> = {
   sqlite:

@@ -165,7 +165,16 @@ const ROLLUPS: Row[] = [
     { shape: spans({ fns: ['count', 'sum'], measureFields: ['cost', tokens] }) },
     { sources: ['spans'], passedOver: { source: 'span_rollups', rule: 'every measure field is duration_ms, cost or usage.amount' } },
   ]),
-  ...['model', 'provider', 'cost_source', 'pricing.model', 'pricing.provider', 'pricing.unpriced_reason'].map((name): Row => [
+  ...[
+    'model',
+    'provider',
+    'cost_source',
+    'pricing.model',
+    'pricing.provider',
+    'pricing.unpriced_reason',
+    'pricing.entry_id',
+    'pricing.currency',
+  ].map((name): Row => [
     `3. grouped by ${name} (no dimension): the spans`,
     { shape: spans({ groupBy: [field('service_name'), field(name)] }) },
     { sources: ['spans'], passedOver: { source: 'span_rollups', rule: 'every group_by field is a dimension' } },
@@ -179,6 +188,8 @@ const ROLLUPS: Row[] = [
     { field: 'pricing.unpriced_reason', op: 'exists' },
     { field: 'pricing.model', op: 'in', value: ['gpt-4o-mini'] },
     { field: 'pricing.provider', op: 'neq', value: 'openai' },
+    { field: 'pricing.entry_id', op: 'exists' },
+    { field: 'pricing.currency', op: 'eq', value: 'EUR' },
   ].map((condition): Row => [
     `3. a filter on ${condition.field} (no dimension): the spans`,
     { shape: spans({ filter: filter({ and: [{ field: 'service_name', op: 'eq', value: 'a' }, condition] }) }) },
@@ -296,6 +307,7 @@ const SLOT_ROLLUPS: Row[] = [
   ...[
     { field: 'cost_source', op: 'eq', value: 'computed' },
     { field: 'pricing.unpriced_reason', op: 'exists' },
+    { field: 'pricing.currency', op: 'neq', value: 'USD' },
   ].map((condition): Row => [
     `3. a condition on ${condition.field} beside the key: the spans`,
     { shape: bySlot({ filter: filter({ and: [{ field: 'span_attributes.llm.model', op: 'eq', value: 'a' }, condition] }) }) },
@@ -307,7 +319,7 @@ const SLOT_ROLLUPS: Row[] = [
       },
     },
   ]),
-  ...['cost_source', 'pricing.model'].map((name): Row => [
+  ...['cost_source', 'pricing.model', 'pricing.entry_id'].map((name): Row => [
     `2. the key and ${name} as group_by fields: the spans`,
     { shape: bySlot({ groupBy: [field('span_attributes.llm.model'), field(name)] }) },
     { sources: ['spans'], passedOver: { source: 'slot_rollups', rule: 'group_by is exactly one attribute' } },

@@ -1,4 +1,4 @@
-// Prefixed random identifiers and secrets (`org_…`, `app_…`, `usr_…`, `ak_…`, `rpj_…`, `as_…`).
+// Prefixed random identifiers and secrets (`org_…`, `app_…`, `usr_…`, `ak_…`, `pe_…`, `rpj_…`, `as_…`).
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -14,7 +14,8 @@ function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'org' | 'app' | 'usr' | 'ak' | 'rpj';
+/** `pe`: an organization's price entry; `rpj`: a re-pricing job. */
+export type IdPrefix = 'org' | 'app' | 'usr' | 'ak' | 'pe' | 'rpj';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(20)}`;

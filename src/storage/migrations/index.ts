@@ -23,7 +23,8 @@ import * as purgeEdge from './20261203000100_purge_edge.js';
 import * as spanSlotValues from './20261204000100_span_slot_values.js';
 import * as spanTokens from './20261205000100_span_tokens.js';
 import * as computedCost from './20261206000100_computed_cost.js';
-import * as repricingJobs from './20261207000100_repricing_jobs.js';
+import * as priceEntries from './20261207000100_price_entries.js';
+import * as repricingJobs from './20261208000100_repricing_jobs.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -54,7 +55,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261204000100_span_slot_values', spanSlotValues],
   ['20261205000100_span_tokens', spanTokens],
   ['20261206000100_computed_cost', computedCost],
-  ['20261207000100_repricing_jobs', repricingJobs],
+  ['20261207000100_price_entries', priceEntries],
+  ['20261208000100_repricing_jobs', repricingJobs],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -50,6 +50,8 @@ export interface RepricingPosition {
 /** A job a worker holds the lease of: its row as read when it took it, and its position. */
 export interface LeasedJob {
   record: RepricingJobRecord;
+  /** The application's organization, whose price entries price the spans. */
+  organizationId: string;
   position: RepricingPosition;
   owner: string;
 }
@@ -77,6 +79,7 @@ interface PositionRow {
   after_span_id: string | null;
   hour_repriced: number | boolean | string;
   lease_owner: string | null;
+  organization_id: string;
 }
 
 function jobColumns(knex: Knex, alias = 'j'): Array<string | Record<string, Knex.Raw>> {
@@ -266,8 +269,9 @@ export async function claimRepricingJob(
 /** The job and its position, when `owner` holds it. */
 export async function readLeasedJob(knex: Knex, id: string, owner: string): Promise<LeasedJob | undefined> {
   const row = (await knex({ j: REPRICING_JOBS })
+    .join({ a: 'applications' }, 'a.id', 'j.application_id')
     .where({ 'j.id': id, 'j.lease_owner': owner })
-    .first(...jobColumns(knex), 'j.after_trace_id', 'j.after_span_id', 'j.hour_repriced', 'j.lease_owner', {
+    .first(...jobColumns(knex), 'j.after_trace_id', 'j.after_span_id', 'j.hour_repriced', 'j.lease_owner', 'a.organization_id', {
       hour_ns: bigintAsText(knex, 'j.hour_start_unix_nano'),
       after_start_ns: bigintAsText(knex, 'j.after_start_unix_nano'),
     })) as (JobRow & PositionRow) | undefined;
@@ -278,6 +282,7 @@ export async function readLeasedJob(knex: Knex, id: string, owner: string): Prom
       : [row.after_start_ns, row.after_trace_id, row.after_span_id];
   return {
     record: fromRow(row),
+    organizationId: row.organization_id,
     position: { hourNs: row.hour_ns === null ? null : BigInt(row.hour_ns), after, hourRepriced: Number(row.hour_repriced) === 1 },
     owner,
   };

@@ -16,11 +16,14 @@ import { bulkWriteTransaction, lockingWriteTransaction, runCompiled } from '../t
 import { fencedJobUpdate, firstHourOf, positionColumns, type LeasedJob, type RepricingPosition } from './repricing-jobs.js';
 
 /**
- * The reasons an unpriced span may have that a price can change, so a job prices it again: the
- * book had no entry for its model (or none in force at its start). `no_model`, `no_usage` and
+ * The reasons an unpriced span may have that a price can change, so a job prices it again: no
+ * entry of the organization or the book matched its model (`unknown_model`), or entries matched
+ * it but none was in force at its start (`no_price_in_force`). `no_model`, `no_usage` and
  * `invalid_usage` depend on the span alone.
  */
-export const REPRICED_UNPRICED_REASONS = ['unknown_model'] as const satisfies ReadonlyArray<NonNullable<SpanRow['unpriced_reason']>>;
+export const REPRICED_UNPRICED_REASONS = ['unknown_model', 'no_price_in_force'] as const satisfies ReadonlyArray<
+  NonNullable<SpanRow['unpriced_reason']>
+>;
 
 /** A span's cost and where it came from: what a job may change. */
 export type SpanCost = Pick<SpanRow, 'cost' | (typeof SPAN_PRICING_COLUMNS)[number]>;
@@ -76,6 +79,8 @@ function repricedSpan(row: Record<string, unknown>): RepricedSpan {
     price_provider: (row.price_provider as string | null) ?? null,
     price_book: (row.price_book as string | null) ?? null,
     unpriced_reason: (row.unpriced_reason as SpanCost['unpriced_reason']) ?? null,
+    price_entry_id: (row.price_entry_id as string | null) ?? null,
+    price_currency: (row.price_currency as string | null) ?? null,
   };
 }
 

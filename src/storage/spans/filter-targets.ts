@@ -67,6 +67,8 @@ const COLUMN_OF_FIELD: Record<FixedField, FilterColumn> = {
   'pricing.model': 'price_model',
   'pricing.provider': 'price_provider',
   'pricing.unpriced_reason': 'unpriced_reason',
+  'pricing.entry_id': 'price_entry_id',
+  'pricing.currency': 'price_currency',
 };
 
 const SUMMARY_COLUMN_OF_FIELD: Record<TraceField, TraceSummaryColumn> = {

@@ -34,15 +34,19 @@ export interface SpanRow {
   cache_creation_tokens: number | null;
   total_tokens: number | null;
   /**
-   * Where `cost` came from (ingest/computed-cost.ts): `reported` (vendor.cost) or `computed` (the
-   * price book), null when there is no cost. A computed cost names the book's model and provider
-   * entry and the book's version; an LLM call left unpriced says why.
+   * Where `cost` came from (ingest/computed-cost.ts): `reported` (vendor.cost) or `computed` (an
+   * organization's price entry or the default price book), null when there is no cost. A computed
+   * cost names the model and provider texts of the entry that priced it (the book's ids, or the
+   * organization entry's own texts), the book's version or the organization entry's id, and its
+   * currency (`USD` for the book); an LLM call left unpriced says why.
    */
   cost_source: 'reported' | 'computed' | null;
   price_model: string | null;
   price_provider: string | null;
   price_book: string | null;
-  unpriced_reason: 'no_model' | 'no_usage' | 'unknown_model' | 'invalid_usage' | null;
+  unpriced_reason: 'no_model' | 'no_usage' | 'unknown_model' | 'no_price_in_force' | 'invalid_usage' | null;
+  price_entry_id: string | null;
+  price_currency: string | null;
   /** JSON text of the flat dotted-key attribute maps, or null. */
   resource_attributes: string | null;
   span_attributes: string | null;
@@ -90,6 +94,8 @@ export const NO_LLM_CALL: Pick<
   price_provider: null,
   price_book: null,
   unpriced_reason: null,
+  price_entry_id: null,
+  price_currency: null,
 };
 
 /** The free-text columns (TEXT on MariaDB/MySQL): bounded in bytes at ingestion, text to filters. */
@@ -125,13 +131,15 @@ export const SPAN_TOKEN_COLUMNS = [
   'total_tokens',
 ] as const satisfies ReadonlyArray<keyof SpanRow>;
 
-/** A cost's provenance (short texts: an enum or an id of the price book). */
+/** A cost's provenance (short texts: an enum, an id of the price book or of a price entry, a currency code). */
 export const SPAN_PRICING_COLUMNS = [
   'cost_source',
   'price_model',
   'price_provider',
   'price_book',
   'unpriced_reason',
+  'price_entry_id',
+  'price_currency',
 ] as const satisfies ReadonlyArray<keyof SpanRow>;
 
 /** Every column of a stored span, in the order the writers send them. */

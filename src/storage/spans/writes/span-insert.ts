@@ -14,7 +14,7 @@ const COLUMNS = SPAN_ROW_COLUMNS;
 // Knex writes a multi-row SQLite insert as a compound SELECT, which SQLite caps at 500 terms.
 const SQLITE_ROWS_PER_INSERT = 500;
 
-// Statement sizes are powers of two up to 1,024 rows (50,176 values at 49 columns, under
+// Statement sizes are powers of two up to 1,024 rows (52,224 values at 51 columns, under
 // MySQL's 65,535), so each connection prepares at most 11 distinct statements, whatever the
 // batch sizes: the server-wide max_prepared_stmt_count is never exhausted by one statement per tail size.
 const MYSQL_MAX_ROWS = 1024;
@@ -75,17 +75,19 @@ export function layOutSpanRow(row: SpanRow, values: unknown[], at: number): void
   values[at + 35] = row.price_provider;
   values[at + 36] = row.price_book;
   values[at + 37] = row.unpriced_reason;
-  values[at + 38] = row.resource_attributes;
-  values[at + 39] = row.span_attributes;
-  values[at + 40] = row.events;
-  values[at + 41] = row.links;
-  values[at + 42] = row.dropped_attributes_count;
-  values[at + 43] = row.dropped_events_count;
-  values[at + 44] = row.dropped_links_count;
-  values[at + 45] = row.received_at;
-  values[at + 46] = row.indexed_value_1;
-  values[at + 47] = row.indexed_value_2;
-  values[at + 48] = row.indexed_value_3;
+  values[at + 38] = row.price_entry_id;
+  values[at + 39] = row.price_currency;
+  values[at + 40] = row.resource_attributes;
+  values[at + 41] = row.span_attributes;
+  values[at + 42] = row.events;
+  values[at + 43] = row.links;
+  values[at + 44] = row.dropped_attributes_count;
+  values[at + 45] = row.dropped_events_count;
+  values[at + 46] = row.dropped_links_count;
+  values[at + 47] = row.received_at;
+  values[at + 48] = row.indexed_value_1;
+  values[at + 49] = row.indexed_value_2;
+  values[at + 50] = row.indexed_value_3;
 }
 
 /** Inserts the rows not stored yet; answers how many that were. The first statement is sent at once. */
