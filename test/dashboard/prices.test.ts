@@ -242,6 +242,14 @@ onEachDatabase('dashboard prices page', (app) => {
       expect((await facts(answer)).Source).to.equal('Unpriced: unknown model');
       expect(await accessibilityViolations(page), 'prices page').to.deep.equal([]);
       await screenshot(page, `prices-${app().database}`);
+
+      // The owner's changes are in the organization's audit log, which narrows to price entries.
+      await page.goto(`${app().url}/ui/organizations/${orgId}`);
+      await page.getByRole('form', { name: 'Filter the audit log' }).getByLabel('Show').selectOption('price_entry');
+      await eventually(
+        () => page.getByTestId('audit-log').locator('tbody tr td:nth-child(3)').allInnerTexts(),
+        ['deletePriceEntry', 'updatePriceEntry', 'createPriceEntry', 'createPriceEntry'],
+      );
       await expectNoPageFailures(watch);
 
       // A member reads the same entries and prices, with no control the service would refuse (403).
