@@ -39,9 +39,17 @@ export async function seedApplication(knex: Knex, organizationId: string): Promi
   return seed.seedApplication(knex, organizationId);
 }
 
-/** A price entry of the organization (scripts/lib/seed-accounts.ts: `seed-model` of any provider, always in force). */
-export async function seedPriceEntry(knex: Knex, organizationId: string): Promise<string> {
-  return seed.seedPriceEntry(knex, organizationId);
+/**
+ * A price entry of the organization (scripts/lib/seed-accounts.ts: by default `seed-model` of any
+ * provider, always in force), with the fields given and created at `now`.
+ */
+export async function seedPriceEntry(
+  knex: Knex,
+  organizationId: string,
+  input: Parameters<typeof seed.seedPriceEntry>[2] = {},
+  now?: number,
+): Promise<string> {
+  return seed.seedPriceEntry(knex, organizationId, input, now);
 }
 
 export async function seedApiKey(knex: Knex, applicationId: string, permissions: readonly string[]): Promise<SeededKey> {

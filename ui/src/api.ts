@@ -23,14 +23,33 @@ engine.use(bearer);
 export const management = createClient<ManagementPaths>({ baseUrl: location.origin });
 management.use(bearer);
 
-/** A failed call, with the message the service gave. */
+/** One problem of a 422 (HTTPValidationError): where it is (`["body", "currency"]`) and what is wrong. */
+export interface ValidationIssue {
+  loc: Array<string | number>;
+  msg: string;
+}
+
+/** A failed call, with the message the service gave and, for a 422, its issues (a form shows each beside its field). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly issues: ValidationIssue[] = [],
   ) {
     super(message);
   }
+}
+
+/** The issues of a 422's `detail` list; none for any other answer. */
+export function validationIssues(body: unknown): ValidationIssue[] {
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  if (!Array.isArray(detail)) return [];
+  return detail
+    .filter((issue): issue is { loc?: unknown; msg?: unknown } => typeof issue === 'object' && issue !== null)
+    .map((issue) => ({
+      loc: Array.isArray(issue.loc) ? issue.loc.filter((part) => typeof part === 'string' || typeof part === 'number') : [],
+      msg: typeof issue.msg === 'string' ? issue.msg : '',
+    }));
 }
 
 /** The service's own words for a failure: `detail` (a sentence or validation issues) or OAuth's `error_description`. */
@@ -49,6 +68,6 @@ export function problemMessage(status: number, body: unknown): string {
 /** The data of a successful call; throws ApiError otherwise. */
 export async function call<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await request;
-  if (!response.ok) throw new ApiError(response.status, problemMessage(response.status, error));
+  if (!response.ok) throw new ApiError(response.status, problemMessage(response.status, error), validationIssues(error));
   return data as T;
 }

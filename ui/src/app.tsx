@@ -16,6 +16,7 @@ const Metrics = lazy(() => import('./views/metrics').then((module) => module.Met
 const Live = lazy(() => import('./views/live').then((module) => module.Live));
 const OrganizationView = lazy(() => import('./views/organization').then((module) => module.OrganizationView));
 const ApplicationView = lazy(() => import('./views/application').then((module) => module.ApplicationView));
+const PricesView = lazy(() => import('./views/prices').then((module) => module.PricesView));
 
 function SignedIn() {
   return (
@@ -25,6 +26,7 @@ function SignedIn() {
         <Router>
           <Route path="/ui/" component={Home} />
           <Route path="/ui/organizations/:orgId" component={OrganizationView} />
+          <Route path="/ui/organizations/:orgId/prices" component={PricesView} />
           <Route path="/ui/applications/:appId" component={ApplicationView} />
           <Route path="/ui/traces" component={Traces} />
           <Route path="/ui/traces/:traceId" component={TraceView} />

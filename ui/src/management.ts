@@ -25,8 +25,10 @@ export const ASSIGNABLE_PERMISSIONS: AssignablePermission[] = [
 ];
 
 /**
- * Owners only: updateOrganization, deleteOrganization, addMember, updateMember and removeMember
- * (`x-organization-role: owner`). Everything else in an organization a member may do too.
+ * Owners only: updateOrganization, deleteOrganization, addMember, updateMember, removeMember,
+ * listAuditEvents and the price entry writes (createPriceEntry, updatePriceEntry,
+ * deletePriceEntry: `x-organization-role: owner`). Everything else in an organization a member
+ * may do too.
  */
 export function mayManageOrganization(role: Role): boolean {
   return role === 'owner';

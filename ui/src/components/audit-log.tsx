@@ -14,6 +14,7 @@ const RESOURCE_TYPES: Array<{ value: ResourceType; label: string }> = [
   { value: 'member', label: 'Members' },
   { value: 'application', label: 'Applications' },
   { value: 'api_key', label: 'API keys' },
+  { value: 'price_entry', label: 'Price entries' },
   { value: 'repricing_job', label: 'Re-pricing jobs' },
 ];
 

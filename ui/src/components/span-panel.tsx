@@ -1,9 +1,12 @@
 // Every field of one span (SpanRecord, openapi/engine.yaml): ids, times, kind and status, service
-// and scope, cost, billing and usage, model and token counts, span and resource attributes, events,
-// links and the counts the sender dropped. Every value is rendered as text.
+// and scope, cost (with its currency when it was computed), billing and usage, model and token
+// counts with where the cost came from, span and resource attributes, events, links and the
+// counts the sender dropped. Every value is rendered as text.
 import type { ComponentChildren } from 'preact';
 import { formatCount } from '../metrics-format';
+import { reasonLabel } from '../prices';
 import { attributeText, formatCost, formatDuration, formatTime } from '../trace-format';
+import { PriceEntryLink } from './price-entry-link';
 import type { SpanRecord } from './waterfall';
 
 interface SpanPanelProps {
@@ -55,6 +58,42 @@ function modelEntries(span: SpanRecord): Entry[] {
   return entries.filter((entry): entry is Entry => entry[1] !== null);
 }
 
+/**
+ * Where an LLM call's cost came from: `reported` (vendor.cost), `computed` with the price it
+ * used (the organization's entry, linked, or the default book's version, each with the provider
+ * and model it matched), or unpriced with the reason. Spans stored before engine API 1.7.0 have
+ * none of it, and no rows.
+ */
+function pricingEntries(span: SpanRecord): Entry[] {
+  const { pricing } = span;
+  const entries: Entry[] = [];
+  if (span.cost_source !== null) entries.push(['Cost source', span.cost_source]);
+  else if (pricing.unpriced_reason !== null)
+    entries.push(['Cost source', <span class="error">unpriced: {reasonLabel(pricing.unpriced_reason)}</span>]);
+  const matched = `${pricing.provider ?? 'any provider'} · ${pricing.model ?? ''}`;
+  if (pricing.entry_id !== null)
+    entries.push([
+      'Price used',
+      <>
+        entry <PriceEntryLink entryId={pricing.entry_id} /> ({matched})
+      </>,
+    ]);
+  else if (pricing.book !== null)
+    entries.push([
+      'Price used',
+      <>
+        default book <code>{pricing.book}</code> ({matched})
+      </>,
+    ]);
+  return entries;
+}
+
+/** The cost, and its currency when the service computed it (a reported cost carries none). */
+function costText(span: SpanRecord): string {
+  const cost = formatCost(span.cost);
+  return span.cost !== null && span.pricing.currency !== null ? `${cost} ${span.pricing.currency}` : cost;
+}
+
 function Attributes({
   title,
   attributes,
@@ -97,6 +136,8 @@ function Attributes({
 export function SpanPanel({ span, traceStart, parentStored, onSelectParent, onClose }: SpanPanelProps) {
   const offset = (span.span_start_time_unix_nano - traceStart) / 1e6;
   const model = modelEntries(span);
+  // Only for an LLM call: a span with a model, provider or token counts.
+  const pricing = model.length > 0 ? pricingEntries(span) : [];
   return (
     <aside class="span-panel" aria-labelledby="span-panel-title" data-testid="span-panel">
       <div class="span-panel-head">
@@ -140,7 +181,7 @@ export function SpanPanel({ span, traceStart, parentStored, onSelectParent, onCl
         <h3>Cost, billing and usage</h3>
         <Fields
           entries={[
-            ['Cost', formatCost(span.cost)],
+            ['Cost', costText(span)],
             ['Billed resource type', shown(span.billing.resource_type)],
             ['Billed resource name', shown(span.billing.resource_name)],
             ['Billing service id', shown(span.billing.service_id)],
@@ -156,7 +197,7 @@ export function SpanPanel({ span, traceStart, parentStored, onSelectParent, onCl
       {model.length > 0 && (
         <section data-testid="span-model">
           <h3>Model and tokens</h3>
-          <Fields entries={model} />
+          <Fields entries={[...model, ...pricing]} />
         </section>
       )}
       <Attributes title="Span attributes" attributes={span.span_attributes} />

@@ -1,10 +1,14 @@
 // Runs a change the user asked for (a create, an edit, a delete) and keeps what the view shows
-// about it: busy while it runs, then the service's message if it failed (ApiError carries it).
+// about it: busy while it runs, then the service's message if it failed (ApiError carries it),
+// and a 422's issues for a form that shows each beside its field.
 import { useState } from 'preact/hooks';
+import { ApiError, type ValidationIssue } from '../api';
 
 export interface Action {
   busy: boolean;
   error?: string;
+  /** The issues of the last failure when it was a 422; empty otherwise. */
+  issues: ValidationIssue[];
   /** Runs `change`; resolves true when it succeeded. A failure is kept in `error`, never thrown. */
   run(change: () => Promise<unknown>): Promise<boolean>;
   clear(): void;
@@ -12,23 +16,27 @@ export interface Action {
 
 export function useAction(): Action {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const [failure, setFailure] = useState<{ error: string; issues: ValidationIssue[] }>();
   return {
     busy,
-    error,
+    error: failure?.error,
+    issues: failure?.issues ?? [],
     async run(change) {
       setBusy(true);
-      setError(undefined);
+      setFailure(undefined);
       try {
         await change();
         return true;
-      } catch (failure) {
-        setError(failure instanceof Error ? failure.message : String(failure));
+      } catch (thrown) {
+        setFailure({
+          error: thrown instanceof Error ? thrown.message : String(thrown),
+          issues: thrown instanceof ApiError ? thrown.issues : [],
+        });
         return false;
       } finally {
         setBusy(false);
       }
     },
-    clear: () => setError(undefined),
+    clear: () => setFailure(undefined),
   };
 }

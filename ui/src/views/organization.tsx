@@ -1,5 +1,5 @@
-// /ui/organizations/:orgId: one organization. Its members and applications for everyone in it;
-// for an owner also its details form, the member controls, the audit log and deletion (the
+// /ui/organizations/:orgId: one organization. Its members and applications, and the way to its
+// prices page (/ui/organizations/:orgId/prices), for everyone in it; for an owner also its details form, the member controls, the audit log and deletion (the
 // owner-only operations of openapi/management.yaml). A member is not shown what the service would refuse.
 import { useLocation, useRoute } from 'preact-iso';
 import { call, management } from '../api';
@@ -49,6 +49,14 @@ export function OrganizationView() {
 
       <h2>Applications</h2>
       <ApplicationTable organizationId={org.id} />
+
+      <h2>Prices</h2>
+      <p>
+        <a href={`/ui/organizations/${org.id}/prices`}>Prices of LLM calls</a>
+        <span class="muted">
+          : the effective price of a model, the organization's price entries{owner ? ' (to edit)' : ''}, and the calls left unpriced.
+        </span>
+      </p>
 
       <h2>Members</h2>
       <MemberTable organizationId={org.id} mayManage={owner} currentUserId={user.data?.id} />
