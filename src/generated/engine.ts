@@ -535,7 +535,11 @@ export interface paths {
          *        prices too. An entry created, changed or deleted applies to the spans ingested
          *        after the management API answered the change, at once on the instance that
          *        answered it and within 5 seconds on the others; spans already stored keep their
-         *        cost.
+         *        cost until a re-pricing job (management API 1.6.0,
+         *        `/applications/{app_id}/repricing-jobs`) computes their cost again over a window:
+         *        it recomputes computed costs and the unpriced reasons `unknown_model` and
+         *        `no_price_in_force` with the entries and book in force when it runs, never a
+         *        reported cost, and keeps every figure above exact.
          *     2. **Otherwise by the default price book**, in USD: `pricing` names the book's version
          *        (`book`, e.g. `genai-prices 0.1.8`), the book's `provider` and `model` entry that
          *        priced it (the book's ids, which may differ from the span's texts:
@@ -546,7 +550,7 @@ export interface paths {
          *     [`@pydantic/genai-prices`](https://github.com/pydantic/genai-prices) package the
          *     service ships with (historic prices by start date, tiered prices): it is updated by
          *     upgrading the package, never fetched at run time; an upgrade does not change costs
-         *     already stored. The usage priced is `tokens.input` (an absent count counts 0; the cached
+         *     already stored (a re-pricing job does, over the window it is given). The usage priced is `tokens.input` (an absent count counts 0; the cached
          *     tokens are part of it and are priced at the book's cache prices where it has them),
          *     `tokens.output` (absent counts 0), `tokens.cache_read` and `tokens.cache_creation`.
          *     When the book knows the span's `provider` (`openai`, `anthropic`, `gcp.vertex_ai`

@@ -196,7 +196,7 @@ export interface paths {
          * @description Added in 1.4.0. The organization's audit log, newest first (`occurred_at`, then `id`,
          *     both descending): one event per management change made in the organization
          *     (organizations, members, applications, API keys, price entries since 1.6.0: create,
-         *     update, rotate, delete; re-pricing jobs since 1.7.0: create, cancel), each recorded in
+         *     update, rotate, delete; re-pricing jobs since 1.6.0: create, cancel), each recorded in
          *     the same transaction as the change itself, so that no change exists
          *     without its event and a refused change (4xx) leaves none. A token exchange
          *     (`POST /auth/token`) refused for a wrong secret of one of the organization's keys is an
@@ -533,7 +533,7 @@ export interface paths {
         };
         /**
          * List an application's re-pricing jobs
-         * @description Added in 1.7.0. The application's re-pricing jobs, newest first (`created_at`, then
+         * @description Added in 1.6.0. The application's re-pricing jobs, newest first (`created_at`, then
          *     `id`, both descending), every status included.
          *
          *     Owners of its organization only; dashboard users only. A member gets 403; an API key
@@ -543,7 +543,7 @@ export interface paths {
         put?: never;
         /**
          * Re-price an application's spans over a window
-         * @description Added in 1.7.0. Starts an asynchronous job that computes again the cost of the
+         * @description Added in 1.6.0. Starts an asynchronous job that computes again the cost of the
          *     application's spans whose start time is in `[from, to)`, from the prices in force now
          *     (the organization's price entries, then the default price book the service runs
          *     with: "Price entries"), and keeps every figure derived from
@@ -614,7 +614,7 @@ export interface paths {
                  */
                 app_id: components["parameters"]["AppId"];
                 /**
-                 * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
+                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
                  * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
                  */
                 job_id: components["parameters"]["RepricingJobId"];
@@ -623,7 +623,7 @@ export interface paths {
         };
         /**
          * Get a re-pricing job and its progress
-         * @description Added in 1.7.0. One re-pricing job of the application, with its progress. A job of
+         * @description Added in 1.6.0. One re-pricing job of the application, with its progress. A job of
          *     another application (of the same organization or not) is 404.
          *
          *     Owners of its organization only; dashboard users only. A member gets 403; an API key
@@ -649,7 +649,7 @@ export interface paths {
                  */
                 app_id: components["parameters"]["AppId"];
                 /**
-                 * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
+                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
                  * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
                  */
                 job_id: components["parameters"]["RepricingJobId"];
@@ -660,7 +660,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a re-pricing job
-         * @description Added in 1.7.0. Cancels a `queued` or `running` job: it answers the job with
+         * @description Added in 1.6.0. Cancels a `queued` or `running` job: it answers the job with
          *     `status: cancelled` and `finished_at`, and the job commits no further batch. The
          *     spans it re-priced before stay re-priced; the hour it was working on is still
          *     rebuilt from its spans (by the instance working on it, or by another once that
@@ -973,7 +973,7 @@ export interface components {
             detail: components["schemas"]["ValidationError"][];
         };
         /**
-         * @description Added in 1.4.0. The kind of resource an audit event is about (`price_entry` since 1.6.0, `repricing_job` since 1.7.0).
+         * @description Added in 1.4.0. The kind of resource an audit event is about (`price_entry` since 1.6.0, `repricing_job` since 1.6.0).
          * @enum {string}
          */
         AuditResourceType: "organization" | "member" | "application" | "api_key" | "price_entry" | "repricing_job";
@@ -1577,7 +1577,7 @@ export interface components {
             totals: components["schemas"]["UsageCounts"];
         };
         /**
-         * @description Added in 1.7.0. `queued`: waiting for a worker; `running`: a worker has taken it (it
+         * @description Added in 1.6.0. `queued`: waiting for a worker; `running`: a worker has taken it (it
          *     stays `running` while no instance holds it after a stop or crash, until one takes it
          *     again); `succeeded`: every hour of the window is done; `failed`: an unexpected error
          *     stopped it (`error` says which; what it committed before stays); `cancelled`: stopped
@@ -1585,7 +1585,7 @@ export interface components {
          * @enum {string}
          */
         RepricingJobStatus: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-        /** @description Added in 1.7.0. The window of span start time to re-price, `[from, to)`. */
+        /** @description Added in 1.6.0. The window of span start time to re-price, `[from, to)`. */
         RepricingJobCreate: {
             /**
              * Format: date-time
@@ -1599,7 +1599,7 @@ export interface components {
             to: string;
         };
         /**
-         * @description Added in 1.7.0. A re-pricing job (`createRepricingJob`) and its progress. The
+         * @description Added in 1.6.0. A re-pricing job (`createRepricingJob`) and its progress. The
          *     counters only grow, and each batch's and hour's are committed together with its
          *     spans, so they are exact whenever read. Who created or cancelled a job is in the
          *     audit log (`listAuditEvents`, resource type `repricing_job`).
@@ -1641,14 +1641,14 @@ export interface components {
             /** @description Why the job failed (`failed` only); `null` otherwise. */
             error: string | null;
         };
-        /** @description Added in 1.7.0. */
+        /** @description Added in 1.6.0. */
         RepricingJobList: {
             data: components["schemas"]["RepricingJob"][];
             pagination: components["schemas"]["Pagination"];
             /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
             next_cursor: string | null;
         };
-        /** @description Added in 1.7.0. Why a re-pricing job cannot be created or cancelled, and the job in the way. */
+        /** @description Added in 1.6.0. Why a re-pricing job cannot be created or cancelled, and the job in the way. */
         RepricingJobConflict: {
             detail: string;
             /**
@@ -2038,7 +2038,7 @@ export interface components {
          */
         PriceEntryId: string;
         /**
-         * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
+         * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
          * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
          */
         RepricingJobId: string;
@@ -3736,7 +3736,7 @@ export interface operations {
                  */
                 app_id: components["parameters"]["AppId"];
                 /**
-                 * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
+                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
                  * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
                  */
                 job_id: components["parameters"]["RepricingJobId"];
@@ -3790,7 +3790,7 @@ export interface operations {
                  */
                 app_id: components["parameters"]["AppId"];
                 /**
-                 * @description Added in 1.7.0. Re-pricing job id (`rpj_…`).
+                 * @description Added in 1.6.0. Re-pricing job id (`rpj_…`).
                  * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
                  */
                 job_id: components["parameters"]["RepricingJobId"];
