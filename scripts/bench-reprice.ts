@@ -168,7 +168,8 @@ async function onMysql(serverUrl: string): Promise<Measured> {
   await admin.query(`CREATE DATABASE ${MYSQL_DATABASE}`);
   const knex = knexFactory(knexSettings(databaseUrl(serverUrl, MYSQL_DATABASE), os.tmpdir()));
   try {
-    return await measure('MariaDB/MySQL', knex, databaseServerPid());
+    // The server of this URL's port: another MariaDB on the machine (a development one) is not it.
+    return await measure('MariaDB/MySQL', knex, databaseServerPid(Number(new URL(serverUrl).port) || undefined));
   } finally {
     await knex.destroy();
     await admin.query(`DROP DATABASE IF EXISTS ${MYSQL_DATABASE}`);
