@@ -107,6 +107,20 @@ for (const database of testDatabases()) {
       }
     }
 
+    /** The first page of application app_old's spans from just before `old` starts on. */
+    function spansFrom(old: { start_time_unix_nano: string }) {
+      const startNs = BigInt(old.start_time_unix_nano) - 1n;
+      return findSpans(knex, {
+        applicationId: 'app_old',
+        startNs,
+        endNs: startNs + 10n ** 12n,
+        filter: null,
+        indexedSlots: [],
+        page: 1,
+        limit: 10,
+      });
+    }
+
     it('gives the trace summaries stored before root_key existed their root keys', async () => {
       await migrateThrough('20261122000100_spans');
       const parentless = spanRow({ trace_id: '1'.repeat(32), span_id: 'a'.repeat(16), start_time_unix_nano: '1763800000000000500' });
@@ -170,16 +184,7 @@ for (const database of testDatabases()) {
 
       await migrateToLatest(knex);
 
-      const startNs = BigInt(old.start_time_unix_nano) - 1n;
-      const read = await findSpans(knex, {
-        applicationId: 'app_old',
-        startNs,
-        endNs: startNs + 10n ** 12n,
-        filter: null,
-        indexedSlots: [],
-        page: 1,
-        limit: 10,
-      });
+      const read = await spansFrom(old);
       expect(read.items).to.have.length(1);
       for (const column of STATUS_EVENT_COLUMNS) expect(read.items[0]?.[column], column).to.equal(null);
       expect(await knex('traces').where({ application_id: 'app_old' }).pluck('error_count')).to.deep.equal([0]);
@@ -242,16 +247,7 @@ for (const database of testDatabases()) {
         total_tokens: 1_000_000_000_000,
       });
       await storeSpans(knex, [fresh]);
-      const startNs = BigInt(old.start_time_unix_nano) - 1n;
-      const read = await findSpans(knex, {
-        applicationId: 'app_old',
-        startNs,
-        endNs: startNs + 10n ** 12n,
-        filter: null,
-        indexedSlots: [],
-        page: 1,
-        limit: 10,
-      });
+      const read = await spansFrom(old);
       const columns = (span: object) => Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, (span as SpanRow)[column]]));
       const byId = new Map(read.items.map((span) => [span.span_id, columns(span)]));
       expect(byId.get(old.span_id)).to.deep.equal(Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, null])));
@@ -276,16 +272,7 @@ for (const database of testDatabases()) {
         price_book: 'genai-prices 0.1.8',
       });
       await storeSpans(knex, [fresh]);
-      const startNs = BigInt(old.start_time_unix_nano) - 1n;
-      const read = await findSpans(knex, {
-        applicationId: 'app_old',
-        startNs,
-        endNs: startNs + 10n ** 12n,
-        filter: null,
-        indexedSlots: [],
-        page: 1,
-        limit: 10,
-      });
+      const read = await spansFrom(old);
       const columns = (span: object) =>
         Object.fromEntries(
           ['cost', ...PRICING_COLUMNS, ...PRICE_ENTRY_COLUMNS].map((column) => [column, (span as Record<string, unknown>)[column]]),
