@@ -63,6 +63,8 @@ export function repricingJobFields(job: Pick<RepricingJobRecord, 'fromNs' | 'toN
 }
 
 /** An endpoint's writable fields as the API shows them; never its secret. */
-export function webhookEndpointFields(endpoint: Pick<WebhookEndpointRecord, 'url' | 'description' | 'event_types' | 'enabled'>): AuditFields {
+export function webhookEndpointFields(
+  endpoint: Pick<WebhookEndpointRecord, 'url' | 'description' | 'event_types' | 'enabled'>,
+): AuditFields {
   return { url: endpoint.url, description: endpoint.description, event_types: endpoint.event_types, enabled: endpoint.enabled };
 }

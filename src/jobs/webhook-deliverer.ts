@@ -118,7 +118,12 @@ export class WebhookDeliverer extends PeriodicPasses {
       const retryAt = nextAttemptAt(config.retryScheduleSeconds, claimed.attempt, now);
       next = retryAt === null ? { state: 'failed' } : { state: 'pending', nextAttemptAt: retryAt };
     }
-    const attempt = { at, status_code: outcome.statusCode, error: outcome.error?.slice(0, ERROR_TEXT_MAX) ?? null, duration_ms: outcome.durationMs };
+    const attempt = {
+      at,
+      status_code: outcome.statusCode,
+      error: outcome.error?.slice(0, ERROR_TEXT_MAX) ?? null,
+      duration_ms: outcome.durationMs,
+    };
     if (!(await finishAttempt(knex, claimed, attempt, next, now))) {
       logger.warn({ delivery_id: claimed.id }, 'webhook delivery was taken over during its attempt; its outcome is not recorded');
     } else if (next.state === 'failed') {

@@ -99,7 +99,11 @@ export const systemResolver: Resolver = (hostname) => lookup(hostname, { all: tr
 export class DestinationRefused extends Error {}
 
 /** Resolves the URL's host and checks every address it has; the first is where the POST goes. */
-export async function resolveDestination(text: string, allowedHosts: readonly string[], resolve: Resolver = systemResolver): Promise<Destination> {
+export async function resolveDestination(
+  text: string,
+  allowedHosts: readonly string[],
+  resolve: Resolver = systemResolver,
+): Promise<Destination> {
   const problem = urlProblem(text, allowedHosts);
   if (problem) throw new DestinationRefused(problem);
   const url = new URL(text);
@@ -117,7 +121,8 @@ export async function resolveDestination(text: string, allowedHosts: readonly st
   if (!isAllowedHost(url, allowedHosts)) {
     for (const { address } of addresses) {
       const refused = refusedAddress(address);
-      if (refused) throw new DestinationRefused(`${url.hostname} resolves to ${address}, a ${refused} address: webhooks go to public addresses only`);
+      if (refused)
+        throw new DestinationRefused(`${url.hostname} resolves to ${address}, a ${refused} address: webhooks go to public addresses only`);
     }
   }
   const [first] = addresses;

@@ -8,7 +8,12 @@ export const JITTER = 0.2;
  * The epoch milliseconds of the next attempt after attempt number `attempt` (1 for the first)
  * failed at `now`, or null when it was the last one the schedule allows.
  */
-export function nextAttemptAt(schedule: readonly number[], attempt: number, now: number, random: () => number = Math.random): number | null {
+export function nextAttemptAt(
+  schedule: readonly number[],
+  attempt: number,
+  now: number,
+  random: () => number = Math.random,
+): number | null {
   const delaySeconds = schedule[attempt - 1];
   if (delaySeconds === undefined) return null;
   const factor = 1 - JITTER + 2 * JITTER * random();

@@ -9,48 +9,15 @@ import { expect } from 'chai';
 import { emitEvent } from '../../src/storage/webhooks/webhook-deliveries.js';
 import { writeTransaction } from '../../src/storage/transactions.js';
 import { callerFor, createOrganization, dashboardUser, expectStatus, type Caller } from '../support/management.js';
-import { onEachDatabase, type TestServer } from '../support/test-server.js';
-import { startReceiver, verify, type Receiver } from '../support/webhook-receiver.js';
-
-/** Fast retries for tests: four attempts about a second apart, a one-second timeout. */
-export const FAST_WEBHOOKS = {
-  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-  WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1',
-  WEBHOOK_TIMEOUT_SECONDS: '1',
-  WEBHOOK_DELIVERY_INTERVAL_SECONDS: '1',
-};
-
-export interface Delivery {
-  id: string;
-  state: string;
-  event: { id: string; type: string; data: Record<string, unknown> };
-  attempts: Array<{ at: string; status_code: number | null; error: string | null; duration_ms: number }>;
-  next_attempt_at: string | null;
-}
-
-/** Polls the endpoint's deliveries until `done` holds for them (or fails after `timeoutMs`). */
-export async function waitForDeliveries(
-  as: Caller,
-  path: string,
-  done: (deliveries: Delivery[]) => boolean,
-  timeoutMs = 15_000,
-): Promise<Delivery[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const listed = await as('GET', `${path}/deliveries`, { query: { limit: 100 } });
-    expectStatus(listed, 200);
-    const deliveries = listed.body.data as Delivery[];
-    if (done(deliveries)) return deliveries;
-    if (Date.now() > deadline) throw new Error(`deliveries never got there: ${JSON.stringify(deliveries)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+import { onEachDatabase } from '../support/test-server.js';
+import { FAST_WEBHOOKS, startReceiver, verify, waitForDeliveries, type Delivery, type Receiver } from '../support/webhook-receiver.js';
 
 const finished = (deliveries: Delivery[], count = 1) =>
   deliveries.length === count && deliveries.every((delivery) => ['succeeded', 'failed'].includes(delivery.state));
 
 /** Resolves one made-up name to a private address, and every other name (localhost among them) to loopback. */
-const resolver = async (hostname: string) => (hostname === 'internal.example.test' ? [{ address: '10.0.0.5', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
+const resolver = async (hostname: string) =>
+  hostname === 'internal.example.test' ? [{ address: '10.0.0.5', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
 
 onEachDatabase(
   'webhook deliveries',
@@ -63,7 +30,10 @@ onEachDatabase(
       await receiver.close();
     });
 
-    async function endpoint(url = receiver.url, extra: Record<string, unknown> = {}): Promise<{ as: Caller; orgId: string; path: string; secret: string }> {
+    async function endpoint(
+      url = receiver.url,
+      extra: Record<string, unknown> = {},
+    ): Promise<{ as: Caller; orgId: string; path: string; secret: string }> {
       const as = callerFor(app(), (await dashboardUser(app(), 'Owner')).token);
       const orgId = await createOrganization(as);
       const created = await as('POST', `/organizations/${orgId}/webhook-endpoints`, {
@@ -185,7 +155,9 @@ onEachDatabase(
       const disabled = await as('POST', `/organizations/${orgId}/webhook-endpoints`, {
         json: { url: receiver.url, event_types: ['budget.threshold_crossed'], enabled: false },
       });
-      const testsOnly = await as('POST', `/organizations/${orgId}/webhook-endpoints`, { json: { url: receiver.url, event_types: ['webhook.test'] } });
+      const testsOnly = await as('POST', `/organizations/${orgId}/webhook-endpoints`, {
+        json: { url: receiver.url, event_types: ['webhook.test'] },
+      });
       const data = {
         budget_id: 'bud_1',
         application_id: null,
@@ -201,7 +173,9 @@ onEachDatabase(
         await emitEvent(trx, { organizationId: orgId, type: 'budget.threshold_crossed', data });
         throw new Error('rolled back');
       }).catch(() => undefined);
-      const emitted = await writeTransaction(app().server.knex, (trx) => emitEvent(trx, { organizationId: orgId, type: 'budget.threshold_crossed', data }));
+      const emitted = await writeTransaction(app().server.knex, (trx) =>
+        emitEvent(trx, { organizationId: orgId, type: 'budget.threshold_crossed', data }),
+      );
       expect(emitted.deliveryIds).to.have.length(1);
       const [delivery] = await waitForDeliveries(as, path, (deliveries) => finished(deliveries));
       expect(delivery.event).to.deep.include({ id: emitted.envelope.id, type: 'budget.threshold_crossed', data });
@@ -231,7 +205,9 @@ onEachDatabase(
       const before = receiver.requests.length;
       await new Promise((resolve) => setTimeout(resolve, 2500));
       expect(receiver.requests.length - before).to.be.at.most(1);
-      const [row] = await app().server.knex('webhook_deliveries').where({ endpoint_id: path.split('/').pop() });
+      const [row] = await app()
+        .server.knex('webhook_deliveries')
+        .where({ endpoint_id: path.split('/').pop() });
       expect(row.state).to.equal('failed');
       expect(orgId).to.be.a('string');
     });

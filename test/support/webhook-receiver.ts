@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expectStatus, type Caller } from './management.js';
 
 export type Answer = { status: number; location?: string } | 'close' | 'hang';
 
@@ -69,4 +70,38 @@ export async function startReceiver(fallback: Answer = { status: 200 }): Promise
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   });
+}
+
+/** Fast retries for tests: four attempts about a second apart, a one-second timeout. */
+export const FAST_WEBHOOKS = {
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1',
+  WEBHOOK_TIMEOUT_SECONDS: '1',
+  WEBHOOK_DELIVERY_INTERVAL_SECONDS: '1',
+};
+
+export interface Delivery {
+  id: string;
+  state: string;
+  event: { id: string; type: string; data: Record<string, unknown> };
+  attempts: Array<{ at: string; status_code: number | null; error: string | null; duration_ms: number }>;
+  next_attempt_at: string | null;
+}
+
+/** Polls the endpoint's deliveries until `done` holds for them (or fails after `timeoutMs`). */
+export async function waitForDeliveries(
+  as: Caller,
+  path: string,
+  done: (deliveries: Delivery[]) => boolean,
+  timeoutMs = 15_000,
+): Promise<Delivery[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const listed = await as('GET', `${path}/deliveries`, { query: { limit: 100 } });
+    expectStatus(listed, 200);
+    const deliveries = listed.body.data as Delivery[];
+    if (done(deliveries)) return deliveries;
+    if (Date.now() > deadline) throw new Error(`deliveries never got there: ${JSON.stringify(deliveries)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }

@@ -65,7 +65,9 @@ describe('webhook destinations', () => {
 
   it('refuses a name when any of its addresses is refused, and pins the first address otherwise', async () => {
     const resolver = (addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    const refused = await resolveDestination('https://hooks.example.com/', [], resolver(['93.184.215.14', '10.0.0.1'])).catch((error) => error);
+    const refused = await resolveDestination('https://hooks.example.com/', [], resolver(['93.184.215.14', '10.0.0.1'])).catch(
+      (error) => error,
+    );
     expect(refused).to.be.instanceOf(DestinationRefused);
     expect(refused.message).to.match(/resolves to 10\.0\.0\.1, a private address/);
     const mapped = await resolveDestination('https://hooks.example.com/', [], resolver(['::ffff:169.254.169.254'])).catch((error) => error);

@@ -21,7 +21,12 @@ function documentedVerify(secret: string, headers: Record<string, string>, rawBo
 describe('webhook signatures', () => {
   it('matches the Standard Webhooks specification example', () => {
     // standardwebhooks.com, "Verifying webhooks": the example secret, message and signature.
-    const signature = signatureOf('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+    const signature = signatureOf(
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1614265330,
+      '{"test": 2432232314}',
+    );
     expect(signature).to.equal('g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
@@ -30,15 +35,25 @@ describe('webhook signatures', () => {
     expect(current).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const timestamp = Math.floor(Date.now() / 1000);
     const body = '{"id":"evt_1","type":"webhook.test"}';
-    const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader([current, previous], 'evt_1', timestamp, body) };
+    const headers = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader([current, previous], 'evt_1', timestamp, body),
+    };
     expect(documentedVerify(current, headers, body)).to.equal(true);
     expect(documentedVerify(previous, headers, body)).to.equal(true);
     expect(documentedVerify(other, headers, body)).to.equal(false);
     expect(documentedVerify(current, headers, body.replace('test', 'tesT'))).to.equal(false);
-    expect(verifySignature(current, { id: 'evt_1', timestamp: String(timestamp), signature: headers['webhook-signature'] }, body)).to.equal(true);
+    expect(verifySignature(current, { id: 'evt_1', timestamp: String(timestamp), signature: headers['webhook-signature'] }, body)).to.equal(
+      true,
+    );
     // Too old: outside the 5-minute tolerance.
     const old = timestamp - 301;
-    const stale = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(old), 'webhook-signature': signatureHeader([current], 'evt_1', old, body) };
+    const stale = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(old),
+      'webhook-signature': signatureHeader([current], 'evt_1', old, body),
+    };
     expect(documentedVerify(current, stale, body)).to.equal(false);
   });
 

@@ -49,7 +49,13 @@ async function insertEvent(
   endpointIds: string[],
 ): Promise<EmittedEvent> {
   const envelope: WebhookEnvelope = { id: newId('evt'), type, created_at: toIsoRequired(now), organization_id: organizationId, data };
-  await trx('webhook_events').insert({ id: envelope.id, organization_id: organizationId, type, payload: envelopeBody(envelope), created_at: now });
+  await trx('webhook_events').insert({
+    id: envelope.id,
+    organization_id: organizationId,
+    type,
+    payload: envelopeBody(envelope),
+    created_at: now,
+  });
   const deliveries = endpointIds.map((endpointId) => ({
     id: newId('whd'),
     event_id: envelope.id,
@@ -192,25 +198,25 @@ export async function claimDelivery(knex: Knex, owner: string, now: number, leas
   const candidates = (await due(knex('webhook_deliveries'), now).orderBy('next_attempt_at').limit(10).pluck('id')) as string[];
   for (const id of candidates) {
     const taken = await retryOnLockConflict(() =>
-      due(knex('webhook_deliveries').where({ id }), now).update({ state: 'delivering', lease_owner: owner, lease_expires_at: now + leaseMs }),
+      due(knex('webhook_deliveries').where({ id }), now).update({
+        state: 'delivering',
+        lease_owner: owner,
+        lease_expires_at: now + leaseMs,
+      }),
     );
     if (taken !== 1) continue;
     const row = (await knex('webhook_deliveries as d')
       .join('webhook_events as ev', 'ev.id', 'd.event_id')
       .where({ 'd.id': id, 'd.lease_owner': owner })
       .first('d.endpoint_id', 'd.event_id', 'd.attempt_count', 'ev.payload')) as
-      | { endpoint_id: string; event_id: string; attempt_count: number | string; payload: string }
-      | undefined;
+      { endpoint_id: string; event_id: string; attempt_count: number | string; payload: string } | undefined;
     if (!row) continue;
     return { id, endpointId: row.endpoint_id, eventId: row.event_id, payload: row.payload, attempt: Number(row.attempt_count) + 1, owner };
   }
   return undefined;
 }
 
-export type DeliveryOutcome =
-  | { state: 'succeeded' }
-  | { state: 'pending'; nextAttemptAt: number }
-  | { state: 'failed' };
+export type DeliveryOutcome = { state: 'succeeded' } | { state: 'pending'; nextAttemptAt: number } | { state: 'failed' };
 
 /**
  * Records the attempt and the delivery's next state, when `claimed.owner` still holds the lease
@@ -258,7 +264,11 @@ export async function releaseDelivery(knex: Knex, claimed: ClaimedDelivery, now:
 export function purgeWebhookBatch(knex: Knex, beforeMs: number, limit: number): Promise<{ deleted: number; full: boolean }> {
   return retryOnLockConflict(() =>
     knex.transaction(async (trx) => {
-      const ids = (await trx('webhook_events').where('created_at', '<', beforeMs).orderBy('created_at').limit(limit).pluck('id')) as string[];
+      const ids = (await trx('webhook_events')
+        .where('created_at', '<', beforeMs)
+        .orderBy('created_at')
+        .limit(limit)
+        .pluck('id')) as string[];
       if (ids.length === 0) return { deleted: 0, full: false };
       const deliveryIds = (await trx('webhook_deliveries').whereIn('event_id', ids).pluck('id')) as string[];
       if (deliveryIds.length > 0) {

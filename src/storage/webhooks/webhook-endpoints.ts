@@ -141,11 +141,13 @@ export async function replaceWebhookSecret(
   previousExpiresAt: number,
   now: number,
 ): Promise<number> {
-  return trx('webhook_endpoints')
-    .where({ organization_id: organizationId, id })
-    .whereNull('deleted_at')
-    // previous_secret first: MariaDB assigns left to right, so it still reads the old secret.
-    .update({ previous_secret: trx.ref('secret'), previous_secret_expires_at: previousExpiresAt, secret, updated_at: now });
+  return (
+    trx('webhook_endpoints')
+      .where({ organization_id: organizationId, id })
+      .whereNull('deleted_at')
+      // previous_secret first: MariaDB assigns left to right, so it still reads the old secret.
+      .update({ previous_secret: trx.ref('secret'), previous_secret_expires_at: previousExpiresAt, secret, updated_at: now })
+  );
 }
 
 export async function softDeleteWebhookEndpoint(trx: Knex.Transaction, organizationId: string, id: string, now: number): Promise<number> {
