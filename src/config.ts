@@ -53,6 +53,7 @@ export interface Config {
   indexing: IndexingConfig;
   folding: FoldingConfig;
   repricing: RepricingConfig;
+  webhooks: WebhookConfig;
   auth: {
     tokenIssuer: string;
     tokenAudience: string;
@@ -98,6 +99,22 @@ export interface RepricingConfig {
   batchSize: number;
 }
 
+/** Webhook deliveries (docs/webhooks.md, src/webhooks/README.md). */
+export interface WebhookConfig {
+  /** Seconds between looks for due deliveries; 0 turns the deliverer off (another instance's delivers). */
+  intervalSeconds: number;
+  /** How long one POST may take, connection to last byte, in milliseconds. */
+  timeoutMs: number;
+  /** POSTs one instance has in flight at most. */
+  concurrency: number;
+  /** Seconds before each retry (before jitter): one more attempt than entries, then the delivery fails. */
+  retryScheduleSeconds: number[];
+  /** `host` or `host:port` entries (lowercase) exempt from the https rule and the address checks. */
+  allowedHosts: string[];
+  /** How long events, deliveries and attempts are kept, and their purge. */
+  retention: AuditConfig;
+}
+
 export interface IndexingConfig {
   /** Seconds between passes of the indexed attribute backfill; 0 turns it off. */
   backfillIntervalSeconds: number;
@@ -114,6 +131,9 @@ export interface IndexingConfig {
 /** The bounds of `retention_days`, as the management document states them. */
 export const RETENTION_DAYS_MIN = 1;
 export const RETENTION_DAYS_MAX = 3650;
+
+/** Seconds before each retry of a webhook delivery, before jitter. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [10, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800];
 
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
@@ -133,6 +153,40 @@ function readInteger(env: Env, name: string, fallback: number, min: number, max:
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+/** WEBHOOK_RETRY_SCHEDULE_SECONDS: comma-separated whole seconds, each at most a day. */
+function readSchedule(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length > 30 || parts.some((part) => !/^\d{1,5}$/.test(part) || Number(part) > 86_400)) {
+    throw new ConfigError(name, `must be up to 30 comma-separated whole seconds of at most 86400 each, got "${raw}"`);
+  }
+  return parts.map(Number);
+}
+
+/** WEBHOOK_ALLOWED_HOSTS: comma-separated `host` or `host:port` entries (IPv6 in brackets). */
+function readHosts(env: Env, name: string): string[] {
+  const raw = env[name] ?? '';
+  const hosts = raw
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter(Boolean);
+  return hosts.map((entry) => {
+    const match = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?$/.exec(entry);
+    let hostname: string | undefined;
+    try {
+      hostname = match ? new URL(`http://${match[1]}`).hostname : undefined;
+    } catch {
+      hostname = undefined;
+    }
+    if (!match || hostname === undefined || (match[2] !== undefined && Number(match[2]) > 65535)) {
+      throw new ConfigError(name, `must list host or host:port entries (IPv6 in brackets), got "${entry}"`);
+    }
+    // As the WHATWG URL parser writes a webhook URL's host (2130706433 is 127.0.0.1).
+    return match[2] === undefined ? hostname : `${hostname}:${Number(match[2])}`;
+  });
 }
 
 function readBoolean(env: Env, name: string, fallback: boolean): boolean {
@@ -299,6 +353,19 @@ export function loadConfig(env: Env = process.env): Config {
     repricing: {
       intervalSeconds: readInteger(env, 'REPRICING_INTERVAL_SECONDS', 2, 0, 86_400),
       batchSize: readInteger(env, 'REPRICING_BATCH_SIZE', 1000, 1, 1000),
+    },
+    webhooks: {
+      intervalSeconds: readInteger(env, 'WEBHOOK_DELIVERY_INTERVAL_SECONDS', 1, 0, 3600),
+      timeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60) * 1000,
+      concurrency: readInteger(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 8, 1, 100),
+      // About 24 hours in all: 11 attempts, the last one 23.7 h after the first.
+      retryScheduleSeconds: readSchedule(env, 'WEBHOOK_RETRY_SCHEDULE_SECONDS', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+      allowedHosts: readHosts(env, 'WEBHOOK_ALLOWED_HOSTS'),
+      retention: {
+        retentionDays: readInteger(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
+        purgeIntervalSeconds: readInteger(env, 'WEBHOOK_PURGE_INTERVAL_SECONDS', 3600, 0, 86_400),
+        purgeBatchSize: readInteger(env, 'WEBHOOK_PURGE_BATCH_SIZE', 1000, 1, 10_000),
+      },
     },
     auth: {
       tokenIssuer: env.TOKEN_ISSUER || 'spanledger',

@@ -1,5 +1,6 @@
 // Owns the process lifecycle: database, migrations, HTTP and gRPC listeners, the retention and audit purgers,
-// the indexed attribute backfill, the trace fold, the re-pricing jobs' worker and graceful shutdown.
+// the indexed attribute backfill, the trace fold, the re-pricing jobs' worker, the webhook deliverer
+// and graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
@@ -21,6 +22,9 @@ import { UsagePurger } from './jobs/usage-purger.js';
 import { SlotBackfiller } from './jobs/slot-backfiller.js';
 import { TraceFolder } from './jobs/trace-folder.js';
 import { Repricer } from './jobs/repricer.js';
+import { WebhookDeliverer } from './jobs/webhook-deliverer.js';
+import { WebhookPurger } from './jobs/webhook-purger.js';
+import type { Resolver } from './webhooks/destinations.js';
 import { answerClientError } from './http/client-errors.js';
 import { openDatabase } from './storage/database.js';
 import { asDatabaseUnusable } from './storage/database-unusable.js';
@@ -48,6 +52,10 @@ export interface RunningServer {
   folder: TraceFolder;
   /** The re-pricing jobs' worker (src/jobs/repricer.ts); `runOnce()` works every job that needs it now. */
   repricer: Repricer;
+  /** Sends due webhook deliveries (src/jobs/webhook-deliverer.ts); `runOnce()` sends every due one now. */
+  webhookDeliverer: WebhookDeliverer;
+  /** Deletes webhook events past WEBHOOK_RETENTION_DAYS with their deliveries; `runOnce()` runs a pass now. */
+  webhookPurger: WebhookPurger;
   /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
   close(): Promise<void>;
 }
@@ -69,6 +77,8 @@ export interface ServerOptions {
    * default), and of ingestion's quiet time (src/ingest/ingest-activity.ts; performance.now).
    */
   clock?: () => number;
+  /** How webhook destinations' host names are resolved (the system's DNS by default). */
+  webhookResolver?: Resolver;
 }
 
 export async function startServer(
@@ -144,6 +154,10 @@ export async function startServer(
   folder.start();
   const repricer = new Repricer({ knex, logger, config: config.repricing });
   repricer.start();
+  const webhookDeliverer = new WebhookDeliverer({ knex, logger, config: config.webhooks, resolve: options.webhookResolver });
+  webhookDeliverer.start();
+  const webhookPurger = new WebhookPurger({ knex, logger, config: config.webhooks.retention });
+  webhookPurger.start();
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -157,6 +171,8 @@ export async function startServer(
         backfiller.stop(),
         folder.stop(),
         repricer.stop(),
+        webhookDeliverer.stop(),
+        webhookPurger.stop(),
       ]);
       await knex.destroy();
     })();
@@ -175,6 +191,8 @@ export async function startServer(
     backfiller,
     folder,
     repricer,
+    webhookDeliverer,
+    webhookPurger,
     close,
   };
 }

@@ -7,6 +7,7 @@ import type { MemberRecord } from '../storage/accounts/memberships.js';
 import type { OrganizationRecord } from '../storage/accounts/organizations.js';
 import type { PriceEntryRecord } from '../storage/accounts/price-entries.js';
 import type { RepricingJobRecord } from '../storage/repricing/repricing-jobs.js';
+import type { WebhookEndpointRecord } from '../storage/webhooks/webhook-endpoints.js';
 import { nanosToIso, toIso } from '../storage/time.js';
 
 export function organizationFields(organization: Omit<OrganizationRecord, 'id' | 'created_at' | 'updated_at'>): AuditFields {
@@ -59,4 +60,11 @@ export function priceEntryFields(entry: PriceEntryRecord) {
 /** A re-pricing job's window as the API shows it, and its status (the one field a change of it sets). */
 export function repricingJobFields(job: Pick<RepricingJobRecord, 'fromNs' | 'toNs' | 'status'>): AuditFields {
   return { from: nanosToIso(job.fromNs), to: nanosToIso(job.toNs), status: job.status };
+}
+
+/** An endpoint's writable fields as the API shows them; never its secret. */
+export function webhookEndpointFields(
+  endpoint: Pick<WebhookEndpointRecord, 'url' | 'description' | 'event_types' | 'enabled'>,
+): AuditFields {
+  return { url: endpoint.url, description: endpoint.description, event_types: endpoint.event_types, enabled: endpoint.enabled };
 }

@@ -369,6 +369,218 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{org_id}/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The organization's webhook endpoints ("Webhooks" above), oldest first. Deleted
+         *     endpoints are never listed; secrets never are.
+         *
+         *     Members and owners, or an API key holding `read:organizations` (its own
+         *     application's organization only): whoever may read the organization.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Adds a webhook endpoint to the organization ("Webhooks" above). The answer carries
+         *     the endpoint's signing `secret` (`whsec_…`), shown this once: store it where the
+         *     receiver verifies signatures. The endpoint receives the events of its `event_types`
+         *     emitted after this answer.
+         *
+         *     A 422 names the field: a `url` that is not an absolute `https://` URL (`http://` only
+         *     for the hosts the operator allows), that carries credentials, or whose host is an
+         *     address no webhook goes to (a loopback, private, link-local or other refused address;
+         *     a host name is checked at every attempt instead); an unknown event type.
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only): whoever may update the organization. A member gets 403.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{org_id}/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description One webhook endpoint of the organization, without its secret. An endpoint of another
+         *     organization, or a deleted one, is 404.
+         *
+         *     Members and owners, or an API key holding `read:organizations` (its own
+         *     application's organization only).
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint (soft: it vanishes from every read, its deliveries with it). It
+         *     receives no further event; its pending deliveries end `failed` without another
+         *     attempt.
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only). A member gets 403.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes the fields sent (at least one); the others keep their values, and
+         *     `description: null` clears the description. A new `url` is checked as at creation
+         *     (the same 422s). A disabled endpoint (`enabled: false`) receives no new events other
+         *     than test events; deliveries already pending to it are still attempted. The next
+         *     attempt of every delivery goes to the endpoint's URL as it is then.
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only). A member gets 403.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/organizations/{org_id}/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Gives the endpoint a new signing secret, answered this once. For 24 hours
+         *     (`previous_secret_expires_at`) every attempt is signed with both the new secret and
+         *     the previous one (two signatures in `webhook-signature`), so the receiver can switch
+         *     to the new secret at any time in that window; afterwards only the new one signs. A
+         *     second rotation within the window ends the first one's previous secret at once. It
+         *     takes no request body.
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only). A member gets 403.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{org_id}/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Creates a `webhook.test` event and one delivery of it to this endpoint only (also when
+         *     it is disabled or does not list `webhook.test`), sent like any other: signed, retried,
+         *     listed by `listWebhookDeliveries`. Answers 202 with the event; its delivery follows
+         *     within a few seconds. It takes no request body.
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only). A member gets 403.
+         */
+        post: operations["sendTestWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{org_id}/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint's deliveries
+         * @description The endpoint's deliveries, newest first: each is one event to this endpoint, with the
+         *     event as sent, its state, every attempt so far (oldest first) and when the next one is
+         *     due. Kept for 30 days after the event (the operator's `WEBHOOK_RETENTION_DAYS`).
+         *
+         *     Members and owners, or an API key holding `read:organizations` (its own
+         *     application's organization only).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/applications": {
         parameters: {
             query?: never;
@@ -973,10 +1185,10 @@ export interface components {
             detail: components["schemas"]["ValidationError"][];
         };
         /**
-         * @description Added in 1.4.0. The kind of resource an audit event is about (`price_entry` since 1.6.0, `repricing_job` since 1.6.0).
+         * @description Added in 1.4.0. The kind of resource an audit event is about (`price_entry` since 1.6.0, `repricing_job` since 1.6.0, `webhook_endpoint` since 1.7.0).
          * @enum {string}
          */
-        AuditResourceType: "organization" | "member" | "application" | "api_key" | "price_entry" | "repricing_job";
+        AuditResourceType: "organization" | "member" | "application" | "api_key" | "price_entry" | "repricing_job" | "webhook_endpoint";
         /**
          * @description Added in 1.4.0. One management change (or one token exchange refused for a wrong
          *     secret), recorded in the transaction that made it. `before` and `after` hold the
@@ -1662,6 +1874,186 @@ export interface components {
             job_id: string;
         };
         /**
+         * @description A webhook endpoint's id.
+         * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+         */
+        WebhookEndpointId: string;
+        /**
+         * @description `budget.threshold_crossed`: a budget's spend crossed one of its thresholds (`data`:
+         *     `BudgetThresholdCrossed`). `webhook.test`: sent by `sendTestWebhookEvent` (`data`:
+         *     `WebhookTestData`).
+         * @enum {string}
+         */
+        WebhookEventType: "budget.threshold_crossed" | "webhook.test";
+        /**
+         * @description Where events are POSTed: an absolute `https://` URL without credentials whose host is
+         *     not a loopback, private, link-local or other refused address ("Webhooks" above);
+         *     `http://` only for the hosts the operator allows (`WEBHOOK_ALLOWED_HOSTS`).
+         * @example https://hooks.example.com/spanledger
+         */
+        WebhookUrl: string;
+        /** @description A note for people; `null`, none. */
+        WebhookDescription: string | null;
+        /** @description The event types the endpoint receives (a type listed twice counts once). */
+        WebhookEventTypes: components["schemas"]["WebhookEventType"][];
+        /**
+         * @description The endpoint's signing secret: `whsec_` and the base64 of 32 random bytes (the key of the
+         *     HMAC is those bytes). Shown only in the answers of create and rotate.
+         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8e1sD6bgCPo=
+         */
+        WebhookSecret: string;
+        WebhookEndpointCreate: {
+            url: components["schemas"]["WebhookUrl"];
+            description?: components["schemas"]["WebhookDescription"];
+            event_types: components["schemas"]["WebhookEventTypes"];
+            /**
+             * @description Whether the endpoint receives new events (test events always).
+             * @default true
+             */
+            enabled?: boolean;
+        };
+        WebhookEndpointUpdate: {
+            url?: components["schemas"]["WebhookUrl"];
+            description?: components["schemas"]["WebhookDescription"];
+            event_types?: components["schemas"]["WebhookEventTypes"];
+            enabled?: boolean;
+        };
+        /** @description A webhook endpoint of an organization ("Webhooks" above); never its secret. */
+        WebhookEndpoint: {
+            id: components["schemas"]["WebhookEndpointId"];
+            organization_id: components["schemas"]["OrganizationId"];
+            url: components["schemas"]["WebhookUrl"];
+            description: components["schemas"]["WebhookDescription"];
+            event_types: components["schemas"]["WebhookEventTypes"];
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation also signs; `null` when it never did or no longer does.
+             */
+            previous_secret_expires_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The endpoint and its secret, shown this once (create and rotate). */
+        WebhookEndpointCreated: components["schemas"]["WebhookEndpoint"] & {
+            secret: components["schemas"]["WebhookSecret"];
+        };
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            pagination: components["schemas"]["Pagination"];
+            /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description The body of every webhook request: the event's envelope. `id` is also the
+         *     `webhook-id` header, the same at every attempt: de-duplicate by it.
+         */
+        WebhookEvent: {
+            /**
+             * @description The event's id.
+             * @example evt_8Gk2Nq5Tw9Xc3Vb7Lm1R
+             */
+            id: string;
+            type: components["schemas"]["WebhookEventType"];
+            created_at: components["schemas"]["Timestamp"];
+            organization_id: components["schemas"]["OrganizationId"];
+            /** @description The event's own fields, by `type`. */
+            data: components["schemas"]["BudgetThresholdCrossed"] | components["schemas"]["WebhookTestData"];
+        };
+        /**
+         * @description `data` of a `budget.threshold_crossed` event: the spend of a budget's period reached
+         *     `threshold_percent` of its `amount`. Sent once per threshold and period.
+         * @example {
+         *       "budget_id": "bud_6Hn3Qx8Lw2Zt5Rc9Vk4M",
+         *       "application_id": "app_8tR3vB6wY1zC",
+         *       "period": {
+         *         "start": "2026-11-01T00:00:00.000Z",
+         *         "end": "2026-12-01T00:00:00.000Z"
+         *       },
+         *       "amount": 500,
+         *       "currency": "USD",
+         *       "threshold_percent": 80,
+         *       "spend": 401.27,
+         *       "crossed_at": "2026-11-23T09:14:58.000Z"
+         *     }
+         */
+        BudgetThresholdCrossed: {
+            /**
+             * @description The budget whose threshold was crossed.
+             * @example bud_6Hn3Qx8Lw2Zt5Rc9Vk4M
+             */
+            budget_id: string;
+            /** @description The application the budget covers; `null` for a budget of the whole organization. */
+            application_id: string | null;
+            /** @description The budget period the spend counts in, `[start, end)`. */
+            period: {
+                /** Format: date-time */
+                start: string;
+                /** Format: date-time */
+                end: string;
+            };
+            /** @description The budget's amount for the period, in `currency`. */
+            amount: number;
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description The threshold crossed, in percent of `amount` (100 is the whole budget). */
+            threshold_percent: number;
+            /** @description The spend of the period when the crossing was found, in `currency`. */
+            spend: number;
+            /**
+             * Format: date-time
+             * @description When the crossing was found.
+             */
+            crossed_at: string;
+        };
+        /** @description `data` of a `webhook.test` event. */
+        WebhookTestData: {
+            endpoint_id: components["schemas"]["WebhookEndpointId"];
+            message: string;
+        };
+        /**
+         * @description `pending`: waiting for its next attempt (`next_attempt_at`); `delivering`: an attempt is
+         *     in flight; `succeeded`: an attempt got a 2xx; `failed`: the last attempt the schedule
+         *     allows failed, or the endpoint was deleted. The last two are final.
+         * @enum {string}
+         */
+        WebhookDeliveryState: "pending" | "delivering" | "succeeded" | "failed";
+        WebhookAttempt: {
+            at: components["schemas"]["Timestamp"];
+            /** @description The receiver's status code; `null` when none arrived (refused destination, connection failed, timeout). */
+            status_code: number | null;
+            /** @description Why the attempt failed; `null` when it succeeded. */
+            error: string | null;
+            /** @description From the start of the attempt to its end, in milliseconds. */
+            duration_ms: number;
+        };
+        /** @description One event to one endpoint, and its attempts. */
+        WebhookDelivery: {
+            /** @description The delivery's id. */
+            id: string;
+            endpoint_id: components["schemas"]["WebhookEndpointId"];
+            event: components["schemas"]["WebhookEvent"];
+            state: components["schemas"]["WebhookDeliveryState"];
+            /** @description Every attempt so far, oldest first. */
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (`pending`); `null` otherwise.
+             */
+            next_attempt_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When it succeeded or failed; `null` before.
+             */
+            finished_at: string | null;
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            pagination: components["schemas"]["Pagination"];
+            /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /**
          * @description The API key; also the `client_id` at `POST /auth/token`.
          * @example ak_3Gm8Qw2Lp9Xz4Rt6
          */
@@ -2042,6 +2434,11 @@ export interface components {
          * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
          */
         RepricingJobId: string;
+        /**
+         * @description A webhook endpoint's id (`whe_…`) of the organization.
+         * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+         */
+        WebhookEndpointId: string;
         /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
         Page: number;
         /**
@@ -3175,6 +3572,515 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EffectivePrice"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+                 *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+                 *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+                 *     another operation or another query, or a cursor sent together with `page`, is a 422
+                 *     at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhook endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "whe_5Lq8Rt2Wx7Yz3Nb6Mc1K",
+                     *           "organization_id": "org_2fK9xQ4mN8pL",
+                     *           "url": "https://hooks.example.com/spanledger",
+                     *           "description": "Budget alerts to the finance channel",
+                     *           "event_types": [
+                     *             "budget.threshold_crossed"
+                     *           ],
+                     *           "enabled": true,
+                     *           "previous_secret_expires_at": null,
+                     *           "created_at": "2026-11-22T13:45:00.000Z",
+                     *           "updated_at": "2026-11-22T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1
+                     *       },
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/spanledger",
+                 *       "description": "Budget alerts to the finance channel",
+                 *       "event_types": [
+                 *         "budget.threshold_crossed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, as stored, and its secret (shown once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_5Lq8Rt2Wx7Yz3Nb6Mc1K",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "url": "https://hooks.example.com/spanledger",
+                     *       "description": "Budget alerts to the finance channel",
+                     *       "event_types": [
+                     *         "budget.threshold_crossed"
+                     *       ],
+                     *       "enabled": true,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2026-11-22T13:45:00.000Z",
+                     *       "updated_at": "2026-11-22T13:45:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8e1sD6bgCPo="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request fails validation, or its URL is not one a webhook may go to. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "url"
+                     *           ],
+                     *           "msg": "url must not point at a private address (10.0.0.7): webhooks go to public addresses only",
+                     *           "type": "value_error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_5Lq8Rt2Wx7Yz3Nb6Mc1K",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "url": "https://hooks.example.com/spanledger",
+                     *       "description": "Budget alerts to the finance channel",
+                     *       "event_types": [
+                     *         "budget.threshold_crossed"
+                     *       ],
+                     *       "enabled": true,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2026-11-22T13:45:00.000Z",
+                     *       "updated_at": "2026-11-22T13:45:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_5Lq8Rt2Wx7Yz3Nb6Mc1K",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "url": "https://hooks.example.com/spanledger",
+                     *       "description": "Budget alerts to the finance channel",
+                     *       "event_types": [
+                     *         "budget.threshold_crossed"
+                     *       ],
+                     *       "enabled": false,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2026-11-22T13:45:00.000Z",
+                     *       "updated_at": "2026-11-23T09:12:30.250Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its new secret (shown once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_5Lq8Rt2Wx7Yz3Nb6Mc1K",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "url": "https://hooks.example.com/spanledger",
+                     *       "description": "Budget alerts to the finance channel",
+                     *       "event_types": [
+                     *         "budget.threshold_crossed"
+                     *       ],
+                     *       "enabled": true,
+                     *       "previous_secret_expires_at": "2026-11-24T09:12:30.250Z",
+                     *       "created_at": "2026-11-22T13:45:00.000Z",
+                     *       "updated_at": "2026-11-23T09:12:30.250Z",
+                     *       "secret": "whsec_3u1Jq0lN4c5Z7PVwqg2nWQ0yF4n8kD2hJm5sX6tRb9E="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendTestWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event, stored and about to be delivered. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_8Gk2Nq5Tw9Xc3Vb7Lm1R",
+                     *       "type": "webhook.test",
+                     *       "created_at": "2026-11-23T09:15:00.000Z",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "data": {
+                     *         "endpoint_id": "whe_5Lq8Rt2Wx7Yz3Nb6Mc1K",
+                     *         "message": "A test event sent from the management API (sendTestWebhookEvent)."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+                 *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+                 *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+                 *     another operation or another query, or a cursor sent together with `page`, is a 422
+                 *     at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description A webhook endpoint's id (`whe_…`) of the organization.
+                 * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "whd_2Pw7Kx4Rz9Tb1Qm6Nc8V",
+                     *           "endpoint_id": "whe_5Lq8Rt2Wx7Yz3Nb6Mc1K",
+                     *           "event": {
+                     *             "id": "evt_8Gk2Nq5Tw9Xc3Vb7Lm1R",
+                     *             "type": "webhook.test",
+                     *             "created_at": "2026-11-23T09:15:00.000Z",
+                     *             "organization_id": "org_2fK9xQ4mN8pL",
+                     *             "data": {
+                     *               "endpoint_id": "whe_5Lq8Rt2Wx7Yz3Nb6Mc1K",
+                     *               "message": "A test event sent from the management API (sendTestWebhookEvent)."
+                     *             }
+                     *           },
+                     *           "state": "succeeded",
+                     *           "attempts": [
+                     *             {
+                     *               "at": "2026-11-23T09:15:00.412Z",
+                     *               "status_code": 500,
+                     *               "error": "receiver answered 500",
+                     *               "duration_ms": 83
+                     *             },
+                     *             {
+                     *               "at": "2026-11-23T09:15:11.020Z",
+                     *               "status_code": 200,
+                     *               "error": null,
+                     *               "duration_ms": 41
+                     *             }
+                     *           ],
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-11-23T09:15:00.000Z",
+                     *           "finished_at": "2026-11-23T09:15:11.061Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1
+                     *       },
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
             401: components["responses"]["Unauthorized"];

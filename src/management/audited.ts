@@ -6,8 +6,11 @@ import { withAuditContext, type AuditContext } from '../accounts/audit-trail.js'
 import type { OperationHandler, OperationRequest } from '../operations/handler.js';
 import type { ManagementHandlers } from './handlers.js';
 
-/** Operations that write without changing a resource: a successful token exchange records nothing. */
-const NOT_CHANGES = new Set(['createAccessToken']);
+/**
+ * Operations that write without changing a resource: a successful token exchange records nothing,
+ * nor does a test event (it changes no endpoint; its delivery is listed with the endpoint's).
+ */
+const NOT_CHANGES = new Set(['createAccessToken', 'sendTestWebhookEvent']);
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 

@@ -22,6 +22,16 @@ import {
   listPriceEntries,
   updatePriceEntry,
 } from './price-entries.js';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  rotateWebhookEndpointSecret,
+  sendTestWebhookEvent,
+  updateWebhookEndpoint,
+} from './webhook-endpoints.js';
 
 export type ManagementHandlers = HandlerMap<operations>;
 
@@ -64,5 +74,13 @@ export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
     updatePriceEntry: updatePriceEntry(deps),
     deletePriceEntry: deletePriceEntry(deps),
     getEffectivePrice: getEffectivePrice(deps),
+    listWebhookEndpoints: listWebhookEndpoints(deps),
+    createWebhookEndpoint: createWebhookEndpoint(deps),
+    getWebhookEndpoint: getWebhookEndpoint(deps),
+    updateWebhookEndpoint: updateWebhookEndpoint(deps),
+    deleteWebhookEndpoint: deleteWebhookEndpoint(deps),
+    rotateWebhookEndpointSecret: rotateWebhookEndpointSecret(deps),
+    sendTestWebhookEvent: sendTestWebhookEvent(deps),
+    listWebhookDeliveries: listWebhookDeliveries(deps),
   } satisfies Required<ManagementHandlers>);
 }

@@ -15,6 +15,7 @@ import {
   seedPriceEntry,
   seedRepricingJob,
   seedUser,
+  seedWebhookEndpoint,
 } from '../support/accounts.js';
 import { call, documentOperations, type CallOptions, type DocumentOperation } from '../support/contract.js';
 import { accessOf, buildRequest, SOME_TRACE_ID, touchesResource, type ResourceIds } from '../support/operation-requests.js';
@@ -65,7 +66,12 @@ async function seedWorld(app: TestServer, ownerPermissions: readonly string[] = 
   await storeSpans(app.server.knex, [spanRow({ application_id: appId, trace_id: SOME_TRACE_ID, span_id: '00f067aa0ba902b7' })]);
   // The re-pricing job the job operations name.
   const jobId = await seedRepricingJob(app.server.knex, appId);
-  return { ids: { orgId, appId, apiKey, userId: member.userId, priceEntryId, jobId }, owner: owner.token, member: member.token };
+  const webhookEndpointId = await seedWebhookEndpoint(app.server.knex, orgId);
+  return {
+    ids: { orgId, appId, apiKey, userId: member.userId, priceEntryId, jobId, webhookEndpointId },
+    owner: owner.token,
+    member: member.token,
+  };
 }
 
 async function keyToken(app: TestServer, appId: string, permissions: readonly string[]): Promise<string> {

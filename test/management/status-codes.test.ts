@@ -27,6 +27,7 @@ interface Ids {
   priceEntryId: string;
   /** A queued re-pricing job of the application (the worker is off in these suites). */
   jobId: string;
+  webhookEndpointId: string;
 }
 
 interface Fixture {
@@ -51,6 +52,7 @@ const UNKNOWN: Ids = {
   userId: 'usr_unknown0',
   priceEntryId: 'pe_unknown0',
   jobId: 'rpj_unknown0',
+  webhookEndpointId: 'whe_unknown0',
 };
 
 /** The window of the fixture's re-pricing job. */
@@ -137,6 +139,46 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
   listRepricingJobs: (ids) => ({ method: 'GET', path: `/applications/${ids.appId}/repricing-jobs`, options: { query: { limit: 5 } } }),
   getRepricingJob: (ids) => ({ method: 'GET', path: `/applications/${ids.appId}/repricing-jobs/${ids.jobId}`, options: {} }),
   cancelRepricingJob: (ids) => ({ method: 'POST', path: `/applications/${ids.appId}/repricing-jobs/${ids.jobId}/cancel`, options: {} }),
+  listWebhookEndpoints: (ids) => ({
+    method: 'GET',
+    path: `/organizations/${ids.orgId}/webhook-endpoints`,
+    options: { query: { limit: 5 } },
+  }),
+  createWebhookEndpoint: (ids) => ({
+    method: 'POST',
+    path: `/organizations/${ids.orgId}/webhook-endpoints`,
+    options: { json: { url: 'https://hooks.example.com/x', event_types: ['webhook.test'] } },
+  }),
+  getWebhookEndpoint: (ids) => ({
+    method: 'GET',
+    path: `/organizations/${ids.orgId}/webhook-endpoints/${ids.webhookEndpointId}`,
+    options: {},
+  }),
+  updateWebhookEndpoint: (ids) => ({
+    method: 'PATCH',
+    path: `/organizations/${ids.orgId}/webhook-endpoints/${ids.webhookEndpointId}`,
+    options: { json: { enabled: false } },
+  }),
+  deleteWebhookEndpoint: (ids) => ({
+    method: 'DELETE',
+    path: `/organizations/${ids.orgId}/webhook-endpoints/${ids.webhookEndpointId}`,
+    options: {},
+  }),
+  rotateWebhookEndpointSecret: (ids) => ({
+    method: 'POST',
+    path: `/organizations/${ids.orgId}/webhook-endpoints/${ids.webhookEndpointId}/rotate-secret`,
+    options: {},
+  }),
+  sendTestWebhookEvent: (ids) => ({
+    method: 'POST',
+    path: `/organizations/${ids.orgId}/webhook-endpoints/${ids.webhookEndpointId}/test`,
+    options: {},
+  }),
+  listWebhookDeliveries: (ids) => ({
+    method: 'GET',
+    path: `/organizations/${ids.orgId}/webhook-endpoints/${ids.webhookEndpointId}/deliveries`,
+    options: { query: { limit: 5 } },
+  }),
 };
 
 /** The same request, made invalid in one place: an unknown body property, an id too long, or limit=101. */
@@ -250,9 +292,21 @@ async function makeFixture(app: TestServer): Promise<Fixture> {
   expectStatus(entry, 201);
   const job = await owner('POST', `/applications/${appId}/repricing-jobs`, { json: JOB_WINDOW });
   expectStatus(job, 202);
+  const endpoint = await owner('POST', `/organizations/${orgId}/webhook-endpoints`, {
+    json: { url: 'https://hooks.example.com/x', event_types: ['budget.threshold_crossed'] },
+  });
+  expectStatus(endpoint, 201);
   return {
     owner,
-    ids: { orgId, appId, apiKey, userId: member.body.user_id, priceEntryId: entry.body.id, jobId: job.body.id },
+    ids: {
+      orgId,
+      appId,
+      apiKey,
+      userId: member.body.user_id,
+      priceEntryId: entry.body.id,
+      jobId: job.body.id,
+      webhookEndpointId: endpoint.body.id,
+    },
     emptyOrgId: await createOrganization(owner, 'Empty'),
     weakKeyToken: await keyToken(app, weak.apiKey, weak.secret),
   };
@@ -280,7 +334,7 @@ onEachDatabase(
       });
     }
   },
-  { REPRICING_INTERVAL_SECONDS: '0' },
+  { REPRICING_INTERVAL_SECONDS: '0', WEBHOOK_DELIVERY_INTERVAL_SECONDS: '0' },
 );
 
 describe('management status codes: 503 while the database is unreachable', () => {

@@ -4,6 +4,8 @@
 import type { Knex } from 'knex';
 import { newId } from '../../src/storage/accounts/ids.js';
 import { hoursOfWindow, insertRepricingJob, REPRICING_JOBS } from '../../src/storage/repricing/repricing-jobs.js';
+import { insertWebhookEndpoint } from '../../src/storage/webhooks/webhook-endpoints.js';
+import { newWebhookSecret } from '../../src/webhooks/signature.js';
 import { DASHBOARD_USER_PERMISSIONS, type Permission, type Role } from '../../src/permissions.js';
 import * as seed from '../../scripts/lib/seed-accounts.js';
 import type { ResourceIds } from './operation-requests.js';
@@ -108,5 +110,27 @@ export async function seedRepricingJob(knex: Knex, applicationId: string): Promi
       .where({ id })
       .update({ lease_owner: 'another-instance', lease_expires_at: now + 3_600_000 });
   });
+  return id;
+}
+
+/** A webhook endpoint of the organization (https://hooks.example.com/x, subscribed to test events only). */
+export async function seedWebhookEndpoint(knex: Knex, organizationId: string): Promise<string> {
+  const now = Date.now();
+  const id = newId('whe');
+  await knex.transaction((trx) =>
+    insertWebhookEndpoint(trx, {
+      id,
+      organization_id: organizationId,
+      url: 'https://hooks.example.com/x',
+      description: null,
+      event_types: ['webhook.test'],
+      enabled: true,
+      secret: newWebhookSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      created_at: now,
+      updated_at: now,
+    }),
+  );
   return id;
 }

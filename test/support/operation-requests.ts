@@ -15,6 +15,8 @@ export interface ResourceIds {
   priceEntryId?: string;
   /** A re-pricing job of the application (test/support/accounts.ts, seedRepricingJob), where a test seeded one. */
   jobId?: string;
+  /** A webhook endpoint of the organization, where a test seeded one. */
+  webhookEndpointId?: string;
 }
 
 export interface BuiltRequest {
@@ -45,6 +47,7 @@ function idFor(name: string, ids: ResourceIds): string | undefined {
       api_key: ids.apiKey,
       user_id: ids.userId,
       job_id: ids.jobId,
+      endpoint_id: ids.webhookEndpointId,
       trace_id: SOME_TRACE_ID,
       ...(ids.priceEntryId === undefined ? {} : { entry_id: ids.priceEntryId }),
     } as Record<string, string | undefined>

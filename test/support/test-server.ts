@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/server.js';
 import { testDatabases, type TestDatabase } from './databases.js';
 
 export interface TestServer {
@@ -22,6 +22,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** The service's clock of usage hours and quota days (default Date.now); a settable one crosses midnight at once. */
   clock?: () => number;
+  /** How webhook destinations' host names resolve (default: the system's DNS). */
+  webhookResolver?: ServerOptions['webhookResolver'];
 }
 
 export async function startTestServer(
@@ -44,7 +46,7 @@ export async function startTestServer(
     ...env,
   });
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent');
-  const server = await startServer(config, logger, { clock: options.clock });
+  const server = await startServer(config, logger, { clock: options.clock, webhookResolver: options.webhookResolver });
   return {
     url: server.url,
     grpcAddress: server.grpcPort === undefined ? undefined : `127.0.0.1:${server.grpcPort}`,
