@@ -219,7 +219,9 @@ function orderBy(order: SortColumn[]) {
  * The summaries of `matching` (a matchingTraces() builder) in `order`: the list a page is read
  * from. Sorted after the window is found (traces_by_root_start or the primary key, as the
  * optimizer judges): an index in list order would let a page with few matches walk every older
- * trace of the application, since the window bounds the root's start, not the order.
+ * trace of the application, since the window bounds the root's start, not the order. The same
+ * holds for cost, duration and span count, whose indexes would also change on every batch that
+ * adds to a summary (weighed by `PAGE_COSTS_CASES=sorts npx tsx scripts/lib/page-costs.ts`).
  */
 export function tracePageQuery(knex: Knex, matching: Knex.QueryBuilder, order: SortColumn[] = TRACE_ORDER): Knex.QueryBuilder {
   return matching
