@@ -8,6 +8,12 @@
 // Data: PAGE_COSTS_SPANS (200,000) root spans of one application over one day, stored with the
 // service's writer into a fresh database (spanledger_page_costs on MariaDB, dropped afterwards).
 // Each read runs 3 times after a warm-up; the median is reported.
+//
+// PAGE_COSTS_CASES=sorts: POST /traces in each `sort` and `order` instead (page 1 and the cursor
+// at page 1000, over the whole day and over one hour), each timed without and then with an index
+// per sorted column, (application_id, column DESC, trace_id, root_start_time_unix_nano), added
+// and dropped by the run. The roots then carry 1,000 costs and 5,000 durations, and one trace in
+// four a child span or two, so that every sort has values to order.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +21,17 @@ import type { Knex } from 'knex';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrations/index.js';
 import { deepSpanPageQuery, findSpans, matchingSpans, spanPageQuery, SPAN_ORDER } from '../../src/storage/spans/reads/span-pages.js';
-import { deepTracePageQuery, findTraces, matchingTraces, tracePageQuery, TRACE_ORDER } from '../../src/storage/spans/traces/trace-pages.js';
+import {
+  deepTracePageQuery,
+  findTraces,
+  matchingTraces,
+  tracePageQuery,
+  traceOrder,
+  TRACE_ORDER,
+  TRACE_SORTS,
+  type TraceQuery,
+  type TraceSort,
+} from '../../src/storage/spans/traces/trace-pages.js';
 import { afterKey } from '../../src/storage/keyset.js';
 import { dialectFor } from '../../src/storage/sql/index.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
@@ -29,6 +45,14 @@ const DAY_START = BigInt(Date.UTC(2026, 10, 22)) * 1_000_000n;
 const DAY = 86_400_000_000_000n;
 const LIMIT = 20;
 const DEEP = 1000;
+const SORTS = process.env.PAGE_COSTS_CASES === 'sorts';
+const HOUR = 3_600_000_000_000n;
+/** The indexes the sort cases weigh: one per sorted summary column, in the list's default direction. */
+const SORT_INDEXES = [
+  ['bench_traces_by_cost', 'total_cost'],
+  ['bench_traces_by_duration', 'duration_ms'],
+  ['bench_traces_by_spans', 'spans_count'],
+] as const;
 
 async function open(): Promise<{ knex: Knex; drop: () => Promise<void> }> {
   if (!SERVER) {
@@ -93,6 +117,31 @@ function span(applicationId: string, index: number): SpanRow {
   };
 }
 
+/** The spans of trace `index` for the sort cases: the root with a cost and duration of its own, and one in four with children. */
+function sortedCaseSpans(applicationId: string, index: number): SpanRow[] {
+  const root = span(applicationId, index);
+  const durationMs = 1 + ((index * 31) % 5000);
+  const start = BigInt(root.start_time_unix_nano);
+  const rows: SpanRow[] = [
+    {
+      ...root,
+      end_time_unix_nano: (start + BigInt(durationMs) * 1_000_000n).toString(),
+      duration_ms: durationMs,
+      cost: ((index * 7919) % 1000) / 1000,
+    },
+  ];
+  const children = index % 4 === 0 ? 1 + (index % 8 === 0 ? 1 : 0) : 0;
+  for (let child = 1; child <= children; child += 1)
+    rows.push({
+      ...root,
+      span_id: (index * 4 + child).toString(16).padStart(16, '0').replace(/^./, 'c'),
+      parent_span_id: root.span_id,
+      span_kind: 'SPAN_KIND_CLIENT',
+      cost: 0.001 * child,
+    });
+  return rows;
+}
+
 async function median(run: () => Promise<unknown>): Promise<number> {
   await run();
   const times: number[] = [];
@@ -118,20 +167,49 @@ async function explain(knex: Knex, statement: Knex.QueryBuilder): Promise<string
     .join(' | ');
 }
 
-const { knex, drop } = await open();
-try {
-  await migrateToLatest(knex);
-  const organizationId = await seedOrganization(knex, {});
-  const applicationId = await seedApplication(knex, organizationId);
-  const started = Date.now();
-  for (let from = 0; from < SPANS; from += 2000) {
-    await storeSpans(
-      knex,
-      Array.from({ length: Math.min(2000, SPANS - from) }, (_unused, offset) => span(applicationId, from + offset)),
-    );
+/** Page 1 and the cursor at page DEEP of each sort and order, over the day and over its 12th hour; the deep page only where there are that many. */
+async function timeSorts(knex: Knex, day: TraceQuery, label: string): Promise<void> {
+  const hour = { ...day, startNs: DAY_START + 12n * HOUR, endNs: DAY_START + 13n * HOUR };
+  for (const [windowName, query] of [
+    ['day', day],
+    ['hour', hour],
+  ] as const) {
+    for (const by of TRACE_SORTS) {
+      for (const order of ['desc', 'asc'] as const) {
+        const sort: TraceSort = { by, order };
+        const sorted = { ...query, sort };
+        const first = await median(() => findTraces(knex, { ...sorted, page: 1, limit: LIMIT }));
+        const before = (await findTraces(knex, { ...sorted, page: DEEP - 1, limit: LIMIT })).nextKey;
+        const deep = before ? await median(() => findTraces(knex, { ...sorted, page: DEEP, limit: LIMIT, after: before })) : undefined;
+        const plan = await explain(knex, tracePageQuery(knex, matchingTraces(knex, sorted), traceOrder(sort)).limit(LIMIT + 1));
+        console.log(
+          `${label} ${windowName} ${by} ${order}: page 1 ${first.toFixed(1)} ms, cursor at page ${DEEP} ${deep === undefined ? '-' : `${deep.toFixed(1)} ms`}\n    ${plan}`,
+        );
+      }
+    }
   }
-  console.log(`${dialectFor(knex).name}: seeded ${SPANS} spans in ${Date.now() - started} ms`);
-  const window = { applicationId, startNs: DAY_START, endNs: DAY_START + DAY, filter: null, indexedSlots: [] };
+}
+
+/** The sort cases without the sort indexes, then with them (added, analysed, timed, dropped). */
+async function sortCases(knex: Knex, window: Omit<TraceQuery, 'searchChildSpans'>): Promise<void> {
+  const day: TraceQuery = { ...window, searchChildSpans: false };
+  await knex.raw(dialectFor(knex).name === 'sqlite' ? 'ANALYZE' : 'ANALYZE TABLE traces');
+  await timeSorts(knex, day, 'without');
+  const started = Date.now();
+  for (const [name, column] of SORT_INDEXES)
+    await knex.raw(`CREATE INDEX ${name} ON traces (application_id, ${column} DESC, trace_id, root_start_time_unix_nano)`);
+  console.log(`sort indexes built in ${Date.now() - started} ms`);
+  await knex.raw(dialectFor(knex).name === 'sqlite' ? 'ANALYZE' : 'ANALYZE TABLE traces');
+  try {
+    await timeSorts(knex, day, 'with');
+  } finally {
+    for (const [name] of SORT_INDEXES)
+      await knex.raw(dialectFor(knex).name === 'sqlite' ? `DROP INDEX ${name}` : `DROP INDEX ${name} ON traces`);
+  }
+}
+
+/** The span and trace lists in their default order: page 1, page DEEP by offset and by deferred join, and the cursor at page DEEP. */
+async function listCases(knex: Knex, window: Omit<TraceQuery, 'searchChildSpans'>): Promise<void> {
   const traces = { ...window, searchChildSpans: false };
   // The cursor at depth DEEP: the key of the last row of page DEEP - 1, as a next_cursor would carry.
   const spanBefore = (await findSpans(knex, { ...window, page: DEEP - 1, limit: LIMIT })).nextKey as string[];
@@ -193,6 +271,25 @@ try {
       `${name}: page statement ${page.toFixed(1)} ms, read with total ${whole.toFixed(1)} ms\n    ${await explain(knex, statement())}`,
     );
   }
+}
+
+const { knex, drop } = await open();
+try {
+  await migrateToLatest(knex);
+  const organizationId = await seedOrganization(knex, {});
+  const applicationId = await seedApplication(knex, organizationId);
+  const started = Date.now();
+  for (let from = 0; from < SPANS; from += 2000) {
+    const indexes = Array.from({ length: Math.min(2000, SPANS - from) }, (_unused, offset) => from + offset);
+    await storeSpans(
+      knex,
+      SORTS ? indexes.flatMap((index) => sortedCaseSpans(applicationId, index)) : indexes.map((index) => span(applicationId, index)),
+    );
+  }
+  console.log(`${dialectFor(knex).name}: seeded ${SPANS} ${SORTS ? 'traces' : 'spans'} in ${Date.now() - started} ms`);
+  const window = { applicationId, startNs: DAY_START, endNs: DAY_START + DAY, filter: null, indexedSlots: [] };
+  if (SORTS) await sortCases(knex, window);
+  else await listCases(knex, window);
 } finally {
   await knex.destroy();
   await drop();

@@ -53,7 +53,14 @@ export interface paths {
          *       only. `search_child_spans=true`: the trace is returned when at least one of its
          *       stored spans matches the filter.
          *     - No body, or no filter, matches every trace of the window.
-         *     - Order: `min_start_time_unix_nano` descending, then `trace_id` ascending.
+         *     - Order: by `sort` in `order`, then `trace_id` ascending among traces with equal
+         *       values (equal costs, durations or span counts, as equal start times): `start_time`
+         *       (the default) sorts by `min_start_time_unix_nano`, `total_cost`, `duration_ms` and
+         *       `spans_count` by the summary's field of that name, compared as numbers (a trace
+         *       without any span cost has `total_cost` 0 and sorts with the others at 0). Without
+         *       `sort` and `order`: `min_start_time_unix_nano` descending, then `trace_id` ascending.
+         *       The sort decides the order only: the same window, filter and `search_child_spans`
+         *       give the same traces and the same `pagination.total` in every sort.
          *     - `pagination.total` is the number of matching traces, over all pages.
          *
          *     **Who may call it:** members and owners of the organization owning the application
@@ -1792,14 +1799,17 @@ export interface components {
         Page: number;
         /**
          * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
-         *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+         *     with the same query (application, window, filter, `search_child_spans`, `sort`,
+         *     `order`, `limit`):
          *     the next page, read from where the previous page ended (keyset pagination). Pages
          *     read by cursor neither skip nor repeat an item while new spans arrive, which
          *     `page` numbers cannot promise (a new span shifts every later page by one). One
          *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
          *     arrives for a trace already listed and starts before all its others moves that
          *     trace in the order, and a walk may then miss it or see it twice; new traces never
-         *     shift a walk. The
+         *     shift a walk. Sorted by `total_cost`, `duration_ms` or `spans_count`, a trace moves
+         *     in the order whenever one of its spans arrives or a re-pricing job changes its cost,
+         *     so a walk may miss or repeat a trace that changes while it runs. The
          *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
          *     and does not expire; a malformed cursor, one from another operation or another
          *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
@@ -1827,6 +1837,19 @@ export interface components {
          * @example true
          */
         SearchChildSpans: boolean;
+        /**
+         * @description What `POST /traces` sorts by: `start_time` (the default; `min_start_time_unix_nano`),
+         *     `total_cost`, `duration_ms` or `spans_count` (the summary's fields). Ties are broken
+         *     by `trace_id` ascending.
+         * @example total_cost
+         */
+        TraceSort: "start_time" | "total_cost" | "duration_ms" | "spans_count";
+        /**
+         * @description The direction of `sort`: `desc` (the default; the highest or latest first) or `asc`.
+         *     The tie-break by `trace_id` is ascending in both.
+         * @example desc
+         */
+        SortOrder: "desc" | "asc";
     };
     requestBodies: {
         /**
@@ -1870,14 +1893,17 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
-                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     with the same query (application, window, filter, `search_child_spans`, `sort`,
+                 *     `order`, `limit`):
                  *     the next page, read from where the previous page ended (keyset pagination). Pages
                  *     read by cursor neither skip nor repeat an item while new spans arrive, which
                  *     `page` numbers cannot promise (a new span shifts every later page by one). One
                  *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
                  *     arrives for a trace already listed and starts before all its others moves that
                  *     trace in the order, and a walk may then miss it or see it twice; new traces never
-                 *     shift a walk. The
+                 *     shift a walk. Sorted by `total_cost`, `duration_ms` or `spans_count`, a trace moves
+                 *     in the order whenever one of its spans arrives or a re-pricing job changes its cost,
+                 *     so a walk may miss or repeat a trace that changes while it runs. The
                  *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
                  *     and does not expire; a malformed cursor, one from another operation or another
                  *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
@@ -2125,14 +2151,17 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
-                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     with the same query (application, window, filter, `search_child_spans`, `sort`,
+                 *     `order`, `limit`):
                  *     the next page, read from where the previous page ended (keyset pagination). Pages
                  *     read by cursor neither skip nor repeat an item while new spans arrive, which
                  *     `page` numbers cannot promise (a new span shifts every later page by one). One
                  *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
                  *     arrives for a trace already listed and starts before all its others moves that
                  *     trace in the order, and a walk may then miss it or see it twice; new traces never
-                 *     shift a walk. The
+                 *     shift a walk. Sorted by `total_cost`, `duration_ms` or `spans_count`, a trace moves
+                 *     in the order whenever one of its spans arrives or a re-pricing job changes its cost,
+                 *     so a walk may miss or repeat a trace that changes while it runs. The
                  *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
                  *     and does not expire; a malformed cursor, one from another operation or another
                  *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
@@ -2150,6 +2179,19 @@ export interface operations {
                  * @example true
                  */
                 search_child_spans?: components["parameters"]["SearchChildSpans"];
+                /**
+                 * @description What `POST /traces` sorts by: `start_time` (the default; `min_start_time_unix_nano`),
+                 *     `total_cost`, `duration_ms` or `spans_count` (the summary's fields). Ties are broken
+                 *     by `trace_id` ascending.
+                 * @example total_cost
+                 */
+                sort?: components["parameters"]["TraceSort"];
+                /**
+                 * @description The direction of `sort`: `desc` (the default; the highest or latest first) or `asc`.
+                 *     The tie-break by `trace_id` is ascending in both.
+                 * @example desc
+                 */
+                order?: components["parameters"]["SortOrder"];
             };
             header: {
                 /**
@@ -2166,7 +2208,7 @@ export interface operations {
         };
         requestBody?: components["requestBodies"]["EngineQuery"];
         responses: {
-            /** @description A page of trace summaries, latest first. */
+            /** @description A page of trace summaries, latest first unless `sort` or `order` says otherwise. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2446,14 +2488,17 @@ export interface operations {
             query?: {
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
-                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     with the same query (application, window, filter, `search_child_spans`, `sort`,
+                 *     `order`, `limit`):
                  *     the next page, read from where the previous page ended (keyset pagination). Pages
                  *     read by cursor neither skip nor repeat an item while new spans arrive, which
                  *     `page` numbers cannot promise (a new span shifts every later page by one). One
                  *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
                  *     arrives for a trace already listed and starts before all its others moves that
                  *     trace in the order, and a walk may then miss it or see it twice; new traces never
-                 *     shift a walk. The
+                 *     shift a walk. Sorted by `total_cost`, `duration_ms` or `spans_count`, a trace moves
+                 *     in the order whenever one of its spans arrives or a re-pricing job changes its cost,
+                 *     so a walk may miss or repeat a trace that changes while it runs. The
                  *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
                  *     and does not expire; a malformed cursor, one from another operation or another
                  *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
@@ -2612,14 +2657,17 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /**
                  * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
-                 *     with the same query (application, window, filter, `search_child_spans`, `limit`):
+                 *     with the same query (application, window, filter, `search_child_spans`, `sort`,
+                 *     `order`, `limit`):
                  *     the next page, read from where the previous page ended (keyset pagination). Pages
                  *     read by cursor neither skip nor repeat an item while new spans arrive, which
                  *     `page` numbers cannot promise (a new span shifts every later page by one). One
                  *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
                  *     arrives for a trace already listed and starts before all its others moves that
                  *     trace in the order, and a walk may then miss it or see it twice; new traces never
-                 *     shift a walk. The
+                 *     shift a walk. Sorted by `total_cost`, `duration_ms` or `spans_count`, a trace moves
+                 *     in the order whenever one of its spans arrives or a re-pricing job changes its cost,
+                 *     so a walk may miss or repeat a trace that changes while it runs. The
                  *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
                  *     and does not expire; a malformed cursor, one from another operation or another
                  *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.

@@ -70,7 +70,7 @@ export function decodeCursor(text: string, operation: string, binding: string, k
   if (body.h !== binding)
     return {
       ok: false,
-      msg: 'This cursor belongs to another query: send it with the same application, filter, window and limit as the request that returned it',
+      msg: 'This cursor belongs to another query: send it with the same application, filter, window, sort and limit as the request that returned it',
     };
   return { ok: true, position: { key: body.k, page: body.p } };
 }

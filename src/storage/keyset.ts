@@ -10,15 +10,22 @@ import type { SqlDialect } from './sql/dialect.js';
 import { dialectFor } from './sql/index.js';
 import { MAX_STORED_INTEGER, MIN_STORED_INTEGER } from './spans/time-bounds.js';
 
-/** One column of a list order: a trusted qualified name, its direction, and whether it holds a 64-bit integer. */
+/** One column of a list order: a trusted qualified name, its direction, and whether it holds a 64-bit integer or a double. */
 export interface SortColumn {
   column: string;
   order: 'asc' | 'desc';
   integer: boolean;
+  /** A double (a cost, a duration): its key part is the number's shortest round-trip text, bound as a number. */
+  double?: boolean;
 }
 
-/** Whether `text` is a key part `column` can hold (integers: exact decimal text within the signed 64-bit range). */
+/**
+ * Whether `text` is a key part `column` can hold (integers: exact decimal text within the signed
+ * 64-bit range; doubles: a finite number written as JavaScript writes it, so that it reads back
+ * as the very value the row held).
+ */
 export function isKeyPart(column: SortColumn, text: string): boolean {
+  if (column.double) return text.length > 0 && Number.isFinite(Number(text)) && String(Number(text)) === text;
   if (!column.integer) return text.length > 0;
   if (!/^-?(0|[1-9][0-9]{0,18})$/.test(text)) return false;
   const value = BigInt(text);
@@ -29,12 +36,14 @@ export function isKeyPart(column: SortColumn, text: string): boolean {
 export function afterKey(dialect: SqlDialect, columns: SortColumn[], key: string[]) {
   const placeholder = (column: SortColumn) => (column.integer ? dialect.exactInteger : '?');
   const beyond = (column: SortColumn) => (column.order === 'desc' ? '<' : '>');
+  // A double bound as a number is compared as the double it is; as text, SQLite would convert it itself.
+  const value = (column: SortColumn, text: string) => (column.double ? Number(text) : text);
   // From the last column outwards: `c_n beyond k_n`, then `c_i beyond k_i OR (c_i = k_i AND (inner))`.
   let sql = '';
-  let bindings: string[] = [];
+  let bindings: Array<string | number> = [];
   for (let index = columns.length - 1; index >= 0; index -= 1) {
     const column = columns[index];
-    const part = key[index];
+    const part = value(column, key[index]);
     const strictly = `${column.column} ${beyond(column)} ${placeholder(column)}`;
     if (sql === '') {
       sql = strictly;
@@ -47,7 +56,7 @@ export function afterKey(dialect: SqlDialect, columns: SortColumn[], key: string
   const first = columns[0];
   const bound = `${first.column} ${first.order === 'desc' ? '<=' : '>='} ${placeholder(first)}`;
   return (query: Knex.QueryBuilder) => {
-    query.whereRaw(`${bound} and (${sql})`, [key[0], ...bindings]);
+    query.whereRaw(`${bound} and (${sql})`, [value(first, key[0]), ...bindings]);
   };
 }
 

@@ -3,7 +3,8 @@
 // POST /traces answers for it, the URL holds it and a reload shows the same list, the child-span
 // switch changes the answer as the API does, pages go forward and back by cursor, an invalid
 // filter shows the engine's 422 message, a trace opens as a nested waterfall with a span panel, and
-// a span's model and token counts show in the panel and filter the list.
+// a span's model and token counts show in the panel and filter the list; a column header sorts the
+// list on the server (aria-sort, the sort in the URL, paging on by cursor without repeats).
 // Also the filter builder's pure parts: the words read from the served engine document and the
 // draft <-> FilterNode conversions.
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -93,6 +94,7 @@ async function apiTraces(
   searchChildren = false,
   cursor?: string,
   window?: { start: string; end: string },
+  sort?: { sort: string; order: string },
 ): Promise<ApiPage> {
   const now = Date.now();
   const query = new URLSearchParams({
@@ -102,6 +104,10 @@ async function apiTraces(
     search_child_spans: String(searchChildren),
   });
   if (cursor) query.set('cursor', cursor);
+  if (sort) {
+    query.set('sort', sort.sort);
+    query.set('order', sort.order);
+  }
   const response = await fetch(`${app.url}/traces?${query}`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${seeded.member.token}`, 'X-Vendor-App-Id': seeded.appId, 'Content-Type': 'application/json' },
@@ -294,6 +300,84 @@ onEachDatabase('dashboard traces view', (app) => {
 
       await page.getByRole('button', { name: 'Previous page' }).click();
       await waitForList(page, first.ids);
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+
+  it('sorts by cost from its header on the server: most expensive first, then cheapest, paged on by cursor, kept in the URL', async () => {
+    const watch = await openPage(browser());
+    const { page } = watch;
+    try {
+      // An application of its own: 25 traces whose costs all differ, in no order of their starts.
+      const orgId = await seedOrganization(app().server.knex, [[seeded.member.userId, 'member']]);
+      const appId = await seedApplication(app().server.knex, orgId);
+      const key = await seedApiKey(app().server.knex, appId, ['write:traces']);
+      const start = Date.now() - 1_800_000;
+      const costs = Array.from({ length: 25 }, (_unused, index) => ((index * 7) % 25) + 1).map((units) => units / 1000);
+      const recorded: Array<Awaited<ReturnType<typeof recordTrace>>> = [];
+      for (const [index, cost] of costs.entries())
+        recorded.push(
+          await recordTrace(start + index * 1000, { service: 'shop', name: `order ${index}`, attributes: { 'vendor.cost': cost } }),
+        );
+      const exporter = new OTLPTraceExporter({
+        url: `${app().url}/v1/traces`,
+        headers: { Authorization: `Basic ${Buffer.from(`${key.apiKey}:${key.secret}`).toString('base64')}` },
+      });
+      expectExported(
+        await exportSpans(
+          exporter,
+          recorded.flatMap((item) => item.spans),
+        ),
+      );
+      await exporter.shutdown();
+      const traces = { ...seeded, appId };
+      const byCost = [...recorded.keys()].sort((a, b) => costs[b]! - costs[a]!).map((index) => recorded[index]!.traceId);
+      const header = (name: string) =>
+        page.locator('table.traces-table thead th').filter({ has: page.getByRole('button', { name, exact: true }) });
+
+      await signIn(app(), watch, seeded.member);
+      await page.goto(`${app().url}/ui/traces?app=${appId}`);
+      await waitForList(page, (await apiTraces(app(), traces, undefined)).ids);
+      expect(await header('Start').getAttribute('aria-sort')).to.equal('descending');
+      expect(await header('Cost').getAttribute('aria-sort')).to.equal(null);
+
+      await page.getByRole('button', { name: 'Cost', exact: true }).click();
+      const desc = await apiTraces(app(), traces, undefined, false, undefined, undefined, { sort: 'total_cost', order: 'desc' });
+      expect(desc.ids).to.deep.equal(byCost.slice(0, 20));
+      await waitForList(page, desc.ids);
+      expect((await listedTraceIds(page))[0], 'the most expensive trace first').to.equal(byCost[0]);
+      expect(await header('Cost').getAttribute('aria-sort')).to.equal('descending');
+      expect(await header('Start').getAttribute('aria-sort')).to.equal(null);
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).to.include({ sort: 'total_cost', order: 'desc' });
+      expect(await accessibilityViolations(page), 'traces sorted by cost').to.deep.equal([]);
+
+      // Again: the cheapest first.
+      await page.getByRole('button', { name: 'Cost', exact: true }).click();
+      const ascending = [...byCost].reverse();
+      await waitForList(page, ascending.slice(0, 20));
+      expect((await listedTraceIds(page))[0], 'the cheapest trace first').to.equal(ascending[0]);
+      expect(await header('Cost').getAttribute('aria-sort')).to.equal('ascending');
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).to.include({ sort: 'total_cost', order: 'asc' });
+      await screenshot(page, `traces-by-cost-${app().database}`);
+
+      // The next page goes on from the cursor: the rest, none repeated.
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await waitForList(page, ascending.slice(20));
+      await page.getByTestId('traces-count').filter({ hasText: 'Traces 21–25 of 25' }).waitFor();
+
+      // A reload (a shared link) keeps the order and starts at page one.
+      await page.reload();
+      await waitForList(page, ascending.slice(0, 20));
+      expect(await header('Cost').getAttribute('aria-sort')).to.equal('ascending');
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).to.include({ sort: 'total_cost', order: 'asc' });
+
+      // Another column starts highest first; back to Start drops the order from the URL.
+      await page.getByRole('button', { name: 'Start', exact: true }).click();
+      await waitForList(page, (await apiTraces(app(), traces, undefined)).ids);
+      expect(await header('Start').getAttribute('aria-sort')).to.equal('descending');
+      expect(new URL(page.url()).searchParams.has('sort')).to.equal(false);
       expectNothingRan(watch);
     } finally {
       await watch.context.close();

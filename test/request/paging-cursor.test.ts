@@ -80,7 +80,7 @@ describe('the page a list request reads', () => {
       issuesOf(() => listPosition({ cursor, pageSent: false }, 'querySpans', ['app_b', 1n, 2n, null], SPAN_ORDER, PAGE)),
     ).to.deep.equal(
       cursorIssue(
-        'This cursor belongs to another query: send it with the same application, filter, window and limit as the request that returned it',
+        'This cursor belongs to another query: send it with the same application, filter, window, sort and limit as the request that returned it',
       ),
     );
     expect(

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { afterKey, isKeyPart } from '../../src/storage/keyset.js';
 import { LIVE_ORDER, newestSpansQuery } from '../../src/storage/spans/reads/live-reads.js';
 import { matchingSpans, SPAN_ORDER, spanPageQuery, type WindowFilter } from '../../src/storage/spans/reads/span-pages.js';
-import { matchingTraces, TRACE_ORDER } from '../../src/storage/spans/traces/trace-pages.js';
+import { matchingTraces, TRACE_ORDER, traceOrder } from '../../src/storage/spans/traces/trace-pages.js';
 import { dialectFor } from '../../src/storage/sql/index.js';
 import { SELECT_STORED_SPANS, sqlCases, type SqlCase } from '../support/sql-cases.js';
 
@@ -25,7 +25,7 @@ const SPAN = '000000000000000b';
 const SPAN_AFTER = (cast: string) =>
   `s.start_time_unix_nano <= ${cast} and (s.start_time_unix_nano < ${cast} or (s.start_time_unix_nano = ${cast} and (s.trace_id > ? or (s.trace_id = ? and (s.span_id > ?)))))`;
 
-const KEYSETS: Array<SqlCase<'spans' | 'traces' | 'live'>> = [
+const KEYSETS: Array<SqlCase<'spans' | 'traces' | 'traces by cost' | 'live'>> = [
   [
     'spans after (start, trace_id, span_id): newest first, then ids ascending, bounded below the cursor start',
     'spans',
@@ -59,6 +59,20 @@ const KEYSETS: Array<SqlCase<'spans' | 'traces' | 'live'>> = [
     },
   ],
   [
+    'traces after (total_cost ascending, trace_id): the cost bound as the number the cursor wrote',
+    'traces by cost',
+    {
+      sqlite: {
+        sql: 'select * from `traces` as `t` where `t`.`application_id` = ? and `t`.`root_start_time_unix_nano` is not null and t.root_start_time_unix_nano >= CAST(? AS INTEGER) and t.root_start_time_unix_nano < CAST(? AS INTEGER) and t.total_cost >= ? and (t.total_cost > ? or (t.total_cost = ? and (t.trace_id > ?)))',
+        bindings: ['app_a', START, END, 0.30000000000000004, 0.30000000000000004, 0.30000000000000004, TRACE],
+      },
+      mysql: {
+        sql: 'select * from `traces` as `t` where `t`.`application_id` = ? and `t`.`root_start_time_unix_nano` is not null and t.root_start_time_unix_nano >= CAST(? AS SIGNED) and t.root_start_time_unix_nano < CAST(? AS SIGNED) and t.total_cost >= ? and (t.total_cost > ? or (t.total_cost = ? and (t.trace_id > ?)))',
+        bindings: ['app_a', START, END, 0.30000000000000004, 0.30000000000000004, 0.30000000000000004, TRACE],
+      },
+    },
+  ],
+  [
     'live spans after a receive sequence (one column: a bound and a strict comparison)',
     'live',
     {
@@ -81,6 +95,10 @@ describe('keyset reads: SQL and bindings per dialect', () => {
       return spanPageQuery(knex, matchingSpans(knex, WINDOW).modify(afterKey(dialect, SPAN_ORDER, [AT, TRACE, SPAN]))).limit(21);
     if (list === 'traces')
       return matchingTraces(knex, { ...WINDOW, searchChildSpans: false }).modify(afterKey(dialect, TRACE_ORDER, [AT, TRACE]));
+    if (list === 'traces by cost')
+      return matchingTraces(knex, { ...WINDOW, searchChildSpans: false }).modify(
+        afterKey(dialect, traceOrder({ by: 'total_cost', order: 'asc' }), ['0.30000000000000004', TRACE]),
+      );
     return newestSpansQuery(knex, { applicationId: 'app_a', startNs: undefined, endNs: undefined }).modify(
       afterKey(dialect, LIVE_ORDER, ['42']),
     );
@@ -93,5 +111,13 @@ describe('keyset reads: SQL and bindings per dialect', () => {
     for (const bad of ['', '01', '1e3', ' 1', '9223372036854775808', '-9223372036854775809', 'x', '1.5'])
       expect(isKeyPart(integer, bad), bad).to.equal(false);
     expect(isKeyPart(SPAN_ORDER[1]!, '')).to.equal(false);
+  });
+
+  it('takes as double key parts only finite numbers written as JavaScript writes them', () => {
+    const cost = traceOrder({ by: 'total_cost', order: 'desc' })[0]!;
+    for (const good of ['0', '1.5', '0.30000000000000004', '1e-7', '-2', '1.7976931348623157e+308'])
+      expect(isKeyPart(cost, good), good).to.equal(true);
+    for (const bad of ['', '0.10', '1e-07', '01', ' 1', 'Infinity', 'NaN', 'x', '1e400', '0x10'])
+      expect(isKeyPart(cost, bad), bad).to.equal(false);
   });
 });

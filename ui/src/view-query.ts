@@ -4,9 +4,13 @@
 //   from=<ISO 8601>&to=<ISO 8601>   an absolute range (both; they win over `range`)
 //   filter=<JSON>            the engine's filter tree (openapi/engine.yaml, FilterNode), as sent
 //   children=1               search child spans (POST /traces `search_child_spans=true`)
-import type { components } from '../../src/generated/engine';
+//   sort=<column>&order=asc|desc   the trace list's order (POST /traces `sort`, `order`); absent: newest first
+import type { components, operations } from '../../src/generated/engine';
 
 export type FilterNode = components['schemas']['FilterNode'];
+type TraceListQuery = NonNullable<operations['listTraces']['parameters']['query']>;
+export type TraceSortKey = NonNullable<TraceListQuery['sort']>;
+export type SortOrder = NonNullable<TraceListQuery['order']>;
 
 export const QUICK_RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
 export type QuickRange = keyof typeof QUICK_RANGES;
@@ -76,4 +80,35 @@ export function filterQuery(filter: FilterNode | undefined): Record<string, stri
 
 export function readSearchChildren(query: Record<string, string>): boolean {
   return query.children === '1';
+}
+
+export interface TraceSort {
+  sort: TraceSortKey;
+  order: SortOrder;
+}
+
+/** The engine's default order, which the URL leaves out. */
+export const DEFAULT_TRACE_SORT: TraceSort = { sort: 'start_time', order: 'desc' };
+
+/**
+ * The trace list's order the URL names. A hand-edited value is sent as written (the engine's 422
+ * names it), as a filter is.
+ */
+export function readTraceSort(query: Record<string, string>): TraceSort {
+  return {
+    sort: (query.sort || DEFAULT_TRACE_SORT.sort) as TraceSortKey,
+    order: (query.order || DEFAULT_TRACE_SORT.order) as SortOrder,
+  };
+}
+
+/** The query changes that store an order (the default removes both). */
+export function traceSortQuery(next: TraceSort): Record<string, string | undefined> {
+  const isDefault = next.sort === DEFAULT_TRACE_SORT.sort && next.order === DEFAULT_TRACE_SORT.order;
+  return isDefault ? { sort: undefined, order: undefined } : { sort: next.sort, order: next.order };
+}
+
+/** The order after a click on `column`'s header: the other direction of the current column, else highest (latest) first. */
+export function nextTraceSort(current: TraceSort, column: TraceSortKey): TraceSort {
+  if (current.sort === column) return { sort: column, order: current.order === 'desc' ? 'asc' : 'desc' };
+  return { sort: column, order: 'desc' };
 }

@@ -46,7 +46,7 @@ export interface SpanStore {
   store(rows: SpanRow[], options?: StoreOptions): Promise<void>;
   /** POST /engine/query: the window's matching spans, newest first, a page and the total. */
   spanPage(query: WindowFilter & ListRequest): Promise<ListPage<StoredSpan>>;
-  /** POST /traces: the traces whose root starts in the window and that match, latest first. */
+  /** POST /traces: the traces whose root starts in the window and that match, in the query's sort (latest first by default). */
   tracePage(query: TraceQuery & ListRequest): Promise<ListPage<StoredTraceSummary>>;
   /** GET /traces/{trace_id}: the summary and a page of spans in start order; undefined when no span is stored. */
   trace(request: TraceDetailRequest): Promise<TraceDetail | undefined>;
@@ -73,7 +73,15 @@ export { SPAN_TEXT_COLUMNS } from './span-row.js';
 export { slotValue, type IndexedSlot } from './indexed-slots.js';
 export { MAX_STORED_INTEGER } from './time-bounds.js';
 export { SPAN_ORDER, type WindowFilter } from './reads/span-pages.js';
-export { TRACE_ORDER, type StoredTraceSummary, type TraceQuery } from './traces/trace-pages.js';
+export {
+  TRACE_ORDER,
+  TRACE_SORTS,
+  traceOrder,
+  type StoredTraceSummary,
+  type TraceQuery,
+  type TraceSort,
+  type TraceSortKey,
+} from './traces/trace-pages.js';
 export { TRACE_SPAN_ORDER, type StoredTraceOverview, type TraceDetail, type TraceDetailRequest } from './traces/trace-detail.js';
 export { LIVE_ORDER, type SeqRange, type RecentSpansQuery } from './reads/live-reads.js';
 export { METRIC_PERCENTS, type FigureStatistics, type MetricRanks } from './reads/metric-ranks.js';

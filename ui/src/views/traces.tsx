@@ -1,6 +1,7 @@
 // The traces list (docs/dashboard.md, "Traces and the filter builder"): an application, a time
-// range, a filter and the child-span switch, all kept in the URL (ui/src/view-query.ts), and the
-// page of trace summaries POST /traces answers for them, newest first, paged by `next_cursor`.
+// range, a filter, the child-span switch and the order, all kept in the URL (ui/src/view-query.ts),
+// and the page of trace summaries POST /traces answers for them, sorted by the engine (newest first
+// unless a column header says otherwise), paged by `next_cursor`.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { call, engine } from '../api';
@@ -9,7 +10,19 @@ import { FilterBuilder } from '../components/filter-builder';
 import { TimeRangePicker } from '../components/time-range-picker';
 import { formatCost, formatDuration, formatTime } from '../trace-format';
 import { useAsync } from '../use-async';
-import { filterQuery, readFilter, readSearchChildren, readTimeWindow, windowParams, type FilterNode } from '../view-query';
+import {
+  filterQuery,
+  nextTraceSort,
+  readFilter,
+  readSearchChildren,
+  readTimeWindow,
+  readTraceSort,
+  traceSortQuery,
+  windowParams,
+  type FilterNode,
+  type TraceSort,
+  type TraceSortKey,
+} from '../view-query';
 
 const PAGE_SIZE = 20;
 
@@ -18,10 +31,12 @@ export function Traces() {
   const app = query.app || undefined;
   const { filter, problem } = readFilter(query);
   const searchChildren = readSearchChildren(query);
+  const sort = readTraceSort(query);
   const [refreshes, setRefreshes] = useState(0);
   const go = (changes: Record<string, string | undefined>) => route(withQuery(path, query, changes));
-  // A new query (or Refresh) starts a new walk: page one, the window computed anew.
-  const listKey = JSON.stringify([app, query.range, query.from, query.to, query.filter, searchChildren, refreshes]);
+  // A new query or order (or Refresh) starts a new walk: page one, the window computed anew; a
+  // cursor belongs to one sort.
+  const listKey = JSON.stringify([app, query.range, query.from, query.to, query.filter, searchChildren, sort, refreshes]);
   return (
     <section class="traces-view" aria-labelledby="traces-title">
       <h1 id="traces-title">Traces</h1>
@@ -51,7 +66,15 @@ export function Traces() {
               {problem}
             </p>
           ) : (
-            <TraceList key={listKey} app={app} filter={filter} searchChildren={searchChildren} query={query} />
+            <TraceList
+              key={listKey}
+              app={app}
+              filter={filter}
+              searchChildren={searchChildren}
+              sort={sort}
+              onSort={(next) => go(traceSortQuery(next))}
+              query={query}
+            />
           )}
         </>
       )}
@@ -63,11 +86,50 @@ interface TraceListProps {
   app: string;
   filter: FilterNode | undefined;
   searchChildren: boolean;
+  sort: TraceSort;
+  onSort: (next: TraceSort) => void;
   query: Record<string, string>;
 }
 
+const SORT_WORDS: Record<TraceSortKey, { name: string; desc: string; asc: string }> = {
+  start_time: { name: 'start', desc: 'newest first', asc: 'oldest first' },
+  duration_ms: { name: 'duration', desc: 'longest first', asc: 'shortest first' },
+  spans_count: { name: 'span count', desc: 'most spans first', asc: 'fewest spans first' },
+  total_cost: { name: 'cost', desc: 'most expensive first', asc: 'cheapest first' },
+};
+
+/** How the table is sorted, in words (its caption). */
+function sortCaption(sort: TraceSort): string {
+  const words = SORT_WORDS[sort.sort] ?? SORT_WORDS.start_time;
+  return `Trace summaries by ${words.name}, ${sort.order === 'asc' ? words.asc : words.desc}`;
+}
+
+interface SortHeaderProps {
+  column: TraceSortKey;
+  label: string;
+  sort: TraceSort;
+  onSort: (next: TraceSort) => void;
+  numeric?: boolean;
+}
+
+/** A column header that sorts the list by its column: a button, with aria-sort on the sorted one. */
+function SortHeader({ column, label, sort, onSort, numeric = false }: SortHeaderProps) {
+  const active = sort.sort === column;
+  const direction = sort.order === 'asc' ? 'ascending' : 'descending';
+  return (
+    <th scope="col" class={numeric ? 'number' : undefined} aria-sort={active ? direction : undefined}>
+      <button type="button" class="sort-header" onClick={() => onSort(nextTraceSort(sort, column))}>
+        {label}
+        <span aria-hidden="true" class="sort-mark">
+          {active ? (sort.order === 'asc' ? '▲' : '▼') : ''}
+        </span>
+      </button>
+    </th>
+  );
+}
+
 /** One walk through the list: the window is fixed when it starts, as a cursor needs the same query. */
-function TraceList({ app, filter, searchChildren, query }: TraceListProps) {
+function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceListProps) {
   const [window] = useState(() => windowParams(readTimeWindow(query)));
   // The cursors of the pages walked so far: [undefined] is page one; Previous pops one.
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
@@ -78,7 +140,7 @@ function TraceList({ app, filter, searchChildren, query }: TraceListProps) {
         engine.POST('/traces', {
           params: {
             header: { 'X-Vendor-App-Id': app },
-            query: { ...window, limit: PAGE_SIZE, search_child_spans: searchChildren, cursor },
+            query: { ...window, limit: PAGE_SIZE, search_child_spans: searchChildren, sort: sort.sort, order: sort.order, cursor },
           },
           body: filter === undefined ? {} : { filter },
         }),
@@ -102,21 +164,15 @@ function TraceList({ app, filter, searchChildren, query }: TraceListProps) {
       </p>
       {data.length > 0 && (
         <table class="traces-table">
-          <caption class="visually-hidden">Trace summaries, newest first</caption>
+          <caption class="visually-hidden">{sortCaption(sort)}</caption>
           <thead>
             <tr>
               <th scope="col">Root span</th>
               <th scope="col">Service</th>
-              <th scope="col">Start</th>
-              <th scope="col" class="number">
-                Duration
-              </th>
-              <th scope="col" class="number">
-                Spans
-              </th>
-              <th scope="col" class="number">
-                Cost
-              </th>
+              <SortHeader column="start_time" label="Start" sort={sort} onSort={onSort} />
+              <SortHeader column="duration_ms" label="Duration" sort={sort} onSort={onSort} numeric />
+              <SortHeader column="spans_count" label="Spans" sort={sort} onSort={onSort} numeric />
+              <SortHeader column="total_cost" label="Cost" sort={sort} onSort={onSort} numeric />
               <th scope="col" class="number">
                 Errors
               </th>

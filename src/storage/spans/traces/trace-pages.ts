@@ -45,9 +45,45 @@ export interface SpanTimes {
   endNs: bigint;
 }
 
+/** The columns POST /traces sorts by (`sort`), each a summary column; ties are broken by trace_id ascending. */
+export const TRACE_SORTS = ['start_time', 'total_cost', 'duration_ms', 'spans_count'] as const;
+export type TraceSortKey = (typeof TRACE_SORTS)[number];
+
+export interface TraceSort {
+  by: TraceSortKey;
+  order: 'asc' | 'desc';
+}
+
+/** The list's order when the request names none: latest first. */
+export const DEFAULT_TRACE_SORT: TraceSort = { by: 'start_time', order: 'desc' };
+
+const SORT_COLUMNS: Record<TraceSortKey, Omit<SortColumn, 'order'>> = {
+  // A trace is placed by its earliest span, not its root: the order the list has always had.
+  start_time: { column: 't.min_start_time_unix_nano', integer: true },
+  total_cost: { column: 't.total_cost', integer: false, double: true },
+  duration_ms: { column: 't.duration_ms', integer: false, double: true },
+  spans_count: { column: 't.spans_count', integer: true },
+};
+
+/** The keyset of a sort: its column in its direction, then trace_id ascending. */
+export function traceOrder(sort: TraceSort): SortColumn[] {
+  return [
+    { ...SORT_COLUMNS[sort.by], order: sort.order },
+    { column: 't.trace_id', order: 'asc', integer: false },
+  ];
+}
+
+/** The key a cursor resumes after, from the last summary of a page. */
+function summaryKey(sort: TraceSort, summary: StoredTraceSummary): string[] {
+  const value = sort.by === 'start_time' ? summary.min_start_time_unix_nano : String(summary[sort.by]);
+  return [value, summary.trace_id];
+}
+
 export interface TraceQuery extends WindowFilter {
   /** false: the filter tests each trace's root span; true: at least one of its spans. */
   searchChildSpans: boolean;
+  /** The list's order; DEFAULT_TRACE_SORT when absent. */
+  sort?: TraceSort;
   /**
    * With searchChildSpans, from windowSpanTimes() in the same snapshot: the matching spans are
    * found by one range of the window's span times instead of a lookup per trace. null: the window
@@ -174,13 +210,20 @@ function slotMatchedTraceKeys(knex: Knex, query: TraceQuery, match: SlotValueMat
   return knex.from(distinct.as('t'));
 }
 
+/** ORDER BY of a keyset. */
+function orderBy(order: SortColumn[]) {
+  return order.map(({ column, order: direction }) => ({ column, order: direction }));
+}
+
 /**
- * The summaries of `matching` (a matchingTraces() builder), latest first: the list a page is read
+ * The summaries of `matching` (a matchingTraces() builder) in `order`: the list a page is read
  * from. Sorted after the window is found (traces_by_root_start or the primary key, as the
  * optimizer judges): an index in list order would let a page with few matches walk every older
- * trace of the application, since the window bounds the root's start, not the order.
+ * trace of the application, since the window bounds the root's start, not the order. The same
+ * holds for cost, duration and span count, whose indexes would also change on every batch that
+ * adds to a summary (weighed by `PAGE_COSTS_CASES=sorts npx tsx scripts/lib/page-costs.ts`).
  */
-export function tracePageQuery(knex: Knex, matching: Knex.QueryBuilder): Knex.QueryBuilder {
+export function tracePageQuery(knex: Knex, matching: Knex.QueryBuilder, order: SortColumn[] = TRACE_ORDER): Knex.QueryBuilder {
   return matching
     .select(
       't.trace_id',
@@ -194,7 +237,7 @@ export function tracePageQuery(knex: Knex, matching: Knex.QueryBuilder): Knex.Qu
       't.parent_unit',
     )
     .select({ min_start_time_unix_nano: bigintAsText(knex, 't.min_start_time_unix_nano') })
-    .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }]);
+    .orderBy(orderBy(order));
 }
 
 /**
@@ -202,30 +245,28 @@ export function tracePageQuery(knex: Knex, matching: Knex.QueryBuilder): Knex.Qu
  * alone and `offset` of them passed, then only the page's summaries are read in full. Same rows,
  * same order as the plain offset read of tracePageQuery(...).
  */
-export function deepTracePageQuery(knex: Knex, matching: Knex.QueryBuilder, window: { limit: number; offset: number }): Knex.QueryBuilder {
-  const keys = matching
-    .select('t.application_id', 't.trace_id')
-    .orderBy([{ column: 't.min_start_time_unix_nano', order: 'desc' }, { column: 't.trace_id' }])
-    .limit(window.limit)
-    .offset(window.offset)
-    .as('k');
+export function deepTracePageQuery(
+  knex: Knex,
+  matching: Knex.QueryBuilder,
+  window: { limit: number; offset: number },
+  order: SortColumn[] = TRACE_ORDER,
+): Knex.QueryBuilder {
+  const keys = matching.select('t.application_id', 't.trace_id').orderBy(orderBy(order)).limit(window.limit).offset(window.offset).as('k');
   return tracePageQuery(
     knex,
     knex({ t: 'traces' }).join(keys, (join) => {
       join.on('t.application_id', 'k.application_id').andOn('t.trace_id', 'k.trace_id');
     }),
+    order,
   );
 }
 
-/** The list order of trace summaries as a keyset: earliest start descending, then trace id. */
-export const TRACE_ORDER: SortColumn[] = [
-  { column: 't.min_start_time_unix_nano', order: 'desc', integer: true },
-  { column: 't.trace_id', order: 'asc', integer: false },
-];
+/** The default list order of trace summaries as a keyset: earliest start descending, then trace id. */
+export const TRACE_ORDER: SortColumn[] = traceOrder(DEFAULT_TRACE_SORT);
 
 /**
- * POST /traces: one summary per matching trace, latest first; read after `query.after` when a
- * cursor gives it. The cursor read finds the window as page 1 does (the cursor's bound on
+ * POST /traces: one summary per matching trace, in the query's sort (latest first by default);
+ * read after `query.after` when a cursor gives it. The cursor read finds the window as page 1 does (the cursor's bound on
  * min_start_time_unix_nano is one more condition on the rows found), then sorts what is left:
  * EXPLAIN on 200,000 traces (scripts/lib/page-costs.ts) gives the same plan for page 1, page
  * 1000 and the cursor, SQLite "SEARCH t USING INDEX traces_by_root_start ... USE TEMP B-TREE FOR
@@ -234,20 +275,24 @@ export const TRACE_ORDER: SortColumn[] = [
  */
 export async function findTraces(knex: Knex, query: TraceQuery & ListRequest): Promise<ListPage<StoredTraceSummary>> {
   const dialect = dialectFor(knex);
-  const match = query.searchChildSpans ? slotValueMatch(query.filter, query.indexedSlots) : undefined;
+  const sort = query.sort ?? DEFAULT_TRACE_SORT;
+  const order = traceOrder(sort);
+  // trace_slot_values carries the start beside each trace, not its cost, duration or span count:
+  // another sort reads the summaries, matchingTraces() finding the same traces through the slot.
+  const match = query.searchChildSpans && sort.by === 'start_time' ? slotValueMatch(query.filter, query.indexedSlots) : undefined;
   let nextKey: string[] | null = null;
   const page = await pageAndTotal(
     () => (match ? slotMatchedTraceKeys(knex, query, match) : matchingTraces(knex, query)),
     async (builder, window) => {
       const { after } = query;
       const read = lookAheadWindow(after ? { limit: window.limit, offset: 0 } : window);
-      const matching = after ? builder.modify(afterKey(dialect, TRACE_ORDER, after)) : builder;
+      const matching = after ? builder.modify(afterKey(dialect, order, after)) : builder;
       // The keys of a slot match are not summaries: their page is always read by a deferred join.
       const deferred = read.offset !== null && (match !== undefined || (!after && read.offset > 0));
       const rows = (
         deferred && read.offset !== null
-          ? await deepTracePageQuery(knex, matching, { limit: read.limit, offset: read.offset })
-          : await readPage(tracePageQuery(knex, matching), read)
+          ? await deepTracePageQuery(knex, matching, { limit: read.limit, offset: read.offset }, order)
+          : await readPage(tracePageQuery(knex, matching, order), read)
       ) as Array<Record<string, unknown>>;
       const summaries = rows.map((row) => ({
         ...(row as unknown as StoredTraceSummary),
@@ -256,7 +301,7 @@ export async function findTraces(knex: Knex, query: TraceQuery & ListRequest): P
         total_cost: asNumber(row.total_cost),
         error_count: asNumber(row.error_count),
       }));
-      const found = withNextKey(summaries, query.limit, (summary) => [summary.min_start_time_unix_nano, summary.trace_id]);
+      const found = withNextKey(summaries, query.limit, (summary) => summaryKey(sort, summary));
       nextKey = found.nextKey;
       return found.items;
     },
