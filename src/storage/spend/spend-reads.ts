@@ -68,6 +68,32 @@ interface Fragment {
   bindings: Knex.Value[];
 }
 
+/** What the sums read: a FROM with its WHERE (alias `r`), and the names of its time and key columns. */
+interface Source extends Fragment {
+  time: string;
+  key: string;
+}
+
+/**
+ * The rows of the read: the roll-up table itself when every application is answered from it (the
+ * usual case: MariaDB then reads the primary key's range without materializing a derived table),
+ * otherwise the union of the roll-ups of some and the spans of the others.
+ */
+function sourceOf(knex: Knex, window: SpendWindow, fromRollups: readonly string[], fromSpans: readonly string[]): Source {
+  const { exactInteger } = dialectFor(knex);
+  if (fromSpans.length === 0)
+    return {
+      sql:
+        `spend_rollups r WHERE r.application_id IN (${fromRollups.map(() => '?').join(', ')}) ` +
+        `AND r.hour_start_unix_nano >= ${exactInteger} AND r.hour_start_unix_nano < ${exactInteger}`,
+      bindings: [...fromRollups, window.previousStartNs.toString(), window.endNs.toString()],
+      time: 'r.hour_start_unix_nano',
+      key: `r.${window.key}`,
+    };
+  const rows = sourceRows(knex, window, fromRollups, fromSpans);
+  return { sql: `(${rows.sql}) r WHERE 1 = 1`, bindings: rows.bindings, time: 'r.t', key: 'r.k' };
+}
+
 /** The rows of the whole read ([previousStartNs, endNs)), from the roll-ups of some applications and the spans of the others. */
 function sourceRows(knex: Knex, window: SpendWindow, fromRollups: readonly string[], fromSpans: readonly string[]): Fragment {
   const { exactInteger } = dialectFor(knex);
@@ -105,9 +131,9 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
     const fromSpans: string[] = [];
     for (const id of window.applicationIds)
       (atOrAfterEdge(await purgeEdgeOf(trx, id), window.previousStartNs) ? fromRollups : fromSpans).push(id);
-    const source = sourceRows(trx, window, fromRollups, fromSpans);
+    const source = sourceOf(trx, window, fromRollups, fromSpans);
     const start = window.startNs.toString();
-    const inWindow = `r.t >= ${dialect.exactInteger}`;
+    const inWindow = `${source.time} >= ${dialect.exactInteger}`;
     const inCurrency = `${inWindow} AND r.currency = ?`;
     const sum = (condition: string, column: string) => `SUM(CASE WHEN ${condition} THEN r.${column} ELSE 0 END)`;
     const measures: Array<[name: string, sql: string, bindings: Knex.Value[]]> = [
@@ -117,19 +143,19 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
       ...TOKEN_COLUMNS.map((column): [string, string, Knex.Value[]] => [column, sum(inWindow, column), [start]]),
       ['unpriced_spans', sum(inWindow, 'unpriced_count'), [start]],
       ['unpriced_tokens', sum(inWindow, 'unpriced_tokens'), [start]],
-      ['previous_spend', sum(`r.t < ${dialect.exactInteger} AND r.currency = ?`, 'cost_sum'), [start, window.currency]],
-      ['previous_spans', sum(`r.t < ${dialect.exactInteger}`, 'span_count'), [start]],
+      ['previous_spend', sum(`${source.time} < ${dialect.exactInteger} AND r.currency = ?`, 'cost_sum'), [start, window.currency]],
+      ['previous_spans', sum(`${source.time} < ${dialect.exactInteger}`, 'span_count'), [start]],
     ];
     // Counts and token sums as text: MariaDB answers a SUM of integers as a DECIMAL.
     const integer = (name: string, sql: string) => (name === 'spend' || name === 'previous_spend' ? sql : dialect.asText(sql));
     const rows = (await trx.raw(
-      `SELECT MIN(r.k) AS value, ${measures.map(([name, sql]) => `${integer(name, sql)} AS ${name}`).join(', ')} ` +
-        `FROM (${source.sql}) r GROUP BY ${dialect.exactKey('r.k')}`,
+      `SELECT MIN(${source.key}) AS value, ${measures.map(([name, sql]) => `${integer(name, sql)} AS ${name}`).join(', ')} ` +
+        `FROM ${source.sql} GROUP BY ${dialect.exactKey(source.key)}`,
       [...measures.flatMap(([, , bindings]) => bindings), ...source.bindings],
     )) as unknown;
     const currencies = (await trx.raw(
       `SELECT MIN(r.currency) AS currency, SUM(r.cost_sum) AS spend, ${dialect.asText('SUM(r.cost_count)')} AS spans ` +
-        `FROM (${source.sql}) r WHERE ${inWindow} AND r.currency IS NOT NULL AND r.currency <> ? GROUP BY ${dialect.exactKey('r.currency')}`,
+        `FROM ${source.sql} AND ${inWindow} AND r.currency IS NOT NULL AND r.currency <> ? GROUP BY ${dialect.exactKey('r.currency')}`,
       [...source.bindings, start, window.currency],
     )) as unknown;
     return {
