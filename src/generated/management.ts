@@ -581,6 +581,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{org_id}/spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an organization's spend summary
+         * @description Added in 1.7.0. The spend of every application of the organization over a period (a
+         *     UTC day, ISO week, calendar month, or a custom window of whole hours), ranked per
+         *     value of one dimension (`group_by`: application, service, model, provider, SKU or
+         *     billing resource type), each value's share, spans, tokens and unpriced LLM calls,
+         *     and the change against the period just before. `SpendSummary` says how each figure
+         *     is counted.
+         *
+         *     Spend lives here, beside usage, rather than in the engine API: it is an account view a
+         *     billing user reads across an organization's applications with their dashboard token,
+         *     while the engine API answers one application's spans per request
+         *     (`X-Vendor-App-Id`).
+         *
+         *     Members and owners of the organization; dashboard users only (an API key acts on one
+         *     application: it reads `GET /applications/{app_id}/spend`).
+         */
+        get: operations["getOrganizationSpend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/applications": {
         parameters: {
             query?: never;
@@ -722,6 +761,38 @@ export interface paths {
          *     `read:applications` (its own application only; any other is 404).
          */
         get: operations["getApplicationUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{app_id}/spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an application's spend summary
+         * @description Added in 1.7.0. `GET /organizations/{org_id}/spend` for one application: the same
+         *     periods, dimensions and figures (`SpendSummary`). `group_by=application` is taken
+         *     and gives the one row of the application.
+         *
+         *     Members and owners of its organization, or an API key holding
+         *     `read:applications` (its own application only; any other is 404), as for
+         *     `getApplicationUsage`.
+         */
+        get: operations["getApplicationSpend"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1788,6 +1859,119 @@ export interface components {
             /** @description The sum of the buckets. */
             totals: components["schemas"]["UsageCounts"];
         };
+        /** @description Added in 1.7.0. Token sums of the spans counted (each span's missing count counts 0), as `POST /engine/query` answers a span's `tokens`. */
+        SpendTokens: {
+            input: number;
+            output: number;
+            cache_read: number;
+            cache_creation: number;
+            total: number;
+        };
+        /**
+         * @description Added in 1.7.0. The spend and activity of a set of spans over the period, and its
+         *     spend and spans over the previous period.
+         */
+        SpendFigures: {
+            /** @description The sum of `cost` of the spans whose cost is in the summary's `currency`, as SQL adds doubles (the same sum `POST /engine/analytics` answers for `cost`). */
+            spend: number;
+            /** @description Every span, whatever its cost's currency and whether it has a cost. */
+            spans: number;
+            /** @description The spans with a cost in the summary's `currency` (those `spend` adds up). */
+            spans_with_cost: number;
+            tokens: components["schemas"]["SpendTokens"];
+            /** @description The LLM calls left unpriced (`pricing.unpriced_reason` set) and the sum of their `tokens.total`. */
+            unpriced: {
+                spans: number;
+                tokens: number;
+            };
+            /** @description `spend` (in `currency`) and `spans` of the same set over the previous period. */
+            previous: {
+                spend: number;
+                spans: number;
+            };
+            /** @description `spend` minus `previous.spend`; `ratio` is that change over `previous.spend`, `null` when the previous spend is 0. */
+            change: {
+                spend: number;
+                ratio: number | null;
+            };
+        };
+        /** @description Added in 1.7.0. One value of the dimension. */
+        SpendRow: components["schemas"]["SpendFigures"] & {
+            /** @description The value (an application id for `group_by=application`); `null` for the spans without one (no model, no SKU), which are one row. */
+            value: string | null;
+            /** @description `spend` over the period's total spend in `currency`; `null` when that total is 0. */
+            share: number | null;
+        };
+        /** @description Added in 1.7.0. The values past `limit`, combined. */
+        SpendOther: components["schemas"]["SpendFigures"] & {
+            /** @description How many values are combined. */
+            values: number;
+            /** @description As a row's `share`. */
+            share: number | null;
+        };
+        /** @description Added in 1.7.0. Spend of the period in a currency other than the summary's. */
+        SpendOtherCurrency: {
+            currency: components["schemas"]["CurrencyCode"];
+            spend: number;
+            /** @description The spans with a cost in that currency. */
+            spans: number;
+        };
+        /**
+         * @description Added in 1.7.0. Spend over a period, per value of one dimension
+         *     (`getOrganizationSpend`, `getApplicationSpend`).
+         *
+         *     **Periods.** `[start_time, end_time)`, all UTC: the day, the ISO week (from Monday)
+         *     or the calendar month holding `date`, or the custom window. The previous period
+         *     `[previous_start_time, previous_end_time)` ends where the period starts and is as
+         *     long, except for a month, whose previous period is the previous calendar month
+         *     (28 to 31 days). Spans count by their start time.
+         *
+         *     **Currency.** A span's cost is in its computed cost's currency (`pricing.currency`:
+         *     the price entry's, `USD` for the default price book); a reported cost (`vendor.cost`,
+         *     `gen_ai.usage.cost`, `llm.cost.total`) names none and counts as `USD`, the currency
+         *     of the default price book and of the GenAI conventions. `spend`, `spans_with_cost`,
+         *     `share` and `previous.spend` count only costs in the summary's `currency`; the
+         *     period's spend in every other currency is listed in `other_currencies`, so none is
+         *     hidden. `spans`, `tokens`, `unpriced` and `previous.spans` count every span of the
+         *     value, whatever its currency.
+         *
+         *     **Rows.** One per value with at least one span in the period (a value seen only in
+         *     the previous period is in `totals.previous` alone), ranked by `spend` (descending),
+         *     then `spans` (descending), then value (ascending by its bytes, `null` first); the
+         *     first `limit` are listed, the rest combined in `other` (`null` when none is left
+         *     out). `totals` covers every span of the scope in both periods.
+         *
+         *     **Exactness.** Answered from per-hour roll-ups of the spans kept at ingestion, so a
+         *     month of a large application answers in a few hundred milliseconds; the figures are
+         *     those of the spans: counts and token sums exactly, spend as `POST /engine/analytics`
+         *     sums `cost` (within the rounding of adding doubles in another order). A period whose
+         *     previous period reaches below what retention has deleted is answered from the spans
+         *     that are left, exactly, as analytics does; re-pricing (`createRepricingJob`) updates
+         *     the figures of every hour it re-prices.
+         */
+        SpendSummary: {
+            /** @description `getOrganizationSpend` only. */
+            organization_id?: components["schemas"]["OrganizationId"];
+            /** @description `getApplicationSpend` only. */
+            application_id?: components["schemas"]["ApplicationId"];
+            /** @enum {string} */
+            period: "day" | "week" | "month" | "custom";
+            start_time: components["schemas"]["Timestamp"];
+            /** @description Exclusive. */
+            end_time: components["schemas"]["Timestamp"];
+            previous_start_time: components["schemas"]["Timestamp"];
+            /** @description Exclusive; equal to `start_time`. */
+            previous_end_time: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            group_by: "application" | "service" | "model" | "provider" | "sku" | "resource_type";
+            currency: components["schemas"]["CurrencyCode"];
+            rows: components["schemas"]["SpendRow"][];
+            other: components["schemas"]["SpendOther"] | null;
+            /** @description Every span of the scope (the listed rows and `other`). */
+            totals: components["schemas"]["SpendFigures"];
+            /** @description The period's spend in each other currency, by currency code. */
+            other_currencies: components["schemas"]["SpendOtherCurrency"][];
+        };
         /**
          * @description Added in 1.6.0. `queued`: waiting for a worker; `running`: a worker has taken it (it
          *     stays `running` while no instance holds it after a stop or crash, until one takes it
@@ -2409,6 +2593,50 @@ export interface components {
          * @example org_2fK9xQ4mN8pL
          */
         OrgId: string;
+        /**
+         * @description `month` (default): the calendar month holding `date`; `week`: the ISO 8601 week
+         *     (Monday to Sunday) holding it; `day`: the UTC day; `custom`: `[start_time,
+         *     end_time)`. All in UTC.
+         * @example month
+         */
+        SpendPeriod: "day" | "week" | "month" | "custom";
+        /**
+         * @description A day of the period (`YYYY-MM-DD`, UTC) for `day`, `week` and `month`; today (UTC) by
+         *     default. Not taken with `period=custom` (422).
+         * @example 2026-11-15
+         */
+        SpendDate: string;
+        /**
+         * @description With `period=custom` only (required there): the start of the window, RFC 3339 on a
+         *     whole UTC hour (422 at the parameter otherwise).
+         * @example 2026-11-01T00:00:00Z
+         */
+        SpendStartTime: string;
+        /**
+         * @description With `period=custom` only (required there): the exclusive end of the window, RFC
+         *     3339 on a whole UTC hour, after `start_time` and at most 366 days after it (422 at
+         *     `["query","end_time"]` otherwise).
+         * @example 2026-11-08T00:00:00Z
+         */
+        SpendEndTime: string;
+        /**
+         * @description The dimension ranked: `application` (the application id), `service` (`service.name`),
+         *     `model` and `provider` (the LLM call's, as `POST /engine/query` answers them),
+         *     `sku` (`billing.sku_id`) or `resource_type` (`billing.resource_type`). Default
+         *     `application`.
+         * @example model
+         */
+        SpendGroupBy: "application" | "service" | "model" | "provider" | "sku" | "resource_type";
+        /**
+         * @description The currency the ranked spend is counted in (ISO 4217, capitals); `USD` by default.
+         * @example USD
+         */
+        SpendCurrency: components["schemas"]["CurrencyCode"];
+        /**
+         * @description The most values listed (1 to 1000, default 50); the rest are combined in `other`.
+         * @example 10
+         */
+        SpendLimit: number;
         /**
          * @description Application id (`app_…`).
          * @example app_8tR3vB6wY1zC
@@ -4083,6 +4311,175 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
+        };
+    };
+    getOrganizationSpend: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `month` (default): the calendar month holding `date`; `week`: the ISO 8601 week
+                 *     (Monday to Sunday) holding it; `day`: the UTC day; `custom`: `[start_time,
+                 *     end_time)`. All in UTC.
+                 * @example month
+                 */
+                period?: components["parameters"]["SpendPeriod"];
+                /**
+                 * @description A day of the period (`YYYY-MM-DD`, UTC) for `day`, `week` and `month`; today (UTC) by
+                 *     default. Not taken with `period=custom` (422).
+                 * @example 2026-11-15
+                 */
+                date?: components["parameters"]["SpendDate"];
+                /**
+                 * @description With `period=custom` only (required there): the start of the window, RFC 3339 on a
+                 *     whole UTC hour (422 at the parameter otherwise).
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                start_time?: components["parameters"]["SpendStartTime"];
+                /**
+                 * @description With `period=custom` only (required there): the exclusive end of the window, RFC
+                 *     3339 on a whole UTC hour, after `start_time` and at most 366 days after it (422 at
+                 *     `["query","end_time"]` otherwise).
+                 * @example 2026-11-08T00:00:00Z
+                 */
+                end_time?: components["parameters"]["SpendEndTime"];
+                /**
+                 * @description The dimension ranked: `application` (the application id), `service` (`service.name`),
+                 *     `model` and `provider` (the LLM call's, as `POST /engine/query` answers them),
+                 *     `sku` (`billing.sku_id`) or `resource_type` (`billing.resource_type`). Default
+                 *     `application`.
+                 * @example model
+                 */
+                group_by?: components["parameters"]["SpendGroupBy"];
+                /**
+                 * @description The currency the ranked spend is counted in (ISO 4217, capitals); `USD` by default.
+                 * @example USD
+                 */
+                currency?: components["parameters"]["SpendCurrency"];
+                /**
+                 * @description The most values listed (1 to 1000, default 50); the rest are combined in `other`.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["SpendLimit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The spend summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "period": "month",
+                     *       "start_time": "2026-11-01T00:00:00.000Z",
+                     *       "end_time": "2026-12-01T00:00:00.000Z",
+                     *       "previous_start_time": "2026-10-01T00:00:00.000Z",
+                     *       "previous_end_time": "2026-11-01T00:00:00.000Z",
+                     *       "group_by": "model",
+                     *       "currency": "USD",
+                     *       "rows": [
+                     *         {
+                     *           "value": "gpt-4o-mini",
+                     *           "spend": 412.5,
+                     *           "share": 0.825,
+                     *           "spans": 1200000,
+                     *           "spans_with_cost": 1180000,
+                     *           "tokens": {
+                     *             "input": 910000000,
+                     *             "output": 120000000,
+                     *             "cache_read": 40000000,
+                     *             "cache_creation": 0,
+                     *             "total": 1070000000
+                     *           },
+                     *           "unpriced": {
+                     *             "spans": 20000,
+                     *             "tokens": 3100000
+                     *           },
+                     *           "previous": {
+                     *             "spend": 380,
+                     *             "spans": 1100000
+                     *           },
+                     *           "change": {
+                     *             "spend": 32.5,
+                     *             "ratio": 0.08552631578947369
+                     *           }
+                     *         },
+                     *         {
+                     *           "value": null,
+                     *           "spend": 87.5,
+                     *           "share": 0.175,
+                     *           "spans": 9000000,
+                     *           "spans_with_cost": 35000,
+                     *           "tokens": {
+                     *             "input": 0,
+                     *             "output": 0,
+                     *             "cache_read": 0,
+                     *             "cache_creation": 0,
+                     *             "total": 0
+                     *           },
+                     *           "unpriced": {
+                     *             "spans": 0,
+                     *             "tokens": 0
+                     *           },
+                     *           "previous": {
+                     *             "spend": 0,
+                     *             "spans": 0
+                     *           },
+                     *           "change": {
+                     *             "spend": 87.5,
+                     *             "ratio": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "other": null,
+                     *       "totals": {
+                     *         "spend": 500,
+                     *         "spans": 10200000,
+                     *         "spans_with_cost": 1215000,
+                     *         "tokens": {
+                     *           "input": 910000000,
+                     *           "output": 120000000,
+                     *           "cache_read": 40000000,
+                     *           "cache_creation": 0,
+                     *           "total": 1070000000
+                     *         },
+                     *         "unpriced": {
+                     *           "spans": 20000,
+                     *           "tokens": 3100000
+                     *         },
+                     *         "previous": {
+                     *           "spend": 380,
+                     *           "spans": 1100000
+                     *         },
+                     *         "change": {
+                     *           "spend": 120,
+                     *           "ratio": 0.3157894736842105
+                     *         }
+                     *       },
+                     *       "other_currencies": [
+                     *         {
+                     *           "currency": "EUR",
+                     *           "spend": 12.25,
+                     *           "spans": 3100
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SpendSummary"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -4463,6 +4860,181 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApplicationSpend: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `month` (default): the calendar month holding `date`; `week`: the ISO 8601 week
+                 *     (Monday to Sunday) holding it; `day`: the UTC day; `custom`: `[start_time,
+                 *     end_time)`. All in UTC.
+                 * @example month
+                 */
+                period?: components["parameters"]["SpendPeriod"];
+                /**
+                 * @description A day of the period (`YYYY-MM-DD`, UTC) for `day`, `week` and `month`; today (UTC) by
+                 *     default. Not taken with `period=custom` (422).
+                 * @example 2026-11-15
+                 */
+                date?: components["parameters"]["SpendDate"];
+                /**
+                 * @description With `period=custom` only (required there): the start of the window, RFC 3339 on a
+                 *     whole UTC hour (422 at the parameter otherwise).
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                start_time?: components["parameters"]["SpendStartTime"];
+                /**
+                 * @description With `period=custom` only (required there): the exclusive end of the window, RFC
+                 *     3339 on a whole UTC hour, after `start_time` and at most 366 days after it (422 at
+                 *     `["query","end_time"]` otherwise).
+                 * @example 2026-11-08T00:00:00Z
+                 */
+                end_time?: components["parameters"]["SpendEndTime"];
+                /**
+                 * @description The dimension ranked: `application` (the application id), `service` (`service.name`),
+                 *     `model` and `provider` (the LLM call's, as `POST /engine/query` answers them),
+                 *     `sku` (`billing.sku_id`) or `resource_type` (`billing.resource_type`). Default
+                 *     `application`.
+                 * @example model
+                 */
+                group_by?: components["parameters"]["SpendGroupBy"];
+                /**
+                 * @description The currency the ranked spend is counted in (ISO 4217, capitals); `USD` by default.
+                 * @example USD
+                 */
+                currency?: components["parameters"]["SpendCurrency"];
+                /**
+                 * @description The most values listed (1 to 1000, default 50); the rest are combined in `other`.
+                 * @example 10
+                 */
+                limit?: components["parameters"]["SpendLimit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Application id (`app_…`).
+                 * @example app_8tR3vB6wY1zC
+                 */
+                app_id: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The spend summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "application_id": "app_8tR3vB6wY1zC",
+                     *       "period": "month",
+                     *       "start_time": "2026-11-01T00:00:00.000Z",
+                     *       "end_time": "2026-12-01T00:00:00.000Z",
+                     *       "previous_start_time": "2026-10-01T00:00:00.000Z",
+                     *       "previous_end_time": "2026-11-01T00:00:00.000Z",
+                     *       "group_by": "model",
+                     *       "currency": "USD",
+                     *       "rows": [
+                     *         {
+                     *           "value": "gpt-4o-mini",
+                     *           "spend": 412.5,
+                     *           "share": 0.825,
+                     *           "spans": 1200000,
+                     *           "spans_with_cost": 1180000,
+                     *           "tokens": {
+                     *             "input": 910000000,
+                     *             "output": 120000000,
+                     *             "cache_read": 40000000,
+                     *             "cache_creation": 0,
+                     *             "total": 1070000000
+                     *           },
+                     *           "unpriced": {
+                     *             "spans": 20000,
+                     *             "tokens": 3100000
+                     *           },
+                     *           "previous": {
+                     *             "spend": 380,
+                     *             "spans": 1100000
+                     *           },
+                     *           "change": {
+                     *             "spend": 32.5,
+                     *             "ratio": 0.08552631578947369
+                     *           }
+                     *         },
+                     *         {
+                     *           "value": null,
+                     *           "spend": 87.5,
+                     *           "share": 0.175,
+                     *           "spans": 9000000,
+                     *           "spans_with_cost": 35000,
+                     *           "tokens": {
+                     *             "input": 0,
+                     *             "output": 0,
+                     *             "cache_read": 0,
+                     *             "cache_creation": 0,
+                     *             "total": 0
+                     *           },
+                     *           "unpriced": {
+                     *             "spans": 0,
+                     *             "tokens": 0
+                     *           },
+                     *           "previous": {
+                     *             "spend": 0,
+                     *             "spans": 0
+                     *           },
+                     *           "change": {
+                     *             "spend": 87.5,
+                     *             "ratio": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "other": null,
+                     *       "totals": {
+                     *         "spend": 500,
+                     *         "spans": 10200000,
+                     *         "spans_with_cost": 1215000,
+                     *         "tokens": {
+                     *           "input": 910000000,
+                     *           "output": 120000000,
+                     *           "cache_read": 40000000,
+                     *           "cache_creation": 0,
+                     *           "total": 1070000000
+                     *         },
+                     *         "unpriced": {
+                     *           "spans": 20000,
+                     *           "tokens": 3100000
+                     *         },
+                     *         "previous": {
+                     *           "spend": 380,
+                     *           "spans": 1100000
+                     *         },
+                     *         "change": {
+                     *           "spend": 120,
+                     *           "ratio": 0.3157894736842105
+                     *         }
+                     *       },
+                     *       "other_currencies": [
+                     *         {
+                     *           "currency": "EUR",
+                     *           "spend": 12.25,
+                     *           "spans": 3100
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SpendSummary"];
                 };
             };
             401: components["responses"]["Unauthorized"];

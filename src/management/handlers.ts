@@ -10,6 +10,7 @@ import { getJwks } from './get-jwks.js';
 import { addMember, listMembers, removeMember, updateMember } from './members.js';
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations.js';
 import { cancelRepricingJob, createRepricingJob, getRepricingJob, listRepricingJobs } from './repricing-jobs.js';
+import { getApplicationSpend, getOrganizationSpend } from './spend.js';
 import { getApplicationUsage } from './usage.js';
 import { getCurrentUser, updateCurrentUser } from './users.js';
 import { withAuditTrail } from './audited.js';
@@ -53,6 +54,8 @@ export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
     updateApplication: updateApplication(deps),
     deleteApplication: deleteApplication(deps),
     getApplicationUsage: getApplicationUsage(deps),
+    getApplicationSpend: getApplicationSpend(deps),
+    getOrganizationSpend: getOrganizationSpend(deps),
     createRepricingJob: createRepricingJob(deps),
     listRepricingJobs: listRepricingJobs(deps),
     getRepricingJob: getRepricingJob(deps),

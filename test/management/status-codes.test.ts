@@ -95,6 +95,12 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
     path: `/applications/${ids.appId}/usage`,
     options: { query: { start_time: '2026-11-22T00:00:00Z', end_time: '2026-11-23T00:00:00Z' } },
   }),
+  getApplicationSpend: (ids) => ({
+    method: 'GET',
+    path: `/applications/${ids.appId}/spend`,
+    options: { query: { period: 'week', date: '2026-11-22', group_by: 'model' } },
+  }),
+  getOrganizationSpend: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/spend`, options: { query: { period: 'day' } } }),
   createApiKey: (ids) => ({
     method: 'POST',
     path: '/api-keys',

@@ -14,6 +14,7 @@ import { findActiveApplication } from '../../src/storage/accounts/applications.j
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { testDatabases } from '../support/databases.js';
 import { spanRow } from '../support/span-rows.js';
+import { derivedRows } from '../support/derived-rows.js';
 
 /** The columns 20261123000100_span_status_events added to spans. */
 const STATUS_EVENT_COLUMNS = [
@@ -313,6 +314,36 @@ for (const database of testDatabases()) {
         { span_id: reported.span_id, price_entry_id: null, price_currency: null },
         { span_id: unpriced.span_id, price_entry_id: null, price_currency: null },
       ]);
+    });
+
+    it('rolls up the spend of the spans stored before spend_rollups existed, as the span writer rolls up the same spans', async () => {
+      await migrateThrough('20261208000100_repricing_jobs');
+      const onTheHour = 1_763_798_400_000_000_000n;
+      const spans = (applicationId: string) =>
+        Array.from({ length: 12 }, (_, index) =>
+          spanRow({
+            application_id: applicationId,
+            trace_id: `${index % 3}`.padStart(32, '0'),
+            span_id: `${index}`.padStart(16, '0'),
+            start_time_unix_nano: (onTheHour + BigInt(index) * 1_000_000_000_000n).toString(),
+            service_name: index % 2 === 0 ? 'a' : 'b',
+            model: index % 3 === 0 ? null : 'gpt-4o',
+            input_tokens: index * 10,
+            total_tokens: index % 4 === 0 ? null : index * 20,
+            cost: index % 5 === 0 ? null : index / 8,
+            cost_source: index % 5 === 0 ? null : index % 2 === 0 ? 'computed' : 'reported',
+            price_currency: index % 5 === 0 || index % 2 === 1 ? null : index % 4 === 0 ? 'EUR' : 'USD',
+            unpriced_reason: index % 5 === 0 ? 'unknown_model' : null,
+          }),
+        );
+      await knex('spans').insert(spans('app_old'));
+
+      await migrateToLatest(knex);
+      await storeSpans(knex, spans('app_new'));
+
+      const [old, written] = [(await derivedRows(knex, 'app_old')).spend_rollups, (await derivedRows(knex, 'app_new')).spend_rollups];
+      expect(old).to.have.length.above(3);
+      expect(old).to.deep.equal(written);
     });
 
     it('leaves the applications stored before retention_days existed on the configured default (null)', async () => {

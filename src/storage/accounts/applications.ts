@@ -133,6 +133,18 @@ export async function listApplications(
   );
 }
 
+/** The ids of the organization's applications not deleted, in id order. */
+export async function activeApplicationIds(knex: Knex, organizationId: string): Promise<string[]> {
+  const rows = (await knex('applications')
+    .where({ organization_id: organizationId })
+    .whereNull('deleted_at')
+    .orderBy('id')
+    .select('id')) as Array<{
+    id: string;
+  }>;
+  return rows.map((row) => row.id);
+}
+
 export async function countActiveApplications(knex: Knex, organizationId: string): Promise<number> {
   return totalOf(knex('applications').where({ organization_id: organizationId }).whereNull('deleted_at'));
 }

@@ -26,6 +26,7 @@ import * as computedCost from './20261206000100_computed_cost.js';
 import * as priceEntries from './20261207000100_price_entries.js';
 import * as repricingJobs from './20261208000100_repricing_jobs.js';
 import * as webhooks from './20261209000100_webhooks.js';
+import * as spendRollups from './20261209000200_spend_rollups.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -59,6 +60,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261207000100_price_entries', priceEntries],
   ['20261208000100_repricing_jobs', repricingJobs],
   ['20261209000100_webhooks', webhooks],
+  ['20261209000200_spend_rollups', spendRollups],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

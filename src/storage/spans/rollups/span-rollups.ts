@@ -358,11 +358,13 @@ const ROW_STEP = 8;
 /**
  * The deltas in runs of at most WRITER_ROWS_PER_UPSERT rows, each filled up to a multiple of
  * ROW_STEP with copies of its last row that add nothing: no span, every count and sum 0, no
- * extreme. Merged into the row its original made or met, such a copy leaves it as it is (0 added,
+ * extreme (`nothing`: another table's measures that add nothing). Merged into the row its original made or met, such a copy leaves it as it is (0 added,
  * LEAST/GREATEST with NULL give NULL and COALESCE keeps the old extreme); it repeats the last key, so the runs stay in key order.
  */
-export function paddedRuns<Row extends Record<string, unknown>>(deltas: readonly Row[]): Row[][] {
-  const nothing = figureColumns(emptyTotals());
+export function paddedRuns<Row extends Record<string, unknown>>(
+  deltas: readonly Row[],
+  nothing: Record<string, unknown> = figureColumns(emptyTotals()),
+): Row[][] {
   const runs: Row[][] = [];
   for (let offset = 0; offset < deltas.length; offset += WRITER_ROWS_PER_UPSERT) {
     const run = deltas.slice(offset, offset + WRITER_ROWS_PER_UPSERT);

@@ -1,0 +1,131 @@
+// getOrganizationSpend (GET /organizations/{org_id}/spend) and getApplicationSpend
+// (GET /applications/{app_id}/spend): the period parsed (src/request/spend-period.ts), the spend
+// per value read from the spend roll-ups (src/storage/spend/), then ranked, cut at `limit` and
+// shaped here (SpendSummary in openapi/management.yaml says how each figure counts).
+import type { components, operations } from '../generated/management.js';
+import type { OperationHandler } from '../operations/handler.js';
+import type { ServiceDeps } from '../operations/service-deps.js';
+import { spendPeriod, type SpendPeriodQuery } from '../request/spend-period.js';
+import { activeApplicationIds } from '../storage/accounts/applications.js';
+import { readSpend, type SpendKey, type SpendValueFigures } from '../storage/spend/spend-reads.js';
+import { toIsoRequired } from '../storage/time.js';
+
+type Schemas = components['schemas'];
+type GroupBy = Schemas['SpendSummary']['group_by'];
+
+const KEY_OF: Record<GroupBy, SpendKey> = {
+  application: 'application_id',
+  service: 'service_name',
+  model: 'model',
+  provider: 'provider',
+  sku: 'billing_sku_id',
+  resource_type: 'billing_resource_type',
+};
+
+const DEFAULT_LIMIT = 50;
+const NS_PER_MS = 1_000_000n;
+
+/** Ranked by spend, then spans (both descending), then value by its UTF-8 bytes with null first. */
+export function compareSpendValues(a: SpendValueFigures, b: SpendValueFigures): number {
+  if (a.spend !== b.spend) return b.spend - a.spend;
+  if (a.spans !== b.spans) return b.spans - a.spans;
+  if (a.value === null || b.value === null) return a.value === b.value ? 0 : a.value === null ? -1 : 1;
+  return Buffer.compare(Buffer.from(a.value), Buffer.from(b.value));
+}
+
+/** The figures of several values added up (the value is dropped). */
+export function sumOf(values: readonly SpendValueFigures[]): Omit<SpendValueFigures, 'value'> {
+  const total = {
+    spend: 0,
+    spans: 0,
+    spansWithCost: 0,
+    tokens: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, total_tokens: 0 },
+    unpricedSpans: 0,
+    unpricedTokens: 0,
+    previousSpend: 0,
+    previousSpans: 0,
+  };
+  for (const value of values) {
+    total.spend += value.spend;
+    total.spans += value.spans;
+    total.spansWithCost += value.spansWithCost;
+    for (const column of Object.keys(total.tokens) as Array<keyof typeof total.tokens>) total.tokens[column] += value.tokens[column];
+    total.unpricedSpans += value.unpricedSpans;
+    total.unpricedTokens += value.unpricedTokens;
+    total.previousSpend += value.previousSpend;
+    total.previousSpans += value.previousSpans;
+  }
+  return total;
+}
+
+function figuresOf(figures: Omit<SpendValueFigures, 'value'>): Schemas['SpendFigures'] {
+  const change = figures.spend - figures.previousSpend;
+  return {
+    spend: figures.spend,
+    spans: figures.spans,
+    spans_with_cost: figures.spansWithCost,
+    tokens: {
+      input: figures.tokens.input_tokens,
+      output: figures.tokens.output_tokens,
+      cache_read: figures.tokens.cache_read_tokens,
+      cache_creation: figures.tokens.cache_creation_tokens,
+      total: figures.tokens.total_tokens,
+    },
+    unpriced: { spans: figures.unpricedSpans, tokens: figures.unpricedTokens },
+    previous: { spend: figures.previousSpend, spans: figures.previousSpans },
+    change: { spend: change, ratio: figures.previousSpend === 0 ? null : change / figures.previousSpend },
+  };
+}
+
+interface SummaryQuery extends SpendPeriodQuery {
+  group_by?: GroupBy;
+  currency?: string;
+  limit?: number;
+}
+
+/** The summary of the applications' spend, without its scope (organization_id or application_id). */
+async function spendSummary(deps: ServiceDeps, applicationIds: readonly string[], query: SummaryQuery): Promise<Schemas['SpendSummary']> {
+  const period = spendPeriod(query, (deps.clock ?? Date.now)());
+  const groupBy = query.group_by ?? 'application';
+  const currency = query.currency ?? 'USD';
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const read = await readSpend(deps.knex, { applicationIds, ...period, currency, key: KEY_OF[groupBy] });
+  const totals = sumOf(read.values);
+  const share = (spend: number) => (totals.spend === 0 ? null : spend / totals.spend);
+  // A value seen only in the previous period counts in the totals, not as a row.
+  const ranked = read.values.filter((value) => value.spans > 0).sort(compareSpendValues);
+  const rest = ranked.slice(limit);
+  const restFigures = sumOf(rest);
+  const iso = (ns: bigint) => toIsoRequired(Number(ns / NS_PER_MS));
+  return {
+    period: query.period ?? 'month',
+    start_time: iso(period.startNs),
+    end_time: iso(period.endNs),
+    previous_start_time: iso(period.previousStartNs),
+    previous_end_time: iso(period.startNs),
+    group_by: groupBy,
+    currency,
+    rows: ranked.slice(0, limit).map((value) => ({ value: value.value, share: share(value.spend), ...figuresOf(value) })),
+    other: rest.length === 0 ? null : { values: rest.length, share: share(restFigures.spend), ...figuresOf(restFigures) },
+    totals: figuresOf(totals),
+    other_currencies: read.otherCurrencies,
+  };
+}
+
+export function getOrganizationSpend(deps: ServiceDeps): OperationHandler<operations['getOrganizationSpend']> {
+  return async (request) => {
+    // Authorization has found the organization and the caller a member of it.
+    const organizationId = request.params.org_id;
+    const summary = await spendSummary(deps, await activeApplicationIds(deps.knex, organizationId), request.query ?? {});
+    return { status: 200, body: { organization_id: organizationId, ...summary } };
+  };
+}
+
+export function getApplicationSpend(deps: ServiceDeps): OperationHandler<operations['getApplicationSpend']> {
+  return async (request) => {
+    // Authorization has found the application active and the caller allowed on it.
+    const applicationId = request.params.app_id;
+    const summary = await spendSummary(deps, [applicationId], request.query ?? {});
+    return { status: 200, body: { application_id: applicationId, ...summary } };
+  };
+}

@@ -1,0 +1,192 @@
+// The spend of some applications over a window and the window just before it, per value of one
+// key (README.md beside this file): one statement over `spend_rollups`, or over the spans for an
+// application whose purge edge lies above the previous window's start (its rows there may have
+// lost spans: they are answered from what is left of the spans, exactly, as analytics' rule 5).
+// Both sources give the same rows: each span in the shape of a roll-up row, summed the same way.
+import type { Knex } from 'knex';
+import { dialectFor } from '../sql/index.js';
+import { atOrAfterEdge, purgeEdgeOf } from '../spans/purge-edge.js';
+import { SPEND_CURRENCY_SQL, SPEND_DIMENSIONS, TOKEN_COLUMNS, type SpendDimension } from './spend-rollups.js';
+
+/** The key a summary groups by: a spend dimension, or the application. */
+export type SpendKey = SpendDimension | 'application_id';
+
+export interface SpendWindow {
+  applicationIds: readonly string[];
+  /** The window [startNs, endNs) and the previous one [previousStartNs, startNs), nanoseconds on whole hours. */
+  previousStartNs: bigint;
+  startNs: bigint;
+  endNs: bigint;
+  /** ISO 4217: the spend counted; the other currencies' are read apart (otherCurrencies). */
+  currency: string;
+  key: SpendKey;
+}
+
+export type TokenSums = Record<(typeof TOKEN_COLUMNS)[number], number>;
+
+/** One value's figures: spend and spans with a cost in the window's currency, every span and token whatever the currency. */
+export interface SpendValueFigures {
+  value: string | null;
+  spend: number;
+  spans: number;
+  spansWithCost: number;
+  tokens: TokenSums;
+  unpricedSpans: number;
+  unpricedTokens: number;
+  previousSpend: number;
+  previousSpans: number;
+}
+
+export interface OtherCurrencySpend {
+  currency: string;
+  spend: number;
+  /** The spans with a cost in that currency. */
+  spans: number;
+}
+
+export interface SpendRead {
+  /** Every value with a span in either window, in no particular order. */
+  values: SpendValueFigures[];
+  otherCurrencies: OtherCurrencySpend[];
+}
+
+/** The columns each source row has, in order: time, key, currency, then the measures. */
+const MEASURES = ['span_count', 'cost_count', 'cost_sum', ...TOKEN_COLUMNS, 'unpriced_count', 'unpriced_tokens'] as const;
+
+/** One span as a roll-up row's measures, column for column with MEASURES. */
+const SPAN_AS_ROW = [
+  '1',
+  'CASE WHEN s.cost IS NULL THEN 0 ELSE 1 END',
+  'COALESCE(s.cost, 0)',
+  ...TOKEN_COLUMNS.map((column) => `COALESCE(s.${column}, 0)`),
+  'CASE WHEN s.unpriced_reason IS NULL THEN 0 ELSE 1 END',
+  'CASE WHEN s.unpriced_reason IS NULL THEN 0 ELSE COALESCE(s.total_tokens, 0) END',
+];
+
+interface Fragment {
+  sql: string;
+  bindings: Knex.Value[];
+}
+
+/** What the sums read: a FROM with its WHERE (alias `r`), and the names of its time and key columns. */
+interface Source extends Fragment {
+  time: string;
+  key: string;
+}
+
+/**
+ * The rows of the read: the roll-up table itself when every application is answered from it (the
+ * usual case: MariaDB then reads the primary key's range without materializing a derived table),
+ * otherwise the union of the roll-ups of some and the spans of the others.
+ */
+function sourceOf(knex: Knex, window: SpendWindow, fromRollups: readonly string[], fromSpans: readonly string[]): Source {
+  const { exactInteger } = dialectFor(knex);
+  if (fromSpans.length === 0)
+    return {
+      sql:
+        `spend_rollups r WHERE r.application_id IN (${fromRollups.map(() => '?').join(', ')}) ` +
+        `AND r.hour_start_unix_nano >= ${exactInteger} AND r.hour_start_unix_nano < ${exactInteger}`,
+      bindings: [...fromRollups, window.previousStartNs.toString(), window.endNs.toString()],
+      time: 'r.hour_start_unix_nano',
+      key: `r.${window.key}`,
+    };
+  const rows = sourceRows(knex, window, fromRollups, fromSpans);
+  return { sql: `(${rows.sql}) r WHERE 1 = 1`, bindings: rows.bindings, time: 'r.t', key: 'r.k' };
+}
+
+/** The rows of the whole read ([previousStartNs, endNs)), from the roll-ups of some applications and the spans of the others. */
+function sourceRows(knex: Knex, window: SpendWindow, fromRollups: readonly string[], fromSpans: readonly string[]): Fragment {
+  const { exactInteger } = dialectFor(knex);
+  const bounds = [window.previousStartNs.toString(), window.endNs.toString()];
+  const places = (ids: readonly string[]) => ids.map(() => '?').join(', ');
+  const parts: Fragment[] = [];
+  if (fromRollups.length > 0)
+    parts.push({
+      sql:
+        `SELECT r.hour_start_unix_nano AS t, r.${window.key} AS k, r.currency AS currency, ${MEASURES.map((column) => `r.${column} AS ${column}`).join(', ')} ` +
+        `FROM spend_rollups r WHERE r.application_id IN (${places(fromRollups)}) ` +
+        `AND r.hour_start_unix_nano >= ${exactInteger} AND r.hour_start_unix_nano < ${exactInteger}`,
+      bindings: [...fromRollups, ...bounds],
+    });
+  if (fromSpans.length > 0)
+    parts.push({
+      sql:
+        `SELECT s.start_time_unix_nano AS t, s.${window.key} AS k, ${SPEND_CURRENCY_SQL} AS currency, ` +
+        `${SPAN_AS_ROW.map((expression, index) => `${expression} AS ${MEASURES[index]}`).join(', ')} ` +
+        `FROM spans s WHERE s.application_id IN (${places(fromSpans)}) ` +
+        `AND s.start_time_unix_nano >= ${exactInteger} AND s.start_time_unix_nano < ${exactInteger}`,
+      bindings: [...fromSpans, ...bounds],
+    });
+  return { sql: parts.map((part) => part.sql).join(' UNION ALL '), bindings: parts.flatMap((part) => part.bindings) };
+}
+
+const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
+
+/** Reads the window's spend per value of the key, in one snapshot (the purge edges and the rows). */
+export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendRead> {
+  if (window.applicationIds.length === 0) return { values: [], otherCurrencies: [] };
+  const dialect = dialectFor(knex);
+  return knex.transaction(async (trx) => {
+    const fromRollups: string[] = [];
+    const fromSpans: string[] = [];
+    for (const id of window.applicationIds)
+      (atOrAfterEdge(await purgeEdgeOf(trx, id), window.previousStartNs) ? fromRollups : fromSpans).push(id);
+    const source = sourceOf(trx, window, fromRollups, fromSpans);
+    const start = window.startNs.toString();
+    const inWindow = `${source.time} >= ${dialect.exactInteger}`;
+    const inCurrency = `${inWindow} AND r.currency = ?`;
+    const sum = (condition: string, column: string) => `SUM(CASE WHEN ${condition} THEN r.${column} ELSE 0 END)`;
+    const measures: Array<[name: string, sql: string, bindings: Knex.Value[]]> = [
+      ['spend', sum(inCurrency, 'cost_sum'), [start, window.currency]],
+      ['spans', sum(inWindow, 'span_count'), [start]],
+      ['spans_with_cost', sum(inCurrency, 'cost_count'), [start, window.currency]],
+      ...TOKEN_COLUMNS.map((column): [string, string, Knex.Value[]] => [column, sum(inWindow, column), [start]]),
+      ['unpriced_spans', sum(inWindow, 'unpriced_count'), [start]],
+      ['unpriced_tokens', sum(inWindow, 'unpriced_tokens'), [start]],
+      ['previous_spend', sum(`${source.time} < ${dialect.exactInteger} AND r.currency = ?`, 'cost_sum'), [start, window.currency]],
+      ['previous_spans', sum(`${source.time} < ${dialect.exactInteger}`, 'span_count'), [start]],
+    ];
+    // Counts and token sums as text: MariaDB answers a SUM of integers as a DECIMAL.
+    const integer = (name: string, sql: string) => (name === 'spend' || name === 'previous_spend' ? sql : dialect.asText(sql));
+    const rows = (await trx.raw(
+      `SELECT MIN(${source.key}) AS value, ${measures.map(([name, sql]) => `${integer(name, sql)} AS ${name}`).join(', ')} ` +
+        `FROM ${source.sql} GROUP BY ${dialect.exactKey(source.key)}`,
+      [...measures.flatMap(([, , bindings]) => bindings), ...source.bindings],
+    )) as unknown;
+    const currencies = (await trx.raw(
+      `SELECT MIN(r.currency) AS currency, SUM(r.cost_sum) AS spend, ${dialect.asText('SUM(r.cost_count)')} AS spans ` +
+        `FROM ${source.sql} AND ${inWindow} AND r.currency IS NOT NULL AND r.currency <> ? GROUP BY ${dialect.exactKey('r.currency')}`,
+      [...source.bindings, start, window.currency],
+    )) as unknown;
+    return {
+      values: rowsOf(rows).map((row) => ({
+        value: row.value === null || row.value === undefined ? null : textOf(row.value),
+        spend: num(row.spend),
+        spans: num(row.spans),
+        spansWithCost: num(row.spans_with_cost),
+        tokens: Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, num(row[column])])) as TokenSums,
+        unpricedSpans: num(row.unpriced_spans),
+        unpricedTokens: num(row.unpriced_tokens),
+        previousSpend: num(row.previous_spend),
+        previousSpans: num(row.previous_spans),
+      })),
+      otherCurrencies: rowsOf(currencies)
+        .map((row) => ({ currency: textOf(row.currency), spend: num(row.spend), spans: num(row.spans) }))
+        .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0)),
+    };
+  }, dialect.snapshot);
+}
+
+/** The rows of a raw SELECT: better-sqlite3 answers an array, mysql2 [rows, fields]. */
+function rowsOf(result: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(result) && Array.isArray(result[0])) return result[0] as Array<Record<string, unknown>>;
+  return result as Array<Record<string, unknown>>;
+}
+
+/** A key value: MariaDB may answer a binary-collated text as bytes. */
+function textOf(value: unknown): string {
+  return Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+}
+
+/** The spend keys the summaries offer. */
+export const SPEND_KEYS: readonly SpendKey[] = ['application_id', ...SPEND_DIMENSIONS];

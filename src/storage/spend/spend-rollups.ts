@@ -1,0 +1,226 @@
+// Spend roll-ups (table `spend_rollups`, README.md beside this file): per application, UTC hour of
+// span start time and combination of the spend dimensions (SPEND_DIMENSIONS, with the spend
+// currency), the spans, the cost summed as analytics sums it, the token sums and the unpriced LLM
+// calls. Kept through the derived-data seam (../spans/derived/): the writer adds the spans it
+// stores in the same transaction, the purge deletes rows below the purge edge, the rebuild
+// recomputes an hour from the spans.
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Run } from '../sql/dialect.js';
+import { dialectFor } from '../sql/index.js';
+import { RowStatements, type NativeStatement } from '../sql/row-statements.js';
+import type { DerivedData } from '../spans/derived/derived-data.js';
+import { heldHoursOf } from '../spans/derived/held-hours.js';
+import { bucketStartSeconds, bucketStartSql, nanosText, paddedRuns, secondsOf } from '../spans/rollups/span-rollups.js';
+import type { SpanRow } from '../spans/span-row.js';
+
+/** The span columns a spend summary groups by; the currency is the seventh key part. */
+export const SPEND_DIMENSIONS = ['service_name', 'model', 'provider', 'billing_sku_id', 'billing_resource_type'] as const;
+export type SpendDimension = (typeof SPEND_DIMENSIONS)[number];
+
+/** The currency of a cost that names none (a reported cost): the default price book's and the GenAI conventions'. */
+export const REPORTED_COST_CURRENCY = 'USD';
+
+/** The token columns, summed per row under the same names. */
+export const TOKEN_COLUMNS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_creation_tokens', 'total_tokens'] as const;
+
+/** The measure columns of a row, in table order: every one is added up. */
+export const SPEND_MEASURES = ['span_count', 'cost_count', 'cost_sum', ...TOKEN_COLUMNS, 'unpriced_count', 'unpriced_tokens'] as const;
+type SpendMeasure = (typeof SPEND_MEASURES)[number];
+
+/** What a spend roll-up reads of a span. */
+export type SpendSpan = Pick<
+  SpanRow,
+  | 'application_id'
+  | 'start_time_unix_nano'
+  | 'cost'
+  | 'price_currency'
+  | 'unpriced_reason'
+  | SpendDimension
+  | (typeof TOKEN_COLUMNS)[number]
+>;
+
+export interface SpendDelta {
+  application_id: string;
+  hour_start_unix_nano: string;
+  dimensions_hash: string;
+  [column: string]: string | number | null;
+}
+
+const HOUR_S = 3600;
+const SPEND_KEY = ['application_id', 'hour_start_unix_nano', 'dimensions_hash'];
+
+/** A span's spend currency: its computed cost's, a reported cost's USD, none without a cost. */
+export function spendCurrencyOf(span: Pick<SpanRow, 'cost' | 'price_currency'>): string | null {
+  if (span.cost === null || span.cost === undefined) return null;
+  return span.price_currency ?? REPORTED_COST_CURRENCY;
+}
+
+/** The key values of a row: the dimensions, then the currency. */
+type KeyValues = Array<string | null>;
+
+/** Hashes kept from batch to batch by their values' JSON (bounded as span-rollups.ts bounds its combinations). */
+const hashes = new Map<string, string>();
+const KEPT_HASHES = 20_000;
+
+function hashOf(values: KeyValues): string {
+  const text = JSON.stringify(values);
+  let hash = hashes.get(text);
+  if (hash === undefined) {
+    if (hashes.size >= KEPT_HASHES) hashes.clear();
+    hash = createHash('sha256').update(text).digest('hex').slice(0, 32);
+    hashes.set(text, hash);
+  }
+  return hash;
+}
+
+function emptyMeasures(): Record<SpendMeasure, number> {
+  return Object.fromEntries(SPEND_MEASURES.map((column) => [column, 0])) as Record<SpendMeasure, number>;
+}
+
+function rowOf(applicationId: string, hourStart: string, values: KeyValues): SpendDelta {
+  const row: SpendDelta = { application_id: applicationId, hour_start_unix_nano: hourStart, dimensions_hash: hashOf(values) };
+  SPEND_DIMENSIONS.forEach((column, index) => (row[column] = values[index] ?? null));
+  row.currency = values[SPEND_DIMENSIONS.length] ?? null;
+  return Object.assign(row, emptyMeasures());
+}
+
+function add(row: SpendDelta, column: SpendMeasure, value: number): void {
+  (row[column] as number) += value;
+}
+
+/** The rows that add the spans, one per application, hour and key values, in key order (the writers' lock order). */
+export function spendDeltas(spans: readonly SpendSpan[]): SpendDelta[] {
+  const rows = new Map<string, SpendDelta>();
+  for (const span of spans) {
+    const hourStart = nanosText(bucketStartSeconds(secondsOf(String(span.start_time_unix_nano)), HOUR_S));
+    const values: KeyValues = [...SPEND_DIMENSIONS.map((column) => span[column] ?? null), spendCurrencyOf(span)];
+    const hash = hashOf(values);
+    const id = `${span.application_id}/${hourStart.padStart(20, '0')}/${hash}`;
+    let row = rows.get(id);
+    if (row === undefined) {
+      row = rowOf(span.application_id, hourStart, values);
+      rows.set(id, row);
+    }
+    add(row, 'span_count', 1);
+    if (span.cost !== null && span.cost !== undefined) {
+      add(row, 'cost_count', 1);
+      add(row, 'cost_sum', Number(span.cost));
+    }
+    for (const column of TOKEN_COLUMNS) add(row, column, Number(span[column] ?? 0));
+    if (span.unpriced_reason !== null && span.unpriced_reason !== undefined) {
+      add(row, 'unpriced_count', 1);
+      add(row, 'unpriced_tokens', Number(span.total_tokens ?? 0));
+    }
+  }
+  return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
+
+/** An upsert adding the rows to the stored ones: every measure adds up (reads only old values and the incoming row). */
+export function addSpendQuery(db: Knex, rows: ReadonlyArray<Record<string, unknown>>): Knex.QueryBuilder {
+  const { insertedValue } = dialectFor(db);
+  const merge = Object.fromEntries(
+    SPEND_MEASURES.map((column) => [column, db.raw(`?? + ${insertedValue}`, [`spend_rollups.${column}`, column])]),
+  );
+  return db('spend_rollups').insert(rows).onConflict(SPEND_KEY).merge(merge);
+}
+
+/** Rows per upsert outside the writer (migration, rebuild): within SQLite's and MariaDB's placeholder limits. */
+const ROWS_PER_STATEMENT = 400;
+
+export function addSpendQueries(db: Knex, rows: readonly SpendDelta[]): Knex.QueryBuilder[] {
+  const statements: Knex.QueryBuilder[] = [];
+  for (let offset = 0; offset < rows.length; offset += ROWS_PER_STATEMENT)
+    statements.push(addSpendQuery(db, rows.slice(offset, offset + ROWS_PER_STATEMENT)));
+  return statements;
+}
+
+const writerUpserts = new RowStatements<SpendDelta>((db, rows) => addSpendQuery(db, rows));
+
+/** The span writer's upserts: padded runs as span-rollups.ts sends them, with copies that add 0. */
+export function writerSpendUpserts(db: Knex, deltas: readonly SpendDelta[]): NativeStatement[] {
+  return paddedRuns(deltas, emptyMeasures()).map((run) => writerUpserts.statement(db, run));
+}
+
+/** The measures of a group of spans `s`, named as the columns (the SQL twin of spendDeltas). */
+export function spendAggregates(): string {
+  const tokens = TOKEN_COLUMNS.map((column) => `COALESCE(SUM(s.${column}), 0) AS ${column}`);
+  return [
+    'COUNT(*) AS span_count',
+    'COUNT(s.cost) AS cost_count',
+    'COALESCE(SUM(s.cost), 0) AS cost_sum',
+    ...tokens,
+    'COUNT(s.unpriced_reason) AS unpriced_count',
+    'COALESCE(SUM(CASE WHEN s.unpriced_reason IS NULL THEN 0 ELSE s.total_tokens END), 0) AS unpriced_tokens',
+  ].join(', ');
+}
+
+/** The spend currency of a span `s` in SQL (spendCurrencyOf). */
+export const SPEND_CURRENCY_SQL = `CASE WHEN s.cost IS NULL THEN NULL ELSE COALESCE(s.price_currency, '${REPORTED_COST_CURRENCY}') END`;
+
+/**
+ * Recomputes the application's rows of one hour from the stored spans: deleted, grouped anew in
+ * SQL (each key value by its exact bytes), hashed here as the writer hashes them, inserted. The
+ * caller's transaction keeps writers out of the hour's spans meanwhile (derived-rebuild.ts).
+ */
+export async function rebuildSpendHour(db: Knex, run: Run, applicationId: string, startNs: bigint, endNs: bigint): Promise<void> {
+  const dialect = dialectFor(db);
+  const [start, end] = [startNs.toString(), endNs.toString()];
+  await run(
+    db('spend_rollups')
+      .where('application_id', applicationId)
+      .whereRaw(`hour_start_unix_nano >= ${dialect.exactInteger}`, [start])
+      .whereRaw(`hour_start_unix_nano < ${dialect.exactInteger}`, [end])
+      .del(),
+  );
+  // Within a group every value has the same bytes: MIN picks it.
+  const dimensions = SPEND_DIMENSIONS.map((column) => `MIN(s.${column}) AS ${column}`).join(', ');
+  const groups = [
+    'hour_start',
+    ...SPEND_DIMENSIONS.map((column) => dialect.exactKey(`s.${column}`)),
+    dialect.exactKey(SPEND_CURRENCY_SQL),
+  ].join(', ');
+  const hourNs = (BigInt(HOUR_S) * 1_000_000_000n).toString();
+  const rows = await run<Array<Record<string, unknown> & { hour_start: string; currency: string | null }>>(
+    db.raw(
+      `SELECT ${dialect.asText(bucketStartSql(db))} AS hour_start, ${dimensions}, MIN(${SPEND_CURRENCY_SQL}) AS currency, ${spendAggregates()} ` +
+        `FROM spans s WHERE s.application_id = ? AND s.start_time_unix_nano >= ${dialect.exactInteger} AND s.start_time_unix_nano < ${dialect.exactInteger} ` +
+        `GROUP BY ${groups}`,
+      [start, start, hourNs, hourNs, applicationId, start, end],
+    ) as unknown as Knex.QueryBuilder,
+  );
+  const deltas = rows.map((row) => {
+    const values: KeyValues = [...SPEND_DIMENSIONS.map((column) => (row[column] ?? null) as string | null), row.currency ?? null];
+    const delta = rowOf(applicationId, String(row.hour_start), values);
+    for (const column of SPEND_MEASURES) delta[column] = Number(row[column] ?? 0);
+    return delta;
+  });
+  for (const statement of addSpendQueries(db, deltas)) await run(statement);
+}
+
+/** Deletes at most `limit` rows below the purge edge, in key order: never read again (../spans/purge-edge.ts). */
+export async function deleteSpendBelowEdge(db: Knex, run: Run, applicationId: string, edgeNs: bigint, limit: number): Promise<void> {
+  const dialect = dialectFor(db);
+  const where = {
+    sql: `application_id = ? AND hour_start_unix_nano < ${dialect.exactInteger}`,
+    bindings: [applicationId, edgeNs.toString()],
+  };
+  await run(dialect.deleteFirstRows(db, 'spend_rollups', where, SPEND_KEY, limit) as unknown as Knex.QueryBuilder);
+}
+
+/** The table `spend_rollups` behind the derived-data seam. */
+export const spendRollups: DerivedData = {
+  name: 'spend roll-ups',
+  // Once per batch, after every round, beside the span roll-ups: one padded upsert as a rule.
+  async onStored({ fresh }, { db, runNative }) {
+    for (const statement of writerSpendUpserts(db, spendDeltas(fresh))) await runNative(statement);
+  },
+  // Nothing is subtracted: rows below the edge the purge raised are never read again and go, a bounded number per batch.
+  async onDeleted({ applicationId, purgedBeforeNs, rowLimit }, { db, run }) {
+    await deleteSpendBelowEdge(db, run, applicationId, purgedBeforeNs, rowLimit);
+  },
+  async rebuild({ applicationId, startNs, endNs }, { db, run }) {
+    await rebuildSpendHour(db, run, applicationId, startNs, endNs);
+  },
+  heldHours: (db, applicationId) => heldHoursOf(db, db('spend_rollups').where({ application_id: applicationId }), 'hour_start_unix_nano'),
+};
