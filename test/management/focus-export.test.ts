@@ -6,10 +6,12 @@
 // spans (per day, application, dimensions and currency), neighbour months left out; and who may export.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
+import { raisePurgeEdgeQuery } from '../../src/storage/spans/purge-edge.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { isClose } from '../support/engine-helpers.js';
 import { callerFor, createApplication, createOrganization, dashboardUser, expectStatus, type Caller } from '../support/management.js';
+import { seededRandom } from '../support/seeded-random.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -29,18 +31,6 @@ const DAY_MS = 86_400_000;
 /** The spans run from 2026-09-28 for 38 days: the end of September, October, the start of November. */
 const FIRST_MS = Date.UTC(2026, 8, 28);
 const OCTOBER = [Date.UTC(2026, 9, 1), Date.UTC(2026, 10, 1)] as const;
-
-/** mulberry32: the same spans on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomSpans(applicationId: string, count: number, next: () => number, salt: string): SpanRow[] {
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
@@ -181,7 +171,7 @@ onEachDatabase('FOCUS export', (app) => {
     owner = callerFor(app(), (await dashboardUser(app())).token);
     orgId = await createOrganization(owner, 'Acme, "Inc"');
     appIds = [await createApplication(owner, orgId), await createApplication(owner, orgId, { name: 'Search' })];
-    const next = random(20261128);
+    const next = seededRandom(20261128);
     spans = [...randomSpans(appIds[0] as string, 900, next, 'a'), ...randomSpans(appIds[1] as string, 500, next, 'b')];
     await storeSpans(app().server.knex, spans);
   });
@@ -267,13 +257,13 @@ onEachDatabase('FOCUS export', (app) => {
     });
   });
 
-  it('sums to the spans of the month per day, application, dimensions and currency; neighbour months left out', async () => {
+  /** The export of October against the reference grouped from `stored`. */
+  async function expectSums(stored: SpanRow[]): Promise<void> {
     const rows = (await exportOf('ndjson')).text
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as Record<string, any>);
-    const wanted = reference(spans);
-    expect(wanted.spans).to.be.above(800).and.below(spans.length);
+    const wanted = reference(stored);
     const got = new Map<string, Figures>();
     const costByCurrency = new Map<string, number>();
     for (const row of rows) {
@@ -308,6 +298,11 @@ onEachDatabase('FOCUS export', (app) => {
       expect(actual.tokens, key).to.equal(figures.tokens);
       expect(close(actual.cost, figures.cost), `${key} cost ${actual.cost} vs ${figures.cost}`).to.equal(true);
     }
+  }
+
+  it('sums to the spans of the month per day, application, dimensions and currency; neighbour months left out', async () => {
+    expect(reference(spans).spans).to.be.above(800).and.below(spans.length);
+    await expectSums(spans);
   });
 
   it('lets members export, hides other organizations (404) and refuses a bad or future billing period (422)', async () => {
@@ -327,5 +322,24 @@ onEachDatabase('FOCUS export', (app) => {
     }
     expectStatus(await owner('GET', `/organizations/${orgId}/focus-export`), 422);
     expectStatus(await exportOf('csv', owner, '2026-11'), 200);
+  });
+
+  it('answers an application whose purge edge lies inside the month from the spans that are left, exactly', async () => {
+    // As a purge batch leaves it: the edge raised, the spans below gone, the roll-up rows below still counting them.
+    const knex = app().server.knex;
+    const applicationId = appIds[0] as string;
+    const edge = BigInt(Date.UTC(2026, 9, 12, 13)) * 1_000_000n;
+    await knex.transaction(async (trx) => {
+      await raisePurgeEdgeQuery(trx, applicationId, edge);
+      await trx('spans')
+        .where('application_id', applicationId)
+        .whereRaw(`start_time_unix_nano < ${trx.client.config.client === 'mysql2' ? 'CAST(? AS SIGNED)' : 'CAST(? AS INTEGER)'}`, [
+          edge.toString(),
+        ])
+        .del();
+    });
+    const left = spans.filter((span) => span.application_id !== applicationId || BigInt(span.start_time_unix_nano) >= edge);
+    expect(left.length).to.be.below(spans.length);
+    await expectSums(left);
   });
 });
