@@ -19,6 +19,7 @@ import {
   keyToken,
   type Caller,
 } from '../support/management.js';
+import { seededRandom } from '../support/seeded-random.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -26,18 +27,6 @@ const DAY_MS = 86_400_000;
 /** 2026-10-20T00:00:00Z: the spans run from here for 35 days, across October and November. */
 const FIRST_MS = Date.UTC(2026, 9, 20);
 const SEED = Number(process.env.SPEND_TEST_SEED ?? 20261209);
-
-/** mulberry32: the same spans on every run for one seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomSpans(applicationId: string, count: number, next: () => number, salt: string): SpanRow[] {
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
@@ -244,7 +233,7 @@ onEachDatabase('spend summaries', (app) => {
     owner = callerFor(app(), (await dashboardUser(app())).token);
     orgId = await createOrganization(owner);
     appIds = [await createApplication(owner, orgId), await createApplication(owner, orgId, { name: 'Search' })];
-    const next = random(SEED);
+    const next = seededRandom(SEED);
     await storeSpans(knex(), randomSpans(appIds[0] as string, 1500, next, 'a'));
     await storeSpans(knex(), randomSpans(appIds[1] as string, 700, next, 'b'));
   });

@@ -71,7 +71,26 @@ interface Fragment {
 /** What the sums read: a FROM with its WHERE (alias `r`), and the names of its time and key columns. */
 interface Source extends Fragment {
   time: string;
-  key: string;
+  keys: string[];
+}
+
+/** The time range [fromNs, toNs) and the key columns a source holds. */
+interface SourceBounds {
+  fromNs: bigint;
+  toNs: bigint;
+  keys: readonly SpendKey[];
+}
+
+/** The applications whose roll-up rows from `fromNs` on are whole, and the others (answered from their spans). */
+async function sourcesOf(
+  trx: Knex,
+  applicationIds: readonly string[],
+  fromNs: bigint,
+): Promise<[fromRollups: string[], fromSpans: string[]]> {
+  const fromRollups: string[] = [];
+  const fromSpans: string[] = [];
+  for (const id of applicationIds) (atOrAfterEdge(await purgeEdgeOf(trx, id), fromNs) ? fromRollups : fromSpans).push(id);
+  return [fromRollups, fromSpans];
 }
 
 /**
@@ -79,43 +98,44 @@ interface Source extends Fragment {
  * usual case: MariaDB then reads the primary key's range without materializing a derived table),
  * otherwise the union of the roll-ups of some and the spans of the others.
  */
-function sourceOf(knex: Knex, window: SpendWindow, fromRollups: readonly string[], fromSpans: readonly string[]): Source {
+function sourceOf(knex: Knex, bounds: SourceBounds, fromRollups: readonly string[], fromSpans: readonly string[]): Source {
   const { exactInteger } = dialectFor(knex);
   if (fromSpans.length === 0)
     return {
       sql:
         `spend_rollups r WHERE r.application_id IN (${fromRollups.map(() => '?').join(', ')}) ` +
         `AND r.hour_start_unix_nano >= ${exactInteger} AND r.hour_start_unix_nano < ${exactInteger}`,
-      bindings: [...fromRollups, window.previousStartNs.toString(), window.endNs.toString()],
+      bindings: [...fromRollups, bounds.fromNs.toString(), bounds.toNs.toString()],
       time: 'r.hour_start_unix_nano',
-      key: `r.${window.key}`,
+      keys: bounds.keys.map((key) => `r.${key}`),
     };
-  const rows = sourceRows(knex, window, fromRollups, fromSpans);
-  return { sql: `(${rows.sql}) r WHERE 1 = 1`, bindings: rows.bindings, time: 'r.t', key: 'r.k' };
+  const rows = sourceRows(knex, bounds, fromRollups, fromSpans);
+  return { sql: `(${rows.sql}) r WHERE 1 = 1`, bindings: rows.bindings, time: 'r.t', keys: bounds.keys.map((_, index) => `r.k${index}`) };
 }
 
-/** The rows of the whole read ([previousStartNs, endNs)), from the roll-ups of some applications and the spans of the others. */
-function sourceRows(knex: Knex, window: SpendWindow, fromRollups: readonly string[], fromSpans: readonly string[]): Fragment {
+/** The rows of the whole read ([fromNs, toNs)), from the roll-ups of some applications and the spans of the others. */
+function sourceRows(knex: Knex, bounds: SourceBounds, fromRollups: readonly string[], fromSpans: readonly string[]): Fragment {
   const { exactInteger } = dialectFor(knex);
-  const bounds = [window.previousStartNs.toString(), window.endNs.toString()];
+  const range = [bounds.fromNs.toString(), bounds.toNs.toString()];
   const places = (ids: readonly string[]) => ids.map(() => '?').join(', ');
+  const keys = (alias: string) => bounds.keys.map((key, index) => `${alias}.${key} AS k${index}`).join(', ');
   const parts: Fragment[] = [];
   if (fromRollups.length > 0)
     parts.push({
       sql:
-        `SELECT r.hour_start_unix_nano AS t, r.${window.key} AS k, r.currency AS currency, ${MEASURES.map((column) => `r.${column} AS ${column}`).join(', ')} ` +
+        `SELECT r.hour_start_unix_nano AS t, ${keys('r')}, r.currency AS currency, ${MEASURES.map((column) => `r.${column} AS ${column}`).join(', ')} ` +
         `FROM spend_rollups r WHERE r.application_id IN (${places(fromRollups)}) ` +
         `AND r.hour_start_unix_nano >= ${exactInteger} AND r.hour_start_unix_nano < ${exactInteger}`,
-      bindings: [...fromRollups, ...bounds],
+      bindings: [...fromRollups, ...range],
     });
   if (fromSpans.length > 0)
     parts.push({
       sql:
-        `SELECT s.start_time_unix_nano AS t, s.${window.key} AS k, ${SPEND_CURRENCY_SQL} AS currency, ` +
+        `SELECT s.start_time_unix_nano AS t, ${keys('s')}, ${SPEND_CURRENCY_SQL} AS currency, ` +
         `${SPAN_AS_ROW.map((expression, index) => `${expression} AS ${MEASURES[index]}`).join(', ')} ` +
         `FROM spans s WHERE s.application_id IN (${places(fromSpans)}) ` +
         `AND s.start_time_unix_nano >= ${exactInteger} AND s.start_time_unix_nano < ${exactInteger}`,
-      bindings: [...fromSpans, ...bounds],
+      bindings: [...fromSpans, ...range],
     });
   return { sql: parts.map((part) => part.sql).join(' UNION ALL '), bindings: parts.flatMap((part) => part.bindings) };
 }
@@ -127,11 +147,10 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
   if (window.applicationIds.length === 0) return { values: [], otherCurrencies: [] };
   const dialect = dialectFor(knex);
   return knex.transaction(async (trx) => {
-    const fromRollups: string[] = [];
-    const fromSpans: string[] = [];
-    for (const id of window.applicationIds)
-      (atOrAfterEdge(await purgeEdgeOf(trx, id), window.previousStartNs) ? fromRollups : fromSpans).push(id);
-    const source = sourceOf(trx, window, fromRollups, fromSpans);
+    const [fromRollups, fromSpans] = await sourcesOf(trx, window.applicationIds, window.previousStartNs);
+    const bounds = { fromNs: window.previousStartNs, toNs: window.endNs, keys: [window.key] };
+    const source = sourceOf(trx, bounds, fromRollups, fromSpans);
+    const key = source.keys[0] as string;
     const start = window.startNs.toString();
     const inWindow = `${source.time} >= ${dialect.exactInteger}`;
     const inCurrency = `${inWindow} AND r.currency = ?`;
@@ -148,13 +167,10 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
     ];
     // Counts and token sums as text: MariaDB answers a SUM of integers as a DECIMAL.
     const integer = (name: string, sql: string) => (name === 'spend' || name === 'previous_spend' ? sql : dialect.asText(sql));
-    const bindings = [...measures.flatMap(([, , measureBindings]) => measureBindings), ...source.bindings];
     const rows = (await trx.raw(
-      fromSpans.length === 0
-        ? groupedByCombination(source, window.key, measures, integer, dialect.exactKey)
-        : `SELECT MIN(${source.key}) AS value, ${measures.map(([name, sql]) => `${integer(name, sql)} AS ${name}`).join(', ')} ` +
-            `FROM ${source.sql} GROUP BY ${dialect.exactKey(source.key)}`,
-      bindings,
+      `SELECT MIN(${key}) AS value, ${measures.map(([name, sql]) => `${integer(name, sql)} AS ${name}`).join(', ')} ` +
+        `FROM ${source.sql} GROUP BY ${dialect.exactKey(key)}`,
+      [...measures.flatMap(([, , bindings]) => bindings), ...source.bindings],
     )) as unknown;
     const currencies = (await trx.raw(
       `SELECT MIN(r.currency) AS currency, SUM(r.cost_sum) AS spend, ${dialect.asText('SUM(r.cost_count)')} AS spans ` +
@@ -180,29 +196,59 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
   }, dialect.snapshot);
 }
 
+/** One UTC day of one application's spend for one combination of the spend dimensions and currency. */
+export interface DailySpendRow {
+  dayStartNs: bigint;
+  dimensions: Record<SpendDimension, string | null>;
+  /** The spend currency (README.md beside this file); null for the spans without a cost. */
+  currency: string | null;
+  spans: number;
+  spansWithCost: number;
+  cost: number;
+  tokens: TokenSums;
+  unpricedSpans: number;
+  unpricedTokens: number;
+}
+
+const DAY_NS = 86_400_000_000_000n;
+
 /**
- * The sums per value read from the roll-ups alone, in two steps: per application and combination
- * (fixed-width key columns), then per value over those few rows, each taking its value from one
- * roll-up row of its combination (a primary-key read). Grouping the window's rows by a TEXT value
- * straight away makes MariaDB build its temporary table on disk (the MEMORY engine holds no TEXT):
- * 540 against 240 ms for a month of a 10-million-spans-a-day application (BENCHMARKS.md, "Spend").
+ * An application's spend over [startNs, endNs) (whole UTC days) per UTC day and combination of
+ * the spend dimensions and currency, in one snapshot: the roll-ups' hours summed per day, or the
+ * spans where the purge edge lies above startNs (as readSpend). In no particular order.
  */
-function groupedByCombination(
-  source: Source,
-  key: SpendKey,
-  measures: ReadonlyArray<[name: string, sql: string, bindings: Knex.Value[]]>,
-  integer: (name: string, sql: string) => string,
-  exactKey: (expression: string) => string,
-): string {
-  const combinations =
-    `SELECT r.application_id AS application_id, r.dimensions_hash AS dimensions_hash, MIN(r.hour_start_unix_nano) AS hour_start_unix_nano, ` +
-    `${measures.map(([name, sql]) => `${sql} AS ${name}`).join(', ')} FROM ${source.sql} GROUP BY r.application_id, r.dimensions_hash`;
-  return (
-    `SELECT MIN(d.${key}) AS value, ${measures.map(([name]) => `${integer(name, `SUM(c.${name})`)} AS ${name}`).join(', ')} ` +
-    `FROM (${combinations}) c JOIN spend_rollups d ON d.application_id = c.application_id ` +
-    `AND d.hour_start_unix_nano = c.hour_start_unix_nano AND d.dimensions_hash = c.dimensions_hash ` +
-    `GROUP BY ${exactKey(`d.${key}`)}`
-  );
+export async function readDailySpend(knex: Knex, applicationId: string, startNs: bigint, endNs: bigint): Promise<DailySpendRow[]> {
+  const dialect = dialectFor(knex);
+  return knex.transaction(async (trx) => {
+    const [fromRollups, fromSpans] = await sourcesOf(trx, [applicationId], startNs);
+    const source = sourceOf(trx, { fromNs: startNs, toNs: endNs, keys: SPEND_DIMENSIONS }, fromRollups, fromSpans);
+    // A trusted constant: the day's index since the epoch, exact on 64-bit integers.
+    const day = dialect.integerDivide(source.time, DAY_NS.toString());
+    const sums = MEASURES.map((column) =>
+      column === 'cost_sum' ? `SUM(r.${column}) AS ${column}` : `${dialect.asText(`SUM(r.${column})`)} AS ${column}`,
+    );
+    const rows = (await trx.raw(
+      `SELECT ${dialect.asText(day)} AS day, ${source.keys.map((key, index) => `MIN(${key}) AS k${index}`).join(', ')}, ` +
+        `MIN(r.currency) AS currency, ${sums.join(', ')} FROM ${source.sql} ` +
+        `GROUP BY ${[day, ...source.keys, 'r.currency'].map((key, index) => (index === 0 ? key : dialect.exactKey(key))).join(', ')}`,
+      source.bindings,
+    )) as unknown;
+    const text = (value: unknown) => (value === null || value === undefined ? null : textOf(value));
+    return rowsOf(rows).map((row) => ({
+      dayStartNs: BigInt(textOf(row.day)) * DAY_NS,
+      dimensions: Object.fromEntries(SPEND_DIMENSIONS.map((dimension, index) => [dimension, text(row[`k${index}`])])) as Record<
+        SpendDimension,
+        string | null
+      >,
+      currency: text(row.currency),
+      spans: num(row.span_count),
+      spansWithCost: num(row.cost_count),
+      cost: num(row.cost_sum),
+      tokens: Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, num(row[column])])) as TokenSums,
+      unpricedSpans: num(row.unpriced_count),
+      unpricedTokens: num(row.unpriced_tokens),
+    }));
+  }, dialect.snapshot);
 }
 
 /** The rows of a raw SELECT: better-sqlite3 answers an array, mysql2 [rows, fields]. */
