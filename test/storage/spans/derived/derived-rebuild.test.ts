@@ -2,7 +2,8 @@
 // every database: spans deleted and inserted by hand leave every derived table wrong; after the
 // rebuild each one equals, row by row, the tables of a second application that stored the same
 // spans through the span writer, whether the rebuild runs as a function, as the script, after an
-// interruption, or while spans of the same hours are being stored.
+// interruption, or while spans of the same hours are being stored; and a rebuild after retention
+// writes no spend day row below the purge edge.
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { parseIndexedAttributes, writtenSlots } from '../../../../src/storage/accounts/indexed-attributes.js';
@@ -14,6 +15,7 @@ import type { SpanRow } from '../../../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js';
 import { seedApplication, seedOrganization } from '../../../support/accounts.js';
 import { INDEXABLE_PATHS, setIndexedPaths, withSlotValues } from '../../../support/indexed-slots.js';
+import { raisePurgeEdgeQuery } from '../../../../src/storage/spans/purge-edge.js';
 import { derivedRows } from '../../../support/derived-rows.js';
 import { spanRow } from '../../../support/span-rows.js';
 import { expectFoldedFiguresMatchSummaries, expectSummariesMatchSpans } from '../../../support/summary-check.js';
@@ -144,10 +146,13 @@ onEachDatabase('rebuild of derived data', (app) => {
       'span_slot_values',
       'span_rollups',
       'slot_rollups',
+      'spend_rollups',
       'trace_figures',
       'trace_histograms',
     ])
       expect(before[table], `${table} before the rebuild`).not.to.deep.equal(wanted[table]);
+    // The spend roll-ups' day rows are compared with the hour rows.
+    expect(wanted.spend_rollups?.filter((row) => row.includes('["bucket_width_s",86400]'))).to.have.length.above(0);
     let mismatch: unknown;
     await expectSummariesMatchSpans(knex(), edited).catch((error: unknown) => (mismatch = error));
     expect(mismatch, 'summaries before the rebuild').to.be.an('error');
@@ -167,6 +172,35 @@ onEachDatabase('rebuild of derived data', (app) => {
       expect(hours).to.deep.equal([0n, 1n, 2n, 3n, 4n].map((hour) => (H0 + hour * HOUR).toString()));
       expect(outcome).to.deep.equal({ hours: 5 });
     });
+  });
+
+  it('a rebuild after retention writes no spend day row whose day starts below the purge edge', async () => {
+    const { applicationId, store } = await indexingApplication();
+    const { kept, deleted } = scenarioSpans(applicationId, 'p');
+    await store([...kept, ...deleted]);
+    // As a purge batch leaves it, cut at H1: the day of H0 starts below the edge and straddles it.
+    await knex().transaction(async (trx) => {
+      await raisePurgeEdgeQuery(trx, applicationId, H1());
+      await trx('spans')
+        .where('application_id', applicationId)
+        .whereRaw(`start_time_unix_nano < ${trx.client.config.client === 'mysql2' ? 'CAST(? AS SIGNED)' : 'CAST(? AS INTEGER)'}`, [
+          H1().toString(),
+        ])
+        .del();
+    });
+    await rebuildDerivedData(knex(), { applicationId, fromNs: H1(), toNs: H0 + 5n * HOUR });
+    const days = (await knex()('spend_rollups')
+      .where({ application_id: applicationId, bucket_width_s: 86_400 })
+      .count({ rows: '*' })) as Array<{
+      rows: number | string;
+    }>;
+    expect(Number(days[0]?.rows)).to.equal(0);
+    const hours = (await knex()('spend_rollups')
+      .where({ application_id: applicationId, bucket_width_s: 3600 })
+      .count({ rows: '*' })) as Array<{
+      rows: number | string;
+    }>;
+    expect(Number(hours[0]?.rows)).to.be.above(0);
   });
 
   it('npm run rebuild does the same, printing a line per hour', async () => {
