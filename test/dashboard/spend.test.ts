@@ -277,6 +277,15 @@ onEachDatabase('dashboard spend views', (app) => {
       await page.locator('#spend-chart details summary').click();
       expect(await accessibilityViolations(page), 'application page, spend by SKU').to.deep.equal([]);
       await screenshot(page, `spend-application-${app().database}`);
+      // One day: a chart of one bucket is drawn too.
+      await page.getByRole('radio', { name: 'Day', exact: true }).check();
+      await tableFor(page, 'Spend by sku, 2026-11-05 (UTC)');
+      expect(query(page)).to.deep.equal({ period: 'day', date: '2026-11-05', group_by: 'sku' });
+      expect((await shownRows(page)).map((row) => [row.value, row.spend, row.previous, row.change, row.direction])).to.deep.equal([
+        ['(none)', '0.00 USD', '0.25 USD', '▼ −0.25 USD (down 100.0%)', 'down'],
+      ]);
+      await page.locator('#spend-chart canvas').first().waitFor();
+      expect(await chartTable(page)).to.deep.equal([['2026-11-05', [0]]]);
       await expectNoPageFailures(watch);
     } finally {
       await watch.context.close();
