@@ -1990,8 +1990,30 @@ export interface components {
                 ratio: number | null;
             };
         };
+        /**
+         * @description Added in 1.7.0. The spend of a row (or of `other`) on one UTC day of the period, in the
+         *     summary's `currency`, summed as `spend` is.
+         */
+        SpendDay: {
+            /**
+             * Format: date
+             * @description The UTC day (`YYYY-MM-DD`).
+             */
+            date: string;
+            spend: number;
+        };
+        /**
+         * @description With `granularity=day` only. The UTC days of the period on which the row has at least
+         *     one span (with a cost in any currency or none), in date order, each with its spend (0
+         *     when none of its spans that day has a cost in `currency`); a day not listed had no
+         *     span. Their `spend` adds up to the row's `spend` (within the rounding of adding doubles
+         *     in another order). A custom period that starts or ends inside a day counts only that
+         *     day's hours in the period.
+         */
+        SpendDays: components["schemas"]["SpendDay"][];
         /** @description Added in 1.7.0. One value of the dimension. */
         SpendRow: components["schemas"]["SpendFigures"] & {
+            days?: components["schemas"]["SpendDays"];
             /** @description The value (an application id for `group_by=application`); `null` for the spans without one (no model, no SKU), which are one row. */
             value: string | null;
             /** @description `spend` over the period's total spend in `currency`; `null` when that total is 0. */
@@ -2001,6 +2023,7 @@ export interface components {
         SpendOther: components["schemas"]["SpendFigures"] & {
             /** @description How many values are combined. */
             values: number;
+            days?: components["schemas"]["SpendDays"];
             /** @description As a row's `share`. */
             share: number | null;
         };
@@ -2143,7 +2166,8 @@ export interface components {
          *     the previous period is in `totals.previous` alone), ranked by `spend` (descending),
          *     then `spans` (descending), then value (ascending by its bytes, `null` first); the
          *     first `limit` are listed, the rest combined in `other` (`null` when none is left
-         *     out). `totals` covers every span of the scope in both periods.
+         *     out). `totals` covers every span of the scope in both periods. With `granularity=day`,
+         *     each row and `other` also list their spend per UTC day (`days`).
          *
          *     **Exactness.** Answered from per-hour roll-ups of the spans kept at ingestion, so a
          *     month of a large application answers in a few hundred milliseconds; the figures are
@@ -2841,6 +2865,13 @@ export interface components {
          * @example 10
          */
         SpendLimit: number;
+        /**
+         * @description `day`: each row and `other` also list `days`, the value's spend per UTC day of the
+         *     period (`SpendDay`), for a daily chart. Absent: no `days`, and the answer is otherwise
+         *     the same.
+         * @example day
+         */
+        SpendGranularity: "day";
         /**
          * @description Application id (`app_…`).
          * @example app_8tR3vB6wY1zC
@@ -4564,6 +4595,13 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["SpendLimit"];
+                /**
+                 * @description `day`: each row and `other` also list `days`, the value's spend per UTC day of the
+                 *     period (`SpendDay`), for a daily chart. Absent: no `days`, and the answer is otherwise
+                 *     the same.
+                 * @example day
+                 */
+                granularity?: components["parameters"]["SpendGranularity"];
             };
             header?: never;
             path: {
@@ -5225,6 +5263,13 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["SpendLimit"];
+                /**
+                 * @description `day`: each row and `other` also list `days`, the value's spend per UTC day of the
+                 *     period (`SpendDay`), for a daily chart. Absent: no `days`, and the answer is otherwise
+                 *     the same.
+                 * @example day
+                 */
+                granularity?: components["parameters"]["SpendGranularity"];
             };
             header?: never;
             path: {

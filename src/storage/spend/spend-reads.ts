@@ -1,7 +1,8 @@
 // The spend of some applications over a window and the window just before it, per value of one
-// key (README.md beside this file): one statement over `spend_rollups`, or over the spans for an
-// application whose purge edge lies above the previous window's start (its rows there may have
-// lost spans: they are answered from what is left of the spans, exactly, as analytics' rule 5).
+// key, and on request per value and UTC day of the window (README.md beside this file, "Reads"):
+// statements over `spend_rollups`, or over the spans for an application whose purge edge lies
+// above the previous window's start (its rows there may have lost spans: they are answered from
+// what is left of the spans, exactly, as analytics' rule 5).
 // Both sources give the same rows: each span in the shape of a roll-up row, summed the same way.
 import type { Knex } from 'knex';
 import { dialectFor } from '../sql/index.js';
@@ -20,6 +21,15 @@ export interface SpendWindow {
   /** ISO 4217: the spend counted; the other currencies' are read apart (otherCurrencies). */
   currency: string;
   key: SpendKey;
+  /** Also read each value's spend per UTC day of the window (SpendValueFigures.days). */
+  daily?: boolean;
+}
+
+/** A value's spend on one UTC day of the window, in the window's currency. */
+export interface SpendDay {
+  /** Midnight UTC starting the day, nanoseconds. */
+  startNs: bigint;
+  spend: number;
 }
 
 export type TokenSums = Record<(typeof TOKEN_COLUMNS)[number], number>;
@@ -35,6 +45,11 @@ export interface SpendValueFigures {
   unpricedTokens: number;
   previousSpend: number;
   previousSpans: number;
+  /**
+   * With `daily`: the days of the window on which the value has a span (whatever its currency), in
+   * order; a day left out has none, so no spend.
+   */
+  days?: SpendDay[];
 }
 
 export interface OtherCurrencySpend {
@@ -177,9 +192,10 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
         `FROM ${source.sql} AND ${inWindow} AND r.currency IS NOT NULL AND r.currency <> ? GROUP BY ${dialect.exactKey('r.currency')}`,
       [...source.bindings, start, window.currency],
     )) as unknown;
+    const days = window.daily ? await readDays(trx, window, source, fromSpans.length === 0) : undefined;
     return {
       values: rowsOf(rows).map((row) => ({
-        value: row.value === null || row.value === undefined ? null : textOf(row.value),
+        value: valueOf(row.value),
         spend: num(row.spend),
         spans: num(row.spans),
         spansWithCost: num(row.spans_with_cost),
@@ -188,6 +204,7 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
         unpricedTokens: num(row.unpriced_tokens),
         previousSpend: num(row.previous_spend),
         previousSpans: num(row.previous_spans),
+        ...(days && { days: days.get(valueOf(row.value)) ?? [] }),
       })),
       otherCurrencies: rowsOf(currencies)
         .map((row) => ({ currency: textOf(row.currency), spend: num(row.spend), spans: num(row.spans) }))
@@ -251,10 +268,58 @@ export async function readDailySpend(knex: Knex, applicationId: string, startNs:
   }, dialect.snapshot);
 }
 
+const DAY_NS = 86_400_000_000_000n;
+
+/** Midnight UTC at or before a time (floored: a time before 1970 too). */
+function midnightAtOrBefore(ns: bigint): bigint {
+  const rest = ns % DAY_NS;
+  return ns - rest - (rest < 0n ? DAY_NS : 0n);
+}
+
+/**
+ * The window's spend per value and UTC day, one statement over the same rows as the sums; from the
+ * roll-ups alone in the same two steps as groupedByCombination (per application, combination and
+ * day first, over fixed-width columns), for the same reason.
+ */
+async function readDays(trx: Knex, window: SpendWindow, source: Source, rollupsOnly: boolean): Promise<Map<string | null, SpendDay[]>> {
+  const dialect = dialectFor(trx);
+  const origin = midnightAtOrBefore(window.startNs);
+  // Days counted from the midnight at or before the window's start: never negative, so the
+  // truncating division floors.
+  const day = dialect.integerDivide(`${source.time} - ${dialect.exactInteger}`, DAY_NS.toString());
+  const spend = 'SUM(CASE WHEN r.currency = ? THEN r.cost_sum ELSE 0 END)';
+  const inWindow = `${source.time} >= ${dialect.exactInteger}`;
+  const sql = rollupsOnly
+    ? `SELECT MIN(d.${window.key}) AS value, c.day_index AS day_index, SUM(c.spend) AS spend FROM (` +
+      `SELECT r.application_id AS application_id, r.dimensions_hash AS dimensions_hash, ${day} AS day_index, ` +
+      `MIN(r.hour_start_unix_nano) AS hour_start_unix_nano, ${spend} AS spend FROM ${source.sql} AND ${inWindow} ` +
+      `GROUP BY r.application_id, r.dimensions_hash, day_index) c ` +
+      `JOIN spend_rollups d ON d.application_id = c.application_id ` +
+      `AND d.hour_start_unix_nano = c.hour_start_unix_nano AND d.dimensions_hash = c.dimensions_hash ` +
+      `GROUP BY ${dialect.exactKey(`d.${window.key}`)}, c.day_index`
+    : `SELECT MIN(${source.key}) AS value, ${day} AS day_index, ${spend} AS spend FROM ${source.sql} AND ${inWindow} ` +
+      `GROUP BY ${dialect.exactKey(source.key)}, day_index`;
+  const rows = (await trx.raw(sql, [origin.toString(), window.currency, ...source.bindings, window.startNs.toString()])) as unknown;
+  const days = new Map<string | null, SpendDay[]>();
+  for (const row of rowsOf(rows)) {
+    const value = valueOf(row.value);
+    const list = days.get(value) ?? [];
+    list.push({ startNs: origin + BigInt(String(row.day_index)) * DAY_NS, spend: num(row.spend) });
+    days.set(value, list);
+  }
+  for (const list of days.values()) list.sort((a, b) => (a.startNs < b.startNs ? -1 : 1));
+  return days;
+}
+
 /** The rows of a raw SELECT: better-sqlite3 answers an array, mysql2 [rows, fields]. */
 function rowsOf(result: unknown): Array<Record<string, unknown>> {
   if (Array.isArray(result) && Array.isArray(result[0])) return result[0] as Array<Record<string, unknown>>;
   return result as Array<Record<string, unknown>>;
+}
+
+/** A key value as read, null for the spans without one. */
+function valueOf(value: unknown): string | null {
+  return value === null || value === undefined ? null : textOf(value);
 }
 
 /** A key value: MariaDB may answer a binary-collated text as bytes. */
