@@ -192,7 +192,7 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
         `FROM ${source.sql} AND ${inWindow} AND r.currency IS NOT NULL AND r.currency <> ? GROUP BY ${dialect.exactKey('r.currency')}`,
       [...source.bindings, start, window.currency],
     )) as unknown;
-    const days = window.daily ? await readDays(trx, window, source, fromSpans.length === 0) : undefined;
+    const days = window.daily ? await readDays(trx, window, source) : undefined;
     return {
       values: rowsOf(rows).map((row) => ({
         value: valueOf(row.value),
@@ -268,20 +268,14 @@ export async function readDailySpend(knex: Knex, applicationId: string, startNs:
   }, dialect.snapshot);
 }
 
-const DAY_NS = 86_400_000_000_000n;
-
 /** Midnight UTC at or before a time (floored: a time before 1970 too). */
 function midnightAtOrBefore(ns: bigint): bigint {
   const rest = ns % DAY_NS;
   return ns - rest - (rest < 0n ? DAY_NS : 0n);
 }
 
-/**
- * The window's spend per value and UTC day, one statement over the same rows as the sums; from the
- * roll-ups alone in the same two steps as groupedByCombination (per application, combination and
- * day first, over fixed-width columns), for the same reason.
- */
-async function readDays(trx: Knex, window: SpendWindow, source: Source, rollupsOnly: boolean): Promise<Map<string | null, SpendDay[]>> {
+/** The window's spend per value and UTC day, one statement over the same rows as the sums. */
+async function readDays(trx: Knex, window: SpendWindow, source: Source): Promise<Map<string | null, SpendDay[]>> {
   const dialect = dialectFor(trx);
   const origin = midnightAtOrBefore(window.startNs);
   // Days counted from the midnight at or before the window's start: never negative, so the
@@ -289,16 +283,10 @@ async function readDays(trx: Knex, window: SpendWindow, source: Source, rollupsO
   const day = dialect.integerDivide(`${source.time} - ${dialect.exactInteger}`, DAY_NS.toString());
   const spend = 'SUM(CASE WHEN r.currency = ? THEN r.cost_sum ELSE 0 END)';
   const inWindow = `${source.time} >= ${dialect.exactInteger}`;
-  const sql = rollupsOnly
-    ? `SELECT MIN(d.${window.key}) AS value, c.day_index AS day_index, SUM(c.spend) AS spend FROM (` +
-      `SELECT r.application_id AS application_id, r.dimensions_hash AS dimensions_hash, ${day} AS day_index, ` +
-      `MIN(r.hour_start_unix_nano) AS hour_start_unix_nano, ${spend} AS spend FROM ${source.sql} AND ${inWindow} ` +
-      `GROUP BY r.application_id, r.dimensions_hash, day_index) c ` +
-      `JOIN spend_rollups d ON d.application_id = c.application_id ` +
-      `AND d.hour_start_unix_nano = c.hour_start_unix_nano AND d.dimensions_hash = c.dimensions_hash ` +
-      `GROUP BY ${dialect.exactKey(`d.${window.key}`)}, c.day_index`
-    : `SELECT MIN(${source.key}) AS value, ${day} AS day_index, ${spend} AS spend FROM ${source.sql} AND ${inWindow} ` +
-      `GROUP BY ${dialect.exactKey(source.key)}, day_index`;
+  const key = source.keys[0] as string;
+  const sql =
+    `SELECT MIN(${key}) AS value, ${day} AS day_index, ${spend} AS spend FROM ${source.sql} AND ${inWindow} ` +
+    `GROUP BY ${dialect.exactKey(key)}, day_index`;
   const rows = (await trx.raw(sql, [origin.toString(), window.currency, ...source.bindings, window.startNs.toString()])) as unknown;
   const days = new Map<string | null, SpendDay[]>();
   for (const row of rowsOf(rows)) {
