@@ -71,7 +71,7 @@ export function webhookEndpointFields(
 }
 
 /** A budget's writable fields as the API shows them. */
-export function budgetFields(budget: BudgetRecord): AuditFields {
+export function budgetFields(budget: BudgetRecord) {
   return {
     name: budget.name,
     application_id: budget.application_id,

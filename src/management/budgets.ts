@@ -1,6 +1,8 @@
 // Budget operations (openapi/management.yaml, "Budgets"): createBudget, listBudgets, getBudget,
 // updateBudget and deleteBudget. Every answer carries the budget's status at the service's clock
-// (src/storage/budgets/budget-status.ts).
+// (src/storage/budgets/budget-status.ts), which also times the changes: a budget created after a
+// period ended is not evaluated for it, by the same clock the evaluator runs on.
+import { budgetFields } from '../accounts/audit-fields.js';
 import * as budgets from '../accounts/budgets.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
@@ -24,13 +26,8 @@ async function budgetBody({ knex, clock = Date.now }: ServiceDeps, budget: Budge
   return {
     id: budget.id,
     organization_id: budget.organization_id,
-    name: budget.name,
-    application_id: budget.application_id,
-    amount: budget.amount,
-    currency: budget.currency,
-    period: budget.period,
-    thresholds: budget.thresholds,
-    enabled: budget.enabled,
+    // The fields an audit event shows are the API's own.
+    ...budgetFields(budget),
     status: {
       current_period: { start: toIsoRequired(status.period.startMs), end: toIsoRequired(status.period.endMs) },
       spend: status.spend,
@@ -64,15 +61,20 @@ export function listBudgets(deps: ServiceDeps): OperationHandler<operations['lis
 export function createBudget(deps: ServiceDeps): OperationHandler<operations['createBudget']> {
   return async (request) => {
     const sent = request.body;
-    const budget = await budgets.createBudget(deps.knex, request.params.org_id, {
-      name: sent.name,
-      application_id: sent.application_id ?? null,
-      amount: sent.amount,
-      currency: sent.currency,
-      period: sent.period,
-      thresholds: sent.thresholds ?? [...budgets.DEFAULT_THRESHOLDS],
-      enabled: sent.enabled ?? true,
-    });
+    const budget = await budgets.createBudget(
+      deps.knex,
+      request.params.org_id,
+      {
+        name: sent.name,
+        application_id: sent.application_id ?? null,
+        amount: sent.amount,
+        currency: sent.currency,
+        period: sent.period,
+        thresholds: sent.thresholds ?? [...budgets.DEFAULT_THRESHOLDS],
+        enabled: sent.enabled ?? true,
+      },
+      (deps.clock ?? Date.now)(),
+    );
     return { status: 201, body: await budgetBody(deps, budget) };
   };
 }
@@ -96,14 +98,20 @@ export function updateBudget(deps: ServiceDeps): OperationHandler<operations['up
     if (sent.period !== undefined) changes.period = sent.period;
     if (sent.thresholds !== undefined) changes.thresholds = sent.thresholds;
     if (sent.enabled !== undefined) changes.enabled = sent.enabled;
-    const budget = await budgets.updateBudget(deps.knex, request.params.org_id, request.params.budget_id, changes);
+    const budget = await budgets.updateBudget(
+      deps.knex,
+      request.params.org_id,
+      request.params.budget_id,
+      changes,
+      (deps.clock ?? Date.now)(),
+    );
     return { status: 200, body: await budgetBody(deps, budget) };
   };
 }
 
-export function deleteBudget({ knex }: ServiceDeps): OperationHandler<operations['deleteBudget']> {
+export function deleteBudget({ knex, clock = Date.now }: ServiceDeps): OperationHandler<operations['deleteBudget']> {
   return async (request) => {
-    await budgets.deleteBudget(knex, request.params.org_id, request.params.budget_id);
+    await budgets.deleteBudget(knex, request.params.org_id, request.params.budget_id, clock());
     return { status: 204 };
   };
 }
