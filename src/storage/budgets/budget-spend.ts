@@ -25,28 +25,44 @@ export interface PeriodSpend {
   previousSpend: number;
 }
 
-/** The spend of `period` and of `previous` (the one just before it) in `currency`, over the applications. */
-export async function readPeriodSpend(
+export interface ApplicationSpend extends PeriodSpend {
+  applicationId: string;
+}
+
+/**
+ * The spend of `period` and of `previous` (the one just before it; null: not wanted, 0) in
+ * `currency`, per application, in the order read: one readSpend keyed by application, which the
+ * evaluator shares among every budget of the same currency and period. Leaving the previous
+ * period out halves the rows a month reads; the period's own spend is the same number either way
+ * (rows of the previous window add exact zeros to it).
+ */
+export async function readApplicationsSpend(
   knex: Knex,
   applicationIds: readonly string[],
   currency: string,
   period: BudgetPeriod,
-  previous: BudgetPeriod,
-): Promise<PeriodSpend> {
+  previous: BudgetPeriod | null,
+): Promise<ApplicationSpend[]> {
   const read = await readSpend(knex, {
     applicationIds,
-    previousStartNs: BigInt(previous.startMs) * NS_PER_MS,
+    previousStartNs: BigInt((previous ?? period).startMs) * NS_PER_MS,
     startNs: BigInt(period.startMs) * NS_PER_MS,
     endNs: BigInt(period.endMs) * NS_PER_MS,
     currency,
     key: 'application_id',
   });
-  // Added in the order read, as the summary's totals add them: the same number to the last digit.
+  return read.values.map((value) => ({ applicationId: value.value ?? '', spend: value.spend, previousSpend: value.previousSpend }));
+}
+
+/** The spend of some of the applications read, added in the order read, as the summary's totals add theirs. */
+export function spendOver(read: readonly ApplicationSpend[], applicationIds: readonly string[]): PeriodSpend {
+  const counted = new Set(applicationIds);
   let spend = 0;
   let previousSpend = 0;
-  for (const value of read.values) {
-    spend += value.spend;
-    previousSpend += value.previousSpend;
+  for (const figures of read) {
+    if (!counted.has(figures.applicationId)) continue;
+    spend += figures.spend;
+    previousSpend += figures.previousSpend;
   }
   return { spend, previousSpend };
 }

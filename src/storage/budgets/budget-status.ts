@@ -2,8 +2,8 @@
 // spend so far and its percent of the amount, and the thresholds fired in the period.
 import type { Knex } from 'knex';
 import { crossingsOf, type CrossingRecord } from './budget-crossings.js';
-import { percentOf, periodAt, periodBefore, type BudgetPeriod } from './budget-periods.js';
-import { budgetApplicationIds, readPeriodSpend } from './budget-spend.js';
+import { percentOf, periodAt, type BudgetPeriod } from './budget-periods.js';
+import { budgetApplicationIds, readApplicationsSpend, spendOver } from './budget-spend.js';
 import type { BudgetRecord } from './budgets.js';
 
 export interface BudgetStatus {
@@ -17,7 +17,8 @@ export interface BudgetStatus {
 export async function budgetStatus(knex: Knex, budget: BudgetRecord, nowMs: number): Promise<BudgetStatus> {
   const period = periodAt(budget.period, nowMs);
   const applicationIds = await budgetApplicationIds(knex, budget);
-  const { spend } = await readPeriodSpend(knex, applicationIds, budget.currency, period, periodBefore(budget.period, period));
+  // Read for the budget's applications alone: the spend summary's read, to the last digit.
+  const { spend } = spendOver(await readApplicationsSpend(knex, applicationIds, budget.currency, period, null), applicationIds);
   const crossings = (await crossingsOf(knex, [budget.id], period.startMs)).filter((crossing) => crossing.period_start === period.startMs);
   return { period, spend, percent: percentOf(spend, budget.amount), crossings };
 }
