@@ -722,6 +722,101 @@ export interface paths {
         patch: operations["updateBudget"];
         trace?: never;
     };
+    "/organizations/{org_id}/focus-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export an organization's spend of a month as FOCUS 1.3
+         * @description Added in 1.7.0. The spend of every application of the organization over one UTC calendar
+         *     month (`billing_period`) as a FinOps FOCUS 1.3 (FinOps Open Cost and Usage Specification)
+         *     cost and usage dataset: one row per UTC day, application and combination of service,
+         *     model, provider, SKU, billing resource type and spend currency (the grain of the spend
+         *     roll-ups, which it reads: a month exports in seconds whatever the span count). Costs are
+         *     counted as `getOrganizationSpend` counts them; the columns are those of `FocusExportRow`,
+         *     FOCUS columns first, then `x_` extension columns, in this order:
+         *
+         *     | Column | Source or constant | FOCUS feature level |
+         *     | --- | --- | --- |
+         *     | `BilledCost` | the day's summed span cost (`cost_sum`); 0 for spans without a cost | Mandatory |
+         *     | `BillingAccountId` | the organization id | Mandatory |
+         *     | `BillingAccountName` | the organization name | Mandatory |
+         *     | `BillingCurrency` | the spend currency: a computed cost's price currency, `USD` for a reported cost and for spans without a cost | Mandatory |
+         *     | `BillingPeriodEnd` | the first instant of the next month | Mandatory |
+         *     | `BillingPeriodStart` | the first instant of `billing_period` | Mandatory |
+         *     | `ChargeCategory` | constant `Usage` | Mandatory |
+         *     | `ChargeClass` | constant null (no corrections) | Mandatory |
+         *     | `ChargeDescription` | `Spans of <service>` or `LLM calls to <model> (<provider>) from <service>`, then `, SKU <sku>` | Mandatory |
+         *     | `ChargeFrequency` | constant `Usage-Based` | Recommended |
+         *     | `ChargePeriodEnd` | the next UTC midnight | Mandatory |
+         *     | `ChargePeriodStart` | the UTC day's midnight | Mandatory |
+         *     | `ConsumedQuantity` | LLM rows (a model): total tokens; other rows: spans | Conditional |
+         *     | `ConsumedUnit` | `Tokens` or `Requests`, as ConsumedQuantity | Conditional |
+         *     | `ContractedCost` | as BilledCost | Mandatory |
+         *     | `EffectiveCost` | as BilledCost | Mandatory |
+         *     | `HostProviderName` | as ServiceProviderName | Mandatory |
+         *     | `InvoiceIssuerName` | as ServiceProviderName | Mandatory |
+         *     | `ListCost` | as BilledCost | Mandatory |
+         *     | `PricingQuantity` | as ConsumedQuantity | Mandatory |
+         *     | `PricingUnit` | as ConsumedUnit | Mandatory |
+         *     | `ProviderName` | as ServiceProviderName (deprecated in 1.3, still mandatory) | Mandatory |
+         *     | `PublisherName` | as ServiceProviderName (deprecated in 1.3, still mandatory) | Mandatory |
+         *     | `ServiceCategory` | `AI and Machine Learning` for LLM rows, else `Other` | Mandatory |
+         *     | `ServiceName` | `service.name`; `unknown_service` when the spans had none | Mandatory |
+         *     | `ServiceProviderName` | the LLM provider; else ServiceName | Mandatory |
+         *     | `SkuId` | `billing.sku_id`; else the model; null when the spans named neither | Conditional |
+         *     | `SubAccountId` | the application id | Conditional |
+         *     | `SubAccountName` | the application name | Conditional |
+         *     | `Tags` | `spanledger/model`, `spanledger/provider`, `spanledger/resource_type` of the values set; null when none is | Conditional |
+         *     | `x_ApplicationId` | the application id | extension |
+         *     | `x_Model` | the LLM call's model | extension |
+         *     | `x_Provider` | the LLM call's provider | extension |
+         *     | `x_ResourceType` | `billing.resource_type` | extension |
+         *     | `x_SpanCount` | the spans | extension |
+         *     | `x_PricedSpanCount` | the spans with a cost | extension |
+         *     | `x_UnpricedSpanCount` | the LLM calls left unpriced (`unpriced_reason`) | extension |
+         *     | `x_UnpricedTokens` | their total tokens | extension |
+         *     | `x_InputTokens` | input tokens | extension |
+         *     | `x_OutputTokens` | output tokens | extension |
+         *     | `x_CacheReadTokens` | cache read tokens | extension |
+         *     | `x_CacheCreationTokens` | cache creation tokens | extension |
+         *     | `x_TotalTokens` | total tokens | extension |
+         *
+         *     FOCUS columns left out are Conditional or Recommended ones whose condition the data does
+         *     not meet (commitment discounts, capacity reservations, contracts, split allocation,
+         *     invoices, regions, resources, price lists, pricing currencies, sub account and billing
+         *     account types). Why each value is what it is: docs/focus-export.md.
+         *
+         *     `format` chooses the encoding; `Accept` is not consulted. `csv` (default): RFC 4180,
+         *     a header row of the column names, CRLF line ends, null as an empty field, decimals as
+         *     plain decimal text (no exponent), DateTime as `YYYY-MM-DDTHH:MM:SSZ`, Tags as JSON text.
+         *     `ndjson`: one `FocusExportRow` JSON object per line. The response is streamed and named
+         *     `focus-1.3-<org_id>-<billing_period>.<format>` (`Content-Disposition: attachment`).
+         *     Rows come per application (in id order), then by day, dimensions (null first, then by
+         *     UTF-8 bytes) and currency. A month in progress is exported as far as it has spans.
+         *     Deleted applications are left out, as in `getOrganizationSpend`.
+         *
+         *     Members and owners of the organization; dashboard users only (an API key acts on one
+         *     application).
+         */
+        get: operations["exportOrganizationFocus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/applications": {
         parameters: {
             query?: never;
@@ -1997,8 +2092,30 @@ export interface components {
                 ratio: number | null;
             };
         };
+        /**
+         * @description Added in 1.7.0. The spend of a row (or of `other`) on one UTC day of the period, in the
+         *     summary's `currency`, summed as `spend` is.
+         */
+        SpendDay: {
+            /**
+             * Format: date
+             * @description The UTC day (`YYYY-MM-DD`).
+             */
+            date: string;
+            spend: number;
+        };
+        /**
+         * @description With `granularity=day` only. The UTC days of the period on which the row has at least
+         *     one span (with a cost in any currency or none), in date order, each with its spend (0
+         *     when none of its spans that day has a cost in `currency`); a day not listed had no
+         *     span. Their `spend` adds up to the row's `spend` (within the rounding of adding doubles
+         *     in another order). A custom period that starts or ends inside a day counts only that
+         *     day's hours in the period.
+         */
+        SpendDays: components["schemas"]["SpendDay"][];
         /** @description Added in 1.7.0. One value of the dimension. */
         SpendRow: components["schemas"]["SpendFigures"] & {
+            days?: components["schemas"]["SpendDays"];
             /** @description The value (an application id for `group_by=application`); `null` for the spans without one (no model, no SKU), which are one row. */
             value: string | null;
             /** @description `spend` over the period's total spend in `currency`; `null` when that total is 0. */
@@ -2008,6 +2125,7 @@ export interface components {
         SpendOther: components["schemas"]["SpendFigures"] & {
             /** @description How many values are combined. */
             values: number;
+            days?: components["schemas"]["SpendDays"];
             /** @description As a row's `share`. */
             share: number | null;
         };
@@ -2017,6 +2135,115 @@ export interface components {
             spend: number;
             /** @description The spans with a cost in that currency. */
             spans: number;
+        };
+        /**
+         * @description Added in 1.7.0. One row of a FOCUS 1.3 export (`exportOrganizationFocus`, whose
+         *     description gives each column's source): one UTC day of one application for one
+         *     combination of service, model, provider, SKU, billing resource type and currency. Every
+         *     property is always present; FOCUS types: String, Decimal (a JSON number), DateTime
+         *     (RFC 3339 UTC, `Z`), JSON (an object).
+         */
+        FocusExportRow: {
+            /** @description FOCUS Mandatory: the day's summed span cost (`cost_sum`); 0 for spans without a cost. */
+            BilledCost: number;
+            /** @description FOCUS Mandatory: the organization id. */
+            BillingAccountId: string;
+            /** @description FOCUS Mandatory: the organization name. */
+            BillingAccountName: string;
+            /** @description FOCUS Mandatory: the spend currency: a computed cost's price currency, `USD` for a reported cost and for spans without a cost. */
+            BillingCurrency: components["schemas"]["CurrencyCode"];
+            /**
+             * Format: date-time
+             * @description FOCUS Mandatory: the first instant of the next month.
+             */
+            BillingPeriodEnd: string;
+            /**
+             * Format: date-time
+             * @description FOCUS Mandatory: the first instant of `billing_period`.
+             */
+            BillingPeriodStart: string;
+            /** @description FOCUS Mandatory: constant `Usage`. */
+            ChargeCategory: string;
+            /** @description FOCUS Mandatory: constant null (no corrections). */
+            ChargeClass: string | null;
+            /** @description FOCUS Mandatory: `Spans of <service>` or `LLM calls to <model> (<provider>) from <service>`, then `, SKU <sku>`. */
+            ChargeDescription: string | null;
+            /** @description FOCUS Recommended: constant `Usage-Based`. */
+            ChargeFrequency: string;
+            /**
+             * Format: date-time
+             * @description FOCUS Mandatory: the next UTC midnight.
+             */
+            ChargePeriodEnd: string;
+            /**
+             * Format: date-time
+             * @description FOCUS Mandatory: the UTC day's midnight.
+             */
+            ChargePeriodStart: string;
+            /** @description FOCUS Conditional: LLM rows (a model): total tokens; other rows: spans. */
+            ConsumedQuantity: number;
+            /** @description FOCUS Conditional: `Tokens` or `Requests`, as ConsumedQuantity. */
+            ConsumedUnit: string;
+            /** @description FOCUS Mandatory: as BilledCost. */
+            ContractedCost: number;
+            /** @description FOCUS Mandatory: as BilledCost. */
+            EffectiveCost: number;
+            /** @description FOCUS Mandatory: as ServiceProviderName. */
+            HostProviderName: string;
+            /** @description FOCUS Mandatory: as ServiceProviderName. */
+            InvoiceIssuerName: string;
+            /** @description FOCUS Mandatory: as BilledCost. */
+            ListCost: number;
+            /** @description FOCUS Mandatory: as ConsumedQuantity. */
+            PricingQuantity: number;
+            /** @description FOCUS Mandatory: as ConsumedUnit. */
+            PricingUnit: string;
+            /** @description FOCUS Mandatory: as ServiceProviderName (deprecated in 1.3, still mandatory). */
+            ProviderName: string;
+            /** @description FOCUS Mandatory: as ServiceProviderName (deprecated in 1.3, still mandatory). */
+            PublisherName: string;
+            /** @description FOCUS Mandatory: `AI and Machine Learning` for LLM rows, else `Other`. */
+            ServiceCategory: string;
+            /** @description FOCUS Mandatory: `service.name`; `unknown_service` when the spans had none. */
+            ServiceName: string;
+            /** @description FOCUS Mandatory: the LLM provider; else ServiceName. */
+            ServiceProviderName: string;
+            /** @description FOCUS Conditional: `billing.sku_id`; else the model; null when the spans named neither. */
+            SkuId: string | null;
+            /** @description FOCUS Conditional: the application id. */
+            SubAccountId: string;
+            /** @description FOCUS Conditional: the application name. */
+            SubAccountName: string;
+            /** @description FOCUS Conditional: `spanledger/model`, `spanledger/provider`, `spanledger/resource_type` of the values set; null when none is. */
+            Tags: {
+                [key: string]: string;
+            } | null;
+            /** @description Extension: the application id. */
+            x_ApplicationId: string;
+            /** @description Extension: the LLM call's model. */
+            x_Model: string | null;
+            /** @description Extension: the LLM call's provider. */
+            x_Provider: string | null;
+            /** @description Extension: `billing.resource_type`. */
+            x_ResourceType: string | null;
+            /** @description Extension: the spans. */
+            x_SpanCount: number;
+            /** @description Extension: the spans with a cost. */
+            x_PricedSpanCount: number;
+            /** @description Extension: the LLM calls left unpriced (`unpriced_reason`). */
+            x_UnpricedSpanCount: number;
+            /** @description Extension: their total tokens. */
+            x_UnpricedTokens: number;
+            /** @description Extension: input tokens. */
+            x_InputTokens: number;
+            /** @description Extension: output tokens. */
+            x_OutputTokens: number;
+            /** @description Extension: cache read tokens. */
+            x_CacheReadTokens: number;
+            /** @description Extension: cache creation tokens. */
+            x_CacheCreationTokens: number;
+            /** @description Extension: total tokens. */
+            x_TotalTokens: number;
         };
         /**
          * @description Added in 1.7.0. Spend over a period, per value of one dimension
@@ -2041,7 +2268,8 @@ export interface components {
          *     the previous period is in `totals.previous` alone), ranked by `spend` (descending),
          *     then `spans` (descending), then value (ascending by its bytes, `null` first); the
          *     first `limit` are listed, the rest combined in `other` (`null` when none is left
-         *     out). `totals` covers every span of the scope in both periods.
+         *     out). `totals` covers every span of the scope in both periods. With `granularity=day`,
+         *     each row and `other` also list their spend per UTC day (`days`).
          *
          *     **Exactness.** Answered from per-hour roll-ups of the spans kept at ingestion, so a
          *     month of a large application answers in a few hundred milliseconds; the figures are
@@ -2856,6 +3084,13 @@ export interface components {
          * @example 10
          */
         SpendLimit: number;
+        /**
+         * @description `day`: each row and `other` also list `days`, the value's spend per UTC day of the
+         *     period (`SpendDay`), for a daily chart. Absent: no `days`, and the answer is otherwise
+         *     the same.
+         * @example day
+         */
+        SpendGranularity: "day";
         /**
          * @description Application id (`app_…`).
          * @example app_8tR3vB6wY1zC
@@ -4584,6 +4819,13 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["SpendLimit"];
+                /**
+                 * @description `day`: each row and `other` also list `days`, the value's spend per UTC day of the
+                 *     period (`SpendDay`), for a daily chart. Absent: no `days`, and the answer is otherwise
+                 *     the same.
+                 * @example day
+                 */
+                granularity?: components["parameters"]["SpendGranularity"];
             };
             header?: never;
             path: {
@@ -5115,6 +5357,110 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    exportOrganizationFocus: {
+        parameters: {
+            query: {
+                /**
+                 * @description The UTC calendar month exported, `YYYY-MM`. A month that has not begun is 422 at
+                 *     `["query","billing_period"]`.
+                 * @example 2026-11
+                 */
+                billing_period: string;
+                /**
+                 * @description `csv` (default) or `ndjson`.
+                 * @example csv
+                 */
+                format?: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The FOCUS dataset, streamed. */
+            200: {
+                headers: {
+                    /**
+                     * @description `attachment; filename="focus-1.3-<org_id>-<billing_period>.<format>"`
+                     * @example attachment; filename="focus-1.3-org_2fK9xQ4mN8pL-2026-11.csv"
+                     */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example BilledCost,BillingAccountId,BillingAccountName,BillingCurrency,BillingPeriodEnd,BillingPeriodStart,ChargeCategory,ChargeClass,ChargeDescription,ChargeFrequency,ChargePeriodEnd,ChargePeriodStart,ConsumedQuantity,ConsumedUnit,ContractedCost,EffectiveCost,HostProviderName,InvoiceIssuerName,ListCost,PricingQuantity,PricingUnit,ProviderName,PublisherName,ServiceCategory,ServiceName,ServiceProviderName,SkuId,SubAccountId,SubAccountName,Tags,x_ApplicationId,x_Model,x_Provider,x_ResourceType,x_SpanCount,x_PricedSpanCount,x_UnpricedSpanCount,x_UnpricedTokens,x_InputTokens,x_OutputTokens,x_CacheReadTokens,x_CacheCreationTokens,x_TotalTokens
+                     *     12.5,org_2fK9xQ4mN8pL,Acme,USD,2026-12-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,,LLM calls to gpt-4o-mini (openai) from checkout,Usage-Based,2026-11-04T00:00:00Z,2026-11-03T00:00:00Z,8200000,Tokens,12.5,12.5,openai,openai,12.5,8200000,Tokens,openai,openai,AI and Machine Learning,checkout,openai,gpt-4o-mini,app_7hQ2rT9wK3mZ,Checkout,"{""spanledger/model"":""gpt-4o-mini"",""spanledger/provider"":""openai""}",app_7hQ2rT9wK3mZ,gpt-4o-mini,openai,,4100,4080,20,31000,7000000,1100000,100000,0,8200000
+                     */
+                    "text/csv": string;
+                    /**
+                     * @example {
+                     *       "BilledCost": 12.5,
+                     *       "BillingAccountId": "org_2fK9xQ4mN8pL",
+                     *       "BillingAccountName": "Acme",
+                     *       "BillingCurrency": "USD",
+                     *       "BillingPeriodEnd": "2026-12-01T00:00:00Z",
+                     *       "BillingPeriodStart": "2026-11-01T00:00:00Z",
+                     *       "ChargeCategory": "Usage",
+                     *       "ChargeClass": null,
+                     *       "ChargeDescription": "LLM calls to gpt-4o-mini (openai) from checkout",
+                     *       "ChargeFrequency": "Usage-Based",
+                     *       "ChargePeriodEnd": "2026-11-04T00:00:00Z",
+                     *       "ChargePeriodStart": "2026-11-03T00:00:00Z",
+                     *       "ConsumedQuantity": 8200000,
+                     *       "ConsumedUnit": "Tokens",
+                     *       "ContractedCost": 12.5,
+                     *       "EffectiveCost": 12.5,
+                     *       "HostProviderName": "openai",
+                     *       "InvoiceIssuerName": "openai",
+                     *       "ListCost": 12.5,
+                     *       "PricingQuantity": 8200000,
+                     *       "PricingUnit": "Tokens",
+                     *       "ProviderName": "openai",
+                     *       "PublisherName": "openai",
+                     *       "ServiceCategory": "AI and Machine Learning",
+                     *       "ServiceName": "checkout",
+                     *       "ServiceProviderName": "openai",
+                     *       "SkuId": "gpt-4o-mini",
+                     *       "SubAccountId": "app_7hQ2rT9wK3mZ",
+                     *       "SubAccountName": "Checkout",
+                     *       "Tags": {
+                     *         "spanledger/model": "gpt-4o-mini",
+                     *         "spanledger/provider": "openai"
+                     *       },
+                     *       "x_ApplicationId": "app_7hQ2rT9wK3mZ",
+                     *       "x_Model": "gpt-4o-mini",
+                     *       "x_Provider": "openai",
+                     *       "x_ResourceType": null,
+                     *       "x_SpanCount": 4100,
+                     *       "x_PricedSpanCount": 4080,
+                     *       "x_UnpricedSpanCount": 20,
+                     *       "x_UnpricedTokens": 31000,
+                     *       "x_InputTokens": 7000000,
+                     *       "x_OutputTokens": 1100000,
+                     *       "x_CacheReadTokens": 100000,
+                     *       "x_CacheCreationTokens": 0,
+                     *       "x_TotalTokens": 8200000
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["FocusExportRow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listApplications: {
         parameters: {
             query?: {
@@ -5544,6 +5890,13 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["SpendLimit"];
+                /**
+                 * @description `day`: each row and `other` also list `days`, the value's spend per UTC day of the
+                 *     period (`SpendDay`), for a daily chart. Absent: no `days`, and the answer is otherwise
+                 *     the same.
+                 * @example day
+                 */
+                granularity?: components["parameters"]["SpendGranularity"];
             };
             header?: never;
             path: {

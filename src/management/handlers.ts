@@ -6,6 +6,7 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, rotateApiKeySecret, updateApiKey } from './api-keys.js';
 import { createApplication, deleteApplication, getApplication, listApplications, updateApplication } from './applications.js';
 import { createAccessToken } from './create-access-token.js';
+import { exportOrganizationFocus } from './focus-export.js';
 import { getJwks } from './get-jwks.js';
 import { addMember, listMembers, removeMember, updateMember } from './members.js';
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './organizations.js';
@@ -57,6 +58,7 @@ export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
     getApplicationUsage: getApplicationUsage(deps),
     getApplicationSpend: getApplicationSpend(deps),
     getOrganizationSpend: getOrganizationSpend(deps),
+    exportOrganizationFocus: exportOrganizationFocus(deps),
     createRepricingJob: createRepricingJob(deps),
     listRepricingJobs: listRepricingJobs(deps),
     getRepricingJob: getRepricingJob(deps),

@@ -2,7 +2,7 @@
 // two applications (services, models, providers, SKUs, resource types, reported and computed
 // costs in three currencies, unpriced LLM calls, over five weeks of hours) stored through the
 // span writer, then every group_by and period checked against a reference computed here from the
-// spans read back, previous period and other currencies included; the same after retention cut
+// spans read back, previous period, spend per day and other currencies included; the same after retention cut
 // the spans below an edge the roll-up rows still count; and who may read them.
 import { expect } from 'chai';
 import { raisePurgeEdgeQuery } from '../../src/storage/spans/purge-edge.js';
@@ -19,6 +19,7 @@ import {
   keyToken,
   type Caller,
 } from '../support/management.js';
+import { seededRandom } from '../support/seeded-random.js';
 import { spanRow } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
@@ -26,18 +27,6 @@ const DAY_MS = 86_400_000;
 /** 2026-10-20T00:00:00Z: the spans run from here for 35 days, across October and November. */
 const FIRST_MS = Date.UTC(2026, 9, 20);
 const SEED = Number(process.env.SPEND_TEST_SEED ?? 20261209);
-
-/** mulberry32: the same spans on every run for one seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomSpans(applicationId: string, count: number, next: () => number, salt: string): SpanRow[] {
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
@@ -109,6 +98,8 @@ interface Figures {
   tokens: { input: number; output: number; cache_read: number; cache_creation: number; total: number };
   unpriced: { spans: number; tokens: number };
   previous: { spend: number; spans: number };
+  /** The period's spend per UTC day (`YYYY-MM-DD`) on which the value has a span. */
+  days: Map<string, number>;
 }
 
 /** The reference: the spans of [previousStart, end) summed per value, in JS. */
@@ -128,6 +119,7 @@ function reference(spans: StoredSpan[], window: { previousStart: bigint; start: 
         tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0, total: 0 },
         unpriced: { spans: 0, tokens: 0 },
         previous: { spend: 0, spans: 0 },
+        days: new Map(),
       };
       byValue.set(value, figures);
     }
@@ -139,6 +131,8 @@ function reference(spans: StoredSpan[], window: { previousStart: bigint; start: 
       continue;
     }
     figures.spans += 1;
+    const date = new Date(Number(span.start / 1_000_000n)).toISOString().slice(0, 10);
+    figures.days.set(date, (figures.days.get(date) ?? 0) + (inCurrency ? (span.cost ?? 0) : 0));
     if (inCurrency) {
       figures.spend += span.cost ?? 0;
       figures.spans_with_cost += 1;
@@ -202,6 +196,27 @@ function expectFigures(actual: Record<string, any>, wanted: Figures, where: stri
   else expect(close(actual.change.ratio, change / actual.previous.spend), `${where} ratio`).to.equal(true);
 }
 
+/** `days` of a row or `other` against the reference's days: the same dates in order, each spend as close as `spend`. */
+function expectDays(actual: Array<{ date: string; spend: number }> | undefined, wanted: Map<string, number>, where: string): void {
+  const dates = [...wanted.keys()].sort();
+  expect(
+    actual?.map((day) => day.date),
+    `${where} days`,
+  ).to.deep.equal(dates);
+  actual?.forEach((day) =>
+    expect(close(day.spend, wanted.get(day.date) ?? NaN), `${where} ${day.date} spend ${day.spend} vs ${wanted.get(day.date)}`).to.equal(
+      true,
+    ),
+  );
+}
+
+/** The days of several values added up. */
+function summedDays(values: Figures[]): Map<string, number> {
+  const days = new Map<string, number>();
+  for (const value of values) for (const [date, spend] of value.days) days.set(date, (days.get(date) ?? 0) + spend);
+  return days;
+}
+
 const msToNs = (ms: number) => BigInt(ms) * 1_000_000n;
 
 /** The periods checked, with the windows the summary must read. */
@@ -244,7 +259,7 @@ onEachDatabase('spend summaries', (app) => {
     owner = callerFor(app(), (await dashboardUser(app())).token);
     orgId = await createOrganization(owner);
     appIds = [await createApplication(owner, orgId), await createApplication(owner, orgId, { name: 'Search' })];
-    const next = random(SEED);
+    const next = seededRandom(SEED);
     await storeSpans(knex(), randomSpans(appIds[0] as string, 1500, next, 'a'));
     await storeSpans(knex(), randomSpans(appIds[1] as string, 700, next, 'b'));
   });
@@ -286,12 +301,13 @@ onEachDatabase('spend summaries', (app) => {
     }));
   }
 
+  /** Every period and group_by of `path` in each currency against the spans, with the spend per day (granularity=day). */
   async function expectSummaries(path: string, spans: StoredSpan[], currencies: string[], limit?: number): Promise<void> {
     for (const period of PERIODS)
       for (const groupBy of Object.keys(GROUPS) as GroupBy[])
         for (const currency of currencies) {
           const where = `${path} ${JSON.stringify(period.query)} ${groupBy} ${currency}`;
-          const response = await owner('GET', path, { query: { ...period.query, group_by: groupBy, currency, limit } });
+          const response = await owner('GET', path, { query: { ...period.query, group_by: groupBy, currency, limit, granularity: 'day' } });
           expectStatus(response, 200);
           const body = response.body;
           const window = { previousStart: msToNs(period.previousStart), start: msToNs(period.start), end: msToNs(period.end) };
@@ -307,6 +323,7 @@ onEachDatabase('spend summaries', (app) => {
           ).to.deep.equal(listed.map((row) => row.value));
           listed.forEach((row, index) => {
             expectFigures(body.rows[index], row, `${where} row ${String(row.value)}`);
+            expectDays(body.rows[index].days, row.days, `${where} row ${String(row.value)}`);
             const share = wanted.totals.spend === 0 ? null : row.spend / wanted.totals.spend;
             if (share === null) expect(body.rows[index].share).to.equal(null);
             else expect(close(body.rows[index].share, share), `${where} share`).to.equal(true);
@@ -323,6 +340,7 @@ onEachDatabase('spend summaries', (app) => {
               ),
               `${where} other spend`,
             ).to.equal(true);
+            expectDays(body.other.days, summedDays(rest), `${where} other`);
           }
           expect(close(body.totals.spend, wanted.totals.spend), `${where} total`).to.equal(true);
           expect(body.totals.spans, where).to.equal(wanted.totals.spans);
@@ -372,6 +390,30 @@ onEachDatabase('spend summaries', (app) => {
     await expectSummaries(`/organizations/${orgId}/spend`, await storedSpans(appIds), ['USD']);
   });
 
+  it('answers without granularity exactly as with granularity=day, less `days`', async function () {
+    this.timeout(120_000);
+    for (const path of [`/organizations/${orgId}/spend`, `/applications/${appIds[1]}/spend`])
+      for (const period of PERIODS)
+        for (const groupBy of ['application', 'model', 'sku'] as const) {
+          const query = { ...period.query, group_by: groupBy, limit: 2 };
+          const [plain, daily] = [
+            await owner('GET', path, { query }),
+            await owner('GET', path, { query: { ...query, granularity: 'day' } }),
+          ];
+          expectStatus(plain, 200);
+          expectStatus(daily, 200);
+          const where = `${path} ${JSON.stringify(query)}`;
+          expect(JSON.stringify(plain.body), where).not.to.include('"days"');
+          const withoutDays = (body: any) => ({
+            ...body,
+            rows: body.rows.map(({ days: _days, ...row }: any) => row),
+            other: body.other === null ? null : (({ days: _days, ...other }: any) => other)(body.other),
+          });
+          expect(withoutDays(daily.body).rows.length, where).to.be.above(0);
+          expect(withoutDays(daily.body), where).to.deep.equal(plain.body);
+        }
+  });
+
   it('answers the current month, grouped by application in USD, by default', async () => {
     const response = await owner('GET', `/organizations/${orgId}/spend`);
     expectStatus(response, 200);
@@ -413,6 +455,7 @@ onEachDatabase('spend summaries', (app) => {
       [{ period: 'year' }, 'period'],
       [{ currency: 'usd' }, 'currency'],
       [{ limit: '0' }, 'limit'],
+      [{ granularity: 'hour' }, 'granularity'],
     ];
     for (const [query, parameter] of cases) {
       const response = await owner('GET', `/applications/${appIds[0]}/spend`, { query });

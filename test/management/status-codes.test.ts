@@ -103,6 +103,11 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
     options: { query: { period: 'week', date: '2026-11-22', group_by: 'model' } },
   }),
   getOrganizationSpend: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/spend`, options: { query: { period: 'day' } } }),
+  exportOrganizationFocus: (ids) => ({
+    method: 'GET',
+    path: `/organizations/${ids.orgId}/focus-export`,
+    options: { query: { billing_period: '2026-10', format: 'ndjson' } },
+  }),
   createApiKey: (ids) => ({
     method: 'POST',
     path: '/api-keys',

@@ -1,6 +1,8 @@
 // Every response a test receives is checked against the OpenAPI documents: the status code must
-// be declared for the operation and the JSON body must match its schema. No feature can drift
-// from the documents unnoticed.
+// be declared for the operation and the JSON body (each line of an NDJSON body) must match its
+// schema. No feature can drift from the documents unnoticed.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import type { OpenAPIBackend, Operation } from 'openapi-backend';
 import { cloneDefinition, loadDocument } from '../../src/api/documents.js';
 import { createOpenApiBackend } from '../../src/api/openapi-backend.js';
@@ -28,6 +30,23 @@ function declaredResponse(operation: Operation, status: number): unknown {
   return responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
 }
 
+const NDJSON = 'application/x-ndjson';
+const ndjsonValidators = new Map<unknown, ValidateFunction>();
+
+/** openapi-backend validates application/json bodies only: an NDJSON line is checked against its schema here. */
+function ndjsonValidator(declared: unknown): ValidateFunction | undefined {
+  const schema = (declared as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.[NDJSON]?.schema;
+  if (schema === undefined) return undefined;
+  let validate = ndjsonValidators.get(schema);
+  if (validate === undefined) {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    (addFormats as unknown as (instance: Ajv2020) => void)(ajv);
+    validate = ajv.compile(schema as object);
+    ndjsonValidators.set(schema, validate);
+  }
+  return validate;
+}
+
 /**
  * Throws when the response is not what the document declares for this method and path.
  * Returns the operationId it was checked against (undefined for routes outside the documents).
@@ -42,6 +61,20 @@ export async function assertMatchesContract(method: string, path: string, respon
       throw new Error(`${where}, a status the document does not declare: ${response.text.slice(0, 300)}`);
     }
     const contentType = response.headers.get('content-type') ?? '';
+    if (contentType.startsWith(NDJSON)) {
+      const validate = ndjsonValidator(declaredResponse(operation, response.status));
+      if (validate === undefined) throw new Error(`${where} with ${NDJSON}, a media type the document does not declare`);
+      response.text
+        .split('\n')
+        .filter((line) => line !== '')
+        .forEach((line, index) => {
+          if (!validate(JSON.parse(line)))
+            throw new Error(
+              `${where}: NDJSON line ${index + 1} does not match the document: ${JSON.stringify(validate.errors?.slice(0, 5))}`,
+            );
+        });
+      return operation.operationId;
+    }
     if (!contentType.includes('application/json')) return operation.operationId;
     const result = backend.validator.validateResponse(response.body, operation, response.status);
     if (result.errors?.length) {
@@ -104,7 +137,8 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
   const response = await fetch(url, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = text;
-  if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
+  const contentType = response.headers.get('content-type') ?? '';
+  if (contentType.includes('json') && !contentType.startsWith(NDJSON) && text !== '') parsed = JSON.parse(text);
   const result: ApiResponse<T> = { status: response.status, headers: response.headers, body: parsed as T, text };
   await assertMatchesContract(method, url.pathname, result);
   return result;

@@ -133,16 +133,18 @@ export async function listApplications(
   );
 }
 
-/** The ids of the organization's applications not deleted, in id order. */
-export async function activeApplicationIds(knex: Knex, organizationId: string): Promise<string[]> {
-  const rows = (await knex('applications')
+/** The ids and names of the organization's applications not deleted, in id order. */
+export async function activeApplicationsOf(knex: Knex, organizationId: string): Promise<Array<{ id: string; name: string }>> {
+  return (await knex('applications')
     .where({ organization_id: organizationId })
     .whereNull('deleted_at')
     .orderBy('id')
-    .select('id')) as Array<{
-    id: string;
-  }>;
-  return rows.map((row) => row.id);
+    .select('id', 'name')) as Array<{ id: string; name: string }>;
+}
+
+/** The ids of the organization's applications not deleted, in id order. */
+export async function activeApplicationIds(knex: Knex, organizationId: string): Promise<string[]> {
+  return (await activeApplicationsOf(knex, organizationId)).map((row) => row.id);
 }
 
 export async function countActiveApplications(knex: Knex, organizationId: string): Promise<number> {

@@ -1,7 +1,8 @@
 // The spend of some applications over a window and the window just before it, per value of one
-// key (README.md beside this file): one statement over `spend_rollups`, or over the spans for an
-// application whose purge edge lies above the previous window's start (its rows there may have
-// lost spans: they are answered from what is left of the spans, exactly, as analytics' rule 5).
+// key, and on request per value and UTC day of the window (README.md beside this file, "Reads"):
+// statements over `spend_rollups`, or over the spans for an application whose purge edge lies
+// above the previous window's start (its rows there may have lost spans: they are answered from
+// what is left of the spans, exactly, as analytics' rule 5).
 // Both sources give the same rows: each span in the shape of a roll-up row, summed the same way.
 import type { Knex } from 'knex';
 import { dialectFor } from '../sql/index.js';
@@ -20,6 +21,15 @@ export interface SpendWindow {
   /** ISO 4217: the spend counted; the other currencies' are read apart (otherCurrencies). */
   currency: string;
   key: SpendKey;
+  /** Also read each value's spend per UTC day of the window (SpendValueFigures.days). */
+  daily?: boolean;
+}
+
+/** A value's spend on one UTC day of the window, in the window's currency. */
+export interface SpendDay {
+  /** Midnight UTC starting the day, nanoseconds. */
+  startNs: bigint;
+  spend: number;
 }
 
 export type TokenSums = Record<(typeof TOKEN_COLUMNS)[number], number>;
@@ -35,6 +45,11 @@ export interface SpendValueFigures {
   unpricedTokens: number;
   previousSpend: number;
   previousSpans: number;
+  /**
+   * With `daily`: the days of the window on which the value has a span (whatever its currency), in
+   * order; a day left out has none, so no spend.
+   */
+  days?: SpendDay[];
 }
 
 export interface OtherCurrencySpend {
@@ -71,7 +86,26 @@ interface Fragment {
 /** What the sums read: a FROM with its WHERE (alias `r`), and the names of its time and key columns. */
 interface Source extends Fragment {
   time: string;
-  key: string;
+  keys: string[];
+}
+
+/** The time range [fromNs, toNs) and the key columns a source holds. */
+interface SourceBounds {
+  fromNs: bigint;
+  toNs: bigint;
+  keys: readonly SpendKey[];
+}
+
+/** The applications whose roll-up rows from `fromNs` on are whole, and the others (answered from their spans). */
+async function sourcesOf(
+  trx: Knex,
+  applicationIds: readonly string[],
+  fromNs: bigint,
+): Promise<[fromRollups: string[], fromSpans: string[]]> {
+  const fromRollups: string[] = [];
+  const fromSpans: string[] = [];
+  for (const id of applicationIds) (atOrAfterEdge(await purgeEdgeOf(trx, id), fromNs) ? fromRollups : fromSpans).push(id);
+  return [fromRollups, fromSpans];
 }
 
 /**
@@ -79,43 +113,44 @@ interface Source extends Fragment {
  * usual case: MariaDB then reads the primary key's range without materializing a derived table),
  * otherwise the union of the roll-ups of some and the spans of the others.
  */
-function sourceOf(knex: Knex, window: SpendWindow, fromRollups: readonly string[], fromSpans: readonly string[]): Source {
+function sourceOf(knex: Knex, bounds: SourceBounds, fromRollups: readonly string[], fromSpans: readonly string[]): Source {
   const { exactInteger } = dialectFor(knex);
   if (fromSpans.length === 0)
     return {
       sql:
         `spend_rollups r WHERE r.application_id IN (${fromRollups.map(() => '?').join(', ')}) ` +
         `AND r.hour_start_unix_nano >= ${exactInteger} AND r.hour_start_unix_nano < ${exactInteger}`,
-      bindings: [...fromRollups, window.previousStartNs.toString(), window.endNs.toString()],
+      bindings: [...fromRollups, bounds.fromNs.toString(), bounds.toNs.toString()],
       time: 'r.hour_start_unix_nano',
-      key: `r.${window.key}`,
+      keys: bounds.keys.map((key) => `r.${key}`),
     };
-  const rows = sourceRows(knex, window, fromRollups, fromSpans);
-  return { sql: `(${rows.sql}) r WHERE 1 = 1`, bindings: rows.bindings, time: 'r.t', key: 'r.k' };
+  const rows = sourceRows(knex, bounds, fromRollups, fromSpans);
+  return { sql: `(${rows.sql}) r WHERE 1 = 1`, bindings: rows.bindings, time: 'r.t', keys: bounds.keys.map((_, index) => `r.k${index}`) };
 }
 
-/** The rows of the whole read ([previousStartNs, endNs)), from the roll-ups of some applications and the spans of the others. */
-function sourceRows(knex: Knex, window: SpendWindow, fromRollups: readonly string[], fromSpans: readonly string[]): Fragment {
+/** The rows of the whole read ([fromNs, toNs)), from the roll-ups of some applications and the spans of the others. */
+function sourceRows(knex: Knex, bounds: SourceBounds, fromRollups: readonly string[], fromSpans: readonly string[]): Fragment {
   const { exactInteger } = dialectFor(knex);
-  const bounds = [window.previousStartNs.toString(), window.endNs.toString()];
+  const range = [bounds.fromNs.toString(), bounds.toNs.toString()];
   const places = (ids: readonly string[]) => ids.map(() => '?').join(', ');
+  const keys = (alias: string) => bounds.keys.map((key, index) => `${alias}.${key} AS k${index}`).join(', ');
   const parts: Fragment[] = [];
   if (fromRollups.length > 0)
     parts.push({
       sql:
-        `SELECT r.hour_start_unix_nano AS t, r.${window.key} AS k, r.currency AS currency, ${MEASURES.map((column) => `r.${column} AS ${column}`).join(', ')} ` +
+        `SELECT r.hour_start_unix_nano AS t, ${keys('r')}, r.currency AS currency, ${MEASURES.map((column) => `r.${column} AS ${column}`).join(', ')} ` +
         `FROM spend_rollups r WHERE r.application_id IN (${places(fromRollups)}) ` +
         `AND r.hour_start_unix_nano >= ${exactInteger} AND r.hour_start_unix_nano < ${exactInteger}`,
-      bindings: [...fromRollups, ...bounds],
+      bindings: [...fromRollups, ...range],
     });
   if (fromSpans.length > 0)
     parts.push({
       sql:
-        `SELECT s.start_time_unix_nano AS t, s.${window.key} AS k, ${SPEND_CURRENCY_SQL} AS currency, ` +
+        `SELECT s.start_time_unix_nano AS t, ${keys('s')}, ${SPEND_CURRENCY_SQL} AS currency, ` +
         `${SPAN_AS_ROW.map((expression, index) => `${expression} AS ${MEASURES[index]}`).join(', ')} ` +
         `FROM spans s WHERE s.application_id IN (${places(fromSpans)}) ` +
         `AND s.start_time_unix_nano >= ${exactInteger} AND s.start_time_unix_nano < ${exactInteger}`,
-      bindings: [...fromSpans, ...bounds],
+      bindings: [...fromSpans, ...range],
     });
   return { sql: parts.map((part) => part.sql).join(' UNION ALL '), bindings: parts.flatMap((part) => part.bindings) };
 }
@@ -127,11 +162,10 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
   if (window.applicationIds.length === 0) return { values: [], otherCurrencies: [] };
   const dialect = dialectFor(knex);
   return knex.transaction(async (trx) => {
-    const fromRollups: string[] = [];
-    const fromSpans: string[] = [];
-    for (const id of window.applicationIds)
-      (atOrAfterEdge(await purgeEdgeOf(trx, id), window.previousStartNs) ? fromRollups : fromSpans).push(id);
-    const source = sourceOf(trx, window, fromRollups, fromSpans);
+    const [fromRollups, fromSpans] = await sourcesOf(trx, window.applicationIds, window.previousStartNs);
+    const bounds = { fromNs: window.previousStartNs, toNs: window.endNs, keys: [window.key] };
+    const source = sourceOf(trx, bounds, fromRollups, fromSpans);
+    const key = source.keys[0] as string;
     const start = window.startNs.toString();
     const inWindow = `${source.time} >= ${dialect.exactInteger}`;
     const inCurrency = `${inWindow} AND r.currency = ?`;
@@ -149,8 +183,8 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
     // Counts and token sums as text: MariaDB answers a SUM of integers as a DECIMAL.
     const integer = (name: string, sql: string) => (name === 'spend' || name === 'previous_spend' ? sql : dialect.asText(sql));
     const rows = (await trx.raw(
-      `SELECT MIN(${source.key}) AS value, ${measures.map(([name, sql]) => `${integer(name, sql)} AS ${name}`).join(', ')} ` +
-        `FROM ${source.sql} GROUP BY ${dialect.exactKey(source.key)}`,
+      `SELECT MIN(${key}) AS value, ${measures.map(([name, sql]) => `${integer(name, sql)} AS ${name}`).join(', ')} ` +
+        `FROM ${source.sql} GROUP BY ${dialect.exactKey(key)}`,
       [...measures.flatMap(([, , bindings]) => bindings), ...source.bindings],
     )) as unknown;
     const currencies = (await trx.raw(
@@ -158,9 +192,10 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
         `FROM ${source.sql} AND ${inWindow} AND r.currency IS NOT NULL AND r.currency <> ? GROUP BY ${dialect.exactKey('r.currency')}`,
       [...source.bindings, start, window.currency],
     )) as unknown;
+    const days = window.daily ? await readDays(trx, window, source) : undefined;
     return {
       values: rowsOf(rows).map((row) => ({
-        value: row.value === null || row.value === undefined ? null : textOf(row.value),
+        value: valueOf(row.value),
         spend: num(row.spend),
         spans: num(row.spans),
         spansWithCost: num(row.spans_with_cost),
@@ -169,6 +204,7 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
         unpricedTokens: num(row.unpriced_tokens),
         previousSpend: num(row.previous_spend),
         previousSpans: num(row.previous_spans),
+        ...(days && { days: days.get(valueOf(row.value)) ?? [] }),
       })),
       otherCurrencies: rowsOf(currencies)
         .map((row) => ({ currency: textOf(row.currency), spend: num(row.spend), spans: num(row.spans) }))
@@ -177,10 +213,101 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
   }, dialect.snapshot);
 }
 
+/** One UTC day of one application's spend for one combination of the spend dimensions and currency. */
+export interface DailySpendRow {
+  dayStartNs: bigint;
+  dimensions: Record<SpendDimension, string | null>;
+  /** The spend currency (README.md beside this file); null for the spans without a cost. */
+  currency: string | null;
+  spans: number;
+  spansWithCost: number;
+  cost: number;
+  tokens: TokenSums;
+  unpricedSpans: number;
+  unpricedTokens: number;
+}
+
+const DAY_NS = 86_400_000_000_000n;
+
+/**
+ * An application's spend over [startNs, endNs) (whole UTC days) per UTC day and combination of
+ * the spend dimensions and currency, in one snapshot: the roll-ups' hours summed per day, or the
+ * spans where the purge edge lies above startNs (as readSpend). In no particular order.
+ */
+export async function readDailySpend(knex: Knex, applicationId: string, startNs: bigint, endNs: bigint): Promise<DailySpendRow[]> {
+  const dialect = dialectFor(knex);
+  return knex.transaction(async (trx) => {
+    const [fromRollups, fromSpans] = await sourcesOf(trx, [applicationId], startNs);
+    const source = sourceOf(trx, { fromNs: startNs, toNs: endNs, keys: SPEND_DIMENSIONS }, fromRollups, fromSpans);
+    // A trusted constant: the day's index since the epoch, exact on 64-bit integers.
+    const day = dialect.integerDivide(source.time, DAY_NS.toString());
+    const sums = MEASURES.map((column) =>
+      column === 'cost_sum' ? `SUM(r.${column}) AS ${column}` : `${dialect.asText(`SUM(r.${column})`)} AS ${column}`,
+    );
+    const rows = (await trx.raw(
+      `SELECT ${dialect.asText(day)} AS day, ${source.keys.map((key, index) => `MIN(${key}) AS k${index}`).join(', ')}, ` +
+        `MIN(r.currency) AS currency, ${sums.join(', ')} FROM ${source.sql} ` +
+        `GROUP BY ${[day, ...source.keys, 'r.currency'].map((key, index) => (index === 0 ? key : dialect.exactKey(key))).join(', ')}`,
+      source.bindings,
+    )) as unknown;
+    const text = (value: unknown) => (value === null || value === undefined ? null : textOf(value));
+    return rowsOf(rows).map((row) => ({
+      dayStartNs: BigInt(textOf(row.day)) * DAY_NS,
+      dimensions: Object.fromEntries(SPEND_DIMENSIONS.map((dimension, index) => [dimension, text(row[`k${index}`])])) as Record<
+        SpendDimension,
+        string | null
+      >,
+      currency: text(row.currency),
+      spans: num(row.span_count),
+      spansWithCost: num(row.cost_count),
+      cost: num(row.cost_sum),
+      tokens: Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, num(row[column])])) as TokenSums,
+      unpricedSpans: num(row.unpriced_count),
+      unpricedTokens: num(row.unpriced_tokens),
+    }));
+  }, dialect.snapshot);
+}
+
+/** Midnight UTC at or before a time (floored: a time before 1970 too). */
+function midnightAtOrBefore(ns: bigint): bigint {
+  const rest = ns % DAY_NS;
+  return ns - rest - (rest < 0n ? DAY_NS : 0n);
+}
+
+/** The window's spend per value and UTC day, one statement over the same rows as the sums. */
+async function readDays(trx: Knex, window: SpendWindow, source: Source): Promise<Map<string | null, SpendDay[]>> {
+  const dialect = dialectFor(trx);
+  const origin = midnightAtOrBefore(window.startNs);
+  // Days counted from the midnight at or before the window's start: never negative, so the
+  // truncating division floors.
+  const day = dialect.integerDivide(`${source.time} - ${dialect.exactInteger}`, DAY_NS.toString());
+  const spend = 'SUM(CASE WHEN r.currency = ? THEN r.cost_sum ELSE 0 END)';
+  const inWindow = `${source.time} >= ${dialect.exactInteger}`;
+  const key = source.keys[0] as string;
+  const sql =
+    `SELECT MIN(${key}) AS value, ${day} AS day_index, ${spend} AS spend FROM ${source.sql} AND ${inWindow} ` +
+    `GROUP BY ${dialect.exactKey(key)}, day_index`;
+  const rows = (await trx.raw(sql, [origin.toString(), window.currency, ...source.bindings, window.startNs.toString()])) as unknown;
+  const days = new Map<string | null, SpendDay[]>();
+  for (const row of rowsOf(rows)) {
+    const value = valueOf(row.value);
+    const list = days.get(value) ?? [];
+    list.push({ startNs: origin + BigInt(String(row.day_index)) * DAY_NS, spend: num(row.spend) });
+    days.set(value, list);
+  }
+  for (const list of days.values()) list.sort((a, b) => (a.startNs < b.startNs ? -1 : 1));
+  return days;
+}
+
 /** The rows of a raw SELECT: better-sqlite3 answers an array, mysql2 [rows, fields]. */
 function rowsOf(result: unknown): Array<Record<string, unknown>> {
   if (Array.isArray(result) && Array.isArray(result[0])) return result[0] as Array<Record<string, unknown>>;
   return result as Array<Record<string, unknown>>;
+}
+
+/** A key value as read, null for the spans without one. */
+function valueOf(value: unknown): string | null {
+  return value === null || value === undefined ? null : textOf(value);
 }
 
 /** A key value: MariaDB may answer a binary-collated text as bytes. */
