@@ -13,7 +13,7 @@ import { enabledBudgets } from '../../src/storage/budgets/budgets.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { createApplication, expectStatus, ownerWithApplication, type Caller } from '../support/management.js';
-import { spanRow } from '../support/span-rows.js';
+import { costSpan } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 import { FAST_WEBHOOKS, startReceiver, verify, waitForDeliveries } from '../support/webhook-receiver.js';
 
@@ -22,22 +22,6 @@ let now = Date.parse('2026-11-10T20:00:00.000Z');
 const setClock = (iso: string) => {
   now = Date.parse(iso);
 };
-
-let spanCounter = 0;
-
-/** A span of the application starting at `at` with a cost: reported (USD) or computed in `currency`. */
-function costSpan(applicationId: string, at: string, cost: number, currency?: string): SpanRow {
-  spanCounter += 1;
-  return spanRow({
-    application_id: applicationId,
-    trace_id: `b${spanCounter.toString(16)}`.padStart(32, '0'),
-    span_id: `b${spanCounter.toString(16)}`.padStart(16, '0'),
-    start_time_unix_nano: (BigInt(Date.parse(at)) * 1_000_000n).toString(),
-    cost,
-    cost_source: currency === undefined ? 'reported' : 'computed',
-    price_currency: currency ?? null,
-  });
-}
 
 interface FiredEvent {
   id: string;

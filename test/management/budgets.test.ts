@@ -18,30 +18,13 @@ import {
   ownerWithApplication,
   type Caller,
 } from '../support/management.js';
-import { spanRow } from '../support/span-rows.js';
+import { costSpan } from '../support/span-rows.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 /** The service's clock in this suite: the budgets' current period is November 2026 (its 20th for a day budget). */
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
 
 const BUDGET = { name: 'LLM spend', amount: 500, currency: 'USD', period: 'month' };
-
-let spanCounter = 0;
-
-/** A span of the application starting at `at` with a cost: reported (USD) or computed in `currency`. */
-function costSpan(applicationId: string, at: string, cost: number, currency?: string): SpanRow {
-  spanCounter += 1;
-  const startNs = (BigInt(Date.parse(at)) * 1_000_000n + BigInt(spanCounter)).toString();
-  return spanRow({
-    application_id: applicationId,
-    trace_id: spanCounter.toString(16).padStart(32, '0'),
-    span_id: spanCounter.toString(16).padStart(16, '0'),
-    start_time_unix_nano: startNs,
-    cost,
-    cost_source: currency === undefined ? 'reported' : 'computed',
-    price_currency: currency ?? null,
-  });
-}
 
 onEachDatabase(
   'budgets',
