@@ -285,6 +285,22 @@ onEachDatabase(
         parseAs: 'text',
       });
       expect(focus.data).to.match(/^[A-Za-z]+(,[A-Za-z_]+)+\r\n$/);
+      // A budget of the application: created, listed, read and changed (the evaluator is off).
+      const budget = await management.POST('/organizations/{org_id}/budgets', {
+        params: { path: { org_id: orgId } },
+        body: { name: 'LLM spend', application_id: appId, amount: 500, currency: 'USD', period: 'month', thresholds: [100, 50] },
+      });
+      const budgetId = budget.data?.id as string;
+      expect(budget.data).to.deep.include({ thresholds: [50, 100], application_id: appId });
+      const budgetPath = { path: { org_id: orgId, budget_id: budgetId } };
+      const budgets = await management.GET('/organizations/{org_id}/budgets', { params: { path: { org_id: orgId }, query: { limit: 5 } } });
+      expect(budgets.data?.data.map((listed) => listed.id)).to.deep.equal([budgetId]);
+      expect(
+        (await management.PATCH('/organizations/{org_id}/budgets/{budget_id}', { params: budgetPath, body: { amount: 600 } })).data,
+      ).to.include({
+        amount: 600,
+      });
+      expect((await management.GET('/organizations/{org_id}/budgets/{budget_id}', { params: budgetPath })).data?.status.spend).to.equal(0);
       const created = await management.POST('/api-keys', { body: { app_id: appId, name: 'ingest', permissions: ['write:traces'] } });
       const apiKey = created.data?.api_key as string;
       const secret = created.data?.api_secret as string;
@@ -363,6 +379,7 @@ onEachDatabase(
       // The DELETEs last, the member and the key before what holds them.
       await management.DELETE('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } } });
       await management.DELETE('/organizations/{org_id}/price-entries/{entry_id}', { params: entryPath });
+      await management.DELETE('/organizations/{org_id}/budgets/{budget_id}', { params: budgetPath });
       await management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
       await management.DELETE('/applications/{app_id}', { params: { path: { app_id: appId } } });
       await management.DELETE('/organizations/{org_id}', { params: { path: { org_id: orgId } } });
@@ -371,7 +388,7 @@ onEachDatabase(
       for (const [operationId, status] of answered) expect(status, operationId).to.equal(expected.get(operationId));
     });
   },
-  { REPRICING_INTERVAL_SECONDS: '0', WEBHOOK_DELIVERY_INTERVAL_SECONDS: '0' },
+  { REPRICING_INTERVAL_SECONDS: '0', WEBHOOK_DELIVERY_INTERVAL_SECONDS: '0', BUDGET_EVALUATION_INTERVAL_SECONDS: '0' },
 );
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -138,3 +138,8 @@ export async function seedWebhookEndpoint(knex: Knex, organizationId: string): P
   );
   return id;
 }
+
+/** A budget of the whole organization (100 USD a month, the default thresholds). */
+export async function seedBudget(knex: Knex, organizationId: string): Promise<string> {
+  return seed.seedBudget(knex, organizationId);
+}

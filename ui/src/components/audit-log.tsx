@@ -18,6 +18,7 @@ const RESOURCE_TYPE_LABELS: Record<ResourceType, string> = {
   price_entry: 'Price entries',
   repricing_job: 'Re-pricing jobs',
   webhook_endpoint: 'Webhook endpoints',
+  budget: 'Budgets',
 };
 
 const RESOURCE_TYPES = Object.entries(RESOURCE_TYPE_LABELS).map(([value, label]) => ({ value: value as ResourceType, label }));
