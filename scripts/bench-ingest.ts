@@ -21,6 +21,12 @@
 // with the server's durability settings. The five run in interleaved rounds, so that other
 // load on the machine weighs on all of them alike; each on its own database, so that every
 // table grows alike and each row's verification counts only its own spans.
+//
+// BENCH_BUDGETS=N (none by default) seeds N budgets on each endpoint row's bench organization
+// (amounts from a cent to a million USD, day and month periods, the organization's or the
+// application's spend, so thresholds keep firing as the spans arrive) and runs the services'
+// budget evaluator every second (BUDGET_EVALUATION_INTERVAL_SECONDS=1): a run with it against one
+// without measures what budget evaluation costs ingestion.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,6 +47,7 @@ import { makeBatches, SPANS_PER_TRACE, WORKLOADS, type Workload } from './lib/be
 import { interleavedRounds } from './lib/interleaved-rounds.js';
 import { databaseServerPid, ownCpuSeconds, totalCpuSeconds } from './lib/process-cpu.js';
 import { retryOnLockConflict } from '../src/storage/transactions.js';
+import { seedBudget } from './lib/seed-accounts.js';
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 1_048_576);
@@ -50,6 +57,7 @@ const WORKLOAD = (process.env.BENCH_WORKLOAD ?? 'vendor') as Workload;
 // Attribute paths the endpoint rows' applications index (comma-separated; none by default). The
 // ceiling rows store the same spans with empty slots.
 const INDEXED_ATTRIBUTES = (process.env.BENCH_INDEXED_ATTRIBUTES ?? '').split(',').filter((path) => path !== '');
+const BUDGETS = Number(process.env.BENCH_BUDGETS ?? 0);
 
 function databaseUrl(name: string): string {
   return databaseUrlOn(SERVER_URL as string, name);
@@ -123,12 +131,25 @@ async function untilFolded(knex: Knex, what: string): Promise<void> {
   }
 }
 
+/** BENCH_BUDGETS budgets on the bench organization, their amounts spread from 10^-2 to 10^6 USD. */
+async function seedBenchBudgets(knex: Knex): Promise<void> {
+  const [application] = (await knex('applications').select('id', 'organization_id')) as Array<{ id: string; organization_id: string }>;
+  for (let index = 0; index < BUDGETS; index += 1) {
+    await seedBudget(knex, application.organization_id, {
+      amount: Number((10 ** (-2 + (8 * index) / BUDGETS)).toPrecision(3)),
+      period: index % 2 === 0 ? 'month' : 'day',
+      application_id: index % 3 === 0 ? null : application.id,
+    });
+  }
+}
+
 async function startEndpoint(dbName: string, transport: Transport): Promise<Endpoint> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-bench-'));
   const { url, grpcPort, child } = await startService(databaseUrl(dbName), dataDir);
   const knex = adminKnex(databaseUrl(dbName));
   // The gRPC row sends the Basic credentials in its metadata.
   const headers = await ingestCaller(knex, url, transport === 'bearer' ? 'bearer' : 'basic', INDEXED_ATTRIBUTES);
+  if (BUDGETS > 0) await seedBenchBudgets(knex);
   const sender = transport === 'grpc' ? grpcSender(`127.0.0.1:${grpcPort}`, headers) : httpSender(url, headers, SENDERS);
   return {
     pid: child.pid as number,
@@ -206,6 +227,8 @@ async function main(): Promise<void> {
   }
   if (BATCH % SPANS_PER_TRACE !== 0) throw new Error(`BENCH_BATCH must be a multiple of ${SPANS_PER_TRACE}`);
   if (!WORKLOADS.includes(WORKLOAD)) throw new Error(`BENCH_WORKLOAD must be one of ${WORKLOADS.join(', ')}`);
+  // The services inherit it: every endpoint row evaluates its budgets each second.
+  if (BUDGETS > 0) process.env.BUDGET_EVALUATION_INTERVAL_SECONDS = '1';
   const suffix = randomBytes(4).toString('hex');
   const names = {
     bearer: `spanledger_bench_bearer_${suffix}`,
@@ -307,7 +330,7 @@ async function main(): Promise<void> {
     const ceiling = Math.max(rate(seconds.query), rate(seconds.execute));
     const lines = [
       `MariaDB/MySQL ${server.version} (innodb_flush_log_at_trx_commit=${server.flush}, buffer pool ${Math.round(Number(server.pool) / 2 ** 20)} MiB), ${os.cpus().length} cores, Node ${process.version}`,
-      `${spans} spans${WORKLOAD === 'vendor' ? '' : ` (workload ${WORKLOAD})`}, ${BATCH} a request, ${SENDERS} concurrent senders, ${rounds} interleaved rounds; 1-minute load average before the run ${loadBefore.toFixed(1)}`,
+      `${spans} spans${WORKLOAD === 'vendor' ? '' : ` (workload ${WORKLOAD})`}${BUDGETS > 0 ? `, ${BUDGETS} budgets evaluated every second` : ''}, ${BATCH} a request, ${SENDERS} concurrent senders, ${rounds} interleaved rounds; 1-minute load average before the run ${loadBefore.toFixed(1)}`,
       '',
       '| what | seconds | spans/s | CPU ms per 1,000 spans: service | bench process | database server |',
       '|---|---:|---:|---:|---:|---:|',

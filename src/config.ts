@@ -54,6 +54,7 @@ export interface Config {
   folding: FoldingConfig;
   repricing: RepricingConfig;
   webhooks: WebhookConfig;
+  budgets: BudgetConfig;
   auth: {
     tokenIssuer: string;
     tokenAudience: string;
@@ -113,6 +114,12 @@ export interface WebhookConfig {
   allowedHosts: string[];
   /** How long events, deliveries and attempts are kept, and their purge. */
   retention: AuditConfig;
+}
+
+/** The budget evaluator (src/jobs/budget-evaluator.ts, src/storage/budgets/README.md). */
+export interface BudgetConfig {
+  /** Seconds between evaluation passes; 0 turns the evaluator off (another instance's evaluates). */
+  intervalSeconds: number;
 }
 
 export interface IndexingConfig {
@@ -366,6 +373,9 @@ export function loadConfig(env: Env = process.env): Config {
         purgeIntervalSeconds: readInteger(env, 'WEBHOOK_PURGE_INTERVAL_SECONDS', 3600, 0, 86_400),
         purgeBatchSize: readInteger(env, 'WEBHOOK_PURGE_BATCH_SIZE', 1000, 1, 10_000),
       },
+    },
+    budgets: {
+      intervalSeconds: readInteger(env, 'BUDGET_EVALUATION_INTERVAL_SECONDS', 60, 0, 86_400),
     },
     auth: {
       tokenIssuer: env.TOKEN_ISSUER || 'spanledger',

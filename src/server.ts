@@ -1,6 +1,6 @@
 // Owns the process lifecycle: database, migrations, HTTP and gRPC listeners, the retention and audit purgers,
-// the indexed attribute backfill, the trace fold, the re-pricing jobs' worker, the webhook deliverer
-// and graceful shutdown.
+// the indexed attribute backfill, the trace fold, the re-pricing jobs' worker, the webhook deliverer,
+// the budget evaluator and graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
@@ -24,6 +24,7 @@ import { TraceFolder } from './jobs/trace-folder.js';
 import { Repricer } from './jobs/repricer.js';
 import { WebhookDeliverer } from './jobs/webhook-deliverer.js';
 import { WebhookPurger } from './jobs/webhook-purger.js';
+import { BudgetEvaluator } from './jobs/budget-evaluator.js';
 import type { Resolver } from './webhooks/destinations.js';
 import { answerClientError } from './http/client-errors.js';
 import { openDatabase } from './storage/database.js';
@@ -56,6 +57,8 @@ export interface RunningServer {
   webhookDeliverer: WebhookDeliverer;
   /** Deletes webhook events past WEBHOOK_RETENTION_DAYS with their deliveries; `runOnce()` runs a pass now. */
   webhookPurger: WebhookPurger;
+  /** Fires budgets' thresholds (src/jobs/budget-evaluator.ts); `runOnce()` evaluates every enabled budget now. */
+  budgetEvaluator: BudgetEvaluator;
   /** Stops accepting connections, lets in-flight requests and the purge batch in flight finish, then closes the pool. */
   close(): Promise<void>;
 }
@@ -74,7 +77,8 @@ function closeHttp(server: http.Server, timeoutMs: number): Promise<void> {
 export interface ServerOptions {
   /**
    * The clock of usage metering and quotas (src/operations/service-deps.ts; Date.now by
-   * default), and of ingestion's quiet time (src/ingest/ingest-activity.ts; performance.now).
+   * default), of budgets' periods (answers and the evaluator), and of ingestion's quiet time
+   * (src/ingest/ingest-activity.ts; performance.now).
    */
   clock?: () => number;
   /** How webhook destinations' host names are resolved (the system's DNS by default). */
@@ -158,6 +162,8 @@ export async function startServer(
   webhookDeliverer.start();
   const webhookPurger = new WebhookPurger({ knex, logger, config: config.webhooks.retention });
   webhookPurger.start();
+  const budgetEvaluator = new BudgetEvaluator({ knex, logger, config: config.budgets, clock });
+  budgetEvaluator.start();
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -173,6 +179,7 @@ export async function startServer(
         repricer.stop(),
         webhookDeliverer.stop(),
         webhookPurger.stop(),
+        budgetEvaluator.stop(),
       ]);
       await knex.destroy();
     })();
@@ -193,6 +200,7 @@ export async function startServer(
     repricer,
     webhookDeliverer,
     webhookPurger,
+    budgetEvaluator,
     close,
   };
 }

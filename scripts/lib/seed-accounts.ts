@@ -1,5 +1,5 @@
 // Owns seeding accounts straight into a database for tests and benchmarks: users, organizations
-// with their members, applications, API keys with a known secret and price entries. Every write goes through the
+// with their members, applications, API keys with a known secret, price entries and budgets. Every write goes through the
 // storage repositories (src/storage/accounts/) with the ids, secret hashing and permission types
 // of src/accounts/, so the seeded rows are the rows the service itself writes; no raw inserts.
 import type { Knex } from 'knex';
@@ -14,6 +14,7 @@ import { EMPTY_ADDRESS, insertOrganization } from '../../src/storage/accounts/or
 import { writeTransaction } from '../../src/storage/transactions.js';
 import { signInUser, type UserRecord } from '../../src/storage/accounts/users.js';
 import { insertPriceEntry, type PriceEntryRecord } from '../../src/storage/accounts/price-entries.js';
+import { insertBudget, type BudgetRecord } from '../../src/storage/budgets/budgets.js';
 
 /** The issuer of users this module makes up (an organization seeded without an owner gets one). */
 export const SEED_ISSUER = 'urn:spanledger:seed';
@@ -181,6 +182,33 @@ export async function seedPriceEntry(
       currency: 'USD',
       valid_from: null,
       valid_to: null,
+      ...input,
+      created_at: now,
+      updated_at: now,
+    }),
+  );
+  return id;
+}
+
+/** A budget of the organization (default: the whole organization, 100 USD a month, thresholds 50, 80 and 100); answers its id. */
+export async function seedBudget(
+  knex: Knex,
+  organizationId: string,
+  input: Partial<Omit<BudgetRecord, 'id' | 'organization_id' | 'created_at' | 'updated_at'>> = {},
+  now = Date.now(),
+): Promise<string> {
+  const id = newId('bud');
+  await writeTransaction(knex, (trx) =>
+    insertBudget(trx, {
+      id,
+      organization_id: organizationId,
+      name: 'Seeded',
+      application_id: null,
+      amount: 100,
+      currency: 'USD',
+      period: 'month',
+      thresholds: [50, 80, 100],
+      enabled: true,
       ...input,
       created_at: now,
       updated_at: now,

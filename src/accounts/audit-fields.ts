@@ -8,6 +8,7 @@ import type { OrganizationRecord } from '../storage/accounts/organizations.js';
 import type { PriceEntryRecord } from '../storage/accounts/price-entries.js';
 import type { RepricingJobRecord } from '../storage/repricing/repricing-jobs.js';
 import type { WebhookEndpointRecord } from '../storage/webhooks/webhook-endpoints.js';
+import type { BudgetRecord } from '../storage/budgets/budgets.js';
 import { nanosToIso, toIso } from '../storage/time.js';
 
 export function organizationFields(organization: Omit<OrganizationRecord, 'id' | 'created_at' | 'updated_at'>): AuditFields {
@@ -67,4 +68,17 @@ export function webhookEndpointFields(
   endpoint: Pick<WebhookEndpointRecord, 'url' | 'description' | 'event_types' | 'enabled'>,
 ): AuditFields {
   return { url: endpoint.url, description: endpoint.description, event_types: endpoint.event_types, enabled: endpoint.enabled };
+}
+
+/** A budget's writable fields as the API shows them. */
+export function budgetFields(budget: BudgetRecord) {
+  return {
+    name: budget.name,
+    application_id: budget.application_id,
+    amount: budget.amount,
+    currency: budget.currency,
+    period: budget.period,
+    thresholds: budget.thresholds,
+    enabled: budget.enabled,
+  };
 }

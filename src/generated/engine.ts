@@ -1838,14 +1838,14 @@ export interface components {
          */
         SearchChildSpans: boolean;
         /**
-         * @description What `POST /traces` sorts by: `start_time` (the default; `min_start_time_unix_nano`),
+         * @description Added in 1.9.0. What `POST /traces` sorts by: `start_time` (the default; `min_start_time_unix_nano`),
          *     `total_cost`, `duration_ms` or `spans_count` (the summary's fields). Ties are broken
          *     by `trace_id` ascending.
          * @example total_cost
          */
         TraceSort: "start_time" | "total_cost" | "duration_ms" | "spans_count";
         /**
-         * @description The direction of `sort`: `desc` (the default; the highest or latest first) or `asc`.
+         * @description Added in 1.9.0. The direction of `sort`: `desc` (the default; the highest or latest first) or `asc`.
          *     The tie-break by `trace_id` is ascending in both.
          * @example desc
          */
@@ -2180,14 +2180,14 @@ export interface operations {
                  */
                 search_child_spans?: components["parameters"]["SearchChildSpans"];
                 /**
-                 * @description What `POST /traces` sorts by: `start_time` (the default; `min_start_time_unix_nano`),
+                 * @description Added in 1.9.0. What `POST /traces` sorts by: `start_time` (the default; `min_start_time_unix_nano`),
                  *     `total_cost`, `duration_ms` or `spans_count` (the summary's fields). Ties are broken
                  *     by `trace_id` ascending.
                  * @example total_cost
                  */
                 sort?: components["parameters"]["TraceSort"];
                 /**
-                 * @description The direction of `sort`: `desc` (the default; the highest or latest first) or `asc`.
+                 * @description Added in 1.9.0. The direction of `sort`: `desc` (the default; the highest or latest first) or `asc`.
                  *     The tie-break by `trace_id` is ascending in both.
                  * @example desc
                  */

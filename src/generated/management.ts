@@ -620,6 +620,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{org_id}/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List budgets
+         * @description Added in 1.7.0. The organization's budgets ("Budgets" above), oldest first, each with its
+         *     current `status`. Deleted budgets are never listed.
+         *
+         *     Members and owners, or an API key holding `read:organizations` (its own
+         *     application's organization only): whoever may read the organization.
+         */
+        get: operations["listBudgets"];
+        put?: never;
+        /**
+         * Create a budget
+         * @description Added in 1.7.0. Adds a budget to the organization ("Budgets" above): an `amount` in a
+         *     `currency` per UTC day or calendar month, for the whole organization
+         *     (`application_id` `null` or absent) or one of its applications, with thresholds in
+         *     percent of the amount. Its thresholds already reached in the current period fire at the
+         *     next evaluation.
+         *
+         *     A 422 names the field: a `name` that is blank; an `amount` not above 0 or above 10^12;
+         *     a `currency` that is not an ISO 4217 alphabetic code; a `period` other than `day` or
+         *     `month`; `thresholds` that are not whole percents from 1 to 1000, repeat one, are
+         *     empty or more than 10; an `application_id` that names no application of the
+         *     organization (another organization's is answered the same: it does not exist here).
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only): whoever may update the organization. A member gets 403.
+         */
+        post: operations["createBudget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{org_id}/budgets/{budget_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description Added in 1.7.0. A budget's id (`bud_…`) of the organization.
+                 * @example bud_6Hn3Qx8Lw2Zt5Rc9Vk4M
+                 */
+                budget_id: components["parameters"]["BudgetId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a budget
+         * @description Added in 1.7.0. One budget of the organization with its current `status`. A budget of
+         *     another organization, or a deleted one, is 404.
+         *
+         *     Members and owners, or an API key holding `read:organizations` (its own
+         *     application's organization only).
+         */
+        get: operations["getBudget"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a budget
+         * @description Added in 1.7.0. Deletes the budget (soft: it vanishes from every read) and its recorded
+         *     crossings; it fires nothing from then on. Events it already fired stay with the webhook
+         *     deliveries.
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only). A member gets 403.
+         */
+        delete: operations["deleteBudget"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a budget
+         * @description Added in 1.7.0. Changes the fields sent (at least one); the others keep their values.
+         *     The budget that results is checked as a new one is (`createBudget`: the same 422s).
+         *     Thresholds fired in the current period stay fired when `name`, `amount`, `thresholds`
+         *     or `enabled` change; a change of `period`, `currency` or `application_id` forgets them
+         *     ("Budgets" above, "Changes").
+         *
+         *     Owners, or an API key holding `update:organizations` (its own application's
+         *     organization only). A member gets 403.
+         */
+        patch: operations["updateBudget"];
+        trace?: never;
+    };
     "/organizations/{org_id}/focus-export": {
         parameters: {
             query?: never;
@@ -1352,10 +1454,10 @@ export interface components {
             detail: components["schemas"]["ValidationError"][];
         };
         /**
-         * @description Added in 1.4.0. The kind of resource an audit event is about (`price_entry` since 1.6.0, `repricing_job` since 1.6.0, `webhook_endpoint` since 1.7.0).
+         * @description Added in 1.4.0. The kind of resource an audit event is about (`price_entry` since 1.6.0, `repricing_job` since 1.6.0, `webhook_endpoint` and `budget` since 1.7.0).
          * @enum {string}
          */
-        AuditResourceType: "organization" | "member" | "application" | "api_key" | "price_entry" | "repricing_job" | "webhook_endpoint";
+        AuditResourceType: "organization" | "member" | "application" | "api_key" | "price_entry" | "repricing_job" | "webhook_endpoint" | "budget";
         /**
          * @description Added in 1.4.0. One management change (or one token exchange refused for a wrong
          *     secret), recorded in the transaction that made it. `before` and `after` hold the
@@ -1998,8 +2100,30 @@ export interface components {
                 ratio: number | null;
             };
         };
+        /**
+         * @description Added in 1.7.0. The spend of a row (or of `other`) on one UTC day of the period, in the
+         *     summary's `currency`, summed as `spend` is.
+         */
+        SpendDay: {
+            /**
+             * Format: date
+             * @description The UTC day (`YYYY-MM-DD`).
+             */
+            date: string;
+            spend: number;
+        };
+        /**
+         * @description With `granularity=day` only. The UTC days of the period on which the row has at least
+         *     one span (with a cost in any currency or none), in date order, each with its spend (0
+         *     when none of its spans that day has a cost in `currency`); a day not listed had no
+         *     span. Their `spend` adds up to the row's `spend` (within the rounding of adding doubles
+         *     in another order). A custom period that starts or ends inside a day counts only that
+         *     day's hours in the period.
+         */
+        SpendDays: components["schemas"]["SpendDay"][];
         /** @description Added in 1.7.0. One value of the dimension. */
         SpendRow: components["schemas"]["SpendFigures"] & {
+            days?: components["schemas"]["SpendDays"];
             /** @description The value (an application id for `group_by=application`); `null` for the spans without one (no model, no SKU), which are one row. */
             value: string | null;
             /** @description `spend` over the period's total spend in `currency`; `null` when that total is 0. */
@@ -2009,6 +2133,7 @@ export interface components {
         SpendOther: components["schemas"]["SpendFigures"] & {
             /** @description How many values are combined. */
             values: number;
+            days?: components["schemas"]["SpendDays"];
             /** @description As a row's `share`. */
             share: number | null;
         };
@@ -2153,7 +2278,8 @@ export interface components {
          *     the previous period is in `totals.previous` alone), ranked by `spend` (descending),
          *     then `spans` (descending), then value (ascending by its bytes, `null` first); the
          *     first `limit` are listed, the rest combined in `other` (`null` when none is left
-         *     out). `totals` covers every span of the scope in both periods.
+         *     out). `totals` covers every span of the scope in both periods. With `granularity=day`,
+         *     each row and `other` also list their spend per UTC day (`days`).
          *
          *     **Exactness.** Answered from per-hour roll-ups of the spans kept at ingestion, so a
          *     month of a large application answers in a few hundred milliseconds; the figures are
@@ -2447,6 +2573,123 @@ export interface components {
         };
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
+            pagination: components["schemas"]["Pagination"];
+            /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description Added in 1.7.0. A budget's id.
+         * @example bud_6Hn3Qx8Lw2Zt5Rc9Vk4M
+         */
+        BudgetId: string;
+        /**
+         * @description Added in 1.7.0. A name for people (not blank).
+         * @example Checkout LLM spend
+         */
+        BudgetName: string;
+        /**
+         * @description Added in 1.7.0. The application whose spend counts (`app_…`, one of the organization's);
+         *     `null`: every application of the organization.
+         * @example app_8tR3vB6wY1zC
+         */
+        BudgetApplicationId: string | null;
+        /**
+         * @description Added in 1.7.0. The spend the budget allows per period, in its `currency`: above 0, at
+         *     most 10^12, kept to 15 significant digits.
+         * @example 500
+         */
+        BudgetAmount: number;
+        /**
+         * @description Added in 1.7.0. `day`: each UTC day; `month`: each calendar month, from the 1st at
+         *     00:00 UTC.
+         * @enum {string}
+         */
+        BudgetPeriod: "day" | "month";
+        /**
+         * @description Added in 1.7.0. When to notify, in whole percents of `amount` (1 to 1000; 100 is the
+         *     whole budget, 150 half as much again), each once, at most 10. Answered in ascending
+         *     order.
+         * @example [
+         *       50,
+         *       80,
+         *       100
+         *     ]
+         */
+        BudgetThresholds: number[];
+        /**
+         * @description Added in 1.7.0. A new budget: `name`, `amount`, `currency` and `period` are required;
+         *     `application_id` is `null` (the whole organization), `thresholds` `[50, 80, 100]` and
+         *     `enabled` `true` when not sent.
+         */
+        BudgetCreate: {
+            name: components["schemas"]["BudgetName"];
+            application_id?: components["schemas"]["BudgetApplicationId"];
+            amount: components["schemas"]["BudgetAmount"];
+            currency: components["schemas"]["CurrencyCode"];
+            period: components["schemas"]["BudgetPeriod"];
+            thresholds?: components["schemas"]["BudgetThresholds"];
+            /**
+             * @description Whether the budget is evaluated (a disabled one fires nothing).
+             * @default true
+             */
+            enabled?: boolean;
+        };
+        /** @description Added in 1.7.0. The fields to change, at least one (the others keep their values). */
+        BudgetUpdate: {
+            name?: components["schemas"]["BudgetName"];
+            application_id?: components["schemas"]["BudgetApplicationId"];
+            amount?: components["schemas"]["BudgetAmount"];
+            currency?: components["schemas"]["CurrencyCode"];
+            period?: components["schemas"]["BudgetPeriod"];
+            thresholds?: components["schemas"]["BudgetThresholds"];
+            enabled?: boolean;
+        };
+        /** @description Added in 1.7.0. A threshold fired in the current period. */
+        BudgetThresholdCrossing: {
+            /** @description The threshold, in percent of the budget's amount. */
+            threshold_percent: number;
+            crossed_at: components["schemas"]["Timestamp"];
+            /** @description The period's spend when the crossing was found (the event's `spend`). */
+            spend: number;
+        };
+        /**
+         * @description Added in 1.7.0. Where the budget stands when the request is answered: its current
+         *     period, the spend of that period so far (the spend summary's total for the same
+         *     period, currency and applications) and its percent of `amount`, and the thresholds
+         *     fired in the period, ascending.
+         */
+        BudgetStatus: {
+            /** @description The period now, `[start, end)`. */
+            current_period: {
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+            };
+            /** @description The period's spend so far, in the budget's `currency`. */
+            spend: number;
+            /** @description `spend` in percent of `amount` (100: the whole budget spent). */
+            percent: number;
+            thresholds_crossed: components["schemas"]["BudgetThresholdCrossing"][];
+        };
+        /** @description Added in 1.7.0. A budget of an organization ("Budgets" above) and its status now. */
+        Budget: {
+            id: components["schemas"]["BudgetId"];
+            organization_id: components["schemas"]["OrganizationId"];
+            name: components["schemas"]["BudgetName"];
+            /** @description The application whose spend counts; `null`, every application of the organization. */
+            application_id: string | null;
+            amount: number;
+            currency: components["schemas"]["CurrencyCode"];
+            period: components["schemas"]["BudgetPeriod"];
+            /** @description In ascending order. */
+            thresholds: number[];
+            enabled: boolean;
+            status: components["schemas"]["BudgetStatus"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Added in 1.7.0. */
+        BudgetList: {
+            data: components["schemas"]["Budget"][];
             pagination: components["schemas"]["Pagination"];
             /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
             next_cursor: string | null;
@@ -2852,6 +3095,13 @@ export interface components {
          */
         SpendLimit: number;
         /**
+         * @description `day`: each row and `other` also list `days`, the value's spend per UTC day of the
+         *     period (`SpendDay`), for a daily chart. Absent: no `days`, and the answer is otherwise
+         *     the same.
+         * @example day
+         */
+        SpendGranularity: "day";
+        /**
          * @description Application id (`app_…`).
          * @example app_8tR3vB6wY1zC
          */
@@ -2876,6 +3126,11 @@ export interface components {
          * @example rpj_4Tn8Wq2Zx6Lc9Vb1Mk3P
          */
         RepricingJobId: string;
+        /**
+         * @description Added in 1.7.0. A budget's id (`bud_…`) of the organization.
+         * @example bud_6Hn3Qx8Lw2Zt5Rc9Vk4M
+         */
+        BudgetId: string;
         /**
          * @description A webhook endpoint's id (`whe_…`) of the organization.
          * @example whe_5Lq8Rt2Wx7Yz3Nb6Mc1K
@@ -4574,6 +4829,13 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["SpendLimit"];
+                /**
+                 * @description `day`: each row and `other` also list `days`, the value's spend per UTC day of the
+                 *     period (`SpendDay`), for a daily chart. Absent: no `days`, and the answer is otherwise
+                 *     the same.
+                 * @example day
+                 */
+                granularity?: components["parameters"]["SpendGranularity"];
             };
             header?: never;
             path: {
@@ -4700,6 +4962,409 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBudgets: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-indexed; at most 2^53 − 1, which the answer echoes exactly. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (the same filters and `limit`, by the same caller): the next page,
+                 *     read from where the previous page ended (keyset pagination over the list's order,
+                 *     `created_at` then `id`), so that items created or deleted meanwhile never make a walk
+                 *     skip or repeat an item. The answer's `pagination.page` is the number of the page the
+                 *     cursor leads to. A cursor is opaque and does not expire; a malformed cursor, one from
+                 *     another operation or another query, or a cursor sent together with `page`, is a 422
+                 *     at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoibGlzdE1lbWJlcnMiLCJwIjoyLCJrIjpbIjE3OTUzNTUxMDAxMjMiLCJ1c3JfMDEiXSwiaCI6ImV4YW1wbGUifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of budgets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "bud_6Hn3Qx8Lw2Zt5Rc9Vk4M",
+                     *           "organization_id": "org_2fK9xQ4mN8pL",
+                     *           "name": "Checkout LLM spend",
+                     *           "application_id": "app_8tR3vB6wY1zC",
+                     *           "amount": 500,
+                     *           "currency": "USD",
+                     *           "period": "month",
+                     *           "thresholds": [
+                     *             50,
+                     *             80,
+                     *             100
+                     *           ],
+                     *           "enabled": true,
+                     *           "status": {
+                     *             "current_period": {
+                     *               "start": "2026-11-01T00:00:00.000Z",
+                     *               "end": "2026-12-01T00:00:00.000Z"
+                     *             },
+                     *             "spend": 412.5,
+                     *             "percent": 82.5,
+                     *             "thresholds_crossed": [
+                     *               {
+                     *                 "threshold_percent": 50,
+                     *                 "crossed_at": "2026-11-14T17:02:11.000Z",
+                     *                 "spend": 251.04
+                     *               },
+                     *               {
+                     *                 "threshold_percent": 80,
+                     *                 "crossed_at": "2026-11-23T09:14:58.000Z",
+                     *                 "spend": 401.27
+                     *               }
+                     *             ]
+                     *           },
+                     *           "created_at": "2026-10-28T08:00:00.000Z",
+                     *           "updated_at": "2026-10-28T08:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1
+                     *       },
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BudgetList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Checkout LLM spend",
+                 *       "application_id": "app_8tR3vB6wY1zC",
+                 *       "amount": 500,
+                 *       "currency": "USD",
+                 *       "period": "month",
+                 *       "thresholds": [
+                 *         50,
+                 *         80,
+                 *         100
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BudgetCreate"];
+            };
+        };
+        responses: {
+            /** @description The budget, as stored, with its status now. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bud_6Hn3Qx8Lw2Zt5Rc9Vk4M",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "name": "Checkout LLM spend",
+                     *       "application_id": "app_8tR3vB6wY1zC",
+                     *       "amount": 500,
+                     *       "currency": "USD",
+                     *       "period": "month",
+                     *       "thresholds": [
+                     *         50,
+                     *         80,
+                     *         100
+                     *       ],
+                     *       "enabled": true,
+                     *       "status": {
+                     *         "current_period": {
+                     *           "start": "2026-10-01T00:00:00.000Z",
+                     *           "end": "2026-11-01T00:00:00.000Z"
+                     *         },
+                     *         "spend": 120.75,
+                     *         "percent": 24.15,
+                     *         "thresholds_crossed": []
+                     *       },
+                     *       "created_at": "2026-10-28T08:00:00.000Z",
+                     *       "updated_at": "2026-10-28T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request fails validation, or `application_id` names no application of the organization. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "application_id"
+                     *           ],
+                     *           "msg": "the organization has no application app_8tR3vB6wY1zC: name one of its applications, or null for the whole organization",
+                     *           "type": "value_error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description Added in 1.7.0. A budget's id (`bud_…`) of the organization.
+                 * @example bud_6Hn3Qx8Lw2Zt5Rc9Vk4M
+                 */
+                budget_id: components["parameters"]["BudgetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The budget. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bud_6Hn3Qx8Lw2Zt5Rc9Vk4M",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "name": "Checkout LLM spend",
+                     *       "application_id": "app_8tR3vB6wY1zC",
+                     *       "amount": 500,
+                     *       "currency": "USD",
+                     *       "period": "month",
+                     *       "thresholds": [
+                     *         50,
+                     *         80,
+                     *         100
+                     *       ],
+                     *       "enabled": true,
+                     *       "status": {
+                     *         "current_period": {
+                     *           "start": "2026-11-01T00:00:00.000Z",
+                     *           "end": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "spend": 412.5,
+                     *         "percent": 82.5,
+                     *         "thresholds_crossed": [
+                     *           {
+                     *             "threshold_percent": 50,
+                     *             "crossed_at": "2026-11-14T17:02:11.000Z",
+                     *             "spend": 251.04
+                     *           },
+                     *           {
+                     *             "threshold_percent": 80,
+                     *             "crossed_at": "2026-11-23T09:14:58.000Z",
+                     *             "spend": 401.27
+                     *           }
+                     *         ]
+                     *       },
+                     *       "created_at": "2026-10-28T08:00:00.000Z",
+                     *       "updated_at": "2026-10-28T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description Added in 1.7.0. A budget's id (`bud_…`) of the organization.
+                 * @example bud_6Hn3Qx8Lw2Zt5Rc9Vk4M
+                 */
+                budget_id: components["parameters"]["BudgetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Organization id (`org_…`).
+                 * @example org_2fK9xQ4mN8pL
+                 */
+                org_id: components["parameters"]["OrgId"];
+                /**
+                 * @description Added in 1.7.0. A budget's id (`bud_…`) of the organization.
+                 * @example bud_6Hn3Qx8Lw2Zt5Rc9Vk4M
+                 */
+                budget_id: components["parameters"]["BudgetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 600,
+                 *       "thresholds": [
+                 *         50,
+                 *         90,
+                 *         100
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BudgetUpdate"];
+            };
+        };
+        responses: {
+            /** @description The budget, as changed, with its status now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bud_6Hn3Qx8Lw2Zt5Rc9Vk4M",
+                     *       "organization_id": "org_2fK9xQ4mN8pL",
+                     *       "name": "Checkout LLM spend",
+                     *       "application_id": "app_8tR3vB6wY1zC",
+                     *       "amount": 600,
+                     *       "currency": "USD",
+                     *       "period": "month",
+                     *       "thresholds": [
+                     *         50,
+                     *         90,
+                     *         100
+                     *       ],
+                     *       "enabled": true,
+                     *       "status": {
+                     *         "current_period": {
+                     *           "start": "2026-11-01T00:00:00.000Z",
+                     *           "end": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "spend": 412.5,
+                     *         "percent": 68.75,
+                     *         "thresholds_crossed": [
+                     *           {
+                     *             "threshold_percent": 50,
+                     *             "crossed_at": "2026-11-14T17:02:11.000Z",
+                     *             "spend": 251.04
+                     *           },
+                     *           {
+                     *             "threshold_percent": 80,
+                     *             "crossed_at": "2026-11-23T09:14:58.000Z",
+                     *             "spend": 401.27
+                     *           }
+                     *         ]
+                     *       },
+                     *       "created_at": "2026-10-28T08:00:00.000Z",
+                     *       "updated_at": "2026-11-24T10:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5239,6 +5904,13 @@ export interface operations {
                  * @example 10
                  */
                 limit?: components["parameters"]["SpendLimit"];
+                /**
+                 * @description `day`: each row and `other` also list `days`, the value's spend per UTC day of the
+                 *     period (`SpendDay`), for a daily chart. Absent: no `days`, and the answer is otherwise
+                 *     the same.
+                 * @example day
+                 */
+                granularity?: components["parameters"]["SpendGranularity"];
             };
             header?: never;
             path: {

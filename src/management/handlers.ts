@@ -15,6 +15,7 @@ import { getApplicationSpend, getOrganizationSpend } from './spend.js';
 import { getApplicationUsage } from './usage.js';
 import { getCurrentUser, updateCurrentUser } from './users.js';
 import { withAuditTrail } from './audited.js';
+import { createBudget, deleteBudget, getBudget, listBudgets, updateBudget } from './budgets.js';
 import { listAuditEvents } from './audit-events.js';
 import {
   createPriceEntry,
@@ -79,6 +80,11 @@ export function managementHandlers(deps: ServiceDeps): ManagementHandlers {
     updatePriceEntry: updatePriceEntry(deps),
     deletePriceEntry: deletePriceEntry(deps),
     getEffectivePrice: getEffectivePrice(deps),
+    listBudgets: listBudgets(deps),
+    createBudget: createBudget(deps),
+    getBudget: getBudget(deps),
+    updateBudget: updateBudget(deps),
+    deleteBudget: deleteBudget(deps),
     listWebhookEndpoints: listWebhookEndpoints(deps),
     createWebhookEndpoint: createWebhookEndpoint(deps),
     getWebhookEndpoint: getWebhookEndpoint(deps),

@@ -1,13 +1,14 @@
 // getOrganizationSpend (GET /organizations/{org_id}/spend) and getApplicationSpend
 // (GET /applications/{app_id}/spend): the period parsed (src/request/spend-period.ts), the spend
-// per value read from the spend roll-ups (src/storage/spend/), then ranked, cut at `limit` and
-// shaped here (SpendSummary in openapi/management.yaml says how each figure counts).
+// per value (and, with granularity=day, per UTC day) read from the spend roll-ups
+// (src/storage/spend/), then ranked, cut at `limit` and shaped here (SpendSummary in
+// openapi/management.yaml says how each figure counts).
 import type { components, operations } from '../generated/management.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
 import { spendPeriod, type SpendPeriodQuery } from '../request/spend-period.js';
 import { activeApplicationIds } from '../storage/accounts/applications.js';
-import { readSpend, type SpendKey, type SpendValueFigures } from '../storage/spend/spend-reads.js';
+import { readSpend, type SpendDay, type SpendKey, type SpendValueFigures } from '../storage/spend/spend-reads.js';
 import { toIsoRequired } from '../storage/time.js';
 
 type Schemas = components['schemas'];
@@ -31,6 +32,17 @@ export function compareSpendValues(a: SpendValueFigures, b: SpendValueFigures): 
   if (a.spans !== b.spans) return b.spans - a.spans;
   if (a.value === null || b.value === null) return a.value === b.value ? 0 : a.value === null ? -1 : 1;
   return Buffer.compare(Buffer.from(a.value), Buffer.from(b.value));
+}
+
+/** The days of several values added up, in order (each listed where one of the values is). */
+export function sumDays(values: readonly SpendValueFigures[]): SpendDay[] {
+  const byDay = new Map<bigint, number>();
+  for (const value of values) for (const day of value.days ?? []) byDay.set(day.startNs, (byDay.get(day.startNs) ?? 0) + day.spend);
+  return [...byDay.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([startNs, spend]) => ({ startNs, spend }));
+}
+
+function daysOf(days: readonly SpendDay[]): Schemas['SpendDay'][] {
+  return days.map((day) => ({ date: toIsoRequired(Number(day.startNs / NS_PER_MS)).slice(0, 10), spend: day.spend }));
 }
 
 /** The figures of several values added up (the value is dropped). */
@@ -84,6 +96,7 @@ interface SummaryQuery extends SpendPeriodQuery {
   group_by?: GroupBy;
   currency?: string;
   limit?: number;
+  granularity?: 'day';
 }
 
 /** The summary of the applications' spend, without its scope (organization_id or application_id). */
@@ -92,7 +105,8 @@ async function spendSummary(deps: ServiceDeps, applicationIds: readonly string[]
   const groupBy = query.group_by ?? 'application';
   const currency = query.currency ?? 'USD';
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const read = await readSpend(deps.knex, { applicationIds, ...period, currency, key: KEY_OF[groupBy] });
+  const daily = query.granularity === 'day';
+  const read = await readSpend(deps.knex, { applicationIds, ...period, currency, key: KEY_OF[groupBy], daily });
   const totals = sumOf(read.values);
   const share = (spend: number) => (totals.spend === 0 ? null : spend / totals.spend);
   // A value seen only in the previous period counts in the totals, not as a row.
@@ -108,8 +122,21 @@ async function spendSummary(deps: ServiceDeps, applicationIds: readonly string[]
     previous_end_time: iso(period.startNs),
     group_by: groupBy,
     currency,
-    rows: ranked.slice(0, limit).map((value) => ({ value: value.value, share: share(value.spend), ...figuresOf(value) })),
-    other: rest.length === 0 ? null : { values: rest.length, share: share(restFigures.spend), ...figuresOf(restFigures) },
+    rows: ranked.slice(0, limit).map((value) => ({
+      value: value.value,
+      share: share(value.spend),
+      ...figuresOf(value),
+      ...(daily && { days: daysOf(value.days ?? []) }),
+    })),
+    other:
+      rest.length === 0
+        ? null
+        : {
+            values: rest.length,
+            share: share(restFigures.spend),
+            ...figuresOf(restFigures),
+            ...(daily && { days: daysOf(sumDays(rest)) }),
+          },
     totals: figuresOf(totals),
     other_currencies: read.otherCurrencies,
   };

@@ -16,11 +16,11 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 /**
  * Names of parameters and body fields that carry the id of a resource of this service (`org_id`,
  * `organization_id`, `app_id`, `X-Vendor-App-Id`, `user_id`, `api_key`, `trace_id`, a price
- * entry's `entry_id`, a re-pricing job's `job_id`, a webhook endpoint's `endpoint_id`, OAuth's `client_id`, the audit log's `actor_id` and `resource_id`), not any
+ * entry's `entry_id`, a re-pricing job's `job_id`, a webhook endpoint's `endpoint_id`, a budget's `budget_id`, OAuth's `client_id`, the audit log's `actor_id` and `resource_id`), not any
  * name ending in `_id`: the example of `tax_id` works as written.
  */
 const isIdName = (name: string): boolean =>
-  /^(x-vendor-)?(org|organization|app|application|user|client|trace|actor|resource|entry|job|endpoint)[_-]id$/i.test(name) ||
+  /^(x-vendor-)?(org|organization|app|application|user|client|trace|actor|resource|entry|job|endpoint|budget)[_-]id$/i.test(name) ||
   name === 'api_key';
 
 /**

@@ -16,6 +16,7 @@ import {
   seedRepricingJob,
   seedUser,
   seedWebhookEndpoint,
+  seedBudget,
 } from '../support/accounts.js';
 import { call, documentOperations, type CallOptions, type DocumentOperation } from '../support/contract.js';
 import { accessOf, buildRequest, SOME_TRACE_ID, touchesResource, type ResourceIds } from '../support/operation-requests.js';
@@ -67,8 +68,9 @@ async function seedWorld(app: TestServer, ownerPermissions: readonly string[] = 
   // The re-pricing job the job operations name.
   const jobId = await seedRepricingJob(app.server.knex, appId);
   const webhookEndpointId = await seedWebhookEndpoint(app.server.knex, orgId);
+  const budgetId = await seedBudget(app.server.knex, orgId);
   return {
-    ids: { orgId, appId, apiKey, userId: member.userId, priceEntryId, jobId, webhookEndpointId },
+    ids: { orgId, appId, apiKey, userId: member.userId, priceEntryId, jobId, webhookEndpointId, budgetId },
     owner: owner.token,
     member: member.token,
   };

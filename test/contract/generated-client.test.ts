@@ -198,6 +198,33 @@ onEachDatabase(
       });
       expect(effective.data).to.include({ source: 'entry', entry_id: entryId, currency: 'EUR', input_price: 0.13 });
 
+      // A webhook endpoint: created (its secret shown once), read, listed, changed, rotated and sent
+      // a test event (the deliverer is off: the delivery stays pending), then its deliveries listed.
+      const hook = await management.POST('/organizations/{org_id}/webhook-endpoints', {
+        params: { path: { org_id: orgId } },
+        body: { url: 'https://hooks.example.com/spanledger', event_types: ['budget.threshold_crossed'] },
+      });
+      const hookId = hook.data?.id as string;
+      expect(hook.data?.secret).to.match(/^whsec_/);
+      const hookPath = { params: { path: { org_id: orgId, endpoint_id: hookId } } };
+      expect((await management.GET('/organizations/{org_id}/webhook-endpoints/{endpoint_id}', hookPath)).data).to.include({ id: hookId });
+      const hooks = await management.GET('/organizations/{org_id}/webhook-endpoints', { params: { path: { org_id: orgId } } });
+      expect(hooks.data?.data.map((entry) => entry.id)).to.deep.equal([hookId]);
+      const described = await management.PATCH('/organizations/{org_id}/webhook-endpoints/{endpoint_id}', {
+        ...hookPath,
+        body: { description: 'Budget alerts' },
+      });
+      expect(described.data).to.include({ description: 'Budget alerts' });
+      const rotatedHook = await management.POST('/organizations/{org_id}/webhook-endpoints/{endpoint_id}/rotate-secret', hookPath);
+      expect(rotatedHook.data?.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(hook.data?.secret);
+      const testEvent = await management.POST('/organizations/{org_id}/webhook-endpoints/{endpoint_id}/test', hookPath);
+      expect(testEvent.data?.type).to.equal('webhook.test');
+      const deliveries = await management.GET('/organizations/{org_id}/webhook-endpoints/{endpoint_id}/deliveries', hookPath);
+      expect(deliveries.data?.data).to.have.length(1);
+      await management.DELETE('/organizations/{org_id}/webhook-endpoints/{endpoint_id}', hookPath);
+
       // An application and its API key.
       const application = await management.POST('/applications', {
         body: { organization_id: orgId, name: 'Checkout', region: 'EU', pricing_plan: 'pro' },
@@ -244,6 +271,36 @@ onEachDatabase(
       expect((await management.POST('/applications/{app_id}/repricing-jobs/{job_id}/cancel', jobPath)).data).to.include({
         status: 'cancelled',
       });
+      // Spend of a month without spans, per model and per application with days, and its FOCUS export.
+      const appSpend = await management.GET('/applications/{app_id}/spend', {
+        params: { path: { app_id: appId }, query: { period: 'month', date: '2026-10-15', group_by: 'model', currency: 'USD' } },
+      });
+      expect(appSpend.data?.rows).to.deep.equal([]);
+      const orgSpend = await management.GET('/organizations/{org_id}/spend', {
+        params: { path: { org_id: orgId }, query: { period: 'week', date: '2026-10-15', granularity: 'day' } },
+      });
+      expect(orgSpend.data?.rows).to.deep.equal([]);
+      const focus = await management.GET('/organizations/{org_id}/focus-export', {
+        params: { path: { org_id: orgId }, query: { billing_period: '2026-10', format: 'csv' } },
+        parseAs: 'text',
+      });
+      expect(focus.data).to.match(/^[A-Za-z]+(,[A-Za-z_]+)+\r\n$/);
+      // A budget of the application: created, listed, read and changed (the evaluator is off).
+      const budget = await management.POST('/organizations/{org_id}/budgets', {
+        params: { path: { org_id: orgId } },
+        body: { name: 'LLM spend', application_id: appId, amount: 500, currency: 'USD', period: 'month', thresholds: [100, 50] },
+      });
+      const budgetId = budget.data?.id as string;
+      expect(budget.data).to.deep.include({ thresholds: [50, 100], application_id: appId });
+      const budgetPath = { path: { org_id: orgId, budget_id: budgetId } };
+      const budgets = await management.GET('/organizations/{org_id}/budgets', { params: { path: { org_id: orgId }, query: { limit: 5 } } });
+      expect(budgets.data?.data.map((listed) => listed.id)).to.deep.equal([budgetId]);
+      expect(
+        (await management.PATCH('/organizations/{org_id}/budgets/{budget_id}', { params: budgetPath, body: { amount: 600 } })).data,
+      ).to.include({
+        amount: 600,
+      });
+      expect((await management.GET('/organizations/{org_id}/budgets/{budget_id}', { params: budgetPath })).data?.status.spend).to.equal(0);
       const created = await management.POST('/api-keys', { body: { app_id: appId, name: 'ingest', permissions: ['write:traces'] } });
       const apiKey = created.data?.api_key as string;
       const secret = created.data?.api_secret as string;
@@ -322,6 +379,7 @@ onEachDatabase(
       // The DELETEs last, the member and the key before what holds them.
       await management.DELETE('/organizations/{org_id}/members/{user_id}', { params: { path: { org_id: orgId, user_id: bobId } } });
       await management.DELETE('/organizations/{org_id}/price-entries/{entry_id}', { params: entryPath });
+      await management.DELETE('/organizations/{org_id}/budgets/{budget_id}', { params: budgetPath });
       await management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey } } });
       await management.DELETE('/applications/{app_id}', { params: { path: { app_id: appId } } });
       await management.DELETE('/organizations/{org_id}', { params: { path: { org_id: orgId } } });
@@ -330,7 +388,7 @@ onEachDatabase(
       for (const [operationId, status] of answered) expect(status, operationId).to.equal(expected.get(operationId));
     });
   },
-  { REPRICING_INTERVAL_SECONDS: '0' },
+  { REPRICING_INTERVAL_SECONDS: '0', WEBHOOK_DELIVERY_INTERVAL_SECONDS: '0', BUDGET_EVALUATION_INTERVAL_SECONDS: '0' },
 );
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

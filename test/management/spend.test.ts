@@ -3,9 +3,9 @@
 // costs in three currencies, unpriced LLM calls, traces of four spans whose root may be any of them
 // or missing, over five weeks of hours) stored through the span writer, then every group_by and
 // period (custom windows on ragged hours at both ends, of a week and of 40 days) checked against
-// a reference computed here from the spans read back, previous period, traces and other
-// currencies included; the same after retention cut the spans below an edge the roll-up rows
-// still count; and who may read them.
+// a reference computed here from the spans read back, previous period, traces, spend per day and
+// other currencies included; the same after retention cut the spans below an edge the roll-up
+// rows still count; and who may read them.
 import { expect } from 'chai';
 import { raisePurgeEdgeQuery } from '../../src/storage/spans/purge-edge.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
@@ -104,6 +104,8 @@ interface Figures {
   tokens: { input: number; output: number; cache_read: number; cache_creation: number; total: number };
   unpriced: { spans: number; tokens: number };
   previous: { spend: number; spans: number };
+  /** The period's spend per UTC day (`YYYY-MM-DD`) on which the value has a span. */
+  days: Map<string, number>;
 }
 
 /** The reference: the spans of [previousStart, end) summed per value, in JS. */
@@ -124,6 +126,7 @@ function reference(spans: StoredSpan[], window: { previousStart: bigint; start: 
         tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0, total: 0 },
         unpriced: { spans: 0, tokens: 0 },
         previous: { spend: 0, spans: 0 },
+        days: new Map(),
       };
       byValue.set(value, figures);
     }
@@ -136,6 +139,8 @@ function reference(spans: StoredSpan[], window: { previousStart: bigint; start: 
     }
     figures.spans += 1;
     if (span.root) figures.traces += 1;
+    const date = new Date(Number(span.start / 1_000_000n)).toISOString().slice(0, 10);
+    figures.days.set(date, (figures.days.get(date) ?? 0) + (inCurrency ? (span.cost ?? 0) : 0));
     if (inCurrency) {
       figures.spend += span.cost ?? 0;
       figures.spans_with_cost += 1;
@@ -204,6 +209,27 @@ function expectFigures(actual: Record<string, any>, wanted: Figures, where: stri
   expect(close(actual.change.spend, change), `${where} change`).to.equal(true);
   if (wanted.previous.spend === 0) expect(actual.change.ratio, `${where} ratio`).to.equal(null);
   else expect(close(actual.change.ratio, change / actual.previous.spend), `${where} ratio`).to.equal(true);
+}
+
+/** `days` of a row or `other` against the reference's days: the same dates in order, each spend as close as `spend`. */
+function expectDays(actual: Array<{ date: string; spend: number }> | undefined, wanted: Map<string, number>, where: string): void {
+  const dates = [...wanted.keys()].sort();
+  expect(
+    actual?.map((day) => day.date),
+    `${where} days`,
+  ).to.deep.equal(dates);
+  actual?.forEach((day) =>
+    expect(close(day.spend, wanted.get(day.date) ?? NaN), `${where} ${day.date} spend ${day.spend} vs ${wanted.get(day.date)}`).to.equal(
+      true,
+    ),
+  );
+}
+
+/** The days of several values added up. */
+function summedDays(values: Figures[]): Map<string, number> {
+  const days = new Map<string, number>();
+  for (const value of values) for (const [date, spend] of value.days) days.set(date, (days.get(date) ?? 0) + spend);
+  return days;
 }
 
 const msToNs = (ms: number) => BigInt(ms) * 1_000_000n;
@@ -299,12 +325,13 @@ onEachDatabase('spend summaries', (app) => {
     }));
   }
 
+  /** Every period and group_by of `path` in each currency against the spans, with the spend per day (granularity=day). */
   async function expectSummaries(path: string, spans: StoredSpan[], currencies: string[], limit?: number): Promise<void> {
     for (const period of PERIODS)
       for (const groupBy of Object.keys(GROUPS) as GroupBy[])
         for (const currency of currencies) {
           const where = `${path} ${JSON.stringify(period.query)} ${groupBy} ${currency}`;
-          const response = await owner('GET', path, { query: { ...period.query, group_by: groupBy, currency, limit } });
+          const response = await owner('GET', path, { query: { ...period.query, group_by: groupBy, currency, limit, granularity: 'day' } });
           expectStatus(response, 200);
           const body = response.body;
           const window = { previousStart: msToNs(period.previousStart), start: msToNs(period.start), end: msToNs(period.end) };
@@ -320,6 +347,7 @@ onEachDatabase('spend summaries', (app) => {
           ).to.deep.equal(listed.map((row) => row.value));
           listed.forEach((row, index) => {
             expectFigures(body.rows[index], row, `${where} row ${String(row.value)}`);
+            expectDays(body.rows[index].days, row.days, `${where} row ${String(row.value)}`);
             const share = wanted.totals.spend === 0 ? null : row.spend / wanted.totals.spend;
             if (share === null) expect(body.rows[index].share).to.equal(null);
             else expect(close(body.rows[index].share, share), `${where} share`).to.equal(true);
@@ -336,6 +364,7 @@ onEachDatabase('spend summaries', (app) => {
               ),
               `${where} other spend`,
             ).to.equal(true);
+            expectDays(body.other.days, summedDays(rest), `${where} other`);
           }
           expect(close(body.totals.spend, wanted.totals.spend), `${where} total`).to.equal(true);
           expect(body.totals.spans, where).to.equal(wanted.totals.spans);
@@ -386,6 +415,30 @@ onEachDatabase('spend summaries', (app) => {
     await expectSummaries(`/organizations/${orgId}/spend`, await storedSpans(appIds), ['USD']);
   });
 
+  it('answers without granularity exactly as with granularity=day, less `days`', async function () {
+    this.timeout(120_000);
+    for (const path of [`/organizations/${orgId}/spend`, `/applications/${appIds[1]}/spend`])
+      for (const period of PERIODS)
+        for (const groupBy of ['application', 'model', 'sku'] as const) {
+          const query = { ...period.query, group_by: groupBy, limit: 2 };
+          const [plain, daily] = [
+            await owner('GET', path, { query }),
+            await owner('GET', path, { query: { ...query, granularity: 'day' } }),
+          ];
+          expectStatus(plain, 200);
+          expectStatus(daily, 200);
+          const where = `${path} ${JSON.stringify(query)}`;
+          expect(JSON.stringify(plain.body), where).not.to.include('"days"');
+          const withoutDays = (body: any) => ({
+            ...body,
+            rows: body.rows.map(({ days: _days, ...row }: any) => row),
+            other: body.other === null ? null : (({ days: _days, ...other }: any) => other)(body.other),
+          });
+          expect(withoutDays(daily.body).rows.length, where).to.be.above(0);
+          expect(withoutDays(daily.body), where).to.deep.equal(plain.body);
+        }
+  });
+
   it('answers the current month, grouped by application in USD, by default', async () => {
     const response = await owner('GET', `/organizations/${orgId}/spend`);
     expectStatus(response, 200);
@@ -427,6 +480,7 @@ onEachDatabase('spend summaries', (app) => {
       [{ period: 'year' }, 'period'],
       [{ currency: 'usd' }, 'currency'],
       [{ limit: '0' }, 'limit'],
+      [{ granularity: 'hour' }, 'granularity'],
     ];
     for (const [query, parameter] of cases) {
       const response = await owner('GET', `/applications/${appIds[0]}/spend`, { query });

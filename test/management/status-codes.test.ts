@@ -28,6 +28,7 @@ interface Ids {
   /** A queued re-pricing job of the application (the worker is off in these suites). */
   jobId: string;
   webhookEndpointId: string;
+  budgetId: string;
 }
 
 interface Fixture {
@@ -53,6 +54,7 @@ const UNKNOWN: Ids = {
   priceEntryId: 'pe_unknown0',
   jobId: 'rpj_unknown0',
   webhookEndpointId: 'whe_unknown0',
+  budgetId: 'bud_unknown0',
 };
 
 /** The window of the fixture's re-pricing job. */
@@ -190,6 +192,19 @@ const VALID: Record<string, (ids: Ids, fixture: Fixture) => Request> = {
     path: `/organizations/${ids.orgId}/webhook-endpoints/${ids.webhookEndpointId}/deliveries`,
     options: { query: { limit: 5 } },
   }),
+  listBudgets: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/budgets`, options: { query: { limit: 5 } } }),
+  createBudget: (ids) => ({
+    method: 'POST',
+    path: `/organizations/${ids.orgId}/budgets`,
+    options: { json: { name: 'LLM', amount: 500, currency: 'USD', period: 'month' } },
+  }),
+  getBudget: (ids) => ({ method: 'GET', path: `/organizations/${ids.orgId}/budgets/${ids.budgetId}`, options: {} }),
+  updateBudget: (ids) => ({
+    method: 'PATCH',
+    path: `/organizations/${ids.orgId}/budgets/${ids.budgetId}`,
+    options: { json: { amount: 600 } },
+  }),
+  deleteBudget: (ids) => ({ method: 'DELETE', path: `/organizations/${ids.orgId}/budgets/${ids.budgetId}`, options: {} }),
 };
 
 /** The same request, made invalid in one place: an unknown body property, an id too long, or limit=101. */
@@ -307,6 +322,10 @@ async function makeFixture(app: TestServer): Promise<Fixture> {
     json: { url: 'https://hooks.example.com/x', event_types: ['budget.threshold_crossed'] },
   });
   expectStatus(endpoint, 201);
+  const budget = await owner('POST', `/organizations/${orgId}/budgets`, {
+    json: { name: 'LLM', amount: 500, currency: 'USD', period: 'month' },
+  });
+  expectStatus(budget, 201);
   return {
     owner,
     ids: {
@@ -317,6 +336,7 @@ async function makeFixture(app: TestServer): Promise<Fixture> {
       priceEntryId: entry.body.id,
       jobId: job.body.id,
       webhookEndpointId: endpoint.body.id,
+      budgetId: budget.body.id,
     },
     emptyOrgId: await createOrganization(owner, 'Empty'),
     weakKeyToken: await keyToken(app, weak.apiKey, weak.secret),

@@ -37,8 +37,12 @@ export async function seedOrganization(knex: Knex, members: Array<[userId: strin
   return seed.seedOrganization(knex, { members });
 }
 
-export async function seedApplication(knex: Knex, organizationId: string): Promise<string> {
-  return seed.seedApplication(knex, organizationId);
+export async function seedApplication(
+  knex: Knex,
+  organizationId: string,
+  input: Parameters<typeof seed.seedApplication>[2] = {},
+): Promise<string> {
+  return seed.seedApplication(knex, organizationId, input);
 }
 
 /**
@@ -133,4 +137,9 @@ export async function seedWebhookEndpoint(knex: Knex, organizationId: string): P
     }),
   );
   return id;
+}
+
+/** A budget of the whole organization (100 USD a month, the default thresholds). */
+export async function seedBudget(knex: Knex, organizationId: string): Promise<string> {
+  return seed.seedBudget(knex, organizationId);
 }

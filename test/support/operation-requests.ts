@@ -17,6 +17,8 @@ export interface ResourceIds {
   jobId?: string;
   /** A webhook endpoint of the organization, where a test seeded one. */
   webhookEndpointId?: string;
+  /** A budget of the organization, where a test seeded one. */
+  budgetId?: string;
 }
 
 export interface BuiltRequest {
@@ -48,6 +50,9 @@ function idFor(name: string, ids: ResourceIds): string | undefined {
       user_id: ids.userId,
       job_id: ids.jobId,
       endpoint_id: ids.webhookEndpointId,
+      budget_id: ids.budgetId,
+      // A budget's application (createBudget's body).
+      application_id: ids.appId,
       trace_id: SOME_TRACE_ID,
       ...(ids.priceEntryId === undefined ? {} : { entry_id: ids.priceEntryId }),
     } as Record<string, string | undefined>

@@ -44,3 +44,20 @@ export function spanRow(overrides: Partial<SpanRow> & Pick<SpanRow, 'trace_id' |
     ...overrides,
   };
 }
+
+let costSpans = 0;
+
+/** A span of the application starting at `at` (RFC 3339) with a cost: reported (USD), or computed in `currency`; ids unique in the process. */
+export function costSpan(applicationId: string, at: string, cost: number, currency?: string): SpanRow {
+  costSpans += 1;
+  const id = `c${costSpans.toString(16)}`;
+  return spanRow({
+    application_id: applicationId,
+    trace_id: id.padStart(32, '0'),
+    span_id: id.padStart(16, '0'),
+    start_time_unix_nano: (BigInt(Date.parse(at)) * 1_000_000n).toString(),
+    cost,
+    cost_source: currency === undefined ? 'reported' : 'computed',
+    price_currency: currency ?? null,
+  });
+}

@@ -10,7 +10,7 @@ import { retryOnLockConflict } from '../transactions.js';
 export type AuditActorType = 'user' | 'api_key' | 'system';
 export type AuditOutcome = 'success' | 'failure';
 export type AuditResourceType =
-  'organization' | 'member' | 'application' | 'api_key' | 'price_entry' | 'user' | 'repricing_job' | 'webhook_endpoint';
+  'organization' | 'member' | 'application' | 'api_key' | 'price_entry' | 'user' | 'repricing_job' | 'webhook_endpoint' | 'budget';
 
 /** Fields of a resource as an event shows them; values are JSON. */
 export type AuditFields = Record<string, unknown>;

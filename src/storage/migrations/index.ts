@@ -27,6 +27,7 @@ import * as priceEntries from './20261207000100_price_entries.js';
 import * as repricingJobs from './20261208000100_repricing_jobs.js';
 import * as webhooks from './20261209000100_webhooks.js';
 import * as spendRollups from './20261209000200_spend_rollups.js';
+import * as budgets from './20261210000100_budgets.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -61,6 +62,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261208000100_repricing_jobs', repricingJobs],
   ['20261209000100_webhooks', webhooks],
   ['20261209000200_spend_rollups', spendRollups],
+  ['20261210000100_budgets', budgets],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,14 +1,14 @@
 // The spend of some applications over a window and the window just before it, per value of one
-// key (README.md beside this file): one statement over `spend_rollups` (the windows' whole UTC
-// days from the day rows, their ragged hours from the hour rows: spend-ranges.ts), or over the
-// spans for an application whose purge edge lies above the previous window's start (its rows
-// there may have lost spans: they are answered from what is left of the spans, exactly, as
-// analytics' rule 5). Both sources give the same rows: each span in the shape of a roll-up row,
-// summed the same way.
+// key, and on request per value and UTC day of the window (README.md beside this file, "Reads"):
+// statements over `spend_rollups` (the windows' whole UTC days from the day rows, their ragged
+// hours from the hour rows: spend-ranges.ts), or over the spans for an application whose purge
+// edge lies above the previous window's start (its rows there may have lost spans: they are
+// answered from what is left of the spans, exactly, as analytics' rule 5). Both sources give the
+// same rows: each span in the shape of a roll-up row, summed the same way.
 import type { Knex } from 'knex';
 import { dialectFor } from '../sql/index.js';
 import { atOrAfterEdge, purgeEdgeOf } from '../spans/purge-edge.js';
-import { DAY_NS, spendRanges, type SpendRange } from './spend-ranges.js';
+import { DAY_NS, dayStartNs, spendRanges, type SpendRange } from './spend-ranges.js';
 import { SPEND_CURRENCY_SQL, SPEND_DIMENSIONS, TOKEN_COLUMNS, type SpendDimension } from './spend-rollups.js';
 
 /** The key a summary groups by: a spend dimension, or the application. */
@@ -23,6 +23,15 @@ export interface SpendWindow {
   /** ISO 4217: the spend counted; the other currencies' are read apart (otherCurrencies). */
   currency: string;
   key: SpendKey;
+  /** Also read each value's spend per UTC day of the window (SpendValueFigures.days). */
+  daily?: boolean;
+}
+
+/** A value's spend on one UTC day of the window, in the window's currency. */
+export interface SpendDay {
+  /** Midnight UTC starting the day, nanoseconds. */
+  startNs: bigint;
+  spend: number;
 }
 
 export type TokenSums = Record<(typeof TOKEN_COLUMNS)[number], number>;
@@ -40,6 +49,11 @@ export interface SpendValueFigures {
   unpricedTokens: number;
   previousSpend: number;
   previousSpans: number;
+  /**
+   * With `daily`: the days of the window on which the value has a span (whatever its currency), in
+   * order; a day left out has none, so no spend.
+   */
+  days?: SpendDay[];
 }
 
 export interface OtherCurrencySpend {
@@ -199,7 +213,7 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
     const values = new Map<string, SpendValueFigures>();
     const others = new Map<string, OtherCurrencySpend>();
     for (const row of rowsOf(result)) {
-      const value = row.value === null || row.value === undefined ? null : textOf(row.value);
+      const value = valueOf(row.value);
       const id = value === null ? '' : `=${value}`;
       let figures = values.get(id);
       if (figures === undefined) {
@@ -228,6 +242,8 @@ export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendR
         others.set(currency, other);
       }
     }
+    const days = window.daily ? await readDays(trx, window, source) : undefined;
+    if (days) for (const figures of values.values()) figures.days = days.get(figures.value) ?? [];
     return {
       values: [...values.values()],
       otherCurrencies: [...others.values()].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0)),
@@ -292,10 +308,40 @@ export async function readDailySpend(knex: Knex, applicationId: string, startNs:
   }, dialect.snapshot);
 }
 
+/** The window's spend per value and UTC day, one statement over the same rows as the sums. */
+async function readDays(trx: Knex, window: SpendWindow, source: Source): Promise<Map<string | null, SpendDay[]>> {
+  const dialect = dialectFor(trx);
+  const origin = dayStartNs(window.startNs);
+  // Days counted from the midnight at or before the window's start: never negative, so the
+  // truncating division floors.
+  const day = dialect.integerDivide(`${source.time} - ${dialect.exactInteger}`, DAY_NS.toString());
+  const spend = 'SUM(CASE WHEN r.currency = ? THEN r.cost_sum ELSE 0 END)';
+  const inWindow = `${source.time} >= ${dialect.exactInteger}`;
+  const key = source.keys[0] as string;
+  const sql =
+    `SELECT MIN(${key}) AS value, ${day} AS day_index, ${spend} AS spend FROM ${source.sql} AND ${inWindow} ` +
+    `GROUP BY ${dialect.exactKey(key)}, day_index`;
+  const rows = (await trx.raw(sql, [origin.toString(), window.currency, ...source.bindings, window.startNs.toString()])) as unknown;
+  const days = new Map<string | null, SpendDay[]>();
+  for (const row of rowsOf(rows)) {
+    const value = valueOf(row.value);
+    const list = days.get(value) ?? [];
+    list.push({ startNs: origin + BigInt(String(row.day_index)) * DAY_NS, spend: num(row.spend) });
+    days.set(value, list);
+  }
+  for (const list of days.values()) list.sort((a, b) => (a.startNs < b.startNs ? -1 : 1));
+  return days;
+}
+
 /** The rows of a raw SELECT: better-sqlite3 answers an array, mysql2 [rows, fields]. */
 function rowsOf(result: unknown): Array<Record<string, unknown>> {
   if (Array.isArray(result) && Array.isArray(result[0])) return result[0] as Array<Record<string, unknown>>;
   return result as Array<Record<string, unknown>>;
+}
+
+/** A key value as read, null for the spans without one. */
+function valueOf(value: unknown): string | null {
+  return value === null || value === undefined ? null : textOf(value);
 }
 
 /** A key value: MariaDB may answer a binary-collated text as bytes. */

@@ -9,14 +9,19 @@ import type { components } from '../../../src/generated/management';
 type AuditEvent = components['schemas']['AuditEvent'];
 type ResourceType = components['schemas']['AuditResourceType'];
 
-const RESOURCE_TYPES: Array<{ value: ResourceType; label: string }> = [
-  { value: 'organization', label: 'Organization' },
-  { value: 'member', label: 'Members' },
-  { value: 'application', label: 'Applications' },
-  { value: 'api_key', label: 'API keys' },
-  { value: 'price_entry', label: 'Price entries' },
-  { value: 'repricing_job', label: 'Re-pricing jobs' },
-];
+// A Record, so a resource type added to the document fails the type check until it has a label here.
+const RESOURCE_TYPE_LABELS: Record<ResourceType, string> = {
+  organization: 'Organization',
+  member: 'Members',
+  application: 'Applications',
+  api_key: 'API keys',
+  price_entry: 'Price entries',
+  repricing_job: 'Re-pricing jobs',
+  webhook_endpoint: 'Webhook endpoints',
+  budget: 'Budgets',
+};
+
+const RESOURCE_TYPES = Object.entries(RESOURCE_TYPE_LABELS).map(([value, label]) => ({ value: value as ResourceType, label }));
 
 const PAGE_SIZE = 20;
 

@@ -1,6 +1,7 @@
-// A time-series chart of the metrics view: uPlot, loaded by a dynamic import() so the first view
-// stays small, drawn on a canvas described by its aria-label, with a legend and a data table of
-// the same numbers for those who cannot see the canvas (or want the figures).
+// A time-series chart of the metrics and spend views: uPlot, loaded by a dynamic import() so the
+// first view stays small, drawn on a canvas described by its aria-label, with a legend and a data
+// table of the same numbers for those who cannot see the canvas (or want the figures). Lines, or
+// stacked bands (each series drawn on top of the ones before it, as uPlot's stacking demo does).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type uPlot from 'uplot';
 import { seriesSummaries, type ChartData, type SeriesSummary } from '../analytics-series';
@@ -29,25 +30,41 @@ export interface ChartProps {
   summary?: SeriesSummary;
   /** Whole numbers only (counts): the axis has no fractional ticks. */
   integer?: boolean;
+  /** Stacked bands instead of lines: the top edge is the buckets' total. */
+  stacked?: boolean;
+  /** The buckets are UTC days: the axis and the table write UTC dates. */
+  utcDays?: boolean;
 }
 
+/** A bucket's start as the table and the description write it. */
+function bucketText(time: number, utcDays: boolean | undefined): string {
+  return utcDays ? new Date(time * 1000).toISOString().slice(0, 10) : formatTime(new Date(time * 1000));
+}
+
+/** Each series' values added to those of the series before it (a missing value adds nothing). */
+function stackedValues(series: ChartData['series']): Array<Array<number | null>> {
+  const sums = series.length === 0 ? [] : series[0].values.map(() => 0);
+  return series.map((line) => line.values.map((value, index) => (sums[index] += value ?? 0)));
+}
+
+const DAY_STEPS = [86_400, 2 * 86_400, 7 * 86_400, 14 * 86_400, 28 * 86_400];
 const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
 
 function describe(props: ChartProps): string {
   const { data } = props;
-  const first = new Date(data.times[0] * 1000);
-  const last = new Date(data.times[data.times.length - 1] * 1000);
+  const first = bucketText(data.times[0], props.utcDays);
+  const last = bucketText(data.times[data.times.length - 1], props.utcDays);
   const summary = props.summary ?? 'total';
   const summaries = seriesSummaries(data, summary)
     .map((value, index) => `${data.series[index].label}: ${summary} ${value === null ? 'none' : `${props.format(value)} ${props.unit}`}`)
     .join('; ');
-  return `${props.title}: ${data.series.length} series over ${data.times.length} buckets from ${formatTime(first)} to ${formatTime(last)}. ${summaries}. The data table below lists every value.`;
+  return `${props.title}: ${data.series.length} series over ${data.times.length} buckets from ${first} to ${last}${props.stacked ? ', stacked' : ''}. ${summaries}. The data table below lists every value.`;
 }
 
 export function Chart(props: ChartProps) {
   const host = useRef<HTMLDivElement>(null);
   const [problem, setProblem] = useState<string>();
-  const { data, unit, format, otherLabel, integer } = props;
+  const { data, unit, format, otherLabel, integer, stacked, utcDays } = props;
   const summary = props.summary ?? 'total';
 
   useEffect(() => {
@@ -59,14 +76,28 @@ export function Chart(props: ChartProps) {
         const element = host.current;
         if (cancelled || !element) return;
         const listedIndexes = data.times.flatMap((_time, index) => (data.listed[index] ? [index] : []));
+        const [onlyTime] = data.times.length === 1 ? data.times : [];
         const options: uPlot.Options = {
           width: Math.max(element.clientWidth, 300),
           height: HEIGHT,
           legend: { show: false },
           cursor: { drag: { x: false, y: false } },
-          scales: { x: { time: true }, y: { range: (_plot, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+          tzDate: utcDays ? (seconds) => UPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC') : undefined,
+          scales: {
+            // One bucket: half a bucket either side, or the axis would have no width.
+            x:
+              onlyTime === undefined
+                ? { time: true }
+                : { time: true, range: [onlyTime - data.bucketSeconds / 2, onlyTime + data.bucketSeconds / 2] },
+            y: { range: (_plot, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] },
+          },
+          // Each series filled down to the one below it (the first down to 0).
+          bands: stacked
+            ? data.series.slice(1).map((_series, index) => ({ series: [index + 2, index + 1] as [number, number] }))
+            : undefined,
           axes: [
-            { space: 80 },
+            // Daily buckets: ticks on whole days (or weeks), never between two buckets.
+            { space: 80, incrs: utcDays ? DAY_STEPS : undefined },
             {
               label: unit,
               size: 80,
@@ -80,13 +111,15 @@ export function Chart(props: ChartProps) {
               label: series.label,
               stroke: seriesColour(index, series.label, otherLabel),
               width: 2,
+              fill: stacked ? `${seriesColour(index, series.label, otherLabel)}99` : undefined,
               // Dots only where the engine listed a bucket: the zeros between are filled in.
               points: { show: true, size: 5, filter: listedIndexes },
               value: (_plot: uPlot, value: number | null) => (value === null ? '–' : format(value)),
             })),
           ],
         };
-        plot = new UPlot(options, [data.times, ...data.series.map((series) => series.values)], element);
+        const drawn = stacked ? stackedValues(data.series) : data.series.map((series) => series.values);
+        plot = new UPlot(options, [data.times, ...drawn], element);
         observer = new ResizeObserver(() => plot?.setSize({ width: Math.max(element.clientWidth, 300), height: HEIGHT }));
         observer.observe(element);
       },
@@ -97,7 +130,7 @@ export function Chart(props: ChartProps) {
       observer?.disconnect();
       plot?.destroy();
     };
-  }, [data, unit, format, otherLabel, integer]);
+  }, [data, unit, format, otherLabel, integer, stacked, utcDays]);
 
   const summaries = seriesSummaries(data, summary);
   const rows = data.times.map((time, index) => ({ time, index })).filter(({ index }) => data.listed[index]);
@@ -128,7 +161,7 @@ export function Chart(props: ChartProps) {
           <caption class="visually-hidden">{props.title}, buckets holding data</caption>
           <thead>
             <tr>
-              <th scope="col">Bucket start</th>
+              <th scope="col">{utcDays ? 'Day (UTC)' : 'Bucket start'}</th>
               {data.series.map((series, column) => (
                 <th scope="col" class="number" key={column}>
                   {series.label} ({unit})
@@ -139,7 +172,7 @@ export function Chart(props: ChartProps) {
           <tbody>
             {rows.map(({ time, index }) => (
               <tr key={time}>
-                <th scope="row">{formatTime(new Date(time * 1000))}</th>
+                <th scope="row">{bucketText(time, utcDays)}</th>
                 {data.series.map((series, column) => {
                   const value = series.values[index];
                   return (

@@ -1,4 +1,5 @@
-// /ui/applications/:appId: one application. Its settings, deletion, links to its data, its usage
+// /ui/applications/:appId: one application. Its settings, deletion, links to its data, its spend
+// per service, model, SKU, provider or resource type (SpendOverview, the view in the URL), its usage
 // and daily span quota state, and its API keys; a new or rotated secret is shown once, above the keys (KeySecretPanel), and is held only
 // in this view's state: leaving or reloading forgets it.
 import { useState } from 'preact/hooks';
@@ -12,6 +13,8 @@ import { ApplicationSettingsForm } from '../components/application-settings-form
 import { ApplicationUsage, QuotaState } from '../components/application-usage';
 import { ConfirmButton } from '../components/confirm-button';
 import { KeySecretPanel, type RevealedSecret } from '../components/key-secret-panel';
+import { SpendOverview } from '../components/spend-overview';
+import type { SpendGroupBy } from '../spend';
 import { useAction } from '../components/use-action';
 import { LoadFailure } from '../components/load-failure';
 // Its styles, ui/src/views/management.css, come with the first view (imported by ui/src/views/home.tsx):
@@ -22,6 +25,8 @@ async function loadApplication(appId: string) {
   const organization = await call(management.GET('/organizations/{org_id}', { params: { path: { org_id: application.organization_id } } }));
   return { application, organization };
 }
+
+const APPLICATION_SPEND_DIMENSIONS: SpendGroupBy[] = ['service', 'model', 'sku', 'provider', 'resource_type'];
 
 export function ApplicationView() {
   const { appId } = useRoute().params;
@@ -68,6 +73,9 @@ export function ApplicationView() {
           <ApplicationLinks applicationId={application.id} name={application.name} />
         </dd>
       </dl>
+
+      <h2>Spend</h2>
+      <SpendOverview organizationId={organization.id} applicationId={application.id} dimensions={APPLICATION_SPEND_DIMENSIONS} />
 
       <h2>Usage</h2>
       <ApplicationUsage application={application} />

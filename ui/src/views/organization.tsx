@@ -1,5 +1,5 @@
-// /ui/organizations/:orgId: one organization. Its members and applications, and the way to its
-// prices page (/ui/organizations/:orgId/prices), for everyone in it; for an owner also its details form, the member controls, the audit log and deletion (the
+// /ui/organizations/:orgId: one organization. Its members and applications, its spend per
+// application (SpendOverview: period, date and currency in the URL), and the way to its prices page (/ui/organizations/:orgId/prices), for everyone in it; for an owner also its details form, the member controls, the audit log and deletion (the
 // owner-only operations of openapi/management.yaml). A member is not shown what the service would refuse.
 import { useLocation, useRoute } from 'preact-iso';
 import { call, management } from '../api';
@@ -12,10 +12,13 @@ import { ConfirmButton } from '../components/confirm-button';
 import { MemberTable } from '../components/member-table';
 import { OrganizationSettingsForm } from '../components/organization-settings-form';
 import { RoleBadge } from '../components/role-badge';
+import { SpendOverview } from '../components/spend-overview';
 import { useAction } from '../components/use-action';
 import { LoadFailure } from '../components/load-failure';
 // Its styles, ui/src/views/management.css, come with the first view (imported by ui/src/views/home.tsx):
 // a lazily loaded view's own CSS import would not be injected.
+
+const ORGANIZATION_SPEND_DIMENSIONS = ['application' as const];
 
 export function OrganizationView() {
   const { orgId } = useRoute().params;
@@ -49,6 +52,9 @@ export function OrganizationView() {
 
       <h2>Applications</h2>
       <ApplicationTable organizationId={org.id} />
+
+      <h2>Spend</h2>
+      <SpendOverview organizationId={org.id} dimensions={ORGANIZATION_SPEND_DIMENSIONS} />
 
       <h2>Prices</h2>
       <p>

@@ -98,7 +98,7 @@ export function PricesView() {
       />
       {!mayEdit && <p class="muted">Owners create, edit and delete the organization's price entries.</p>}
 
-      <h2>Unpriced LLM calls</h2>
+      <h2 id="unpriced-calls">Unpriced LLM calls</h2>
       <p class="muted">
         Calls of an application that carried a model or token counts but got no cost, by model, provider and reason.
         {mayEdit ? ' "Add a price" opens a new entry for the model.' : ''}
