@@ -158,6 +158,16 @@ export async function rotateWebhookEndpointSecret(
 export async function sendTestEvent(knex: Knex, organizationId: string, id: string, now = Date.now()): Promise<WebhookEnvelope> {
   return writeTransaction(knex, async (trx) => {
     await existingEndpoint(trx, organizationId, id);
-    return (await emitTestEvent(trx, organizationId, id, now)).envelope;
+    const { envelope } = await emitTestEvent(trx, organizationId, id, now);
+    // Audited as the writes are: who made the service send a request to the endpoint's URL.
+    await recordChange(trx, {
+      organizationId,
+      resourceType: 'webhook_endpoint',
+      resourceId: id,
+      before: {},
+      after: { test_event_id: envelope.id },
+      at: now,
+    });
+    return envelope;
   });
 }

@@ -384,7 +384,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description The organization's webhook endpoints ("Webhooks" above), oldest first. Deleted
+         * @description Added in 1.7.0. The organization's webhook endpoints ("Webhooks" above), oldest first. Deleted
          *     endpoints are never listed; secrets never are.
          *
          *     Members and owners, or an API key holding `read:organizations` (its own
@@ -394,7 +394,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Adds a webhook endpoint to the organization ("Webhooks" above). The answer carries
+         * @description Added in 1.7.0. Adds a webhook endpoint to the organization ("Webhooks" above). The answer carries
          *     the endpoint's signing `secret` (`whsec_…`), shown this once: store it where the
          *     receiver verifies signatures. The endpoint receives the events of its `event_types`
          *     emitted after this answer.
@@ -434,7 +434,7 @@ export interface paths {
         };
         /**
          * Get a webhook endpoint
-         * @description One webhook endpoint of the organization, without its secret. An endpoint of another
+         * @description Added in 1.7.0. One webhook endpoint of the organization, without its secret. An endpoint of another
          *     organization, or a deleted one, is 404.
          *
          *     Members and owners, or an API key holding `read:organizations` (its own
@@ -445,7 +445,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Deletes the endpoint (soft: it vanishes from every read, its deliveries with it). It
+         * @description Added in 1.7.0. Deletes the endpoint (soft: it vanishes from every read, its deliveries with it). It
          *     receives no further event; its pending deliveries end `failed` without another
          *     attempt.
          *
@@ -457,7 +457,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Changes the fields sent (at least one); the others keep their values, and
+         * @description Added in 1.7.0. Changes the fields sent (at least one); the others keep their values, and
          *     `description: null` clears the description. A new `url` is checked as at creation
          *     (the same 422s). A disabled endpoint (`enabled: false`) receives no new events other
          *     than test events; deliveries already pending to it are still attempted. The next
@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret
-         * @description Gives the endpoint a new signing secret, answered this once. For 24 hours
+         * @description Added in 1.7.0. Gives the endpoint a new signing secret, answered this once. For 24 hours
          *     (`previous_secret_expires_at`) every attempt is signed with both the new secret and
          *     the previous one (two signatures in `webhook-signature`), so the receiver can switch
          *     to the new secret at any time in that window; afterwards only the new one signs. A
@@ -530,7 +530,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a webhook endpoint
-         * @description Creates a `webhook.test` event and one delivery of it to this endpoint only (also when
+         * @description Added in 1.7.0. Creates a `webhook.test` event and one delivery of it to this endpoint only (also when
          *     it is disabled or does not list `webhook.test`), sent like any other: signed, retried,
          *     listed by `listWebhookDeliveries`. Answers 202 with the event; its delivery follows
          *     within a few seconds. It takes no request body.
@@ -565,7 +565,7 @@ export interface paths {
         };
         /**
          * List a webhook endpoint's deliveries
-         * @description The endpoint's deliveries, newest first: each is one event to this endpoint, with the
+         * @description Added in 1.7.0. The endpoint's deliveries, newest first: each is one event to this endpoint, with the
          *     event as sent, its state, every attempt so far (oldest first) and when the next one is
          *     due. Kept for 30 days after the event (the operator's `WEBHOOK_RETENTION_DAYS`).
          *
@@ -4780,6 +4780,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrganizationSpend: {

@@ -11,10 +11,12 @@ import {
   apiKeyToken,
   seedApiKey,
   seedApplication,
+  seedBudget,
   seedOrganization,
   seedPriceEntry,
   seedRepricingJob,
   seedUser,
+  seedWebhookEndpoint,
   type SeededKey,
 } from '../support/accounts.js';
 import { call, documentOperations, type DocumentOperation } from '../support/contract.js';
@@ -53,8 +55,10 @@ async function seedWorld(app: TestServer, withApplication = true): Promise<World
     : { apiKey: 'ak_none', secret: 'as_none' };
   const priceEntryId = await seedPriceEntry(app.server.knex, orgId);
   const jobId = withApplication ? await seedRepricingJob(app.server.knex, appId) : undefined;
+  const webhookEndpointId = await seedWebhookEndpoint(app.server.knex, orgId);
+  const budgetId = await seedBudget(app.server.knex, orgId);
   return {
-    ids: { orgId, appId, apiKey: key.apiKey, userId: member.userId, priceEntryId, jobId },
+    ids: { orgId, appId, apiKey: key.apiKey, userId: member.userId, priceEntryId, jobId, webhookEndpointId, budgetId },
     owner: owner.token,
     ownerId: owner.userId,
     member: member.token,
@@ -121,6 +125,18 @@ function expectedResource(
       return [ids.orgId, 'repricing_job', body.id];
     case 'cancelRepricingJob':
       return [ids.orgId, 'repricing_job', ids.jobId as string];
+    case 'createWebhookEndpoint':
+      return [ids.orgId, 'webhook_endpoint', body.id];
+    case 'updateWebhookEndpoint':
+    case 'deleteWebhookEndpoint':
+    case 'rotateWebhookEndpointSecret':
+    case 'sendTestWebhookEvent':
+      return [ids.orgId, 'webhook_endpoint', ids.webhookEndpointId as string];
+    case 'createBudget':
+      return [ids.orgId, 'budget', body.id];
+    case 'updateBudget':
+    case 'deleteBudget':
+      return [ids.orgId, 'budget', ids.budgetId as string];
     default:
       throw new Error(`no expectation for ${operationId}: add one (a new management write must be audited)`);
   }
@@ -162,6 +178,14 @@ onEachDatabase('audit events of management writes', (app) => {
       'deletePriceEntry',
       'createRepricingJob',
       'cancelRepricingJob',
+      'createWebhookEndpoint',
+      'updateWebhookEndpoint',
+      'deleteWebhookEndpoint',
+      'rotateWebhookEndpointSecret',
+      'sendTestWebhookEvent',
+      'createBudget',
+      'updateBudget',
+      'deleteBudget',
     ]);
   });
 
