@@ -33,6 +33,7 @@ function hourSpans(applicationId: string, hourMs: number): SpendSpan[] {
   return Array.from({ length: ROWS_PER_HOUR }, (_, index) => ({
     application_id: applicationId,
     start_time_unix_nano: (BigInt(hourMs) * 1_000_000n).toString(),
+    parent_span_id: null,
     service_name: 'bench',
     model: `model-${index}`,
     provider: 'provider',
@@ -50,8 +51,10 @@ function hourSpans(applicationId: string, hourMs: number): SpendSpan[] {
 }
 
 async function fill(knex: Knex, applicationId: string, fromMs: number, toMs: number): Promise<number> {
-  const deltas = [];
-  for (let hour = fromMs; hour < toMs; hour += HOUR_MS) deltas.push(...spendDeltas(hourSpans(applicationId, hour)));
+  // All hours at once: a day row is made once from its hours' spans.
+  const spans: SpendSpan[] = [];
+  for (let hour = fromMs; hour < toMs; hour += HOUR_MS) spans.push(...hourSpans(applicationId, hour));
+  const deltas = spendDeltas(spans);
   for (let offset = 0; offset < deltas.length; offset += 200) await knex('spend_rollups').insert(deltas.slice(offset, offset + 200));
   return deltas.length;
 }

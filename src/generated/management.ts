@@ -782,6 +782,7 @@ export interface paths {
          *     | `x_Provider` | the LLM call's provider | extension |
          *     | `x_ResourceType` | `billing.resource_type` | extension |
          *     | `x_SpanCount` | the spans | extension |
+         *     | `x_TraceCount` | the traces whose root span (no parent span id) is in the row | extension |
          *     | `x_PricedSpanCount` | the spans with a cost | extension |
          *     | `x_UnpricedSpanCount` | the LLM calls left unpriced (`unpriced_reason`) | extension |
          *     | `x_UnpricedTokens` | their total tokens | extension |
@@ -2073,6 +2074,13 @@ export interface components {
             spend: number;
             /** @description Every span, whatever its cost's currency and whether it has a cost. */
             spans: number;
+            /**
+             * @description The traces whose root span (a span without a parent span id) starts in the period, each
+             *     counted once, under its root span's values: a trace whose LLM calls are its child spans
+             *     counts under the root's service, with no model (`null`). A trace whose root was never
+             *     stored is not counted; one sent with several spans without a parent counts once per such span.
+             */
+            traces: number;
             /** @description The spans with a cost in the summary's `currency` (those `spend` adds up). */
             spans_with_cost: number;
             tokens: components["schemas"]["SpendTokens"];
@@ -2228,6 +2236,8 @@ export interface components {
             x_ResourceType: string | null;
             /** @description Extension: the spans. */
             x_SpanCount: number;
+            /** @description Extension: the traces whose root span (a span without a parent span id) is in the row, each counted once, in its root span's row; a trace whose root was never stored is not counted. */
+            x_TraceCount: number;
             /** @description Extension: the spans with a cost. */
             x_PricedSpanCount: number;
             /** @description Extension: the LLM calls left unpriced (`unpriced_reason`). */
@@ -4867,6 +4877,7 @@ export interface operations {
                      *           "spend": 412.5,
                      *           "share": 0.825,
                      *           "spans": 1200000,
+                     *           "traces": 0,
                      *           "spans_with_cost": 1180000,
                      *           "tokens": {
                      *             "input": 910000000,
@@ -4893,6 +4904,7 @@ export interface operations {
                      *           "spend": 87.5,
                      *           "share": 0.175,
                      *           "spans": 9000000,
+                     *           "traces": 1150000,
                      *           "spans_with_cost": 35000,
                      *           "tokens": {
                      *             "input": 0,
@@ -4919,6 +4931,7 @@ export interface operations {
                      *       "totals": {
                      *         "spend": 500,
                      *         "spans": 10200000,
+                     *         "traces": 1150000,
                      *         "spans_with_cost": 1215000,
                      *         "tokens": {
                      *           "input": 910000000,
@@ -5402,7 +5415,7 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example BilledCost,BillingAccountId,BillingAccountName,BillingCurrency,BillingPeriodEnd,BillingPeriodStart,ChargeCategory,ChargeClass,ChargeDescription,ChargeFrequency,ChargePeriodEnd,ChargePeriodStart,ConsumedQuantity,ConsumedUnit,ContractedCost,EffectiveCost,HostProviderName,InvoiceIssuerName,ListCost,PricingQuantity,PricingUnit,ProviderName,PublisherName,ServiceCategory,ServiceName,ServiceProviderName,SkuId,SubAccountId,SubAccountName,Tags,x_ApplicationId,x_Model,x_Provider,x_ResourceType,x_SpanCount,x_PricedSpanCount,x_UnpricedSpanCount,x_UnpricedTokens,x_InputTokens,x_OutputTokens,x_CacheReadTokens,x_CacheCreationTokens,x_TotalTokens
+                     * @example BilledCost,BillingAccountId,BillingAccountName,BillingCurrency,BillingPeriodEnd,BillingPeriodStart,ChargeCategory,ChargeClass,ChargeDescription,ChargeFrequency,ChargePeriodEnd,ChargePeriodStart,ConsumedQuantity,ConsumedUnit,ContractedCost,EffectiveCost,HostProviderName,InvoiceIssuerName,ListCost,PricingQuantity,PricingUnit,ProviderName,PublisherName,ServiceCategory,ServiceName,ServiceProviderName,SkuId,SubAccountId,SubAccountName,Tags,x_ApplicationId,x_Model,x_Provider,x_ResourceType,x_SpanCount,x_TraceCount,x_PricedSpanCount,x_UnpricedSpanCount,x_UnpricedTokens,x_InputTokens,x_OutputTokens,x_CacheReadTokens,x_CacheCreationTokens,x_TotalTokens
                      *     12.5,org_2fK9xQ4mN8pL,Acme,USD,2026-12-01T00:00:00Z,2026-11-01T00:00:00Z,Usage,,LLM calls to gpt-4o-mini (openai) from checkout,Usage-Based,2026-11-04T00:00:00Z,2026-11-03T00:00:00Z,8200000,Tokens,12.5,12.5,openai,openai,12.5,8200000,Tokens,openai,openai,AI and Machine Learning,checkout,openai,gpt-4o-mini,app_7hQ2rT9wK3mZ,Checkout,"{""spanledger/model"":""gpt-4o-mini"",""spanledger/provider"":""openai""}",app_7hQ2rT9wK3mZ,gpt-4o-mini,openai,,4100,4080,20,31000,7000000,1100000,100000,0,8200000
                      */
                     "text/csv": string;
@@ -5446,6 +5459,7 @@ export interface operations {
                      *       "x_Provider": "openai",
                      *       "x_ResourceType": null,
                      *       "x_SpanCount": 4100,
+                     *       "x_TraceCount": 0,
                      *       "x_PricedSpanCount": 4080,
                      *       "x_UnpricedSpanCount": 20,
                      *       "x_UnpricedTokens": 31000,
@@ -5938,6 +5952,7 @@ export interface operations {
                      *           "spend": 412.5,
                      *           "share": 0.825,
                      *           "spans": 1200000,
+                     *           "traces": 0,
                      *           "spans_with_cost": 1180000,
                      *           "tokens": {
                      *             "input": 910000000,
@@ -5964,6 +5979,7 @@ export interface operations {
                      *           "spend": 87.5,
                      *           "share": 0.175,
                      *           "spans": 9000000,
+                     *           "traces": 1150000,
                      *           "spans_with_cost": 35000,
                      *           "tokens": {
                      *             "input": 0,
@@ -5990,6 +6006,7 @@ export interface operations {
                      *       "totals": {
                      *         "spend": 500,
                      *         "spans": 10200000,
+                     *         "traces": 1150000,
                      *         "spans_with_cost": 1215000,
                      *         "tokens": {
                      *           "input": 910000000,

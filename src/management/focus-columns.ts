@@ -139,6 +139,7 @@ export const FOCUS_COLUMNS: readonly FocusColumn[] = [
   string('x_Provider', 'Extension', ({ row }) => row.dimensions.provider, true),
   string('x_ResourceType', 'Extension', ({ row }) => row.dimensions.billing_resource_type, true),
   decimal('x_SpanCount', 'Extension', ({ row }) => row.spans),
+  decimal('x_TraceCount', 'Extension', ({ row }) => row.traces),
   decimal('x_PricedSpanCount', 'Extension', ({ row }) => row.spansWithCost),
   decimal('x_UnpricedSpanCount', 'Extension', ({ row }) => row.unpricedSpans),
   decimal('x_UnpricedTokens', 'Extension', ({ row }) => row.unpricedTokens),

@@ -50,6 +50,7 @@ export function sumOf(values: readonly SpendValueFigures[]): Omit<SpendValueFigu
   const total = {
     spend: 0,
     spans: 0,
+    traces: 0,
     spansWithCost: 0,
     tokens: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, total_tokens: 0 },
     unpricedSpans: 0,
@@ -60,6 +61,7 @@ export function sumOf(values: readonly SpendValueFigures[]): Omit<SpendValueFigu
   for (const value of values) {
     total.spend += value.spend;
     total.spans += value.spans;
+    total.traces += value.traces;
     total.spansWithCost += value.spansWithCost;
     for (const column of Object.keys(total.tokens) as Array<keyof typeof total.tokens>) total.tokens[column] += value.tokens[column];
     total.unpricedSpans += value.unpricedSpans;
@@ -75,6 +77,7 @@ function figuresOf(figures: Omit<SpendValueFigures, 'value'>): Schemas['SpendFig
   return {
     spend: figures.spend,
     spans: figures.spans,
+    traces: figures.traces,
     spans_with_cost: figures.spansWithCost,
     tokens: {
       input: figures.tokens.input_tokens,

@@ -338,7 +338,12 @@ describe('spend views: the URL, the precision, the change, the chart series', ()
   });
 
   it('draws the first 8 rows and stacks the rest with `other` as one band, every day of the period, 0 where none is listed', () => {
-    const figures = { spans: 1, spans_with_cost: 1, tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0, total: 0 } };
+    const figures = {
+      spans: 1,
+      traces: 1,
+      spans_with_cost: 1,
+      tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0, total: 0 },
+    };
     const more = {
       unpriced: { spans: 0, tokens: 0 },
       previous: { spend: 0, spans: 0 },

@@ -1,6 +1,7 @@
 // FOCUS export (exportOrganizationFocus) on every database: random spans of two applications
 // (services, models, providers, SKUs, resource types, reported and computed costs in three
-// currencies) over October 2026 and the days around it, stored through the span writer; the CSV
+// currencies; traces of four spans, most with a root) over October 2026 and the days around it,
+// stored through the span writer; the CSV
 // and NDJSON of October checked against the FOCUS 1.3 column list (fixtures/focus-1.3-columns.json:
 // names, types, nullability, Mandatory columns), then against a reference grouped here from the
 // spans (per day, application, dimensions and currency), neighbour months left out; and who may export.
@@ -43,6 +44,8 @@ function randomSpans(applicationId: string, count: number, next: () => number, s
       application_id: applicationId,
       trace_id: `${salt}${Math.floor(index / 4)}`.padStart(32, '0'),
       span_id: `${salt}${index}`.padStart(16, '0'),
+      // The first span of a trace is its root, except in every fifth trace, whose root was never sent.
+      parent_span_id: index % 4 === 0 && index % 20 !== 0 ? null : `${salt}p${index}`.padStart(16, '0'),
       start_time_unix_nano: startNs,
       end_time_unix_nano: (BigInt(startNs) + 1_000_000n).toString(),
       duration_ms: 1,
@@ -122,6 +125,7 @@ const grainKey = (values: Array<string | null>) => JSON.stringify(values);
 
 interface Figures {
   spans: number;
+  traces: number;
   cost: number;
   tokens: number;
 }
@@ -147,8 +151,9 @@ function reference(spans: SpanRow[]): { byGrain: Map<string, Figures>; costByCur
       span.billing_resource_type,
       currency,
     ]);
-    const figures = byGrain.get(key) ?? { spans: 0, cost: 0, tokens: 0 };
+    const figures = byGrain.get(key) ?? { spans: 0, traces: 0, cost: 0, tokens: 0 };
     figures.spans += 1;
+    if (span.parent_span_id === null) figures.traces += 1;
     figures.cost += span.cost ?? 0;
     figures.tokens += span.total_tokens ?? 0;
     byGrain.set(key, figures);
@@ -199,6 +204,7 @@ onEachDatabase('FOCUS export', (app) => {
     expect(extensions).to.include.members([
       'x_ApplicationId',
       'x_SpanCount',
+      'x_TraceCount',
       'x_Model',
       'x_Provider',
       'x_InputTokens',
@@ -230,7 +236,7 @@ onEachDatabase('FOCUS export', (app) => {
       expect(Date.parse(value('ChargePeriodEnd')) - Date.parse(value('ChargePeriodStart'))).to.equal(DAY_MS);
       expect(value('ChargeCategory')).to.equal('Usage');
       expect(value('ConsumedUnit')).to.equal(value('x_Model') === '' ? 'Requests' : 'Tokens');
-      for (const name of ['x_SpanCount', 'x_PricedSpanCount', 'x_InputTokens', 'x_TotalTokens'])
+      for (const name of ['x_SpanCount', 'x_TraceCount', 'x_PricedSpanCount', 'x_InputTokens', 'x_TotalTokens'])
         expect(value(name), name).to.match(/^\d+$/);
     }
   });
@@ -280,12 +286,13 @@ onEachDatabase('FOCUS export', (app) => {
         currency,
       ]);
       expect(got.has(key), `one row per grain ${key}`).to.equal(false);
-      got.set(key, { spans: row.x_SpanCount, cost: row.BilledCost, tokens: row.x_TotalTokens });
+      got.set(key, { spans: row.x_SpanCount, traces: row.x_TraceCount, cost: row.BilledCost, tokens: row.x_TotalTokens });
       for (const name of ['EffectiveCost', 'ListCost', 'ContractedCost']) expect(row[name], name).to.equal(row.BilledCost);
       expect(row.ConsumedQuantity).to.equal(row.x_Model === null ? row.x_SpanCount : row.x_TotalTokens);
       costByCurrency.set(row.BillingCurrency, (costByCurrency.get(row.BillingCurrency) ?? 0) + row.BilledCost);
     }
     expect(rows.reduce((sum, row) => sum + row.x_SpanCount, 0)).to.equal(wanted.spans);
+    expect(rows.reduce((sum, row) => sum + row.x_TraceCount, 0)).to.be.above(0);
     expect([...costByCurrency.keys()].sort()).to.deep.equal([...wanted.costByCurrency.keys()].sort());
     for (const [currency, cost] of wanted.costByCurrency)
       expect(close(costByCurrency.get(currency) ?? NaN, cost), `${currency} ${costByCurrency.get(currency)} vs ${cost}`).to.equal(true);
@@ -295,6 +302,7 @@ onEachDatabase('FOCUS export', (app) => {
     for (const [key, figures] of reread) {
       const actual = got.get(key) as Figures;
       expect(actual.spans, key).to.equal(figures.spans);
+      expect(actual.traces, key).to.equal(figures.traces);
       expect(actual.tokens, key).to.equal(figures.tokens);
       expect(close(actual.cost, figures.cost), `${key} cost ${actual.cost} vs ${figures.cost}`).to.equal(true);
     }

@@ -1,9 +1,11 @@
 // Spend summaries (getOrganizationSpend, getApplicationSpend) on every database: random spans of
 // two applications (services, models, providers, SKUs, resource types, reported and computed
-// costs in three currencies, unpriced LLM calls, over five weeks of hours) stored through the
-// span writer, then every group_by and period checked against a reference computed here from the
-// spans read back, previous period, spend per day and other currencies included; the same after retention cut
-// the spans below an edge the roll-up rows still count; and who may read them.
+// costs in three currencies, unpriced LLM calls, traces of four spans whose root may be any of them
+// or missing, over five weeks of hours) stored through the span writer, then every group_by and
+// period (custom windows on ragged hours at both ends, of a week and of 40 days) checked against
+// a reference computed here from the spans read back, previous period, traces, spend per day and
+// other currencies included; the same after retention cut the spans below an edge the roll-up
+// rows still count; and who may read them.
 import { expect } from 'chai';
 import { raisePurgeEdgeQuery } from '../../src/storage/spans/purge-edge.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
@@ -40,6 +42,8 @@ function randomSpans(applicationId: string, count: number, next: () => number, s
       application_id: applicationId,
       trace_id: `${salt}${Math.floor(index / 4)}`.padStart(32, '0'),
       span_id: `${salt}${index}`.padStart(16, '0'),
+      // The first span of a trace is its root, except in every fifth trace, whose root was never sent.
+      parent_span_id: index % 4 === 0 && index % 20 !== 0 ? null : `${salt}p${index}`.padStart(16, '0'),
       start_time_unix_nano: startNs,
       end_time_unix_nano: (BigInt(startNs) + 1_000_000n).toString(),
       duration_ms: 1,
@@ -65,6 +69,7 @@ function randomSpans(applicationId: string, count: number, next: () => number, s
 interface StoredSpan {
   application_id: string;
   start: bigint;
+  root: boolean;
   service_name: string | null;
   model: string | null;
   provider: string | null;
@@ -94,6 +99,7 @@ interface Figures {
   value: string | null;
   spend: number;
   spans: number;
+  traces: number;
   spans_with_cost: number;
   tokens: { input: number; output: number; cache_read: number; cache_creation: number; total: number };
   unpriced: { spans: number; tokens: number };
@@ -115,6 +121,7 @@ function reference(spans: StoredSpan[], window: { previousStart: bigint; start: 
         value,
         spend: 0,
         spans: 0,
+        traces: 0,
         spans_with_cost: 0,
         tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0, total: 0 },
         unpriced: { spans: 0, tokens: 0 },
@@ -131,6 +138,7 @@ function reference(spans: StoredSpan[], window: { previousStart: bigint; start: 
       continue;
     }
     figures.spans += 1;
+    if (span.root) figures.traces += 1;
     const date = new Date(Number(span.start / 1_000_000n)).toISOString().slice(0, 10);
     figures.days.set(date, (figures.days.get(date) ?? 0) + (inCurrency ? (span.cost ?? 0) : 0));
     if (inCurrency) {
@@ -164,7 +172,12 @@ function reference(spans: StoredSpan[], window: { previousStart: bigint; start: 
   const total = (pick: (figures: Figures) => number) => all.reduce((sum, figures) => sum + pick(figures), 0);
   return {
     rows,
-    totals: { spend: total((f) => f.spend), spans: total((f) => f.spans), previousSpend: total((f) => f.previous.spend) },
+    totals: {
+      spend: total((f) => f.spend),
+      spans: total((f) => f.spans),
+      traces: total((f) => f.traces),
+      previousSpend: total((f) => f.previous.spend),
+    },
     otherCurrencies: [...others.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1)),
   };
 }
@@ -177,6 +190,7 @@ function expectFigures(actual: Record<string, any>, wanted: Figures, where: stri
   expect(
     {
       spans: actual.spans,
+      traces: actual.traces,
       spans_with_cost: actual.spans_with_cost,
       tokens: actual.tokens,
       unpriced: actual.unpriced,
@@ -185,6 +199,7 @@ function expectFigures(actual: Record<string, any>, wanted: Figures, where: stri
     where,
   ).to.deep.equal({
     spans: wanted.spans,
+    traces: wanted.traces,
     spans_with_cost: wanted.spans_with_cost,
     tokens: wanted.tokens,
     unpriced: wanted.unpriced,
@@ -246,6 +261,13 @@ const PERIODS: Array<{ query: Record<string, string>; previousStart: number; sta
     start: Date.UTC(2026, 10, 3, 5),
     end: Date.UTC(2026, 10, 10, 15),
   },
+  // 40 days less 4 hours, ragged at both ends: whole days from day rows, the ends from hour rows.
+  {
+    query: { period: 'custom', start_time: '2026-10-22T07:00:00Z', end_time: '2026-12-01T03:00:00Z' },
+    previousStart: Date.UTC(2026, 9, 22, 7) - (40 * DAY_MS - 4 * 3_600_000),
+    start: Date.UTC(2026, 9, 22, 7),
+    end: Date.UTC(2026, 11, 1, 3),
+  },
 ];
 
 onEachDatabase('spend summaries', (app) => {
@@ -269,6 +291,7 @@ onEachDatabase('spend summaries', (app) => {
       .whereIn('application_id', applicationIds)
       .select(
         'application_id',
+        'parent_span_id',
         knex().raw(`CAST(start_time_unix_nano AS ${knex().client.config.client === 'mysql2' ? 'CHAR' : 'TEXT'}) AS start_text`),
         ...Object.values(GROUPS).filter((column) => column !== 'application_id'),
         'cost',
@@ -285,6 +308,7 @@ onEachDatabase('spend summaries', (app) => {
     return rows.map((row) => ({
       application_id: String(row.application_id),
       start: BigInt(String(row.start_text)),
+      root: row.parent_span_id === null,
       service_name: text(row.service_name),
       model: text(row.model),
       provider: text(row.provider),
@@ -344,6 +368,7 @@ onEachDatabase('spend summaries', (app) => {
           }
           expect(close(body.totals.spend, wanted.totals.spend), `${where} total`).to.equal(true);
           expect(body.totals.spans, where).to.equal(wanted.totals.spans);
+          expect(body.totals.traces, where).to.equal(wanted.totals.traces);
           expect(close(body.totals.previous.spend, wanted.totals.previousSpend), `${where} previous total`).to.equal(true);
           expect(
             body.other_currencies.map((other: { currency: string; spans: number }) => [other.currency, other.spans]),

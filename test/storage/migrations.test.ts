@@ -325,6 +325,7 @@ for (const database of testDatabases()) {
             application_id: applicationId,
             trace_id: `${index % 3}`.padStart(32, '0'),
             span_id: `${index}`.padStart(16, '0'),
+            parent_span_id: index < 3 ? null : `${index % 3}`.padStart(16, '0'),
             start_time_unix_nano: (onTheHour + BigInt(index) * 1_000_000_000_000n).toString(),
             service_name: index % 2 === 0 ? 'a' : 'b',
             model: index % 3 === 0 ? null : 'gpt-4o',
@@ -343,6 +344,9 @@ for (const database of testDatabases()) {
 
       const [old, written] = [(await derivedRows(knex, 'app_old')).spend_rollups, (await derivedRows(knex, 'app_new')).spend_rollups];
       expect(old).to.have.length.above(3);
+      // Both widths: the spans' hours and their day.
+      expect(old?.filter((row) => row.includes('["bucket_width_s",86400]'))).to.have.length.above(0);
+      expect(old?.filter((row) => row.includes('["bucket_width_s",3600]'))).to.have.length.above(0);
       expect(old).to.deep.equal(written);
     });
 

@@ -12,7 +12,7 @@ const TABLES: Array<[table: string, bigints: string[]]> = [
   ['span_slot_values', ['start_time_unix_nano']],
   ['span_rollups', ['bucket_start_unix_nano']],
   ['slot_rollups', ['bucket_start_unix_nano', 'generation']],
-  ['spend_rollups', ['hour_start_unix_nano']],
+  ['spend_rollups', ['bucket_start_unix_nano']],
   ['trace_figures', ['hour']],
   ['trace_histograms', ['hour']],
 ];

@@ -1,12 +1,14 @@
 // The spend of some applications over a window and the window just before it, per value of one
 // key, and on request per value and UTC day of the window (README.md beside this file, "Reads"):
-// statements over `spend_rollups`, or over the spans for an application whose purge edge lies
-// above the previous window's start (its rows there may have lost spans: they are answered from
-// what is left of the spans, exactly, as analytics' rule 5).
-// Both sources give the same rows: each span in the shape of a roll-up row, summed the same way.
+// statements over `spend_rollups` (the windows' whole UTC days from the day rows, their ragged
+// hours from the hour rows: spend-ranges.ts), or over the spans for an application whose purge
+// edge lies above the previous window's start (its rows there may have lost spans: they are
+// answered from what is left of the spans, exactly, as analytics' rule 5). Both sources give the
+// same rows: each span in the shape of a roll-up row, summed the same way.
 import type { Knex } from 'knex';
 import { dialectFor } from '../sql/index.js';
 import { atOrAfterEdge, purgeEdgeOf } from '../spans/purge-edge.js';
+import { DAY_NS, dayStartNs, spendRanges, type SpendRange } from './spend-ranges.js';
 import { SPEND_CURRENCY_SQL, SPEND_DIMENSIONS, TOKEN_COLUMNS, type SpendDimension } from './spend-rollups.js';
 
 /** The key a summary groups by: a spend dimension, or the application. */
@@ -39,6 +41,8 @@ export interface SpendValueFigures {
   value: string | null;
   spend: number;
   spans: number;
+  /** The traces whose root span is among the spans (a span without a parent). */
+  traces: number;
   spansWithCost: number;
   tokens: TokenSums;
   unpricedSpans: number;
@@ -66,11 +70,12 @@ export interface SpendRead {
 }
 
 /** The columns each source row has, in order: time, key, currency, then the measures. */
-const MEASURES = ['span_count', 'cost_count', 'cost_sum', ...TOKEN_COLUMNS, 'unpriced_count', 'unpriced_tokens'] as const;
+const MEASURES = ['span_count', 'trace_count', 'cost_count', 'cost_sum', ...TOKEN_COLUMNS, 'unpriced_count', 'unpriced_tokens'] as const;
 
 /** One span as a roll-up row's measures, column for column with MEASURES. */
 const SPAN_AS_ROW = [
   '1',
+  'CASE WHEN s.parent_span_id IS NULL THEN 1 ELSE 0 END',
   'CASE WHEN s.cost IS NULL THEN 0 ELSE 1 END',
   'COALESCE(s.cost, 0)',
   ...TOKEN_COLUMNS.map((column) => `COALESCE(s.${column}, 0)`),
@@ -89,11 +94,26 @@ interface Source extends Fragment {
   keys: string[];
 }
 
-/** The time range [fromNs, toNs) and the key columns a source holds. */
+/** The time range [fromNs, toNs), the roll-up rows that cover it (spendRanges) and the key columns a source holds. */
 interface SourceBounds {
   fromNs: bigint;
   toNs: bigint;
+  ranges: readonly SpendRange[];
   keys: readonly SpendKey[];
+}
+
+/** The roll-up rows of the ranges (alias `r`): one range of the primary key per application and range. */
+function rollupRows(knex: Knex, bounds: SourceBounds, applicationIds: readonly string[]): Fragment {
+  const { exactInteger } = dialectFor(knex);
+  // The width written out, as the deletes do: MariaDB may compare a bound one as a double.
+  const ranges = bounds.ranges.map(
+    (range) =>
+      `(r.bucket_width_s = ${range.widthS} AND r.bucket_start_unix_nano >= ${exactInteger} AND r.bucket_start_unix_nano < ${exactInteger})`,
+  );
+  return {
+    sql: `spend_rollups r WHERE r.application_id IN (${applicationIds.map(() => '?').join(', ')}) AND (${ranges.join(' OR ')})`,
+    bindings: [...applicationIds, ...bounds.ranges.flatMap((range) => [range.fromNs.toString(), range.toNs.toString()])],
+  };
 }
 
 /** The applications whose roll-up rows from `fromNs` on are whole, and the others (answered from their spans). */
@@ -114,16 +134,8 @@ async function sourcesOf(
  * otherwise the union of the roll-ups of some and the spans of the others.
  */
 function sourceOf(knex: Knex, bounds: SourceBounds, fromRollups: readonly string[], fromSpans: readonly string[]): Source {
-  const { exactInteger } = dialectFor(knex);
   if (fromSpans.length === 0)
-    return {
-      sql:
-        `spend_rollups r WHERE r.application_id IN (${fromRollups.map(() => '?').join(', ')}) ` +
-        `AND r.hour_start_unix_nano >= ${exactInteger} AND r.hour_start_unix_nano < ${exactInteger}`,
-      bindings: [...fromRollups, bounds.fromNs.toString(), bounds.toNs.toString()],
-      time: 'r.hour_start_unix_nano',
-      keys: bounds.keys.map((key) => `r.${key}`),
-    };
+    return { ...rollupRows(knex, bounds, fromRollups), time: 'r.bucket_start_unix_nano', keys: bounds.keys.map((key) => `r.${key}`) };
   const rows = sourceRows(knex, bounds, fromRollups, fromSpans);
   return { sql: `(${rows.sql}) r WHERE 1 = 1`, bindings: rows.bindings, time: 'r.t', keys: bounds.keys.map((_, index) => `r.k${index}`) };
 }
@@ -135,14 +147,15 @@ function sourceRows(knex: Knex, bounds: SourceBounds, fromRollups: readonly stri
   const places = (ids: readonly string[]) => ids.map(() => '?').join(', ');
   const keys = (alias: string) => bounds.keys.map((key, index) => `${alias}.${key} AS k${index}`).join(', ');
   const parts: Fragment[] = [];
-  if (fromRollups.length > 0)
+  if (fromRollups.length > 0) {
+    const rows = rollupRows(knex, bounds, fromRollups);
     parts.push({
       sql:
-        `SELECT r.hour_start_unix_nano AS t, ${keys('r')}, r.currency AS currency, ${MEASURES.map((column) => `r.${column} AS ${column}`).join(', ')} ` +
-        `FROM spend_rollups r WHERE r.application_id IN (${places(fromRollups)}) ` +
-        `AND r.hour_start_unix_nano >= ${exactInteger} AND r.hour_start_unix_nano < ${exactInteger}`,
-      bindings: [...fromRollups, ...range],
+        `SELECT r.bucket_start_unix_nano AS t, ${keys('r')}, r.currency AS currency, ${MEASURES.map((column) => `r.${column} AS ${column}`).join(', ')} ` +
+        `FROM ${rows.sql}`,
+      bindings: rows.bindings,
     });
+  }
   if (fromSpans.length > 0)
     parts.push({
       sql:
@@ -157,58 +170,83 @@ function sourceRows(knex: Knex, bounds: SourceBounds, fromRollups: readonly stri
 
 const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
 
-/** Reads the window's spend per value of the key, in one snapshot (the purge edges and the rows). */
+/** The figures of a value before any row is added. */
+function noFigures(value: string | null): SpendValueFigures {
+  return {
+    value,
+    spend: 0,
+    spans: 0,
+    traces: 0,
+    spansWithCost: 0,
+    tokens: Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, 0])) as TokenSums,
+    unpricedSpans: 0,
+    unpricedTokens: 0,
+    previousSpend: 0,
+    previousSpans: 0,
+  };
+}
+
+/**
+ * Reads the window's spend per value of the key, in one snapshot (the purge edges and the rows):
+ * one statement sums the rows per value, currency and window (a few rows per value), and the
+ * figures are put together here, the other currencies' spend too.
+ */
 export async function readSpend(knex: Knex, window: SpendWindow): Promise<SpendRead> {
   if (window.applicationIds.length === 0) return { values: [], otherCurrencies: [] };
   const dialect = dialectFor(knex);
   return knex.transaction(async (trx) => {
     const [fromRollups, fromSpans] = await sourcesOf(trx, window.applicationIds, window.previousStartNs);
-    const bounds = { fromNs: window.previousStartNs, toNs: window.endNs, keys: [window.key] };
+    const ranges = spendRanges([window.previousStartNs, window.startNs, window.endNs]);
+    const bounds = { fromNs: window.previousStartNs, toNs: window.endNs, ranges, keys: [window.key] };
     const source = sourceOf(trx, bounds, fromRollups, fromSpans);
     const key = source.keys[0] as string;
-    const start = window.startNs.toString();
-    const inWindow = `${source.time} >= ${dialect.exactInteger}`;
-    const inCurrency = `${inWindow} AND r.currency = ?`;
-    const sum = (condition: string, column: string) => `SUM(CASE WHEN ${condition} THEN r.${column} ELSE 0 END)`;
-    const measures: Array<[name: string, sql: string, bindings: Knex.Value[]]> = [
-      ['spend', sum(inCurrency, 'cost_sum'), [start, window.currency]],
-      ['spans', sum(inWindow, 'span_count'), [start]],
-      ['spans_with_cost', sum(inCurrency, 'cost_count'), [start, window.currency]],
-      ...TOKEN_COLUMNS.map((column): [string, string, Knex.Value[]] => [column, sum(inWindow, column), [start]]),
-      ['unpriced_spans', sum(inWindow, 'unpriced_count'), [start]],
-      ['unpriced_tokens', sum(inWindow, 'unpriced_tokens'), [start]],
-      ['previous_spend', sum(`${source.time} < ${dialect.exactInteger} AND r.currency = ?`, 'cost_sum'), [start, window.currency]],
-      ['previous_spans', sum(`${source.time} < ${dialect.exactInteger}`, 'span_count'), [start]],
-    ];
     // Counts and token sums as text: MariaDB answers a SUM of integers as a DECIMAL.
-    const integer = (name: string, sql: string) => (name === 'spend' || name === 'previous_spend' ? sql : dialect.asText(sql));
-    const rows = (await trx.raw(
-      `SELECT MIN(${key}) AS value, ${measures.map(([name, sql]) => `${integer(name, sql)} AS ${name}`).join(', ')} ` +
-        `FROM ${source.sql} GROUP BY ${dialect.exactKey(key)}`,
-      [...measures.flatMap(([, , bindings]) => bindings), ...source.bindings],
+    const sums = MEASURES.map((column) =>
+      column === 'cost_sum' ? `SUM(r.${column}) AS ${column}` : `${dialect.asText(`SUM(r.${column})`)} AS ${column}`,
+    );
+    const result = (await trx.raw(
+      `SELECT MIN(${key}) AS value, MIN(r.currency) AS currency, ` +
+        `CASE WHEN ${source.time} >= ${dialect.exactInteger} THEN 1 ELSE 0 END AS in_window, ${sums.join(', ')} ` +
+        `FROM ${source.sql} GROUP BY ${dialect.exactKey(key)}, ${dialect.exactKey('r.currency')}, in_window`,
+      [window.startNs.toString(), ...source.bindings],
     )) as unknown;
-    const currencies = (await trx.raw(
-      `SELECT MIN(r.currency) AS currency, SUM(r.cost_sum) AS spend, ${dialect.asText('SUM(r.cost_count)')} AS spans ` +
-        `FROM ${source.sql} AND ${inWindow} AND r.currency IS NOT NULL AND r.currency <> ? GROUP BY ${dialect.exactKey('r.currency')}`,
-      [...source.bindings, start, window.currency],
-    )) as unknown;
+    const values = new Map<string, SpendValueFigures>();
+    const others = new Map<string, OtherCurrencySpend>();
+    for (const row of rowsOf(result)) {
+      const value = valueOf(row.value);
+      const id = value === null ? '' : `=${value}`;
+      let figures = values.get(id);
+      if (figures === undefined) {
+        figures = noFigures(value);
+        values.set(id, figures);
+      }
+      const currency = row.currency === null || row.currency === undefined ? null : textOf(row.currency);
+      const counted = currency === window.currency;
+      if (num(row.in_window) !== 1) {
+        figures.previousSpans += num(row.span_count);
+        if (counted) figures.previousSpend += num(row.cost_sum);
+        continue;
+      }
+      figures.spans += num(row.span_count);
+      figures.traces += num(row.trace_count);
+      for (const column of TOKEN_COLUMNS) figures.tokens[column] += num(row[column]);
+      figures.unpricedSpans += num(row.unpriced_count);
+      figures.unpricedTokens += num(row.unpriced_tokens);
+      if (counted) {
+        figures.spend += num(row.cost_sum);
+        figures.spansWithCost += num(row.cost_count);
+      } else if (currency !== null) {
+        const other = others.get(currency) ?? { currency, spend: 0, spans: 0 };
+        other.spend += num(row.cost_sum);
+        other.spans += num(row.cost_count);
+        others.set(currency, other);
+      }
+    }
     const days = window.daily ? await readDays(trx, window, source) : undefined;
+    if (days) for (const figures of values.values()) figures.days = days.get(figures.value) ?? [];
     return {
-      values: rowsOf(rows).map((row) => ({
-        value: valueOf(row.value),
-        spend: num(row.spend),
-        spans: num(row.spans),
-        spansWithCost: num(row.spans_with_cost),
-        tokens: Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, num(row[column])])) as TokenSums,
-        unpricedSpans: num(row.unpriced_spans),
-        unpricedTokens: num(row.unpriced_tokens),
-        previousSpend: num(row.previous_spend),
-        previousSpans: num(row.previous_spans),
-        ...(days && { days: days.get(valueOf(row.value)) ?? [] }),
-      })),
-      otherCurrencies: rowsOf(currencies)
-        .map((row) => ({ currency: textOf(row.currency), spend: num(row.spend), spans: num(row.spans) }))
-        .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0)),
+      values: [...values.values()],
+      otherCurrencies: [...others.values()].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0)),
     };
   }, dialect.snapshot);
 }
@@ -220,6 +258,8 @@ export interface DailySpendRow {
   /** The spend currency (README.md beside this file); null for the spans without a cost. */
   currency: string | null;
   spans: number;
+  /** The traces whose root span is among the spans. */
+  traces: number;
   spansWithCost: number;
   cost: number;
   tokens: TokenSums;
@@ -227,18 +267,17 @@ export interface DailySpendRow {
   unpricedTokens: number;
 }
 
-const DAY_NS = 86_400_000_000_000n;
-
 /**
  * An application's spend over [startNs, endNs) (whole UTC days) per UTC day and combination of
- * the spend dimensions and currency, in one snapshot: the roll-ups' hours summed per day, or the
- * spans where the purge edge lies above startNs (as readSpend). In no particular order.
+ * the spend dimensions and currency, in one snapshot: the roll-ups' day rows, or the spans where
+ * the purge edge lies above startNs (as readSpend). In no particular order.
  */
 export async function readDailySpend(knex: Knex, applicationId: string, startNs: bigint, endNs: bigint): Promise<DailySpendRow[]> {
   const dialect = dialectFor(knex);
   return knex.transaction(async (trx) => {
     const [fromRollups, fromSpans] = await sourcesOf(trx, [applicationId], startNs);
-    const source = sourceOf(trx, { fromNs: startNs, toNs: endNs, keys: SPEND_DIMENSIONS }, fromRollups, fromSpans);
+    const bounds = { fromNs: startNs, toNs: endNs, ranges: spendRanges([startNs, endNs]), keys: SPEND_DIMENSIONS };
+    const source = sourceOf(trx, bounds, fromRollups, fromSpans);
     // A trusted constant: the day's index since the epoch, exact on 64-bit integers.
     const day = dialect.integerDivide(source.time, DAY_NS.toString());
     const sums = MEASURES.map((column) =>
@@ -259,6 +298,7 @@ export async function readDailySpend(knex: Knex, applicationId: string, startNs:
       >,
       currency: text(row.currency),
       spans: num(row.span_count),
+      traces: num(row.trace_count),
       spansWithCost: num(row.cost_count),
       cost: num(row.cost_sum),
       tokens: Object.fromEntries(TOKEN_COLUMNS.map((column) => [column, num(row[column])])) as TokenSums,
@@ -268,16 +308,10 @@ export async function readDailySpend(knex: Knex, applicationId: string, startNs:
   }, dialect.snapshot);
 }
 
-/** Midnight UTC at or before a time (floored: a time before 1970 too). */
-function midnightAtOrBefore(ns: bigint): bigint {
-  const rest = ns % DAY_NS;
-  return ns - rest - (rest < 0n ? DAY_NS : 0n);
-}
-
 /** The window's spend per value and UTC day, one statement over the same rows as the sums. */
 async function readDays(trx: Knex, window: SpendWindow, source: Source): Promise<Map<string | null, SpendDay[]>> {
   const dialect = dialectFor(trx);
-  const origin = midnightAtOrBefore(window.startNs);
+  const origin = dayStartNs(window.startNs);
   // Days counted from the midnight at or before the window's start: never negative, so the
   // truncating division floors.
   const day = dialect.integerDivide(`${source.time} - ${dialect.exactInteger}`, DAY_NS.toString());

@@ -1,9 +1,10 @@
-// Spend roll-ups (table `spend_rollups`, README.md beside this file): per application, UTC hour of
-// span start time and combination of the spend dimensions (SPEND_DIMENSIONS, with the spend
-// currency), the spans, the cost summed as analytics sums it, the token sums and the unpriced LLM
-// calls. Kept through the derived-data seam (../spans/derived/): the writer adds the spans it
-// stores in the same transaction, the purge deletes rows below the purge edge, the rebuild
-// recomputes an hour from the spans.
+// Spend roll-ups (table `spend_rollups`, README.md beside this file): per application, UTC hour and
+// UTC day of span start time (two widths) and combination of the spend dimensions
+// (SPEND_DIMENSIONS, with the spend currency), the spans, the traces rooted in them, the cost
+// summed as analytics sums it, the token sums and the unpriced LLM calls. Kept through the
+// derived-data seam (../spans/derived/): the writer adds the spans it stores to their hour and day
+// rows in the same transaction, the purge deletes rows below the purge edge, the rebuild
+// recomputes an hour from the spans and its day from the day's hours.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Run } from '../sql/dialect.js';
@@ -11,8 +12,10 @@ import { dialectFor } from '../sql/index.js';
 import { RowStatements, type NativeStatement } from '../sql/row-statements.js';
 import type { DerivedData } from '../spans/derived/derived-data.js';
 import { heldHoursOf } from '../spans/derived/held-hours.js';
+import { purgeEdgeOf } from '../spans/purge-edge.js';
 import { bucketStartSeconds, bucketStartSql, nanosText, paddedRuns, secondsOf } from '../spans/rollups/span-rollups.js';
 import type { SpanRow } from '../spans/span-row.js';
+import { DAY_NS, DAY_S, dayStartNs, HOUR_S, SPEND_WIDTHS_S, type SpendWidth } from './spend-ranges.js';
 
 /** The span columns a spend summary groups by; the currency is the seventh key part. */
 export const SPEND_DIMENSIONS = ['service_name', 'model', 'provider', 'billing_sku_id', 'billing_resource_type'] as const;
@@ -25,7 +28,15 @@ export const REPORTED_COST_CURRENCY = 'USD';
 export const TOKEN_COLUMNS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_creation_tokens', 'total_tokens'] as const;
 
 /** The measure columns of a row, in table order: every one is added up. */
-export const SPEND_MEASURES = ['span_count', 'cost_count', 'cost_sum', ...TOKEN_COLUMNS, 'unpriced_count', 'unpriced_tokens'] as const;
+export const SPEND_MEASURES = [
+  'span_count',
+  'trace_count',
+  'cost_count',
+  'cost_sum',
+  ...TOKEN_COLUMNS,
+  'unpriced_count',
+  'unpriced_tokens',
+] as const;
 type SpendMeasure = (typeof SPEND_MEASURES)[number];
 
 /** What a spend roll-up reads of a span. */
@@ -33,6 +44,7 @@ export type SpendSpan = Pick<
   SpanRow,
   | 'application_id'
   | 'start_time_unix_nano'
+  | 'parent_span_id'
   | 'cost'
   | 'price_currency'
   | 'unpriced_reason'
@@ -42,13 +54,13 @@ export type SpendSpan = Pick<
 
 export interface SpendDelta {
   application_id: string;
-  hour_start_unix_nano: string;
+  bucket_width_s: SpendWidth;
+  bucket_start_unix_nano: string;
   dimensions_hash: string;
   [column: string]: string | number | null;
 }
 
-const HOUR_S = 3600;
-const SPEND_KEY = ['application_id', 'hour_start_unix_nano', 'dimensions_hash'];
+const SPEND_KEY = ['application_id', 'bucket_width_s', 'bucket_start_unix_nano', 'dimensions_hash'];
 
 /** A span's spend currency: its computed cost's, a reported cost's USD, none without a cost. */
 export function spendCurrencyOf(span: Pick<SpanRow, 'cost' | 'price_currency'>): string | null {
@@ -78,8 +90,13 @@ function emptyMeasures(): Record<SpendMeasure, number> {
   return Object.fromEntries(SPEND_MEASURES.map((column) => [column, 0])) as Record<SpendMeasure, number>;
 }
 
-function rowOf(applicationId: string, hourStart: string, values: KeyValues): SpendDelta {
-  const row: SpendDelta = { application_id: applicationId, hour_start_unix_nano: hourStart, dimensions_hash: hashOf(values) };
+function rowOf(applicationId: string, widthS: SpendWidth, bucketStart: string, values: KeyValues): SpendDelta {
+  const row: SpendDelta = {
+    application_id: applicationId,
+    bucket_width_s: widthS,
+    bucket_start_unix_nano: bucketStart,
+    dimensions_hash: hashOf(values),
+  };
   SPEND_DIMENSIONS.forEach((column, index) => (row[column] = values[index] ?? null));
   row.currency = values[SPEND_DIMENSIONS.length] ?? null;
   return Object.assign(row, emptyMeasures());
@@ -89,28 +106,34 @@ function add(row: SpendDelta, column: SpendMeasure, value: number): void {
   (row[column] as number) += value;
 }
 
-/** The rows that add the spans, one per application, hour and key values, in key order (the writers' lock order). */
+/** The rows that add the spans, one per application, width, bucket and key values, in key order (the writers' lock order). */
 export function spendDeltas(spans: readonly SpendSpan[]): SpendDelta[] {
   const rows = new Map<string, SpendDelta>();
   for (const span of spans) {
-    const hourStart = nanosText(bucketStartSeconds(secondsOf(String(span.start_time_unix_nano)), HOUR_S));
+    const seconds = secondsOf(String(span.start_time_unix_nano));
     const values: KeyValues = [...SPEND_DIMENSIONS.map((column) => span[column] ?? null), spendCurrencyOf(span)];
     const hash = hashOf(values);
-    const id = `${span.application_id}/${hourStart.padStart(20, '0')}/${hash}`;
-    let row = rows.get(id);
-    if (row === undefined) {
-      row = rowOf(span.application_id, hourStart, values);
-      rows.set(id, row);
-    }
-    add(row, 'span_count', 1);
-    if (span.cost !== null && span.cost !== undefined) {
-      add(row, 'cost_count', 1);
-      add(row, 'cost_sum', Number(span.cost));
-    }
-    for (const column of TOKEN_COLUMNS) add(row, column, Number(span[column] ?? 0));
-    if (span.unpriced_reason !== null && span.unpriced_reason !== undefined) {
-      add(row, 'unpriced_count', 1);
-      add(row, 'unpriced_tokens', Number(span.total_tokens ?? 0));
+    for (const widthS of SPEND_WIDTHS_S) {
+      const bucketStart = nanosText(bucketStartSeconds(seconds, widthS));
+      // Padded so that text order is key order (the width, then the start).
+      const id = `${span.application_id}/${String(widthS).padStart(5, '0')}/${bucketStart.padStart(20, '0')}/${hash}`;
+      let row = rows.get(id);
+      if (row === undefined) {
+        row = rowOf(span.application_id, widthS, bucketStart, values);
+        rows.set(id, row);
+      }
+      add(row, 'span_count', 1);
+      // A root span (no parent) stands for its trace: counted once, in its own row.
+      if (span.parent_span_id === null || span.parent_span_id === undefined) add(row, 'trace_count', 1);
+      if (span.cost !== null && span.cost !== undefined) {
+        add(row, 'cost_count', 1);
+        add(row, 'cost_sum', Number(span.cost));
+      }
+      for (const column of TOKEN_COLUMNS) add(row, column, Number(span[column] ?? 0));
+      if (span.unpriced_reason !== null && span.unpriced_reason !== undefined) {
+        add(row, 'unpriced_count', 1);
+        add(row, 'unpriced_tokens', Number(span.total_tokens ?? 0));
+      }
     }
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
@@ -147,6 +170,7 @@ export function spendAggregates(): string {
   const tokens = TOKEN_COLUMNS.map((column) => `COALESCE(SUM(s.${column}), 0) AS ${column}`);
   return [
     'COUNT(*) AS span_count',
+    'COUNT(CASE WHEN s.parent_span_id IS NULL THEN 1 END) AS trace_count',
     'COUNT(s.cost) AS cost_count',
     'COALESCE(SUM(s.cost), 0) AS cost_sum',
     ...tokens,
@@ -159,8 +183,9 @@ export function spendAggregates(): string {
 export const SPEND_CURRENCY_SQL = `CASE WHEN s.cost IS NULL THEN NULL ELSE COALESCE(s.price_currency, '${REPORTED_COST_CURRENCY}') END`;
 
 /**
- * Recomputes the application's rows of one hour from the stored spans: deleted, grouped anew in
- * SQL (each key value by its exact bytes), hashed here as the writer hashes them, inserted. The
+ * Recomputes the application's rows of one hour from the stored spans: the hour rows deleted,
+ * grouped anew in SQL (each key value by its exact bytes), hashed here as the writer hashes them,
+ * inserted; then the day rows of the hour's day from the day's hour rows (rebuildSpendDays). The
  * caller's transaction keeps writers out of the hour's spans meanwhile (derived-rebuild.ts).
  */
 export async function rebuildSpendHour(db: Knex, run: Run, applicationId: string, startNs: bigint, endNs: bigint): Promise<void> {
@@ -168,9 +193,9 @@ export async function rebuildSpendHour(db: Knex, run: Run, applicationId: string
   const [start, end] = [startNs.toString(), endNs.toString()];
   await run(
     db('spend_rollups')
-      .where('application_id', applicationId)
-      .whereRaw(`hour_start_unix_nano >= ${dialect.exactInteger}`, [start])
-      .whereRaw(`hour_start_unix_nano < ${dialect.exactInteger}`, [end])
+      .where({ application_id: applicationId, bucket_width_s: HOUR_S })
+      .whereRaw(`bucket_start_unix_nano >= ${dialect.exactInteger}`, [start])
+      .whereRaw(`bucket_start_unix_nano < ${dialect.exactInteger}`, [end])
       .del(),
   );
   // Within a group every value has the same bytes: MIN picks it.
@@ -191,21 +216,67 @@ export async function rebuildSpendHour(db: Knex, run: Run, applicationId: string
   );
   const deltas = rows.map((row) => {
     const values: KeyValues = [...SPEND_DIMENSIONS.map((column) => (row[column] ?? null) as string | null), row.currency ?? null];
-    const delta = rowOf(applicationId, String(row.hour_start), values);
+    const delta = rowOf(applicationId, HOUR_S, String(row.hour_start), values);
     for (const column of SPEND_MEASURES) delta[column] = Number(row[column] ?? 0);
     return delta;
   });
   for (const statement of addSpendQueries(db, deltas)) await run(statement);
+  await rebuildSpendDays(db, run, applicationId, startNs, endNs);
 }
 
-/** Deletes at most `limit` rows below the purge edge, in key order: never read again (../spans/purge-edge.ts). */
+/**
+ * Recomputes the application's day rows of the days [startNs, endNs) touches from their hour rows
+ * (exact: every measure is a count or a sum; 24 rows per combination rather than the day's spans).
+ * A day starting below the purge edge is never read again and its hour rows may be gone in part:
+ * its rows are deleted, not written again.
+ */
+export async function rebuildSpendDays(db: Knex, run: Run, applicationId: string, startNs: bigint, endNs: bigint): Promise<void> {
+  const dialect = dialectFor(db);
+  const edge = await purgeEdgeOf(db, applicationId, run);
+  const measures = SPEND_MEASURES.map((column) => `SUM(h.${column})`).join(', ');
+  const columns = [
+    'application_id',
+    'bucket_width_s',
+    'bucket_start_unix_nano',
+    'dimensions_hash',
+    ...SPEND_DIMENSIONS,
+    'currency',
+    ...SPEND_MEASURES,
+  ];
+  for (let day = dayStartNs(startNs); day < endNs; day += DAY_NS) {
+    const [from, to] = [day.toString(), (day + DAY_NS).toString()];
+    await run(
+      db('spend_rollups')
+        .where({ application_id: applicationId, bucket_width_s: DAY_S })
+        .whereRaw(`bucket_start_unix_nano = ${dialect.exactInteger}`, [from])
+        .del(),
+    );
+    if (typeof edge === 'bigint' && day < edge) continue;
+    // One hash per key values, whatever the width: the day row's is its hours'.
+    await run(
+      db.raw(
+        `INSERT INTO spend_rollups (${columns.join(', ')}) ` +
+          `SELECT ?, ${DAY_S}, ${dialect.exactInteger}, h.dimensions_hash, ${SPEND_DIMENSIONS.map((column) => `MIN(h.${column})`).join(', ')}, MIN(h.currency), ${measures} ` +
+          `FROM spend_rollups h WHERE h.application_id = ? AND h.bucket_width_s = ${HOUR_S} ` +
+          `AND h.bucket_start_unix_nano >= ${dialect.exactInteger} AND h.bucket_start_unix_nano < ${dialect.exactInteger} ` +
+          `GROUP BY h.dimensions_hash`,
+        [applicationId, from, applicationId, from, to],
+      ) as unknown as Knex.QueryBuilder,
+    );
+  }
+}
+
+/** Deletes at most `limit` rows per width below the purge edge, in key order: never read again (../spans/purge-edge.ts). */
 export async function deleteSpendBelowEdge(db: Knex, run: Run, applicationId: string, edgeNs: bigint, limit: number): Promise<void> {
   const dialect = dialectFor(db);
-  const where = {
-    sql: `application_id = ? AND hour_start_unix_nano < ${dialect.exactInteger}`,
-    bindings: [applicationId, edgeNs.toString()],
-  };
-  await run(dialect.deleteFirstRows(db, 'spend_rollups', where, SPEND_KEY, limit) as unknown as Knex.QueryBuilder);
+  for (const widthS of SPEND_WIDTHS_S) {
+    // The width written out, as span-rollups.ts does: MariaDB may compare a bound one as a double and sort.
+    const where = {
+      sql: `application_id = ? AND bucket_width_s = ${widthS} AND bucket_start_unix_nano < ${dialect.exactInteger}`,
+      bindings: [applicationId, edgeNs.toString()],
+    };
+    await run(dialect.deleteFirstRows(db, 'spend_rollups', where, SPEND_KEY, limit) as unknown as Knex.QueryBuilder);
+  }
 }
 
 /** The table `spend_rollups` behind the derived-data seam. */
@@ -222,5 +293,6 @@ export const spendRollups: DerivedData = {
   async rebuild({ applicationId, startNs, endNs }, { db, run }) {
     await rebuildSpendHour(db, run, applicationId, startNs, endNs);
   },
-  heldHours: (db, applicationId) => heldHoursOf(db, db('spend_rollups').where({ application_id: applicationId }), 'hour_start_unix_nano'),
+  heldHours: (db, applicationId) =>
+    heldHoursOf(db, db('spend_rollups').where({ application_id: applicationId, bucket_width_s: HOUR_S }), 'bucket_start_unix_nano'),
 };

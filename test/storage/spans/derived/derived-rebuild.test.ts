@@ -2,7 +2,8 @@
 // every database: spans deleted and inserted by hand leave every derived table wrong; after the
 // rebuild each one equals, row by row, the tables of a second application that stored the same
 // spans through the span writer, whether the rebuild runs as a function, as the script, after an
-// interruption, or while spans of the same hours are being stored.
+// interruption, or while spans of the same hours are being stored; and retention followed by a
+// rebuild leaves no spend row (hour or day) below the purge edge.
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { parseIndexedAttributes, writtenSlots } from '../../../../src/storage/accounts/indexed-attributes.js';
@@ -11,6 +12,7 @@ import { DERIVED_STRUCTURES } from '../../../../src/storage/spans/derived/derive
 import { rebuildDerivedData, REBUILD_PROGRESS, type RebuildOptions } from '../../../../src/storage/spans/derived/derived-rebuild.js';
 import { foldApplication } from '../../../../src/storage/spans/fold/trace-folding.js';
 import type { SpanRow } from '../../../../src/storage/spans/span-row.js';
+import { purgeBatch } from '../../../../src/storage/spans/writes/span-purge.js';
 import { storeSpans } from '../../../../src/storage/spans/writes/span-writer.js';
 import { seedApplication, seedOrganization } from '../../../support/accounts.js';
 import { INDEXABLE_PATHS, setIndexedPaths, withSlotValues } from '../../../support/indexed-slots.js';
@@ -144,10 +146,13 @@ onEachDatabase('rebuild of derived data', (app) => {
       'span_slot_values',
       'span_rollups',
       'slot_rollups',
+      'spend_rollups',
       'trace_figures',
       'trace_histograms',
     ])
       expect(before[table], `${table} before the rebuild`).not.to.deep.equal(wanted[table]);
+    // The spend roll-ups' day rows are compared with the hour rows.
+    expect(wanted.spend_rollups?.filter((row) => row.includes('["bucket_width_s",86400]'))).to.have.length.above(0);
     let mismatch: unknown;
     await expectSummariesMatchSpans(knex(), edited).catch((error: unknown) => (mismatch = error));
     expect(mismatch, 'summaries before the rebuild').to.be.an('error');
@@ -167,6 +172,29 @@ onEachDatabase('rebuild of derived data', (app) => {
       expect(hours).to.deep.equal([0n, 1n, 2n, 3n, 4n].map((hour) => (H0 + hour * HOUR).toString()));
       expect(outcome).to.deep.equal({ hours: 5 });
     });
+  });
+
+  it('retention deletes the spend rows below the purge edge, day rows too, and a rebuild after it writes none again', async () => {
+    const { applicationId, store } = await indexingApplication();
+    const { kept, deleted } = scenarioSpans(applicationId, 'p');
+    await store([...kept, ...deleted]);
+    const spendRows = async (widthS: number, below: boolean) => {
+      const rows = (await knex()('spend_rollups')
+        .where({ application_id: applicationId, bucket_width_s: widthS })
+        .whereRaw(
+          `bucket_start_unix_nano ${below ? '<' : '>='} ${knex().client.config.client === 'mysql2' ? 'CAST(? AS SIGNED)' : 'CAST(? AS INTEGER)'}`,
+          [H1().toString()],
+        )
+        .count({ rows: '*' })) as Array<{ rows: number | string }>;
+      return Number(rows[0]?.rows);
+    };
+    expect(await spendRows(86_400, true), 'the day row before the purge').to.be.above(0);
+    // Cut at H1: the day of H0 starts below the edge and straddles it.
+    while ((await purgeBatch(knex(), { applicationId, beforeNs: H1(), limit: 2 })).full);
+    expect([await spendRows(3600, true), await spendRows(86_400, true)], 'below the edge after the purge').to.deep.equal([0, 0]);
+    await rebuildDerivedData(knex(), { applicationId, fromNs: H0, toNs: H0 + 5n * HOUR });
+    expect([await spendRows(3600, true), await spendRows(86_400, true)], 'below the edge after the rebuild').to.deep.equal([0, 0]);
+    expect(await spendRows(3600, false), 'hour rows above the edge').to.be.above(0);
   });
 
   it('npm run rebuild does the same, printing a line per hour', async () => {
