@@ -26,7 +26,11 @@ const REFUSED: ReadonlyArray<[string, number, 'ipv4' | 'ipv6', string]> = [
   ['240.0.0.0', 4, 'ipv4', 'reserved'],
   ['::', 128, 'ipv6', 'unspecified'],
   ['::1', 128, 'ipv6', 'loopback'],
+  // Addresses that carry an IPv4 address inside (NAT64's well-known prefix, 6to4): a gateway would
+  // forward to that address, private or not, so they are refused whole.
+  ['64:ff9b::', 96, 'ipv6', 'reserved (NAT64)'],
   ['64:ff9b:1::', 48, 'ipv6', 'reserved (local NAT64)'],
+  ['2002::', 16, 'ipv6', 'reserved (6to4)'],
   ['100::', 64, 'ipv6', 'reserved (discard)'],
   ['2001:db8::', 32, 'ipv6', 'reserved (documentation)'],
   ['fc00::', 7, 'ipv6', 'private (unique local)'],

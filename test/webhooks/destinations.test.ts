@@ -24,6 +24,8 @@ describe('webhook destinations', () => {
     ['ff02::1', 'multicast'],
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:10.0.0.1', 'private'],
+    ['64:ff9b::7f00:1', 'reserved (NAT64)'],
+    ['2002:c0a8:101::1', 'reserved (6to4)'],
     ['172.32.0.1', undefined],
   ];
   for (const [address, kind] of ADDRESSES) {
