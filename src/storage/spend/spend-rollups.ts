@@ -75,8 +75,7 @@ type KeyValues = Array<string | null>;
 const hashes = new Map<string, string>();
 const KEPT_HASHES = 20_000;
 
-function hashOf(values: KeyValues): string {
-  const text = JSON.stringify(values);
+function hashOfText(text: string): string {
   let hash = hashes.get(text);
   if (hash === undefined) {
     if (hashes.size >= KEPT_HASHES) hashes.clear();
@@ -86,57 +85,92 @@ function hashOf(values: KeyValues): string {
   return hash;
 }
 
+function hashOf(values: KeyValues): string {
+  return hashOfText(JSON.stringify(values));
+}
+
 function emptyMeasures(): Record<SpendMeasure, number> {
   return Object.fromEntries(SPEND_MEASURES.map((column) => [column, 0])) as Record<SpendMeasure, number>;
 }
 
-function rowOf(applicationId: string, widthS: SpendWidth, bucketStart: string, values: KeyValues): SpendDelta {
+function rowOf(applicationId: string, widthS: SpendWidth, bucketStart: string, values: KeyValues, hash = hashOf(values)): SpendDelta {
   const row: SpendDelta = {
     application_id: applicationId,
     bucket_width_s: widthS,
     bucket_start_unix_nano: bucketStart,
-    dimensions_hash: hashOf(values),
+    dimensions_hash: hash,
   };
   SPEND_DIMENSIONS.forEach((column, index) => (row[column] = values[index] ?? null));
   row.currency = values[SPEND_DIMENSIONS.length] ?? null;
   return Object.assign(row, emptyMeasures());
 }
 
-function add(row: SpendDelta, column: SpendMeasure, value: number): void {
-  (row[column] as number) += value;
+/** One combination of an application's batch: its key values, hash, and its rows by width and bucket start (seconds). */
+interface Combination {
+  applicationId: string;
+  values: KeyValues;
+  hash: string;
+  rows: Array<Map<number, SpendDelta>>;
 }
 
-/** The rows that add the spans, one per application, width, bucket and key values, in key order (the writers' lock order). */
+/** Key order (the writers' lock order): application, width, bucket start, hash. */
+function keyOrder(a: SpendDelta, b: SpendDelta): number {
+  if (a.application_id !== b.application_id) return a.application_id < b.application_id ? -1 : 1;
+  if (a.bucket_width_s !== b.bucket_width_s) return a.bucket_width_s - b.bucket_width_s;
+  const startA = BigInt(a.bucket_start_unix_nano);
+  const startB = BigInt(b.bucket_start_unix_nano);
+  if (startA !== startB) return startA < startB ? -1 : 1;
+  return a.dimensions_hash < b.dimensions_hash ? -1 : a.dimensions_hash > b.dimensions_hash ? 1 : 0;
+}
+
+/**
+ * The rows that add the spans, one per application, width, bucket and key values, in key order
+ * (the writers' lock order). A span's key text is made once and its buckets looked up by number:
+ * this runs on every ingested batch.
+ */
 export function spendDeltas(spans: readonly SpendSpan[]): SpendDelta[] {
-  const rows = new Map<string, SpendDelta>();
+  const combinations = new Map<string, Combination>();
+  const made: SpendDelta[] = [];
   for (const span of spans) {
+    const values: KeyValues = SPEND_DIMENSIONS.map((column) => span[column] ?? null);
+    values.push(spendCurrencyOf(span));
+    const text = JSON.stringify(values);
+    const id = `${span.application_id}\u0000${text}`;
+    let combination = combinations.get(id);
+    if (combination === undefined) {
+      combination = { applicationId: span.application_id, values, hash: hashOfText(text), rows: SPEND_WIDTHS_S.map(() => new Map()) };
+      combinations.set(id, combination);
+    }
     const seconds = secondsOf(String(span.start_time_unix_nano));
-    const values: KeyValues = [...SPEND_DIMENSIONS.map((column) => span[column] ?? null), spendCurrencyOf(span)];
-    const hash = hashOf(values);
-    for (const widthS of SPEND_WIDTHS_S) {
-      const bucketStart = nanosText(bucketStartSeconds(seconds, widthS));
-      // Padded so that text order is key order (the width, then the start).
-      const id = `${span.application_id}/${String(widthS).padStart(5, '0')}/${bucketStart.padStart(20, '0')}/${hash}`;
-      let row = rows.get(id);
+    const isRoot = span.parent_span_id === null || span.parent_span_id === undefined;
+    const hasCost = span.cost !== null && span.cost !== undefined;
+    const unpriced = span.unpriced_reason !== null && span.unpriced_reason !== undefined;
+    for (let width = 0; width < SPEND_WIDTHS_S.length; width += 1) {
+      const widthS = SPEND_WIDTHS_S[width] as SpendWidth;
+      const bucket = bucketStartSeconds(seconds, widthS);
+      const buckets = combination.rows[width] as Map<number, SpendDelta>;
+      let row = buckets.get(bucket);
       if (row === undefined) {
-        row = rowOf(span.application_id, widthS, bucketStart, values);
-        rows.set(id, row);
+        row = rowOf(combination.applicationId, widthS, nanosText(bucket), combination.values, combination.hash);
+        buckets.set(bucket, row);
+        made.push(row);
       }
-      add(row, 'span_count', 1);
+      const measures = row as unknown as Record<SpendMeasure, number>;
+      measures.span_count += 1;
       // A root span (no parent) stands for its trace: counted once, in its own row.
-      if (span.parent_span_id === null || span.parent_span_id === undefined) add(row, 'trace_count', 1);
-      if (span.cost !== null && span.cost !== undefined) {
-        add(row, 'cost_count', 1);
-        add(row, 'cost_sum', Number(span.cost));
+      if (isRoot) measures.trace_count += 1;
+      if (hasCost) {
+        measures.cost_count += 1;
+        measures.cost_sum += Number(span.cost);
       }
-      for (const column of TOKEN_COLUMNS) add(row, column, Number(span[column] ?? 0));
-      if (span.unpriced_reason !== null && span.unpriced_reason !== undefined) {
-        add(row, 'unpriced_count', 1);
-        add(row, 'unpriced_tokens', Number(span.total_tokens ?? 0));
+      for (const column of TOKEN_COLUMNS) measures[column] += Number(span[column] ?? 0);
+      if (unpriced) {
+        measures.unpriced_count += 1;
+        measures.unpriced_tokens += Number(span.total_tokens ?? 0);
       }
     }
   }
-  return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  return made.sort(keyOrder);
 }
 
 /** An upsert adding the rows to the stored ones: every measure adds up (reads only old values and the incoming row). */
