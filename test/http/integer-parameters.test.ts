@@ -3,7 +3,7 @@
 // `int_parsing` at the parameter, never a coerced (or infinite) number.
 import { expect } from 'chai';
 import type { ApiResponse } from '../support/contract.js';
-import { seedOwnedResources } from '../support/accounts.js';
+import { seedOwnedResources, seedWebhookEndpoint } from '../support/accounts.js';
 import { call, documentOperations } from '../support/contract.js';
 import { buildRequest, type ResourceIds } from '../support/operation-requests.js';
 import { onEachDatabase } from '../support/test-server.js';
@@ -33,6 +33,8 @@ onEachDatabase('integer parameters', (app) => {
   let token: string;
   before(async () => {
     ({ ids, token } = await seedOwnedResources(app()));
+    // listWebhookDeliveries pages the deliveries of an endpoint that exists.
+    ids.webhookEndpointId = await seedWebhookEndpoint(app().server.knex, ids.orgId);
   });
 
   it('covers the paginated lists of both documents', () => {
