@@ -336,6 +336,11 @@ onEachDatabase('dashboard traces view', (app) => {
       const byCost = [...recorded.keys()].sort((a, b) => costs[b]! - costs[a]!).map((index) => recorded[index]!.traceId);
       const header = (name: string) =>
         page.locator('table.traces-table thead th').filter({ has: page.getByRole('button', { name, exact: true }) });
+      // The Cost header marks the order and the URL carries it (a shared link keeps it).
+      const expectByCost = async (order: 'asc' | 'desc') => {
+        expect(await header('Cost').getAttribute('aria-sort')).to.equal(order === 'desc' ? 'descending' : 'ascending');
+        expect(Object.fromEntries(new URL(page.url()).searchParams)).to.include({ sort: 'total_cost', order });
+      };
 
       await signIn(app(), watch, seeded.member);
       await page.goto(`${app().url}/ui/traces?app=${appId}`);
@@ -348,9 +353,8 @@ onEachDatabase('dashboard traces view', (app) => {
       expect(desc.ids).to.deep.equal(byCost.slice(0, 20));
       await waitForList(page, desc.ids);
       expect((await listedTraceIds(page))[0], 'the most expensive trace first').to.equal(byCost[0]);
-      expect(await header('Cost').getAttribute('aria-sort')).to.equal('descending');
+      await expectByCost('desc');
       expect(await header('Start').getAttribute('aria-sort')).to.equal(null);
-      expect(Object.fromEntries(new URL(page.url()).searchParams)).to.include({ sort: 'total_cost', order: 'desc' });
       expect(await accessibilityViolations(page), 'traces sorted by cost').to.deep.equal([]);
 
       // Again: the cheapest first.
@@ -358,8 +362,7 @@ onEachDatabase('dashboard traces view', (app) => {
       const ascending = [...byCost].reverse();
       await waitForList(page, ascending.slice(0, 20));
       expect((await listedTraceIds(page))[0], 'the cheapest trace first').to.equal(ascending[0]);
-      expect(await header('Cost').getAttribute('aria-sort')).to.equal('ascending');
-      expect(Object.fromEntries(new URL(page.url()).searchParams)).to.include({ sort: 'total_cost', order: 'asc' });
+      await expectByCost('asc');
       await screenshot(page, `traces-by-cost-${app().database}`);
 
       // The next page goes on from the cursor: the rest, none repeated.
@@ -370,8 +373,7 @@ onEachDatabase('dashboard traces view', (app) => {
       // A reload (a shared link) keeps the order and starts at page one.
       await page.reload();
       await waitForList(page, ascending.slice(0, 20));
-      expect(await header('Cost').getAttribute('aria-sort')).to.equal('ascending');
-      expect(Object.fromEntries(new URL(page.url()).searchParams)).to.include({ sort: 'total_cost', order: 'asc' });
+      await expectByCost('asc');
 
       // Another column starts highest first; back to Start drops the order from the URL.
       await page.getByRole('button', { name: 'Start', exact: true }).click();

@@ -13,7 +13,7 @@ import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { isClose } from '../support/engine-helpers.js';
 import { callerFor, createApplication, createOrganization, dashboardUser, expectStatus, type Caller } from '../support/management.js';
 import { seededRandom } from '../support/seeded-random.js';
-import { spanRow } from '../support/span-rows.js';
+import { randomSpendSpans } from '../support/spend-spans.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 interface FixtureColumn {
@@ -32,39 +32,6 @@ const DAY_MS = 86_400_000;
 /** The spans run from 2026-09-28 for 38 days: the end of September, October, the start of November. */
 const FIRST_MS = Date.UTC(2026, 8, 28);
 const OCTOBER = [Date.UTC(2026, 9, 1), Date.UTC(2026, 10, 1)] as const;
-
-function randomSpans(applicationId: string, count: number, next: () => number, salt: string): SpanRow[] {
-  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
-  const tokens = () => (next() < 0.2 ? null : Math.floor(next() * 5000));
-  return Array.from({ length: count }, (_, index) => {
-    const startNs = (BigInt(FIRST_MS + Math.floor(next() * 38 * DAY_MS)) * 1_000_000n).toString();
-    const kind = pick(['none', 'reported', 'computed', 'computed', 'unpriced'] as const);
-    const model = pick(['gpt-4o', 'claude-3', null]);
-    return spanRow({
-      application_id: applicationId,
-      trace_id: `${salt}${Math.floor(index / 4)}`.padStart(32, '0'),
-      span_id: `${salt}${index}`.padStart(16, '0'),
-      // The first span of a trace is its root, except in every fifth trace, whose root was never sent.
-      parent_span_id: index % 4 === 0 && index % 20 !== 0 ? null : `${salt}p${index}`.padStart(16, '0'),
-      start_time_unix_nano: startNs,
-      end_time_unix_nano: (BigInt(startNs) + 1_000_000n).toString(),
-      duration_ms: 1,
-      service_name: pick(['checkout', 'billing, "eu"', null]),
-      billing_sku_id: pick(['sku-a', 'sku-b', null]),
-      billing_resource_type: pick(['llm', 'vm', null]),
-      model,
-      provider: model === null ? null : pick(['openai', 'anthropic', null]),
-      input_tokens: tokens(),
-      output_tokens: tokens(),
-      total_tokens: tokens(),
-      // Some costs small enough that String() would write them with an exponent.
-      cost: kind === 'reported' || kind === 'computed' ? (next() < 0.1 ? 1e-9 : Math.round(next() * 1e6) / 1e4) : null,
-      cost_source: kind === 'reported' ? 'reported' : kind === 'computed' ? 'computed' : null,
-      price_currency: kind === 'computed' ? pick(['USD', 'EUR', 'JPY']) : null,
-      unpriced_reason: kind === 'unpriced' ? 'unknown_model' : null,
-    });
-  });
-}
 
 /** A strict RFC 4180 reader: quoted fields with doubled quotes, CRLF line ends, every record as wide as the header. */
 function parseCsv(text: string): string[][] {
@@ -177,7 +144,10 @@ onEachDatabase('FOCUS export', (app) => {
     orgId = await createOrganization(owner, 'Acme, "Inc"');
     appIds = [await createApplication(owner, orgId), await createApplication(owner, orgId, { name: 'Search' })];
     const next = seededRandom(20261128);
-    spans = [...randomSpans(appIds[0] as string, 900, next, 'a'), ...randomSpans(appIds[1] as string, 500, next, 'b')];
+    spans = [
+      ...randomSpendSpans(appIds[0] as string, 900, next, 'a', { firstMs: FIRST_MS, days: 38 }),
+      ...randomSpendSpans(appIds[1] as string, 500, next, 'b', { firstMs: FIRST_MS, days: 38 }),
+    ];
     await storeSpans(app().server.knex, spans);
   });
 

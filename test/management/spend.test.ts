@@ -8,7 +8,6 @@
 // rows still count; and who may read them.
 import { expect } from 'chai';
 import { raisePurgeEdgeQuery } from '../../src/storage/spans/purge-edge.js';
-import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import { isClose } from '../support/engine-helpers.js';
 import {
@@ -22,48 +21,13 @@ import {
   type Caller,
 } from '../support/management.js';
 import { seededRandom } from '../support/seeded-random.js';
-import { spanRow } from '../support/span-rows.js';
+import { randomSpendSpans } from '../support/spend-spans.js';
 import { onEachDatabase } from '../support/test-server.js';
 
 const DAY_MS = 86_400_000;
 /** 2026-10-20T00:00:00Z: the spans run from here for 35 days, across October and November. */
 const FIRST_MS = Date.UTC(2026, 9, 20);
 const SEED = Number(process.env.SPEND_TEST_SEED ?? 20261209);
-
-function randomSpans(applicationId: string, count: number, next: () => number, salt: string): SpanRow[] {
-  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
-  const tokens = () => (next() < 0.2 ? null : Math.floor(next() * 5000));
-  return Array.from({ length: count }, (_, index) => {
-    const startNs = (BigInt(FIRST_MS + Math.floor(next() * 35 * DAY_MS)) * 1_000_000n + BigInt(Math.floor(next() * 1e6))).toString();
-    const kind = pick(['none', 'reported', 'computed', 'computed', 'unpriced'] as const);
-    const model = kind === 'unpriced' && next() < 0.3 ? null : pick(['gpt-4o', 'claude-3', 'ünïcode', null]);
-    const cost = kind === 'reported' || kind === 'computed' ? Math.round(next() * 1e6) / 1e4 : null;
-    return spanRow({
-      application_id: applicationId,
-      trace_id: `${salt}${Math.floor(index / 4)}`.padStart(32, '0'),
-      span_id: `${salt}${index}`.padStart(16, '0'),
-      // The first span of a trace is its root, except in every fifth trace, whose root was never sent.
-      parent_span_id: index % 4 === 0 && index % 20 !== 0 ? null : `${salt}p${index}`.padStart(16, '0'),
-      start_time_unix_nano: startNs,
-      end_time_unix_nano: (BigInt(startNs) + 1_000_000n).toString(),
-      duration_ms: 1,
-      service_name: pick(['checkout', 'billing', 'search', null]),
-      billing_sku_id: pick(['sku-a', 'sku-b', null]),
-      billing_resource_type: pick(['llm', 'vm', null]),
-      model,
-      provider: model === null ? null : pick(['openai', 'anthropic', null]),
-      input_tokens: tokens(),
-      output_tokens: tokens(),
-      cache_read_tokens: tokens(),
-      cache_creation_tokens: tokens(),
-      total_tokens: tokens(),
-      cost,
-      cost_source: kind === 'reported' ? 'reported' : kind === 'computed' ? 'computed' : null,
-      price_currency: kind === 'computed' ? pick(['USD', 'USD', 'EUR', 'JPY']) : null,
-      unpriced_reason: kind === 'unpriced' ? pick(['unknown_model', 'no_usage', 'no_model'] as const) : null,
-    });
-  });
-}
 
 /** What the reference reads of a stored span. */
 interface StoredSpan {
@@ -282,8 +246,8 @@ onEachDatabase('spend summaries', (app) => {
     orgId = await createOrganization(owner);
     appIds = [await createApplication(owner, orgId), await createApplication(owner, orgId, { name: 'Search' })];
     const next = seededRandom(SEED);
-    await storeSpans(knex(), randomSpans(appIds[0] as string, 1500, next, 'a'));
-    await storeSpans(knex(), randomSpans(appIds[1] as string, 700, next, 'b'));
+    await storeSpans(knex(), randomSpendSpans(appIds[0] as string, 1500, next, 'a', { firstMs: FIRST_MS, days: 35 }));
+    await storeSpans(knex(), randomSpendSpans(appIds[1] as string, 700, next, 'b', { firstMs: FIRST_MS, days: 35 }));
   });
 
   async function storedSpans(applicationIds: string[]): Promise<StoredSpan[]> {

@@ -13,77 +13,30 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const at = (text: string) => Date.parse(text);
 
 describe('budget periods', () => {
-  const CASES: Array<[string, { kind: BudgetPeriodKind; at: string; want: [string, string]; before: [string, string] }]> = [
-    [
-      'a day, mid-day',
-      {
-        kind: 'day',
-        at: '2026-11-23T09:14:58.123Z',
-        want: ['2026-11-23T00:00:00.000Z', '2026-11-24T00:00:00.000Z'],
-        before: ['2026-11-22T00:00:00.000Z', '2026-11-23T00:00:00.000Z'],
-      },
-    ],
-    [
-      'a day, at midnight exactly (the new day)',
-      {
-        kind: 'day',
-        at: '2026-11-24T00:00:00.000Z',
-        want: ['2026-11-24T00:00:00.000Z', '2026-11-25T00:00:00.000Z'],
-        before: ['2026-11-23T00:00:00.000Z', '2026-11-24T00:00:00.000Z'],
-      },
-    ],
-    [
-      'a day, the last millisecond of a year',
-      {
-        kind: 'day',
-        at: '2026-12-31T23:59:59.999Z',
-        want: ['2026-12-31T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],
-        before: ['2026-12-30T00:00:00.000Z', '2026-12-31T00:00:00.000Z'],
-      },
-    ],
-    [
-      'a month, mid-month',
-      {
-        kind: 'month',
-        at: '2026-11-23T09:14:58.000Z',
-        want: ['2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z'],
-        before: ['2026-10-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z'],
-      },
-    ],
-    [
-      'a month, at the 1st 00:00 exactly',
-      {
-        kind: 'month',
-        at: '2026-12-01T00:00:00.000Z',
-        want: ['2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],
-        before: ['2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z'],
-      },
-    ],
+  // [name, kind, instant, the period's first day, the next period's first day, the previous period's first day]
+  const CASES: Array<[string, BudgetPeriodKind, string, string, string, string]> = [
+    ['a day, mid-day', 'day', '2026-11-23T09:14:58.123Z', '2026-11-23', '2026-11-24', '2026-11-22'],
+    ['a day, at midnight exactly (the new day)', 'day', '2026-11-24T00:00:00.000Z', '2026-11-24', '2026-11-25', '2026-11-23'],
+    ['a day, the last millisecond of a year', 'day', '2026-12-31T23:59:59.999Z', '2026-12-31', '2027-01-01', '2026-12-30'],
+    ['a month, mid-month', 'month', '2026-11-23T09:14:58.000Z', '2026-11-01', '2026-12-01', '2026-10-01'],
+    ['a month, at the 1st 00:00 exactly', 'month', '2026-12-01T00:00:00.000Z', '2026-12-01', '2027-01-01', '2026-11-01'],
     [
       'a month, January (the one before is the previous year’s December)',
-      {
-        kind: 'month',
-        at: '2027-01-15T12:00:00.000Z',
-        want: ['2027-01-01T00:00:00.000Z', '2027-02-01T00:00:00.000Z'],
-        before: ['2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],
-      },
+      'month',
+      '2027-01-15T12:00:00.000Z',
+      '2027-01-01',
+      '2027-02-01',
+      '2026-12-01',
     ],
-    [
-      'a month, March of a leap year (February has 29 days)',
-      {
-        kind: 'month',
-        at: '2028-03-01T00:30:00.000Z',
-        want: ['2028-03-01T00:00:00.000Z', '2028-04-01T00:00:00.000Z'],
-        before: ['2028-02-01T00:00:00.000Z', '2028-03-01T00:00:00.000Z'],
-      },
-    ],
+    ['a month, March of a leap year (February has 29 days)', 'month', '2028-03-01T00:30:00.000Z', '2028-03-01', '2028-04-01', '2028-02-01'],
   ];
-  for (const [name, { kind, at: when, want, before }] of CASES) {
+  const midnight = (day: string) => `${day}T00:00:00.000Z`;
+  for (const [name, kind, when, start, end, previousStart] of CASES) {
     it(name, () => {
       const period = periodAt(kind, at(when));
-      expect([iso(period.startMs), iso(period.endMs)]).to.deep.equal(want);
+      expect([iso(period.startMs), iso(period.endMs)]).to.deep.equal([midnight(start), midnight(end)]);
       const previous = periodBefore(kind, period);
-      expect([iso(previous.startMs), iso(previous.endMs)]).to.deep.equal(before);
+      expect([iso(previous.startMs), iso(previous.endMs)]).to.deep.equal([midnight(previousStart), midnight(start)]);
     });
   }
 });
