@@ -14,7 +14,7 @@
 // The token must carry write:traces for the application (an API key's token from
 // POST /auth/token, or a dashboard user's token).
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, localServiceUrl } from '../src/config.js';
+import { cliServiceUrl, ConfigError, loadConfig } from '../src/config.js';
 import { createDemoAccount } from './lib/demo-account.js';
 import { context, SpanKind, SpanStatusCode, trace, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
@@ -23,8 +23,9 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 const USAGE = `usage: npm run seed:demo -- [--url <engine url>] [--token <bearer token>] [--app-id <application id>] [--traces <count>] [--seed <number>] [--dry-run]
-  --url      the engine API base URL (default: $SPANLEDGER_URL, else the service's own
-             address from PORT and HOST, as npm start reads them: http://127.0.0.1:8080)
+  --url      the engine API base URL (default: $SPANLEDGER_URL, else from PORT and HOST when
+             set, else where npm start last listened, as it wrote in the data folder
+             (data/service-url), else http://127.0.0.1:8080)
   --token    a bearer token holding write:traces for the application (default: $SPANLEDGER_TOKEN)
   --app-id   the application to fill (default: $SPANLEDGER_APP_ID)
   --traces   how many traces to send over the last 24 hours (default 2000: about 13,000 spans)
@@ -55,11 +56,10 @@ if (values.help) {
 const traceCount = Number(values.traces);
 if (!Number.isInteger(traceCount) || traceCount < 1 || traceCount > 1_000_000) fail('--traces must be a whole number from 1 to 1000000');
 
-/** The running service's address as `npm start` would choose it, from the same PORT and HOST. */
+/** The running service's address: from PORT and HOST, or as `npm start` wrote it into the data folder. */
 function serviceUrl(): string {
   try {
-    const { host, port } = loadConfig();
-    return localServiceUrl(host, port);
+    return cliServiceUrl(loadConfig());
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);
@@ -540,9 +540,13 @@ async function send(spans: ReadableSpan[]): Promise<void> {
       if (result.code !== ExportResultCode.SUCCESS) {
         throw new Error(`export to ${baseUrl}/v1/traces failed after ${offset} spans: ${result.error?.message ?? 'unknown error'}`);
       }
-      process.stderr.write(`\rsent ${Math.min(offset + 512, spans.length)} / ${spans.length} spans`);
+      const sent = Math.min(offset + 512, spans.length);
+      // A terminal gets one line redrawn; a log or pipe whole lines, about every 5,000 spans.
+      if (process.stderr.isTTY) process.stderr.write(`\rsent ${sent} / ${spans.length} spans`);
+      else if (sent === spans.length || Math.floor(sent / 5120) > Math.floor(offset / 5120))
+        process.stderr.write(`sent ${sent} / ${spans.length} spans\n`);
     }
-    process.stderr.write('\n');
+    if (process.stderr.isTTY) process.stderr.write('\n');
   } finally {
     await exporter.shutdown();
   }
@@ -583,8 +587,10 @@ await send(spans);
 console.log(`seeded ${spans.length} spans in ${traces} traces over the last 24 hours into application ${appId} at ${baseUrl}`);
 if (demoSignInLink) {
   console.log(`
-See them in the dashboard as the demo user: open this one-time sign-in link (it works once, for an hour)
-  ${demoSignInLink}`);
+See them in the dashboard as the demo user, the demo organization's owner: open this one-time
+sign-in link (it works once, for an hour), then "Demo organization" and "Traces of Demo shop":
+  ${demoSignInLink}
+The traces, once signed in: ${new URL(baseUrl).origin}/ui/traces?app=${appId}`);
 }
 if (demoUserToken) {
   const now = new Date();

@@ -5,7 +5,7 @@
 // never sends to the server.
 import { loadSigningKey } from '../src/auth/signing-key.js';
 import { TokenService } from '../src/auth/tokens.js';
-import { loadConfig, localServiceUrl } from '../src/config.js';
+import { cliServiceUrl, loadConfig } from '../src/config.js';
 import { readUserCommand } from './lib/user-command.js';
 
 const USAGE = `usage: npm run --silent sign-in-link -- --sub <subject> [--email <address>] [--name <name>] [--ttl <seconds>] [--url <dashboard origin>]
@@ -13,7 +13,8 @@ const USAGE = `usage: npm run --silent sign-in-link -- --sub <subject> [--email 
   --email  e-mail address claim
   --name   display name claim
   --ttl    how long the link can be used, in seconds (default 600, at most 86400); it works once
-  --url    the service's address as the browser reaches it (default: where npm start listens, PORT and HOST)`;
+  --url    the service's address as the browser reaches it (default: from PORT and HOST when set,
+           else where npm start last listened, as it wrote in the data folder: data/service-url)`;
 
 const { user, ttlSeconds, extra, fail } = readUserCommand(
   USAGE,
@@ -28,7 +29,7 @@ function originOf(url: string): string {
     return fail(`--url must be an absolute URL, got "${url}"`);
   }
 }
-const origin = originOf((extra.url as string | undefined) ?? localServiceUrl(config.host, config.port));
+const origin = originOf((extra.url as string | undefined) ?? cliServiceUrl(config));
 const tokens = new TokenService(config.auth, await loadSigningKey(config.auth.signingKeyFile));
 const link = await tokens.signSignInLink(user, ttlSeconds);
 process.stdout.write(`${origin}/ui/sign-in#link=${link}\n`);

@@ -1,5 +1,6 @@
 // Owns the service configuration: every environment variable is read here, once,
 // checked, and turned into one typed object that the rest of the code receives.
+import fs from 'node:fs';
 import path from 'node:path';
 
 export type ApiName = 'engine' | 'management';
@@ -392,4 +393,28 @@ export function loadConfig(env: Env = process.env): Config {
 export function localServiceUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/**
+ * Where `npm start` writes the URL it listens on (one line), so that the commands of a second
+ * terminal (`sign-in-link`, `seed:demo`) reach it without being told PORT or HOST again.
+ */
+export function serviceUrlFile(dataDir: string): string {
+  return path.join(dataDir, 'service-url');
+}
+
+/**
+ * The running service's address as a command of this machine finds it: from PORT and HOST when
+ * either is set here, else the URL `npm start` wrote into the data folder, else the default
+ * (http://127.0.0.1:8080). A stale file only names the address of the last start.
+ */
+export function cliServiceUrl(config: Pick<Config, 'host' | 'port' | 'dataDir'>, env: Env = process.env): string {
+  if (env.PORT || env.HOST) return localServiceUrl(config.host, config.port);
+  try {
+    const written = fs.readFileSync(serviceUrlFile(config.dataDir), 'utf8').trim();
+    if (/^https?:\/\/\S+$/.test(written)) return written;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return localServiceUrl(config.host, config.port);
 }

@@ -1,5 +1,6 @@
 // `npm start`: reads the configuration, starts the service and stops it cleanly on SIGTERM/SIGINT.
-import { ConfigError, loadConfig, localServiceUrl, type Config } from './config.js';
+import fs from 'node:fs';
+import { cliServiceUrl, ConfigError, loadConfig, serviceUrlFile, type Config } from './config.js';
 import { GrpcListenError } from './grpc/server.js';
 import { createLogger } from './logger.js';
 import { startServer, type RunningServer } from './server.js';
@@ -20,14 +21,32 @@ function cliEnvironment(env: NodeJS.ProcessEnv): string {
     .join('');
 }
 
-function firstRunHint(config: Config, url: string, grpcPort: number | undefined): string {
+/**
+ * Writes the URL this process listens on into the data folder (atomically: a reader never sees
+ * half a line), for `sign-in-link` and `seed:demo` in another terminal; false when it cannot.
+ */
+function writeServiceUrl(config: Config, url: string): boolean {
+  const file = serviceUrlFile(config.dataDir);
+  try {
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    fs.writeFileSync(`${file}.${process.pid}`, `${url}\n`);
+    fs.renameSync(`${file}.${process.pid}`, file);
+    return true;
+  } catch (error) {
+    logger.warn({ err: error, file }, 'the service URL could not be written for the CLI commands; they need --url');
+    return false;
+  }
+}
+
+function firstRunHint(config: Config, url: string, grpcPort: number | undefined, written: boolean): string {
   const cli = cliEnvironment(process.env);
-  // The link's address: where this process really listens (PORT=0 picks a port the CLI cannot know).
-  const linkUrl = url === localServiceUrl(config.host, config.port) ? '' : ` --url ${url}`;
+  // The commands find this address in the data folder, or from the same PORT and HOST; else they are told.
+  const found = cliServiceUrl(config, { ...process.env, ...(written ? {} : { PORT: String(config.port) }) });
+  const linkUrl = found === url ? '' : ` --url ${url}`;
   return [
     `spanledger is listening on ${url} (APIs: ${config.apis.join(', ')}; database: ${config.databaseUrl ? config.databaseUrl.replace(/\/\/[^@]*@/, '//***@') : 'embedded SQLite in ' + config.dataDir})`,
-    `  Dashboard:     ${url}/ui/  (sign in with a one-time link: ${cli}npm run --silent sign-in-link -- --sub alice --name Alice${linkUrl})`,
-    `  Demo data:     ${cli}npm run seed:demo${linkUrl ? ` --${linkUrl}` : ''}  (a day of traces in a demo organization; prints a sign-in link to see them)`,
+    `  Demo data:     ${cli}npm run seed:demo${linkUrl ? ` --${linkUrl}` : ''}  (a day of traces in a demo organization; ends with a sign-in link as its owner)`,
+    `  Dashboard:     ${url}/ui/  (or sign in as yourself: ${cli}npm run --silent sign-in-link -- --sub alice --name Alice${linkUrl})`,
     `  API docs:      ${url}/docs`,
     `  Health:        ${url}/healthz`,
     ...(grpcPort === undefined ? [] : [`  OTLP/gRPC:     port ${grpcPort} (TraceService/Export; GRPC_PORT=off turns it off)`]),
@@ -73,7 +92,7 @@ try {
   console.error(problem);
   process.exit(1);
 }
-console.error(firstRunHint(config, server.url, server.grpcPort));
+console.error(firstRunHint(config, server.url, server.grpcPort, writeServiceUrl(config, server.url)));
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

@@ -1,7 +1,9 @@
 // Configuration is read once and every bad variable is named in a one-line error.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { cliServiceUrl, ConfigError, loadConfig, serviceUrlFile } from '../src/config.js';
 
 describe('configuration', () => {
   it('has defaults that need nothing installed (embedded SQLite, both APIs)', () => {
@@ -18,6 +20,25 @@ describe('configuration', () => {
     // The audit log is kept a year unless told otherwise.
     expect(config.audit).to.deep.equal({ retentionDays: 365, purgeIntervalSeconds: 3600, purgeBatchSize: 1000 });
     expect(config.grpc).to.deep.equal({ host: '0.0.0.0', port: 4317 });
+  });
+
+  it('finds the running service for a CLI command: PORT or HOST set here, else the URL npm start wrote, else the default', () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-config-'));
+    try {
+      const env = { DATA_DIR: dataDir };
+      expect(cliServiceUrl(loadConfig(env), env)).to.equal('http://127.0.0.1:8080');
+      fs.writeFileSync(serviceUrlFile(dataDir), 'http://127.0.0.1:9090\n');
+      expect(cliServiceUrl(loadConfig(env), env)).to.equal('http://127.0.0.1:9090');
+      const given = { ...env, PORT: '7070' };
+      expect(cliServiceUrl(loadConfig(given), given)).to.equal('http://127.0.0.1:7070');
+      const host = { ...env, HOST: '::1' };
+      expect(cliServiceUrl(loadConfig(host), host)).to.equal('http://[::1]:8080');
+      // Anything but a URL in the file is not trusted.
+      fs.writeFileSync(serviceUrlFile(dataDir), 'garbage\n');
+      expect(cliServiceUrl(loadConfig(env), env)).to.equal('http://127.0.0.1:8080');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('moves the gRPC port (and host), or turns it off', () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { FAVICON_SVG } from '../../src/dashboard/favicon.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const UI_SOURCE = path.join(ROOT, 'ui/src');
@@ -30,6 +31,7 @@ function page(script: string, styles: string[]): string {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>spanledger</title>
+  <link rel="icon" type="image/svg+xml" href="data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}">
 ${styles.map((href) => `  <link rel="stylesheet" href="/ui/assets/${href}">`).join('\n')}
   <script type="module" src="/ui/assets/${script}"></script>
 </head>

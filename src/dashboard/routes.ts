@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { TokenService } from '../auth/tokens.js';
 import { NotFoundError, RequestValidationError } from '../errors.js';
 import { DASHBOARD_DIR, readIndexPage } from './built-files.js';
+import { FAVICON_ICO } from './favicon.js';
 import { providerOrigins } from './provider-origins.js';
 import { contentSecurityPolicy, setSecurityHeaders } from './security-headers.js';
 import type { DashboardSettings } from './settings.js';
@@ -60,6 +61,12 @@ export function dashboardRoutes({ knex, tokens, settings, dir = DASHBOARD_DIR, l
 
   router.get('/', dashboard, (ctx) => ctx.redirect('/ui/'));
   router.get('/ui', dashboard, (ctx) => ctx.redirect('/ui/'));
+
+  router.get('/favicon.ico', dashboard, (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = 'image/x-icon';
+    ctx.body = FAVICON_ICO;
+  });
 
   router.get('/ui/config.json', dashboard, (ctx) => {
     ctx.set('Cache-Control', 'no-store');

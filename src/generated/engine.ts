@@ -138,7 +138,11 @@ export interface paths {
          *       `end_time` but holds nothing from there. At most 300 buckets: `auto` takes the finest
          *       granularity that keeps within it; an explicit granularity that needs more, or a
          *       window longer than 300 days, is a 422 at `["body", "granularity"]`. Only buckets
-         *       holding at least one span (trace) are listed, in time order.
+         *       holding at least one span (trace) are listed, in time order. `all` (since 1.10.0)
+         *       is one bucket spanning the whole window, of any length: a ranked table (cost per
+         *       service over a day) is one point per group, with the figures the buckets of any
+         *       other granularity would add up to (counts, sums, extremes; averages and
+         *       percentiles over the whole window, not combined from buckets).
          *     - **Groups.** One group per distinct combination of the `group_by` fields' values, as
          *       the filter's string operators read them (the text form of an attribute; an absent
          *       value is the key `null`); values are compared exactly (case and trailing spaces
@@ -155,7 +159,10 @@ export interface paths {
          *       them (spans without the field are left out; with none, the value is `null`), and
          *       the percentiles `p50`, `p90`, `p95` and `p99` exact as in `POST /engine/metrics`
          *       (linear interpolation between the closest ranks, position p × (n − 1), never an
-         *       estimate). Sums and averages add the same numbers in an unspecified order, so two
+         *       estimate). A `sum` over spans none of which has the field (a group whose costs are
+         *       all unknown) is `null`, as SQL's `SUM` is, not 0: `null` says there was no value
+         *       to add, 0 that the values added up to nothing (spans reported free); a client that
+         *       wants 0 there chooses so itself, and answers given before stay as they were. Sums and averages add the same numbers in an unspecified order, so two
          *       requests over the same spans may differ in the last digits (for example a window
          *       starting on a minute, which is answered from per-minute roll-ups, and one starting
          *       a nanosecond later); counts and extremes never differ.
@@ -1419,12 +1426,14 @@ export interface components {
             row_limit?: number;
         };
         /**
-         * @description The width of a time bucket (1, 5 or 15 minutes, an hour or a day), or `auto`: the
-         *     finest of them that splits the window into at most 300 buckets.
+         * @description The width of a time bucket (1, 5 or 15 minutes, an hour or a day), `auto`: the
+         *     finest of them that splits the window into at most 300 buckets, or `all` (since
+         *     1.10.0): one bucket spanning the whole window, starting at `start_time`, whatever
+         *     its length (`bucket_width_ns` is then `end_time − start_time`).
          * @default auto
          * @enum {string}
          */
-        AnalyticsGranularity: "auto" | "minute" | "five_minutes" | "fifteen_minutes" | "hour" | "day";
+        AnalyticsGranularity: "auto" | "minute" | "five_minutes" | "fifteen_minutes" | "hour" | "day" | "all";
         /**
          * @description One measure. `count` takes no `field`; every other function needs one: at grain
          *     `spans` `duration_ms`, `cost`, `usage.amount` or (since 1.7.0) `tokens.input`,
@@ -1470,13 +1479,13 @@ export interface components {
             /** @enum {string} */
             grain: "spans" | "traces";
             /**
-             * @description The granularity used (`auto` resolved).
+             * @description The granularity used (`auto` resolved; `all` only when asked for).
              * @enum {string}
              */
-            granularity: "minute" | "five_minutes" | "fifteen_minutes" | "hour" | "day";
+            granularity: "minute" | "five_minutes" | "fifteen_minutes" | "hour" | "day" | "all";
             /**
              * Format: int64
-             * @description The width of a bucket in nanoseconds.
+             * @description The width of a bucket in nanoseconds (with `all`, the window's length).
              */
             bucket_width_ns: number;
             /** @description The listed groups, ranked as `order_by` says. */

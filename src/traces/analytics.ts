@@ -50,14 +50,17 @@ export function bucketCount(startNs: bigint, endNs: bigint, widthNs: bigint): bi
 }
 
 /**
- * The granularity of a request (`auto`: the finest within MAX_BUCKETS) and its width; undefined
- * when the window needs more than MAX_BUCKETS buckets of it (of a day, for `auto`).
+ * The granularity of a request (`auto`: the finest within MAX_BUCKETS; `all`: one bucket, the
+ * window's length) and its width; undefined when the window needs more than MAX_BUCKETS buckets
+ * of it (of a day, for `auto`).
  */
 export function resolveGranularity(
   requested: Granularity | 'auto',
   startNs: bigint,
   endNs: bigint,
 ): { granularity: Granularity; widthNs: bigint } | undefined {
+  // The window is never empty (time-window.ts), so the width is at least 1 ns.
+  if (requested === 'all') return { granularity: 'all', widthNs: endNs - startNs };
   const candidates = requested === 'auto' ? GRANULARITY_WIDTHS : GRANULARITY_WIDTHS.filter(([name]) => name === requested);
   const found = candidates.find(([, width]) => bucketCount(startNs, endNs, width) <= MAX_BUCKETS);
   return found && { granularity: found[0], widthNs: found[1] };

@@ -38,7 +38,7 @@ export type ReadShape =
       filter: FilterNode | null;
       startNs: bigint;
       endNs: bigint;
-      /** The bucket width. */
+      /** The bucket width (`endNs - startNs` or more: one bucket, the whole window). */
       widthNs: bigint;
     }
   /** POST /engine/metrics: one set of statistics over the window's traces. */
@@ -107,6 +107,14 @@ function slotAnswers(condition: Extract<FilterNode, { kind: 'condition' }>, slot
 
 type Analytics = Extract<ReadShape, { kind: 'analytics' }>;
 
+/**
+ * Whether every time in the window falls in bucket 0: then bucket edges need not line up with a
+ * source's own (granularity `all`), only the window's start and end do.
+ */
+function oneBucket(shape: Analytics): boolean {
+  return shape.widthNs >= shape.endNs - shape.startNs;
+}
+
 /** The rules every roll-up shares: span grain, no percentile, only figures the roll-ups keep. */
 function rollupShape(shape: ReadShape): Analytics | Ineligible {
   if (shape.kind !== 'analytics') return no('analytics only');
@@ -137,7 +145,8 @@ export const SOURCE_RULES: readonly SourceRule[] = [
         return no('every filter condition reads a dimension');
       for (const widthS of ROLLUP_WIDTHS_S) {
         const width = BigInt(widthS) * NANOS_PER_SECOND;
-        if (read.startNs < 0n || read.startNs % width !== 0n || read.widthNs % width !== 0n) continue;
+        // One bucket (granularity `all`) ending off the minute is not a whole number of minutes long.
+        if (read.startNs < 0n || read.startNs % width !== 0n || (read.widthNs % width !== 0n && !oneBucket(read))) continue;
         const bucketsEndNs = read.endNs - (read.endNs % width);
         // Only the minute roll-up takes a partial last bucket from the spans: under a minute of them.
         if (bucketsEndNs !== read.endNs && widthS !== ROLLUP_WIDTHS_S[ROLLUP_WIDTHS_S.length - 1]) continue;
@@ -181,9 +190,12 @@ export const SOURCE_RULES: readonly SourceRule[] = [
         const [field] = shape.groupBy;
         if (shape.groupBy.length > 1 || (field !== undefined && !(field.kind === 'text' && field.name === 'service_name')))
           return no("grouped by nothing or by the root's service_name");
-        if (shape.startNs % HOUR_NS !== 0n || shape.widthNs % HOUR_NS !== 0n)
-          return no('buckets of whole hours from a window starting on an hour');
-        widthNs = shape.widthNs;
+        // One bucket reads like trace metrics: whole hours from the fold, the edges from the summaries.
+        if (!oneBucket(shape)) {
+          if (shape.startNs % HOUR_NS !== 0n || shape.widthNs % HOUR_NS !== 0n)
+            return no('one bucket, or buckets of whole hours from a window starting on an hour');
+          widthNs = shape.widthNs;
+        }
       }
       if (shape.startNs <= MIN_STORED_INTEGER || shape.endNs > MAX_STORED_INTEGER || shape.startNs >= shape.endNs)
         return no('a window inside the stored times');

@@ -27,6 +27,19 @@ onEachDatabase('dashboard routes', (app) => {
     }
   });
 
+  it('links an icon in its page and answers /favicon.ico with one, so no page load ends in a 404', async () => {
+    const page = await (await fetch(`${app().url}/ui/`)).text();
+    expect(page).to.match(/<link rel="icon" type="image\/svg\+xml" href="data:image\/svg\+xml,%3Csvg%20/);
+    const response = await fetch(`${app().url}/favicon.ico`);
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('content-type')).to.equal('image/x-icon');
+    const icon = Buffer.from(await response.arrayBuffer());
+    // An ICO header (reserved 0, type 1, one image) of a 16 × 16, 32-bit image.
+    expect([...icon.subarray(0, 8)]).to.deep.equal([0, 0, 1, 0, 1, 0, 16, 16]);
+    expect(icon.readUInt16LE(12)).to.equal(32);
+    expect(icon.length).to.equal(6 + 16 + 40 + 16 * 16 * 4 + 16 * 4);
+  });
+
   it('serves its page at every /ui path, with a CSP that allows no inline script', async () => {
     for (const path of ['/ui/', '/ui/traces', '/ui/traces/0123456789abcdef0123456789abcdef', '/ui/sign-in']) {
       const response = await fetch(`${app().url}${path}`);

@@ -268,6 +268,49 @@ onEachDatabase('dashboard traces view', (app) => {
     }
   });
 
+  it('says how to widen a search that found nothing: child spans (with their count, turned on in place), the filter, the range', async () => {
+    const watch = await openPage(browser());
+    const { page } = watch;
+    const traces = (query: Record<string, string>) => `${app().url}/ui/traces?${new URLSearchParams({ app: seeded.appId, ...query })}`;
+    try {
+      await signIn(app(), watch, seeded.member);
+      // The seeded traces started an hour ago: the last 15 minutes hold none, whatever the filter.
+      const stripe = { field: 'span_attributes.payment.provider', op: 'eq', value: 'stripe' };
+      await page.goto(traces({ range: '15m', filter: JSON.stringify(stripe) }));
+      const empty = page.getByTestId('traces-empty');
+      await empty.getByText('No child span matches either.').waitFor();
+      expect(await empty.getByTestId('widen-children').innerText()).to.include(`span_attributes.payment.provider = "stripe"`);
+      expect(await empty.getByTestId('widen-filter').innerText()).to.include('span_attributes.payment.provider = "stripe"');
+      expect(await empty.getByTestId('widen-range').innerText()).to.include('the last 15 minutes');
+      expect(await accessibilityViolations(page), 'the empty state').to.deep.equal([]);
+      await screenshot(page, `traces-empty-${app().database}`);
+      await empty.getByRole('button', { name: 'Widen to the last hour' }).click();
+      await page.waitForURL((url) => url.searchParams.get('range') === '1h');
+
+      // Six hours hold the checkout trace, whose stripe span is a child: counted, and found in one click.
+      const anySpan = await apiTraces(app(), seeded, stripe, true);
+      expect(anySpan.ids).to.deep.equal([seeded.ids.get('POST /checkout')]);
+      await page.goto(traces({ range: '6h', filter: JSON.stringify(stripe) }));
+      await empty.getByText('1 trace has a matching child span.').waitFor();
+      await empty.getByRole('button', { name: 'Search child spans' }).click();
+      await waitForList(page, anySpan.ids);
+      expect(new URL(page.url()).searchParams.get('children')).to.equal('1');
+      expect(await page.getByLabel('Search child spans').isChecked()).to.equal(true);
+      expect(await page.getByTestId('traces-empty').count()).to.equal(0);
+
+      // A trace-level condition reads the whole trace either way: no child-span offer, the filter can go.
+      await page.goto(traces({ range: '6h', filter: JSON.stringify({ field: 'trace.total_cost', op: 'gt', value: 100 }) }));
+      await empty.getByTestId('widen-filter').waitFor();
+      expect(await empty.getByTestId('widen-children').count()).to.equal(0);
+      await empty.getByRole('button', { name: 'Clear the filter' }).click();
+      await page.waitForURL((url) => !url.searchParams.has('filter'));
+      await page.locator('table.traces-table tbody tr').first().waitFor();
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+
   it('pages forward by next_cursor and back, as the API pages', async () => {
     const watch = await openPage(browser());
     const { page } = watch;

@@ -146,6 +146,42 @@ onEachDatabase('POST /engine/analytics', (app) => {
     expect([none.body.groups, none.body.other, none.body.truncated]).to.deep.equal([[], null, false]);
   });
 
+  it('answers granularity all as one bucket over the whole window: the hours added up, percentiles over the window, an all-null sum null', async () => {
+    const measures = [{ fn: 'count' }, { fn: 'sum', field: 'cost' }, { fn: 'p50', field: 'duration_ms' }, { fn: 'max', field: 'cost' }];
+    const whole = await analytics({ group_by: ['service_name'], granularity: 'all', measures });
+    expect(whole.status, whole.text).to.equal(200);
+    expect(whole.body.granularity).to.equal('all');
+    expect(whole.text).to.include(`"bucket_width_ns":${2n * HOUR}`);
+    expect(whole.text).to.include(`"bucket_start_unix_nano":${BASE},`);
+    expect(whole.body.groups.map((group) => [group.key.service_name, group.points.map((point) => point.values)])).to.deep.equal([
+      // p50 over the whole window: llm's 100, 300, 200 and db's 10, 30 (per hour it would be 10 and 30 apiece).
+      ['llm', [[3, 3, 200, 2]]],
+      ['db', [[2, 0.75, 20, 0.5]]],
+      [null, [[1, 3, 7, 3]]],
+      // Every cost of `db ` is unknown: the sum is null (nothing to add), not 0.
+      ['db ', [[1, null, 5, null]]],
+    ]);
+    // The same counts and sums as the hour buckets added up.
+    const hourly = await analytics({ group_by: ['service_name'], granularity: 'hour', measures });
+    const added = hourly.body.groups.map((group) => [
+      group.key.service_name,
+      group.points.reduce((sum, point) => sum + Number(point.values[0]), 0),
+      group.points.some((point) => point.values[1] !== null)
+        ? group.points.reduce((sum, point) => sum + Number(point.values[1] ?? 0), 0)
+        : null,
+    ]);
+    expect(added).to.deep.equal(
+      whole.body.groups.map((group) => [group.key.service_name, group.points[0]?.values[0], group.points[0]?.values[1]]),
+    );
+    // Of any length: past the 300 days no bucketed granularity takes.
+    const long = await analytics(
+      { granularity: 'all', measures: [{ fn: 'count' }] },
+      { start_time: nanosToRfc3339(BASE - 400n * 24n * HOUR), end_time: QUERY.end_time },
+    );
+    expect(long.status, long.text).to.equal(200);
+    expect(long.body.groups[0]?.points.map((point) => point.values)).to.deep.equal([[7]]);
+  });
+
   it('counts traces once at grain traces, grouped by the root service, with the summary figures', async () => {
     const answer = await analytics({
       grain: 'traces',

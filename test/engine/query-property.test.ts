@@ -623,7 +623,7 @@ function analyticsBodyFor(grain: 'spans' | 'traces'): fc.Arbitrary<AnalyticsBody
   return fc
     .record({
       group_by: fc.uniqueArray(groupFields, { maxLength: 3 }),
-      granularity: fc.constantFrom('auto', 'minute', 'five_minutes', 'fifteen_minutes', 'hour', 'day'),
+      granularity: fc.constantFrom('auto', 'minute', 'five_minutes', 'fifteen_minutes', 'hour', 'day', 'all'),
       ranking,
       others: fc.array(measure, { maxLength: 3 }),
       rankingAt: fc.nat({ max: 3 }),
@@ -723,7 +723,7 @@ const rollupScenario = palette
 const rollupBody: fc.Arbitrary<AnalyticsBody> = fc
   .record({
     group_by: fc.uniqueArray(fc.constantFrom(...ROLLUP_TEXT_FIELDS), { maxLength: 3 }),
-    granularity: fc.constantFrom('auto', 'minute', 'five_minutes', 'fifteen_minutes', 'hour', 'day'),
+    granularity: fc.constantFrom('auto', 'minute', 'five_minutes', 'fifteen_minutes', 'hour', 'day', 'all'),
     measures: fc.array(
       fc.oneof(
         fc.constant({ fn: 'count' }),
@@ -836,7 +836,8 @@ function expectAnalyticsAnswer(
   // Every window here is at most 2 hours: auto is minute-wide.
   const granularity = body.granularity === 'auto' ? 'minute' : (body.granularity as string);
   expect(answer.granularity, context).to.equal(granularity);
-  const widthNs = (WIDTHS[granularity] as bigint) * 1_000_000_000n;
+  // `all`: one bucket, the window's length.
+  const widthNs = granularity === 'all' ? window.endNs - window.startNs : (WIDTHS[granularity] as bigint) * 1_000_000_000n;
   expect(answer.bucket_width_ns, context).to.equal(widthNs.toString());
   const wanted = expectedAnalytics(rows, window, request, widthNs);
   const shape = (result: ReturnType<typeof expectedAnalytics>) => ({
@@ -897,7 +898,7 @@ const foldScenario = palette
       ),
     });
     const body = fc
-      .tuple(analyticsBodyFor('traces'), fc.constantFrom<string[]>([], ['service_name']), fc.constantFrom('hour', 'day', 'auto'))
+      .tuple(analyticsBodyFor('traces'), fc.constantFrom<string[]>([], ['service_name']), fc.constantFrom('hour', 'day', 'auto', 'all'))
       .map(([drawn, group_by, granularity]) => ({ ...drawn, group_by, granularity }));
     return fc.tuple(fc.constant(rows), steps, foldWindow, body);
   });

@@ -90,6 +90,11 @@ const ROLLUPS: Row[] = [
     { sources: ['spans'], passedOver: { source: 'span_rollups', rule: 'every group_by field is a dimension' } },
   ],
   [
+    '4. one bucket (granularity all) from the hour to past a minute: the minute rows and the spans of the partial last minute',
+    { shape: spans({ endNs: T0 + 3n * HOUR + 90n * SECOND, widthNs: 3n * HOUR + 90n * SECOND }) },
+    { sources: ['span_rollups', 'spans'], first: { widthS: 60, bucketsEndNs: T0 + 3n * HOUR + MINUTE } },
+  ],
+  [
     '3. the dimensions keep the roll-up columns of the group_by fields, in order',
     { shape: spans({ groupBy: [field('billing.sku_id'), field('span_kind')] }) },
     { sources: ['span_rollups', 'spans'], first: { dimensions: ['billing_sku_id', 'span_kind'] } },
@@ -411,6 +416,11 @@ const FOLD: Row[] = [
     { sources: ['trace_fold', 'trace_summaries'], first: { widthHours: 24n } },
   ],
   [
+    'trace-grain analytics in one bucket (granularity all) off the hour: the fold over the whole hours, as trace metrics read it',
+    { shape: traces({ startNs: T0 + MINUTE, endNs: T0 + 3n * HOUR + MINUTE, widthNs: 3n * HOUR }) },
+    { sources: ['trace_fold', 'trace_summaries'], first: { widthHours: null, firstHour: T0 / HOUR + 1n, endHour: T0 / HOUR + 3n } },
+  ],
+  [
     'trace-grain analytics grouped by span_name: the summaries',
     { shape: traces({ groupBy: [field('span_name')] }) },
     { sources: ['trace_summaries'], passedOver: { source: 'trace_fold', rule: "grouped by nothing or by the root's service_name" } },
@@ -425,7 +435,7 @@ const FOLD: Row[] = [
     { shape: traces({ widthNs: MINUTE }) },
     {
       sources: ['trace_summaries'],
-      passedOver: { source: 'trace_fold', rule: 'buckets of whole hours from a window starting on an hour' },
+      passedOver: { source: 'trace_fold', rule: 'one bucket, or buckets of whole hours from a window starting on an hour' },
     },
   ],
   [
@@ -433,7 +443,7 @@ const FOLD: Row[] = [
     { shape: traces({ startNs: T0 + MINUTE }) },
     {
       sources: ['trace_summaries'],
-      passedOver: { source: 'trace_fold', rule: 'buckets of whole hours from a window starting on an hour' },
+      passedOver: { source: 'trace_fold', rule: 'one bucket, or buckets of whole hours from a window starting on an hour' },
     },
   ],
   [

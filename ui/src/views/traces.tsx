@@ -6,13 +6,16 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { call, engine } from '../api';
 import { ApplicationPicker, withQuery } from '../components/application-picker';
+import { describeFilter } from '../describe-filter';
 import { FilterBuilder } from '../components/filter-builder';
 import { TimeRangePicker } from '../components/time-range-picker';
 import { formatCost, formatDuration, formatTime } from '../trace-format';
 import { useAsync } from '../use-async';
+import { RANGE_LABELS, spanLevelConditions, widerRange } from '../widen-search';
 import {
   filterQuery,
   nextTraceSort,
+  quickRangeQuery,
   readFilter,
   readSearchChildren,
   readTimeWindow,
@@ -20,6 +23,7 @@ import {
   traceSortQuery,
   windowParams,
   type FilterNode,
+  type TimeWindow,
   type TraceSort,
   type TraceSortKey,
 } from '../view-query';
@@ -73,6 +77,7 @@ export function Traces() {
               searchChildren={searchChildren}
               sort={sort}
               onSort={(next) => go(traceSortQuery(next))}
+              onWiden={go}
               query={query}
             />
           )}
@@ -88,6 +93,8 @@ interface TraceListProps {
   searchChildren: boolean;
   sort: TraceSort;
   onSort: (next: TraceSort) => void;
+  /** Changes the view's query (the empty state's ways to widen the search). */
+  onWiden: (changes: Record<string, string | undefined>) => void;
   query: Record<string, string>;
 }
 
@@ -129,8 +136,9 @@ function SortHeader({ column, label, sort, onSort, numeric = false }: SortHeader
 }
 
 /** One walk through the list: the window is fixed when it starts, as a cursor needs the same query. */
-function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceListProps) {
-  const [window] = useState(() => windowParams(readTimeWindow(query)));
+function TraceList({ app, filter, searchChildren, sort, onSort, onWiden, query }: TraceListProps) {
+  const [timeWindow] = useState(() => readTimeWindow(query));
+  const window = windowParams(timeWindow);
   // The cursors of the pages walked so far: [undefined] is page one; Previous pops one.
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const cursor = cursors[cursors.length - 1];
@@ -162,6 +170,9 @@ function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceLi
       <p class="muted" data-testid="traces-count" aria-live="polite">
         {pagination.total === 0 ? 'No trace matches in this range.' : `Traces ${first}–${first + data.length - 1} of ${pagination.total}`}
       </p>
+      {pagination.total === 0 && (
+        <NoTraceMatches app={app} filter={filter} searchChildren={searchChildren} window={timeWindow} onWiden={onWiden} />
+      )}
       {data.length > 0 && (
         <table class="traces-table">
           <caption class="visually-hidden">{sortCaption(sort)}</caption>
@@ -208,6 +219,81 @@ function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceLi
           Next page
         </button>
       </nav>
+    </div>
+  );
+}
+
+interface NoTraceMatchesProps {
+  app: string;
+  filter: FilterNode | undefined;
+  searchChildren: boolean;
+  window: TimeWindow;
+  onWiden: (changes: Record<string, string | undefined>) => void;
+}
+
+/**
+ * How to widen a search that found nothing: child-span search when the filter reads span fields
+ * (with how many traces it would find: one more count, asked only here), the filter, the range.
+ */
+function NoTraceMatches({ app, filter, searchChildren, window, onWiden }: NoTraceMatchesProps) {
+  const spanConditions = searchChildren ? [] : spanLevelConditions(filter);
+  const withChildren = useAsync(
+    () =>
+      spanConditions.length === 0
+        ? Promise.resolve(undefined)
+        : call(
+            engine.POST('/traces', {
+              params: {
+                header: { 'X-Vendor-App-Id': app },
+                query: { ...windowParams(window), limit: 1, search_child_spans: true },
+              },
+              body: { filter },
+            }),
+          ).then((answer) => answer.pagination.total),
+    [],
+  );
+  const wider = widerRange(window);
+  return (
+    <div class="empty-state" data-testid="traces-empty">
+      <p>To find more:</p>
+      <ul>
+        {spanConditions.length > 0 && (
+          <li data-testid="widen-children">
+            Only each trace's root span is checked against {spanConditions.length === 1 ? 'the condition' : 'the conditions'}{' '}
+            {spanConditions.map((condition, index) => (
+              <span key={index}>
+                {index > 0 && ', '}
+                <code>{condition}</code>
+              </span>
+            ))}
+            .{' '}
+            {withChildren.data !== undefined &&
+              (withChildren.data === 0
+                ? 'No child span matches either.'
+                : `${withChildren.data} ${withChildren.data === 1 ? 'trace has' : 'traces have'} a matching child span.`)}{' '}
+            <button type="button" onClick={() => onWiden({ children: '1' })}>
+              Search child spans
+            </button>
+          </li>
+        )}
+        {filter !== undefined && (
+          <li data-testid="widen-filter">
+            The filter <code>{describeFilter(filter)}</code> must hold as a whole: loosen or remove a condition above, or{' '}
+            <button type="button" onClick={() => onWiden(filterQuery(undefined))}>
+              Clear the filter
+            </button>
+          </li>
+        )}
+        <li data-testid="widen-range">
+          The time range{window.quick ? ` is ${RANGE_LABELS[window.quick]}` : ''}: {formatTime(window.start.getTime() * 1e6)} to{' '}
+          {formatTime(window.end.getTime() * 1e6)}.{' '}
+          {wider && (
+            <button type="button" onClick={() => onWiden(quickRangeQuery(wider))}>
+              Widen to {RANGE_LABELS[wider]}
+            </button>
+          )}
+        </li>
+      </ul>
     </div>
   );
 }
