@@ -76,6 +76,9 @@ export function dashboardRoutes({ knex, tokens, settings, sessions, dir = DASHBO
     ctx.set('Cache-Control', 'no-store');
     requireSameOrigin(ctx);
     const signedIn = await exchangeSignInLink(knex, tokens, sessions, linkOf(ctx.request.body));
+    // The browser's previous session, if any, is replaced rather than left to expire.
+    const previous = sessionIdOf(ctx);
+    if (previous) await sessions.close(previous);
     setSessionCookies(ctx, signedIn.sessionId, sessions.csrfTokenOf(signedIn.sessionId), sessions.config.maxSeconds);
     ctx.body = signedIn.token;
   });

@@ -64,11 +64,11 @@ function cookiesOf(response: Response): Cookies {
 }
 
 /** Signs in over HTTP as a script would, with a one-time link. */
-async function linkSignIn(app: TestServer, user: SeededUser): Promise<Cookies> {
+async function linkSignIn(app: TestServer, user: SeededUser, previous?: Cookies): Promise<Cookies> {
   const link = new URL(await signInLink(app, { subject: user.subject })).hash.replace('#link=', '');
   const response = await fetch(`${app.url}/ui/session`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
+    headers: { 'Content-Type': 'application/json', ...(previous ? { Cookie: `spanledger_session=${previous.session}` } : {}) },
     body: JSON.stringify({ link }),
   });
   expect(response.status).to.equal(200);
@@ -151,6 +151,12 @@ onEachDatabase(
       expect(signedOut.status).to.equal(204);
       expect(signedOut.headers.getSetCookie().every((line) => line.includes('Max-Age=0'))).to.equal(true);
       await expectRefused(await tokenRequest(app(), cookies), 401, /ended/);
+
+      // A new link opened in the same browser replaces its session.
+      const first = await linkSignIn(app(), seeded.member);
+      const second = await linkSignIn(app(), seeded.member, first);
+      await expectRefused(await tokenRequest(app(), first), 401, /ended/);
+      expect((await tokenRequest(app(), second)).status).to.equal(200);
     });
 
     it('ends the session at once when its user loses their last membership, and after the idle and the absolute lifetime', async () => {

@@ -167,6 +167,11 @@ export async function signOut(): Promise<Session | null> {
 channel?.addEventListener('message', (event: MessageEvent) => {
   if (event.data === 'signed-out') endSession();
   else if (event.data === 'signed-in' && !state) void renew();
+  else if (event.data === 'signed-in' && state?.kind === 'cookie') {
+    // The browser's session changed hands (a link of another user): the views start over with it.
+    set(undefined);
+    void renew();
+  }
 });
 
 /** The current session (undefined while deciding), re-rendering the caller when it starts or ends. */
