@@ -56,6 +56,7 @@ export interface Config {
   repricing: RepricingConfig;
   webhooks: WebhookConfig;
   budgets: BudgetConfig;
+  dashboard: DashboardSessionConfig;
   auth: {
     tokenIssuer: string;
     tokenAudience: string;
@@ -121,6 +122,14 @@ export interface WebhookConfig {
 export interface BudgetConfig {
   /** Seconds between evaluation passes; 0 turns the evaluator off (another instance's evaluates). */
   intervalSeconds: number;
+}
+
+/** The dashboard's sign-in sessions (docs/dashboard.md, "Signing in"). */
+export interface DashboardSessionConfig {
+  /** A session ends after this many seconds without a token request. */
+  idleSeconds: number;
+  /** A session ends this many seconds after sign-in, used or not. */
+  maxSeconds: number;
 }
 
 export interface IndexingConfig {
@@ -377,6 +386,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     budgets: {
       intervalSeconds: readInteger(env, 'BUDGET_EVALUATION_INTERVAL_SECONDS', 60, 0, 86_400),
+    },
+    dashboard: {
+      // 12 hours: a working day; 7 days: a week of days, after which a new sign-in link is needed.
+      idleSeconds: readInteger(env, 'DASHBOARD_SESSION_IDLE_SECONDS', 12 * 3600, 60, 30 * 86_400),
+      maxSeconds: readInteger(env, 'DASHBOARD_SESSION_MAX_SECONDS', 7 * 86_400, 60, 90 * 86_400),
     },
     auth: {
       tokenIssuer: env.TOKEN_ISSUER || 'spanledger',

@@ -20,6 +20,8 @@ describe('configuration', () => {
     // The audit log is kept a year unless told otherwise.
     expect(config.audit).to.deep.equal({ retentionDays: 365, purgeIntervalSeconds: 3600, purgeBatchSize: 1000 });
     expect(config.grpc).to.deep.equal({ host: '0.0.0.0', port: 4317 });
+    // A dashboard session: 12 hours unused, a week at most (docs/dashboard.md, "Signing in").
+    expect(config.dashboard).to.deep.equal({ idleSeconds: 43_200, maxSeconds: 604_800 });
   });
 
   it('finds the running service for a CLI command: PORT or HOST set here, else the URL npm start wrote, else the default', () => {
@@ -133,6 +135,8 @@ describe('configuration', () => {
     ['RETENTION_DEFAULT_DAYS', { RETENTION_DEFAULT_DAYS: '3651' }],
     ['RETENTION_PURGE_INTERVAL_SECONDS', { RETENTION_PURGE_INTERVAL_SECONDS: '-1' }],
     ['RETENTION_PURGE_BATCH_SIZE', { RETENTION_PURGE_BATCH_SIZE: '0' }],
+    ['DASHBOARD_SESSION_IDLE_SECONDS', { DASHBOARD_SESSION_IDLE_SECONDS: '10' }],
+    ['DASHBOARD_SESSION_MAX_SECONDS', { DASHBOARD_SESSION_MAX_SECONDS: '1w' }],
     ['OIDC_AUDIENCE', { OIDC_ISSUER: 'https://id.example.com/' }],
     ['OIDC_JWKS_URL', { OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'a', OIDC_JWKS_URL: 'not a url' }],
     ['OIDC_DASHBOARD_CLIENT_ID', { OIDC_DASHBOARD_CLIENT_ID: 'dashboard' }],

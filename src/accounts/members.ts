@@ -2,13 +2,15 @@
 // that binds at first sign-in), change roles and remove members; an organization always keeps at
 // least one owner who has signed in. Every change first writes the organization's guard
 // (src/storage/accounts/write-guard.ts), so two owners demoting each other at once cannot both
-// succeed, through one database or through two nodes of a cluster.
+// succeed, through one database or through two nodes of a cluster. Removing someone's last
+// membership ends their dashboard sessions in the same transaction (docs/dashboard.md, "Signing in").
 import type { Knex } from 'knex';
 import { ConflictError, NotFoundError } from '../errors.js';
 import {
   addMembership,
   countActiveOwners,
   findMember,
+  hasActiveMembership,
   hasMemberWithEmail,
   softDeleteMembership,
   updateMembershipRole,
@@ -16,6 +18,7 @@ import {
 } from '../storage/accounts/memberships.js';
 import { guardActiveOrganization } from '../storage/accounts/organizations.js';
 import { writeTransaction } from '../storage/transactions.js';
+import { deleteUserDashboardSessions } from '../storage/accounts/dashboard-sessions.js';
 import { createPlaceholderUser, findPlaceholderByEmail, findSignedInUserByEmail } from '../storage/accounts/users.js';
 import { ORGANIZATION_NOT_FOUND } from './organizations.js';
 import type { Role } from '../permissions.js';
@@ -113,6 +116,7 @@ export async function removeMember(
       throw new ConflictError('The last owner of an organization cannot be removed; make another member an owner first');
     }
     if ((await softDeleteMembership(trx, organizationId, userId, now)) === 0) throw new NotFoundError(MEMBER_NOT_FOUND);
+    if (!(await hasActiveMembership(trx, userId))) await deleteUserDashboardSessions(trx, userId);
     await recordChange(trx, {
       organizationId,
       resourceType: 'member',

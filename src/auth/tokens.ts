@@ -133,6 +133,11 @@ export class TokenService {
     }
   }
 
+  /** The `iss` of the tokens this service signs; users signed in by a link have it as their issuer. */
+  get ownIssuer(): string {
+    return this.config.tokenIssuer;
+  }
+
   publicJwks(): { keys: object[] } {
     return { keys: [this.signingKey.publicJwk] };
   }

@@ -1,18 +1,21 @@
 // The dashboard's routes, outside the OpenAPI documents (docs/dashboard.md): `/` leads to it,
-// `/ui/assets/*` are its built files, `/ui/session` exchanges a one-time sign-in link, and every
-// other `/ui/...` path is its single page, which routes in the browser. The page reads and changes
-// data only through the engine and management APIs, with the same bearer tokens as any client.
+// `/ui/assets/*` are its built files, `/ui/session*` sign in with a one-time link, mint the page's
+// short-lived tokens from the session cookie and sign out, and every other `/ui/...` path is its
+// single page, which routes in the browser. The page reads and changes data only through the
+// engine and management APIs, with the same bearer tokens as any client.
 import Router, { type RouterContext } from '@koa/router';
 import type { Knex } from 'knex';
 import send from 'koa-send';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { TokenService } from '../auth/tokens.js';
-import { NotFoundError, RequestValidationError } from '../errors.js';
+import { NotAuthenticatedError, NotFoundError, RequestValidationError } from '../errors.js';
 import { DASHBOARD_DIR, readIndexPage } from './built-files.js';
 import { FAVICON_ICO } from './favicon.js';
 import { providerOrigins } from './provider-origins.js';
 import { contentSecurityPolicy, setSecurityHeaders } from './security-headers.js';
+import { clearSessionCookies, requireCsrfToken, requireSameOrigin, sessionIdOf, setSessionCookies } from './session-cookies.js';
+import type { DashboardSessions } from './sessions.js';
 import type { DashboardSettings } from './settings.js';
 import { exchangeSignInLink } from './sign-in-link.js';
 
@@ -22,6 +25,7 @@ export interface DashboardRouteDeps {
   knex: Knex;
   tokens: TokenService;
   settings: DashboardSettings;
+  sessions: DashboardSessions;
   /** Where the built files are (default dist/ui). */
   dir?: string;
   /** Where a failed discovery of the OpenID Connect provider is reported. */
@@ -45,7 +49,7 @@ function linkOf(body: unknown): string {
   return link;
 }
 
-export function dashboardRoutes({ knex, tokens, settings, dir = DASHBOARD_DIR, logger }: DashboardRouteDeps): Router {
+export function dashboardRoutes({ knex, tokens, settings, sessions, dir = DASHBOARD_DIR, logger }: DashboardRouteDeps): Router {
   // Strict: `/ui` and `/ui/` are different paths here (the first redirects to the second).
   const router = new Router({ strict: true });
   const issuerOrigins = settings.oidc ? [new URL(settings.oidc.issuer).origin] : [];
@@ -73,9 +77,44 @@ export function dashboardRoutes({ knex, tokens, settings, dir = DASHBOARD_DIR, l
     ctx.body = settings;
   });
 
+  // No CSRF token before there is a session: the link is itself a one-time secret, and the
+  // same-origin check keeps another site from signing the browser in as someone else.
   router.post('/ui/session', dashboard, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await exchangeSignInLink(knex, tokens, linkOf(ctx.request.body));
+    requireSameOrigin(ctx);
+    const signedIn = await exchangeSignInLink(knex, tokens, sessions, linkOf(ctx.request.body));
+    // The browser's previous session, if any, is replaced rather than left to expire.
+    const previous = sessionIdOf(ctx);
+    if (previous) await sessions.close(previous);
+    setSessionCookies(ctx, signedIn.sessionId, sessions.csrfTokenOf(signedIn.sessionId), sessions.config.maxSeconds);
+    ctx.body = signedIn.token;
+  });
+
+  router.post('/ui/session/token', dashboard, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    requireSameOrigin(ctx);
+    const sessionId = sessionIdOf(ctx);
+    if (!sessionId) throw new NotAuthenticatedError('Not signed in to the dashboard: open a sign-in link', 'DashboardSession');
+    requireCsrfToken(ctx, sessions.csrfTokenOf(sessionId));
+    try {
+      ctx.body = await sessions.mint(sessionId);
+    } catch (error) {
+      // An ended session's cookies go too, so that no other tab tries them again.
+      if (error instanceof NotAuthenticatedError) clearSessionCookies(ctx);
+      throw error;
+    }
+  });
+
+  router.delete('/ui/session', dashboard, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    requireSameOrigin(ctx);
+    const sessionId = sessionIdOf(ctx);
+    if (sessionId) {
+      requireCsrfToken(ctx, sessions.csrfTokenOf(sessionId));
+      await sessions.close(sessionId);
+    }
+    clearSessionCookies(ctx);
+    ctx.status = 204;
   });
 
   router.get('/ui/assets/:file', dashboard, async (ctx) => {

@@ -1,22 +1,20 @@
-// Exchanges a one-time sign-in link (`npm run sign-in-link`) for a dashboard user's access token
-// (docs/dashboard.md, "Signing in"). The link's token is never a bearer token itself: it has its
-// own audience, and its id is recorded on exchange so it signs in once.
+// Exchanges a one-time sign-in link (`npm run sign-in-link`) for a dashboard session and a first
+// access token (docs/dashboard.md, "Signing in"). The link's token is never a bearer token itself:
+// it has its own audience, and its id is recorded on exchange so it signs in once.
 import type { Knex } from 'knex';
 import { InvalidTokenError, type TokenService } from '../auth/tokens.js';
 import { NotAuthenticatedError } from '../errors.js';
-import { DASHBOARD_USER_PERMISSIONS } from '../permissions.js';
 import { consumeSignInLink } from '../storage/accounts/sign-in-links.js';
+import { signInUser } from '../storage/accounts/users.js';
+import type { DashboardSessions, DashboardToken } from './sessions.js';
 
-/** How long a dashboard session lasts after a link sign-in; the user signs in again after it. */
-export const DASHBOARD_SESSION_SECONDS = 8 * 3600;
-
-export interface DashboardSession {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
+export interface LinkSignIn {
+  /** For the session cookie only. */
+  sessionId: string;
+  token: DashboardToken;
 }
 
-export async function exchangeSignInLink(knex: Knex, tokens: TokenService, link: string): Promise<DashboardSession> {
+export async function exchangeSignInLink(knex: Knex, tokens: TokenService, sessions: DashboardSessions, link: string): Promise<LinkSignIn> {
   let claims;
   try {
     claims = await tokens.verifySignInLink(link);
@@ -31,9 +29,13 @@ export async function exchangeSignInLink(knex: Knex, tokens: TokenService, link:
   if (!(await consumeSignInLink(knex, claims.linkId, claims.expiresAtMs))) {
     throw new NotAuthenticatedError('This sign-in link was already used: ask for a new one', 'SignInLink');
   }
-  const accessToken = await tokens.signUserToken(
-    { subject: claims.subject, email: claims.email, name: claims.name, permissions: DASHBOARD_USER_PERMISSIONS },
-    DASHBOARD_SESSION_SECONDS,
-  );
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: DASHBOARD_SESSION_SECONDS };
+  // The user the minted tokens will name (made on the first sign-in, as a first bearer token would).
+  const user = await signInUser(knex, {
+    issuer: tokens.ownIssuer,
+    subject: claims.subject,
+    email: claims.email ?? null,
+    name: claims.name ?? null,
+  });
+  const sessionId = await sessions.open(user.id);
+  return { sessionId, token: await sessions.tokenFor({ subject: claims.subject, email: claims.email ?? null, name: claims.name ?? null }) };
 }

@@ -23,6 +23,7 @@ import { refineManagementIssues } from '../management/refine-issues.js';
 import type { HttpMetrics } from '../ops/metrics.js';
 import { opsRoutes } from '../ops/routes.js';
 import { dashboardRoutes } from '../dashboard/routes.js';
+import { DashboardSessions } from '../dashboard/sessions.js';
 import { dashboardSettings } from '../dashboard/settings.js';
 import { authenticateRequest } from './authenticate-request.js';
 import { jsonBodyParser } from './body-parser.js';
@@ -89,7 +90,8 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(errorMiddleware(logger));
   app.use(jsonBodyParser(config.jsonBodyLimitBytes));
   app.use(ops.routes());
-  app.use(dashboardRoutes({ knex, tokens: deps.tokens, settings: dashboardSettings(config), logger }).routes());
+  const sessions = new DashboardSessions(knex, deps.tokens, config.dashboard, deps.clock);
+  app.use(dashboardRoutes({ knex, tokens: deps.tokens, settings: dashboardSettings(config), sessions, logger }).routes());
   app.use(dispatchTo(await buildApis(deps), logger));
   // Koa logs errors that reach it: streamed responses that fail, a client leaving among them.
   app.on('error', logKoaError(logger));

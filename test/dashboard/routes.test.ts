@@ -1,6 +1,6 @@
 // The dashboard's HTTP side: `/` leads to it, its page and files are served with a
 // Content-Security-Policy that allows no inline script, and a one-time sign-in link is exchanged
-// for a session token once, and only once.
+// for a dashboard session and a first token once, and only once.
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import { ensureUiBuilt, signInLink } from '../support/dashboard.js';
@@ -85,7 +85,7 @@ onEachDatabase('dashboard routes', (app) => {
     expect(first.headers.get('cache-control')).to.equal('no-store');
     const session = (await first.json()) as { access_token: string; token_type: string; expires_in: number };
     expect(session.token_type).to.equal('Bearer');
-    expect(session.expires_in).to.equal(8 * 3600);
+    expect(session.expires_in).to.equal(300);
     const me = await fetch(`${app().url}/users/me`, { headers: { Authorization: `Bearer ${session.access_token}` } });
     expect(me.status).to.equal(200);
     expect(await me.json()).to.include({ email: 'link@example.com', name: 'Link User' });

@@ -1,19 +1,19 @@
 // Typed clients of the engine and management APIs (openapi-fetch over the generated types of
-// openapi/*.yaml), sending the session's bearer token like any other client. A 401 ends the
-// session: the token expired or was refused, so the user signs in again.
+// openapi/*.yaml), sending the session's bearer token like any other client. A 401 asks the
+// session for a new token; where there is none (the session ended), the user signs in again.
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths as EnginePaths } from '../../src/generated/engine';
 import type { paths as ManagementPaths } from '../../src/generated/management';
-import { endSession, readSession } from './session';
+import { currentToken, tokenRefused } from './session';
 
 const bearer: Middleware = {
-  onRequest({ request }) {
-    const session = readSession();
-    if (session) request.headers.set('Authorization', `Bearer ${session.token}`);
+  async onRequest({ request }) {
+    const token = await currentToken();
+    if (token) request.headers.set('Authorization', `Bearer ${token}`);
     return request;
   },
   onResponse({ response }) {
-    if (response.status === 401 && readSession()) endSession();
+    if (response.status === 401) tokenRefused();
     return response;
   },
 };

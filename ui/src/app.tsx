@@ -1,10 +1,11 @@
-// The shell: signed out, the sign-in view whatever the path; signed in, the navigation and the
-// view of the path. Every path lives under /ui and is a real URL, so any view can be shared.
+// The shell: signed out, the sign-in view whatever the path (the path is kept, and opened once
+// signed in); signed in, the navigation and the view of the path. Every path lives under /ui and
+// is a real URL, so any view can be shared, and opens signed in in any tab of the browser.
 import { useEffect } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
-import { useSession } from './session';
+import { resumeSession, startSignedOut, useSession } from './session';
 import { Header } from './components/header';
-import { SignIn } from './views/sign-in';
+import { SignIn, signInPending } from './views/sign-in';
 import { Home } from './views/home';
 import { NotFound } from './views/not-found';
 import { lazy } from 'preact-iso';
@@ -51,7 +52,19 @@ function SignedInAlready() {
   return null;
 }
 
+// Decided once as the page loads; a sign-in in progress is completed rather than skipped.
+if (signInPending()) startSignedOut();
+else void resumeSession();
+
+function Loading() {
+  return (
+    <main id="main" aria-busy="true">
+      <p class="muted">Loading…</p>
+    </main>
+  );
+}
+
 export function App() {
   const session = useSession();
-  return <LocationProvider scope="/ui">{session ? <SignedIn /> : <SignIn />}</LocationProvider>;
+  return <LocationProvider scope="/ui">{session === undefined ? <Loading /> : session ? <SignedIn /> : <SignIn />}</LocationProvider>;
 }

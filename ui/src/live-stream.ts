@@ -25,8 +25,8 @@ export type StreamStatus =
 
 export interface LiveStreamOptions {
   appId: string;
-  /** The bearer token, read at each (re)connection: the session may have changed. */
-  token(): string | undefined;
+  /** The bearer token, read at each (re)connection: the session may have changed (or minted a new one). */
+  token(): string | undefined | Promise<string | undefined>;
   /** The spans of one chunk of the stream, in receive order. */
   onEvents(events: LiveEvent[]): void;
   onStatus(status: StreamStatus): void;
@@ -117,7 +117,7 @@ async function readOnce(
   };
   try {
     const headers: Record<string, string> = { Accept: 'text/event-stream', 'X-Vendor-App-Id': options.appId };
-    const token = options.token();
+    const token = await options.token();
     if (token) headers.Authorization = `Bearer ${token}`;
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
     heard();

@@ -2,13 +2,15 @@
 // OpenID Connect provider"): the authorization code flow with PKCE, run in this page by
 // oauth4webapi (discovery, verifier and S256 challenge, state, nonce, response checks, code
 // exchange). The provider answers in the fragment of /ui/sign-in/callback, which the browser never
-// sends to the service; the access token is only ever kept in the session, never in a URL. Sign-out
+// sends to the service; the access token is only ever kept in this tab's session (ui/src/session.ts:
+// a provider sign-in opens no session of the service), never in a URL. Sign-out
 // ends the provider's session too where it advertises an end_session_endpoint (RP-Initiated Logout).
 // oauth4webapi is loaded when a sign-in with the provider starts or returns, so the first view
 // stays small for everyone else.
 import type * as OAuth from 'oauth4webapi';
 import { problemMessage } from './api';
-import { startSession, type ProviderSignOut } from './session';
+import { safeReturnPath } from './return-path';
+import { startProviderSession, type ProviderSignOut } from './session';
 
 /** The provider as /ui/config.json describes it (src/dashboard/settings.ts). */
 export interface OidcProvider {
@@ -79,11 +81,6 @@ async function discover(oauth: OAuthLibrary, provider: OidcProvider): Promise<OA
   } catch (error) {
     throw new SignInError(`${provider.name} did not describe itself as expected (${reasonOf(error)})`);
   }
-}
-
-/** Where to go after signing in: a dashboard path other than sign-in itself. */
-function safeReturnPath(path: string): string {
-  return path.startsWith('/ui/') && !path.startsWith('/ui/sign-in') ? path : '/ui/';
 }
 
 /** Sends the browser to the provider; it comes back to CALLBACK_PATH. */
@@ -234,7 +231,7 @@ export async function completeOidcSignIn(provider: OidcProvider, parameters: URL
     // The access token, not the ID token: it is the one issued for the service (aud = OIDC_AUDIENCE,
     // with the user's permissions); the ID token is for this client only and is kept for sign-out.
     await checkWithService(provider, result.access_token);
-    startSession(result.access_token, lifetimeSeconds(result), providerSignOutOf(as, provider, result.id_token));
+    startProviderSession(result.access_token, lifetimeSeconds(result), providerSignOutOf(as, provider, result.id_token));
     return pending.returnTo;
   } catch (error) {
     throw describeFailure(oauth, provider, error);

@@ -103,6 +103,17 @@ export async function softDeleteMembership(trx: Knex.Transaction, organizationId
     .update({ deleted_at: now, updated_at: now });
 }
 
+/** Whether the user still belongs to some organization that exists (a deleted organization's memberships stay). */
+export async function hasActiveMembership(knex: Knex, userId: string): Promise<boolean> {
+  const row = await knex('memberships as m')
+    .join('organizations as o', 'o.id', 'm.organization_id')
+    .where('m.user_id', userId)
+    .whereNull('m.deleted_at')
+    .whereNull('o.deleted_at')
+    .first('m.organization_id');
+  return row !== undefined;
+}
+
 /** Owners who have signed in (invited owners cannot act for the organization yet, so they do not count). */
 export async function countActiveOwners(knex: Knex, organizationId: string): Promise<number> {
   return totalOf(activeMemberships(knex, organizationId).where('m.role', 'owner').whereNotNull('u.issuer'));

@@ -1,9 +1,9 @@
-// The top bar: where the user can go, who they are, and sign-out (which forgets the token, and
-// ends the provider's session too after a sign-in with a provider that offers it).
+// The top bar: where the user can go, who they are, and sign-out (which ends the session in every
+// tab, and the provider's session too after a sign-in with a provider that offers it).
 import { useLocation } from 'preact-iso';
 import { call, management } from '../api';
 import { providerSignOutUrl } from '../oidc-sign-in';
-import { endSession } from '../session';
+import { signOut as endEverywhere } from '../session';
 import { useAsync } from '../use-async';
 import { withQuery } from './application-picker';
 
@@ -15,8 +15,8 @@ const VIEWS = [
   { path: '/ui/live', label: 'Live', covers: /^\/ui\/live$/ },
 ];
 
-function signOut(): void {
-  const ended = endSession();
+async function signOut(): Promise<void> {
+  const ended = await endEverywhere();
   // The provider signs the user out and sends the browser back to the sign-in view.
   if (ended?.providerSignOut) location.assign(providerSignOutUrl(ended.providerSignOut));
 }
@@ -49,7 +49,7 @@ export function Header() {
       </nav>
       <div class="user">
         <span data-testid="user-name">{user.data ? (user.data.name ?? user.data.email ?? user.data.id) : ''}</span>
-        <button type="button" onClick={signOut}>
+        <button type="button" onClick={() => void signOut()}>
           Sign out
         </button>
       </div>

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { EMPTY_LIVE_LIST, LIVE_ROW_LIMIT, pause, receive, resume, type LiveList } from '../live-list';
 import { runLiveStream, type StreamStatus } from '../live-stream';
 import { formatCount } from '../metrics-format';
-import { endSession, readSession } from '../session';
+import { currentToken, tokenRefused } from '../session';
 import { LiveSpansTable } from './live-spans-table';
 
 function statusText(status: StreamStatus, list: LiveList): string {
@@ -33,11 +33,11 @@ export function LivePanel({ appId }: { appId: string }) {
     const controller = new AbortController();
     void runLiveStream({
       appId,
-      token: () => readSession()?.token,
+      token: currentToken,
       signal: controller.signal,
       onEvents: (events) => setList((current) => receive(current, events)),
       onStatus: (next) => {
-        if (next.state === 'refused' && next.status === 401) endSession();
+        if (next.state === 'refused' && next.status === 401) tokenRefused();
         setStatus(next);
       },
     });

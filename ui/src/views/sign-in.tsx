@@ -3,13 +3,16 @@
 //   runs the authorization code flow with PKCE (ui/src/oidc-sign-in.ts), which comes back to
 //   /ui/sign-in/callback with the code in the fragment;
 // - with a one-time link from `npm run sign-in-link`, which opens /ui/sign-in#link=<token>: the
-//   token is in the fragment, which browsers never send to the server, and is exchanged once for a
-//   session token by POST /ui/session.
+//   token is in the fragment, which browsers never send to the server, and is exchanged once by
+//   POST /ui/session for the service's session (its cookies) and a first access token.
+// Shown at the page the user asked for, the view keeps it: that tab opens it once a link signs in
+// (in any tab), and the link's tab goes there too (ui/src/return-path.ts).
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { problemMessage } from '../api';
 import { CALLBACK_PATH, completeOidcSignIn, startOidcSignIn, takeCallbackParameters, type OidcProvider } from '../oidc-sign-in';
-import { startSession } from '../session';
+import { rememberReturnPath, takeReturnPath } from '../return-path';
+import { csrfToken, startCookieSession } from '../session';
 import { useAsync } from '../use-async';
 
 async function exchange(link: string): Promise<void> {
@@ -20,7 +23,11 @@ async function exchange(link: string): Promise<void> {
   });
   const body = (await response.json().catch(() => null)) as { access_token?: string; expires_in?: number } | null;
   if (!response.ok || !body?.access_token || !body.expires_in) throw new Error(problemMessage(response.status, body));
-  startSession(body.access_token, body.expires_in);
+  // Without the cookies no other tab, and no later token, would be signed in.
+  if (!csrfToken()) {
+    throw new Error('The browser did not keep the session cookie: open the dashboard over https, or at http://localhost or 127.0.0.1');
+  }
+  startCookieSession(body.access_token, body.expires_in);
 }
 
 /** The link's token in the fragment, removed from the address bar and history at once. */
@@ -28,6 +35,12 @@ function takeLinkFromFragment(): string | undefined {
   const link = new URLSearchParams(location.hash.slice(1)).get('link') ?? undefined;
   if (link) history.replaceState(history.state, '', location.pathname + location.search);
   return link;
+}
+
+/** Whether this page is a sign-in in progress (a link, or the provider's answer), which must not be replaced by the current session. */
+export function signInPending(): boolean {
+  if (location.pathname === CALLBACK_PATH) return true;
+  return location.pathname === '/ui/sign-in' && new URLSearchParams(location.hash.slice(1)).has('link');
 }
 
 /** The provider's answer when this page is the sign-in callback (taken out of the URL at once). */
@@ -42,7 +55,7 @@ async function loadProvider(): Promise<OidcProvider | null> {
 }
 
 export function SignIn() {
-  const { route } = useLocation();
+  const { route, url } = useLocation();
   const [link] = useState(takeLinkFromFragment);
   const [answer] = useState(takeProviderAnswer);
   const settings = useAsync(loadProvider, []);
@@ -56,8 +69,12 @@ export function SignIn() {
   };
 
   useEffect(() => {
+    if (!link) rememberReturnPath(url);
+  }, [url]);
+
+  useEffect(() => {
     if (!link) return;
-    exchange(link).then(() => route('/ui/', true), fail);
+    exchange(link).then(() => route(takeReturnPath(), true), fail);
   }, [link]);
 
   useEffect(() => {
