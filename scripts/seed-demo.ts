@@ -587,8 +587,8 @@ await send(spans);
 console.log(`seeded ${spans.length} spans in ${traces} traces over the last 24 hours into application ${appId} at ${baseUrl}`);
 if (demoSignInLink) {
   console.log(`
-See them in the dashboard as the demo user, the demo organization's owner: open this one-time
-sign-in link (it works once, for an hour), then "Demo organization" and "Traces of Demo shop":
+See them in the dashboard as the demo user, the demo organization's owner: this one-time sign-in
+link (it works once, for an hour) opens the trace list of "Demo shop":
   ${demoSignInLink}
 The traces, once signed in: ${new URL(baseUrl).origin}/ui/traces?app=${appId}`);
 }

@@ -54,6 +54,7 @@ export async function createDemoAccount(baseUrl: string): Promise<DemoAccount> {
     client_secret: key.api_secret,
   });
   const link = await tokens.signSignInLink({ subject: 'demo', email: 'demo@example.com', name: 'Demo User' }, 3600);
-  const signInLink = `${new URL(baseUrl).origin}/ui/sign-in#link=${link}`;
+  // The link opens the demo application's trace list once signed in (`next`, docs/dashboard.md).
+  const signInLink = `${new URL(baseUrl).origin}/ui/sign-in#link=${link}&next=${encodeURIComponent(`/ui/traces?app=${application.id}`)}`;
   return { signInLink, userToken, appId: application.id, keyToken: exchanged.access_token, apiKey: key.api_key, apiSecret: key.api_secret };
 }

@@ -246,6 +246,25 @@ onEachDatabase(
         }
       });
 
+      it('opens the page a link names in `next`, and the start for a `next` outside the dashboard', async () => {
+        const deepLink = `/ui/traces/${seeded.traceId}?app=${seeded.appId}`;
+        for (const [next, landing] of [
+          [deepLink, deepLink],
+          ['https://example.com/ui/traces', '/ui/'],
+          ['//example.com/ui/', '/ui/'],
+        ] as const) {
+          const watch = await openPage(browser());
+          try {
+            await watch.page.goto(`${await signInLink(app(), { subject: seeded.member.subject })}&next=${encodeURIComponent(next)}`);
+            await watch.page.getByTestId('user-name').filter({ hasText: 'member' }).waitFor();
+            await watch.page.waitForURL(`${app().url}${landing}`);
+            await expectNoPageFailures(watch);
+          } finally {
+            await watch.context.close();
+          }
+        }
+      });
+
       it('lands a deep link opened signed out on its page after sign-in, and signs every tab out at once', async () => {
         const watch = await openPage(browser());
         const { page: waiting, context } = watch;

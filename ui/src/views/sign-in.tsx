@@ -2,7 +2,8 @@
 // - with the OpenID Connect provider /ui/config.json names, when there is one: "Sign in with …"
 //   runs the authorization code flow with PKCE (ui/src/oidc-sign-in.ts), which comes back to
 //   /ui/sign-in/callback with the code in the fragment;
-// - with a one-time link from `npm run sign-in-link`, which opens /ui/sign-in#link=<token>: the
+// - with a one-time link from `npm run sign-in-link`, which opens /ui/sign-in#link=<token> (and
+//   `&next=<page>`, the dashboard page it opens, as seed:demo's link names its traces): the
 //   token is in the fragment, which browsers never send to the server, and is exchanged once by
 //   POST /ui/session for the service's session (its cookies) and a first access token.
 // Shown at the page the user asked for, the view keeps it: that tab opens it once a link signs in
@@ -11,7 +12,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { problemMessage } from '../api';
 import { CALLBACK_PATH, completeOidcSignIn, startOidcSignIn, takeCallbackParameters, type OidcProvider } from '../oidc-sign-in';
-import { rememberReturnPath, takeReturnPath } from '../return-path';
+import { rememberReturnPath, safeReturnPath, takeReturnPath } from '../return-path';
 import { csrfToken, startCookieSession } from '../session';
 import { useAsync } from '../use-async';
 
@@ -30,11 +31,18 @@ async function exchange(link: string): Promise<void> {
   startCookieSession(body.access_token, body.expires_in);
 }
 
-/** The link's token in the fragment, removed from the address bar and history at once. */
-function takeLinkFromFragment(): string | undefined {
-  const link = new URLSearchParams(location.hash.slice(1)).get('link') ?? undefined;
+/** What a link carries in the fragment: its token, and the page it opens (`next`, optional). */
+interface FragmentLink {
+  link?: string;
+  next?: string;
+}
+
+/** The link's token (and page) in the fragment, removed from the address bar and history at once. */
+function takeLinkFromFragment(): FragmentLink {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const link = fragment.get('link') ?? undefined;
   if (link) history.replaceState(history.state, '', location.pathname + location.search);
-  return link;
+  return { link, next: fragment.get('next') ?? undefined };
 }
 
 /** Whether this page is a sign-in in progress (a link, or the provider's answer), which must not be replaced by the current session. */
@@ -56,7 +64,7 @@ async function loadProvider(): Promise<OidcProvider | null> {
 
 export function SignIn() {
   const { route, url } = useLocation();
-  const [link] = useState(takeLinkFromFragment);
+  const [{ link, next }] = useState(takeLinkFromFragment);
   const [answer] = useState(takeProviderAnswer);
   const settings = useAsync(loadProvider, []);
   const provider = settings.data ?? null;
@@ -74,7 +82,11 @@ export function SignIn() {
 
   useEffect(() => {
     if (!link) return;
-    exchange(link).then(() => route(takeReturnPath(), true), fail);
+    exchange(link).then(() => {
+      // A page the link names wins over one a signed-out tab asked for; that one is forgotten either way.
+      const asked = takeReturnPath();
+      route(next ? safeReturnPath(next) : asked, true);
+    }, fail);
   }, [link]);
 
   useEffect(() => {
