@@ -24,6 +24,7 @@ export const DIMENSION_LABELS: Record<SpendGroupBy, string> = {
   sku: 'SKU',
   provider: 'Provider',
   resource_type: 'Resource type',
+  attribute: 'Attribute',
 };
 
 /** Ranked rows a summary lists (the API's `limit`); the rest are its `other`. */
