@@ -392,6 +392,27 @@ onEachDatabase('spend summaries grouped by an indexed attribute', (app) => {
     expect(JSON.stringify(byModel.body)).not.to.include('unkept').and.not.include('"attribute"').and.not.include('unindexed_applications');
   });
 
+  it('reads the roll-up rows themselves: a row changed (its span count kept) changes the answer', async () => {
+    const path = `/applications/${appIds[0]}/spend`;
+    const query = { period: 'month', date: '2026-11-17', group_by: 'attribute', attribute: TENANT, currency: 'USD' };
+    const acme = async () => {
+      const response = await owner('GET', path, { query });
+      expectStatus(response, 200);
+      return response.body.rows.find((row: { value: string | null }) => row.value === 'acme').spend as number;
+    };
+    const before = await acme();
+    const dayRow = () =>
+      knex()('spend_slot_rollups')
+        .where({ application_id: appIds[0], bucket_width_s: 86400, value_kind: 1, value: 'acme', currency: 'USD' })
+        .whereRaw(`bucket_start_unix_nano = ${exact()}`, [msToNs(Date.UTC(2026, 10, 4)).toString()]);
+    expect(await dayRow().increment('cost_sum', 1000)).to.equal(1);
+    try {
+      expect(close(await acme(), before + 1000)).to.equal(true);
+    } finally {
+      await dayRow().decrement('cost_sum', 1000);
+    }
+  });
+
   it('refuses an attribute it cannot answer with a 422 at ["query","attribute"] that says what to do', async () => {
     const cases: Array<[string, Record<string, string>, string]> = [
       [`/applications/${appIds[0]}/spend`, { group_by: 'attribute' }, 'required with group_by=attribute'],
