@@ -176,6 +176,13 @@ await runDatabaseCommand(async (knex) => {
     `${SPEND_SLOT_ROLLUPS.name}: ${slotRows} rows (${ATTRIBUTE_VALUES + 2} values an hour, two years) in ${Date.now() - slotBegan} ms`,
   );
   const key = { slots: new Map([[applicationId, slot]]) };
+  // The rows add up to spend_rollups' (else the read would time the spans, of which there are none).
+  const spans = (read: Awaited<ReturnType<typeof readSpend>>) => read.values.reduce((sum, value) => sum + value.spans, 0);
+  const [byValue, byApplication] = [await readSpend(knex, { ...month, key }), await readSpend(knex, { ...month, key: 'application_id' })];
+  if (byValue.values.length !== ATTRIBUTE_VALUES + 2 || spans(byValue) !== spans(byApplication))
+    throw new Error(
+      `the attribute's rows do not add up: ${byValue.values.length} values, ${spans(byValue)} spans against ${spans(byApplication)}`,
+    );
   await time(`month summary by an indexed attribute (${ATTRIBUTE_VALUES} values)`, () => readSpend(knex, { ...month, key }));
   await time('month summary by an indexed attribute, granularity=day', () => readSpend(knex, { ...month, key, daily: true }));
   await time('366-day custom window by an indexed attribute', () => readSpend(knex, { ...year, key }));
