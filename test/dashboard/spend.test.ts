@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import {
+  attributeLabel,
   changeWords,
   readSpendView,
   spendChartData,
@@ -314,7 +315,31 @@ describe('spend views: the URL, the precision, the change, the chart series', ()
       date: undefined,
       group_by: undefined,
       currency: undefined,
+      attribute: undefined,
     });
+  });
+
+  it('offers the indexed attributes it is given as group_by=attribute&attribute=<path>, and no other', () => {
+    const attributes = ['span_attributes.tenant.id'];
+    const cases: Array<[Record<string, string>, ReturnType<typeof readSpendView>]> = [
+      [
+        { group_by: 'attribute', attribute: 'span_attributes.tenant.id' },
+        { period: 'month', date: undefined, groupBy: 'attribute', currency: 'USD', attribute: 'span_attributes.tenant.id' },
+      ],
+      [
+        { group_by: 'attribute', attribute: 'span_attributes.other' },
+        { period: 'month', date: undefined, groupBy: 'service', currency: 'USD' },
+      ],
+      [{ group_by: 'attribute' }, { period: 'month', date: undefined, groupBy: 'service', currency: 'USD' }],
+      [
+        { group_by: 'model', attribute: 'span_attributes.tenant.id' },
+        { period: 'month', date: undefined, groupBy: 'model', currency: 'USD' },
+      ],
+    ];
+    for (const [given, want] of cases) expect(readSpendView(given, [...dimensions], attributes), JSON.stringify(given)).to.deep.equal(want);
+    const view = readSpendView({ group_by: 'attribute', attribute: 'span_attributes.tenant.id' }, [...dimensions], attributes);
+    expect(spendViewQuery(view, [...dimensions])).to.include({ group_by: 'attribute', attribute: 'span_attributes.tenant.id' });
+    expect(attributeLabel('span_attributes.tenant.id')).to.equal('tenant.id');
   });
 
   it('gives a column the decimals its smallest amount needs, 2 to 6', () => {
