@@ -21,6 +21,7 @@ import {
   type SpendSummary,
 } from '../../ui/src/spend.js';
 import { seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
+import { setIndexedPaths } from '../support/indexed-slots.js';
 import { accessibilityViolations, openPage, screenshot, useBrowser } from '../support/dashboard.js';
 import { expectNoPageFailures, signIn } from '../support/dashboard-pages.js';
 import { spanRow } from '../support/span-rows.js';
@@ -287,6 +288,15 @@ onEachDatabase('dashboard spend views', (app) => {
       ]);
       await page.locator('#spend-chart canvas').first().waitFor();
       expect(await chartTable(page)).to.deep.equal([['2026-11-05', [0]]]);
+
+      // An attribute the application indexes joins the switch, by its key; no span has it: one "(none)" row.
+      await setIndexedPaths(knex, checkout, ['span_attributes.tenant'], true);
+      await page.goto(`${app().url}/ui/applications/${checkout}?period=week&date=2026-11-05`);
+      await tableFor(page, 'Spend by service');
+      await page.getByRole('radio', { name: 'tenant' }).check();
+      await tableFor(page, 'Spend by tenant, 2026-11-02 to 2026-11-08 (UTC)');
+      expect(query(page)).to.deep.equal({ period: 'week', date: '2026-11-05', group_by: 'attribute', attribute: 'span_attributes.tenant' });
+      expect((await shownRows(page)).map((row) => [row.value, row.spend, row.spans])).to.deep.equal([['(none)', '4.75 USD', '4']]);
       await expectNoPageFailures(watch);
     } finally {
       await watch.context.close();
