@@ -2284,7 +2284,8 @@ export interface components {
          *
          *     **Rows.** One per value with at least one span in the period (a value seen only in
          *     the previous period is in `totals.previous` alone), ranked by `spend` (descending),
-         *     then `spans` (descending), then value (ascending by its bytes, `null` first); the
+         *     then `spans` (descending), then value (ascending by its bytes, `null` first, and of the
+         *     two `null` rows of `group_by=attribute` the one without `unkept` first); the
          *     first `limit` are listed, the rest combined in `other` (`null` when none is left
          *     out). `totals` covers every span of the scope in both periods. With `granularity=day`,
          *     each row and `other` also list their spend per UTC day (`days`).
@@ -3122,7 +3123,7 @@ export interface components {
          *     - `getApplicationSpend`: the application must index the key and its backfill must be
          *       done (422 at `["query","attribute"]` otherwise, saying which: add the key to the
          *       application's `indexed_attributes` with `PATCH /applications/{app_id}`, or wait for
-         *       the backfill of the spans stored before, usually minutes).
+         *       the backfill of the spans stored before).
          *     - `getOrganizationSpend`: the applications that index the key, backfill done, are
          *       summed (the key may sit in any of their slots); the others are listed in
          *       `unindexed_applications` with the reason, and their spans are in neither the rows
@@ -4893,7 +4894,7 @@ export interface operations {
                  *     - `getApplicationSpend`: the application must index the key and its backfill must be
                  *       done (422 at `["query","attribute"]` otherwise, saying which: add the key to the
                  *       application's `indexed_attributes` with `PATCH /applications/{app_id}`, or wait for
-                 *       the backfill of the spans stored before, usually minutes).
+                 *       the backfill of the spans stored before).
                  *     - `getOrganizationSpend`: the applications that index the key, backfill done, are
                  *       summed (the key may sit in any of their slots); the others are listed in
                  *       `unindexed_applications` with the reason, and their spans are in neither the rows
@@ -5998,7 +5999,7 @@ export interface operations {
                  *     - `getApplicationSpend`: the application must index the key and its backfill must be
                  *       done (422 at `["query","attribute"]` otherwise, saying which: add the key to the
                  *       application's `indexed_attributes` with `PATCH /applications/{app_id}`, or wait for
-                 *       the backfill of the spans stored before, usually minutes).
+                 *       the backfill of the spans stored before).
                  *     - `getOrganizationSpend`: the applications that index the key, backfill done, are
                  *       summed (the key may sit in any of their slots); the others are listed in
                  *       `unindexed_applications` with the reason, and their spans are in neither the rows
