@@ -215,6 +215,11 @@ function SpendChart({ summary, names }: { summary: SpendSummary; names: Map<stri
 export function SpendOverview({ organizationId, applicationId, dimensions, attributes = NO_ATTRIBUTES }: SpendOverviewProps) {
   const { path, query, route } = useLocation();
   const view = readSpendView(query, dimensions, attributes);
+  // The dimension switch: the dimensions, then each indexed attribute by its key.
+  const choices = [
+    ...dimensions.map((groupBy) => ({ value: groupBy, groupBy, attribute: undefined, label: DIMENSION_LABELS[groupBy] })),
+    ...attributes.map((attribute) => ({ value: attribute, groupBy: 'attribute' as const, attribute, label: attributeLabel(attribute) })),
+  ];
   const go = (changes: Partial<SpendView>) => route(withQuery(path, query, spendViewQuery({ ...view, ...changes }, dimensions)));
   const spend = useAsync(
     () => loadSpend(organizationId, applicationId, view),
@@ -239,31 +244,19 @@ export function SpendOverview({ organizationId, applicationId, dimensions, attri
             </label>
           ))}
         </fieldset>
-        {dimensions.length + attributes.length > 1 && (
+        {choices.length > 1 && (
           <fieldset class="segmented">
             <legend>By</legend>
-            {dimensions.map((dimension) => (
-              <label key={dimension}>
+            {choices.map((choice) => (
+              <label key={choice.value}>
                 <input
                   type="radio"
                   name="spend-dimension"
-                  value={dimension}
-                  checked={view.groupBy === dimension}
-                  onChange={() => go({ groupBy: dimension, attribute: undefined })}
+                  value={choice.value}
+                  checked={view.groupBy === choice.groupBy && view.attribute === choice.attribute}
+                  onChange={() => go({ groupBy: choice.groupBy, attribute: choice.attribute })}
                 />
-                {DIMENSION_LABELS[dimension]}
-              </label>
-            ))}
-            {attributes.map((attribute) => (
-              <label key={attribute}>
-                <input
-                  type="radio"
-                  name="spend-dimension"
-                  value={attribute}
-                  checked={view.groupBy === 'attribute' && view.attribute === attribute}
-                  onChange={() => go({ groupBy: 'attribute', attribute })}
-                />
-                {attributeLabel(attribute)}
+                {choice.label}
               </label>
             ))}
           </fieldset>
