@@ -27,7 +27,7 @@ export async function up(knex: Knex): Promise<void> {
     table.bigInteger('generation').notNullable();
     /** 0: no value (missing or JSON null), 1: the string in `value`, 2: a value the slot does not keep. */
     table.integer('value_kind').notNullable();
-    /** '' unless value_kind is 1; at most 255 characters (the slot's rule). */
+    /** '' unless value_kind is 1; at most 255 characters (the slot's rule). No key part (the hash is): reads group it by its bytes, so PAD SPACE never joins `x` and `x `. */
     table.string('value', 255).notNullable();
     /** The spend currency (price_currency, or USD for a reported cost); null for the spans without a cost. */
     table.string('currency', 3).nullable();
