@@ -12,21 +12,32 @@
 // At 10 million spans a day (~417,000 an hour) every combination turns up every hour, so an hour
 // holds one row per combination: by default 15 LLM combinations × 4 services + 20 others = 80 rows
 // (`--rows-per-hour` changes it), all in USD.
+//
+// Grouped by an indexed attribute (group_by=attribute): the application indexes `tenant`, and
+// `spend_slot_rollups` holds per hour and day one row per tenant (`--attribute-values`, 100 by
+// default), one for the spans without one and one for those whose value the slot does not keep,
+// their spans adding up to the hour's in spend_rollups (the read checks that); timed for the month
+// and the 366-day window.
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
 import { migrateToLatest } from '../src/storage/migrations/index.js';
+import { initialIndexedAttributes, readySlots, serializeIndexedAttributes } from '../src/storage/accounts/indexed-attributes.js';
+import type { IndexedSlot } from '../src/storage/spans/indexed-slots.js';
 import { readSpend, SPEND_KEYS } from '../src/storage/spend/spend-reads.js';
-import { spendDeltas, TOKEN_COLUMNS, type SpendSpan } from '../src/storage/spend/spend-rollups.js';
+import { spendDeltas, spendDeltasOf, TOKEN_COLUMNS, type SpendSpan } from '../src/storage/spend/spend-rollups.js';
+import { SPEND_SLOT_ROLLUPS } from '../src/storage/spend/spend-slot-rollups.js';
 import { runDatabaseCommand } from './lib/database-command.js';
 import { seedApplication, seedOrganization } from './lib/seed-accounts.js';
 
 const { values: options } = parseArgs({
   options: {
     'rows-per-hour': { type: 'string', default: '80' },
+    'attribute-values': { type: 'string', default: '100' },
     runs: { type: 'string', default: '40' },
   },
 });
 const ROWS_PER_HOUR = Number(options['rows-per-hour']);
+const ATTRIBUTE_VALUES = Number(options['attribute-values']);
 const RUNS = Number(options.runs);
 const HOUR_NS = 3_600_000_000_000n;
 const SPANS_PER_HOUR = Math.round(10_000_000 / 24);
@@ -82,6 +93,40 @@ async function fill(knex: Knex, applicationId: string, fromNs: bigint, toNs: big
   return rows;
 }
 
+/**
+ * The spend_slot_rollups rows of [fromNs, toNs) (whole days) under the slot: per hour one row per
+ * tenant, one without a value (kind 0) and one unkept (kind 2), whose spans share out the hour's
+ * spans in spend_rollups (ROWS_PER_HOUR × the same scale), the days 24 hours of them.
+ */
+async function fillSlot(knex: Knex, applicationId: string, slot: IndexedSlot, fromNs: bigint, toNs: bigint): Promise<number> {
+  const spansInHour = ROWS_PER_HOUR * Math.round(SPANS_PER_HOUR / ROWS_PER_HOUR);
+  const kinds = [...Array.from({ length: ATTRIBUTE_VALUES }, (_, index) => ['1', `tenant-${index}`]), ['0', ''], ['2', '']];
+  const indexOf = new Map(kinds.map(([kind, value], index) => [`${kind}:${value}`, index]));
+  // The spans of value `index` in an hour: an even share, the remainder to the first values.
+  const share = (index: number) => Math.floor(spansInHour / kinds.length) + (index < spansInHour % kinds.length ? 1 : 0);
+  let rows = 0;
+  for (let day = fromNs; day < toNs; day += DAY_NS) {
+    const spans: Array<SpendSpan & { index: number }> = [];
+    for (let hour = day; hour < day + DAY_NS && hour < toNs; hour += HOUR_NS) {
+      const combinations = hourSpans(applicationId, hour);
+      for (let index = 0; index < kinds.length; index += 1) spans.push({ ...(combinations[index % ROWS_PER_HOUR] as SpendSpan), index });
+    }
+    const deltas = spendDeltasOf(SPEND_SLOT_ROLLUPS, spans, (span) => {
+      const [kind, value] = kinds[span.index] as [string, string];
+      return [[String(slot.slot), String(slot.generation), kind, value, 'USD']];
+    }).map((delta) => {
+      // One span per value and hour, scaled to the value's share of the hour.
+      const scale = share(indexOf.get(`${delta.value_kind}:${delta.value}`) ?? 0);
+      for (const column of SCALED) if (column in delta) delta[column] = Number(delta[column]) * scale;
+      return delta;
+    });
+    for (let offset = 0; offset < deltas.length; offset += 200)
+      await knex(SPEND_SLOT_ROLLUPS.name).insert(deltas.slice(offset, offset + 200));
+    rows += deltas.length;
+  }
+  return rows;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
@@ -114,19 +159,32 @@ await runDatabaseCommand(async (knex) => {
   const rows = await fill(knex, applicationId, fillFromNs, endNs);
   if (knex.client.config.client === 'mysql2') await knex.raw('ANALYZE TABLE spend_rollups');
   console.log(`${knex.client.config.client}: ${rows} spend_rollups rows (${ROWS_PER_HOUR} an hour, two years) in ${Date.now() - began} ms`);
-  for (const key of SPEND_KEYS)
-    await time(`month summary by ${key}`, () =>
-      readSpend(knex, { applicationIds: [applicationId], previousStartNs, startNs, endNs, currency: 'USD', key }),
-    );
-  await time('366-day custom window by application_id', () =>
-    readSpend(knex, {
-      applicationIds: [applicationId],
-      previousStartNs: yearPreviousStartNs,
-      startNs: yearStartNs,
-      endNs: yearEndNs,
-      currency: 'USD',
-      key: 'application_id',
-    }),
+  const month = { applicationIds: [applicationId], previousStartNs, startNs, endNs, currency: 'USD' };
+  const year = { ...month, previousStartNs: yearPreviousStartNs, startNs: yearStartNs, endNs: yearEndNs };
+  for (const key of SPEND_KEYS) await time(`month summary by ${key}`, () => readSpend(knex, { ...month, key }));
+  await time('366-day custom window by application_id', () => readSpend(knex, { ...year, key: 'application_id' }));
+  // Grouped by an indexed attribute: `tenant` in a ready slot, its rows beside the same hours.
+  const state = initialIndexedAttributes(['span_attributes.tenant'], Date.now());
+  await knex('applications')
+    .where({ id: applicationId })
+    .update({ indexed_attributes_state: serializeIndexedAttributes(state) });
+  const [slot] = readySlots(state) as [IndexedSlot];
+  const slotBegan = Date.now();
+  const slotRows = await fillSlot(knex, applicationId, slot, fillFromNs, endNs);
+  if (knex.client.config.client === 'mysql2') await knex.raw(`ANALYZE TABLE ${SPEND_SLOT_ROLLUPS.name}`);
+  console.log(
+    `${SPEND_SLOT_ROLLUPS.name}: ${slotRows} rows (${ATTRIBUTE_VALUES + 2} values an hour, two years) in ${Date.now() - slotBegan} ms`,
   );
+  const key = { slots: new Map([[applicationId, slot]]) };
+  // The rows add up to spend_rollups' (else the read would time the spans, of which there are none).
+  const spans = (read: Awaited<ReturnType<typeof readSpend>>) => read.values.reduce((sum, value) => sum + value.spans, 0);
+  const [byValue, byApplication] = [await readSpend(knex, { ...month, key }), await readSpend(knex, { ...month, key: 'application_id' })];
+  if (byValue.values.length !== ATTRIBUTE_VALUES + 2 || spans(byValue) !== spans(byApplication))
+    throw new Error(
+      `the attribute's rows do not add up: ${byValue.values.length} values, ${spans(byValue)} spans against ${spans(byApplication)}`,
+    );
+  await time(`month summary by an indexed attribute (${ATTRIBUTE_VALUES} values)`, () => readSpend(knex, { ...month, key }));
+  await time('month summary by an indexed attribute, granularity=day', () => readSpend(knex, { ...month, key, daily: true }));
+  await time('366-day custom window by an indexed attribute', () => readSpend(knex, { ...year, key }));
   await knex.destroy();
 });

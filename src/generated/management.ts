@@ -2124,8 +2124,16 @@ export interface components {
         /** @description Added in 1.7.0. One value of the dimension. */
         SpendRow: components["schemas"]["SpendFigures"] & {
             days?: components["schemas"]["SpendDays"];
-            /** @description The value (an application id for `group_by=application`); `null` for the spans without one (no model, no SKU), which are one row. */
+            /** @description The value (an application id for `group_by=application`); `null` for the spans without one (no model, no SKU, no attribute or JSON `null`), which are one row. */
             value: string | null;
+            /**
+             * @description Added in 1.8.0. `group_by=attribute` only, and only on the row of the spans
+             *     whose attribute value the index does not keep (a number, a boolean, an array or
+             *     object, a string over 255 characters): their `value` is `null`, as is that of
+             *     the row of the spans without the attribute, which has no `unkept`.
+             * @enum {boolean}
+             */
+            unkept?: true;
             /** @description `spend` over the period's total spend in `currency`; `null` when that total is 0. */
             share: number | null;
         };
@@ -2276,7 +2284,8 @@ export interface components {
          *
          *     **Rows.** One per value with at least one span in the period (a value seen only in
          *     the previous period is in `totals.previous` alone), ranked by `spend` (descending),
-         *     then `spans` (descending), then value (ascending by its bytes, `null` first); the
+         *     then `spans` (descending), then value (ascending by its bytes, `null` first, and of the
+         *     two `null` rows of `group_by=attribute` the one without `unkept` first); the
          *     first `limit` are listed, the rest combined in `other` (`null` when none is left
          *     out). `totals` covers every span of the scope in both periods. With `granularity=day`,
          *     each row and `other` also list their spend per UTC day (`days`).
@@ -2288,6 +2297,11 @@ export interface components {
          *     previous period reaches below what retention has deleted is answered from the spans
          *     that are left, exactly, as analytics does; re-pricing (`createRepricingJob`) updates
          *     the figures of every hour it re-prices.
+         *
+         *     **Indexed attributes** (added in 1.8.0). `group_by=attribute` ranks the values of an
+         *     attribute the applications index (`SpendAttribute` says which applications count and
+         *     which values are rows), from per-value roll-ups kept the same way, with the same
+         *     exactness, periods, currency, ranking, `limit` and `granularity`.
          */
         SpendSummary: {
             /** @description `getOrganizationSpend` only. */
@@ -2303,7 +2317,21 @@ export interface components {
             /** @description Exclusive; equal to `start_time`. */
             previous_end_time: components["schemas"]["Timestamp"];
             /** @enum {string} */
-            group_by: "application" | "service" | "model" | "provider" | "sku" | "resource_type";
+            group_by: "application" | "service" | "model" | "provider" | "sku" | "resource_type" | "attribute";
+            /** @description Added in 1.8.0. `group_by=attribute` only: the attribute ranked. */
+            attribute?: components["schemas"]["IndexedAttributePath"];
+            /**
+             * @description Added in 1.8.0. `getOrganizationSpend` with `group_by=attribute` only: the
+             *     organization's applications whose spans are not counted (in neither `rows` nor
+             *     `totals`), by application id: `not_indexed`, the application does not index the
+             *     attribute; `backfill_running`, it does, and the backfill of its spans stored
+             *     before is not done yet. Empty when every application is counted.
+             */
+            unindexed_applications?: {
+                application_id: components["schemas"]["ApplicationId"];
+                /** @enum {string} */
+                reason: "not_indexed" | "backfill_running";
+            }[];
             currency: components["schemas"]["CurrencyCode"];
             rows: components["schemas"]["SpendRow"][];
             other: components["schemas"]["SpendOther"] | null;
@@ -3079,11 +3107,41 @@ export interface components {
         /**
          * @description The dimension ranked: `application` (the application id), `service` (`service.name`),
          *     `model` and `provider` (the LLM call's, as `POST /engine/query` answers them),
-         *     `sku` (`billing.sku_id`) or `resource_type` (`billing.resource_type`). Default
+         *     `sku` (`billing.sku_id`), `resource_type` (`billing.resource_type`), or
+         *     `attribute` (added in 1.8.0: the indexed attribute named by `attribute`). Default
          *     `application`.
          * @example model
          */
-        SpendGroupBy: "application" | "service" | "model" | "provider" | "sku" | "resource_type";
+        SpendGroupBy: "application" | "service" | "model" | "provider" | "sku" | "resource_type" | "attribute";
+        /**
+         * @description Added in 1.8.0. With `group_by=attribute` only, and required there (422 at
+         *     `["query","attribute"]` otherwise): the attribute whose values are ranked, named as
+         *     the application's `indexed_attributes` name it (`span_attributes.<key>` or
+         *     `resource_attributes.<key>`). Only an indexed key can be summed from the
+         *     pre-aggregated figures, so:
+         *
+         *     - `getApplicationSpend`: the application must index the key and its backfill must be
+         *       done (422 at `["query","attribute"]` otherwise, saying which: add the key to the
+         *       application's `indexed_attributes` with `PATCH /applications/{app_id}`, or wait for
+         *       the backfill of the spans stored before).
+         *     - `getOrganizationSpend`: the applications that index the key, backfill done, are
+         *       summed (the key may sit in any of their slots); the others are listed in
+         *       `unindexed_applications` with the reason, and their spans are in neither the rows
+         *       nor `totals` (read them with `group_by=application`). A cost dashboard's
+         *       "per tenant" breakdown thus never shows a figure it could not count exactly,
+         *       nor hides that some applications were left out. 422 when no application of the
+         *       organization indexes it with its backfill done.
+         *
+         *     The values are those the index keeps (`SpendRow.unkept`): each string of at most 255
+         *     characters is a row; spans without the attribute (or with JSON `null`) are the row
+         *     `value: null`; spans whose value is a number, a boolean, an array or object, or a
+         *     longer string are the row `value: null, unkept: true`. A key indexed after spans were
+         *     stored counts those spans too, the previous period's included, once its backfill is
+         *     done; a key removed and indexed again is backfilled anew and counted from then on the
+         *     same way (never with values of its earlier indexing).
+         * @example span_attributes.tenant.id
+         */
+        SpendAttribute: components["schemas"]["IndexedAttributePath"];
         /**
          * @description The currency the ranked spend is counted in (ISO 4217, capitals); `USD` by default.
          * @example USD
@@ -4820,11 +4878,41 @@ export interface operations {
                 /**
                  * @description The dimension ranked: `application` (the application id), `service` (`service.name`),
                  *     `model` and `provider` (the LLM call's, as `POST /engine/query` answers them),
-                 *     `sku` (`billing.sku_id`) or `resource_type` (`billing.resource_type`). Default
+                 *     `sku` (`billing.sku_id`), `resource_type` (`billing.resource_type`), or
+                 *     `attribute` (added in 1.8.0: the indexed attribute named by `attribute`). Default
                  *     `application`.
                  * @example model
                  */
                 group_by?: components["parameters"]["SpendGroupBy"];
+                /**
+                 * @description Added in 1.8.0. With `group_by=attribute` only, and required there (422 at
+                 *     `["query","attribute"]` otherwise): the attribute whose values are ranked, named as
+                 *     the application's `indexed_attributes` name it (`span_attributes.<key>` or
+                 *     `resource_attributes.<key>`). Only an indexed key can be summed from the
+                 *     pre-aggregated figures, so:
+                 *
+                 *     - `getApplicationSpend`: the application must index the key and its backfill must be
+                 *       done (422 at `["query","attribute"]` otherwise, saying which: add the key to the
+                 *       application's `indexed_attributes` with `PATCH /applications/{app_id}`, or wait for
+                 *       the backfill of the spans stored before).
+                 *     - `getOrganizationSpend`: the applications that index the key, backfill done, are
+                 *       summed (the key may sit in any of their slots); the others are listed in
+                 *       `unindexed_applications` with the reason, and their spans are in neither the rows
+                 *       nor `totals` (read them with `group_by=application`). A cost dashboard's
+                 *       "per tenant" breakdown thus never shows a figure it could not count exactly,
+                 *       nor hides that some applications were left out. 422 when no application of the
+                 *       organization indexes it with its backfill done.
+                 *
+                 *     The values are those the index keeps (`SpendRow.unkept`): each string of at most 255
+                 *     characters is a row; spans without the attribute (or with JSON `null`) are the row
+                 *     `value: null`; spans whose value is a number, a boolean, an array or object, or a
+                 *     longer string are the row `value: null, unkept: true`. A key indexed after spans were
+                 *     stored counts those spans too, the previous period's included, once its backfill is
+                 *     done; a key removed and indexed again is backfilled anew and counted from then on the
+                 *     same way (never with values of its earlier indexing).
+                 * @example span_attributes.tenant.id
+                 */
+                attribute?: components["parameters"]["SpendAttribute"];
                 /**
                  * @description The currency the ranked spend is counted in (ISO 4217, capitals); `USD` by default.
                  * @example USD
@@ -5895,11 +5983,41 @@ export interface operations {
                 /**
                  * @description The dimension ranked: `application` (the application id), `service` (`service.name`),
                  *     `model` and `provider` (the LLM call's, as `POST /engine/query` answers them),
-                 *     `sku` (`billing.sku_id`) or `resource_type` (`billing.resource_type`). Default
+                 *     `sku` (`billing.sku_id`), `resource_type` (`billing.resource_type`), or
+                 *     `attribute` (added in 1.8.0: the indexed attribute named by `attribute`). Default
                  *     `application`.
                  * @example model
                  */
                 group_by?: components["parameters"]["SpendGroupBy"];
+                /**
+                 * @description Added in 1.8.0. With `group_by=attribute` only, and required there (422 at
+                 *     `["query","attribute"]` otherwise): the attribute whose values are ranked, named as
+                 *     the application's `indexed_attributes` name it (`span_attributes.<key>` or
+                 *     `resource_attributes.<key>`). Only an indexed key can be summed from the
+                 *     pre-aggregated figures, so:
+                 *
+                 *     - `getApplicationSpend`: the application must index the key and its backfill must be
+                 *       done (422 at `["query","attribute"]` otherwise, saying which: add the key to the
+                 *       application's `indexed_attributes` with `PATCH /applications/{app_id}`, or wait for
+                 *       the backfill of the spans stored before).
+                 *     - `getOrganizationSpend`: the applications that index the key, backfill done, are
+                 *       summed (the key may sit in any of their slots); the others are listed in
+                 *       `unindexed_applications` with the reason, and their spans are in neither the rows
+                 *       nor `totals` (read them with `group_by=application`). A cost dashboard's
+                 *       "per tenant" breakdown thus never shows a figure it could not count exactly,
+                 *       nor hides that some applications were left out. 422 when no application of the
+                 *       organization indexes it with its backfill done.
+                 *
+                 *     The values are those the index keeps (`SpendRow.unkept`): each string of at most 255
+                 *     characters is a row; spans without the attribute (or with JSON `null`) are the row
+                 *     `value: null`; spans whose value is a number, a boolean, an array or object, or a
+                 *     longer string are the row `value: null, unkept: true`. A key indexed after spans were
+                 *     stored counts those spans too, the previous period's included, once its backfill is
+                 *     done; a key removed and indexed again is backfilled anew and counted from then on the
+                 *     same way (never with values of its earlier indexing).
+                 * @example span_attributes.tenant.id
+                 */
+                attribute?: components["parameters"]["SpendAttribute"];
                 /**
                  * @description The currency the ranked spend is counted in (ISO 4217, capitals); `USD` by default.
                  * @example USD

@@ -9,9 +9,9 @@
 // SLOT_KEYS_MAX_AGE_MS in src/ingest/ingest-traces.ts), and every later one carries the new key
 // and files its value itself. Safe beside ingestion and beside the backfillers of other
 // instances: every batch checks the state it was planned from.
-// Once a slot is ready, its roll-ups per value (src/storage/spans/rollups/slot-rollups.ts) are rebuilt for
-// the hours whose spans its generation does not count yet (the spans stored before the key was
-// indexed).
+// Once a slot is ready, the structures kept per slot value (slot_rollups, spend_slot_rollups:
+// src/storage/spans/derived/slot-fill.ts) are rebuilt for the hours whose spans its generation
+// does not count yet (the spans stored before the key was indexed).
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { IndexingConfig } from '../config.js';
@@ -23,7 +23,7 @@ import {
   readBackfillTarget,
   type BackfillTarget,
 } from '../storage/spans/slots/slot-backfill.js';
-import { rebuildSlotRollups } from '../storage/spans/rollups/slot-rollups.js';
+import { fillSlot } from '../storage/spans/derived/slot-fill.js';
 
 export interface SlotBackfillerDeps {
   knex: Knex;
@@ -47,7 +47,7 @@ export class SlotBackfiller extends PeriodicPasses {
       const outcome = await backfillBatch(knex, current, slot, config.backfillBatchSize);
       if (outcome !== 'superseded') batches += 1;
       if (outcome === 'ready') {
-        const hours = await rebuildSlotRollups(knex, target.applicationId, slot);
+        const hours = await fillSlot(knex, target.applicationId, slot);
         this.deps.logger.info(
           { application_id: target.applicationId, slot: slot.slot, rollup_hours_rebuilt: hours },
           'indexed attribute backfill complete',

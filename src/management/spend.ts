@@ -2,19 +2,25 @@
 // (GET /applications/{app_id}/spend): the period parsed (src/request/spend-period.ts), the spend
 // per value (and, with granularity=day, per UTC day) read from the spend roll-ups
 // (src/storage/spend/), then ranked, cut at `limit` and shaped here (SpendSummary in
-// openapi/management.yaml says how each figure counts).
+// openapi/management.yaml says how each figure counts). Grouped by an indexed attribute, the
+// applications that keep it in a ready slot are read (SpendAttribute says what becomes of the
+// others).
 import type { components, operations } from '../generated/management.js';
 import type { OperationHandler } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
+import { attributeError, spendAttribute } from '../request/spend-attribute.js';
 import { spendPeriod, type SpendPeriodQuery } from '../request/spend-period.js';
-import { activeApplicationIds } from '../storage/accounts/applications.js';
-import { readSpend, type SpendDay, type SpendKey, type SpendValueFigures } from '../storage/spend/spend-reads.js';
+import { activeIndexedAttributesOf, findActiveApplication } from '../storage/accounts/applications.js';
+import { NO_INDEXED_ATTRIBUTES, slotOfPath, type IndexedAttributesState } from '../storage/accounts/indexed-attributes.js';
+import { readSpend, type SlotKey, type SpendDay, type SpendKey, type SpendValueFigures } from '../storage/spend/spend-reads.js';
 import { toIsoRequired } from '../storage/time.js';
 
 type Schemas = components['schemas'];
 type GroupBy = Schemas['SpendSummary']['group_by'];
 
-const KEY_OF: Record<GroupBy, SpendKey> = {
+type Unindexed = NonNullable<Schemas['SpendSummary']['unindexed_applications']>[number];
+
+const KEY_OF: Record<Exclude<GroupBy, 'attribute'>, SpendKey> = {
   application: 'application_id',
   service: 'service_name',
   model: 'model',
@@ -26,11 +32,12 @@ const KEY_OF: Record<GroupBy, SpendKey> = {
 const DEFAULT_LIMIT = 50;
 const NS_PER_MS = 1_000_000n;
 
-/** Ranked by spend, then spans (both descending), then value by its UTF-8 bytes with null first. */
+/** Ranked by spend, then spans (both descending), then value by its UTF-8 bytes with null first (no value before an unkept one). */
 export function compareSpendValues(a: SpendValueFigures, b: SpendValueFigures): number {
   if (a.spend !== b.spend) return b.spend - a.spend;
   if (a.spans !== b.spans) return b.spans - a.spans;
-  if (a.value === null || b.value === null) return a.value === b.value ? 0 : a.value === null ? -1 : 1;
+  if (a.value === null && b.value === null) return Number(a.unkept ?? false) - Number(b.unkept ?? false);
+  if (a.value === null || b.value === null) return a.value === null ? -1 : 1;
   return Buffer.compare(Buffer.from(a.value), Buffer.from(b.value));
 }
 
@@ -94,19 +101,48 @@ function figuresOf(figures: Omit<SpendValueFigures, 'value'>): Schemas['SpendFig
 
 interface SummaryQuery extends SpendPeriodQuery {
   group_by?: GroupBy;
+  attribute?: string;
   currency?: string;
   limit?: number;
   granularity?: 'day';
 }
 
+/** What a summary reads: its applications, and the key (a column, or an indexed attribute's slot per application). */
+interface SummaryScope {
+  applicationIds: readonly string[];
+  key: SpendKey | SlotKey;
+}
+
+/** The scope of a summary over some applications with their indexed attributes, and those an attribute leaves out. */
+function scopeOf(
+  applications: ReadonlyArray<{ id: string; indexedAttributes: IndexedAttributesState }>,
+  groupBy: GroupBy,
+  attribute: string | undefined,
+): SummaryScope & { unindexed: Unindexed[] } {
+  if (groupBy !== 'attribute' || attribute === undefined)
+    return {
+      applicationIds: applications.map((application) => application.id),
+      key: KEY_OF[groupBy === 'attribute' ? 'application' : groupBy],
+      unindexed: [],
+    };
+  const slots = new Map<string, NonNullable<ReturnType<typeof slotOfPath>>['slot']>();
+  const unindexed: Unindexed[] = [];
+  for (const application of applications) {
+    const found = slotOfPath(application.indexedAttributes, attribute);
+    if (found?.ready) slots.set(application.id, found.slot);
+    else unindexed.push({ application_id: application.id, reason: found ? 'backfill_running' : 'not_indexed' });
+  }
+  return { applicationIds: [...slots.keys()], key: { slots }, unindexed };
+}
+
 /** The summary of the applications' spend, without its scope (organization_id or application_id). */
-async function spendSummary(deps: ServiceDeps, applicationIds: readonly string[], query: SummaryQuery): Promise<Schemas['SpendSummary']> {
+async function spendSummary(deps: ServiceDeps, scope: SummaryScope, query: SummaryQuery): Promise<Schemas['SpendSummary']> {
   const period = spendPeriod(query, (deps.clock ?? Date.now)());
   const groupBy = query.group_by ?? 'application';
   const currency = query.currency ?? 'USD';
   const limit = query.limit ?? DEFAULT_LIMIT;
   const daily = query.granularity === 'day';
-  const read = await readSpend(deps.knex, { applicationIds, ...period, currency, key: KEY_OF[groupBy], daily });
+  const read = await readSpend(deps.knex, { ...scope, ...period, currency, daily });
   const totals = sumOf(read.values);
   const share = (spend: number) => (totals.spend === 0 ? null : spend / totals.spend);
   // A value seen only in the previous period counts in the totals, not as a row.
@@ -121,9 +157,11 @@ async function spendSummary(deps: ServiceDeps, applicationIds: readonly string[]
     previous_start_time: iso(period.previousStartNs),
     previous_end_time: iso(period.startNs),
     group_by: groupBy,
+    ...(query.attribute !== undefined && { attribute: query.attribute }),
     currency,
     rows: ranked.slice(0, limit).map((value) => ({
       value: value.value,
+      ...(value.unkept && { unkept: true as const }),
       share: share(value.spend),
       ...figuresOf(value),
       ...(daily && { days: daysOf(value.days ?? []) }),
@@ -146,8 +184,18 @@ export function getOrganizationSpend(deps: ServiceDeps): OperationHandler<operat
   return async (request) => {
     // Authorization has found the organization and the caller a member of it.
     const organizationId = request.params.org_id;
-    const summary = await spendSummary(deps, await activeApplicationIds(deps.knex, organizationId), request.query ?? {});
-    return { status: 200, body: { organization_id: organizationId, ...summary } };
+    const query = request.query ?? {};
+    const attribute = spendAttribute(query);
+    const scope = scopeOf(await activeIndexedAttributesOf(deps.knex, organizationId), query.group_by ?? 'application', attribute);
+    if (attribute !== undefined && scope.applicationIds.length === 0)
+      throw attributeError(
+        `no application of the organization indexes ${attribute} with its backfill done: add it to an application's indexed_attributes (PATCH /applications/{app_id})`,
+      );
+    const summary = await spendSummary(deps, scope, query);
+    return {
+      status: 200,
+      body: { organization_id: organizationId, ...summary, ...(attribute !== undefined && { unindexed_applications: scope.unindexed }) },
+    };
   };
 }
 
@@ -155,7 +203,21 @@ export function getApplicationSpend(deps: ServiceDeps): OperationHandler<operati
   return async (request) => {
     // Authorization has found the application active and the caller allowed on it.
     const applicationId = request.params.app_id;
-    const summary = await spendSummary(deps, [applicationId], request.query ?? {});
+    const query = request.query ?? {};
+    const attribute = spendAttribute(query);
+    const application = attribute === undefined ? undefined : await findActiveApplication(deps.knex, applicationId);
+    const indexedAttributes = application?.indexed_attributes ?? NO_INDEXED_ATTRIBUTES;
+    const scope = scopeOf([{ id: applicationId, indexedAttributes }], query.group_by ?? 'application', attribute);
+    const [unindexed] = scope.unindexed;
+    if (unindexed?.reason === 'not_indexed')
+      throw attributeError(
+        `${attribute} is not indexed by this application: add it to its indexed_attributes (PATCH /applications/${applicationId}), then group by it once its backfill is done`,
+      );
+    if (unindexed?.reason === 'backfill_running')
+      throw attributeError(
+        `${attribute} is indexed, but the backfill of the spans stored before is still running: try again once it is done`,
+      );
+    const summary = await spendSummary(deps, scope, query);
     return { status: 200, body: { application_id: applicationId, ...summary } };
   };
 }

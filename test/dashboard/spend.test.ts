@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 import {
+  attributeLabel,
   changeWords,
   readSpendView,
   spendChartData,
@@ -20,6 +21,7 @@ import {
   type SpendSummary,
 } from '../../ui/src/spend.js';
 import { seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
+import { setIndexedPaths } from '../support/indexed-slots.js';
 import { accessibilityViolations, openPage, screenshot, useBrowser } from '../support/dashboard.js';
 import { expectNoPageFailures, signIn } from '../support/dashboard-pages.js';
 import { spanRow } from '../support/span-rows.js';
@@ -286,6 +288,15 @@ onEachDatabase('dashboard spend views', (app) => {
       ]);
       await page.locator('#spend-chart canvas').first().waitFor();
       expect(await chartTable(page)).to.deep.equal([['2026-11-05', [0]]]);
+
+      // An attribute the application indexes joins the switch, by its key; no span has it: one "(none)" row.
+      await setIndexedPaths(knex, checkout, ['span_attributes.tenant'], true);
+      await page.goto(`${app().url}/ui/applications/${checkout}?period=week&date=2026-11-05`);
+      await tableFor(page, 'Spend by service');
+      await page.getByRole('radio', { name: 'tenant' }).check();
+      await tableFor(page, 'Spend by tenant, 2026-11-02 to 2026-11-08 (UTC)');
+      expect(query(page)).to.deep.equal({ period: 'week', date: '2026-11-05', group_by: 'attribute', attribute: 'span_attributes.tenant' });
+      expect((await shownRows(page)).map((row) => [row.value, row.spend, row.spans])).to.deep.equal([['(none)', '4.75 USD', '4']]);
       await expectNoPageFailures(watch);
     } finally {
       await watch.context.close();
@@ -314,7 +325,31 @@ describe('spend views: the URL, the precision, the change, the chart series', ()
       date: undefined,
       group_by: undefined,
       currency: undefined,
+      attribute: undefined,
     });
+  });
+
+  it('offers the indexed attributes it is given as group_by=attribute&attribute=<path>, and no other', () => {
+    const attributes = ['span_attributes.tenant.id'];
+    const cases: Array<[Record<string, string>, ReturnType<typeof readSpendView>]> = [
+      [
+        { group_by: 'attribute', attribute: 'span_attributes.tenant.id' },
+        { period: 'month', date: undefined, groupBy: 'attribute', currency: 'USD', attribute: 'span_attributes.tenant.id' },
+      ],
+      [
+        { group_by: 'attribute', attribute: 'span_attributes.other' },
+        { period: 'month', date: undefined, groupBy: 'service', currency: 'USD' },
+      ],
+      [{ group_by: 'attribute' }, { period: 'month', date: undefined, groupBy: 'service', currency: 'USD' }],
+      [
+        { group_by: 'model', attribute: 'span_attributes.tenant.id' },
+        { period: 'month', date: undefined, groupBy: 'model', currency: 'USD' },
+      ],
+    ];
+    for (const [given, want] of cases) expect(readSpendView(given, [...dimensions], attributes), JSON.stringify(given)).to.deep.equal(want);
+    const view = readSpendView({ group_by: 'attribute', attribute: 'span_attributes.tenant.id' }, [...dimensions], attributes);
+    expect(spendViewQuery(view, [...dimensions])).to.include({ group_by: 'attribute', attribute: 'span_attributes.tenant.id' });
+    expect(attributeLabel('span_attributes.tenant.id')).to.equal('tenant.id');
   });
 
   it('gives a column the decimals its smallest amount needs, 2 to 6', () => {

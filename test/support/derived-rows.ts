@@ -13,6 +13,7 @@ const TABLES: Array<[table: string, bigints: string[]]> = [
   ['span_rollups', ['bucket_start_unix_nano']],
   ['slot_rollups', ['bucket_start_unix_nano', 'generation']],
   ['spend_rollups', ['bucket_start_unix_nano']],
+  ['spend_slot_rollups', ['bucket_start_unix_nano', 'generation']],
   ['trace_figures', ['hour']],
   ['trace_histograms', ['hour']],
 ];

@@ -13,7 +13,7 @@ import {
 } from '../../src/storage/accounts/indexed-attributes.js';
 import { slotValue } from '../../src/storage/spans/indexed-slots.js';
 import { backfillBatch, pendingSlot } from '../../src/storage/spans/slots/slot-backfill.js';
-import { rebuildSlotRollups } from '../../src/storage/spans/rollups/slot-rollups.js';
+import { fillSlot } from '../../src/storage/spans/derived/slot-fill.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
 
@@ -52,8 +52,7 @@ export async function backfillAll(knex: Knex, applicationId: string, batchSize: 
     const slot = pendingSlot(state, Date.now(), 0);
     if (!slot) return batches;
     // As the backfiller (src/jobs/slot-backfiller.ts): the slot's roll-ups once it is ready.
-    if ((await backfillBatch(knex, { applicationId, state }, slot, batchSize)) === 'ready')
-      await rebuildSlotRollups(knex, applicationId, slot);
+    if ((await backfillBatch(knex, { applicationId, state }, slot, batchSize)) === 'ready') await fillSlot(knex, applicationId, slot);
     batches += 1;
   }
 }

@@ -24,6 +24,7 @@ export const DIMENSION_LABELS: Record<SpendGroupBy, string> = {
   sku: 'SKU',
   provider: 'Provider',
   resource_type: 'Resource type',
+  attribute: 'Attribute',
 };
 
 /** Ranked rows a summary lists (the API's `limit`); the rest are its `other`. */
@@ -42,12 +43,37 @@ export interface SpendView {
   date: string | undefined;
   groupBy: SpendGroupBy;
   currency: string;
+  /** With groupBy `attribute`: the indexed attribute path (`attribute` in the URL). */
+  attribute?: string;
 }
 
-export function readSpendView(query: Record<string, string>, dimensions: readonly SpendGroupBy[]): SpendView {
+/**
+ * `attributes` are the indexed attribute paths the view offers besides its dimensions: the URL
+ * names one as `group_by=attribute&attribute=<path>`.
+ */
+export function readSpendView(
+  query: Record<string, string>,
+  dimensions: readonly SpendGroupBy[],
+  attributes: readonly string[] = [],
+): SpendView {
   const period = SPEND_PERIODS.find((kind) => kind === query.period) ?? DEFAULT_SPEND_PERIOD;
+  const view = { period, date: query.date || undefined, currency: query.currency || DEFAULT_CURRENCY };
+  if (query.group_by === 'attribute' && query.attribute !== undefined && attributes.includes(query.attribute))
+    return { ...view, groupBy: 'attribute', attribute: query.attribute };
   const groupBy = dimensions.find((dimension) => dimension === query.group_by) ?? dimensions[0] ?? 'application';
-  return { period, date: query.date || undefined, groupBy, currency: query.currency || DEFAULT_CURRENCY };
+  return { period: view.period, date: view.date, groupBy, currency: view.currency };
+}
+
+/** An indexed attribute path in words: its key (`span_attributes.tenant.id` → `tenant.id`). */
+export function attributeLabel(path: string): string {
+  return path.slice(path.indexOf('.') + 1);
+}
+
+/** A summary's dimension in words, for a heading: the dimension's label, or the attribute's key. */
+export function dimensionLabel(summary: Pick<SpendSummary, 'group_by' | 'attribute'>): string {
+  return summary.group_by === 'attribute' && summary.attribute !== undefined
+    ? attributeLabel(summary.attribute)
+    : DIMENSION_LABELS[summary.group_by];
 }
 
 /** The query changes that store a view (defaults left out, so a plain page link means the current month). */
@@ -57,6 +83,7 @@ export function spendViewQuery(view: SpendView, dimensions: readonly SpendGroupB
     date: view.date,
     group_by: view.groupBy === dimensions[0] ? undefined : view.groupBy,
     currency: view.currency === DEFAULT_CURRENCY ? undefined : view.currency,
+    attribute: view.groupBy === 'attribute' ? view.attribute : undefined,
   };
 }
 
@@ -134,7 +161,11 @@ export function periodDays(summary: Pick<SpendSummary, 'start_time' | 'end_time'
  * The stacked chart's series: the first SPEND_CHART_SERIES rows, then "Other" (the rows past them
  * and the summary's `other`) when there is any; a day without spans is 0.
  */
-export function spendChartData(summary: SpendSummary, labelOf: (value: string | null) => string, otherLabel: string): SpendChartData {
+export function spendChartData(
+  summary: SpendSummary,
+  labelOf: (value: string | null, row: SpendRow) => string,
+  otherLabel: string,
+): SpendChartData {
   const times = periodDays(summary);
   const indexOf = new Map(times.map((time, index) => [new Date(time * 1000).toISOString().slice(0, 10), index]));
   const listed = new Array<boolean>(times.length).fill(false);
@@ -151,7 +182,7 @@ export function spendChartData(summary: SpendSummary, labelOf: (value: string | 
   };
   const drawn = summary.rows.slice(0, SPEND_CHART_SERIES);
   const folded = [...summary.rows.slice(SPEND_CHART_SERIES).map((row) => row.days), ...(summary.other ? [summary.other.days] : [])];
-  const series = drawn.map((row) => ({ label: labelOf(row.value), values: valuesOf([row.days]) }));
+  const series = drawn.map((row) => ({ label: labelOf(row.value, row), values: valuesOf([row.days]) }));
   if (folded.length > 0) series.push({ label: otherLabel, values: valuesOf(folded) });
   return { times, listed, series, bucketSeconds: 86_400 };
 }

@@ -4,7 +4,8 @@
 import type { Knex } from 'knex';
 import { readKeysetList, type SortColumn } from '../keyset.js';
 import { totalOf, type ListPage, type WindowedListRequest } from '../paging.js';
-import { parseIndexedAttributes, serializeIndexedAttributes, type IndexedAttributesState } from './indexed-attributes.js';
+import type { IndexedSlot } from '../spans/indexed-slots.js';
+import { parseIndexedAttributes, readySlots, serializeIndexedAttributes, type IndexedAttributesState } from './indexed-attributes.js';
 import { writeGuard } from './write-guard.js';
 
 export type Region = 'US' | 'EU';
@@ -140,6 +141,28 @@ export async function activeApplicationsOf(knex: Knex, organizationId: string): 
     .whereNull('deleted_at')
     .orderBy('id')
     .select('id', 'name')) as Array<{ id: string; name: string }>;
+}
+
+/** The organization's applications not deleted, in id order, with their indexed attribute slots. */
+export async function activeIndexedAttributesOf(
+  knex: Knex,
+  organizationId: string,
+): Promise<Array<{ id: string; indexedAttributes: IndexedAttributesState }>> {
+  const rows = (await knex('applications')
+    .where({ organization_id: organizationId })
+    .whereNull('deleted_at')
+    .orderBy('id')
+    .select('id', 'indexed_attributes_state')) as Array<{ id: string; indexed_attributes_state: string | null }>;
+  return rows.map((row) => ({ id: row.id, indexedAttributes: parseIndexedAttributes(row.indexed_attributes_state) }));
+}
+
+/** Every application that has ready indexed attribute slots (deleted ones too: their spans stay until purged), with them; for the migrations that fill a structure per slot. */
+export async function readySlotsOfApplications(knex: Knex): Promise<Array<{ id: string; slots: IndexedSlot[] }>> {
+  const rows = (await knex('applications').whereNotNull('indexed_attributes_state').select('id', 'indexed_attributes_state')) as Array<{
+    id: string;
+    indexed_attributes_state: string;
+  }>;
+  return rows.map((row) => ({ id: row.id, slots: readySlots(parseIndexedAttributes(row.indexed_attributes_state)) }));
 }
 
 /** The ids of the organization's applications not deleted, in id order. */

@@ -61,6 +61,12 @@ export function readySlots(state: IndexedAttributesState): IndexedSlot[] {
   });
 }
 
+/** The slot that keeps an attribute path, and whether it is ready; undefined when no slot keeps it. */
+export function slotOfPath(state: IndexedAttributesState, path: string): { slot: IndexedSlot; ready: boolean } | undefined {
+  const found = writtenSlots(state).find((slot) => state.slots[slot.slot - 1]?.path === path);
+  return found && { slot: found, ready: state.slots[found.slot - 1]?.ready === true };
+}
+
 /**
  * The state after the application sets its paths (already validated: at most
  * INDEXED_SLOT_COUNT distinct attribute paths). Kept paths keep their slot; a new path takes

@@ -5,7 +5,7 @@
 // hour's spans, each statement committed on its own); a slot still being backfilled is rolled up
 // by the backfiller once it is ready.
 import type { Knex } from 'knex';
-import { parseIndexedAttributes, readySlots } from '../accounts/indexed-attributes.js';
+import { readySlotsOfApplications } from '../accounts/applications.js';
 import { hoursToRebuild, rebuildHourStatements, SLOT_ROLLUPS } from '../spans/rollups/slot-rollups.js';
 import type { Run } from '../sql/dialect.js';
 import { isMysql } from '../sql/index.js';
@@ -46,11 +46,8 @@ export async function up(knex: Knex): Promise<void> {
 export async function rollUpStoredSpans(knex: Knex): Promise<void> {
   // Each statement on its own (on MariaDB the CREATE TABLE above ended the migration's transaction).
   const run: Run = async <T>(query: Knex.QueryBuilder) => (await query) as T;
-  const applications = (await knex('applications')
-    .whereNotNull('indexed_attributes_state')
-    .select('id', 'indexed_attributes_state')) as Array<{ id: string; indexed_attributes_state: string }>;
-  for (const application of applications) {
-    for (const slot of readySlots(parseIndexedAttributes(application.indexed_attributes_state))) {
+  for (const application of await readySlotsOfApplications(knex)) {
+    for (const slot of application.slots) {
       for (const hour of await hoursToRebuild(knex, application.id, slot, false))
         await rebuildHourStatements(knex, run, application.id, slot, hour);
     }

@@ -4,7 +4,7 @@
 // calls. Spans stored before this migration are rolled up here, both widths, in batches by `seq`,
 // as 20261123000400_span_rollups did.
 import type { Knex } from 'knex';
-import { SPEND_DIMENSIONS, TOKEN_COLUMNS, addSpendQueries, spendDeltas, type SpendSpan } from '../spend/spend-rollups.js';
+import { SPEND_DIMENSIONS, SPEND_ROLLUPS, TOKEN_COLUMNS, addSpendQueries, spendDeltas, type SpendSpan } from '../spend/spend-rollups.js';
 import { isMysql } from '../sql/index.js';
 import { binaryCollation } from './mysql-table-options.js';
 
@@ -59,7 +59,7 @@ async function backfill(knex: Knex): Promise<void> {
       .limit(BACKFILL_BATCH)) as Array<SpendSpan & { seq: number | string }>;
     if (rows.length === 0) return;
     after = String(rows[rows.length - 1]?.seq);
-    for (const statement of addSpendQueries(knex, spendDeltas(rows))) await statement;
+    for (const statement of addSpendQueries(knex, SPEND_ROLLUPS, spendDeltas(rows))) await statement;
   }
 }
 

@@ -28,6 +28,7 @@ import * as repricingJobs from './20261208000100_repricing_jobs.js';
 import * as webhooks from './20261209000100_webhooks.js';
 import * as spendRollups from './20261209000200_spend_rollups.js';
 import * as budgets from './20261210000100_budgets.js';
+import * as spendSlotRollups from './20261212000100_spend_slot_rollups.js';
 import * as dashboardSessions from './20261213000100_dashboard_sessions.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
@@ -64,6 +65,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261209000100_webhooks', webhooks],
   ['20261209000200_spend_rollups', spendRollups],
   ['20261210000100_budgets', budgets],
+  ['20261212000100_spend_slot_rollups', spendSlotRollups],
   ['20261213000100_dashboard_sessions', dashboardSessions],
 ];
 

@@ -1,5 +1,5 @@
 // The "Spend" section of the organization page (per application) and the application page (per
-// service, model, SKU, provider or resource type): one spend summary with its daily breakdown
+// service, model, SKU, provider, resource type or indexed attribute): one spend summary with its daily breakdown
 // (getOrganizationSpend / getApplicationSpend, granularity=day) as a ranked table with the change
 // against the previous period, the unpriced LLM calls, and a stacked chart of the spend per day.
 // The view (period, date, dimension, currency) lives in the URL (ui/src/spend.ts).
@@ -10,8 +10,10 @@ import { OTHER_LABEL, NO_VALUE_LABEL } from '../analytics-series';
 import { listApplications } from '../applications';
 import { formatCount, formatFixed, formatMoney, formatShare } from '../metrics-format';
 import {
+  attributeLabel,
   changeWords,
   DIMENSION_LABELS,
+  dimensionLabel,
   neighbourPeriods,
   periodLabel,
   readSpendView,
@@ -33,6 +35,9 @@ import { Chart } from './chart';
 const PERIOD_LABELS: Record<SpendPeriodKind, string> = { day: 'Day', week: 'Week', month: 'Month' };
 /** One empty map, so that the chart's series are not computed anew on every render. */
 const NO_NAMES = new Map<string, string>();
+const NO_ATTRIBUTES: string[] = [];
+/** The row of the spans whose attribute value the index does not keep (SpendRow.unkept). */
+const UNKEPT_LABEL = '(not a short string)';
 
 export interface SpendOverviewProps {
   organizationId: string;
@@ -40,6 +45,8 @@ export interface SpendOverviewProps {
   applicationId?: string;
   /** The dimensions offered, the default first. */
   dimensions: SpendGroupBy[];
+  /** The indexed attribute paths offered after them (group_by=attribute), on an application's page. */
+  attributes?: string[];
 }
 
 function loadSpend(organizationId: string, applicationId: string | undefined, view: SpendView): Promise<SpendSummary> {
@@ -47,6 +54,7 @@ function loadSpend(organizationId: string, applicationId: string | undefined, vi
     period: view.period,
     date: view.date,
     group_by: view.groupBy,
+    attribute: view.attribute,
     currency: view.currency,
     limit: SPEND_ROW_LIMIT,
     granularity: 'day' as const,
@@ -115,9 +123,9 @@ function SpendTable({ summary, names }: { summary: SpendSummary; names: Map<stri
     summary.totals.spend,
     summary.totals.previous.spend,
   ]);
-  const dimension = DIMENSION_LABELS[summary.group_by];
-  const valueCell = (value: string | null) => {
-    if (value === null) return <span class="muted">{NO_VALUE_LABEL}</span>;
+  const dimension = dimensionLabel(summary);
+  const valueCell = (value: string | null, unkept?: boolean) => {
+    if (value === null) return <span class="muted">{unkept ? UNKEPT_LABEL : NO_VALUE_LABEL}</span>;
     if (summary.group_by === 'application') return <a href={`/ui/applications/${value}`}>{names.get(value) ?? value}</a>;
     return value;
   };
@@ -125,8 +133,8 @@ function SpendTable({ summary, names }: { summary: SpendSummary; names: Map<stri
     <div class="table-scroll">
       <table class="management-table spend-table" data-testid="spend-table">
         <caption>
-          Spend by {dimension.toLowerCase()}, {periodLabel(summary)} (UTC), in {currency}, with the change against the previous{' '}
-          {summary.period}
+          Spend by {summary.group_by === 'attribute' ? dimension : dimension.toLowerCase()}, {periodLabel(summary)} (UTC), in {currency},
+          with the change against the previous {summary.period}
         </caption>
         <thead>
           <tr>
@@ -153,8 +161,8 @@ function SpendTable({ summary, names }: { summary: SpendSummary; names: Map<stri
         </thead>
         <tbody>
           {summary.rows.map((row) => (
-            <tr key={row.value ?? ''} data-value={row.value ?? ''}>
-              <th scope="row">{valueCell(row.value)}</th>
+            <tr key={row.unkept ? '\u0000unkept' : (row.value ?? '')} data-value={row.value ?? ''}>
+              <th scope="row">{valueCell(row.value, row.unkept)}</th>
               <FigureCells figures={row} share={row.share} currency={currency} decimals={decimals} />
             </tr>
           ))}
@@ -180,7 +188,12 @@ function SpendTable({ summary, names }: { summary: SpendSummary; names: Map<stri
 
 function SpendChart({ summary, names }: { summary: SpendSummary; names: Map<string, string> }) {
   const data = useMemo(
-    () => spendChartData(summary, (value) => (value === null ? NO_VALUE_LABEL : (names.get(value) ?? value)), OTHER_LABEL),
+    () =>
+      spendChartData(
+        summary,
+        (value, row) => (value === null ? (row.unkept ? UNKEPT_LABEL : NO_VALUE_LABEL) : (names.get(value) ?? value)),
+        OTHER_LABEL,
+      ),
     [summary, names],
   );
   const decimals = spendDecimals(data.series.flatMap((series) => series.values.filter((value): value is number => value !== null)));
@@ -188,7 +201,7 @@ function SpendChart({ summary, names }: { summary: SpendSummary; names: Map<stri
   return (
     <Chart
       id="spend-chart"
-      title={`Spend per day by ${DIMENSION_LABELS[summary.group_by].toLowerCase()}, ${periodLabel(summary)} (UTC)`}
+      title={`Spend per day by ${summary.group_by === 'attribute' ? dimensionLabel(summary) : dimensionLabel(summary).toLowerCase()}, ${periodLabel(summary)} (UTC)`}
       data={data}
       unit={summary.currency}
       format={format}
@@ -199,13 +212,18 @@ function SpendChart({ summary, names }: { summary: SpendSummary; names: Map<stri
   );
 }
 
-export function SpendOverview({ organizationId, applicationId, dimensions }: SpendOverviewProps) {
+export function SpendOverview({ organizationId, applicationId, dimensions, attributes = NO_ATTRIBUTES }: SpendOverviewProps) {
   const { path, query, route } = useLocation();
-  const view = readSpendView(query, dimensions);
+  const view = readSpendView(query, dimensions, attributes);
+  // The dimension switch: the dimensions, then each indexed attribute by its key.
+  const choices = [
+    ...dimensions.map((groupBy) => ({ value: groupBy, groupBy, attribute: undefined, label: DIMENSION_LABELS[groupBy] })),
+    ...attributes.map((attribute) => ({ value: attribute, groupBy: 'attribute' as const, attribute, label: attributeLabel(attribute) })),
+  ];
   const go = (changes: Partial<SpendView>) => route(withQuery(path, query, spendViewQuery({ ...view, ...changes }, dimensions)));
   const spend = useAsync(
     () => loadSpend(organizationId, applicationId, view),
-    [organizationId, applicationId, view.period, view.date, view.groupBy, view.currency],
+    [organizationId, applicationId, view.period, view.date, view.groupBy, view.attribute, view.currency],
   );
   const byApplication = view.groupBy === 'application';
   const names = useAsync(() => applicationNames(organizationId, byApplication), [organizationId, byApplication]);
@@ -226,19 +244,19 @@ export function SpendOverview({ organizationId, applicationId, dimensions }: Spe
             </label>
           ))}
         </fieldset>
-        {dimensions.length > 1 && (
+        {choices.length > 1 && (
           <fieldset class="segmented">
             <legend>By</legend>
-            {dimensions.map((dimension) => (
-              <label key={dimension}>
+            {choices.map((choice) => (
+              <label key={choice.value}>
                 <input
                   type="radio"
                   name="spend-dimension"
-                  value={dimension}
-                  checked={view.groupBy === dimension}
-                  onChange={() => go({ groupBy: dimension })}
+                  value={choice.value}
+                  checked={view.groupBy === choice.groupBy && view.attribute === choice.attribute}
+                  onChange={() => go({ groupBy: choice.groupBy, attribute: choice.attribute })}
                 />
-                {DIMENSION_LABELS[dimension]}
+                {choice.label}
               </label>
             ))}
           </fieldset>

@@ -1,5 +1,5 @@
 // /ui/applications/:appId: one application. Its settings, deletion, links to its data, its spend
-// per service, model, SKU, provider or resource type (SpendOverview, the view in the URL), its usage
+// per service, model, SKU, provider, resource type or indexed attribute (SpendOverview, the view in the URL), its usage
 // and daily span quota state, and its API keys; a new or rotated secret is shown once, above the keys (KeySecretPanel), and is held only
 // in this view's state: leaving or reloading forgets it.
 import { useState } from 'preact/hooks';
@@ -75,7 +75,12 @@ export function ApplicationView() {
       </dl>
 
       <h2>Spend</h2>
-      <SpendOverview organizationId={organization.id} applicationId={application.id} dimensions={APPLICATION_SPEND_DIMENSIONS} />
+      <SpendOverview
+        organizationId={organization.id}
+        applicationId={application.id}
+        dimensions={APPLICATION_SPEND_DIMENSIONS}
+        attributes={application.indexed_attributes}
+      />
 
       <h2>Usage</h2>
       <ApplicationUsage application={application} />

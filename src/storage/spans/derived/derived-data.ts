@@ -114,6 +114,12 @@ export interface DerivedData {
    * all gone are found too. Read in the rebuild's transaction, before any structure's rebuild.
    */
   tracesOfHour?(hour: Omit<RebuiltHour, 'traceIds'>, statements: DerivedStatements): Promise<string[]>;
+  /**
+   * Once a slot's backfill has made it ready (slot-backfill.ts, the slot-backfiller job): fills
+   * the structure's rows of the slot's generation for the spans stored before the key was
+   * indexed, in transactions of its own (fillSlot in slot-fill.ts). Answers the hours it rebuilt.
+   */
+  fillSlot?(knex: Knex, applicationId: string, slot: IndexedSlot): Promise<number>;
   /** The hours the structure holds rows of (undefined: none): the default window of a rebuild reaches them too. */
   heldHours?(db: Knex, applicationId: string): Promise<HeldHours | undefined>;
 }

@@ -162,14 +162,33 @@ async function hourCounts(knex: Knex, table: string, where: Record<string, strin
 }
 
 /**
+ * A table of rows per slot value (slot_rollups, and spend_slot_rollups in src/storage/spend/):
+ * rebuildSlotRollups fills a slot's generation in it once the slot's backfill is done.
+ */
+export interface SlotValueTable {
+  /** The table: hour rows (bucket_width_s 3600) with span_count, per slot and generation. */
+  table: string;
+  /** The table whose hour rows count every span of the application (span_count). */
+  everySpan: string;
+  /** Recomputes the slot's generation's rows of one hour from the spans, in its own transaction. */
+  rebuildHour(knex: Knex, applicationId: string, slot: IndexedSlot, hourStartNs: bigint): Promise<void>;
+}
+
+/**
  * The hours whose rows of the slot's generation do not count every span of the hour (those to
  * rebuild), oldest first. Both counts from one snapshot (a writer adds to both tables in one
  * transaction), unless `snapshot` is false (the migration, where no writer runs).
  */
-export async function hoursToRebuild(knex: Knex, applicationId: string, slot: IndexedSlot, snapshot = true): Promise<bigint[]> {
+export async function hoursToRebuild(
+  knex: Knex,
+  applicationId: string,
+  slot: IndexedSlot,
+  snapshot = true,
+  of: SlotValueTable = slotRollupTable,
+): Promise<bigint[]> {
   const read = async (db: Knex) => [
-    await hourCounts(db, 'span_rollups', { application_id: applicationId }),
-    await hourCounts(db, SLOT_ROLLUPS, { application_id: applicationId, slot: slot.slot, generation: slot.generation }),
+    await hourCounts(db, of.everySpan, { application_id: applicationId }),
+    await hourCounts(db, of.table, { application_id: applicationId, slot: slot.slot, generation: slot.generation }),
   ];
   const [spans, counted] = (snapshot ? await knex.transaction(read, dialectFor(knex).snapshot) : await read(knex)) as [
     Map<string, number>,
@@ -239,30 +258,38 @@ export async function rebuildHourStatements(
   }
 }
 
-/** rebuildHourStatements in its own short transaction. */
-export async function rebuildHour(knex: Knex, applicationId: string, slot: IndexedSlot, hourStartNs: bigint): Promise<void> {
-  await bulkWriteTransaction(knex, ({ db, run }) => rebuildHourStatements(db, run, applicationId, slot, hourStartNs));
-}
+/** slot_rollups as a SlotValueTable: an hour's rows rebuilt by rebuildHourStatements in its own short transaction. */
+const slotRollupTable: SlotValueTable = {
+  table: SLOT_ROLLUPS,
+  everySpan: 'span_rollups',
+  rebuildHour: (knex, applicationId, slot, hourStartNs) =>
+    bulkWriteTransaction(knex, ({ db, run }) => rebuildHourStatements(db, run, applicationId, slot, hourStartNs)),
+};
 
 /** Rounds of rebuildSlotRollups: a writer committing while an hour's INSERT … SELECT runs can leave that hour short once more. */
 const REBUILD_ROUNDS = 3;
 
 /**
- * Rebuilds every hour of the application whose rows of the slot's generation miss spans, one
- * transaction each, then checks again (at most REBUILD_ROUNDS times): a writer that commits new
+ * Rebuilds every hour of the application whose rows of the slot's generation miss spans in the
+ * table (slot_rollups unless given), one transaction each, then checks again (at most REBUILD_ROUNDS times): a writer that commits new
  * rows of the hour while its INSERT … SELECT runs (after the statement's snapshot) has them
  * replaced without its spans, which leaves the hour short (then read from the spans, never
  * wrong) until the next round. Hours starting below the purge edge are left alone: their rows
  * are never read, and span_rollups' counts there are not the spans' any more. Answers the hours
  * rebuilt.
  */
-export async function rebuildSlotRollups(knex: Knex, applicationId: string, slot: IndexedSlot): Promise<number> {
+export async function rebuildSlotRollups(
+  knex: Knex,
+  applicationId: string,
+  slot: IndexedSlot,
+  of: SlotValueTable = slotRollupTable,
+): Promise<number> {
   let rebuilt = 0;
   for (let round = 0; round < REBUILD_ROUNDS; round += 1) {
     const edge = await purgeEdgeOf(knex, applicationId);
-    const hours = (await hoursToRebuild(knex, applicationId, slot)).filter((hour) => atOrAfterEdge(edge, hour));
+    const hours = (await hoursToRebuild(knex, applicationId, slot, true, of)).filter((hour) => atOrAfterEdge(edge, hour));
     if (hours.length === 0) break;
-    for (const hour of hours) await rebuildHour(knex, applicationId, slot, hour);
+    for (const hour of hours) await of.rebuildHour(knex, applicationId, slot, hour);
     rebuilt += hours.length;
   }
   return rebuilt;
@@ -285,6 +312,7 @@ export const slotRollups: DerivedData = {
   async rebuild({ applicationId, startNs, slots }, { db, run }) {
     for (const slot of slots) await rebuildHourStatements(db, run, applicationId, slot, startNs);
   },
+  fillSlot: (knex, applicationId, slot) => rebuildSlotRollups(knex, applicationId, slot),
   heldHours: (db, applicationId) =>
     heldHoursOf(db, db(SLOT_ROLLUPS).where({ application_id: applicationId, bucket_width_s: HOUR_S }), 'bucket_start_unix_nano'),
 };
