@@ -4,7 +4,10 @@
 // (which the APIs accept), no token or code is ever in the address bar, the history, or a request
 // to the service; the provider's refusal and a forged answer are shown and sign nobody in. Sign-out
 // ends the provider's session too (RP-initiated logout) where the provider offers it, and stays in
-// the tab for a link sign-in or a provider without an end_session_endpoint. The
+// the tab for a link sign-in or a provider without an end_session_endpoint. Other tabs sign in
+// without a click by the provider's session (prompt=none) on the page they were asked for, a
+// refused token is renewed so, sign-out in one tab keeps every tab out, and a provider session that
+// has ended shows the sign-in view after one attempt, with no loop. The
 // HTTP side: /ui/config.json and the page's CSP with and without a provider, the token endpoint's
 // origin read from the discovery document, and the link sign-in unharmed when the provider is down.
 import { expect } from 'chai';
