@@ -2,7 +2,7 @@
 // - with the OpenID Connect provider /ui/config.json names, when there is one: "Sign in with …"
 //   runs the authorization code flow with PKCE (ui/src/oidc-sign-in.ts), which comes back to
 //   /ui/sign-in/callback with the code in the fragment. A browser that last signed in that way
-//   tries it first without a click (prompt=none, ui/src/silent-sign-in.ts), once per tab load;
+//   tries it first without a click (prompt=none, ui/src/silent-sign-in.ts), never in a loop;
 // - with a one-time link from `npm run sign-in-link`, which opens /ui/sign-in#link=<token> (and
 //   `&next=<page>`, the dashboard page it opens, as seed:demo's link names its traces): the
 //   token is in the fragment, which browsers never send to the server, and is exchanged once by
