@@ -4,14 +4,17 @@
 // (which the APIs accept), no token or code is ever in the address bar, the history, or a request
 // to the service; the provider's refusal and a forged answer are shown and sign nobody in. Sign-out
 // ends the provider's session too (RP-initiated logout) where the provider offers it, and stays in
-// the tab for a link sign-in or a provider without an end_session_endpoint. The
+// the tab for a link sign-in or a provider without an end_session_endpoint. Other tabs sign in
+// without a click by the provider's session (prompt=none) on the page they were asked for, a
+// refused token is renewed so, sign-out in one tab keeps every tab out, and a provider session that
+// has ended shows the sign-in view after one attempt, with no loop. The
 // HTTP side: /ui/config.json and the page's CSP with and without a provider, the token endpoint's
 // origin read from the discovery document, and the link sign-in unharmed when the provider is down.
 import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { PERMISSIONS } from '../../src/permissions.js';
 import { OIDC_DASHBOARD_DEFAULT_SCOPE } from '../../src/dashboard/settings.js';
 import { accessibilityViolations, ensureUiBuilt, openPage, screenshot, signInLink, useBrowser } from '../support/dashboard.js';
@@ -37,6 +40,21 @@ async function providerSignOut(page: Page): Promise<{ endSessionEndpoint: string
   return raw
     ? (JSON.parse(raw) as { providerSignOut?: { endSessionEndpoint: string; idToken: string; clientId: string } }).providerSignOut
     : undefined;
+}
+
+/** The browser's marker of its last provider sign-in (localStorage), if any. */
+async function providerMarker(page: Page): Promise<unknown> {
+  return JSON.parse(((await page.evaluate(`localStorage.getItem('spanledger.oidc-provider')`)) as string | null) ?? 'null');
+}
+
+/** The authorization requests a browser context sends to the provider, each as its parameters. */
+function authorizationRequests(context: BrowserContext, provider: TestOidcProvider): Array<Record<string, string>> {
+  const requests: Array<Record<string, string>> = [];
+  context.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.origin === provider.issuer && url.pathname === '/auth') requests.push(Object.fromEntries(url.searchParams));
+  });
+  return requests;
 }
 
 /** Everything the tab keeps in sessionStorage, as one string. */
@@ -175,6 +193,102 @@ for (const database of testDatabases()) {
         await page.getByRole('button', { name: 'Continue' }).click();
         await page.getByTestId('user-name').filter({ hasText: 'Carol Provider' }).waitFor();
         expect(provider.logins).to.deep.equal(['carol', 'carol']);
+        expect(pageErrors).to.deep.equal([]);
+        expect(cspViolations).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it("signs a new tab in with the provider's session on the page it was asked for, renews a refused token the same way, and signs every tab out", async () => {
+      const { page, context, pageErrors, cspViolations } = await openPage(browser());
+      const asked = authorizationRequests(context, provider);
+      try {
+        await page.goto(`${app.url}/ui/`);
+        await signInAtProvider(page, provider, 'erin');
+        await page.getByTestId('user-name').filter({ hasText: 'erin' }).waitFor();
+        // The browser remembers which provider it signed in with, and nothing secret.
+        expect(await providerMarker(page)).to.deep.equal({ issuer: provider.issuer, client_id: CLIENT_ID });
+        const token = (await sessionToken(page)) as string;
+        expect((await page.evaluate(`JSON.stringify(Object.entries(localStorage))`)) as string).not.to.include(token);
+        expect(asked.map((parameters) => parameters.prompt)).to.deep.equal([undefined]);
+
+        // A deep link in a new tab: signed in there without a click, by the provider's session.
+        const second = await context.newPage();
+        await second.goto(`${app.url}/ui/metrics`);
+        await second.getByTestId('user-name').filter({ hasText: 'erin' }).waitFor();
+        expect(second.url()).to.equal(`${app.url}/ui/metrics`);
+        expect(asked.map((parameters) => parameters.prompt)).to.deep.equal([undefined, 'none']);
+        expect(provider.logins.filter((login) => login === 'erin')).to.deep.equal(['erin']);
+        expect(await sessionToken(second))
+          .to.be.a('string')
+          .and.not.equal(token);
+
+        // A token the service refuses (401): one silent renewal, back on the same page.
+        await page.goto(`${app.url}/ui/traces`);
+        await page.getByTestId('user-name').filter({ hasText: 'erin' }).waitFor();
+        await page.evaluate(`sessionStorage.setItem('spanledger.session', JSON.stringify({
+          ...JSON.parse(sessionStorage.getItem('spanledger.session')), token: 'refused.by.service' }))`);
+        await Promise.all([page.waitForRequest((request) => request.url().startsWith(`${provider.issuer}/auth?`)), page.reload()]);
+        await page.waitForURL(`${app.url}/ui/traces`);
+        await page.getByTestId('user-name').filter({ hasText: 'erin' }).waitFor();
+        expect(await sessionToken(page))
+          .to.be.a('string')
+          .and.not.equal('refused.by.service');
+        expect(asked.map((parameters) => parameters.prompt)).to.deep.equal([undefined, 'none', 'none']);
+
+        // Sign-out in one tab: the other shows the sign-in view, and a new tab does not sign in by
+        // itself, even while the provider's session still lives (its confirmation not yet given).
+        await second.getByRole('button', { name: 'Sign out' }).click();
+        await second.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
+        await page.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        expect(await sessionToken(page)).to.equal(undefined);
+        const third = await context.newPage();
+        await third.goto(`${app.url}/ui/traces`);
+        await third.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        expect(await providerMarker(third)).to.equal(null);
+        expect(asked).to.have.length(3);
+        await second.getByRole('button', { name: 'Yes, sign me out' }).click();
+        await second.waitForURL(`${app.url}/ui/sign-in`);
+        await second.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        expect(asked).to.have.length(3);
+        expect(pageErrors).to.deep.equal([]);
+        expect(cspViolations).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it("shows the sign-in view, once and without a loop, when the provider's session has ended", async () => {
+      const { page, context, pageErrors, cspViolations } = await openPage(browser());
+      const asked = authorizationRequests(context, provider);
+      try {
+        await page.goto(`${app.url}/ui/`);
+        await signInAtProvider(page, provider, 'frank');
+        await page.getByTestId('user-name').filter({ hasText: 'frank' }).waitFor();
+        // The provider's session ends outside the dashboard (its own sign-out page): the marker stays.
+        const elsewhere = await context.newPage();
+        await elsewhere.goto(`${provider.issuer}/session/end`);
+        await elsewhere.getByRole('button', { name: 'Yes, sign me out' }).click();
+        await elsewhere.waitForURL(`${provider.issuer}/session/end/success`);
+        expect(await providerMarker(page)).to.deep.equal({ issuer: provider.issuer, client_id: CLIENT_ID });
+
+        // A new tab tries once, hears login_required, and shows the sign-in view on the asked page.
+        const next = await context.newPage();
+        await next.goto(`${app.url}/ui/metrics`);
+        await next.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        expect(next.url()).to.equal(`${app.url}/ui/metrics`);
+        expect(await next.getByRole('alert').count(), 'no error for an ended provider session').to.equal(0);
+        await next.reload();
+        await next.getByRole('button', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        await next.waitForTimeout(500);
+        expect(asked.map((parameters) => parameters.prompt)).to.deep.equal([undefined, 'none']);
+        expect(await sessionToken(next)).to.equal(undefined);
+
+        // A click signs in again, with the provider's form, and lands on the asked page.
+        await signInAtProvider(next, provider, 'frank');
+        await next.getByTestId('user-name').filter({ hasText: 'frank' }).waitFor();
+        expect(next.url()).to.equal(`${app.url}/ui/metrics`);
         expect(pageErrors).to.deep.equal([]);
         expect(cspViolations).to.deep.equal([]);
       } finally {

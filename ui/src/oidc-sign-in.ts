@@ -5,12 +5,15 @@
 // sends to the service; the access token is only ever kept in this tab's session (ui/src/session.ts:
 // a provider sign-in opens no session of the service), never in a URL. Sign-out
 // ends the provider's session too where it advertises an end_session_endpoint (RP-Initiated Logout).
+// The same flow with prompt=none signs a new tab in without a click while the provider's session
+// lives (ui/src/silent-sign-in.ts decides when); the provider's refusal then shows the sign-in view.
 // oauth4webapi is loaded when a sign-in with the provider starts or returns, so the first view
 // stays small for everyone else.
 import type * as OAuth from 'oauth4webapi';
 import { problemMessage } from './api';
 import { safeReturnPath } from './return-path';
 import { startProviderSession, type ProviderSignOut } from './session';
+import { clearSilentAttempts, rememberProvider, silentAttemptFailed, silentAttemptStarted } from './silent-sign-in';
 
 /** The provider as /ui/config.json describes it (src/dashboard/settings.ts). */
 export interface OidcProvider {
@@ -32,6 +35,8 @@ interface PendingSignIn {
   nonce: string;
   /** The dashboard path the user was on, opened again once signed in. */
   returnTo: string;
+  /** Asked with prompt=none, without the user's click. */
+  silent?: boolean;
 }
 
 const PENDING_KEY = 'spanledger.oidc-sign-in';
@@ -39,7 +44,23 @@ const PENDING_KEY = 'spanledger.oidc-sign-in';
 const FALLBACK_LIFETIME_SECONDS = 3600;
 
 /** A failure worded for the person signing in. */
-export class SignInError extends Error {}
+export class SignInError extends Error {
+  /** The failed answer was to a silent sign-in: the page to show the sign-in view at. */
+  silentReturnTo?: string;
+  /** The provider's error code (login_required, access_denied, …), when it answered one. */
+  code?: string;
+}
+
+/**
+ * What a provider answers to prompt=none when it would have to ask the user (OpenID Connect Core
+ * 1.0 §3.1.2.6): the plain sign-in view, not an error.
+ */
+const NEEDS_THE_USER = new Set(['login_required', 'interaction_required', 'consent_required', 'account_selection_required']);
+
+/** Whether the failure is worth showing: a silent sign-in the provider could not complete without the user is not. */
+export function worthShowing(error: SignInError): boolean {
+  return !(error.silentReturnTo !== undefined && error.code !== undefined && NEEDS_THE_USER.has(error.code));
+}
 
 function redirectUri(): string {
   return `${location.origin}${CALLBACK_PATH}`;
@@ -83,8 +104,21 @@ async function discover(oauth: OAuthLibrary, provider: OidcProvider): Promise<OA
   }
 }
 
-/** Sends the browser to the provider; it comes back to CALLBACK_PATH. */
-export async function startOidcSignIn(provider: OidcProvider, returnTo: string): Promise<void> {
+/**
+ * Sends the browser to the provider; it comes back to CALLBACK_PATH. `silent`: with prompt=none, as a
+ * top-level round trip (the provider's cookies are first-party then, which a hidden frame's are not).
+ */
+export async function startOidcSignIn(provider: OidcProvider, returnTo: string, { silent = false } = {}): Promise<void> {
+  if (silent) silentAttemptStarted();
+  try {
+    await redirectToProvider(provider, returnTo, silent);
+  } catch (error) {
+    if (silent) silentAttemptFailed();
+    throw error;
+  }
+}
+
+async function redirectToProvider(provider: OidcProvider, returnTo: string, silent: boolean): Promise<void> {
   let oauth: OAuthLibrary;
   try {
     oauth = await loadOAuth();
@@ -99,6 +133,7 @@ export async function startOidcSignIn(provider: OidcProvider, returnTo: string):
     state: oauth.generateRandomState(),
     nonce: oauth.generateRandomNonce(),
     returnTo: safeReturnPath(returnTo),
+    ...(silent ? { silent } : {}),
   };
   const url = new URL(as.authorization_endpoint);
   const parameters: Record<string, string> = {
@@ -113,6 +148,7 @@ export async function startOidcSignIn(provider: OidcProvider, returnTo: string):
     code_challenge: await oauth.calculatePKCECodeChallenge(pending.codeVerifier),
     code_challenge_method: 'S256',
     ...resourceParameter(provider),
+    ...(silent ? { prompt: 'none' } : {}),
   };
   for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
   sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
@@ -147,7 +183,9 @@ function describeFailure(oauth: OAuthLibrary | undefined, provider: OidcProvider
   if (oauth && (error instanceof oauth.AuthorizationResponseError || error instanceof oauth.ResponseBodyError)) {
     const detail = error.error_description ? `${error.error}: ${error.error_description}` : error.error;
     const what = error.error === 'access_denied' ? 'Access was denied' : 'The sign-in was refused';
-    return new SignInError(`${what} by ${provider.name} (${detail})`);
+    const refused = new SignInError(`${what} by ${provider.name} (${detail})`);
+    refused.code = error.error;
+    return refused;
   }
   return new SignInError(`Signing in with ${provider.name} failed: ${reasonOf(error)}`);
 }
@@ -232,8 +270,15 @@ export async function completeOidcSignIn(provider: OidcProvider, parameters: URL
     // with the user's permissions); the ID token is for this client only and is kept for sign-out.
     await checkWithService(provider, result.access_token);
     startProviderSession(result.access_token, lifetimeSeconds(result), providerSignOutOf(as, provider, result.id_token));
+    rememberProvider(provider);
+    if (!pending.silent) clearSilentAttempts();
     return pending.returnTo;
   } catch (error) {
-    throw describeFailure(oauth, provider, error);
+    const failure = describeFailure(oauth, provider, error);
+    if (pending.silent) {
+      silentAttemptFailed();
+      failure.silentReturnTo = pending.returnTo;
+    }
+    throw failure;
   }
 }

@@ -3,10 +3,12 @@
 //   page asks POST /ui/session/token for a short-lived access token when it needs one and keeps it
 //   in memory only, so every tab of the browser is signed in, and none holds a long-lived secret;
 // - a provider sign-in's: the provider's access token, kept in this tab's sessionStorage as before
-//   (it survives a reload and ends with the tab), with the ID token for the provider's sign-out.
-// Sign-out in one tab signs every tab out at once (BroadcastChannel), and a sign-in in one tab
-// signs in the tabs waiting on the sign-in view.
+//   (it survives a reload and ends with the tab), with the ID token for the provider's sign-out;
+//   other tabs sign in with the provider's own session (ui/src/silent-sign-in.ts).
+// Sign-out in one tab signs every tab out at once (BroadcastChannel) and stops silent provider
+// sign-ins, and a link sign-in in one tab signs in the tabs waiting on the sign-in view.
 import { useEffect, useState } from 'preact/hooks';
+import { forgetProvider } from './silent-sign-in';
 
 /** What signing out at the OpenID Connect provider needs (RP-Initiated Logout 1.0), kept from sign-in. */
 export interface ProviderSignOut {
@@ -119,7 +121,10 @@ export async function currentToken(): Promise<string | undefined> {
   return state?.token;
 }
 
-/** After a 401: a session of the service may still mint a token (this one expired); anything else is signed out. */
+/**
+ * After a 401: a session of the service may still mint a token (this one expired); a provider's
+ * token is forgotten in this tab, whose sign-in view then tries the provider's session once.
+ */
 export function tokenRefused(): void {
   if (state?.kind === 'cookie') void renew();
   else if (state) endSession();
@@ -128,6 +133,8 @@ export function tokenRefused(): void {
 /** After a link sign-in (POST /ui/session set the cookies): this tab's first token, and the waiting tabs sign in. */
 export function startCookieSession(token: string, expiresInSeconds: number): void {
   sessionStorage.removeItem(PROVIDER_KEY);
+  // The browser's last sign-in is no longer the provider's: once this session ends, no silent one.
+  forgetProvider();
   set({ token, expiresAt: Date.now() + expiresInSeconds * 1000, kind: 'cookie' });
   channel?.postMessage('signed-in');
 }
@@ -159,14 +166,19 @@ export function endSession(): Session | null {
 export async function signOut(): Promise<Session | null> {
   const csrf = csrfToken();
   if (csrf) await fetch('/ui/session', { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } }).catch(() => undefined);
+  // Before the other tabs hear of it, so that none signs in again with the provider's session.
+  forgetProvider();
   const ended = endSession();
   channel?.postMessage('signed-out');
   return ended;
 }
 
 channel?.addEventListener('message', (event: MessageEvent) => {
-  if (event.data === 'signed-out') endSession();
-  else if (event.data === 'signed-in' && !state) void renew();
+  if (event.data === 'signed-out') {
+    // Also here: this tab may not see the other tab's localStorage change yet.
+    forgetProvider();
+    endSession();
+  } else if (event.data === 'signed-in' && !state) void renew();
   else if (event.data === 'signed-in' && state?.kind === 'cookie') {
     // The browser's session changed hands (a link of another user): the views start over with it.
     set(undefined);

@@ -1,7 +1,8 @@
 // Signing in (docs/dashboard.md, "Signing in"), two ways:
 // - with the OpenID Connect provider /ui/config.json names, when there is one: "Sign in with …"
 //   runs the authorization code flow with PKCE (ui/src/oidc-sign-in.ts), which comes back to
-//   /ui/sign-in/callback with the code in the fragment;
+//   /ui/sign-in/callback with the code in the fragment. A browser that last signed in that way
+//   tries it first without a click (prompt=none, ui/src/silent-sign-in.ts), never in a loop;
 // - with a one-time link from `npm run sign-in-link`, which opens /ui/sign-in#link=<token> (and
 //   `&next=<page>`, the dashboard page it opens, as seed:demo's link names its traces): the
 //   token is in the fragment, which browsers never send to the server, and is exchanged once by
@@ -11,9 +12,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { problemMessage } from '../api';
-import { CALLBACK_PATH, completeOidcSignIn, startOidcSignIn, takeCallbackParameters, type OidcProvider } from '../oidc-sign-in';
+import {
+  CALLBACK_PATH,
+  completeOidcSignIn,
+  SignInError,
+  startOidcSignIn,
+  takeCallbackParameters,
+  worthShowing,
+  type OidcProvider,
+} from '../oidc-sign-in';
 import { rememberReturnPath, safeReturnPath, takeReturnPath } from '../return-path';
 import { csrfToken, startCookieSession } from '../session';
+import { silentSignInAllowed, silentSignInWanted } from '../silent-sign-in';
 import { useAsync } from '../use-async';
 
 async function exchange(link: string): Promise<void> {
@@ -66,10 +76,12 @@ export function SignIn() {
   const { route, url } = useLocation();
   const [{ link, next }] = useState(takeLinkFromFragment);
   const [answer] = useState(takeProviderAnswer);
+  // Decided as the view opens: a sign-out later in this tab load does not start one.
+  const [silent] = useState(() => !link && !answer && silentSignInWanted());
   const settings = useAsync(loadProvider, []);
   const provider = settings.data ?? null;
   const [problem, setProblem] = useState<string>();
-  const [busy, setBusy] = useState(Boolean(link || answer));
+  const [busy, setBusy] = useState(Boolean(link || answer || silent));
 
   const fail = (error: Error) => {
     setProblem(error.message);
@@ -100,11 +112,20 @@ export function SignIn() {
     completeOidcSignIn(provider, answer).then(
       (returnTo) => route(returnTo, true),
       (error: Error) => {
-        fail(error);
-        route('/ui/sign-in', true);
+        if (error instanceof SignInError && !worthShowing(error)) setBusy(false);
+        else fail(error);
+        // A silent sign-in's tab shows the sign-in view at the page it was asked for.
+        route((error instanceof SignInError && error.silentReturnTo) || '/ui/sign-in', true);
       },
     );
   }, [answer, settings.loading]);
+
+  useEffect(() => {
+    if (!silent || settings.loading) return;
+    if (!provider || !silentSignInAllowed(provider)) return void setBusy(false);
+    // The page leaves for the provider, which sends it back to the callback at once either way.
+    startOidcSignIn(provider, location.pathname + location.search, { silent: true }).catch(() => setBusy(false));
+  }, [silent, settings.loading]);
 
   const signInWithProvider = (chosen: OidcProvider) => {
     setProblem(undefined);
