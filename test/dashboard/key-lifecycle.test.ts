@@ -17,6 +17,7 @@ import {
   signIn,
 } from '../support/dashboard-pages.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
+import { formatDateTime } from '../../ui/src/time-format.js';
 
 function exportStatus(app: TestServer, apiKey: string, secret: string): Promise<number> {
   const authorization = `Basic ${Buffer.from(`${apiKey}:${secret}`).toString('base64')}`;
@@ -173,7 +174,9 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       await page.evaluate(`window.sameDocument = true`);
       const lastUsed = (apiKey: string) =>
         page.getByTestId('api-keys').getByRole('row').filter({ hasText: apiKey }).getByTestId('key-last-used');
-      const shown = (epochMs: number) => page.evaluate((value) => new Date(value).toLocaleString(), epochMs);
+      // As the page writes times: in the browser's zone (the default choice), ui/src/time-format.ts.
+      const browserZone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+      const shown = (epochMs: number) => formatDateTime(epochMs, browserZone);
       await lastUsed(byVisibility.apiKey).getByText('never').waitFor();
       await lastUsed(byInterval.apiKey).getByText('never').waitFor();
 

@@ -15,6 +15,8 @@ import { ApiKeyPermissions } from './api-key-permissions';
 import { ConfirmButton } from './confirm-button';
 import type { RevealedSecret } from './key-secret-panel';
 import { useAction } from './use-action';
+import { formatIsoText } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 
 function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string; onCreated(secret: RevealedSecret): void }) {
   const [name, setName] = useState('');
@@ -139,6 +141,7 @@ function ApiKeyRow({
     if (rotated) onSecret(rotated);
   };
   const expired = isExpired(apiKey);
+  const zone = useTimeZone();
   const remove = async () => {
     if (await action.run(() => call(management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } } }))))
       onDeleted(apiKey.api_key);
@@ -149,7 +152,7 @@ function ApiKeyRow({
       <td>
         <code>{apiKey.api_key}</code>
         {apiKey.rotation_grace_ends_at && (
-          <div class="muted">Previous secret works until {new Date(apiKey.rotation_grace_ends_at).toLocaleString()}</div>
+          <div class="muted">Previous secret works until {formatIsoText(apiKey.rotation_grace_ends_at, zone)}</div>
         )}
       </td>
       <td>
@@ -161,9 +164,9 @@ function ApiKeyRow({
           ))}
         </ul>
       </td>
-      <td>{new Date(apiKey.created_at).toLocaleString()}</td>
+      <td class="nowrap">{formatIsoText(apiKey.created_at, zone)}</td>
       <td data-testid="key-last-used">
-        {apiKey.last_used_at ? new Date(apiKey.last_used_at).toLocaleString() : <span class="muted">never</span>}
+        {apiKey.last_used_at ? formatIsoText(apiKey.last_used_at, zone) : <span class="muted">never</span>}
       </td>
       <td data-testid="key-expiry">
         {apiKey.expires_at === null ? (
@@ -171,7 +174,7 @@ function ApiKeyRow({
         ) : (
           <>
             {expired && <span class="expired-badge">Expired</span>}{' '}
-            <time dateTime={apiKey.expires_at}>{new Date(apiKey.expires_at).toLocaleString()}</time>
+            <time dateTime={apiKey.expires_at}>{formatIsoText(apiKey.expires_at, zone)}</time>
           </>
         )}
       </td>

@@ -1,9 +1,10 @@
-// The top bar: where the user can go, who they are, and sign-out (which forgets the token, and
+// The top bar: where the user can go, the zone every time is written in, who they are, and sign-out (which forgets the token, and
 // ends the provider's session too after a sign-in with a provider that offers it).
 import { useLocation } from 'preact-iso';
 import { call, management } from '../api';
 import { providerSignOutUrl } from '../oidc-sign-in';
 import { endSession } from '../session';
+import { zoneName, type ZoneChoice } from '../time-format';
 import { useAsync } from '../use-async';
 import { withQuery } from './application-picker';
 
@@ -21,7 +22,12 @@ function signOut(): void {
   if (ended?.providerSignOut) location.assign(providerSignOutUrl(ended.providerSignOut));
 }
 
-export function Header() {
+interface HeaderProps {
+  zoneChoice: ZoneChoice;
+  onZoneChoice(choice: ZoneChoice): void;
+}
+
+export function Header({ zoneChoice, onZoneChoice }: HeaderProps) {
   const { path, query } = useLocation();
   const user = useAsync(() => call(management.GET('/users/me')), []);
   // The chosen application follows the user from view to view.
@@ -47,6 +53,17 @@ export function Header() {
           </li>
         </ul>
       </nav>
+      <label class="zone-choice">
+        Times in
+        <select
+          value={zoneChoice}
+          data-testid="zone-choice"
+          onChange={(event) => onZoneChoice((event.target as HTMLSelectElement).value === 'utc' ? 'utc' : 'local')}
+        >
+          <option value="local">local time ({zoneName(undefined)})</option>
+          <option value="utc">UTC</option>
+        </select>
+      </label>
       <div class="user">
         <span data-testid="user-name">{user.data ? (user.data.name ?? user.data.email ?? user.data.id) : ''}</span>
         <button type="button" onClick={signOut}>

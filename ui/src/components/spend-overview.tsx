@@ -122,7 +122,7 @@ function SpendTable({ summary, names }: { summary: SpendSummary; names: Map<stri
     return value;
   };
   return (
-    <div class="table-scroll">
+    <div class="table-scroll" tabIndex={0} role="region" aria-label="Spend table">
       <table class="management-table spend-table" data-testid="spend-table">
         <caption>
           Spend by {dimension.toLowerCase()}, {periodLabel(summary)} (UTC), in {currency}, with the change against the previous{' '}

@@ -8,7 +8,10 @@ import { call, engine } from '../api';
 import { ApplicationPicker, withQuery } from '../components/application-picker';
 import { FilterBuilder } from '../components/filter-builder';
 import { TimeRangePicker } from '../components/time-range-picker';
-import { formatCost, formatDuration, formatTime } from '../trace-format';
+import { formatCount } from '../metrics-format';
+import { formatDateTime } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
+import { costDecimals, formatCost, formatDuration } from '../trace-format';
 import { useAsync } from '../use-async';
 import {
   filterQuery,
@@ -134,6 +137,7 @@ function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceLi
   // The cursors of the pages walked so far: [undefined] is page one; Previous pops one.
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const cursor = cursors[cursors.length - 1];
+  const zone = useTimeZone();
   const page = useAsync(
     () =>
       call(
@@ -157,10 +161,14 @@ function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceLi
   if (!page.data) return <p aria-busy="true">Loading traces…</p>;
   const { data, pagination, next_cursor } = page.data;
   const first = (cursors.length - 1) * PAGE_SIZE + 1;
+  // One precision for the page's cost column, so its figures align and compare.
+  const decimals = costDecimals(data.map((trace) => trace.total_cost));
   return (
     <div aria-busy={page.loading}>
       <p class="muted" data-testid="traces-count" aria-live="polite">
-        {pagination.total === 0 ? 'No trace matches in this range.' : `Traces ${first}–${first + data.length - 1} of ${pagination.total}`}
+        {pagination.total === 0
+          ? 'No trace matches in this range.'
+          : `Traces ${formatCount(first)}–${formatCount(first + data.length - 1)} of ${formatCount(pagination.total)}`}
       </p>
       {data.length > 0 && (
         <table class="traces-table">
@@ -186,11 +194,13 @@ function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceLi
                   <a href={withQuery(`/ui/traces/${trace.trace_id}`, {}, { app })}>{trace.span_name}</a>
                 </td>
                 <td>{trace.service_name ?? <span class="muted">none</span>}</td>
-                <td class="nowrap">{formatTime(trace.min_start_time_unix_nano)}</td>
+                <td class="nowrap">{formatDateTime(trace.min_start_time_unix_nano / 1e6, zone)}</td>
                 <td class="number">{formatDuration(trace.duration_ms)}</td>
-                <td class="number">{trace.spans_count}</td>
-                <td class="number">{formatCost(trace.total_cost)}</td>
-                <td class={trace.error_count > 0 ? 'number error' : 'number'}>{trace.error_count}</td>
+                <td class="number">{formatCount(trace.spans_count)}</td>
+                <td class="number nowrap" data-value={trace.total_cost ?? ''}>
+                  {formatCost(trace.total_cost, decimals)}
+                </td>
+                <td class={trace.error_count > 0 ? 'number error' : 'number'}>{formatCount(trace.error_count)}</td>
                 <td>
                   <code title={trace.trace_id}>{trace.trace_id.slice(0, 12)}…</code>
                 </td>
