@@ -1,5 +1,6 @@
 // Key lifecycle in the dashboard (management 1.4.0), in a real Chromium against the real service,
-// on each database: a key created with an expiry shows it in the key table, the edit form clears
+// on each database: a key asked for without a permission is refused in words beside the
+// permissions; a key created with an expiry shows it in the key table, the edit form clears
 // and sets it, a passed expiry shows "Expired" (and the service refuses the key), and a rotation
 // with a grace period keeps the old secret working, which the secret panel and the table say.
 // "Last used" follows a key's use without a reload: when the page becomes visible again, and on
@@ -65,10 +66,22 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       await createApplication(page, 'Key app');
       await openApplication(page, 'Key app');
 
+      // No permission at all: the service's 422 in words, inside the permissions it names.
+      const form = page.getByRole('form', { name: 'Create an API key' });
+      await form.getByLabel('Key name').fill('no permission');
+      await form.getByRole('checkbox', { name: /^write:traces/ }).uncheck();
+      await form.getByRole('button', { name: 'Create API key' }).click();
+      const permissions = form.getByRole('group', { name: 'Permissions of the new key' });
+      await permissions.getByText('Choose at least one.').waitFor();
+      expect(await permissions.getAttribute('aria-invalid')).to.equal('true');
+      expect(await form.getByRole('alert').innerText()).to.equal('The key was not created: correct the field marked above');
+      expect(await form.innerText()).not.to.include('should have at least');
+      expect(await accessibilityViolations(page), 'key form with a refused field').to.deep.equal([]);
+      await form.getByRole('checkbox', { name: /^write:traces/ }).check();
+
       // Create with an expiry, in the browser's local time.
       const local = '2031-05-04T10:30';
       const expected = Date.parse(await page.evaluate((value) => new Date(value).toISOString(), local));
-      const form = page.getByRole('form', { name: 'Create an API key' });
       await form.getByLabel('Key name').fill('expiring exporter');
       await form.getByLabel(/^Expires/).fill(local);
       await form.getByRole('button', { name: 'Create API key' }).click();

@@ -272,7 +272,7 @@ onEachDatabase('dashboard traces view', (app) => {
     }
   });
 
-  it('pages forward by next_cursor and back, as the API pages', async () => {
+  it('pages forward by next_cursor and back, as the API pages, with the page in the URL; the Metrics link keeps the query', async () => {
     const watch = await openPage(browser());
     const { page } = watch;
     try {
@@ -301,9 +301,29 @@ onEachDatabase('dashboard traces view', (app) => {
         .waitFor();
       expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).to.equal(true);
       expect(second.ids.at(-1)).to.equal(seeded.ids.get('POST /checkout'));
+      // The page is in the URL: a reload (or a shared link) opens the same page, by its number.
+      await page.waitForURL((url) => url.searchParams.get('page') === '2');
+      await page.reload();
+      await waitForList(page, second.ids);
+      await page.getByRole('navigation', { name: 'Pages of traces' }).getByText('Page 2').waitFor();
 
       await page.getByRole('button', { name: 'Previous page' }).click();
       await waitForList(page, first.ids);
+      await page.waitForURL((url) => !url.searchParams.has('page'));
+      expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).to.equal(true);
+
+      // The header's Metrics link keeps the application, the window and the filter.
+      const filter = { field: 'service_name', op: 'eq', value: 'shop' };
+      await page.goto(`${app().url}/ui/traces?app=${seeded.appId}&range=6h&filter=${encodeURIComponent(JSON.stringify(filter))}`);
+      const metricsLink = new URL(
+        (await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Metrics' }).getAttribute('href')) ?? '',
+        app().url,
+      );
+      expect(Object.fromEntries(metricsLink.searchParams)).to.deep.equal({
+        app: seeded.appId,
+        range: '6h',
+        filter: JSON.stringify(filter),
+      });
       expectNothingRan(watch);
     } finally {
       await watch.context.close();
@@ -371,11 +391,11 @@ onEachDatabase('dashboard traces view', (app) => {
       await waitForList(page, ascending.slice(20));
       await page.getByTestId('traces-count').filter({ hasText: 'Traces 21–25 of 25' }).waitFor();
 
-      // A reload (a shared link) keeps the order and starts at page one.
+      // A reload (a shared link) keeps the order and the page (by its number).
       await page.reload();
-      await waitForList(page, ascending.slice(0, 20));
+      await waitForList(page, ascending.slice(20));
       expect(await header('Cost').getAttribute('aria-sort')).to.equal('ascending');
-      expect(Object.fromEntries(new URL(page.url()).searchParams)).to.include({ sort: 'total_cost', order: 'asc' });
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).to.include({ sort: 'total_cost', order: 'asc', page: '2' });
 
       // Another column starts highest first; back to Start drops the order from the URL.
       await page.getByRole('button', { name: 'Start', exact: true }).click();
@@ -388,23 +408,43 @@ onEachDatabase('dashboard traces view', (app) => {
     }
   });
 
-  it("shows the engine's 422 message for a filter it refuses", async () => {
+  it("shows the engine's 422 message for a filter it refuses, with 1-based rows, and marks the refused row in the builder", async () => {
     const watch = await openPage(browser());
     const { page } = watch;
     try {
       await signIn(app(), watch, seeded.member);
-      const filter = { field: 'duration_ms', op: 'contains', value: '12' };
+      // The second row of an OR group is refused: the engine's loc is ["body", "filter", "or", 1, ...].
+      const filter = {
+        or: [
+          { field: 'service_name', op: 'eq', value: 'shop' },
+          { field: 'duration_ms', op: 'contains', value: '12' },
+        ],
+      };
       const refused = await apiTraces(app(), seeded, filter);
       expect(refused.status).to.equal(422);
-      const message = refused.body.detail?.[0]?.msg ?? '';
+      const issue = (refused.body.detail as Array<{ loc: unknown[]; msg: string }> | undefined)?.[0];
+      expect(issue?.loc.slice(0, 4)).to.deep.equal(['body', 'filter', 'or', 1]);
+      const message = issue?.msg ?? '';
       expect(message).not.to.equal('');
       await page.goto(`${app().url}/ui/traces?app=${seeded.appId}&filter=${encodeURIComponent(JSON.stringify(filter))}`);
       const alert = page.getByTestId('traces-error');
       await alert.waitFor();
-      expect(await alert.innerText()).to.include(message);
-      // The builder shows the refused filter, to be corrected.
-      expect(await page.getByLabel('Field').inputValue()).to.equal('duration_ms');
-      expect(await page.getByLabel('Operator').inputValue()).to.equal('contains');
+      expect(await alert.innerText())
+        .to.include(message)
+        .and.include('filter, row 2 of the OR group');
+      // The builder shows the refused filter, to be corrected, its second row marked and described.
+      const rows = page.locator('.filter-condition');
+      await rows.nth(1).locator('.filter-issue').waitFor();
+      expect(await page.getByLabel('Field').nth(1).inputValue()).to.equal('duration_ms');
+      expect(await page.getByLabel('Operator').nth(1).inputValue()).to.equal('contains');
+      expect(await page.getByLabel('Field').nth(1).getAttribute('aria-invalid')).to.equal('true');
+      expect(await page.getByLabel('Field').nth(0).getAttribute('aria-invalid')).to.equal(null);
+      expect(await rows.nth(1).locator('.filter-issue').innerText()).to.equal(message);
+      expect(await rows.nth(0).locator('.filter-issue').count()).to.equal(0);
+      expect(await accessibilityViolations(page), 'traces view with a refused filter').to.deep.equal([]);
+      // Editing the row takes the mark away (it named the filter as applied).
+      await page.getByLabel('Operator').nth(1).selectOption('gt');
+      expect(await rows.nth(1).locator('.filter-issue').count()).to.equal(0);
       expectNothingRan(watch);
     } finally {
       await watch.context.close();

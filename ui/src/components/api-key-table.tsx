@@ -12,17 +12,28 @@ import { useAsync } from '../use-async';
 import { useRefreshWhileVisible } from '../use-refresh-while-visible';
 import { ActionError } from './action-error';
 import { ApiKeyPermissions } from './api-key-permissions';
+import { placeIssues } from '../validation-messages';
 import { ConfirmButton } from './confirm-button';
 import type { RevealedSecret } from './key-secret-panel';
 import { useAction } from './use-action';
 import { formatIsoText } from '../time-format';
 import { useTimeZone } from '../use-time-zone';
 
+/** The fields of the key forms a 422 can name beside them. */
+const KEY_FIELDS = ['permissions'] as const;
+
+/** What the form says above its buttons: the service's message, the issues of no field, or where to look. */
+function formError(error: string, issues: ReturnType<typeof placeIssues>): string {
+  if (issues.rest.length > 0) return issues.rest.join('; ');
+  return Object.keys(issues.byField).length > 0 ? 'correct the field marked above' : error;
+}
+
 function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string; onCreated(secret: RevealedSecret): void }) {
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<AssignablePermission[]>(['write:traces']);
   const [expiry, setExpiry] = useState('');
   const action = useAction();
+  const issues = placeIssues(action.issues, KEY_FIELDS);
   const submit = async (event: Event) => {
     event.preventDefault();
     let created: RevealedSecret | undefined;
@@ -51,12 +62,17 @@ function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string;
         Key name
         <input required maxLength={255} value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
       </label>
-      <ApiKeyPermissions legend="Permissions of the new key" value={permissions} onChange={setPermissions} />
+      <ApiKeyPermissions
+        legend="Permissions of the new key"
+        value={permissions}
+        onChange={setPermissions}
+        issue={issues.byField.permissions}
+      />
       <ExpiryField value={expiry} onChange={setExpiry} />
       <button type="submit" class="primary" disabled={action.busy}>
         Create API key
       </button>
-      <ActionError error={action.error} context="The key was not created" />
+      <ActionError error={action.error && formError(action.error, issues)} context="The key was not created" />
     </form>
   );
 }
@@ -77,6 +93,7 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
   const shownExpiry = localInputValue(apiKey.expires_at);
   const [expiry, setExpiry] = useState(shownExpiry);
   const action = useAction();
+  const issues = placeIssues(action.issues, KEY_FIELDS);
   const submit = async (event: Event) => {
     event.preventDefault();
     // Sent only when changed: an expiry already past may not be sent again (it must lie ahead).
@@ -90,7 +107,12 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
         Key name
         <input required maxLength={255} value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
       </label>
-      <ApiKeyPermissions legend={`Permissions of ${apiKey.name}`} value={permissions} onChange={setPermissions} />
+      <ApiKeyPermissions
+        legend={`Permissions of ${apiKey.name}`}
+        value={permissions}
+        onChange={setPermissions}
+        issue={issues.byField.permissions}
+      />
       <ExpiryField value={expiry} onChange={setExpiry} />
       <div class="form-actions">
         <button type="submit" class="primary" disabled={action.busy}>
@@ -100,7 +122,7 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
           Cancel
         </button>
       </div>
-      <ActionError error={action.error} context="The key was not saved" />
+      <ActionError error={action.error && formError(action.error, issues)} context="The key was not saved" />
     </form>
   );
 }

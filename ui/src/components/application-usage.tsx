@@ -2,11 +2,12 @@
 // by the hour or the last 30 days by the UTC day, as a table of what ingestion took in (spans
 // accepted, already stored and rejected, bytes received and decompressed, requests answered and
 // refused by the quota), with the window's totals in the last row.
-import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { call, management } from '../api';
 import type { Application } from '../applications';
 import type { components } from '../../../src/generated/management';
 import { useAsync } from '../use-async';
+import { withQuery } from './application-picker';
 import { formatCount } from '../metrics-format';
 import { formatDay, formatIsoText, type TimeZone } from '../time-format';
 import { useTimeZone } from '../use-time-zone';
@@ -52,7 +53,10 @@ export function QuotaState({ application }: { application: Application }) {
 }
 
 export function ApplicationUsage({ application }: { application: Application }) {
-  const [granularity, setGranularity] = useState<Granularity>('hour');
+  // In the URL (`usage=day`; absent: by the hour), so a reload or a shared link keeps it.
+  const { path, query, route } = useLocation();
+  const granularity: Granularity = query.usage === 'day' ? 'day' : 'hour';
+  const setGranularity = (next: Granularity) => route(withQuery(path, query, { usage: next === 'day' ? 'day' : undefined }));
   const usage = useAsync(() => loadUsage(application.id, granularity), [application.id, granularity]);
   const zone = useTimeZone();
   return (

@@ -6,15 +6,22 @@ import { providerSignOutUrl } from '../oidc-sign-in';
 import { endSession } from '../session';
 import { zoneName, type ZoneChoice } from '../time-format';
 import { useAsync } from '../use-async';
+import { sharedViewQuery } from '../view-query';
 import { withQuery } from './application-picker';
 
-/** Each view of the top bar and the paths that belong to it (one trace belongs to Traces). */
+/**
+ * Each view of the top bar and the paths that belong to it (one trace belongs to Traces). Traces
+ * and Metrics read the same window and filter: a link between them keeps them (`shares`).
+ */
 const VIEWS = [
-  { path: '/ui/', label: 'Organizations', covers: /^\/ui\/($|organizations\/|applications\/)/ },
-  { path: '/ui/traces', label: 'Traces', covers: /^\/ui\/traces(\/|$)/ },
-  { path: '/ui/metrics', label: 'Metrics', covers: /^\/ui\/metrics$/ },
-  { path: '/ui/live', label: 'Live', covers: /^\/ui\/live$/ },
+  { path: '/ui/', label: 'Organizations', covers: /^\/ui\/($|organizations\/|applications\/)/, shares: false },
+  { path: '/ui/traces', label: 'Traces', covers: /^\/ui\/traces(\/|$)/, shares: true },
+  { path: '/ui/metrics', label: 'Metrics', covers: /^\/ui\/metrics$/, shares: true },
+  { path: '/ui/live', label: 'Live', covers: /^\/ui\/live$/, shares: false },
 ];
+
+/** The data views whose query a shared link carries (one trace's page has the application only). */
+const SHARING_PATHS = /^\/ui\/(traces|metrics)$/;
 
 function signOut(): void {
   const ended = endSession();
@@ -41,7 +48,14 @@ export function Header({ zoneChoice, onZoneChoice }: HeaderProps) {
         <ul>
           {VIEWS.map((view) => (
             <li key={view.path}>
-              <a href={withQuery(view.path, {}, { app })} aria-current={view.covers.test(path) ? 'page' : undefined}>
+              <a
+                href={
+                  view.shares && SHARING_PATHS.test(path)
+                    ? withQuery(view.path, sharedViewQuery(query), {})
+                    : withQuery(view.path, {}, { app })
+                }
+                aria-current={view.covers.test(path) ? 'page' : undefined}
+              >
                 {view.label}
               </a>
             </li>

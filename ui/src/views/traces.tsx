@@ -1,12 +1,12 @@
 // The traces list (docs/dashboard.md, "Traces and the filter builder"): an application, a time
 // range, a filter, the child-span switch and the order, all kept in the URL (ui/src/view-query.ts),
 // and the page of trace summaries POST /traces answers for them, sorted by the engine (newest first
-// unless a column header says otherwise), paged by `next_cursor`.
-import { useState } from 'preact/hooks';
+// unless a column header says otherwise), paged by `next_cursor`, the page number in the URL too.
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { call, engine } from '../api';
+import { ApiError, call, engine } from '../api';
 import { ApplicationPicker, withQuery } from '../components/application-picker';
-import { FilterBuilder } from '../components/filter-builder';
+import { FilterBuilder, type FilterIssue } from '../components/filter-builder';
 import { TimeRangePicker } from '../components/time-range-picker';
 import { formatCount } from '../metrics-format';
 import { formatDateTime } from '../time-format';
@@ -36,7 +36,10 @@ export function Traces() {
   const searchChildren = readSearchChildren(query);
   const sort = readTraceSort(query);
   const [refreshes, setRefreshes] = useState(0);
-  const go = (changes: Record<string, string | undefined>) => route(withQuery(path, query, changes));
+  // The engine's objections to the filter, which the builder marks row by row.
+  const [filterIssues, setFilterIssues] = useState<FilterIssue[]>([]);
+  // Any change of the query starts again at page one.
+  const go = (changes: Record<string, string | undefined>) => route(withQuery(path, query, { ...changes, page: undefined }));
   // A new query or order (or Refresh) starts a new walk: page one, the window computed anew; a
   // cursor belongs to one sort.
   const listKey = JSON.stringify([app, query.range, query.from, query.to, query.filter, searchChildren, sort, refreshes]);
@@ -50,7 +53,7 @@ export function Traces() {
       {!app && <p>Choose an application to see its traces.</p>}
       {app && (
         <>
-          <FilterBuilder value={filter} onChange={(next) => go(filterQuery(next))} />
+          <FilterBuilder value={filter} onChange={(next) => go(filterQuery(next))} issues={filterIssues} />
           <div class="toolbar">
             <label>
               <input
@@ -60,7 +63,13 @@ export function Traces() {
               />
               Search child spans (a trace matches when any of its spans matches; otherwise its root span must)
             </label>
-            <button type="button" onClick={() => setRefreshes((count) => count + 1)}>
+            <button
+              type="button"
+              onClick={() => {
+                setRefreshes((count) => count + 1);
+                go({});
+              }}
+            >
               Refresh
             </button>
           </div>
@@ -77,6 +86,8 @@ export function Traces() {
               sort={sort}
               onSort={(next) => go(traceSortQuery(next))}
               query={query}
+              onPage={(page) => route(withQuery(path, query, { page: page > 1 ? String(page) : undefined }), true)}
+              onFilterIssues={setFilterIssues}
             />
           )}
         </>
@@ -92,6 +103,19 @@ interface TraceListProps {
   sort: TraceSort;
   onSort: (next: TraceSort) => void;
   query: Record<string, string>;
+  /** Writes the page shown into the URL (replacing the history entry: Back leaves the list). */
+  onPage: (page: number) => void;
+  /** The 422's issues that name a place in the filter (`loc` after `["body", "filter"]`), none otherwise. */
+  onFilterIssues: (issues: FilterIssue[]) => void;
+}
+
+/** Where a page is read from: the cursor of the page before, or (opened from a URL) its number. */
+type PagePosition = { cursor: string; page?: undefined } | { cursor?: undefined; page: number };
+
+/** The page a URL names: a whole number from 1; anything else is page one. */
+export function readPageNumber(query: Record<string, string>): number {
+  const page = Number(query.page);
+  return Number.isSafeInteger(page) && page >= 1 ? page : 1;
 }
 
 const SORT_WORDS: Record<TraceSortKey, { name: string; desc: string; asc: string }> = {
@@ -132,11 +156,12 @@ function SortHeader({ column, label, sort, onSort, numeric = false }: SortHeader
 }
 
 /** One walk through the list: the window is fixed when it starts, as a cursor needs the same query. */
-function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceListProps) {
+function TraceList({ app, filter, searchChildren, sort, onSort, query, onPage, onFilterIssues }: TraceListProps) {
   const [window] = useState(() => windowParams(readTimeWindow(query)));
-  // The cursors of the pages walked so far: [undefined] is page one; Previous pops one.
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  // The pages walked so far, each by the cursor that leads to it; a walk opened from a URL's
+  // page number starts at that number. Previous pops one, or asks for the number before.
+  const [positions, setPositions] = useState<PagePosition[]>(() => [{ page: readPageNumber(query) }]);
+  const position = positions[positions.length - 1];
   const zone = useTimeZone();
   const page = useAsync(
     () =>
@@ -144,13 +169,32 @@ function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceLi
         engine.POST('/traces', {
           params: {
             header: { 'X-Vendor-App-Id': app },
-            query: { ...window, limit: PAGE_SIZE, search_child_spans: searchChildren, sort: sort.sort, order: sort.order, cursor },
+            query: {
+              ...window,
+              limit: PAGE_SIZE,
+              search_child_spans: searchChildren,
+              sort: sort.sort,
+              order: sort.order,
+              ...(position.cursor === undefined ? { page: position.page } : { cursor: position.cursor }),
+            },
           },
           body: filter === undefined ? {} : { filter },
         }),
       ),
-    [cursor],
+    [position],
   );
+  useEffect(() => {
+    const issues = page.error instanceof ApiError ? page.error.issues : [];
+    onFilterIssues(
+      issues
+        .filter((issue) => issue.loc[0] === 'body' && issue.loc[1] === 'filter')
+        .map((issue) => ({ loc: issue.loc.slice(2), msg: issue.msg })),
+    );
+  }, [page.error]);
+  const shownPage = page.data?.pagination.page;
+  useEffect(() => {
+    if (shownPage !== undefined && shownPage !== readPageNumber(query)) onPage(shownPage);
+  }, [shownPage]);
   if (page.error) {
     return (
       <p role="alert" class="error" data-testid="traces-error">
@@ -160,7 +204,7 @@ function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceLi
   }
   if (!page.data) return <p aria-busy="true">Loading traces…</p>;
   const { data, pagination, next_cursor } = page.data;
-  const first = (cursors.length - 1) * PAGE_SIZE + 1;
+  const first = (pagination.page - 1) * PAGE_SIZE + 1;
   // One precision for the page's cost column, so its figures align and compare.
   const decimals = costDecimals(data.map((trace) => trace.total_cost));
   return (
@@ -168,7 +212,9 @@ function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceLi
       <p class="muted" data-testid="traces-count" aria-live="polite">
         {pagination.total === 0
           ? 'No trace matches in this range.'
-          : `Traces ${formatCount(first)}–${formatCount(first + data.length - 1)} of ${formatCount(pagination.total)}`}
+          : data.length === 0
+            ? `No trace on page ${formatCount(pagination.page)}: ${formatCount(pagination.total)} match in this range.`
+            : `Traces ${formatCount(first)}–${formatCount(first + data.length - 1)} of ${formatCount(pagination.total)}`}
       </p>
       {data.length > 0 && (
         <table class="traces-table">
@@ -210,11 +256,19 @@ function TraceList({ app, filter, searchChildren, sort, onSort, query }: TraceLi
         </table>
       )}
       <nav class="pager" aria-label="Pages of traces">
-        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors((walked) => walked.slice(0, -1))}>
+        <button
+          type="button"
+          disabled={pagination.page === 1}
+          onClick={() => setPositions((walked) => (walked.length > 1 ? walked.slice(0, -1) : [{ page: Math.max(1, pagination.page - 1) }]))}
+        >
           Previous page
         </button>
-        <span>Page {cursors.length}</span>
-        <button type="button" disabled={!next_cursor} onClick={() => next_cursor && setCursors((walked) => [...walked, next_cursor])}>
+        <span>Page {formatCount(pagination.page)}</span>
+        <button
+          type="button"
+          disabled={!next_cursor}
+          onClick={() => next_cursor && setPositions((walked) => [...walked, { cursor: next_cursor }])}
+        >
           Next page
         </button>
       </nav>
