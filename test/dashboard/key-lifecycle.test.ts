@@ -1,5 +1,6 @@
 // Key lifecycle in the dashboard (management 1.4.0), in a real Chromium against the real service,
-// on each database: a key created with an expiry shows it in the key table, the edit form clears
+// on each database: a key asked for without a permission is refused in words beside the
+// permissions; a key created with an expiry shows it in the key table, the edit form clears
 // and sets it, a passed expiry shows "Expired" (and the service refuses the key), and a rotation
 // with a grace period keeps the old secret working, which the secret panel and the table say.
 // "Last used" follows a key's use without a reload: when the page becomes visible again, and on
@@ -17,6 +18,7 @@ import {
   signIn,
 } from '../support/dashboard-pages.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
+import { formatDateTime } from '../../ui/src/time-format.js';
 
 function exportStatus(app: TestServer, apiKey: string, secret: string): Promise<number> {
   const authorization = `Basic ${Buffer.from(`${apiKey}:${secret}`).toString('base64')}`;
@@ -64,10 +66,22 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       await createApplication(page, 'Key app');
       await openApplication(page, 'Key app');
 
+      // No permission at all: the service's 422 in words, inside the permissions it names.
+      const form = page.getByRole('form', { name: 'Create an API key' });
+      await form.getByLabel('Key name').fill('no permission');
+      await form.getByRole('checkbox', { name: /^write:traces/ }).uncheck();
+      await form.getByRole('button', { name: 'Create API key' }).click();
+      const permissions = form.getByRole('group', { name: 'Permissions of the new key' });
+      await permissions.getByText('Choose at least one.').waitFor();
+      expect(await permissions.getAttribute('aria-invalid')).to.equal('true');
+      expect(await form.getByRole('alert').innerText()).to.equal('The key was not created: correct the field marked above');
+      expect(await form.innerText()).not.to.include('should have at least');
+      expect(await accessibilityViolations(page), 'key form with a refused field').to.deep.equal([]);
+      await form.getByRole('checkbox', { name: /^write:traces/ }).check();
+
       // Create with an expiry, in the browser's local time.
       const local = '2031-05-04T10:30';
       const expected = Date.parse(await page.evaluate((value) => new Date(value).toISOString(), local));
-      const form = page.getByRole('form', { name: 'Create an API key' });
       await form.getByLabel('Key name').fill('expiring exporter');
       await form.getByLabel(/^Expires/).fill(local);
       await form.getByRole('button', { name: 'Create API key' }).click();
@@ -173,7 +187,9 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       await page.evaluate(`window.sameDocument = true`);
       const lastUsed = (apiKey: string) =>
         page.getByTestId('api-keys').getByRole('row').filter({ hasText: apiKey }).getByTestId('key-last-used');
-      const shown = (epochMs: number) => page.evaluate((value) => new Date(value).toLocaleString(), epochMs);
+      // As the page writes times: in the browser's zone (the default choice), ui/src/time-format.ts.
+      const browserZone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+      const shown = (epochMs: number) => formatDateTime(epochMs, browserZone);
       await lastUsed(byVisibility.apiKey).getByText('never').waitFor();
       await lastUsed(byInterval.apiKey).getByText('never').waitFor();
 

@@ -4,7 +4,9 @@
 // switch changes the answer as the API does, pages go forward and back by cursor, an invalid
 // filter shows the engine's 422 message, a trace opens as a nested waterfall with a span panel, and
 // a span's model and token counts show in the panel and filter the list; a column header sorts the
-// list on the server (aria-sort, the sort in the URL, paging on by cursor without repeats).
+// list on the server (aria-sort, the sort in the URL, paging on by cursor without repeats). Times
+// are written in the zone chosen in the header (local or UTC, remembered); the main views pass axe
+// in the dark theme and fit a 390 px screen.
 // Also the filter builder's pure parts: the words read from the served engine document and the
 // draft <-> FilterNode conversions.
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -21,6 +23,7 @@ import {
   updateCondition,
 } from '../../ui/src/filter-tree.js';
 import { vocabularyFromDocument } from '../../ui/src/filter-vocabulary.js';
+import { formatDateTime, formatUnixNano } from '../../ui/src/time-format.js';
 import { seedApiKey, seedApplication, seedOrganization, seedUser, type SeededUser } from '../support/accounts.js';
 import { accessibilityViolations, openPage, screenshot, signInLink, useBrowser, type PageWatch } from '../support/dashboard.js';
 import { expectExported, exportSpans, recordTrace } from '../support/otel.js';
@@ -39,6 +42,7 @@ const PAYLOADS = [
 
 interface SeededTraces {
   member: SeededUser;
+  orgId: string;
   appId: string;
   /** Trace ids by root span name. */
   ids: Map<string, string>;
@@ -76,7 +80,7 @@ async function seedTraces(app: TestServer): Promise<SeededTraces> {
   );
   await exporter.shutdown();
   const ids = new Map(recorded.map((item) => [item.spans[0].name, item.traceId]));
-  return { member, appId, ids };
+  return { member, orgId, appId, ids };
 }
 
 interface ApiPage {
@@ -311,7 +315,7 @@ onEachDatabase('dashboard traces view', (app) => {
     }
   });
 
-  it('pages forward by next_cursor and back, as the API pages', async () => {
+  it('pages forward by next_cursor and back, as the API pages, with the page in the URL; the Metrics link keeps the query', async () => {
     const watch = await openPage(browser());
     const { page } = watch;
     try {
@@ -340,9 +344,29 @@ onEachDatabase('dashboard traces view', (app) => {
         .waitFor();
       expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).to.equal(true);
       expect(second.ids.at(-1)).to.equal(seeded.ids.get('POST /checkout'));
+      // The page is in the URL: a reload (or a shared link) opens the same page, by its number.
+      await page.waitForURL((url) => url.searchParams.get('page') === '2');
+      await page.reload();
+      await waitForList(page, second.ids);
+      await page.getByRole('navigation', { name: 'Pages of traces' }).getByText('Page 2').waitFor();
 
       await page.getByRole('button', { name: 'Previous page' }).click();
       await waitForList(page, first.ids);
+      await page.waitForURL((url) => !url.searchParams.has('page'));
+      expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).to.equal(true);
+
+      // The header's Metrics link keeps the application, the window and the filter.
+      const filter = { field: 'service_name', op: 'eq', value: 'shop' };
+      await page.goto(`${app().url}/ui/traces?app=${seeded.appId}&range=6h&filter=${encodeURIComponent(JSON.stringify(filter))}`);
+      const metricsLink = new URL(
+        (await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Metrics' }).getAttribute('href')) ?? '',
+        app().url,
+      );
+      expect(Object.fromEntries(metricsLink.searchParams)).to.deep.equal({
+        app: seeded.appId,
+        range: '6h',
+        filter: JSON.stringify(filter),
+      });
       expectNothingRan(watch);
     } finally {
       await watch.context.close();
@@ -413,10 +437,11 @@ onEachDatabase('dashboard traces view', (app) => {
       await waitForList(page, ascending.slice(20));
       await page.getByTestId('traces-count').filter({ hasText: 'Traces 21–25 of 25' }).waitFor();
 
-      // A reload (a shared link) keeps the order and starts at page one.
+      // A reload (a shared link) keeps the order and the page (by its number).
       await page.reload();
-      await waitForList(page, ascending.slice(0, 20));
+      await waitForList(page, ascending.slice(20));
       await expectByCost('asc');
+      expect(new URL(page.url()).searchParams.get('page')).to.equal('2');
 
       // Another column starts highest first; back to Start drops the order from the URL.
       await page.getByRole('button', { name: 'Start', exact: true }).click();
@@ -429,23 +454,43 @@ onEachDatabase('dashboard traces view', (app) => {
     }
   });
 
-  it("shows the engine's 422 message for a filter it refuses", async () => {
+  it("shows the engine's 422 message for a filter it refuses, with 1-based rows, and marks the refused row in the builder", async () => {
     const watch = await openPage(browser());
     const { page } = watch;
     try {
       await signIn(app(), watch, seeded.member);
-      const filter = { field: 'duration_ms', op: 'contains', value: '12' };
+      // The second row of an OR group is refused: the engine's loc is ["body", "filter", "or", 1, ...].
+      const filter = {
+        or: [
+          { field: 'service_name', op: 'eq', value: 'shop' },
+          { field: 'duration_ms', op: 'contains', value: '12' },
+        ],
+      };
       const refused = await apiTraces(app(), seeded, filter);
       expect(refused.status).to.equal(422);
-      const message = refused.body.detail?.[0]?.msg ?? '';
+      const issue = (refused.body.detail as Array<{ loc: unknown[]; msg: string }> | undefined)?.[0];
+      expect(issue?.loc.slice(0, 4)).to.deep.equal(['body', 'filter', 'or', 1]);
+      const message = issue?.msg ?? '';
       expect(message).not.to.equal('');
       await page.goto(`${app().url}/ui/traces?app=${seeded.appId}&filter=${encodeURIComponent(JSON.stringify(filter))}`);
       const alert = page.getByTestId('traces-error');
       await alert.waitFor();
-      expect(await alert.innerText()).to.include(message);
-      // The builder shows the refused filter, to be corrected.
-      expect(await page.getByLabel('Field').inputValue()).to.equal('duration_ms');
-      expect(await page.getByLabel('Operator').inputValue()).to.equal('contains');
+      expect(await alert.innerText())
+        .to.include(message)
+        .and.include('filter, row 2 of the OR group');
+      // The builder shows the refused filter, to be corrected, its second row marked and described.
+      const rows = page.locator('.filter-condition');
+      await rows.nth(1).locator('.filter-issue').waitFor();
+      expect(await page.getByLabel('Field').nth(1).inputValue()).to.equal('duration_ms');
+      expect(await page.getByLabel('Operator').nth(1).inputValue()).to.equal('contains');
+      expect(await page.getByLabel('Field').nth(1).getAttribute('aria-invalid')).to.equal('true');
+      expect(await page.getByLabel('Field').nth(0).getAttribute('aria-invalid')).to.equal(null);
+      expect(await rows.nth(1).locator('.filter-issue').innerText()).to.equal(message);
+      expect(await rows.nth(0).locator('.filter-issue').count()).to.equal(0);
+      expect(await accessibilityViolations(page), 'traces view with a refused filter').to.deep.equal([]);
+      // Editing the row takes the mark away (it named the filter as applied).
+      await page.getByLabel('Operator').nth(1).selectOption('gt');
+      expect(await rows.nth(1).locator('.filter-issue').count()).to.equal(0);
       expectNothingRan(watch);
     } finally {
       await watch.context.close();
@@ -670,6 +715,130 @@ onEachDatabase('dashboard traces view', (app) => {
       expect(elements).to.deep.equal({ images: 0, scripts: [(elements as { scripts: string[] }).scripts[0]], handlers: 0 });
       expect((elements as { scripts: string[] }).scripts[0]).to.match(/^\/ui\/assets\/main-[A-Z0-9]+\.js$/);
       expect(await page.evaluate('window.__xss === undefined')).to.equal(true);
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+});
+
+/** The page's width overflow: how much wider the document is than the window (0 when it fits). */
+async function overflow(page: Page): Promise<number> {
+  return (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+}
+
+/** What POST /traces answers for one root span name: its start, in Unix nanoseconds. */
+async function startOf(app: TestServer, seeded: SeededTraces, name: string): Promise<number> {
+  const now = Date.now();
+  const query = new URLSearchParams({
+    start_time: new Date(now - 86_400_000).toISOString(),
+    end_time: new Date(now + 60_000).toISOString(),
+  });
+  const response = await fetch(`${app.url}/traces?${query}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${seeded.member.token}`, 'X-Vendor-App-Id': seeded.appId, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ filter: { field: 'span_name', op: 'eq', value: name } }),
+  });
+  const body = (await response.json()) as { data: Array<{ min_start_time_unix_nano: number }> };
+  expect(body.data).to.have.length(1);
+  return body.data[0].min_start_time_unix_nano;
+}
+
+onEachDatabase('dashboard times, dark theme and small screens', (app) => {
+  const browser = useBrowser();
+  let seeded: SeededTraces;
+
+  before(async function () {
+    this.timeout(60_000);
+    seeded = await seedTraces(app());
+  });
+
+  it('writes times with their zone, in the local zone or UTC as chosen in the header, remembered over a reload', async () => {
+    // A zone off UTC by a fraction of an hour, so a time in it cannot pass for UTC; and the dark theme.
+    const zone = 'America/St_Johns';
+    const watch = await openPage(browser(), { timezoneId: zone, colorScheme: 'dark' });
+    const { page } = watch;
+    try {
+      await signIn(app(), watch, seeded.member);
+      const start = await startOf(app(), seeded, 'POST /checkout');
+      const traceId = seeded.ids.get('POST /checkout') as string;
+      const filter = { field: 'span_name', op: 'eq', value: 'POST /checkout' };
+      await page.goto(`${app().url}/ui/traces?app=${seeded.appId}&filter=${encodeURIComponent(JSON.stringify(filter))}`);
+      await waitForList(page, [traceId]);
+      const startCell = page.locator('table.traces-table tbody tr td').nth(2);
+      const local = formatDateTime(start / 1e6, zone);
+      expect(local).to.match(/ UTC-03:30$/);
+      expect(await startCell.innerText()).to.equal(local);
+      // The cost in its currency, noise-free.
+      expect(await page.locator('table.traces-table tbody tr td').nth(5).innerText()).to.equal('0.0042 USD');
+
+      await page.getByLabel('Times in').selectOption('utc');
+      await startCell.filter({ hasText: formatDateTime(start / 1e6, 'UTC') }).waitFor();
+      await page.reload();
+      await waitForList(page, [traceId]);
+      expect(await page.getByLabel('Times in').inputValue()).to.equal('utc');
+      expect(await startCell.innerText()).to.equal(formatDateTime(start / 1e6, 'UTC'));
+
+      // The trace's summary and the span panel follow the same choice, to the millisecond.
+      await page.getByRole('link', { name: 'POST /checkout' }).click();
+      await page.locator('li.wf-row').first().waitFor();
+      const summary = page.getByTestId('trace-summary');
+      expect(await summary.innerText()).to.include(formatUnixNano(start, 'UTC'));
+      await page.getByRole('button', { name: 'charge card' }).click();
+      const panel = page.getByTestId('span-panel');
+      await panel.getByRole('heading', { name: 'charge card' }).waitFor();
+      expect(await panel.innerText())
+        .to.match(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \(\+/)
+        .and.include('0.0042 USD')
+        .and.include('No billing or usage data.');
+      expect(await page.locator('li.wf-row', { hasText: 'charge card' }).innerText()).to.include('cost 0.0042 USD');
+      await page.getByLabel('Times in').selectOption('local');
+      await summary.filter({ hasText: formatUnixNano(start, zone) }).waitFor();
+      expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).to.equal('rgb(13, 17, 23)');
+      await screenshot(page, `trace-waterfall-dark-${app().database}`);
+      expect(await accessibilityViolations(page), 'trace view, dark theme').to.deep.equal([]);
+      expectNothingRan(watch);
+    } finally {
+      await watch.context.close();
+    }
+  });
+
+  it('fits a 390 px screen in the dark theme on every main view, axe clean, with waterfall ticks that do not overlap', async () => {
+    const watch = await openPage(browser(), { viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+    const { page } = watch;
+    try {
+      await signIn(app(), watch, seeded.member);
+      const traceId = seeded.ids.get('POST /checkout') as string;
+      const views: Array<[name: string, path: string, ready: () => Promise<void>]> = [
+        ['organizations', '/ui/', () => page.getByRole('table').first().waitFor()],
+        ['organization', `/ui/organizations/${seeded.orgId}`, () => page.locator('#organization-heading').waitFor()],
+        ['application', `/ui/applications/${seeded.appId}`, () => page.getByRole('table', { name: 'Usage by hour' }).waitFor()],
+        ['traces', `/ui/traces?app=${seeded.appId}`, () => page.locator('table.traces-table').waitFor()],
+        ['trace', `/ui/traces/${traceId}?app=${seeded.appId}`, () => page.locator('li.wf-row').first().waitFor()],
+        ['metrics', `/ui/metrics?app=${seeded.appId}`, () => page.locator('#count-chart canvas').waitFor()],
+        ['live', `/ui/live?app=${seeded.appId}`, () => page.getByTestId('live-status').waitFor()],
+      ];
+      for (const [name, path, ready] of views) {
+        await page.goto(`${app().url}${path}`);
+        await ready();
+        expect(await overflow(page), `${name}: wider than the screen by`).to.be.at.most(0);
+        expect(await accessibilityViolations(page), `${name}, dark theme at 390 px`).to.deep.equal([]);
+        if (name === 'trace') {
+          const ticks = await page.locator('.wf-tick').evaluateAll((items) =>
+            items.map((item) => {
+              const box = item.getBoundingClientRect();
+              return { left: box.left, right: box.right };
+            }),
+          );
+          expect(ticks.length).to.be.within(2, 4);
+          for (let index = 1; index < ticks.length; index += 1)
+            expect(ticks[index].left, `tick ${index} starts after tick ${index - 1} ends`).to.be.at.least(ticks[index - 1].right);
+          await page.getByRole('button', { name: 'charge card' }).click();
+          await page.getByTestId('span-panel').waitFor();
+          expect(await overflow(page), 'trace with its span panel: wider than the screen by').to.be.at.most(0);
+        }
+        await screenshot(page, `narrow-dark-${name}-${app().database}`);
+      }
       expectNothingRan(watch);
     } finally {
       await watch.context.close();

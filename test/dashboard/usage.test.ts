@@ -1,6 +1,6 @@
 // The application view's usage table and daily span quota in a real Chromium against the real
 // service, on each database: spans exported with a key made in the page show up in the usage by
-// hour and by day; a quota set in the settings form shows as used up once reached, and the key's
+// hour and by day (the choice kept in the URL over a reload); a quota set in the settings form shows as used up once reached, and the key's
 // next export is refused (429, which the exporter takes as retryable) and counted as refused.
 // The view passes axe.
 import { SpanKind } from '@opentelemetry/api';
@@ -63,6 +63,14 @@ onEachDatabase('dashboard application usage and quota', (app) => {
         await byDay.waitFor();
         expect(await byDay.locator('tfoot').getByRole('cell').first().innerText()).to.equal('3');
         expect(await accessibilityViolations(page), 'application view with usage').to.deep.equal([]);
+        // The granularity is in the URL: a reload keeps it.
+        expect(new URL(page.url()).searchParams.get('usage')).to.equal('day');
+        await page.reload();
+        await byDay.waitFor();
+        expect(await page.getByRole('radio', { name: 'Day (last 30 days)' }).isChecked()).to.equal(true);
+        await page.getByRole('radio', { name: 'Hour (last 24 hours)' }).check();
+        await byHour.waitFor();
+        expect(new URL(page.url()).searchParams.has('usage')).to.equal(false);
 
         const settings = page.getByRole('form', { name: 'Application settings' });
         await settings.getByLabel('Daily span quota (empty: none)').fill('2');

@@ -98,7 +98,7 @@ onEachDatabase('dashboard waterfall of a trace of 10,000 spans', (app) => {
 
       expect(traceRequests, 'one request a page of 1000 spans').to.have.length(10);
       expect(await page.locator('ul.wf-rows').getAttribute('data-row-count')).to.equal('10000');
-      expect(await page.getByTestId('trace-summary').innerText()).to.include('10000');
+      expect(await page.getByTestId('trace-summary').innerText()).to.include('10,000');
       const rendered = await page.locator('li.wf-row').count();
       expect(rendered, 'rows in the DOM (virtualized)').to.be.greaterThan(10).and.lessThan(80);
       const first = await page

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { buildUi } from '../../scripts/lib/build-ui.js';
 import type { TestServer } from './test-server.js';
 
@@ -76,8 +76,9 @@ export interface PageWatch {
   consoleErrors: string[];
 }
 
-export async function openPage(browser: Browser): Promise<PageWatch> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+/** A page in a new context: a desktop window unless `options` say otherwise (a phone's viewport, a time zone, a colour scheme). */
+export async function openPage(browser: Browser, options: BrowserContextOptions = {}): Promise<PageWatch> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, ...options });
   const page = await context.newPage();
   const watch: PageWatch = { page, context, pageErrors: [], dialogs: [], cspViolations: [], consoleErrors: [] };
   page.on('pageerror', (error) => watch.pageErrors.push(error.message));

@@ -5,6 +5,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths as EnginePaths } from '../../src/generated/engine';
 import type { paths as ManagementPaths } from '../../src/generated/management';
 import { currentToken, tokenRefused } from './session';
+import { issueText } from './validation-messages';
 
 const bearer: Middleware = {
   async onRequest({ request }) {
@@ -57,9 +58,8 @@ export function problemMessage(status: number, body: unknown): string {
   const problem = body as { detail?: unknown; error_description?: unknown } | null;
   if (typeof problem?.detail === 'string') return problem.detail;
   if (Array.isArray(problem?.detail)) {
-    return problem.detail
-      .map((issue: { loc?: unknown[]; msg?: string }) => `${(issue.loc ?? []).slice(1).join('.')}: ${issue.msg ?? ''}`)
-      .join('; ');
+    // In words, with filter rows counted from 1 (ui/src/validation-messages.ts).
+    return validationIssues(body).map(issueText).join('; ');
   }
   if (typeof problem?.error_description === 'string') return problem.error_description;
   return `the service answered ${status}`;

@@ -1,7 +1,7 @@
 // The shell: signed out, the sign-in view whatever the path (the path is kept, and opened once
 // signed in); signed in, the navigation and the view of the path. Every path lives under /ui and
 // is a real URL, so any view can be shared, and opens signed in in any tab of the browser.
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { resumeSession, startSignedOut, useSession } from './session';
 import { Header } from './components/header';
@@ -9,6 +9,8 @@ import { SignIn, signInPending } from './views/sign-in';
 import { Home } from './views/home';
 import { NotFound } from './views/not-found';
 import { lazy } from 'preact-iso';
+import { readZoneChoice, saveZoneChoice, zoneOf, type ZoneChoice } from './time-format';
+import { TimeZoneContext } from './use-time-zone';
 
 // Loaded when first opened, so that the first view stays small (their styles are in main.tsx).
 const Traces = lazy(() => import('./views/traces').then((module) => module.Traces));
@@ -20,9 +22,15 @@ const ApplicationView = lazy(() => import('./views/application').then((module) =
 const PricesView = lazy(() => import('./views/prices').then((module) => module.PricesView));
 
 function SignedIn() {
+  // One zone for every time on every page, remembered across visits (a display preference, not a secret).
+  const [zoneChoice, setZoneChoice] = useState<ZoneChoice>(() => readZoneChoice(globalThis.localStorage));
+  const chooseZone = (choice: ZoneChoice) => {
+    saveZoneChoice(globalThis.localStorage, choice);
+    setZoneChoice(choice);
+  };
   return (
-    <>
-      <Header />
+    <TimeZoneContext.Provider value={zoneOf(zoneChoice)}>
+      <Header zoneChoice={zoneChoice} onZoneChoice={chooseZone} />
       <main id="main">
         <Router>
           <Route path="/ui/" component={Home} />
@@ -38,7 +46,7 @@ function SignedIn() {
           <Route default component={NotFound} />
         </Router>
       </main>
-    </>
+    </TimeZoneContext.Provider>
   );
 }
 

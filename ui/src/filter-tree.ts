@@ -171,3 +171,41 @@ export function updateCondition(
 export function toggleNot(root: DraftGroup, id: string): DraftGroup {
   return edit(root, id, (node) => (node.kind === 'not' ? node.child : { kind: 'not', id: nextId(), child: node }));
 }
+
+/**
+ * A place in a filter (the part of a 422's `loc` after `["body", "filter"]`) in words, with rows
+ * counted from 1: `["or", 1, "value"]` is `row 2 of the OR group, value`.
+ */
+export function filterLocText(loc: ReadonlyArray<string | number>): string {
+  const words: string[] = [];
+  for (let index = 0; index < loc.length; index += 1) {
+    const part = loc[index];
+    const next = loc[index + 1];
+    if ((part === 'and' || part === 'or') && typeof next === 'number') {
+      words.push(`row ${next + 1} of the ${part.toUpperCase()} group`);
+      index += 1;
+    } else if (part === 'not') words.push('inside NOT');
+    else words.push(typeof part === 'number' ? `item ${part + 1}` : part);
+  }
+  return words.join(', ');
+}
+
+/**
+ * The draft node a filter `loc` (after `["body", "filter"]`) points at, for the builder to mark it:
+ * the deepest node the path reaches, read as fromDraft sends the draft (a root group of one member
+ * is sent as that member). Undefined when the path leaves the draft (it was edited meanwhile).
+ */
+export function draftNodeAt(root: DraftGroup, loc: ReadonlyArray<string | number>): DraftNode | undefined {
+  let node: DraftNode = root.children.length === 1 ? root.children[0] : root;
+  for (let index = 0; index < loc.length; index += 1) {
+    const part = loc[index];
+    if (node.kind === 'group' && part === node.join && typeof loc[index + 1] === 'number') {
+      const child: DraftNode | undefined = node.children[loc[index + 1] as number];
+      if (!child) return node;
+      node = child;
+      index += 1;
+    } else if (node.kind === 'not' && part === 'not') node = node.child;
+    else break;
+  }
+  return node;
+}

@@ -1,11 +1,10 @@
-// How the metrics, live and spend views write numbers: counts as integers, durations in
-// milliseconds, costs with six significant digits (the service stores costs as the exporters send
-// them, in no fixed currency), spend in its currency with one fixed precision per column, always
-// with the unit beside the number or in the column header.
+// How the metrics, live and spend views write numbers: counts as integers with digit grouping,
+// durations in milliseconds, chart costs with six significant digits, spend in its currency with
+// one fixed precision per column, always with the unit beside the number or in the column header
+// (times: time-format.ts; trace costs: trace-format.ts).
 const COUNT = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
 const DECIMAL = new Intl.NumberFormat('en', { maximumFractionDigits: 2 });
 const COST = new Intl.NumberFormat('en', { maximumSignificantDigits: 6 });
-const TIME = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
 
 export function formatCount(value: number): string {
   return COUNT.format(value);
@@ -44,15 +43,4 @@ export function formatMoney(value: number, currency: string, decimals: number): 
 /** A share of a total (0 to 1) as a percentage with one decimal: `82.5%`. */
 export function formatShare(ratio: number): string {
   return `${formatFixed(ratio * 100, 1)}%`;
-}
-
-/** A moment in the browser's local time, to the second. */
-export function formatTime(date: Date): string {
-  return TIME.format(date);
-}
-
-/** A moment in the browser's local time with milliseconds (spans are often shorter than a second). */
-export function formatTimeWithMs(date: Date): string {
-  const pad = (value: number, width = 2) => String(value).padStart(width, '0');
-  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
 }

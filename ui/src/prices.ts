@@ -6,6 +6,7 @@
 // Types only, named with .js: test/dashboard/prices.test.ts loads this module under Node's resolution.
 import type { components as ManagementSchemas } from '../../src/generated/management.js';
 import type { components as EngineSchemas } from '../../src/generated/engine.js';
+import { formatIsoText } from './time-format.js';
 
 export type PriceEntry = ManagementSchemas['schemas']['PriceEntry'];
 export type PriceEntryCreate = ManagementSchemas['schemas']['PriceEntryCreate'];
@@ -111,8 +112,8 @@ export function instantOf(value: string): string | null {
 
 /** An instant as the page writes it: UTC, to the second, with the milliseconds only when there are some. */
 export function formatUtc(iso: string): string {
-  const fraction = iso.slice(19, 23);
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction === '.000' ? '' : fraction} UTC`;
+  const epochMs = Date.parse(iso);
+  return formatIsoText(iso, 'UTC', { ms: Number.isFinite(epochMs) && epochMs % 1000 !== 0 });
 }
 
 function priceText(value: number | null): string {

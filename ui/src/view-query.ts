@@ -5,6 +5,7 @@
 //   filter=<JSON>            the engine's filter tree (openapi/engine.yaml, FilterNode), as sent
 //   children=1               search child spans (POST /traces `search_child_spans=true`)
 //   sort=<column>&order=asc|desc   the trace list's order (POST /traces `sort`, `order`); absent: newest first
+//   page=<n>                 the trace list's page (absent: the first)
 import type { components, operations } from '../../src/generated/engine';
 
 export type FilterNode = components['schemas']['FilterNode'];
@@ -31,6 +32,15 @@ function dateOf(value: string | undefined): Date | undefined {
   if (!value) return undefined;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** The parameters the data views share (application, window, filter), as a link to another of them keeps them. */
+const SHARED_VIEW_PARAMETERS = ['app', 'range', 'from', 'to', 'filter'] as const;
+
+/** The shared part of a query, for a link to another data view; `children` too for the traces view. */
+export function sharedViewQuery(query: Record<string, string>, withChildren = false): Record<string, string> {
+  const names: readonly string[] = withChildren ? [...SHARED_VIEW_PARAMETERS, 'children'] : SHARED_VIEW_PARAMETERS;
+  return Object.fromEntries(Object.entries(query).filter(([name]) => names.includes(name)));
 }
 
 /** The window the URL names; a quick range ends at `now`. */

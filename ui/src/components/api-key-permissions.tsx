@@ -1,4 +1,6 @@
-// The permissions a key may hold, as checkboxes in a fieldset named by its legend.
+// The permissions a key may hold, as checkboxes in a fieldset named by its legend, with the
+// service's objection to them (a 422 at `permissions`, in words) inside it.
+import { useId } from 'preact/hooks';
 import { ASSIGNABLE_PERMISSIONS, type AssignablePermission } from '../management';
 
 const DESCRIPTIONS: Record<AssignablePermission, string> = {
@@ -14,14 +16,22 @@ export function ApiKeyPermissions({
   legend,
   value,
   onChange,
+  issue,
 }: {
   legend: string;
   value: AssignablePermission[];
   onChange(next: AssignablePermission[]): void;
+  issue?: string;
 }) {
+  const issueId = useId();
   return (
-    <fieldset class="permissions">
+    <fieldset class="permissions" aria-invalid={issue ? true : undefined} aria-describedby={issue ? issueId : undefined}>
       <legend>{legend}</legend>
+      {issue && (
+        <p class="error field-issue" id={issueId}>
+          {issue}
+        </p>
+      )}
       {ASSIGNABLE_PERMISSIONS.map((permission) => (
         <label key={permission}>
           <input

@@ -12,15 +12,28 @@ import { useAsync } from '../use-async';
 import { useRefreshWhileVisible } from '../use-refresh-while-visible';
 import { ActionError } from './action-error';
 import { ApiKeyPermissions } from './api-key-permissions';
+import { placeIssues } from '../validation-messages';
 import { ConfirmButton } from './confirm-button';
 import type { RevealedSecret } from './key-secret-panel';
 import { useAction } from './use-action';
+import { formatIsoText } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
+
+/** The fields of the key forms a 422 can name beside them. */
+const KEY_FIELDS = ['permissions'] as const;
+
+/** What the form says above its buttons: the service's message, the issues of no field, or where to look. */
+function formError(error: string, issues: ReturnType<typeof placeIssues>): string {
+  if (issues.rest.length > 0) return issues.rest.join('; ');
+  return Object.keys(issues.byField).length > 0 ? 'correct the field marked above' : error;
+}
 
 function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string; onCreated(secret: RevealedSecret): void }) {
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<AssignablePermission[]>(['write:traces']);
   const [expiry, setExpiry] = useState('');
   const action = useAction();
+  const issues = placeIssues(action.issues, KEY_FIELDS);
   const submit = async (event: Event) => {
     event.preventDefault();
     let created: RevealedSecret | undefined;
@@ -49,12 +62,17 @@ function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string;
         Key name
         <input required maxLength={255} value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
       </label>
-      <ApiKeyPermissions legend="Permissions of the new key" value={permissions} onChange={setPermissions} />
+      <ApiKeyPermissions
+        legend="Permissions of the new key"
+        value={permissions}
+        onChange={setPermissions}
+        issue={issues.byField.permissions}
+      />
       <ExpiryField value={expiry} onChange={setExpiry} />
       <button type="submit" class="primary" disabled={action.busy}>
         Create API key
       </button>
-      <ActionError error={action.error} context="The key was not created" />
+      <ActionError error={action.error && formError(action.error, issues)} context="The key was not created" />
     </form>
   );
 }
@@ -75,6 +93,7 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
   const shownExpiry = localInputValue(apiKey.expires_at);
   const [expiry, setExpiry] = useState(shownExpiry);
   const action = useAction();
+  const issues = placeIssues(action.issues, KEY_FIELDS);
   const submit = async (event: Event) => {
     event.preventDefault();
     // Sent only when changed: an expiry already past may not be sent again (it must lie ahead).
@@ -88,7 +107,12 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
         Key name
         <input required maxLength={255} value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
       </label>
-      <ApiKeyPermissions legend={`Permissions of ${apiKey.name}`} value={permissions} onChange={setPermissions} />
+      <ApiKeyPermissions
+        legend={`Permissions of ${apiKey.name}`}
+        value={permissions}
+        onChange={setPermissions}
+        issue={issues.byField.permissions}
+      />
       <ExpiryField value={expiry} onChange={setExpiry} />
       <div class="form-actions">
         <button type="submit" class="primary" disabled={action.busy}>
@@ -98,7 +122,7 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
           Cancel
         </button>
       </div>
-      <ActionError error={action.error} context="The key was not saved" />
+      <ActionError error={action.error && formError(action.error, issues)} context="The key was not saved" />
     </form>
   );
 }
@@ -139,6 +163,7 @@ function ApiKeyRow({
     if (rotated) onSecret(rotated);
   };
   const expired = isExpired(apiKey);
+  const zone = useTimeZone();
   const remove = async () => {
     if (await action.run(() => call(management.DELETE('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } } }))))
       onDeleted(apiKey.api_key);
@@ -149,7 +174,7 @@ function ApiKeyRow({
       <td>
         <code>{apiKey.api_key}</code>
         {apiKey.rotation_grace_ends_at && (
-          <div class="muted">Previous secret works until {new Date(apiKey.rotation_grace_ends_at).toLocaleString()}</div>
+          <div class="muted">Previous secret works until {formatIsoText(apiKey.rotation_grace_ends_at, zone)}</div>
         )}
       </td>
       <td>
@@ -161,9 +186,9 @@ function ApiKeyRow({
           ))}
         </ul>
       </td>
-      <td>{new Date(apiKey.created_at).toLocaleString()}</td>
+      <td class="nowrap">{formatIsoText(apiKey.created_at, zone)}</td>
       <td data-testid="key-last-used">
-        {apiKey.last_used_at ? new Date(apiKey.last_used_at).toLocaleString() : <span class="muted">never</span>}
+        {apiKey.last_used_at ? formatIsoText(apiKey.last_used_at, zone) : <span class="muted">never</span>}
       </td>
       <td data-testid="key-expiry">
         {apiKey.expires_at === null ? (
@@ -171,7 +196,7 @@ function ApiKeyRow({
         ) : (
           <>
             {expired && <span class="expired-badge">Expired</span>}{' '}
-            <time dateTime={apiKey.expires_at}>{new Date(apiKey.expires_at).toLocaleString()}</time>
+            <time dateTime={apiKey.expires_at}>{formatIsoText(apiKey.expires_at, zone)}</time>
           </>
         )}
       </td>

@@ -2,11 +2,15 @@
 // by the hour or the last 30 days by the UTC day, as a table of what ingestion took in (spans
 // accepted, already stored and rejected, bytes received and decompressed, requests answered and
 // refused by the quota), with the window's totals in the last row.
-import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { call, management } from '../api';
 import type { Application } from '../applications';
 import type { components } from '../../../src/generated/management';
 import { useAsync } from '../use-async';
+import { withQuery } from './application-picker';
+import { formatCount } from '../metrics-format';
+import { formatDay, formatIsoText, type TimeZone } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 
 type UsageCounts = components['schemas']['UsageCounts'];
 type Granularity = components['schemas']['UsageGranularity'];
@@ -30,26 +34,31 @@ function loadUsage(appId: string, granularity: Granularity) {
   return call(management.GET('/applications/{app_id}/usage', { params: { path: { app_id: appId }, query } }));
 }
 
-function bucketLabel(startTime: string, granularity: Granularity): string {
-  // Buckets are UTC hours and UTC days: shown in UTC, as the quota counts.
-  return granularity === 'hour' ? `${startTime.slice(0, 10)} ${startTime.slice(11, 16)} UTC` : startTime.slice(0, 10);
+function bucketLabel(startTime: string, granularity: Granularity, zone: TimeZone): string {
+  // Hours in the page's zone; days are UTC days, as the quota counts them (said in the header).
+  return granularity === 'hour' ? formatIsoText(startTime, zone) : formatDay(Date.parse(startTime), 'UTC');
 }
 
 export function QuotaState({ application }: { application: Application }) {
   const { daily_span_quota: quota, quota_state: state } = application;
-  const resets = new Date(state.resets_at).toISOString().slice(11, 16);
-  if (quota === null) return <span>No daily span quota; {state.spans_accepted_today.toLocaleString()} spans accepted today (UTC)</span>;
+  const zone = useTimeZone();
+  const resets = formatIsoText(state.resets_at, zone);
+  if (quota === null) return <span>No daily span quota; {formatCount(state.spans_accepted_today)} spans accepted today (UTC)</span>;
   return (
     <span class={state.exceeded ? 'error' : undefined}>
-      {state.spans_accepted_today.toLocaleString()} of {quota.toLocaleString()} spans accepted today (UTC)
-      {state.exceeded ? `: quota used up, ingestion refused until ${resets} UTC` : ''}
+      {formatCount(state.spans_accepted_today)} of {formatCount(quota)} spans accepted today (UTC)
+      {state.exceeded ? `: quota used up, ingestion refused until ${resets}` : ''}
     </span>
   );
 }
 
 export function ApplicationUsage({ application }: { application: Application }) {
-  const [granularity, setGranularity] = useState<Granularity>('hour');
+  // In the URL (`usage=day`; absent: by the hour), so a reload or a shared link keeps it.
+  const { path, query, route } = useLocation();
+  const granularity: Granularity = query.usage === 'day' ? 'day' : 'hour';
+  const setGranularity = (next: Granularity) => route(withQuery(path, query, { usage: next === 'day' ? 'day' : undefined }));
   const usage = useAsync(() => loadUsage(application.id, granularity), [application.id, granularity]);
+  const zone = useTimeZone();
   return (
     <div class="usage">
       <fieldset class="segmented">
@@ -74,7 +83,7 @@ export function ApplicationUsage({ application }: { application: Application }) 
         <table class="management-table usage-table" aria-label={`Usage by ${granularity}`}>
           <thead>
             <tr>
-              <th scope="col">{granularity === 'hour' ? 'Hour' : 'Day'}</th>
+              <th scope="col">{granularity === 'hour' ? 'Hour' : 'Day (UTC)'}</th>
               {COLUMNS.map(([key, label]) => (
                 <th key={key} scope="col" class="number">
                   {label}
@@ -85,10 +94,10 @@ export function ApplicationUsage({ application }: { application: Application }) 
           <tbody>
             {usage.data.buckets.map((bucket) => (
               <tr key={bucket.start_time}>
-                <th scope="row">{bucketLabel(bucket.start_time, granularity)}</th>
+                <th scope="row">{bucketLabel(bucket.start_time, granularity, zone)}</th>
                 {COLUMNS.map(([key]) => (
                   <td key={key} class="number">
-                    {bucket[key].toLocaleString()}
+                    {formatCount(bucket[key])}
                   </td>
                 ))}
               </tr>
@@ -99,7 +108,7 @@ export function ApplicationUsage({ application }: { application: Application }) 
               <th scope="row">Total</th>
               {COLUMNS.map(([key]) => (
                 <td key={key} class="number">
-                  {usage.data?.totals[key].toLocaleString()}
+                  {usage.data && formatCount(usage.data.totals[key])}
                 </td>
               ))}
             </tr>

@@ -5,6 +5,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, management } from '../api';
 import type { components } from '../../../src/generated/management';
+import { formatIsoText } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 
 type AuditEvent = components['schemas']['AuditEvent'];
 type ResourceType = components['schemas']['AuditResourceType'];
@@ -49,10 +51,11 @@ function changeSummary(event: AuditEvent): string[] {
 
 function AuditRow({ event, currentUserId }: { event: AuditEvent; currentUserId: string | undefined }) {
   const changes = changeSummary(event);
+  const zone = useTimeZone();
   return (
     <tr>
       <td>
-        <time dateTime={event.occurred_at}>{new Date(event.occurred_at).toLocaleString()}</time>
+        <time dateTime={event.occurred_at}>{formatIsoText(event.occurred_at, zone)}</time>
       </td>
       <td>{actorLabel(event, currentUserId)}</td>
       <td>

@@ -1,11 +1,15 @@
 // The filter builder's form, loaded when a view first shows a filter (ui/src/components/
 // filter-builder.tsx): nested AND/OR groups, NOT nodes and conditions over the words of the engine
 // document (ui/src/filter-vocabulary.ts). The user edits a draft (ui/src/filter-tree.ts) and
-// applies it; `onChange` gets the new filter (undefined: no filter).
+// applies it; `onChange` gets the new filter (undefined: no filter). The engine's objections to the
+// applied filter mark the rows they name, until the draft is edited.
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { FilterNode } from '../view-query';
+import { humanMessage } from '../validation-messages';
+import type { FilterIssue } from './filter-builder';
 import {
   addChild,
+  draftNodeAt,
   emptyGroup,
   fromDraft,
   newCondition,
@@ -26,15 +30,28 @@ export interface FilterFormProps {
   onChange(filter: FilterNode | undefined): void;
   traceFields: boolean;
   vocabulary: FilterVocabulary;
+  issues: ReadonlyArray<FilterIssue>;
 }
 
 interface EditorContext {
   vocabulary: FilterVocabulary;
   fieldListId: string;
   change(update: (root: DraftGroup) => DraftGroup): void;
+  /** The engine's objection to a node, by draft node id, in words. */
+  invalid: ReadonlyMap<string, string>;
 }
 
-export function FilterForm({ value, onChange, traceFields, vocabulary: words }: FilterFormProps) {
+/** The message beside a node the engine objected to; its id describes the node's inputs. */
+function NodeIssue({ id, message }: { id: string; message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <span class="error filter-issue" id={id}>
+      {message}
+    </span>
+  );
+}
+
+export function FilterForm({ value, onChange, traceFields, vocabulary: words, issues }: FilterFormProps) {
   const applied = JSON.stringify(value ?? null);
   // `base`: the draft of the applied filter; the draft differs from it once the user edits.
   const [base, setBase] = useState(() => ({ of: applied, draft: toDraft(value) }));
@@ -50,8 +67,16 @@ export function FilterForm({ value, onChange, traceFields, vocabulary: words }: 
     if (applied !== base.of) restart(value, applied);
   }, [applied]);
 
-  const context: EditorContext = { vocabulary: words, fieldListId, change: (update) => setDraft((current) => update(current)) };
   const pending = draft !== base.draft;
+  // The objections name the applied filter: they mark its rows until the user edits the draft.
+  const invalid = new Map<string, string>();
+  if (!pending) {
+    for (const issue of issues) {
+      const node = draftNodeAt(draft, issue.loc);
+      if (node) invalid.set(node.id, [invalid.get(node.id), humanMessage(issue.msg)].filter(Boolean).join(' '));
+    }
+  }
+  const context: EditorContext = { vocabulary: words, fieldListId, change: (update) => setDraft((current) => update(current)), invalid };
   const apply = (event: Event) => {
     event.preventDefault();
     // The draft's JSON has the FilterNode shape the builder offers; the engine checks the rest.
@@ -105,12 +130,13 @@ function NodeEditor({ node, context, negated = false }: { node: DraftNode; conte
       );
     case 'raw':
       return (
-        <div class="filter-raw">
+        <div class={context.invalid.has(node.id) ? 'filter-raw invalid' : 'filter-raw'}>
           <span>Kept as written: </span>
           <code>{JSON.stringify(node.node)}</code>
           <button type="button" class="small" onClick={() => context.change((root) => removeNode(root, node.id))}>
             Remove
           </button>
+          <NodeIssue id={`${node.id}-issue`} message={context.invalid.get(node.id)} />
         </div>
       );
   }
@@ -127,9 +153,14 @@ function GroupEditor({
   root?: boolean;
   negated?: boolean;
 }) {
-  const { change, vocabulary } = context;
+  const { change, vocabulary, invalid } = context;
+  const issue = invalid.get(group.id);
   return (
-    <fieldset class={root ? 'filter-group root' : 'filter-group'}>
+    <fieldset
+      class={`${root ? 'filter-group root' : 'filter-group'}${issue ? ' invalid' : ''}`}
+      aria-invalid={issue ? true : undefined}
+      aria-describedby={issue ? `${group.id}-issue` : undefined}
+    >
       <legend>
         <label>
           {root ? 'Traces matching' : 'Group matching'}
@@ -142,6 +173,7 @@ function GroupEditor({
           </select>
         </label>
       </legend>
+      <NodeIssue id={`${group.id}-issue`} message={issue} />
       {group.children.length === 0 && (
         <p class="muted">
           {root
@@ -193,15 +225,19 @@ function ConditionEditor({
   context: EditorContext;
   negated?: boolean;
 }) {
-  const { change, vocabulary, fieldListId } = context;
+  const { change, vocabulary, fieldListId, invalid } = context;
+  const issue = invalid.get(condition.id);
+  // Every input of a row the engine refused is marked and described by its message.
+  const marked = issue ? { 'aria-invalid': true, 'aria-describedby': `${condition.id}-issue` } : {};
   const update = (changes: Partial<Pick<DraftCondition, 'field' | 'op' | 'value'>>) =>
     change((tree) => updateCondition(tree, condition.id, changes));
   const takesNoValue = vocabulary.presenceOperators.includes(condition.op);
   const takesList = vocabulary.listOperators.includes(condition.op);
   const operators = vocabulary.operators.includes(condition.op) ? vocabulary.operators : [condition.op, ...vocabulary.operators];
   return (
-    <div class="filter-condition">
+    <div class={issue ? 'filter-condition invalid' : 'filter-condition'} data-invalid={issue ? 'true' : undefined}>
       <input
+        {...marked}
         type="text"
         aria-label="Field"
         placeholder="field or span_attributes.key"
@@ -211,7 +247,12 @@ function ConditionEditor({
         autocomplete="off"
         onInput={(event) => update({ field: (event.target as HTMLInputElement).value })}
       />
-      <select aria-label="Operator" value={condition.op} onChange={(event) => update({ op: (event.target as HTMLSelectElement).value })}>
+      <select
+        {...marked}
+        aria-label="Operator"
+        value={condition.op}
+        onChange={(event) => update({ op: (event.target as HTMLSelectElement).value })}
+      >
         {operators.map((op) => (
           <option key={op} value={op}>
             {op}
@@ -220,6 +261,7 @@ function ConditionEditor({
       </select>
       {takesList && (
         <textarea
+          {...marked}
           aria-label="Values, one per line"
           rows={2}
           value={condition.value}
@@ -228,6 +270,7 @@ function ConditionEditor({
       )}
       {!takesList && !takesNoValue && (
         <input
+          {...marked}
           type="text"
           aria-label="Value"
           value={condition.value}
@@ -242,6 +285,7 @@ function ConditionEditor({
       <button type="button" class="small" onClick={() => change((tree) => removeNode(tree, condition.id))}>
         Remove condition
       </button>
+      <NodeIssue id={`${condition.id}-issue`} message={issue} />
     </div>
   );
 }

@@ -14,11 +14,18 @@ export interface FilterBuilderProps {
   onChange(filter: FilterNode | undefined): void;
   /** Offer the trace-level fields (`trace.*`): true where the engine reads traces (the default). */
   traceFields?: boolean;
+  /** The engine's objections to the applied filter (a 422's issues, `loc` after `["body", "filter"]`): the builder marks their rows. */
+  issues?: ReadonlyArray<FilterIssue>;
+}
+
+export interface FilterIssue {
+  loc: ReadonlyArray<string | number>;
+  msg: string;
 }
 
 const loadForm = () => Promise.all([import('./filter-builder-form'), loadFilterVocabulary()]);
 
-export function FilterBuilder({ value, onChange, traceFields = true }: FilterBuilderProps) {
+export function FilterBuilder({ value, onChange, traceFields = true, issues = [] }: FilterBuilderProps) {
   const loaded = useAsync(loadForm, []);
   if (loaded.error) {
     return (
@@ -29,5 +36,5 @@ export function FilterBuilder({ value, onChange, traceFields = true }: FilterBui
   }
   if (!loaded.data) return <p aria-busy="true">Loading the filter builder…</p>;
   const [{ FilterForm }, vocabulary] = loaded.data;
-  return <FilterForm value={value} onChange={onChange} traceFields={traceFields} vocabulary={vocabulary} />;
+  return <FilterForm value={value} onChange={onChange} traceFields={traceFields} vocabulary={vocabulary} issues={issues} />;
 }

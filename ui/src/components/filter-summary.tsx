@@ -3,19 +3,13 @@
 // button that clears it.
 import { useLocation } from 'preact-iso';
 import { describeFilter } from '../describe-filter';
-import { filterQuery, readFilter } from '../view-query';
+import { filterQuery, readFilter, sharedViewQuery } from '../view-query';
 import { withQuery } from './application-picker';
-
-/** The shared query the traces view reads (view-query.ts), without this view's own parameters. */
-function tracesQuery(query: Record<string, string>): Record<string, string> {
-  const shared = ['app', 'range', 'from', 'to', 'filter', 'children'];
-  return Object.fromEntries(Object.entries(query).filter(([name]) => shared.includes(name)));
-}
 
 export function FilterSummary() {
   const { path, query, route } = useLocation();
   const { filter, problem } = readFilter(query);
-  const tracesLink = withQuery('/ui/traces', tracesQuery(query), {});
+  const tracesLink = withQuery('/ui/traces', sharedViewQuery(query, true), {});
   return (
     <div class="filter-summary" data-testid="active-filter">
       {problem ? (

@@ -4,6 +4,8 @@
 // OpenTelemetry SDK exporter at this service with the key.
 import { useState } from 'preact/hooks';
 import { exporterEnvironment, exporterEnvironmentScript, type AssignablePermission } from '../management';
+import { formatIsoText, type TimeZone } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 
 export interface RevealedSecret {
   name: string;
@@ -18,10 +20,10 @@ export interface RevealedSecret {
   previousSecretWorksUntil?: string | null;
 }
 
-function rotationNote(secret: RevealedSecret): string {
+function rotationNote(secret: RevealedSecret, zone: TimeZone): string {
   if (secret.reason !== 'rotated') return '';
   if (!secret.previousSecretWorksUntil) return ' The old secret no longer works.';
-  return ` The old secret keeps working until ${new Date(secret.previousSecretWorksUntil).toLocaleString()}: move every exporter to the new one before then.`;
+  return ` The old secret keeps working until ${formatIsoText(secret.previousSecretWorksUntil, zone)}: move every exporter to the new one before then.`;
 }
 
 function CopyButton({ text, label, what }: { text: string; label: string; what: string }) {
@@ -44,13 +46,14 @@ function CopyButton({ text, label, what }: { text: string; label: string; what: 
 }
 
 export function KeySecretPanel({ secret, onDismiss }: { secret: RevealedSecret; onDismiss(): void }) {
+  const zone = useTimeZone();
   const script = exporterEnvironmentScript(exporterEnvironment(location.origin, secret.apiKey, secret.apiSecret));
   return (
     <section class="secret-panel" aria-labelledby="secret-heading" data-testid="key-secret-panel">
       <h3 id="secret-heading">{secret.reason === 'created' ? `API key “${secret.name}” created` : `New secret of “${secret.name}”`}</h3>
       <p>
         <strong>Copy the secret now: it is shown only this once.</strong> The service keeps only a hash of it; once you leave or reload this
-        page, rotate the secret to get a new one.{rotationNote(secret)}
+        page, rotate the secret to get a new one.{rotationNote(secret, zone)}
       </p>
       <dl class="secret-values">
         <dt>API key</dt>
@@ -66,7 +69,7 @@ export function KeySecretPanel({ secret, onDismiss }: { secret: RevealedSecret; 
       <p>
         Any OpenTelemetry SDK exports to this service with these environment variables (the key and secret as Basic credentials, URL-encoded
         as the SDKs read them;{' '}
-        {secret.expiresAt ? `they stop when the key expires, ${new Date(secret.expiresAt).toLocaleString()}, ` : 'they do not expire, '}
+        {secret.expiresAt ? `they stop when the key expires, ${formatIsoText(secret.expiresAt, zone)}, ` : 'they do not expire, '}
         rotating the secret or deleting the key stops them).
         {secret.permissions.includes('write:traces') ? '' : ' This key lacks write:traces: add it for the exporter to be accepted.'}
       </p>

@@ -1,7 +1,9 @@
 // The spans of the live view, newest first: when each started, its service, name (a link to its
 // trace), kind, duration and status. Names and values are data from outside, rendered as text.
 import type { LiveEvent, LiveSpan } from '../live-stream';
-import { formatDurationMs, formatTimeWithMs } from '../metrics-format';
+import { formatDurationMs } from '../metrics-format';
+import { formatClock } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 import { withQuery } from './application-picker';
 
 function shortName(value: string | null, prefix: string): string {
@@ -13,6 +15,7 @@ function durationMs(span: LiveSpan): number {
 }
 
 export function LiveSpansTable({ events, appId }: { events: LiveEvent[]; appId: string }) {
+  const zone = useTimeZone();
   return (
     <table class="live-spans">
       <caption class="visually-hidden">Spans received, newest first</caption>
@@ -34,7 +37,7 @@ export function LiveSpansTable({ events, appId }: { events: LiveEvent[]; appId: 
           <tr key={`${span.trace_id}:${span.span_id}`} data-span-id={span.span_id}>
             <td>
               <time dateTime={new Date(span.span_start_time_unix_nano / 1e6).toISOString()}>
-                {formatTimeWithMs(new Date(span.span_start_time_unix_nano / 1e6))}
+                {formatClock(span.span_start_time_unix_nano / 1e6, zone)}
               </time>
             </td>
             <td>{span.service_name ?? ''}</td>

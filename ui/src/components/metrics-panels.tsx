@@ -97,7 +97,7 @@ export function MetricsPanels({ appId, window, filterText, groupField, refresh }
             id="cost-chart"
             title={`Cost per ${presetOf(cost.data.groupField)?.label ?? cost.data.groupField}, per ${bucketLabel(costSeries.bucketSeconds)}`}
             data={costSeries}
-            unit="cost"
+            unit="USD"
             format={formatCost}
             otherLabel={OTHER_LABEL}
           />

@@ -2,7 +2,8 @@
 // row per figure (with its unit), one column per statistic. Each cell keeps the exact number in
 // data-value; the text is rounded for reading.
 import type { components } from '../../../src/generated/engine';
-import { formatCost, formatCount, formatDecimal } from '../metrics-format';
+import { formatCount, formatDecimal } from '../metrics-format';
+import { costDecimals, DEFAULT_COST_CURRENCY, formatCost, formatSingleCost } from '../trace-format';
 
 type TraceMetrics = components['schemas']['TraceMetrics'];
 type Distribution = components['schemas']['Distribution'];
@@ -18,14 +19,18 @@ const STATISTICS: Array<{ key: keyof Distribution; label: string }> = [
   { key: 'stddev', label: 'Std. dev.' },
 ];
 
-const FIGURES: Array<{ key: 'duration' | 'cost' | 'spans_per_trace'; label: string; format(value: number): string }> = [
-  { key: 'duration', label: 'Duration (ms)', format: formatDecimal },
-  { key: 'cost', label: 'Cost per trace', format: formatCost },
-  { key: 'spans_per_trace', label: 'Spans per trace', format: formatDecimal },
+const FIGURES: Array<{ key: 'duration' | 'cost' | 'spans_per_trace'; label: string }> = [
+  { key: 'duration', label: 'Duration (ms)' },
+  { key: 'cost', label: `Cost per trace (${DEFAULT_COST_CURRENCY})` },
+  { key: 'spans_per_trace', label: 'Spans per trace' },
 ];
 
 export function MetricsTable({ metrics }: { metrics: TraceMetrics }) {
   const totalCost = metrics.cost.mean * metrics.trace_count;
+  // The cost row shares one precision, as a column of costs does elsewhere; the unit is in its header.
+  const decimals = costDecimals(STATISTICS.map((statistic) => metrics.cost[statistic.key]));
+  const format = (figure: (typeof FIGURES)[number]['key'], value: number) =>
+    figure === 'cost' ? formatCost(value, decimals, '').trimEnd() : formatDecimal(value);
   return (
     <>
       <dl class="metrics-summary">
@@ -38,12 +43,12 @@ export function MetricsTable({ metrics }: { metrics: TraceMetrics }) {
         <div>
           <dt>Total cost</dt>
           <dd data-testid="total-cost" data-value={totalCost}>
-            {formatCost(totalCost)}
+            {formatSingleCost(totalCost)}
           </dd>
         </div>
       </dl>
       <table class="metrics-table">
-        <caption>Distributions over the matching traces (cost in the unit the exporters send)</caption>
+        <caption>Distributions over the matching traces</caption>
         <thead>
           <tr>
             <th scope="col">Figure</th>
@@ -62,7 +67,7 @@ export function MetricsTable({ metrics }: { metrics: TraceMetrics }) {
                 const value = metrics[figure.key][statistic.key];
                 return (
                   <td class="number" key={statistic.key} data-statistic={statistic.key} data-value={value}>
-                    {figure.format(value)}
+                    {format(figure.key, value)}
                   </td>
                 );
               })}

@@ -8,6 +8,7 @@ import { call, management, type ValidationIssue } from '../api';
 import { createBody, ENTRY_FIELDS, updateBody, type EntryDraft, type EntryField, type PriceEntry } from '../prices';
 import { ActionError } from './action-error';
 import { useAction } from './use-action';
+import { humanMessage, issueText } from '../validation-messages';
 
 export interface PriceEntryFormProps {
   organizationId: string;
@@ -27,7 +28,7 @@ function placeIssues(issues: ValidationIssue[]): { byField: Partial<Record<Entry
     const field = issue.loc[0] === 'body' ? issue.loc[1] : undefined;
     if (typeof field === 'string' && (ENTRY_FIELDS as string[]).includes(field) && issue.loc.length === 2) {
       const name = field as EntryField;
-      byField[name] = byField[name] ? `${byField[name]}; ${issue.msg}` : issue.msg;
+      byField[name] = byField[name] ? `${byField[name]}; ${humanMessage(issue.msg)}` : humanMessage(issue.msg);
     } else rest.push(issue);
   }
   return { byField, rest };
@@ -136,7 +137,7 @@ export function PriceEntryForm({ organizationId, entry, initial, onSaved, onCanc
             action.issues.length === 0
               ? action.error
               : rest.length > 0
-                ? rest.map((issue) => `${issue.loc.slice(1).join('.') || 'body'}: ${issue.msg}`).join('; ')
+                ? rest.map(issueText).join('; ')
                 : Object.keys(byField).length === 1
                   ? 'correct the field marked above'
                   : 'correct the fields marked above'

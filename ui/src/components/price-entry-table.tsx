@@ -129,7 +129,7 @@ export function PriceEntryTable({ organizationId, mayEdit, version, onEdit, onDe
   const first = (page - 1) * ENTRY_PAGE_SIZE + 1;
   return (
     <>
-      <div class="table-scroll">
+      <div class="table-scroll" tabIndex={0} role="region" aria-label="Price entries">
         <table class="management-table" data-testid="price-entries">
           <caption class="visually-hidden">Price entries, newest first</caption>
           <thead>

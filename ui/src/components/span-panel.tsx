@@ -5,7 +5,9 @@
 import type { ComponentChildren } from 'preact';
 import { formatCount } from '../metrics-format';
 import { reasonLabel } from '../prices';
-import { attributeText, formatCost, formatDuration, formatTime } from '../trace-format';
+import { formatUnixNano } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
+import { attributeText, formatDuration, formatSingleCost, spanCostCurrency } from '../trace-format';
 import { PriceEntryLink } from './price-entry-link';
 import type { SpanRecord } from './waterfall';
 
@@ -88,10 +90,39 @@ function pricingEntries(span: SpanRecord): Entry[] {
   return entries;
 }
 
-/** The cost, and its currency when the service computed it (a reported cost carries none). */
-function costText(span: SpanRecord): string {
-  const cost = formatCost(span.cost);
-  return span.cost !== null && span.pricing.currency !== null ? `${cost} ${span.pricing.currency}` : cost;
+/**
+ * The billing and usage fields that are set; a span with none of them (most spans carry no billing)
+ * gives one line saying so rather than nine "none" rows.
+ */
+function billingEntries(span: SpanRecord): Entry[] {
+  const { billing, usage } = span;
+  const entries: Array<[string, string | number | null]> = [
+    ['Billed resource type', billing.resource_type],
+    ['Billed resource name', billing.resource_name],
+    ['Billing service id', billing.service_id],
+    ['Billing service name', billing.service_name],
+    ['SKU id', billing.sku_id],
+    ['SKU name', billing.sku_name],
+    ['Region', billing.region],
+    ['Usage amount', usage.amount],
+    ['Usage unit', usage.unit],
+  ];
+  return entries.filter((entry) => entry[1] !== null).map(([label, value]) => [label, String(value)]);
+}
+
+/** Attributes whose values are multi-line text meant to be read as laid out (stack traces). */
+const PREFORMATTED_KEYS = new Set(['exception.stacktrace', 'code.stacktrace']);
+
+function AttributeValue({ name, value }: { name: string; value: unknown }) {
+  const text = attributeText(value);
+  if (PREFORMATTED_KEYS.has(name) || (typeof value === 'string' && value.includes('\n'))) {
+    return (
+      <pre class="attribute-pre" tabIndex={0}>
+        {text}
+      </pre>
+    );
+  }
+  return <>{text}</>;
 }
 
 function Attributes({
@@ -120,10 +151,12 @@ function Attributes({
           <tbody>
             {entries.map(([key, value]) => (
               <tr key={key}>
-                <td>
+                <td class="attribute-key">
                   <code>{key}</code>
                 </td>
-                <td>{attributeText(value)}</td>
+                <td>
+                  <AttributeValue name={key} value={value} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -134,6 +167,8 @@ function Attributes({
 }
 
 export function SpanPanel({ span, traceStart, parentStored, onSelectParent, onClose }: SpanPanelProps) {
+  const zone = useTimeZone();
+  const billing = billingEntries(span);
   const offset = (span.span_start_time_unix_nano - traceStart) / 1e6;
   const model = modelEntries(span);
   // Only for an LLM call: a span with a model, provider or token counts.
@@ -164,8 +199,8 @@ export function SpanPanel({ span, traceStart, parentStored, onSelectParent, onCl
             ),
           ],
           ['Trace id', <code>{span.trace_id}</code>],
-          ['Start', `${formatTime(span.span_start_time_unix_nano)} (+${formatDuration(offset)})`],
-          ['End', formatTime(span.span_end_time_unix_nano)],
+          ['Start', `${formatUnixNano(span.span_start_time_unix_nano, zone)} (+${formatDuration(offset)})`],
+          ['End', formatUnixNano(span.span_end_time_unix_nano, zone)],
           ['Duration', formatDuration(span.duration_ms)],
           ['Kind', shown(span.span_kind)],
           ['Status', <span class={span.status_code === 'STATUS_CODE_ERROR' ? 'error' : undefined}>{shown(span.status_code)}</span>],
@@ -179,20 +214,12 @@ export function SpanPanel({ span, traceStart, parentStored, onSelectParent, onCl
       />
       <section>
         <h3>Cost, billing and usage</h3>
-        <Fields
-          entries={[
-            ['Cost', costText(span)],
-            ['Billed resource type', shown(span.billing.resource_type)],
-            ['Billed resource name', shown(span.billing.resource_name)],
-            ['Billing service id', shown(span.billing.service_id)],
-            ['Billing service name', shown(span.billing.service_name)],
-            ['SKU id', shown(span.billing.sku_id)],
-            ['SKU name', shown(span.billing.sku_name)],
-            ['Region', shown(span.billing.region)],
-            ['Usage amount', shown(span.usage.amount)],
-            ['Usage unit', shown(span.usage.unit)],
-          ]}
-        />
+        <Fields entries={[['Cost', span.cost === null ? '—' : formatSingleCost(span.cost, spanCostCurrency(span))], ...billing]} />
+        {billing.length === 0 && (
+          <p class="muted" data-testid="no-billing">
+            No billing or usage data.
+          </p>
+        )}
       </section>
       {model.length > 0 && (
         <section data-testid="span-model">

@@ -130,7 +130,7 @@ function SpendTable({ summary, names }: { summary: SpendSummary; names: Map<stri
     return value;
   };
   return (
-    <div class="table-scroll">
+    <div class="table-scroll" tabIndex={0} role="region" aria-label="Spend table">
       <table class="management-table spend-table" data-testid="spend-table">
         <caption>
           Spend by {summary.group_by === 'attribute' ? dimension : dimension.toLowerCase()}, {periodLabel(summary)} (UTC), in {currency},

@@ -3,7 +3,10 @@
 // demand by the trace view (ui/src/views/trace.tsx).
 import { useMemo, useState } from 'preact/hooks';
 import type { components } from '../../../src/generated/engine';
-import { formatCost, formatDuration, formatTime } from '../trace-format';
+import { formatCount } from '../metrics-format';
+import { formatUnixNano } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
+import { formatDuration, formatSingleCost, spanCostCurrency } from '../trace-format';
 import { buildSpanTree } from '../waterfall-layout';
 import { SpanPanel } from './span-panel';
 import { Waterfall, type SpanRecord } from './waterfall';
@@ -18,8 +21,16 @@ export interface LoadedTrace {
   cut: boolean;
 }
 
+/** A trace's cost in its spans' currency; spans in several currencies are added as plain numbers by the engine, and said so. */
+function traceCostText(summary: TraceOverview, spans: SpanRecord[]): string {
+  const currencies = [...new Set(spans.filter((span) => span.cost !== null).map(spanCostCurrency))].sort();
+  if (currencies.length <= 1) return formatSingleCost(summary.total_cost, currencies[0]);
+  return `${formatSingleCost(summary.total_cost, '')}(${currencies.join(' and ')} added together)`;
+}
+
 export function TraceBody({ trace }: { trace: LoadedTrace }) {
   const { summary, spans } = trace;
+  const zone = useTimeZone();
   // The tree is computed once per trace; collapsing and scrolling reuse it.
   const tree = useMemo(() => buildSpanTree(spans), [spans]);
   const indexById = useMemo(() => new Map(spans.map((span, index) => [span.span_id, index])), [spans]);
@@ -38,7 +49,7 @@ export function TraceBody({ trace }: { trace: LoadedTrace }) {
         </div>
         <div>
           <dt>Start</dt>
-          <dd>{formatTime(summary.min_start_time_unix_nano)}</dd>
+          <dd>{formatUnixNano(summary.min_start_time_unix_nano, zone)}</dd>
         </div>
         <div>
           <dt>Duration</dt>
@@ -46,11 +57,11 @@ export function TraceBody({ trace }: { trace: LoadedTrace }) {
         </div>
         <div>
           <dt>Spans</dt>
-          <dd>{summary.spans_count}</dd>
+          <dd>{formatCount(summary.spans_count)}</dd>
         </div>
         <div>
           <dt>Cost</dt>
-          <dd>{formatCost(summary.total_cost)}</dd>
+          <dd>{traceCostText(summary, spans)}</dd>
         </div>
         <div>
           <dt>Errors</dt>
@@ -59,7 +70,7 @@ export function TraceBody({ trace }: { trace: LoadedTrace }) {
       </dl>
       {trace.cut && (
         <p role="status" class="muted">
-          This trace holds {summary.spans_count} spans; the first {spans.length} (in start order) are shown.
+          This trace holds {formatCount(summary.spans_count)} spans; the first {formatCount(spans.length)} (in start order) are shown.
         </p>
       )}
       <div class={span ? 'trace-layout with-panel' : 'trace-layout'}>

@@ -4,7 +4,7 @@
 // rendered, each a fixed height, so a trace of tens of thousands of spans stays responsive.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { components } from '../../../src/generated/engine';
-import { formatCost, formatDuration } from '../trace-format';
+import { formatDuration, formatSingleCost, spanCostCurrency } from '../trace-format';
 import { barGeometry, rowWindow, serviceColours, visibleRows, type SpanTree } from '../waterfall-layout';
 
 export type SpanRecord = components['schemas']['SpanRecord'];
@@ -13,6 +13,14 @@ export const ROW_HEIGHT = 28;
 /** Indentation stops growing past this depth (the depth is still said in the row). */
 const MAX_INDENT_DEPTH = 24;
 const INDENT = 14;
+/** The least room a tick label of the time axis gets, so labels never overlap on a narrow screen. */
+const TICK_SPACING_PX = 90;
+
+/** The fractions of the trace's duration the axis marks: 5 ticks on a wide axis, down to 2 on a narrow one. */
+export function tickFractions(axisWidth: number): number[] {
+  const count = Math.max(2, Math.min(5, Math.floor(axisWidth / TICK_SPACING_PX) + 1));
+  return Array.from({ length: count }, (_, index) => index / (count - 1));
+}
 
 interface WaterfallProps {
   spans: SpanRecord[];
@@ -28,14 +36,20 @@ export function Waterfall({ spans, tree, selected, onSelect }: WaterfallProps) {
   const viewport = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
+  const axis = useRef<HTMLSpanElement>(null);
+  const [axisWidth, setAxisWidth] = useState(600);
   const [focusRow, setFocusRow] = useState<number>();
 
   useLayoutEffect(() => {
     const element = viewport.current;
     if (!element) return;
     setHeight(element.clientHeight);
-    const observer = new ResizeObserver(() => setHeight(element.clientHeight));
+    const observer = new ResizeObserver(() => {
+      setHeight(element.clientHeight);
+      if (axis.current) setAxisWidth(axis.current.clientWidth);
+    });
     observer.observe(element);
+    if (axis.current) setAxisWidth(axis.current.clientWidth);
     return () => observer.disconnect();
   }, []);
 
@@ -104,8 +118,8 @@ export function Waterfall({ spans, tree, selected, onSelect }: WaterfallProps) {
       </ul>
       <div class="wf-axis" aria-hidden="true">
         <span class="wf-axis-names">Span</span>
-        <span class="wf-axis-time">
-          {[0, 0.25, 0.5, 0.75, 1].map((fraction) => (
+        <span class="wf-axis-time" ref={axis}>
+          {tickFractions(axisWidth).map((fraction) => (
             <span key={fraction} class="wf-tick" style={{ left: `${fraction * 100}%` }}>
               {formatDuration(total * fraction)}
             </span>
@@ -129,7 +143,8 @@ export function Waterfall({ spans, tree, selected, onSelect }: WaterfallProps) {
             const hasChildren = tree.children[row.span].length > 0;
             const isCollapsed = collapsed.has(row.span);
             const isError = span.status_code === 'STATUS_CODE_ERROR';
-            const label = `${formatDuration(span.duration_ms)}${span.cost !== null ? ` · ${formatCost(span.cost)}` : ''}${isError ? ' · error' : ''}`;
+            const cost = span.cost !== null ? ` · cost ${formatSingleCost(span.cost, spanCostCurrency(span))}` : '';
+            const label = `${formatDuration(span.duration_ms)}${cost}${isError ? ' · error' : ''}`;
             // The label goes inside a wide bar (white on the service colour), else beside it.
             const placement = width >= 35 ? 'inside' : left + width <= 65 ? 'after' : 'before';
             return (

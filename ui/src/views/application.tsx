@@ -17,6 +17,8 @@ import { SpendOverview } from '../components/spend-overview';
 import type { SpendGroupBy } from '../spend';
 import { useAction } from '../components/use-action';
 import { LoadFailure } from '../components/load-failure';
+import { formatIsoText } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 // Its styles, ui/src/views/management.css, come with the first view (imported by ui/src/views/home.tsx):
 // a lazily loaded view's own CSS import would not be injected.
 
@@ -34,6 +36,7 @@ export function ApplicationView() {
   const loaded = useAsync(() => loadApplication(appId), [appId]);
   const [secret, setSecret] = useState<RevealedSecret>();
   const deletion = useAction();
+  const zone = useTimeZone();
 
   if (loaded.error) {
     return <LoadFailure title="Application" what="application" message={loaded.error.message} />;
@@ -63,7 +66,7 @@ export function ApplicationView() {
         <dt>Pricing plan</dt>
         <dd>{application.pricing_plan}</dd>
         <dt>Created</dt>
-        <dd>{new Date(application.created_at).toLocaleString()}</dd>
+        <dd>{formatIsoText(application.created_at, zone)}</dd>
         <dt>Daily span quota</dt>
         <dd>
           <QuotaState application={application} />

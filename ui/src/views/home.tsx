@@ -6,12 +6,15 @@ import { listOrganizationsWithApplications } from '../applications';
 import { useAsync } from '../use-async';
 import { OrganizationCreateForm } from '../components/organization-create-form';
 import { RoleBadge } from '../components/role-badge';
+import { formatIsoText } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 // The styles of every management view, this one and the lazily loaded organization and application
 // views (whose own CSS imports would not be injected).
 
 export function Home() {
   const { route } = useLocation();
   const organizations = useAsync(listOrganizationsWithApplications, []);
+  const zone = useTimeZone();
   return (
     <section aria-labelledby="organizations-heading">
       <h1 id="organizations-heading">Organizations</h1>
@@ -57,7 +60,7 @@ export function Home() {
                     </ul>
                   )}
                 </td>
-                <td>{new Date(organization.created_at).toLocaleDateString()}</td>
+                <td class="nowrap">{formatIsoText(organization.created_at, zone)}</td>
               </tr>
             ))}
           </tbody>

@@ -12,14 +12,15 @@ import { FilterSummary } from '../components/filter-summary';
 import { withQuery } from '../components/application-picker';
 import { TimeRangePicker } from '../components/time-range-picker';
 import { alignedWindow, readGroupField } from '../metrics-query';
+import { formatDateTime } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 import { useAsync } from '../use-async';
 import { filterQuery, readFilter, readTimeWindow } from '../view-query';
-
-const TIME = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
 
 export function Metrics() {
   const { path, query, route } = useLocation();
   const appId = useSelectedApplication();
+  const zone = useTimeZone();
   const [refreshes, setRefreshes] = useState(0);
   const panels = useAsync(() => import('../components/metrics-panels'), []);
   // A quick range ends "now": fixed when the range changes or the user refreshes, not at every render.
@@ -40,7 +41,7 @@ export function Metrics() {
         <FilterBuilder value={readFilter(query).filter} onChange={(next) => route(withQuery(path, query, filterQuery(next)))} />
       </details>
       <p class="muted" data-testid="metrics-window">
-        From {TIME.format(window.start)} to {TIME.format(window.end)} ({Intl.DateTimeFormat().resolvedOptions().timeZone}).
+        From {formatDateTime(window.start.getTime(), zone)} to {formatDateTime(window.end.getTime(), zone)}.
       </p>
       {!appId ? (
         <p>Choose an application to see its metrics.</p>

@@ -15,6 +15,8 @@ import { RoleBadge } from '../components/role-badge';
 import { SpendOverview } from '../components/spend-overview';
 import { useAction } from '../components/use-action';
 import { LoadFailure } from '../components/load-failure';
+import { formatIsoText } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 // Its styles, ui/src/views/management.css, come with the first view (imported by ui/src/views/home.tsx):
 // a lazily loaded view's own CSS import would not be injected.
 
@@ -26,6 +28,7 @@ export function OrganizationView() {
   const organization = useAsync(() => call(management.GET('/organizations/{org_id}', { params: { path: { org_id: orgId } } })), [orgId]);
   const user = useAsync(() => call(management.GET('/users/me')), []);
   const deletion = useAction();
+  const zone = useTimeZone();
 
   if (organization.error) {
     return <LoadFailure title="Organization" what="organization" message={organization.error.message} />;
@@ -47,7 +50,7 @@ export function OrganizationView() {
         {org.name} <RoleBadge role={org.role} />
       </h1>
       <p class="muted">
-        <code>{org.id}</code>, created {new Date(org.created_at).toLocaleString()}
+        <code>{org.id}</code>, created {formatIsoText(org.created_at, zone)}
       </p>
 
       <h2>Applications</h2>

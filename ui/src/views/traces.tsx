@@ -1,15 +1,18 @@
 // The traces list (docs/dashboard.md, "Traces and the filter builder"): an application, a time
 // range, a filter, the child-span switch and the order, all kept in the URL (ui/src/view-query.ts),
 // and the page of trace summaries POST /traces answers for them, sorted by the engine (newest first
-// unless a column header says otherwise), paged by `next_cursor`.
-import { useState } from 'preact/hooks';
+// unless a column header says otherwise), paged by `next_cursor`, the page number in the URL too.
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { call, engine } from '../api';
+import { ApiError, call, engine } from '../api';
 import { ApplicationPicker, withQuery } from '../components/application-picker';
 import { describeFilter } from '../describe-filter';
-import { FilterBuilder } from '../components/filter-builder';
+import { FilterBuilder, type FilterIssue } from '../components/filter-builder';
 import { TimeRangePicker } from '../components/time-range-picker';
-import { formatCost, formatDuration, formatTime } from '../trace-format';
+import { formatCount } from '../metrics-format';
+import { formatDateTime } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
+import { costDecimals, formatCost, formatDuration } from '../trace-format';
 import { useAsync } from '../use-async';
 import { RANGE_LABELS, spanLevelConditions, widerRange } from '../widen-search';
 import {
@@ -37,7 +40,10 @@ export function Traces() {
   const searchChildren = readSearchChildren(query);
   const sort = readTraceSort(query);
   const [refreshes, setRefreshes] = useState(0);
-  const go = (changes: Record<string, string | undefined>) => route(withQuery(path, query, changes));
+  // The engine's objections to the filter, which the builder marks row by row.
+  const [filterIssues, setFilterIssues] = useState<FilterIssue[]>([]);
+  // Any change of the query starts again at page one.
+  const go = (changes: Record<string, string | undefined>) => route(withQuery(path, query, { ...changes, page: undefined }));
   // A new query or order (or Refresh) starts a new walk: page one, the window computed anew; a
   // cursor belongs to one sort.
   const listKey = JSON.stringify([app, query.range, query.from, query.to, query.filter, searchChildren, sort, refreshes]);
@@ -51,7 +57,7 @@ export function Traces() {
       {!app && <p>Choose an application to see its traces.</p>}
       {app && (
         <>
-          <FilterBuilder value={filter} onChange={(next) => go(filterQuery(next))} />
+          <FilterBuilder value={filter} onChange={(next) => go(filterQuery(next))} issues={filterIssues} />
           <div class="toolbar">
             <label>
               <input
@@ -61,7 +67,13 @@ export function Traces() {
               />
               Search child spans (a trace matches when any of its spans matches; otherwise its root span must)
             </label>
-            <button type="button" onClick={() => setRefreshes((count) => count + 1)}>
+            <button
+              type="button"
+              onClick={() => {
+                setRefreshes((count) => count + 1);
+                go({});
+              }}
+            >
               Refresh
             </button>
           </div>
@@ -79,6 +91,8 @@ export function Traces() {
               onSort={(next) => go(traceSortQuery(next))}
               onWiden={go}
               query={query}
+              onPage={(page) => route(withQuery(path, query, { page: page > 1 ? String(page) : undefined }), true)}
+              onFilterIssues={setFilterIssues}
             />
           )}
         </>
@@ -96,6 +110,19 @@ interface TraceListProps {
   /** Changes the view's query (the empty state's ways to widen the search). */
   onWiden: (changes: Record<string, string | undefined>) => void;
   query: Record<string, string>;
+  /** Writes the page shown into the URL (replacing the history entry: Back leaves the list). */
+  onPage: (page: number) => void;
+  /** The 422's issues that name a place in the filter (`loc` after `["body", "filter"]`), none otherwise. */
+  onFilterIssues: (issues: FilterIssue[]) => void;
+}
+
+/** Where a page is read from: the cursor of the page before, or (opened from a URL) its number. */
+type PagePosition = { cursor: string; page?: undefined } | { cursor?: undefined; page: number };
+
+/** The page a URL names: a whole number from 1; anything else is page one. */
+export function readPageNumber(query: Record<string, string>): number {
+  const page = Number(query.page);
+  return Number.isSafeInteger(page) && page >= 1 ? page : 1;
 }
 
 const SORT_WORDS: Record<TraceSortKey, { name: string; desc: string; asc: string }> = {
@@ -136,25 +163,46 @@ function SortHeader({ column, label, sort, onSort, numeric = false }: SortHeader
 }
 
 /** One walk through the list: the window is fixed when it starts, as a cursor needs the same query. */
-function TraceList({ app, filter, searchChildren, sort, onSort, onWiden, query }: TraceListProps) {
+function TraceList({ app, filter, searchChildren, sort, onSort, onWiden, query, onPage, onFilterIssues }: TraceListProps) {
   const [timeWindow] = useState(() => readTimeWindow(query));
   const window = windowParams(timeWindow);
-  // The cursors of the pages walked so far: [undefined] is page one; Previous pops one.
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  // The pages walked so far, each by the cursor that leads to it; a walk opened from a URL's
+  // page number starts at that number. Previous pops one, or asks for the number before.
+  const [positions, setPositions] = useState<PagePosition[]>(() => [{ page: readPageNumber(query) }]);
+  const position = positions[positions.length - 1];
+  const zone = useTimeZone();
   const page = useAsync(
     () =>
       call(
         engine.POST('/traces', {
           params: {
             header: { 'X-Vendor-App-Id': app },
-            query: { ...window, limit: PAGE_SIZE, search_child_spans: searchChildren, sort: sort.sort, order: sort.order, cursor },
+            query: {
+              ...window,
+              limit: PAGE_SIZE,
+              search_child_spans: searchChildren,
+              sort: sort.sort,
+              order: sort.order,
+              ...(position.cursor === undefined ? { page: position.page } : { cursor: position.cursor }),
+            },
           },
           body: filter === undefined ? {} : { filter },
         }),
       ),
-    [cursor],
+    [position],
   );
+  useEffect(() => {
+    const issues = page.error instanceof ApiError ? page.error.issues : [];
+    onFilterIssues(
+      issues
+        .filter((issue) => issue.loc[0] === 'body' && issue.loc[1] === 'filter')
+        .map((issue) => ({ loc: issue.loc.slice(2), msg: issue.msg })),
+    );
+  }, [page.error]);
+  const shownPage = page.data?.pagination.page;
+  useEffect(() => {
+    if (shownPage !== undefined && shownPage !== readPageNumber(query)) onPage(shownPage);
+  }, [shownPage]);
   if (page.error) {
     return (
       <p role="alert" class="error" data-testid="traces-error">
@@ -164,11 +212,17 @@ function TraceList({ app, filter, searchChildren, sort, onSort, onWiden, query }
   }
   if (!page.data) return <p aria-busy="true">Loading traces…</p>;
   const { data, pagination, next_cursor } = page.data;
-  const first = (cursors.length - 1) * PAGE_SIZE + 1;
+  const first = (pagination.page - 1) * PAGE_SIZE + 1;
+  // One precision for the page's cost column, so its figures align and compare.
+  const decimals = costDecimals(data.map((trace) => trace.total_cost));
   return (
     <div aria-busy={page.loading}>
       <p class="muted" data-testid="traces-count" aria-live="polite">
-        {pagination.total === 0 ? 'No trace matches in this range.' : `Traces ${first}–${first + data.length - 1} of ${pagination.total}`}
+        {pagination.total === 0
+          ? 'No trace matches in this range.'
+          : data.length === 0
+            ? `No trace on page ${formatCount(pagination.page)}: ${formatCount(pagination.total)} match in this range.`
+            : `Traces ${formatCount(first)}–${formatCount(first + data.length - 1)} of ${formatCount(pagination.total)}`}
       </p>
       {pagination.total === 0 && (
         <NoTraceMatches app={app} filter={filter} searchChildren={searchChildren} window={timeWindow} onWiden={onWiden} />
@@ -197,11 +251,13 @@ function TraceList({ app, filter, searchChildren, sort, onSort, onWiden, query }
                   <a href={withQuery(`/ui/traces/${trace.trace_id}`, {}, { app })}>{trace.span_name}</a>
                 </td>
                 <td>{trace.service_name ?? <span class="muted">none</span>}</td>
-                <td class="nowrap">{formatTime(trace.min_start_time_unix_nano)}</td>
+                <td class="nowrap">{formatDateTime(trace.min_start_time_unix_nano / 1e6, zone)}</td>
                 <td class="number">{formatDuration(trace.duration_ms)}</td>
-                <td class="number">{trace.spans_count}</td>
-                <td class="number">{formatCost(trace.total_cost)}</td>
-                <td class={trace.error_count > 0 ? 'number error' : 'number'}>{trace.error_count}</td>
+                <td class="number">{formatCount(trace.spans_count)}</td>
+                <td class="number nowrap" data-value={trace.total_cost ?? ''}>
+                  {formatCost(trace.total_cost, decimals)}
+                </td>
+                <td class={trace.error_count > 0 ? 'number error' : 'number'}>{formatCount(trace.error_count)}</td>
                 <td>
                   <code title={trace.trace_id}>{trace.trace_id.slice(0, 12)}…</code>
                 </td>
@@ -211,11 +267,19 @@ function TraceList({ app, filter, searchChildren, sort, onSort, onWiden, query }
         </table>
       )}
       <nav class="pager" aria-label="Pages of traces">
-        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors((walked) => walked.slice(0, -1))}>
+        <button
+          type="button"
+          disabled={pagination.page === 1}
+          onClick={() => setPositions((walked) => (walked.length > 1 ? walked.slice(0, -1) : [{ page: Math.max(1, pagination.page - 1) }]))}
+        >
           Previous page
         </button>
-        <span>Page {cursors.length}</span>
-        <button type="button" disabled={!next_cursor} onClick={() => next_cursor && setCursors((walked) => [...walked, next_cursor])}>
+        <span>Page {formatCount(pagination.page)}</span>
+        <button
+          type="button"
+          disabled={!next_cursor}
+          onClick={() => next_cursor && setPositions((walked) => [...walked, { cursor: next_cursor }])}
+        >
           Next page
         </button>
       </nav>
@@ -236,6 +300,7 @@ interface NoTraceMatchesProps {
  * (with how many traces it would find: one more count, asked only here), the filter, the range.
  */
 function NoTraceMatches({ app, filter, searchChildren, window, onWiden }: NoTraceMatchesProps) {
+  const zone = useTimeZone();
   const spanConditions = searchChildren ? [] : spanLevelConditions(filter);
   const withChildren = useAsync(
     () =>
@@ -285,8 +350,8 @@ function NoTraceMatches({ app, filter, searchChildren, window, onWiden }: NoTrac
           </li>
         )}
         <li data-testid="widen-range">
-          The time range{window.quick ? ` is ${RANGE_LABELS[window.quick]}` : ''}: {formatTime(window.start.getTime() * 1e6)} to{' '}
-          {formatTime(window.end.getTime() * 1e6)}.{' '}
+          The time range{window.quick ? ` is ${RANGE_LABELS[window.quick]}` : ''}: {formatDateTime(window.start.getTime(), zone)} to{' '}
+          {formatDateTime(window.end.getTime(), zone)}.{' '}
           {wider && (
             <button type="button" onClick={() => onWiden(quickRangeQuery(wider))}>
               Widen to {RANGE_LABELS[wider]}
