@@ -151,7 +151,7 @@ onEachDatabase('POST /mcp', (app) => {
     expect(parsed(result)).to.deep.equal(JSON.parse(api.text));
   });
 
-  it('answers a request without credentials 401, as the API does', async () => {
+  it('answers a request without credentials, or with Basic ones, 401 as the API does', async () => {
     const initialize = {
       jsonrpc: '2.0',
       id: 1,
@@ -168,6 +168,22 @@ onEachDatabase('POST /mcp', (app) => {
     expect(response.status).to.equal(401);
     expect(response.headers.get('WWW-Authenticate')).to.equal(api.headers.get('WWW-Authenticate'));
     expect(await response.json()).to.deep.equal(JSON.parse(api.text));
+    // Basic credentials: refused as the engine's read operations refuse them.
+    const basic = { Authorization: `Basic ${Buffer.from('key:secret').toString('base64')}` };
+    const basicMcp = await fetch(`${app().url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...basic },
+      body: JSON.stringify(initialize),
+    });
+    const basicApi = await call(app().url, 'POST', '/traces', {
+      query: WINDOW,
+      headers: { 'X-Vendor-App-Id': caller.appId, ...basic },
+      json: {},
+    });
+    expect(basicApi.status).to.equal(401);
+    expect(basicMcp.status).to.equal(401);
+    expect(basicMcp.headers.get('WWW-Authenticate')).to.equal(basicApi.headers.get('WWW-Authenticate'));
+    expect(await basicMcp.json()).to.deep.equal(JSON.parse(basicApi.text));
     const client = new Client({ name: 'spanledger-test', version: '1.0.0' });
     let refused: unknown;
     await client.connect(new StreamableHTTPClientTransport(new URL(`${app().url}/mcp`))).catch((error: unknown) => (refused = error));
