@@ -191,6 +191,20 @@ onEachDatabase('POST /mcp', (app) => {
     expect((refused as StreamableHTTPError).code).to.equal(401);
   });
 
+  it('answers a body that is not JSON, or not JSON at all, without a 500', async () => {
+    const post = (contentType: string, body: string) =>
+      fetch(`${app().url}/mcp`, {
+        method: 'POST',
+        headers: { ...caller.headers, 'Content-Type': contentType, Accept: 'application/json, text/event-stream' },
+        body,
+      });
+    const malformed = await post('application/json', '{"jsonrpc":');
+    expect(malformed.status).to.equal(422);
+    expect(((await malformed.json()) as Json).detail[0].type).to.equal('json_invalid');
+    const text = await post('text/plain', 'hello');
+    expect(text.status).to.equal(415);
+  });
+
   it('answers GET and DELETE 405 with Allow: POST (a stateless server offers no stream and no session)', async () => {
     for (const method of ['GET', 'DELETE']) {
       const response = await fetch(`${app().url}/mcp`, { method, headers: caller.headers });
