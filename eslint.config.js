@@ -47,9 +47,12 @@ const LAYERS = {
   api: ['operations', 'errors', 'generated', 'config'],
   ops: ['api', 'storage', 'errors', 'json', 'config'],
   dashboard: ['auth', 'storage', 'errors', 'permissions', 'config'],
+  // The MCP server: tools from the engine document, each answered by the engine API itself over HTTP.
+  mcp: ['auth'],
   grpc: ['ops', 'api', 'operations', 'ingest', 'auth', 'storage', 'errors', 'config'],
   http: [
     'dashboard',
+    'mcp',
     'ops',
     'api',
     'engine',

@@ -1,5 +1,5 @@
 // Composes the HTTP edge: request context, metrics, error translation, body parsing,
-// the routes outside the documents, then the OpenAPI dispatcher.
+// the routes outside the documents (operations, dashboard, MCP), then the OpenAPI dispatcher.
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import type { SpanStore } from '../storage/spans/span-store.js';
@@ -22,6 +22,7 @@ import { managementHandlers } from '../management/handlers.js';
 import { refineManagementIssues } from '../management/refine-issues.js';
 import type { HttpMetrics } from '../ops/metrics.js';
 import { opsRoutes } from '../ops/routes.js';
+import { mcpRoutes } from '../mcp/routes.js';
 import { dashboardRoutes } from '../dashboard/routes.js';
 import { DashboardSessions } from '../dashboard/sessions.js';
 import { dashboardSettings } from '../dashboard/settings.js';
@@ -92,6 +93,8 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(ops.routes());
   const sessions = new DashboardSessions(knex, deps.tokens, config.dashboard, deps.clock);
   app.use(dashboardRoutes({ knex, tokens: deps.tokens, settings: dashboardSettings(config), sessions, logger }).routes());
+  // The MCP server's tools are the engine's read operations.
+  if (config.apis.includes('engine')) app.use(mcpRoutes(loadDocument('engine').definition, { knex, tokens: deps.tokens }).routes());
   app.use(dispatchTo(await buildApis(deps), logger));
   // Koa logs errors that reach it: streamed responses that fail, a client leaving among them.
   app.on('error', logKoaError(logger));
