@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { raisePurgeEdgeQuery } from '../../src/storage/spans/purge-edge.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
-import { isClose } from '../support/engine-helpers.js';
+import { expectDeepClose, isClose } from '../support/engine-helpers.js';
 import {
   callerFor,
   createApiKey,
@@ -379,7 +379,7 @@ onEachDatabase('spend summaries', (app) => {
     await expectSummaries(`/organizations/${orgId}/spend`, await storedSpans(appIds), ['USD']);
   });
 
-  it('answers without granularity exactly as with granularity=day, less `days`', async function () {
+  it('answers without granularity as with granularity=day (sums within rounding), less `days`', async function () {
     this.timeout(120_000);
     for (const path of [`/organizations/${orgId}/spend`, `/applications/${appIds[1]}/spend`])
       for (const period of PERIODS)
@@ -399,7 +399,7 @@ onEachDatabase('spend summaries', (app) => {
             other: body.other === null ? null : (({ days: _days, ...other }: any) => other)(body.other),
           });
           expect(withoutDays(daily.body).rows.length, where).to.be.above(0);
-          expect(withoutDays(daily.body), where).to.deep.equal(plain.body);
+          expectDeepClose(withoutDays(daily.body), plain.body, where);
         }
   });
 

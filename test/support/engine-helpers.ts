@@ -45,6 +45,26 @@ export function isClose(actual: number, expected: number, relative = 1e-9, scale
   return Math.abs(actual - expected) <= relative * Math.max(Math.abs(actual), Math.abs(expected), scale, 1e-300);
 }
 
+/**
+ * `actual` deep-equals `expected`, numbers within `relative` (isClose): two answers summed in
+ * another order differ in their last bits (docs/analytics.md). Throws naming the first path.
+ */
+export function expectDeepClose(actual: unknown, expected: unknown, where: string, relative = 1e-9, path = '$'): void {
+  if (typeof actual === 'number' && typeof expected === 'number') {
+    if (!isClose(actual, expected, relative, relative)) throw new Error(`${where}: ${path} is ${actual}, expected ${expected}`);
+    return;
+  }
+  if (actual === null || expected === null || typeof actual !== 'object' || typeof expected !== 'object') {
+    if (actual !== expected) throw new Error(`${where}: ${path} is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+    return;
+  }
+  if (Array.isArray(actual) !== Array.isArray(expected)) throw new Error(`${where}: ${path} is not of the expected kind`);
+  const [a, e] = [actual as Record<string, unknown>, expected as Record<string, unknown>];
+  const keys = [Object.keys(a).sort(), Object.keys(e).sort()];
+  if (keys[0].join() !== keys[1].join()) throw new Error(`${where}: ${path} has keys ${keys[0].join()}, expected ${keys[1].join()}`);
+  for (const key of keys[0]) expectDeepClose(a[key], e[key], where, relative, `${path}.${key}`);
+}
+
 export async function clearSpans(knex: Knex, applicationId: string): Promise<void> {
   // The spans and every table derived from them.
   for (const table of SPAN_TABLES) await knex(table).where('application_id', applicationId).del();
