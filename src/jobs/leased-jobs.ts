@@ -18,7 +18,12 @@ import { PeriodicPasses } from './periodic-passes.js';
 export const JOB_LEASE_MS = 30_000;
 
 /** The most error text a failed job keeps. */
-export const ERROR_TEXT_MAX = 1000;
+const ERROR_TEXT_MAX = 1000;
+
+/** An error's message as a failed job keeps it. */
+export function errorText(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, ERROR_TEXT_MAX) || 'unexpected error';
+}
 
 /** What a pass reports: the batches it committed. */
 export type Worked = { batches: number };
@@ -44,8 +49,8 @@ export abstract class LeasedJobWorker<Job> extends PeriodicPasses {
   protected abstract advance(job: Job, worked: Worked): Promise<void>;
   /** Lets the job go. */
   protected abstract release(job: Job): Promise<void>;
-  /** Marks the job failed, with the error's message. */
-  protected abstract fail(job: Job, message: string): Promise<void>;
+  /** Marks the job failed for `error` (logged already). */
+  protected abstract fail(job: Job, error: unknown): Promise<void>;
   /** The ids the log lines about the job carry. */
   protected abstract logFields(job: Job): Record<string, string>;
 
@@ -92,8 +97,7 @@ export abstract class LeasedJobWorker<Job> extends PeriodicPasses {
         throw error;
       }
       this.logger.error({ err: error, ...this.logFields(job) }, `${this.jobName} failed`);
-      const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_TEXT_MAX);
-      await this.fail(job, message || 'unexpected error');
+      await this.fail(job, error);
     }
   }
 

@@ -11,7 +11,7 @@ import { costFields } from '../ingest/computed-cost.js';
 import type { GenAiFields } from '../ingest/genai-usage.js';
 import { OrganizationPrices } from '../pricing/price-entries.js';
 import { priceEntriesOf } from '../storage/accounts/price-entries.js';
-import { JOB_LEASE_MS, LeasedJobWorker, type Worked } from './leased-jobs.js';
+import { errorText, JOB_LEASE_MS, LeasedJobWorker, type Worked } from './leased-jobs.js';
 import {
   claimableRepricingJobs,
   claimRepricingJob,
@@ -92,8 +92,8 @@ export class Repricer extends LeasedJobWorker<LeasedJob> {
     return releaseRepricingJob(this.deps.knex, job);
   }
 
-  protected async fail(job: LeasedJob, message: string): Promise<void> {
-    await failRepricingJob(this.deps.knex, job, message, Date.now());
+  protected async fail(job: LeasedJob, error: unknown): Promise<void> {
+    await failRepricingJob(this.deps.knex, job, errorText(error), Date.now());
   }
 
   protected logFields(job: LeasedJob): Record<string, string> {

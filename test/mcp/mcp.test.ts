@@ -38,7 +38,9 @@ function readOperations(): Map<string, { parameters: string[]; hasBody: boolean 
     for (const operation of Object.values(item as Json)) {
       if (typeof operation?.operationId !== 'string') continue;
       const permissions = (operation.security as Json[]).flatMap((requirement) => Object.values(requirement).flat()) as string[];
-      const json = 'application/json' in (deref(operation.responses['200']).content ?? {});
+      // Operations without a 200 (a 202 for a job created) answer no JSON to read.
+      const ok = operation.responses['200'];
+      const json = ok !== undefined && 'application/json' in (deref(ok).content ?? {});
       if (!json || !permissions.every((permission) => permission.startsWith('read:'))) continue;
       const parameters = ((operation.parameters ?? []) as Json[]).map((parameter) => deref(parameter).name as string);
       operations.set(operation.operationId, { parameters, hasBody: operation.requestBody !== undefined });

@@ -198,17 +198,14 @@ export async function keptExportBytes(db: Knex, organizationId: string): Promise
 /** The application's job `id`; undefined when there is none (or it is another application's). */
 export async function findExportJob(knex: Knex, applicationId: string, id: string): Promise<ExportJobRecord | undefined> {
   const row = (await knex({ e: EXPORTS }).where({ 'e.id': id, 'e.application_id': applicationId }).first(jobColumns(knex))) as
-    | JobRow
-    | undefined;
+    JobRow | undefined;
   return row && fromRow(row);
 }
 
 /** As findExportJob, its row locked until the transaction ends (a cancel waits for the batch in flight). */
 export async function lockExportJob(trx: Knex.Transaction, applicationId: string, id: string): Promise<ExportJobRecord | undefined> {
-  const row = (await trx({ e: EXPORTS })
-    .where({ 'e.id': id, 'e.application_id': applicationId })
-    .first(jobColumns(trx))
-    .forUpdate()) as JobRow | undefined;
+  const row = (await trx({ e: EXPORTS }).where({ 'e.id': id, 'e.application_id': applicationId }).first(jobColumns(trx)).forUpdate()) as
+    JobRow | undefined;
   return row && fromRow(row);
 }
 

@@ -27,7 +27,11 @@ export function partsOf(bytes: Uint8Array, firstPart: number, offset: number): E
   const parts: ExportPart[] = [];
   for (let start = 0; start < bytes.length; start += PART_MAX_BYTES) {
     const slice = bytes.subarray(start, Math.min(bytes.length, start + PART_MAX_BYTES));
-    parts.push({ part: firstPart + parts.length, offset: offset + start, bytes: Buffer.from(slice.buffer, slice.byteOffset, slice.length) });
+    parts.push({
+      part: firstPart + parts.length,
+      offset: offset + start,
+      bytes: Buffer.from(slice.buffer, slice.byteOffset, slice.length),
+    });
   }
   return parts;
 }
@@ -52,8 +56,7 @@ export async function partHolding(knex: Knex, exportId: string, offset: number):
 /** Part `part` of the file; undefined when it is not (or no longer) stored. */
 export async function readPart(knex: Knex, exportId: string, part: number): Promise<ExportPart | undefined> {
   const row = (await knex(EXPORT_PARTS).where({ export_id: exportId, part }).first('byte_offset', 'bytes')) as
-    | { byte_offset: number | string; bytes: Buffer | Uint8Array }
-    | undefined;
+    { byte_offset: number | string; bytes: Buffer | Uint8Array } | undefined;
   if (!row) return undefined;
   return { part, offset: Number(row.byte_offset), bytes: Buffer.isBuffer(row.bytes) ? row.bytes : Buffer.from(row.bytes) };
 }

@@ -155,4 +155,3 @@ export async function snapshotSpans(knex: Knex, query: WindowFilter & SnapshotRe
   if (query.after) matching.modify(afterKey(dialectFor(knex), SPAN_ORDER, query.after));
   return ((await spanPageQuery(knex, matching).limit(query.limit)) as Array<Record<string, unknown>>).map(normaliseSpan);
 }
-

@@ -348,4 +348,3 @@ export async function snapshotTraces(
   if (query.after) matching.modify(afterKey(dialectFor(knex), TRACE_ORDER, query.after));
   return ((await tracePageQuery(knex, matching, TRACE_ORDER).limit(query.limit)) as Array<Record<string, unknown>>).map(summaryOf);
 }
-
