@@ -18,13 +18,14 @@ import { exportHousekeeping } from '../storage/exports/export-housekeeping.js';
 import {
   claimableExportJobs,
   claimExportJob,
-  failExportJob,
-  releaseExportJob,
+  EXPORT_TABLE,
+  exportLeaseOf,
   type ExportError,
   type LeasedExport,
 } from '../storage/exports/export-jobs.js';
 import type { SpanStore } from '../storage/spans/span-store.js';
 import { RegexTimeLimitExceeded } from '../storage/sql/regex-time-limit.js';
+import type { Lease } from '../storage/jobs/leases.js';
 import { JOB_LEASE_MS, LeasedJobWorker, type Worked } from './leased-jobs.js';
 
 export interface ExporterDeps {
@@ -51,10 +52,10 @@ function concat(chunks: Uint8Array[]): Uint8Array {
 
 export class Exporter extends LeasedJobWorker<LeasedExport> {
   constructor(private readonly deps: ExporterDeps) {
-    super(deps.config.intervalSeconds, deps.logger, 'export job');
+    super(deps.config.intervalSeconds, deps.knex, deps.logger, { table: EXPORT_TABLE, name: 'export job' });
   }
 
-  private now(): number {
+  protected override now(): number {
     return (this.deps.clock ?? Date.now)();
   }
 
@@ -81,12 +82,14 @@ export class Exporter extends LeasedJobWorker<LeasedExport> {
     return claimExportJob(this.deps.knex, id, this.owner, { now, leaseMs, settledBefore: now - this.deps.config.settleSeconds * 1000 });
   }
 
-  protected release(job: LeasedExport): Promise<void> {
-    return releaseExportJob(this.deps.knex, job);
+  protected leaseOf(job: LeasedExport): Lease {
+    return exportLeaseOf(job);
   }
 
-  protected async fail(job: LeasedExport, error: unknown): Promise<void> {
-    await failExportJob(this.deps.knex, job, exportErrorOf(error), this.now());
+  /** What it wrote is deleted by the housekeeping. */
+  protected failure(error: unknown): Record<string, unknown> {
+    const { code, message } = exportErrorOf(error);
+    return { error_code: code, error_message: message };
   }
 
   protected logFields(job: LeasedExport): Record<string, string> {
@@ -103,7 +106,7 @@ export class Exporter extends LeasedJobWorker<LeasedExport> {
     for (;;) {
       await this.yieldToRequests();
       if (this.stopped) {
-        await releaseExportJob(knex, job);
+        await this.release(job);
         return;
       }
       const write = await this.nextBatch(job, format, reader);

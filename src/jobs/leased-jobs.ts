@@ -5,7 +5,9 @@
 // at once). Any number of instances run the worker; a job is worked on by one at a time.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { failLeasedJob, releaseLease, type Lease, type LeasedTable } from '../storage/jobs/leases.js';
 import { isLockConflict } from '../storage/transactions.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import { PeriodicPasses } from './periodic-passes.js';
@@ -34,11 +36,17 @@ export abstract class LeasedJobWorker<Job> extends PeriodicPasses {
 
   constructor(
     intervalSeconds: number,
+    protected readonly knex: Knex,
     protected readonly logger: Logger,
-    /** What the log calls the jobs ("re-pricing job"). */
-    private readonly jobName: string,
+    /** The jobs' table, and what the log calls them ("re-pricing job"). */
+    private readonly jobs: { table: LeasedTable; name: string },
   ) {
     super(intervalSeconds);
+  }
+
+  /** The time now, epoch milliseconds. */
+  protected now(): number {
+    return Date.now();
   }
 
   /** Up to a few job ids this process could take now, oldest first. */
@@ -47,12 +55,17 @@ export abstract class LeasedJobWorker<Job> extends PeriodicPasses {
   protected abstract claim(id: string): Promise<Job | undefined>;
   /** Works on the job until it is done, taken over or cancelled, or this process stops (then it lets the job go). */
   protected abstract advance(job: Job, worked: Worked): Promise<void>;
-  /** Lets the job go. */
-  protected abstract release(job: Job): Promise<void>;
-  /** Marks the job failed for `error` (logged already). */
-  protected abstract fail(job: Job, error: unknown): Promise<void>;
+  /** The lease this process holds on the job. */
+  protected abstract leaseOf(job: Job): Lease;
+  /** What a job failed for `error` records (its error columns). */
+  protected abstract failure(error: unknown): Record<string, unknown>;
   /** The ids the log lines about the job carry. */
   protected abstract logFields(job: Job): Record<string, string>;
+
+  /** Lets the job go: another instance, or this one after a restart, takes it at once. */
+  protected async release(job: Job): Promise<void> {
+    await releaseLease(this.knex, this.jobs.table, this.leaseOf(job));
+  }
 
   /** Work a pass does before taking jobs (none by default). */
   protected async beforeJobs(): Promise<void> {}
@@ -68,7 +81,7 @@ export abstract class LeasedJobWorker<Job> extends PeriodicPasses {
         await this.work(job, worked);
       }
     } catch (error) {
-      this.logger.error({ err: error, batches: worked.batches }, `${this.jobName} pass failed`);
+      this.logger.error({ err: error, batches: worked.batches }, `${this.jobs.name} pass failed`);
       throw error;
     }
     return worked.batches;
@@ -96,8 +109,8 @@ export abstract class LeasedJobWorker<Job> extends PeriodicPasses {
         await this.release(job).catch(() => undefined);
         throw error;
       }
-      this.logger.error({ err: error, ...this.logFields(job) }, `${this.jobName} failed`);
-      await this.fail(job, error);
+      this.logger.error({ err: error, ...this.logFields(job) }, `${this.jobs.name} failed`);
+      await failLeasedJob(this.knex, this.jobs.table, this.leaseOf(job), this.failure(error), this.now());
     }
   }
 

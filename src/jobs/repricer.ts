@@ -11,14 +11,15 @@ import { costFields } from '../ingest/computed-cost.js';
 import type { GenAiFields } from '../ingest/genai-usage.js';
 import { OrganizationPrices } from '../pricing/price-entries.js';
 import { priceEntriesOf } from '../storage/accounts/price-entries.js';
+import type { Lease } from '../storage/jobs/leases.js';
 import { errorText, JOB_LEASE_MS, LeasedJobWorker, type Worked } from './leased-jobs.js';
 import {
   claimableRepricingJobs,
   claimRepricingJob,
-  failRepricingJob,
   firstHourOf,
   readLeasedJob,
-  releaseRepricingJob,
+  REPRICING_TABLE,
+  repricingLeaseOf,
   type LeasedJob,
 } from '../storage/repricing/repricing-jobs.js';
 import {
@@ -72,7 +73,7 @@ export interface RepricerDeps {
 
 export class Repricer extends LeasedJobWorker<LeasedJob> {
   constructor(private readonly deps: RepricerDeps) {
-    super(deps.config.intervalSeconds, deps.logger, 're-pricing job');
+    super(deps.config.intervalSeconds, deps.knex, deps.logger, { table: REPRICING_TABLE, name: 're-pricing job' });
   }
 
   private timing() {
@@ -88,12 +89,13 @@ export class Repricer extends LeasedJobWorker<LeasedJob> {
     return claimRepricingJob(this.deps.knex, id, this.owner, now, leaseMs);
   }
 
-  protected release(job: LeasedJob): Promise<void> {
-    return releaseRepricingJob(this.deps.knex, job);
+  protected leaseOf(job: LeasedJob): Lease {
+    return repricingLeaseOf(job);
   }
 
-  protected async fail(job: LeasedJob, error: unknown): Promise<void> {
-    await failRepricingJob(this.deps.knex, job, errorText(error), Date.now());
+  /** Its position stays, so that the hour it was on is rebuilt if a span of it was re-priced. */
+  protected failure(error: unknown): Record<string, unknown> {
+    return { error: errorText(error) };
   }
 
   protected logFields(job: LeasedJob): Record<string, string> {
@@ -111,7 +113,7 @@ export class Repricer extends LeasedJobWorker<LeasedJob> {
     for (;;) {
       await this.yieldToRequests();
       if (this.stopped) {
-        await releaseRepricingJob(knex, job);
+        await this.release(job);
         return;
       }
       const hourNs = job.position.hourNs;

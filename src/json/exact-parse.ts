@@ -45,43 +45,38 @@ class Reader {
     this.at += 1;
   }
 
-  private object(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    this.expect('{');
+  /** The members of an object or array between `open` and `close`, each read by `member`, separated by commas. */
+  private members(open: string, close: string, member: () => void): void {
+    this.expect(open);
     this.space();
-    if (this.text[this.at] === '}') {
+    if (this.text[this.at] === close) {
       this.at += 1;
-      return out;
+      return;
     }
     for (;;) {
+      member();
+      this.space();
+      if (this.text[this.at] !== ',') break;
+      this.at += 1;
+    }
+    this.expect(close);
+  }
+
+  private object(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.members('{', '}', () => {
       this.space();
       const key = this.string();
       this.expect(':');
       // Own, enumerable, writable: a key "__proto__" is an ordinary key, as JSON.parse makes it.
       Object.defineProperty(out, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
-      this.space();
-      if (this.text[this.at] !== ',') break;
-      this.at += 1;
-    }
-    this.expect('}');
+    });
     return out;
   }
 
   private array(): unknown[] {
     const out: unknown[] = [];
-    this.expect('[');
-    this.space();
-    if (this.text[this.at] === ']') {
-      this.at += 1;
-      return out;
-    }
-    for (;;) {
-      out.push(this.value());
-      this.space();
-      if (this.text[this.at] !== ',') break;
-      this.at += 1;
-    }
-    this.expect(']');
+    this.members('[', ']', () => out.push(this.value()));
     return out;
   }
 

@@ -5,11 +5,10 @@
 // cancelled one a 410, a finished one cannot be cancelled; the organization's active jobs are
 // limited (429); and neither another organization nor another application reaches a job.
 import { expect } from 'chai';
-import { EXPORT_PARTS } from '../../src/storage/exports/export-parts.js';
 import { apiKeyToken, seedApiKey, seedApplication, seedOrganization } from '../support/accounts.js';
 import type { EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
-import { createExport, download, exportNow, randomSpans, readExport, storeRandomSpans } from '../support/exports.js';
+import { createExport, download, exportNow, randomSpans, readExport, storedParts, storeRandomSpans } from '../support/exports.js';
 import { onEachDatabase, type TestServer } from '../support/test-server.js';
 
 /** An organization with two applications, each with a key of its own; the first holds the spans. */
@@ -22,9 +21,6 @@ async function organization(app: TestServer): Promise<{ caller: EngineCaller; si
   };
   return { caller: await caller(), sibling: await caller() };
 }
-
-const partsOf = async (app: TestServer, id: string) =>
-  Number((await app.server.knex(EXPORT_PARTS).where('export_id', id).count({ n: '*' }))[0]?.n);
 
 onEachDatabase(
   'export downloads and lifecycle',
@@ -46,7 +42,7 @@ onEachDatabase(
       expect(whole.length)
         .to.equal(job.progress.bytes)
         .and.be.greaterThan(2 * 1024 * 1024);
-      expect(await partsOf(app(), job.id)).to.be.greaterThan(2);
+      expect(await storedParts(app(), job.id)).to.be.greaterThan(2);
     });
 
     it('serves one range per request as 206, whatever parts it crosses, with its Content-Range', async () => {
@@ -156,8 +152,8 @@ onEachDatabase(
       expect(read.state).to.equal('cancelled');
       expect(read.progress.rows, 'stopped mid-way').to.be.greaterThan(0).and.lessThan(job.progress.rows);
       await app().server.exporter.runOnce();
-      expect(await partsOf(app(), id)).to.equal(0);
-      expect(await partsOf(app(), job.id), 'other files stay').to.be.greaterThan(0);
+      expect(await storedParts(app(), id)).to.equal(0);
+      expect(await storedParts(app(), job.id), 'other files stay').to.be.greaterThan(0);
     });
 
     it('lists the jobs newest first, by page and by cursor', async () => {

@@ -5,19 +5,15 @@
 // succeeded (410, its file deleted, its bytes no longer counted), and its record is purged a week
 // later (404). The service's clock is moved instead of waiting.
 import { expect } from 'chai';
-import { EXPORT_PARTS } from '../../src/storage/exports/export-parts.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
-import { download, exportNow, randomSpans, readExport, storeRandomSpans } from '../support/exports.js';
+import { download, exportNow, randomSpans, readExport, storedParts, storeRandomSpans } from '../support/exports.js';
 import { call } from '../support/contract.js';
-import { onEachDatabase, type TestServer } from '../support/test-server.js';
+import { onEachDatabase } from '../support/test-server.js';
 
 const HOUR = 3_600_000;
 const MAX_BYTES = 60_000;
 let shift = 0;
 const clock = () => Date.now() + shift;
-
-const partsOf = async (app: TestServer, id: string) =>
-  Number((await app.server.knex(EXPORT_PARTS).where('export_id', id).count({ n: '*' }))[0]?.n);
 
 onEachDatabase(
   'export limits and expiry',
@@ -47,7 +43,7 @@ onEachDatabase(
       expect(full.progress.rows).to.be.greaterThan(0);
       expect(small.progress.bytes + full.progress.bytes).to.be.at.most(MAX_BYTES);
       await app().server.exporter.runOnce();
-      expect(await partsOf(app(), full.id)).to.equal(0);
+      expect(await storedParts(app(), full.id)).to.equal(0);
       const gone = await download(app(), caller, full.id);
       expect(gone.status).to.equal(410);
       expect(JSON.parse(gone.bytes.toString())).to.include({ code: 'export_failed', state: 'failed' });
@@ -78,7 +74,7 @@ onEachDatabase(
       await app().server.exporter.runOnce();
       const expired = await readExport(app(), caller, small.id);
       expect(expired).to.include({ state: 'expired', download_path: `/engine/exports/${small.id}/file` });
-      expect(await partsOf(app(), small.id)).to.equal(0);
+      expect(await storedParts(app(), small.id)).to.equal(0);
       // The expired results count no more: what did not fit before fits now.
       const refit = await exportNow(app(), caller, SMALL);
       expect(refit.state, JSON.stringify(refit.error)).to.equal('succeeded');

@@ -3,38 +3,21 @@
 // database, and one whose instance dies holding its lease is taken over once the lease has
 // expired; either way the file is byte for byte that of an uninterrupted export of the same data
 // (NDJSON, and CSV, whose header must be written once).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
 import { EXPORTS } from '../../src/storage/exports/export-jobs.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { testDatabases } from '../support/databases.js';
 import { createExport, download, randomSpans, readExport, storeRandomSpans } from '../support/exports.js';
-import type { TestServer } from '../support/test-server.js';
+import { oneDatabase, type OneDatabase, type TestServer } from '../support/test-server.js';
 
 for (const database of testDatabases()) {
   describe(`export jobs across instances [${database.name}]`, function () {
-    let dataDir: string;
-    let drop: () => Promise<void>;
-    let config: Config;
-    const running: RunningServer[] = [];
+    let instances: OneDatabase;
+    const start = (clock?: () => number) => instances.start(clock);
+    const stop = (app: TestServer) => instances.stop(app);
 
     before(async () => {
-      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-test-'));
-      const created = await database.create(dataDir);
-      drop = created.drop;
-      config = loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        GRPC_PORT: 'off',
-        DATA_DIR: dataDir,
-        DATABASE_URL: created.url,
-        LOG_LEVEL: 'silent',
-        TRACE_FOLD_INTERVAL_SECONDS: '0',
+      instances = await oneDatabase(database, {
         EXPORT_INTERVAL_SECONDS: '0',
         EXPORT_SETTLE_SECONDS: '0',
         EXPORT_BATCH_ROWS: '40',
@@ -42,21 +25,8 @@ for (const database of testDatabases()) {
       });
     });
     after(async () => {
-      for (const server of running.splice(0)) await server.close();
-      await drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await instances.drop();
     });
-
-    async function start(clock?: () => number): Promise<TestServer> {
-      const server = await startServer(config, createLogger('silent'), { clock });
-      running.push(server);
-      return { url: server.url, server, config, database: database.name, grpcAddress: undefined };
-    }
-
-    async function stop(app: TestServer): Promise<void> {
-      running.splice(running.indexOf(app.server), 1);
-      await app.server.close();
-    }
 
     /** Uninterrupted files of each format, to compare with. */
     async function references(app: TestServer, caller: EngineCaller): Promise<Map<string, Buffer>> {

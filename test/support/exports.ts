@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { parse as parseCsv } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { recordColumns } from '../../src/exports/columns.js';
+import { EXPORT_PARTS } from '../../src/storage/exports/export-parts.js';
 import type { ExportColumn } from '../../src/exports/formats/format.js';
 import type { SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
@@ -89,6 +90,12 @@ export async function storeRandomSpans(app: TestServer, rows: SpanRow[]): Promis
 }
 
 export type ExportBody = Record<string, unknown>;
+
+/** The parts of an export's file stored now. */
+export async function storedParts(app: TestServer, id: string): Promise<number> {
+  const [row] = (await app.server.knex(EXPORT_PARTS).where('export_id', id).count({ n: '*' })) as Array<{ n: number | string }>;
+  return Number(row?.n ?? 0);
+}
 
 /** POST /engine/exports over `query` (the window by default); the answer, 202 expected by the caller. */
 export function createExport(app: TestServer, caller: EngineCaller, body: ExportBody = {}, query = WINDOW): Promise<ApiResponse> {

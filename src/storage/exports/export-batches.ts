@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { fencedJobUpdate } from '../jobs/leases.js';
 import { bulkWriteTransaction } from '../transactions.js';
-import { ACTIVE_STATES, EXPORTS, EXPORT_TABLE, KEPT_STATES, leaseOf, type ExportPosition, type LeasedExport } from './export-jobs.js';
+import { ACTIVE_STATES, EXPORTS, EXPORT_TABLE, KEPT_STATES, exportLeaseOf, type ExportPosition, type LeasedExport } from './export-jobs.js';
 import { appendParts, partsOf } from './export-parts.js';
 
 /** One batch of the file as the worker encoded it. */
@@ -66,7 +66,7 @@ export async function writeBatch(
         lease_owner: null,
         lease_expires_at: null,
       };
-      const fenced = await fencedJobUpdate(db, run, EXPORT_TABLE, leaseOf(job), failed, { ...timing, states: ACTIVE_STATES });
+      const fenced = await fencedJobUpdate(db, run, EXPORT_TABLE, exportLeaseOf(job), failed, { ...timing, states: ACTIVE_STATES });
       return fenced ? { kind: 'byte_limit' } : { kind: 'lost' };
     }
     const parts = partsOf(write.bytes, position.parts, record.bytes);
@@ -87,7 +87,7 @@ export async function writeBatch(
           }
         : {}),
     };
-    if (!(await fencedJobUpdate(db, run, EXPORT_TABLE, leaseOf(job), changes, timing))) return { kind: 'lost' };
+    if (!(await fencedJobUpdate(db, run, EXPORT_TABLE, exportLeaseOf(job), changes, timing))) return { kind: 'lost' };
     await appendParts(db, run, record.id, parts);
     return write.last ? { kind: 'succeeded' } : { kind: 'written', position: next };
   });

@@ -6,11 +6,12 @@
 // ./export-batches.ts, each of which first checks and renews the lease.
 import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
-import { claimLeasedJob, failLeasedJob, leaseFree, releaseLease, type Lease, type LeasedTable } from '../jobs/leases.js';
-import { readKeysetList, type SortColumn } from '../keyset.js';
+import { claimableJobIds, claimLeasedJob, leaseFree, type Lease, type LeasedTable } from '../jobs/leases.js';
+import { listApplicationJobs, newestFirst } from '../jobs/job-lists.js';
 import type { ListPage, WindowedListRequest } from '../paging.js';
 
 export const EXPORTS = 'exports';
+/** The table as the lease statements (../jobs/leases.ts) name it. */
 export const EXPORT_TABLE: LeasedTable = { name: EXPORTS, state: 'state' };
 
 export const EXPORT_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired'] as const;
@@ -214,24 +215,11 @@ export async function cancelExportJobRow(trx: Knex.Transaction, id: string, now:
   await trx(EXPORTS).where({ id }).update({ state: 'cancelled', finished_at: now, lease_owner: null, lease_expires_at: null });
 }
 
-/** The list order as a keyset: newest first, ties by id descending (created_at is epoch milliseconds). */
-export const EXPORT_JOB_ORDER: SortColumn[] = [
-  { column: 'e.created_at', order: 'desc', integer: true },
-  { column: 'e.id', order: 'desc', integer: false },
-];
+/** The list order as a keyset: newest first. */
+export const EXPORT_JOB_ORDER = newestFirst('e');
 
 export async function listExportJobs(knex: Knex, applicationId: string, page: WindowedListRequest): Promise<ListPage<ExportJobRecord>> {
-  return readKeysetList(
-    knex,
-    knex({ e: EXPORTS }).where('e.application_id', applicationId),
-    {
-      columns: jobColumns(knex) as string[],
-      order: EXPORT_JOB_ORDER,
-      toItem: (row: JobRow) => fromRow(row),
-      keyOf: (item) => [String(item.createdAt), item.id],
-    },
-    page,
-  );
+  return listApplicationJobs(knex, { table: EXPORTS, alias: 'e', columns: jobColumns(knex), toItem: fromRow }, applicationId, page);
 }
 
 /**
@@ -245,13 +233,7 @@ function claimable(query: Knex.QueryBuilder, now: number, settledBefore: number,
 
 /** Up to `limit` jobs a worker may take now, oldest first; jobs of deleted applications are left (housekeeping cancels them). */
 export async function claimableExportJobs(knex: Knex, now: number, settledBefore: number, limit: number): Promise<string[]> {
-  const rows = (await claimable(knex({ e: EXPORTS }), now, settledBefore, 'e')
-    .join({ a: 'applications' }, 'a.id', 'e.application_id')
-    .whereNull('a.deleted_at')
-    .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
-    .limit(limit)
-    .select('e.id')) as Array<{ id: string }>;
-  return rows.map((row) => row.id);
+  return claimableJobIds(knex, EXPORT_TABLE, (query, alias) => claimable(query, now, settledBefore, alias), limit);
 }
 
 /** Takes job `id` for `owner` (claimLeasedJob); resolves with it and its position, or undefined when another took it first. */
@@ -281,13 +263,4 @@ export async function claimExportJob(
 }
 
 /** The lease a worker holds on `job`. */
-export const leaseOf = (job: LeasedExport): Lease => ({ id: job.record.id, owner: job.owner });
-
-export async function releaseExportJob(knex: Knex, job: LeasedExport): Promise<void> {
-  await releaseLease(knex, EXPORT_TABLE, leaseOf(job));
-}
-
-/** Marks a running job failed with `error`, letting it go; its parts are deleted by the housekeeping. */
-export async function failExportJob(knex: Knex, job: LeasedExport, error: ExportError, now: number): Promise<boolean> {
-  return failLeasedJob(knex, EXPORT_TABLE, leaseOf(job), { error_code: error.code, error_message: error.message }, now);
-}
+export const exportLeaseOf = (job: LeasedExport): Lease => ({ id: job.record.id, owner: job.owner });

@@ -32,6 +32,25 @@ export function leaseFree(query: Knex.QueryBuilder, now: number, alias: string):
 }
 
 /**
+ * Up to `limit` ids of the jobs of `table` a worker may take now by the table's rule
+ * (`claimable`, over the table as `j`), oldest first; jobs of deleted applications are left.
+ */
+export async function claimableJobIds(
+  knex: Knex,
+  table: LeasedTable,
+  claimable: (query: Knex.QueryBuilder, alias: string) => Knex.QueryBuilder,
+  limit: number,
+): Promise<string[]> {
+  const rows = (await claimable(knex({ j: table.name }), 'j')
+    .join({ a: 'applications' }, 'a.id', 'j.application_id')
+    .whereNull('a.deleted_at')
+    .orderBy([{ column: 'j.created_at' }, { column: 'j.id' }])
+    .limit(limit)
+    .select('j.id')) as Array<{ id: string }>;
+  return rows.map((row) => row.id);
+}
+
+/**
  * Takes job `id` for `owner` until `now + leaseMs`, when `claimable` (the table's rule, over the
  * table under its own name) still holds: one conditional UPDATE, so of several instances taking
  * it at once exactly one does (on Galera the others fail certification, are retried and find it

@@ -5,16 +5,17 @@
 // transactions of ./span-repricing.ts; every one of them first checks and renews the lease (fencedRepricingUpdate).
 import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
-import { readKeysetList, type SortColumn } from '../keyset.js';
+import { listApplicationJobs, newestFirst } from '../jobs/job-lists.js';
 import type { ListPage, WindowedListRequest } from '../paging.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import { HOUR_NS, hourStartOf } from '../spans/read-sources.js';
-import { claimLeasedJob, failLeasedJob, fencedJobUpdate, leaseFree, releaseLease, type Lease, type LeasedTable } from '../jobs/leases.js';
+import { claimableJobIds, claimLeasedJob, fencedJobUpdate, leaseFree, type Lease, type LeasedTable } from '../jobs/leases.js';
 
 export const REPRICING_JOBS = 'repricing_jobs';
 
-const REPRICING_TABLE: LeasedTable = { name: REPRICING_JOBS, state: 'status' };
+/** The table as the lease statements (../jobs/leases.ts) name it. */
+export const REPRICING_TABLE: LeasedTable = { name: REPRICING_JOBS, state: 'status' };
 
 export const REPRICING_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type RepricingStatus = (typeof REPRICING_STATUSES)[number];
@@ -195,28 +196,15 @@ export async function cancelRepricingJobRow(trx: Knex.Transaction, id: string, n
   await trx(REPRICING_JOBS).where({ id }).update({ status: 'cancelled', finished_at: now });
 }
 
-/** The list order as a keyset: newest first, ties by id descending (created_at is epoch milliseconds). */
-export const REPRICING_JOB_ORDER: SortColumn[] = [
-  { column: 'j.created_at', order: 'desc', integer: true },
-  { column: 'j.id', order: 'desc', integer: false },
-];
+/** The list order as a keyset: newest first. */
+export const REPRICING_JOB_ORDER = newestFirst('j');
 
 export async function listRepricingJobs(
   knex: Knex,
   applicationId: string,
   page: WindowedListRequest,
 ): Promise<ListPage<RepricingJobRecord>> {
-  return readKeysetList(
-    knex,
-    knex({ j: REPRICING_JOBS }).where('j.application_id', applicationId),
-    {
-      columns: jobColumns(knex) as string[],
-      order: REPRICING_JOB_ORDER,
-      toItem: (row: JobRow) => fromRow(row),
-      keyOf: (item) => [String(item.createdAt), item.id],
-    },
-    page,
-  );
+  return listApplicationJobs(knex, { table: REPRICING_JOBS, alias: 'j', columns: jobColumns(knex), toItem: fromRow }, applicationId, page);
 }
 
 /**
@@ -234,13 +222,7 @@ function claimable(query: Knex.QueryBuilder, now: number, alias: string): Knex.Q
 
 /** Up to `limit` jobs a worker may take now, oldest first. */
 export async function claimableRepricingJobs(knex: Knex, now: number, limit: number): Promise<string[]> {
-  const rows = (await claimable(knex({ j: REPRICING_JOBS }), now, 'j')
-    .join({ a: 'applications' }, 'a.id', 'j.application_id')
-    .whereNull('a.deleted_at')
-    .orderBy([{ column: 'j.created_at' }, { column: 'j.id' }])
-    .limit(limit)
-    .select('j.id')) as Array<{ id: string }>;
-  return rows.map((row) => row.id);
+  return claimableJobIds(knex, REPRICING_TABLE, (query, alias) => claimable(query, now, alias), limit);
 }
 
 /**
@@ -293,7 +275,7 @@ export function positionColumns(position: RepricingPosition): Record<string, str
 }
 
 /** The lease a worker holds on `job`. */
-const leaseOf = (job: LeasedJob): Lease => ({ id: job.record.id, owner: job.owner });
+export const repricingLeaseOf = (job: LeasedJob): Lease => ({ id: job.record.id, owner: job.owner });
 
 /**
  * fencedJobUpdate of ../jobs/leases.ts on the job's row, its status one of `statuses`
@@ -306,18 +288,5 @@ export async function fencedRepricingUpdate(
   changes: Record<string, unknown>,
   { now, leaseMs, statuses = ['running'] }: { now: number; leaseMs: number; statuses?: readonly RepricingStatus[] },
 ): Promise<boolean> {
-  return fencedJobUpdate(db, run, REPRICING_TABLE, leaseOf(job), changes, { now, leaseMs, states: statuses });
-}
-
-/** Lets the job go (a worker that stops): another instance, or this one after a restart, takes it at once. */
-export async function releaseRepricingJob(knex: Knex, job: LeasedJob): Promise<void> {
-  await releaseLease(knex, REPRICING_TABLE, leaseOf(job));
-}
-
-/**
- * Marks a running job failed with `message`, letting it go; its position stays, so that the hour
- * it was on is rebuilt if a span of it was re-priced (claimable takes it for that).
- */
-export async function failRepricingJob(knex: Knex, job: LeasedJob, message: string, now: number): Promise<boolean> {
-  return failLeasedJob(knex, REPRICING_TABLE, leaseOf(job), { error: message }, now);
+  return fencedJobUpdate(db, run, REPRICING_TABLE, repricingLeaseOf(job), changes, { now, leaseMs, states: statuses });
 }
