@@ -137,6 +137,18 @@ onEachDatabase(
       expect((await download(app(), caller, csv.id)).bytes.toString()).to.equal('trace_id,span_id\r\n');
     });
 
+    it('takes a window reaching past the span times the service stores, as the query does', async () => {
+      const wide = { start_time: '0001-01-01T00:00:00Z', end_time: '9999-12-31T23:59:59.999999999Z' };
+      const created = await createExport(app(), caller, { grain: 'traces' }, wide);
+      expect(created.status, created.text).to.equal(202);
+      expect(created.body).to.include({ start_time: '0001-01-01T00:00:00.000Z', end_time: '9999-12-31T23:59:59.999999999Z' });
+      await app().server.exporter.runOnce();
+      const job = (await call(app().url, 'GET', `/engine/exports/${created.body.id}`, { headers: caller.headers })).body;
+      const listed = await call(app().url, 'POST', '/traces', { query: { ...wide, limit: 1 }, headers: caller.headers, json: {} });
+      expect(job).to.include({ state: 'succeeded' });
+      expect(job.progress.rows).to.equal(listed.body.pagination.total).and.be.greaterThan(0);
+    });
+
     describe('refusals', () => {
       const refusal = async (path: string, query: Record<string, string>, body: unknown) => {
         const response = await call(app().url, 'POST', path, { query, headers: caller.headers, json: body });

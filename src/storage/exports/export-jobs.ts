@@ -5,7 +5,6 @@
 // state) is written only by the worker holding the lease, in the transactions of
 // ./export-batches.ts, each of which first checks and renews the lease.
 import type { Knex } from 'knex';
-import { bigintAsText } from '../database.js';
 import { claimableJobIds, claimLeasedJob, leaseFree, type Lease, type LeasedTable } from '../jobs/leases.js';
 import { listApplicationJobs, newestFirst } from '../jobs/job-lists.js';
 import type { ListPage, WindowedListRequest } from '../paging.js';
@@ -84,8 +83,8 @@ interface JobRow {
   columns: string | null;
   filter: string | null;
   search_child_spans: number | boolean | string;
-  start_ns: string | number;
-  end_ns: string | number;
+  start_unix_nano: string;
+  end_unix_nano: string;
   created_at: number | string;
   started_at: number | string | null;
   finished_at: number | string | null;
@@ -102,29 +101,30 @@ interface PositionRow {
   format_state: string | null;
 }
 
-function jobColumns(knex: Knex, alias = 'e'): Array<string | Record<string, Knex.Raw>> {
-  return [
-    ...[
-      'id',
-      'application_id',
-      'organization_id',
-      'state',
-      'grain',
-      'format',
-      'columns',
-      'filter',
-      'search_child_spans',
-      'created_at',
-      'started_at',
-      'finished_at',
-      'expires_at',
-      'rows_written',
-      'bytes_written',
-      'error_code',
-      'error_message',
-    ].map((column) => `${alias}.${column}`),
-    { start_ns: bigintAsText(knex, `${alias}.start_unix_nano`), end_ns: bigintAsText(knex, `${alias}.end_unix_nano`) },
-  ];
+const JOB_COLUMNS = [
+  'id',
+  'application_id',
+  'organization_id',
+  'state',
+  'grain',
+  'format',
+  'columns',
+  'filter',
+  'search_child_spans',
+  'start_unix_nano',
+  'end_unix_nano',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'expires_at',
+  'rows_written',
+  'bytes_written',
+  'error_code',
+  'error_message',
+] as const;
+
+function jobColumns(alias = 'e'): string[] {
+  return JOB_COLUMNS.map((column) => `${alias}.${column}`);
 }
 
 const orNull = (value: number | string | null) => (value === null ? null : Number(value));
@@ -140,8 +140,8 @@ function fromRow(row: JobRow): ExportJobRecord {
     columns: row.columns === null ? null : (JSON.parse(row.columns) as string[]),
     filter: row.filter,
     searchChildSpans: Number(row.search_child_spans) === 1 || row.search_child_spans === true,
-    startNs: BigInt(row.start_ns),
-    endNs: BigInt(row.end_ns),
+    startNs: BigInt(row.start_unix_nano),
+    endNs: BigInt(row.end_unix_nano),
     createdAt: Number(row.created_at),
     startedAt: orNull(row.started_at),
     finishedAt: orNull(row.finished_at),
@@ -198,14 +198,14 @@ export async function keptExportBytes(db: Knex, organizationId: string): Promise
 
 /** The application's job `id`; undefined when there is none (or it is another application's). */
 export async function findExportJob(knex: Knex, applicationId: string, id: string): Promise<ExportJobRecord | undefined> {
-  const row = (await knex({ e: EXPORTS }).where({ 'e.id': id, 'e.application_id': applicationId }).first(jobColumns(knex))) as
+  const row = (await knex({ e: EXPORTS }).where({ 'e.id': id, 'e.application_id': applicationId }).first(jobColumns())) as
     JobRow | undefined;
   return row && fromRow(row);
 }
 
 /** As findExportJob, its row locked until the transaction ends (a cancel waits for the batch in flight). */
 export async function lockExportJob(trx: Knex.Transaction, applicationId: string, id: string): Promise<ExportJobRecord | undefined> {
-  const row = (await trx({ e: EXPORTS }).where({ 'e.id': id, 'e.application_id': applicationId }).first(jobColumns(trx)).forUpdate()) as
+  const row = (await trx({ e: EXPORTS }).where({ 'e.id': id, 'e.application_id': applicationId }).first(jobColumns()).forUpdate()) as
     JobRow | undefined;
   return row && fromRow(row);
 }
@@ -219,7 +219,7 @@ export async function cancelExportJobRow(trx: Knex.Transaction, id: string, now:
 export const EXPORT_JOB_ORDER = newestFirst('e');
 
 export async function listExportJobs(knex: Knex, applicationId: string, page: WindowedListRequest): Promise<ListPage<ExportJobRecord>> {
-  return listApplicationJobs(knex, { table: EXPORTS, alias: 'e', columns: jobColumns(knex), toItem: fromRow }, applicationId, page);
+  return listApplicationJobs(knex, { table: EXPORTS, alias: 'e', columns: jobColumns(), toItem: fromRow }, applicationId, page);
 }
 
 /**
@@ -249,7 +249,7 @@ export async function claimExportJob(
   if (!taken) return undefined;
   const row = (await knex({ e: EXPORTS })
     .where({ 'e.id': id, 'e.lease_owner': owner })
-    .first(...jobColumns(knex), 'e.after_key', 'e.parts_written', 'e.format_state')) as (JobRow & PositionRow) | undefined;
+    .first(...jobColumns(), 'e.after_key', 'e.parts_written', 'e.format_state')) as (JobRow & PositionRow) | undefined;
   if (!row) return undefined;
   return {
     record: fromRow(row),

@@ -25,9 +25,13 @@ export async function up(knex: Knex): Promise<void> {
     /** The filter as sent, as JSON text (MEDIUMTEXT on MariaDB: a filter may be as long as the 1 MiB body). */
     table.text('filter', 'mediumtext').nullable();
     table.boolean('search_child_spans').notNullable().defaultTo(false);
-    /** The window of span (or root span) start time, [start, end), in Unix nanoseconds. */
-    table.bigInteger('start_unix_nano').notNullable();
-    table.bigInteger('end_unix_nano').notNullable();
+    /**
+     * The window of span (or root span) start time, [start, end), in Unix nanoseconds as decimal
+     * text: a bound may lie outside the BIGINT range (RFC 3339 reaches from year 0001 to 9999),
+     * and the reads apply it as the engine's reads do.
+     */
+    table.string('start_unix_nano', 24).notNullable();
+    table.string('end_unix_nano', 24).notNullable();
     /** Epoch milliseconds; created_at is also the snapshot time. */
     table.bigInteger('created_at').notNullable();
     table.bigInteger('started_at').nullable();
