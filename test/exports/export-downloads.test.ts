@@ -191,6 +191,10 @@ onEachDatabase(
       await call(app().url, 'POST', `/engine/exports/${first.body.id}/cancel`, { headers: own.headers });
       expect((await createExport(app(), own)).status).to.equal(202);
       await app().server.exporter.runOnce();
+      // Creations sent at once take turns: exactly the limit gets through.
+      const { caller: busy } = await organization(app());
+      const answers = await Promise.all(Array.from({ length: 6 }, () => createExport(app(), busy)));
+      expect(answers.map((answer) => answer.status).sort()).to.deep.equal([202, 202, 429, 429, 429, 429]);
     });
 
     it('keeps jobs from other organizations (404) and API keys of other applications (403, 404 for the job)', async () => {
