@@ -5,6 +5,7 @@
 // cancelled one a 410, a finished one cannot be cancelled; the organization's active jobs are
 // limited (429); and neither another organization nor another application reaches a job.
 import { expect } from 'chai';
+import { EXPORTS } from '../../src/storage/exports/export-jobs.js';
 import { apiKeyToken, seedApiKey, seedApplication, seedOrganization } from '../support/accounts.js';
 import type { EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
@@ -191,6 +192,21 @@ onEachDatabase(
       await call(app().url, 'POST', `/engine/exports/${first.body.id}/cancel`, { headers: own.headers });
       expect((await createExport(app(), own)).status).to.equal(202);
       await app().server.exporter.runOnce();
+      // The jobs of an application deleted count no more, and are cancelled by the next pass.
+      const { caller: doomed, sibling: survivor } = await organization(app());
+      const doomedJobs = [await createExport(app(), doomed), await createExport(app(), doomed)];
+      expect((await createExport(app(), survivor)).status).to.equal(429);
+      await app().server.knex('applications').where({ id: doomed.appId }).update({ deleted_at: Date.now() });
+      expect((await createExport(app(), survivor)).status).to.equal(202);
+      await app().server.exporter.runOnce();
+      const states = await app()
+        .server.knex(EXPORTS)
+        .whereIn(
+          'id',
+          doomedJobs.map((job) => job.body.id),
+        )
+        .pluck('state');
+      expect(states).to.deep.equal(['cancelled', 'cancelled']);
       // Creations sent at once take turns: exactly the limit gets through.
       const { caller: busy } = await organization(app());
       const answers = await Promise.all(Array.from({ length: 6 }, () => createExport(app(), busy)));

@@ -25,23 +25,44 @@ export interface HousekeepingCounts {
   purged: number;
 }
 
+/** Jobs each step changes at most in one statement: the rest waits for the next pass. */
+const JOBS_PER_STEP = 100;
+
+/**
+ * Changes (or deletes, `change` undefined) the jobs `select` finds, by id and only while `select`
+ * still holds for them. The ids are read first: a pass with nothing to do sends no write, which on
+ * SQLite would take the one writer's lock every second.
+ */
+async function step(
+  knex: Knex,
+  select: (query: Knex.QueryBuilder) => Knex.QueryBuilder,
+  change?: Record<string, unknown>,
+): Promise<number> {
+  const ids = ((await select(knex(EXPORTS)).limit(JOBS_PER_STEP).select('id')) as Array<{ id: string }>).map((row) => row.id);
+  if (ids.length === 0) return 0;
+  const still = select(knex(EXPORTS)).whereIn('id', ids);
+  return change ? still.update(change) : still.del();
+}
+
 /** One round of housekeeping at `now`, results kept `retentionMs` after they succeed. */
 export async function exportHousekeeping(knex: Knex, now: number, retentionMs: number): Promise<HousekeepingCounts> {
-  const expired = await knex(EXPORTS).where('state', 'succeeded').where('expires_at', '<=', now).update({ state: 'expired' });
-  const cancelled = await knex(EXPORTS)
-    .whereIn('state', ACTIVE_STATES)
-    .whereIn('application_id', knex('applications').whereNotNull('deleted_at').select('id'))
-    .update({ state: 'cancelled', finished_at: now, lease_owner: null, lease_expires_at: null });
+  const expired = await step(knex, (jobs) => jobs.where('state', 'succeeded').where('expires_at', '<=', now), { state: 'expired' });
+  const cancelled = await step(
+    knex,
+    (jobs) => jobs.whereIn('state', ACTIVE_STATES).whereIn('application_id', knex('applications').whereNotNull('deleted_at').select('id')),
+    { state: 'cancelled', finished_at: now, lease_owner: null, lease_expires_at: null },
+  );
   const partsDeleted = await deleteDeadParts(knex);
   const keepBefore = now - EXPORT_RECORD_KEEP_MS;
-  const purged = await knex(EXPORTS)
-    .where((ended) =>
-      ended
-        .where((gone) => gone.where('state', 'expired').where('expires_at', '<=', keepBefore))
-        .orWhere((stopped) => stopped.whereIn('state', ['failed', 'cancelled']).where('finished_at', '<=', keepBefore - retentionMs)),
-    )
-    .whereNotExists((parts) => parts.select(knex.raw('1')).from(EXPORT_PARTS).whereRaw(`${EXPORT_PARTS}.export_id = ${EXPORTS}.id`))
-    .del();
+  const purged = await step(knex, (jobs) =>
+    jobs
+      .where((ended) =>
+        ended
+          .where((gone) => gone.where('state', 'expired').where('expires_at', '<=', keepBefore))
+          .orWhere((stopped) => stopped.whereIn('state', ['failed', 'cancelled']).where('finished_at', '<=', keepBefore - retentionMs)),
+      )
+      .whereNotExists((parts) => parts.select(knex.raw('1')).from(EXPORT_PARTS).whereRaw(`${EXPORT_PARTS}.export_id = ${EXPORTS}.id`)),
+  );
   return { expired, cancelled, partsDeleted, purged };
 }
 
