@@ -3,7 +3,8 @@
 // EXPORT_MAX_BYTES_PER_ORGANIZATION stops `failed` with `byte_limit` and its file is deleted,
 // while results that fit are kept and counted; a result expires EXPORT_RETENTION_HOURS after it
 // succeeded (410, its file deleted, its bytes no longer counted), and its record is purged a week
-// later (404). The service's clock is moved instead of waiting.
+// later (404); a regex filter past the statement time limit fails the job with `time_limit`. The
+// service's clock is moved instead of waiting.
 import { expect } from 'chai';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { download, exportNow, randomSpans, readExport, storedParts, storeRandomSpans } from '../support/exports.js';
@@ -55,6 +56,18 @@ onEachDatabase(
       expect(third.error.code).to.equal('byte_limit');
     });
 
+    it('fails a job whose regex filter runs past the statement time limit with time_limit', async () => {
+      // Long values and a pattern slow enough to pass a 1 ms limit on both databases (test/engine/regex-filter.test.ts).
+      const slow = await engineCaller(app());
+      const note = `d${'abc'.repeat(4000)}`;
+      const rows = randomSpans(slow.appId, 3, 70).map((row) => ({ ...row, span_attributes: JSON.stringify({ note }) }));
+      await storeRandomSpans(app(), rows);
+      const job = await exportNow(app(), slow, { filter: { field: 'span_attributes.note', op: 'regex', value: 'a.*b.*c.*d' } });
+      expect(job).to.include({ state: 'failed', download_path: null });
+      expect(job.error.code).to.equal('time_limit');
+      expect(job.error.message).to.include('time limit of 1 ms');
+    });
+
     it('expires a result EXPORT_RETENTION_HOURS after it succeeded (410, file deleted, bytes freed), and purges its record a week later', async () => {
       const expiresAt = Date.parse(small.finished_at) + 2 * HOUR;
       expect(Date.parse(small.expires_at)).to.equal(expiresAt);
@@ -98,6 +111,7 @@ onEachDatabase(
     EXPORT_MAX_BYTES_PER_ORGANIZATION: String(MAX_BYTES),
     EXPORT_RETENTION_HOURS: '2',
     EXPORT_MAX_ACTIVE_PER_ORGANIZATION: '10',
+    REGEX_STATEMENT_TIMEOUT_MS: '1',
   },
   { clock },
 );
