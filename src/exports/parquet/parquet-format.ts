@@ -96,8 +96,9 @@ function columnData(columns: readonly ExportColumn[], records: ReadonlyArray<Rec
   return columns.map((column) => ({
     name: column.name,
     data: records.map((record) => cell(column, record[column.name])),
-    // Bounds of JSON text help no reader skip anything; page indexes would have to wait for the footer.
+    // Bounds of JSON text help no reader skip anything.
     statistics: column.type !== 'json',
+    // Page indexes are written just before the footer, from state this format does not keep.
     offsetIndex: false,
   }));
 }
@@ -118,6 +119,7 @@ export const parquetFormat: ExportFormat = {
     if (records.length === 0) return { bytes: new Uint8Array(0), state };
     // Only the footer reads the earlier row groups: this writer starts without them.
     const { parquet, bytes } = writerAt(columns, offset, []);
+    // Synchronous: a ByteWriter has no flush() to wait for.
     void parquet.write({ columnData: columnData(columns, records), rowGroupSize: records.length });
     const written: ParquetState = {
       ...state,
