@@ -133,6 +133,15 @@ function layeringRules() {
   // Inside storage, the dialects are the bottom: they know nothing of the tables they serve.
   const siblings = { regex: '^\\.\\./(?!\\.\\./)', message: 'src/storage/sql imports only its own modules (eslint.config.js)' };
   blocks.push(restrict('src/storage/sql/*.ts', [layerPattern('storage', '(\\.\\./){2}'), siblings, STORAGE_PARSES_NO_REQUESTS]));
+  // The Parquet encoder is a leaf over its library: of src/ it knows only the format interface it
+  // implements (this block comes after the layers, so it holds whatever src/exports may import).
+  const parquetLeaf = 'src/exports/parquet imports nothing of src/ but src/exports/formats/format.ts (eslint.config.js)';
+  blocks.push(
+    restrict('src/exports/parquet/*.ts', [
+      { regex: '^\\.\\./\\.\\./', message: parquetLeaf },
+      { regex: '^\\.\\./(?!\\.\\./|formats/format\\.js$)', message: parquetLeaf },
+    ]),
+  );
   return blocks;
 }
 

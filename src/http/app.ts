@@ -93,8 +93,11 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(ops.routes());
   const sessions = new DashboardSessions(knex, deps.tokens, config.dashboard, deps.clock);
   app.use(dashboardRoutes({ knex, tokens: deps.tokens, settings: dashboardSettings(config), sessions, logger }).routes());
-  // The MCP server's tools are the engine's read operations.
-  if (config.apis.includes('engine')) app.use(mcpRoutes(loadDocument('engine').definition, { knex, tokens: deps.tokens }).routes());
+  // The MCP server's tools are the operations the served documents mark as read-only tools.
+  if (config.apis.includes('engine')) {
+    const more = config.apis.includes('management') ? [loadDocument('management').definition] : [];
+    app.use(mcpRoutes(loadDocument('engine').definition, more, { knex, tokens: deps.tokens }).routes());
+  }
   app.use(dispatchTo(await buildApis(deps), logger));
   // Koa logs errors that reach it: streamed responses that fail, a client leaving among them.
   app.on('error', logKoaError(logger));

@@ -1,18 +1,29 @@
 // Answers a tool call with the service's own operation: an HTTP request to the address the MCP
 // request arrived at, carrying the caller's Authorization, so authentication, permissions,
-// application scoping, validation and answers are exactly the API's.
+// application scoping, validation and answers are exactly the API's. The request carries the MCP
+// request's X-Request-Id, so its access-log line and the MCP one are read together.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { EngineTool } from './tools.js';
+import type { McpTool } from './tools.js';
 
 function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** Who calls: the MCP request's credentials and id. */
+export interface ToolCaller {
+  authorization: string;
+  requestId: string;
+}
+
 /** The request of `tool` called with `args`, against `origin` (e.g. `http://127.0.0.1:8080`). */
-export function toolRequest(tool: EngineTool, args: Record<string, unknown>, origin: string, authorization: string): Request {
+export function toolRequest(tool: McpTool, args: Record<string, unknown>, origin: string, caller: ToolCaller): Request {
   let path = tool.path;
   const query = new URLSearchParams();
-  const headers: Record<string, string> = { Accept: 'application/json', Authorization: authorization };
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    Authorization: caller.authorization,
+    'X-Request-Id': caller.requestId,
+  };
   for (const parameter of tool.parameters) {
     const value = args[parameter.name];
     if (value === undefined || value === null) continue;
@@ -33,13 +44,8 @@ export function toolRequest(tool: EngineTool, args: Record<string, unknown>, ori
 }
 
 /** The API's answer as a tool result: its JSON body unchanged, `isError` for any status but 2xx. */
-export async function callTool(
-  tool: EngineTool,
-  args: Record<string, unknown>,
-  origin: string,
-  authorization: string,
-): Promise<CallToolResult> {
-  const response = await fetch(toolRequest(tool, args, origin, authorization));
+export async function callTool(tool: McpTool, args: Record<string, unknown>, origin: string, caller: ToolCaller): Promise<CallToolResult> {
+  const response = await fetch(toolRequest(tool, args, origin, caller));
   const text = await response.text();
   let body: unknown;
   try {

@@ -1,8 +1,8 @@
 // POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (a new server and
 // transport per request, so any instance answers any request). A stateless server has no
 // stream to offer nor session to end: GET and DELETE get the edge's 405 with `Allow: POST`,
-// which the protocol provides for. The caller authenticates as
-// for the engine API; each tool call then runs the API's operation with the same credentials.
+// which the protocol provides for. The caller authenticates as for the engine API; each tool
+// call then runs the API's operation with the same credentials.
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -12,7 +12,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import type { Document } from 'openapi-backend';
 import { AuthenticationError, authenticateAuthorization, type AuthenticationDeps } from '../auth/authenticate.js';
 import { callTool } from './call-tool.js';
-import { engineTools } from './tools.js';
+import { documentTools, type McpTool } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -26,10 +26,21 @@ function unknownTool(name: string): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify({ detail: `Unknown tool ${name}` }) }], isError: true };
 }
 
-export function mcpRoutes(engineDocument: Document, deps: AuthenticationDeps): Router {
+/** The tools of the documents served, by name; a name twice is a mistake in the documents. */
+function toolsOf(documents: Document[]): Map<string, McpTool> {
+  const byName = new Map<string, McpTool>();
+  for (const tool of documents.flatMap(documentTools)) {
+    if (byName.has(tool.name)) throw new Error(`two MCP tools are named ${tool.name}`);
+    byName.set(tool.name, tool);
+  }
+  return byName;
+}
+
+/** `engineDocument` names the server's version; `more` (the management document, when served) adds its tools. */
+export function mcpRoutes(engineDocument: Document, more: Document[], deps: AuthenticationDeps): Router {
   const version = engineDocument.info.version;
-  const tools = engineTools(engineDocument);
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const byName = toolsOf([engineDocument, ...more]);
+  const tools = [...byName.values()];
   const listed = tools.map(({ name, description, inputSchema }) => ({
     name,
     description,
@@ -55,7 +66,7 @@ export function mcpRoutes(engineDocument: Document, deps: AuthenticationDeps): R
     mcp.server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const tool = byName.get(request.params.name);
       if (!tool) return unknownTool(request.params.name);
-      return callTool(tool, request.params.arguments ?? {}, origin, authorization);
+      return callTool(tool, request.params.arguments ?? {}, origin, { authorization, requestId: ctx.state.requestId as string });
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.res.on('close', () => {

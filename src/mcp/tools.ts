@@ -1,8 +1,9 @@
-// The MCP tools, derived from the engine document: one per read operation (every permission it
-// asks for is a `read:` one, and its 200 answers JSON: ingestion and the live event stream are
-// not tools), named by its operationId, with an input schema holding the operation's
-// parameters by name and its request body as `body`. Nothing here is written by hand per
-// operation, so a change to the document changes the tools.
+// The MCP tools, derived from the documents: one per operation marked `x-mcp-tool: true`, which
+// must be a read (every permission it asks for is a `read:` one, and its 200 answers JSON), named
+// by its operationId, with an input schema holding the operation's parameters by name and its
+// request body as `body`. The mark, not the method, says an operation only reads: a POST may be
+// a query (querySpans) or a change (cancelling an export). Nothing here is written by hand per
+// operation, so a change to a document changes the tools.
 import type { Document } from 'openapi-backend';
 
 const METHODS = ['get', 'post'] as const;
@@ -14,7 +15,7 @@ export interface ToolParameter {
   in: 'path' | 'query' | 'header';
 }
 
-export interface EngineTool {
+export interface McpTool {
   name: string;
   description: string;
   inputSchema: JsonObject & { type: 'object' };
@@ -91,14 +92,19 @@ function describe(operation: JsonObject): string {
     .join('\n\n');
 }
 
-/** The tools of the engine document (as parsed, with its `$ref`s). */
-export function engineTools(document: Document): EngineTool[] {
-  const tools: EngineTool[] = [];
+/** The mark that makes an operation a tool. */
+export const TOOL_MARK = 'x-mcp-tool';
+
+/** The tools of a document (as parsed, with its `$ref`s); throws at a marked operation that is not a read. */
+export function documentTools(document: Document): McpTool[] {
+  const tools: McpTool[] = [];
   for (const [path, rawItem] of Object.entries(document.paths ?? {})) {
     const item = resolve(document, rawItem);
     for (const method of METHODS) {
       const operation = item[method];
-      if (!isObject(operation) || typeof operation.operationId !== 'string' || !isReadOperation(document, operation)) continue;
+      if (!isObject(operation) || operation[TOOL_MARK] !== true) continue;
+      if (typeof operation.operationId !== 'string' || !isReadOperation(document, operation))
+        throw new Error(`${method.toUpperCase()} ${path} is marked ${TOOL_MARK} but is not a read operation answering JSON`);
       const reached = new Set<string>();
       const properties: JsonObject = {};
       const required: string[] = [];
@@ -121,13 +127,13 @@ export function engineTools(document: Document): EngineTool[] {
         properties.body = rewriteRefs(content.schema ?? {}, reached);
         if (requestBody?.required === true) required.push('body');
       }
-      const inputSchema: EngineTool['inputSchema'] = { type: 'object', properties, required };
+      const inputSchema: McpTool['inputSchema'] = { type: 'object', properties, required };
       if (reached.size > 0) inputSchema.$defs = definitions(document, reached);
       tools.push({
         name: operation.operationId,
         description: describe(operation),
         inputSchema,
-        method: method.toUpperCase() as EngineTool['method'],
+        method: method.toUpperCase() as McpTool['method'],
         path,
         parameters,
         hasBody,

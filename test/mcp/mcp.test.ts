@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { OPENAPI_DIR } from '../../src/api/documents.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
+import { apiKeyToken, seedApiKey, seedApplication, seedOrganization, seedUser } from '../support/accounts.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { call } from '../support/contract.js';
 import { nanosToRfc3339 } from '../support/engine-helpers.js';
@@ -21,29 +22,54 @@ const BASE = 1_763_800_000_000_000_000n;
 const SECOND = 1_000_000_000n;
 const WINDOW = { start_time: nanosToRfc3339(BASE), end_time: nanosToRfc3339(BASE + 3600n * SECOND) };
 
-/** The engine document's read operations: only `read:` permissions, and a JSON 200. */
-function readOperations(): Map<string, { parameters: string[]; hasBody: boolean }> {
-  const document = parse(fs.readFileSync(path.join(OPENAPI_DIR, 'engine.yaml'), 'utf8')) as Json;
-  const deref = (value: Json): Json =>
-    value.$ref
-      ? deref(
-          value.$ref
-            .slice(2)
-            .split('/')
-            .reduce((node: Json, key: string) => node[key], document),
-        )
-      : value;
-  const operations = new Map<string, { parameters: string[]; hasBody: boolean }>();
-  for (const item of Object.values(document.paths as Json)) {
-    for (const operation of Object.values(item as Json)) {
-      if (typeof operation?.operationId !== 'string') continue;
-      const permissions = (operation.security as Json[]).flatMap((requirement) => Object.values(requirement).flat()) as string[];
-      // Operations without a 200 (a 202 for a job created) answer no JSON to read.
-      const ok = operation.responses['200'];
-      const json = ok !== undefined && 'application/json' in (deref(ok).content ?? {});
-      if (!json || !permissions.every((permission) => permission.startsWith('read:'))) continue;
-      const parameters = ((operation.parameters ?? []) as Json[]).map((parameter) => deref(parameter).name as string);
-      operations.set(operation.operationId, { parameters, hasBody: operation.requestBody !== undefined });
+interface ToolOperation {
+  method: string;
+  path: string;
+  parameters: Array<{ name: string; in: string; required: boolean }>;
+  hasBody: boolean;
+  /** The request body's example in the document, {} without one. */
+  body: Json;
+}
+
+/** The operations both documents mark `x-mcp-tool: true`, checked to be reads (only `read:` permissions, a JSON 200). */
+function toolOperations(): Map<string, ToolOperation> {
+  const operations = new Map<string, ToolOperation>();
+  for (const file of ['engine.yaml', 'management.yaml']) {
+    const document = parse(fs.readFileSync(path.join(OPENAPI_DIR, file), 'utf8')) as Json;
+    const deref = (value: Json): Json =>
+      value.$ref
+        ? deref(
+            value.$ref
+              .slice(2)
+              .split('/')
+              .reduce((node: Json, key: string) => node[key], document),
+          )
+        : value;
+    for (const [route, item] of Object.entries(document.paths as Json)) {
+      for (const [method, operation] of Object.entries(item as Json)) {
+        if (method === 'parameters' || operation?.['x-mcp-tool'] !== true) continue;
+        const permissions = (operation.security as Json[]).flatMap((requirement) => Object.values(requirement).flat()) as string[];
+        expect(
+          permissions.every((permission) => permission.startsWith('read:')),
+          operation.operationId,
+        ).to.equal(true);
+        expect(deref(operation.responses['200']).content, operation.operationId).to.have.property('application/json');
+        const parameters = ([...((item as Json).parameters ?? []), ...(operation.parameters ?? [])] as Json[])
+          .map(deref)
+          .map((parameter) => ({
+            name: parameter.name as string,
+            in: parameter.in as string,
+            required: parameter.required === true,
+          }));
+        const body = operation.requestBody && deref(operation.requestBody).content?.['application/json'];
+        operations.set(operation.operationId, {
+          method: method.toUpperCase(),
+          path: route,
+          parameters,
+          hasBody: body !== undefined,
+          body: body?.example ?? {},
+        });
+      }
     }
   }
   return operations;
@@ -92,20 +118,80 @@ onEachDatabase('POST /mcp', (app) => {
     await Promise.all(clients.map((client) => client.close()));
   });
 
-  it('lists one read-only tool per read operation of the engine document, with its parameters', async () => {
+  it('lists one read-only tool per operation the documents mark x-mcp-tool, with its parameters', async () => {
     const client = await connect({ Authorization: caller.headers.Authorization as string });
     const { tools } = await client.listTools();
-    const operations = readOperations();
+    const operations = toolOperations();
     expect(tools.map((tool) => tool.name).sort()).to.deep.equal([...operations.keys()].sort());
+    expect(tools.map((tool) => tool.name)).to.include.members(['querySpans', 'listTraces', 'getTrace', 'getOrganizationSpend']);
     expect(tools.map((tool) => tool.name)).to.not.include('exportTraces');
     for (const tool of tools) {
       const operation = operations.get(tool.name)!;
       expect(tool.annotations?.readOnlyHint, tool.name).to.equal(true);
       expect(tool.description, tool.name).to.be.a('string').and.not.equal('');
       const properties = Object.keys(tool.inputSchema.properties ?? {});
-      expect(properties, tool.name).to.include.members(operation.parameters);
+      expect(properties, tool.name).to.include.members(operation.parameters.map((parameter) => parameter.name));
       expect(properties.includes('body'), tool.name).to.equal(operation.hasBody);
-      expect(tool.inputSchema.required, tool.name).to.include('X-Vendor-App-Id');
+      expect(tool.inputSchema.required, tool.name).to.include.members(operation.parameters.filter((p) => p.required).map((p) => p.name));
+    }
+  });
+
+  it('answers every tool exactly as its operation, for a reader, another organization and a key without the permission', async function () {
+    this.timeout(60_000);
+    const knex = app().server.knex;
+    // A member of an organization of its own (user-only operations included), the owner of another, and an API key that may only write.
+    const member = await seedUser(app(), 'member');
+    const organizationId = await seedOrganization(knex, [[member.userId, 'member']]);
+    const applicationId = await seedApplication(knex, organizationId);
+    const trace = { trace_id: '1'.padEnd(32, '0'), span_id: '1'.padStart(16, '0') };
+    await storeSpans(knex, [
+      spanRow({ application_id: applicationId, ...trace, start_time_unix_nano: String(BASE), end_time_unix_nano: String(BASE + SECOND) }),
+    ]);
+    const reader = { Authorization: `Bearer ${member.token}` };
+    const outsider = await seedUser(app(), 'outsider');
+    await seedApplication(knex, await seedOrganization(knex, [[outsider.userId, 'owner']]));
+    const writer = { Authorization: `Bearer ${await apiKeyToken(app(), await seedApiKey(knex, applicationId, ['write:traces']))}` };
+    // A value for every required parameter any tool has; a new one fails here until it is given.
+    const values: Record<string, string> = {
+      'X-Vendor-App-Id': applicationId,
+      app_id: applicationId,
+      org_id: organizationId,
+      trace_id: trace.trace_id,
+      ...WINDOW,
+    };
+    for (const [who, headers] of Object.entries({
+      reader,
+      stranger: { Authorization: `Bearer ${outsider.token}` },
+      writer,
+    })) {
+      const client = await connect(headers);
+      for (const [name, operation] of toolOperations()) {
+        const args: Json = {};
+        let route = operation.path;
+        const query: Json = {};
+        const apiHeaders: Record<string, string> = { ...headers };
+        for (const parameter of operation.parameters.filter((p) => p.required)) {
+          const value = values[parameter.name];
+          expect(value, `${name}: a value for ${parameter.name}`).to.be.a('string');
+          args[parameter.name] = value;
+          if (parameter.in === 'path') route = route.replace(`{${parameter.name}}`, value as string);
+          else if (parameter.in === 'query') query[parameter.name] = value;
+          else apiHeaders[parameter.name] = value as string;
+        }
+        if (operation.hasBody) args.body = operation.body;
+        const api = await call(app().url, operation.method, route, {
+          query,
+          headers: apiHeaders,
+          json: operation.hasBody ? operation.body : undefined,
+        });
+        const result = await client.callTool({ name, arguments: args });
+        const where = `${who} ${name}: ${api.status} ${api.text.slice(0, 200)}`;
+        expect(result.isError === true, where).to.equal(api.status >= 300);
+        expect(parsed(result), where).to.deep.equal(JSON.parse(api.text));
+        if (who === 'reader') expect(api.status, where).to.equal(200);
+        if (who === 'stranger') expect(api.status, where).to.equal(404);
+        if (who === 'writer') expect(api.status, where).to.equal(403);
+      }
     }
   });
 

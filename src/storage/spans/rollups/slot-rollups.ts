@@ -26,6 +26,7 @@ import { bulkWriteTransaction } from '../../transactions.js';
 import type { DerivedData } from '../derived/derived-data.js';
 import { heldHoursOf } from '../derived/held-hours.js';
 import { slotColumn, type IndexedSlot } from '../indexed-slots.js';
+import { readySlotsOf } from '../application-span-state.js';
 import { atOrAfterEdge, purgeEdgeOf } from '../purge-edge.js';
 import { HOUR_NS } from '../read-sources.js';
 import {
@@ -201,6 +202,22 @@ export async function hoursToRebuild(
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** Deletes the slot's generation's rows of one hour: the hour's bucket and its minutes. */
+async function deleteHourRows(db: Knex, run: Run, applicationId: string, slot: IndexedSlot, hourStartNs: bigint): Promise<void> {
+  const { exactInteger } = dialectFor(db);
+  await run(
+    db(SLOT_ROLLUPS)
+      .where({ application_id: applicationId, slot: slot.slot, generation: slot.generation })
+      .whereIn(
+        'bucket_width_s',
+        WIDTHS_NS.map(([widthS]) => widthS),
+      )
+      .whereRaw(`bucket_start_unix_nano >= ${exactInteger}`, [hourStartNs.toString()])
+      .whereRaw(`bucket_start_unix_nano < ${exactInteger}`, [(hourStartNs + HOUR_NS).toString()])
+      .del(),
+  );
+}
+
 /**
  * The statements that recompute the slot's generation's rows of one hour (the hour's bucket and
  * its minutes) from the spans: the rows are deleted, then computed by one INSERT … SELECT per
@@ -217,17 +234,7 @@ export async function rebuildHourStatements(
   const dialect = dialectFor(db);
   const hourStart = hourStartNs.toString();
   const hourEnd = (hourStartNs + HOUR_NS).toString();
-  await run(
-    db(SLOT_ROLLUPS)
-      .where({ application_id: applicationId, slot: slot.slot, generation: slot.generation })
-      .whereIn(
-        'bucket_width_s',
-        WIDTHS_NS.map(([widthS]) => widthS),
-      )
-      .whereRaw(`bucket_start_unix_nano >= ${dialect.exactInteger}`, [hourStart])
-      .whereRaw(`bucket_start_unix_nano < ${dialect.exactInteger}`, [hourEnd])
-      .del(),
-  );
+  await deleteHourRows(db, run, applicationId, slot, hourStartNs);
   const kind = slotKindSql(db, slot, 's');
   const value = dialect.exactKey(`COALESCE(s.${slotColumn(slot.slot)}, '')`);
   const replace = MEASURE_COLUMNS.map((column) => `${column} = ${dialect.insertedValue.replace('??', column)}`).join(', ');
@@ -308,9 +315,18 @@ export const slotRollups: DerivedData = {
   async onDeleted({ applicationId, purgedBeforeNs, rowLimit }, { db, run }) {
     await deleteBelowEdge(db, run, SLOT_ROLLUPS, KEY.slice(3), applicationId, purgedBeforeNs, rowLimit);
   },
-  // The backfill's hour rebuild, per slot in use; rows of earlier generations are never read again.
+  // Per slot in use; rows of earlier generations are never read again. A slot not ready yet has
+  // spans whose column is not filled for its key (or still holds an earlier key's value): rows
+  // computed from them would count every span and so look complete. Its hour rows go instead,
+  // and fillSlot recomputes the hour once the slot is ready (its count then differs).
   async rebuild({ applicationId, startNs, slots }, { db, run }) {
-    for (const slot of slots) await rebuildHourStatements(db, run, applicationId, slot, startNs);
+    if (slots.length === 0) return;
+    const ready = await readySlotsOf(db, applicationId, run);
+    for (const slot of slots) {
+      if (ready.some((candidate) => candidate.slot === slot.slot && candidate.generation === slot.generation))
+        await rebuildHourStatements(db, run, applicationId, slot, startNs);
+      else await deleteHourRows(db, run, applicationId, slot, startNs);
+    }
   },
   fillSlot: (knex, applicationId, slot) => rebuildSlotRollups(knex, applicationId, slot),
   heldHours: (db, applicationId) =>

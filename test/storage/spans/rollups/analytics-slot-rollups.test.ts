@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { parseIndexedAttributes, writtenSlots } from '../../../../src/storage/accounts/indexed-attributes.js';
 import { backfillBatch, pendingSlot } from '../../../../src/storage/spans/slots/slot-backfill.js';
 import { rebuildSlotRollups } from '../../../../src/storage/spans/rollups/slot-rollups.js';
+import { rebuildDerivedData } from '../../../../src/storage/spans/derived/derived-rebuild.js';
 import { rollUpStoredSpans } from '../../../../src/storage/migrations/20261128000100_slot_rollups.js';
 import { purgeBatch } from '../../../../src/storage/spans/writes/span-purge.js';
 import type { SpanRow } from '../../../../src/storage/spans/span-row.js';
@@ -187,6 +188,32 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
     expect(await slotRollupSpans(3600)).to.equal(stored.length);
     expect(await rebuildSlotRollups(knex(), caller.appId, slot)).to.equal(0);
     expect(await analytics(BODY)).to.deep.equal(reference(stored, BODY));
+    await tamper();
+    expect(firstMax(await analytics(BODY))).to.equal(1000);
+  });
+
+  it('leaves a slot still backfilling out of a derived rebuild, so its backfill recomputes the hour from filled columns', async () => {
+    const stored = rows(caller.appId);
+    await storeSpans(knex(), stored);
+    await setIndexedPaths(knex(), caller.appId, [PATH], false);
+    const state = async () =>
+      parseIndexedAttributes(
+        (
+          (await knex()('applications').where({ id: caller.appId }).first('indexed_attributes_state')) as {
+            indexed_attributes_state: string;
+          }
+        ).indexed_attributes_state,
+      );
+    // A rebuild of the first hour (npm run rebuild, a re-pricing job) while the slot's column is not filled yet.
+    await rebuildDerivedData(knex(), { applicationId: caller.appId, fromNs: START, toNs: START + HOUR });
+    expect(await slotRollupSpans(3600)).to.equal(0);
+    const slot = pendingSlot(await state(), Date.now(), 0);
+    if (!slot) throw new Error('no pending slot');
+    while ((await backfillBatch(knex(), { applicationId: caller.appId, state: await state() }, slot, 100)) !== 'ready');
+    expect(await rebuildSlotRollups(knex(), caller.appId, slot)).to.equal(2);
+    expect(await slotRollupSpans(3600)).to.equal(stored.length);
+    expect(await analytics(BODY)).to.deep.equal(reference(stored, BODY));
+    // Answered from the rows the backfill computed.
     await tamper();
     expect(firstMax(await analytics(BODY))).to.equal(1000);
   });
