@@ -39,14 +39,9 @@ export interface ExportQuery {
   searchChildSpans: boolean;
 }
 
-/**
- * Queues an export of `query` whose snapshot is `now`. The organization's write guard is taken
- * first, so that of two creations at once (on one database or across Galera nodes) one waits or
- * is retried and then counts the other's job: the organization never has more than
- * `maxActivePerOrganization` jobs queued or running.
- */
-export async function createExport(knex: Knex, query: ExportQuery, config: ExportConfig, now: number): Promise<ExportJobRecord> {
-  const job: ExportJobRecord = {
+/** A new job of `query`, queued, whose snapshot is `now`. */
+export function queuedExport(query: ExportQuery, now: number): ExportJobRecord {
+  return {
     id: newId('exp'),
     ...query,
     state: 'queued',
@@ -58,6 +53,16 @@ export async function createExport(knex: Knex, query: ExportQuery, config: Expor
     bytes: 0,
     error: null,
   };
+}
+
+/**
+ * Queues an export of `query` whose snapshot is `now`. The organization's write guard is taken
+ * first, so that of two creations at once (on one database or across Galera nodes) one waits or
+ * is retried and then counts the other's job: the organization never has more than
+ * `maxActivePerOrganization` jobs queued or running.
+ */
+export async function createExport(knex: Knex, query: ExportQuery, config: ExportConfig, now: number): Promise<ExportJobRecord> {
+  const job = queuedExport(query, now);
   await writeTransaction(knex, async (trx) => {
     if (!(await writeGuard(trx, 'organizations', query.organizationId))) throw new NotFoundError('Application not found');
     const active = await activeExportJobs(trx, query.organizationId);
