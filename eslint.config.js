@@ -27,10 +27,13 @@ const LAYERS = {
   ingest: ['storage', 'pricing', 'span-enums', 'errors', 'json', 'config'],
   traces: ['storage', 'filter', 'errors', 'generated'],
   request: ['storage', 'errors'],
+  // Bulk exports: their rules, file formats and reads. The record columns are read from the engine
+  // document (src/api/documents.ts); the record shapes come from the engine through the worker's deps.
+  exports: ['api', 'storage', 'filter', 'errors', 'json', 'generated', 'config'],
   // The re-pricing job prices spans as ingestion does (src/ingest/computed-cost.ts).
-  jobs: ['storage', 'ingest', 'pricing', 'webhooks', 'errors', 'config'],
+  jobs: ['storage', 'ingest', 'pricing', 'webhooks', 'exports', 'errors', 'config'],
   operations: ['auth', 'storage', 'pricing', 'errors', 'config'],
-  engine: ['operations', 'request', 'traces', 'ingest', 'auth', 'filter', 'storage', 'errors', 'json', 'generated', 'config'],
+  engine: ['operations', 'request', 'traces', 'ingest', 'exports', 'auth', 'filter', 'storage', 'errors', 'json', 'generated', 'config'],
   management: [
     'operations',
     'request',
@@ -102,7 +105,7 @@ const SPANS_THROUGH_THE_STORE = {
   regex: '^(\\.\\./)+storage/spans/(?!span-store\\.js$)',
   message: 'read and write spans through src/storage/spans/span-store.ts (the SpanStore interface), not its SQL modules (eslint.config.js)',
 };
-const STORE_USERS = new Set(['engine', 'ingest', 'traces', 'operations', 'grpc', 'http', 'api', 'management', 'request']);
+const STORE_USERS = new Set(['engine', 'ingest', 'traces', 'exports', 'operations', 'grpc', 'http', 'api', 'management', 'request']);
 
 const restrict = (files, patterns) => ({ files: [files], rules: { 'no-restricted-imports': ['error', { patterns }] } });
 

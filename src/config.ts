@@ -54,6 +54,7 @@ export interface Config {
   indexing: IndexingConfig;
   folding: FoldingConfig;
   repricing: RepricingConfig;
+  exports: ExportConfig;
   webhooks: WebhookConfig;
   budgets: BudgetConfig;
   dashboard: DashboardSessionConfig;
@@ -100,6 +101,22 @@ export interface RepricingConfig {
   intervalSeconds: number;
   /** Spans one re-pricing transaction reads at most. */
   batchSize: number;
+}
+
+/** Bulk exports (docs/exports.md, src/exports/README.md) and their worker (src/jobs/exporter.ts). */
+export interface ExportConfig {
+  /** Seconds between looks for export work; 0 turns the worker off on this instance (another instance's works the jobs). */
+  intervalSeconds: number;
+  /** Records one batch reads and writes. */
+  batchRows: number;
+  /** Seconds after a job's snapshot before its worker starts reading (spans received by then have been committed). */
+  settleSeconds: number;
+  /** Jobs queued or running at once per organization. */
+  maxActivePerOrganization: number;
+  /** Bytes an organization keeps: results not yet expired and running jobs' files. */
+  maxBytesPerOrganization: number;
+  /** Hours a result is kept after it succeeded. */
+  retentionHours: number;
 }
 
 /** Webhook deliveries (docs/webhooks.md, src/webhooks/README.md). */
@@ -370,6 +387,15 @@ export function loadConfig(env: Env = process.env): Config {
     repricing: {
       intervalSeconds: readInteger(env, 'REPRICING_INTERVAL_SECONDS', 2, 0, 86_400),
       batchSize: readInteger(env, 'REPRICING_BATCH_SIZE', 1000, 1, 1000),
+    },
+    exports: {
+      intervalSeconds: readInteger(env, 'EXPORT_INTERVAL_SECONDS', 1, 0, 3600),
+      batchRows: readInteger(env, 'EXPORT_BATCH_ROWS', 2000, 1, 50_000),
+      settleSeconds: readInteger(env, 'EXPORT_SETTLE_SECONDS', 5, 0, 3600),
+      maxActivePerOrganization: readInteger(env, 'EXPORT_MAX_ACTIVE_PER_ORGANIZATION', 2, 1, 1000),
+      // 1 GiB; at most 1 PiB.
+      maxBytesPerOrganization: readInteger(env, 'EXPORT_MAX_BYTES_PER_ORGANIZATION', 2 ** 30, 1, 2 ** 50),
+      retentionHours: readInteger(env, 'EXPORT_RETENTION_HOURS', 24, 1, 8760),
     },
     webhooks: {
       intervalSeconds: readInteger(env, 'WEBHOOK_DELIVERY_INTERVAL_SECONDS', 1, 0, 3600),

@@ -57,6 +57,20 @@ export class ConflictError extends ServiceError {
   }
 }
 
+/**
+ * What the request names existed and is gone for good (an export whose result expired, or that
+ * has no result); `code` and `fields` as for ConflictError.
+ */
+export class GoneError extends ServiceError {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly fields: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
 /** The request is larger than the service takes. */
 export class TooLargeError extends ServiceError {}
 

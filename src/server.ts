@@ -1,6 +1,6 @@
 // Owns the process lifecycle: database, migrations, HTTP and gRPC listeners, the retention and audit purgers,
-// the indexed attribute backfill, the trace fold, the re-pricing jobs' worker, the webhook deliverer,
-// the budget evaluator and graceful shutdown.
+// the indexed attribute backfill, the trace fold, the re-pricing jobs' and export jobs' workers, the webhook
+// deliverer, the budget evaluator and graceful shutdown.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
@@ -22,6 +22,8 @@ import { UsagePurger } from './jobs/usage-purger.js';
 import { SlotBackfiller } from './jobs/slot-backfiller.js';
 import { TraceFolder } from './jobs/trace-folder.js';
 import { Repricer } from './jobs/repricer.js';
+import { Exporter } from './jobs/exporter.js';
+import { spanRecord, traceSummary } from './engine/wire.js';
 import { WebhookDeliverer } from './jobs/webhook-deliverer.js';
 import { WebhookPurger } from './jobs/webhook-purger.js';
 import { BudgetEvaluator } from './jobs/budget-evaluator.js';
@@ -53,6 +55,8 @@ export interface RunningServer {
   folder: TraceFolder;
   /** The re-pricing jobs' worker (src/jobs/repricer.ts); `runOnce()` works every job that needs it now. */
   repricer: Repricer;
+  /** The export jobs' worker (src/jobs/exporter.ts); `runOnce()` does the housekeeping and works every export that needs it now. */
+  exporter: Exporter;
   /** Sends due webhook deliveries (src/jobs/webhook-deliverer.ts); `runOnce()` sends every due one now. */
   webhookDeliverer: WebhookDeliverer;
   /** Deletes webhook events past WEBHOOK_RETENTION_DAYS with their deliveries; `runOnce()` runs a pass now. */
@@ -77,8 +81,8 @@ function closeHttp(server: http.Server, timeoutMs: number): Promise<void> {
 export interface ServerOptions {
   /**
    * The clock of usage metering and quotas (src/operations/service-deps.ts; Date.now by
-   * default), of budgets' periods (answers and the evaluator), and of ingestion's quiet time
-   * (src/ingest/ingest-activity.ts; performance.now).
+   * default), of budgets' periods (answers and the evaluator), of exports' snapshots, settling
+   * and expiry, and of ingestion's quiet time (src/ingest/ingest-activity.ts; performance.now).
    */
   clock?: () => number;
   /** How webhook destinations' host names are resolved (the system's DNS by default). */
@@ -158,6 +162,10 @@ export async function startServer(
   folder.start();
   const repricer = new Repricer({ knex, logger, config: config.repricing });
   repricer.start();
+  // The engine's record shapes: an export holds exactly what POST /engine/query and POST /traces answer.
+  const records = { spans: spanRecord, traces: traceSummary };
+  const exporter = new Exporter({ knex, spans, logger, config: config.exports, records, clock });
+  exporter.start();
   const webhookDeliverer = new WebhookDeliverer({ knex, logger, config: config.webhooks, resolve: options.webhookResolver });
   webhookDeliverer.start();
   const webhookPurger = new WebhookPurger({ knex, logger, config: config.webhooks.retention });
@@ -177,6 +185,7 @@ export async function startServer(
         backfiller.stop(),
         folder.stop(),
         repricer.stop(),
+        exporter.stop(),
         webhookDeliverer.stop(),
         webhookPurger.stop(),
         budgetEvaluator.stop(),
@@ -198,6 +207,7 @@ export async function startServer(
     backfiller,
     folder,
     repricer,
+    exporter,
     webhookDeliverer,
     webhookPurger,
     budgetEvaluator,

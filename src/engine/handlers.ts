@@ -3,6 +3,8 @@
 import type { operations } from '../generated/engine.js';
 import type { HandlerMap } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
+import { downloadExport } from './export-file.js';
+import { cancelExport, createExport, getExport, listExports } from './exports.js';
 import { exportTraces } from './export-traces.js';
 import { getAnalytics } from './get-analytics.js';
 import { getTrace } from './get-trace.js';
@@ -24,5 +26,10 @@ export function engineHandlers(deps: ServiceDeps): EngineHandlers {
     getAnalytics: getAnalytics(deps),
     listLiveSpans: listLiveSpans(deps),
     streamLiveSpans: streamLiveSpans(deps),
+    createExport: createExport(deps),
+    listExports: listExports(deps),
+    getExport: getExport(deps),
+    cancelExport: cancelExport(deps),
+    downloadExport: downloadExport(deps),
   } satisfies Required<EngineHandlers>;
 }

@@ -332,6 +332,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the application's exports
+         * @description Added in 1.11.0. The export jobs of the application named by `X-Vendor-App-Id`,
+         *     newest first (`created_at`, then `id`, both descending), every state included, until
+         *     their records are purged (see the `Exports` tag). Paged by `page` and `limit`, or by
+         *     `cursor` (`next_cursor` of the previous page).
+         *
+         *     **Who may call it:** members and owners of the organization owning the application
+         *     (users holding `read:traces`), or API keys of that application holding
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
+         */
+        get: operations["listExports"];
+        put?: never;
+        /**
+         * Export spans or traces to a file (asynchronous)
+         * @description Added in 1.11.0. Starts a bulk export of the spans (or trace summaries) of the
+         *     application named by `X-Vendor-App-Id` that the same query pages through, as one
+         *     file: NDJSON or CSV (Parquet is accepted by the schema and, for now, answered 422 at
+         *     `["body", "format"]`). Answers `202` at once with the job (`state: queued`) and its URL
+         *     in `Location`; read its progress there (`getExport`) and download the file from its
+         *     `download_path` once it has `succeeded` (`downloadExport`). The rules every export
+         *     follows (snapshot, order, limits, expiry) are in the `Exports` tag.
+         *
+         *     - **The query.** `start_time` and `end_time` are those of `POST /engine/query` (and
+         *       answered with the same 422s); `filter` is a `FilterNode` as there, and with
+         *       `grain: traces` the trace-level fields are allowed, as in `POST /traces` (the
+         *       same 422s, at the same `loc`).
+         *     - **Grain** `spans` (the default): one record per span, a `SpanRecord`, in the order
+         *       of `POST /engine/query`. `traces`: one record per trace, a `TraceSummary`, in the
+         *       default order of `POST /traces` (`min_start_time_unix_nano` descending, then
+         *       `trace_id`); `search_child_spans` chooses whether the filter tests the root span or
+         *       any span, as there. `search_child_spans: true` with grain `spans` is a 422 at
+         *       `["body", "search_child_spans"]` (`false` asks for nothing and is accepted).
+         *     - **Columns.** `columns` names top-level fields of the grain's record (`SpanRecord` or
+         *       `TraceSummary`), in the order the file keeps; without it every field, in the
+         *       schema's order. An unknown or repeated name is a 422 at `["body", "columns", i]`.
+         *     - **Limits.** An organization runs at most `EXPORT_MAX_ACTIVE_PER_ORGANIZATION` (2)
+         *       jobs at once (`queued` or `running`); one more is a 429 with `Retry-After`.
+         *
+         *     **Who may call it:** members and owners of the organization owning the application
+         *     (users holding `read:traces`), or API keys of that application holding
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
+         */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine/exports/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an export and its progress
+         * @description Added in 1.11.0. One export job of the application named by `X-Vendor-App-Id`, with
+         *     its state and progress. A job of another application (of the same organization or
+         *     not), an unknown id, and a job whose record was purged are a 404.
+         *
+         *     **Who may call it:** members and owners of the organization owning the application
+         *     (users holding `read:traces`), or API keys of that application holding
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine/exports/{export_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an export
+         * @description Added in 1.11.0. Cancels a `queued` or `running` export: it answers the job with
+         *     `state: cancelled` and `finished_at`, its worker commits no further batch, and what it
+         *     had written is deleted (within one pass of the worker; it counts against the
+         *     organization's bytes no more from the answer on). Cancelling a job that is already
+         *     cancelled answers it again (200, nothing changes); cancelling one that has
+         *     `succeeded`, `failed` or `expired` is a 409 with `code: export_finished` and its
+         *     `state`. It takes no request body.
+         *
+         *     **Who may call it:** members and owners of the organization owning the application
+         *     (users holding `read:traces`), or API keys of that application holding
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
+         */
+        post: operations["cancelExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine/exports/{export_id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export's file (resumable with Range)
+         * @description Added in 1.11.0. The file of a `succeeded` export, streamed: `application/x-ndjson`
+         *     (one record a line, each ended by `\n`), `text/csv; charset=utf-8` or
+         *     `application/vnd.apache.parquet`, as an attachment named `<export_id>.<ndjson|csv|parquet>`.
+         *     Any instance of the service serves it (the file is kept in the database). `HEAD`
+         *     answers the same status and headers without the file.
+         *
+         *     **Resuming (RFC 9110 ranges).** The answer carries `Accept-Ranges: bytes`, a strong
+         *     `ETag` (the file never changes once written) and `Content-Length`. A single range
+         *     `Range: bytes=a-b`, `bytes=a-` or `bytes=-n` (the last n bytes) answers `206` with
+         *     those bytes and `Content-Range: bytes a-b/size` (a `b` past the end is read as the
+         *     last byte). A range that starts past the end (or `bytes=-0`, or any range of an empty
+         *     file) is a `416` with `Content-Range: bytes *\/size`. A `Range` naming several ranges,
+         *     or one this operation cannot read (another unit, a malformed value, `a` after `b`),
+         *     is answered `200` with the whole file, as RFC 9110 allows. With `If-Range`, the range
+         *     is honoured only when its value is the current `ETag`; any other value (an older
+         *     ETag, or a date) answers `200` with the whole file.
+         *
+         *     **Not yet, or no longer.** A job still `queued` or `running` is a 409
+         *     (`code: export_not_finished`, its `state`); one `expired`, `cancelled` or `failed`
+         *     has no file: a 410 whose `code` says which (`export_expired`, `export_cancelled`,
+         *     `export_failed`). A job whose record was purged is a 404. A download in progress when
+         *     the result expires (or its application is deleted) is cut off before its end: resume
+         *     it and get the 410.
+         *
+         *     **Who may call it:** members and owners of the organization owning the application
+         *     (users holding `read:traces`), or API keys of that application holding
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
+         */
+        get: operations["downloadExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/traces": {
         parameters: {
             query?: never;
@@ -1556,6 +1720,152 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * @description Added in 1.11.0. What one record of an export is: a span (`SpanRecord`, the list of
+         *     `POST /engine/query`) or a trace (`TraceSummary`, the list of `POST /traces` in its
+         *     default order).
+         * @enum {string}
+         */
+        ExportGrain: "spans" | "traces";
+        /**
+         * @description Added in 1.11.0. The file's format: `ndjson` (`application/x-ndjson`), `csv`
+         *     (`text/csv`), `parquet` (`application/vnd.apache.parquet`; not available yet: a 422).
+         * @enum {string}
+         */
+        ExportFormat: "ndjson" | "csv" | "parquet";
+        /**
+         * @description Added in 1.11.0. `queued` (waiting for a worker, at least `EXPORT_SETTLE_SECONDS`
+         *     after its snapshot), `running`, `succeeded` (the file can be downloaded until
+         *     `expires_at`), `failed` (`error` says why; nothing to download), `cancelled`,
+         *     `expired` (the result was deleted `EXPORT_RETENTION_HOURS` after it succeeded).
+         * @enum {string}
+         */
+        ExportState: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "expired";
+        /** @description Added in 1.11.0. The body of `POST /engine/exports`. Unknown properties are a 422. */
+        ExportRequest: {
+            /** @description The filter expression, as in `POST /engine/query` (or `POST /traces` at grain `traces`); absent or `null` matches everything. */
+            filter?: components["schemas"]["FilterNode"] | null;
+            grain?: components["schemas"]["ExportGrain"];
+            format?: components["schemas"]["ExportFormat"];
+            /**
+             * @description Top-level fields of the grain's record (`SpanRecord` or `TraceSummary`), in the
+             *     order the file keeps them; absent: every field, in the schema's order. An unknown or
+             *     repeated name is a 422 at `["body", "columns", i]`.
+             */
+            columns?: string[];
+            /**
+             * @description Grain `traces` only, as the `search_child_spans` of `POST /traces`: `false`
+             *     (default) tests the filter on each trace's root span, `true` on any of its spans.
+             *     `true` with grain `spans` is a 422.
+             */
+            search_child_spans?: boolean;
+        };
+        /** @description Added in 1.11.0. What the job has written so far (committed batches only; exact whenever read). */
+        ExportProgress: {
+            /** @description Records written. */
+            rows: number;
+            /** @description Bytes of the file written (the header of a CSV file included). */
+            bytes: number;
+        };
+        /** @description Added in 1.11.0. Why a job failed. */
+        ExportError: {
+            /**
+             * @description `byte_limit`: the next batch would have taken the organization past
+             *     `EXPORT_MAX_BYTES_PER_ORGANIZATION`; `time_limit`: a read of a filter holding
+             *     `regex` ran past the statement time limit (see `FilterOperator`); `internal`: a
+             *     fault of the service (the message is generic, the cause is in its log).
+             * @enum {string}
+             */
+            code: "byte_limit" | "time_limit" | "internal";
+            message: string;
+        };
+        /**
+         * @description Added in 1.11.0. An export job (`createExport`), its query echoed, its state and
+         *     progress. Times are RFC 3339 UTC with milliseconds (the window keeps nanoseconds where
+         *     the request gave them).
+         */
+        ExportJob: {
+            /** @description The export's id (`exp_…`). */
+            id: string;
+            application_id: string;
+            state: components["schemas"]["ExportState"];
+            grain: components["schemas"]["ExportGrain"];
+            format: components["schemas"]["ExportFormat"];
+            /** @description The columns asked for, in the file's order; `null` for every field of the grain's record. */
+            columns: string[] | null;
+            /** @description The filter as sent; `null` when none. */
+            filter: components["schemas"]["FilterNode"] | null;
+            search_child_spans: boolean;
+            /**
+             * Format: date-time
+             * @description The window's inclusive start.
+             */
+            start_time: string;
+            /**
+             * Format: date-time
+             * @description The window's exclusive end.
+             */
+            end_time: string;
+            /**
+             * Format: date-time
+             * @description The job's creation; the file holds what was received by then (see the `Exports` tag).
+             */
+            snapshot_time: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When a worker first took the job; `null` before.
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the job succeeded, failed or was cancelled; `null` before.
+             */
+            finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the result is deleted (`EXPORT_RETENTION_HOURS` after it succeeded); `null` until it succeeds, and for jobs that failed or were cancelled.
+             */
+            expires_at: string | null;
+            progress: components["schemas"]["ExportProgress"];
+            /** @description Why the job failed (`failed` only); `null` otherwise. */
+            error: components["schemas"]["ExportError"] | null;
+            /** @description The path of the file (`downloadExport`), relative to the engine API's base URL, once the job has succeeded (also after it expired); `null` before. */
+            download_path: string | null;
+        };
+        /** @description Added in 1.11.0. A page of export jobs. */
+        ExportJobList: {
+            data: components["schemas"]["ExportJob"][];
+            pagination: components["schemas"]["Pagination"];
+            /** @description Send it as `cursor` (with the same query) for the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description Added in 1.11.0. Why the export cannot be cancelled or downloaded now, and its state. */
+        ExportConflict: {
+            detail: string;
+            /**
+             * @description `export_finished`: a cancel of a job that has succeeded, failed or expired. `export_not_finished`: a download of a job still queued or running.
+             * @enum {string}
+             */
+            code: "export_finished" | "export_not_finished";
+            export_id: string;
+            state: components["schemas"]["ExportState"];
+        };
+        /** @description Added in 1.11.0. Why an export has no file to download. */
+        ExportGone: {
+            detail: string;
+            /** @enum {string} */
+            code: "export_expired" | "export_cancelled" | "export_failed";
+            export_id: string;
+            state: components["schemas"]["ExportState"];
+        };
+        /**
+         * @description Added in 1.11.0. One line of an NDJSON export: a `SpanRecord` (grain `spans`) or a
+         *     `TraceSummary` (grain `traces`), with every field, or only the `columns` chosen, in
+         *     their order; integers exact, `null` for an absent value.
+         */
+        ExportRecord: Record<string, never>;
+        /**
          * @description OTLP JSON `ExportTraceServiceRequest` (camelCase field names). This schema is
          *     deliberately loose: nothing is required and unknown fields are allowed, because the
          *     server decodes the OTLP itself and answers bad OTLP data with 400, not 422.
@@ -1664,6 +1974,24 @@ export interface components {
                 /**
                  * @example {
                  *       "detail": "application not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /**
+         * @description The application named by `X-Vendor-App-Id` does not exist, was deleted, or lies
+         *     outside the caller's organizations (for an API key: outside the key's organization);
+         *     or the export does not exist, belongs to another application, or was purged.
+         */
+        ExportNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Export not found"
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorDetail"];
@@ -1831,6 +2159,11 @@ export interface components {
          */
         TraceIdPath: string;
         /**
+         * @description Added in 1.11.0. The export's id (`exp_…`). An unknown id, or one of another application, is a 404.
+         * @example exp_4Tn8Wq2Zx6Lc9Vb1Mk3P
+         */
+        ExportIdPath: string;
+        /**
          * @description Spans per page of `GET /traces/{trace_id}`.
          * @example 1000
          */
@@ -1871,7 +2204,25 @@ export interface components {
             };
         };
     };
-    headers: never;
+    headers: {
+        /** @description Always `bytes`. */
+        AcceptRanges: "bytes";
+        /**
+         * @description The file's strong entity tag; the file of an export never changes.
+         * @example "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P-29120455"
+         */
+        ExportETag: string;
+        /**
+         * @description The bytes of the answer (the whole file, or the range).
+         * @example 29120455
+         */
+        ExportContentLength: number;
+        /**
+         * @description `attachment; filename="<export_id>.<ndjson|csv|parquet>"`.
+         * @example attachment; filename="exp_4Tn8Wq2Zx6Lc9Vb1Mk3P.csv"
+         */
+        ExportContentDisposition: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2828,6 +3179,540 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed. Any page may be asked for, but a deep page costs more than
+                 *     the cursor that reaches it: the rows before it are still counted off in list order.
+                 *     Measured on MariaDB over 200,000 spans, page 1000 of `POST /engine/query` (limit 20)
+                 *     reads its rows in about 6 ms where its cursor takes 1 ms (page 1: 1 ms); page 1000
+                 *     of `POST /traces` about 1.6 times its cursor. `total` is counted on every page,
+                 *     cursor or not. To walk a whole list, follow `next_cursor`. At most 2^53 − 1, which
+                 *     the answer echoes exactly; a larger page is a 422 at `["query", "page"]`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Added in 1.2.0. The `next_cursor` of the previous page, sent back exactly as it came,
+                 *     with the same query (application, window, filter, `search_child_spans`, `sort`,
+                 *     `order`, `limit`):
+                 *     the next page, read from where the previous page ended (keyset pagination). Pages
+                 *     read by cursor neither skip nor repeat an item while new spans arrive, which
+                 *     `page` numbers cannot promise (a new span shifts every later page by one). One
+                 *     limit on `POST /traces`: a trace is placed by its earliest span, so a span that
+                 *     arrives for a trace already listed and starts before all its others moves that
+                 *     trace in the order, and a walk may then miss it or see it twice; new traces never
+                 *     shift a walk. Sorted by `total_cost`, `duration_ms` or `spans_count`, a trace moves
+                 *     in the order whenever one of its spans arrives or a re-pricing job changes its cost,
+                 *     so a walk may miss or repeat a trace that changes while it runs. The
+                 *     answer's `page` is the number of the page the cursor leads to. A cursor is opaque
+                 *     and does not expire; a malformed cursor, one from another operation or another
+                 *     query, or a cursor sent together with `page`, is a 422 at `["query", "cursor"]`.
+                 * @example eyJ2IjoxLCJvIjoicXVlcnlTcGFucyIsInAiOjIsImsiOlsiMTc5NTM1NTEwMDEyMzQ1Njc4OSIsIjRiZjkyZjM1NzdiMzRkYTZhM2NlOTI5ZDBlMGU0NzM2IiwiMDBmMDY3YWEwYmE5MDJiNyJdLCJoIjoiZXhhbXBsZSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Page size.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header: {
+                /**
+                 * @description The id of the application the request is about. Missing or malformed: 422. An
+                 *     application that does not exist, was deleted, or lies outside the caller's
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
+                 * @example app_7Hq2LmP9xK4vT1sR
+                 */
+                "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of export jobs, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *           "application_id": "app_7Hq2LmP9xK4vT1sR",
+                     *           "state": "running",
+                     *           "grain": "traces",
+                     *           "format": "ndjson",
+                     *           "columns": null,
+                     *           "filter": null,
+                     *           "search_child_spans": false,
+                     *           "start_time": "2026-11-22T00:00:00.000Z",
+                     *           "end_time": "2026-11-23T00:00:00.000Z",
+                     *           "snapshot_time": "2026-11-23T08:00:00.000Z",
+                     *           "created_at": "2026-11-23T08:00:00.000Z",
+                     *           "started_at": "2026-11-23T08:00:05.210Z",
+                     *           "finished_at": null,
+                     *           "expires_at": null,
+                     *           "progress": {
+                     *             "rows": 14000,
+                     *             "bytes": 3355443
+                     *           },
+                     *           "error": null,
+                     *           "download_path": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1
+                     *       },
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportJobList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createExport: {
+        parameters: {
+            query: {
+                /**
+                 * @description Inclusive lower bound of the window (RFC 3339). A span is in the window when its start time is.
+                 * @example 2026-11-22T13:00:00.000Z
+                 */
+                start_time: components["parameters"]["StartTime"];
+                /**
+                 * @description Exclusive upper bound of the window (RFC 3339); must be after `start_time`, else 422.
+                 * @example 2026-11-22T14:00:00.000Z
+                 */
+                end_time: components["parameters"]["EndTime"];
+            };
+            header: {
+                /**
+                 * @description The id of the application the request is about. Missing or malformed: 422. An
+                 *     application that does not exist, was deleted, or lies outside the caller's
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
+                 * @example app_7Hq2LmP9xK4vT1sR
+                 */
+                "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What to export; no body exports every span of the window as NDJSON. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ExportRequest"];
+            };
+        };
+        responses: {
+            /** @description The job is created and queued; `Location` is its URL. */
+            202: {
+                headers: {
+                    /**
+                     * @description The job's path (`/engine/exports/{export_id}`).
+                     * @example /engine/exports/exp_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                     */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "application_id": "app_7Hq2LmP9xK4vT1sR",
+                     *       "state": "queued",
+                     *       "grain": "spans",
+                     *       "format": "csv",
+                     *       "columns": [
+                     *         "trace_id",
+                     *         "span_id",
+                     *         "span_start_time_unix_nano",
+                     *         "model",
+                     *         "tokens",
+                     *         "cost"
+                     *       ],
+                     *       "filter": {
+                     *         "field": "service_name",
+                     *         "op": "eq",
+                     *         "value": "summarizer"
+                     *       },
+                     *       "search_child_spans": false,
+                     *       "start_time": "2026-11-22T00:00:00.000Z",
+                     *       "end_time": "2026-11-23T00:00:00.000Z",
+                     *       "snapshot_time": "2026-11-23T08:00:00.000Z",
+                     *       "created_at": "2026-11-23T08:00:00.000Z",
+                     *       "started_at": null,
+                     *       "finished_at": null,
+                     *       "expires_at": null,
+                     *       "progress": {
+                     *         "rows": 0,
+                     *         "bytes": 0
+                     *       },
+                     *       "error": null,
+                     *       "download_path": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /**
+             * @description The organization already has `EXPORT_MAX_ACTIVE_PER_ORGANIZATION` (2 unless
+             *     configured) exports `queued` or `running`; retry after `Retry-After` seconds, or
+             *     cancel one.
+             */
+            429: {
+                headers: {
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 30
+                     */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the organization already has 2 exports queued or running (EXPORT_MAX_ACTIVE_PER_ORGANIZATION); wait for one to finish or cancel one"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The id of the application the request is about. Missing or malformed: 422. An
+                 *     application that does not exist, was deleted, or lies outside the caller's
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
+                 * @example app_7Hq2LmP9xK4vT1sR
+                 */
+                "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
+            };
+            path: {
+                /**
+                 * @description Added in 1.11.0. The export's id (`exp_…`). An unknown id, or one of another application, is a 404.
+                 * @example exp_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                 */
+                export_id: components["parameters"]["ExportIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "application_id": "app_7Hq2LmP9xK4vT1sR",
+                     *       "state": "succeeded",
+                     *       "grain": "spans",
+                     *       "format": "csv",
+                     *       "columns": [
+                     *         "trace_id",
+                     *         "span_id",
+                     *         "span_start_time_unix_nano",
+                     *         "model",
+                     *         "tokens",
+                     *         "cost"
+                     *       ],
+                     *       "filter": {
+                     *         "field": "service_name",
+                     *         "op": "eq",
+                     *         "value": "summarizer"
+                     *       },
+                     *       "search_child_spans": false,
+                     *       "start_time": "2026-11-22T00:00:00.000Z",
+                     *       "end_time": "2026-11-23T00:00:00.000Z",
+                     *       "snapshot_time": "2026-11-23T08:00:00.000Z",
+                     *       "created_at": "2026-11-23T08:00:00.000Z",
+                     *       "started_at": "2026-11-23T08:00:05.210Z",
+                     *       "finished_at": "2026-11-23T08:00:41.977Z",
+                     *       "expires_at": "2026-11-24T08:00:41.977Z",
+                     *       "progress": {
+                     *         "rows": 182000,
+                     *         "bytes": 29120455
+                     *       },
+                     *       "error": null,
+                     *       "download_path": "/engine/exports/exp_4Tn8Wq2Zx6Lc9Vb1Mk3P/file"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ExportNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelExport: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The id of the application the request is about. Missing or malformed: 422. An
+                 *     application that does not exist, was deleted, or lies outside the caller's
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
+                 * @example app_7Hq2LmP9xK4vT1sR
+                 */
+                "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
+            };
+            path: {
+                /**
+                 * @description Added in 1.11.0. The export's id (`exp_…`). An unknown id, or one of another application, is a 404.
+                 * @example exp_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                 */
+                export_id: components["parameters"]["ExportIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, cancelled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "application_id": "app_7Hq2LmP9xK4vT1sR",
+                     *       "state": "cancelled",
+                     *       "grain": "spans",
+                     *       "format": "ndjson",
+                     *       "columns": null,
+                     *       "filter": null,
+                     *       "search_child_spans": false,
+                     *       "start_time": "2026-11-22T00:00:00.000Z",
+                     *       "end_time": "2026-11-23T00:00:00.000Z",
+                     *       "snapshot_time": "2026-11-23T08:00:00.000Z",
+                     *       "created_at": "2026-11-23T08:00:00.000Z",
+                     *       "started_at": "2026-11-23T08:00:05.210Z",
+                     *       "finished_at": "2026-11-23T08:00:12.450Z",
+                     *       "expires_at": null,
+                     *       "progress": {
+                     *         "rows": 24000,
+                     *         "bytes": 41943040
+                     *       },
+                     *       "error": null,
+                     *       "download_path": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ExportNotFound"];
+            /** @description The job has already `succeeded`, `failed` or `expired`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "export exp_4Tn8Wq2Zx6Lc9Vb1Mk3P has already succeeded; only a queued or running export can be cancelled",
+                     *       "code": "export_finished",
+                     *       "export_id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "state": "succeeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportConflict"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The id of the application the request is about. Missing or malformed: 422. An
+                 *     application that does not exist, was deleted, or lies outside the caller's
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
+                 * @example app_7Hq2LmP9xK4vT1sR
+                 */
+                "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
+                /**
+                 * @description One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 §14.2).
+                 * @example bytes=1048576-
+                 */
+                Range?: string;
+                /**
+                 * @description The `ETag` of the file the range continues; another value answers the whole file.
+                 * @example "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P-29120455"
+                 */
+                "If-Range"?: string;
+            };
+            path: {
+                /**
+                 * @description Added in 1.11.0. The export's id (`exp_…`). An unknown id, or one of another application, is a 404.
+                 * @example exp_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                 */
+                export_id: components["parameters"]["ExportIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    "Accept-Ranges": components["headers"]["AcceptRanges"];
+                    ETag: components["headers"]["ExportETag"];
+                    "Content-Length": components["headers"]["ExportContentLength"];
+                    "Content-Disposition": components["headers"]["ExportContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                     *       "span_id": "53995c3f42cd8ad8",
+                     *       "span_start_time_unix_nano": 1795355100223456800,
+                     *       "model": "gemini-2.5-flash-001",
+                     *       "tokens": {
+                     *         "input": 5120,
+                     *         "output": 1680,
+                     *         "cache_read": 4096,
+                     *         "cache_creation": null,
+                     *         "total": 6800
+                     *       },
+                     *       "cost": 0.0042
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ExportRecord"];
+                    /**
+                     * @example trace_id,span_id,span_start_time_unix_nano,model,tokens,cost
+                     *     4bf92f3577b34da6a3ce929d0e0e4736,53995c3f42cd8ad8,1795355100223456789,gemini-2.5-flash-001,"{""input"":5120,""output"":1680,""cache_read"":4096,""cache_creation"":null,""total"":6800}",0.0042
+                     */
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description The byte range asked for. */
+            206: {
+                headers: {
+                    "Accept-Ranges": components["headers"]["AcceptRanges"];
+                    ETag: components["headers"]["ExportETag"];
+                    "Content-Length": components["headers"]["ExportContentLength"];
+                    "Content-Disposition": components["headers"]["ExportContentDisposition"];
+                    /**
+                     * @description The range sent and the file's size, `bytes a-b/size`.
+                     * @example bytes 1048576-29120454/29120455
+                     */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ExportNotFound"];
+            /** @description The job is still `queued` or `running`; read its progress at `getExport`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "export exp_4Tn8Wq2Zx6Lc9Vb1Mk3P is running (14000 rows written); download it once it has succeeded",
+                     *       "code": "export_not_finished",
+                     *       "export_id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "state": "running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportConflict"];
+                };
+            };
+            /** @description The job has no file (any more): its result expired, or it was cancelled or failed. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the result of export exp_4Tn8Wq2Zx6Lc9Vb1Mk3P expired at 2026-11-24T08:00:41.977Z (results are kept 24 hours); create the export again",
+                     *       "code": "export_expired",
+                     *       "export_id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "state": "expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportGone"];
+                };
+            };
+            /** @description The range starts past the end of the file; `Content-Range` gives its size. */
+            416: {
+                headers: {
+                    /**
+                     * @description `bytes *\/size`.
+                     * @example bytes *\/29120455
+                     */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the range bytes=29120455- starts past the end of the file (29120455 bytes)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];

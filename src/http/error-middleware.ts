@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import {
   ConflictError,
   FilterTimeLimitError,
+  GoneError,
   MalformedRequestError,
   NotAuthenticatedError,
   NotFoundError,
@@ -45,6 +46,7 @@ export function httpAnswerOf(error: ServiceError, method: string): HttpAnswer {
   if (error instanceof MethodNotAllowedError) return { status: 405, headers: { Allow: error.allowed.join(', ') }, body: detail };
   if (error instanceof ConflictError)
     return { status: 409, headers: {}, body: error.code === undefined ? detail : { ...detail, code: error.code, ...error.fields } };
+  if (error instanceof GoneError) return { status: 410, headers: {}, body: { ...detail, code: error.code, ...error.fields } };
   if (error instanceof TooLargeError) return { status: 413, headers: {}, body: detail };
   if (error instanceof UnsupportedMediaTypeError) {
     const header = ACCEPT_HEADERS[method];

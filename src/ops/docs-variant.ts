@@ -16,11 +16,12 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 /**
  * Names of parameters and body fields that carry the id of a resource of this service (`org_id`,
  * `organization_id`, `app_id`, `X-Vendor-App-Id`, `user_id`, `api_key`, `trace_id`, a price
- * entry's `entry_id`, a re-pricing job's `job_id`, a webhook endpoint's `endpoint_id`, a budget's `budget_id`, OAuth's `client_id`, the audit log's `actor_id` and `resource_id`), not any
+ * entry's `entry_id`, a re-pricing job's `job_id`, a webhook endpoint's `endpoint_id`, a budget's `budget_id`, an export's
+ * `export_id`, OAuth's `client_id`, the audit log's `actor_id` and `resource_id`), not any
  * name ending in `_id`: the example of `tax_id` works as written.
  */
 const isIdName = (name: string): boolean =>
-  /^(x-vendor-)?(org|organization|app|application|user|client|trace|actor|resource|entry|job|endpoint|budget)[_-]id$/i.test(name) ||
+  /^(x-vendor-)?(org|organization|app|application|user|client|trace|actor|resource|entry|job|endpoint|budget|export)[_-]id$/i.test(name) ||
   name === 'api_key';
 
 /**
@@ -28,9 +29,10 @@ const isIdName = (name: string): boolean =>
  * exists only as a previous page's `next_cursor`, and the page example beside it makes the pair
  * a 422), a `Last-Event-ID` (only a previous stream's id; an example one skips spans),
  * `Content-Encoding: gzip` (it would announce the examples' plain bodies as compressed: a 400),
- * and the audit log's `operation_id` filter (pre-filled, it would hide every other event).
+ * the audit log's `operation_id` filter (pre-filled, it would hide every other event), and a
+ * download's `Range` and `If-Range` (a range of another file: a 416, or the whole file).
  */
-const UNSENDABLE = new Set(['cursor', 'last-event-id', 'content-encoding', 'operation_id']);
+const UNSENDABLE = new Set(['cursor', 'last-event-id', 'content-encoding', 'operation_id', 'range', 'if-range']);
 const isUnsendableExample = (name: string): boolean => isIdName(name) || UNSENDABLE.has(name.toLowerCase());
 
 function parametersOf(document: Json): Json[] {

@@ -17,6 +17,7 @@ import {
   seedUser,
   seedWebhookEndpoint,
   seedBudget,
+  seedExport,
 } from '../support/accounts.js';
 import { call, documentOperations, type CallOptions, type DocumentOperation } from '../support/contract.js';
 import { accessOf, buildRequest, SOME_TRACE_ID, touchesResource, type ResourceIds } from '../support/operation-requests.js';
@@ -69,8 +70,10 @@ async function seedWorld(app: TestServer, ownerPermissions: readonly string[] = 
   const jobId = await seedRepricingJob(app.server.knex, appId);
   const webhookEndpointId = await seedWebhookEndpoint(app.server.knex, orgId);
   const budgetId = await seedBudget(app.server.knex, orgId);
+  // The export the export operations name.
+  const exportId = await seedExport(app.server.knex, orgId, appId);
   return {
-    ids: { orgId, appId, apiKey, userId: member.userId, priceEntryId, jobId, webhookEndpointId, budgetId },
+    ids: { orgId, appId, apiKey, userId: member.userId, priceEntryId, jobId, webhookEndpointId, budgetId, exportId },
     owner: owner.token,
     member: member.token,
   };

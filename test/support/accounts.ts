@@ -3,6 +3,8 @@
 // tokens signed by the test server's own key and the key-for-token exchange at POST /auth/token.
 import type { Knex } from 'knex';
 import { newId } from '../../src/storage/accounts/ids.js';
+import { queuedExport } from '../../src/exports/export-jobs.js';
+import { EXPORTS, insertExportJob } from '../../src/storage/exports/export-jobs.js';
 import { hoursOfWindow, insertRepricingJob, REPRICING_JOBS } from '../../src/storage/repricing/repricing-jobs.js';
 import { insertWebhookEndpoint } from '../../src/storage/webhooks/webhook-endpoints.js';
 import { newWebhookSecret } from '../../src/webhooks/signature.js';
@@ -115,6 +117,32 @@ export async function seedRepricingJob(knex: Knex, applicationId: string): Promi
       .update({ lease_owner: 'another-instance', lease_expires_at: now + 3_600_000 });
   });
   return id;
+}
+
+/** A queued export of the application, held by another instance so that no worker of the test's server takes it. */
+export async function seedExport(knex: Knex, organizationId: string, applicationId: string): Promise<string> {
+  const now = Date.now();
+  const job = queuedExport(
+    {
+      applicationId,
+      organizationId,
+      startNs: 1_790_812_800_000_000_000n,
+      endNs: 1_790_899_200_000_000_000n,
+      filter: null,
+      grain: 'spans',
+      format: 'ndjson',
+      columns: null,
+      searchChildSpans: false,
+    },
+    now,
+  );
+  await knex.transaction(async (trx) => {
+    await insertExportJob(trx, job);
+    await trx(EXPORTS)
+      .where({ id: job.id })
+      .update({ lease_owner: 'another-instance', lease_expires_at: now + 3_600_000 });
+  });
+  return job.id;
 }
 
 /** A webhook endpoint of the organization (https://hooks.example.com/x, subscribed to test events only). */

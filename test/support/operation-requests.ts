@@ -19,6 +19,8 @@ export interface ResourceIds {
   webhookEndpointId?: string;
   /** A budget of the organization, where a test seeded one. */
   budgetId?: string;
+  /** An export of the application (test/support/accounts.ts, seedExport), where a test seeded one. */
+  exportId?: string;
 }
 
 export interface BuiltRequest {
@@ -51,6 +53,7 @@ function idFor(name: string, ids: ResourceIds): string | undefined {
       job_id: ids.jobId,
       endpoint_id: ids.webhookEndpointId,
       budget_id: ids.budgetId,
+      export_id: ids.exportId,
       // A budget's application (createBudget's body).
       application_id: ids.appId,
       trace_id: SOME_TRACE_ID,

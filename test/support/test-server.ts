@@ -26,6 +26,22 @@ export interface TestServerOptions {
   webhookResolver?: ServerOptions['webhookResolver'];
 }
 
+/** The configuration of a test server on the database at `databaseUrl`, `env` over the defaults. */
+export function testConfig(dataDir: string, databaseUrl: string, env: Record<string, string> = {}): Config {
+  // No gRPC port unless the suite asks for one (GRPC_PORT: '0' binds a free port). No background
+  // trace fold unless the suite asks for one: tests that fold run it themselves, at chosen points.
+  return loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GRPC_PORT: 'off',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    TRACE_FOLD_INTERVAL_SECONDS: '0',
+    ...env,
+  });
+}
+
 export async function startTestServer(
   database: TestDatabase,
   env: Record<string, string> = {},
@@ -33,18 +49,7 @@ export async function startTestServer(
 ): Promise<TestServer & { stop(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-test-'));
   const created = await database.create(dataDir);
-  // No gRPC port unless the suite asks for one (GRPC_PORT: '0' binds a free port). No background
-  // trace fold unless the suite asks for one: tests that fold run it themselves, at chosen points.
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    GRPC_PORT: 'off',
-    DATA_DIR: dataDir,
-    DATABASE_URL: created.url,
-    LOG_LEVEL: 'silent',
-    TRACE_FOLD_INTERVAL_SECONDS: '0',
-    ...env,
-  });
+  const config = testConfig(dataDir, created.url, env);
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent');
   const server = await startServer(config, logger, { clock: options.clock, webhookResolver: options.webhookResolver });
   return {
@@ -86,4 +91,39 @@ export function onEachDatabase(
       });
     });
   }
+}
+
+/** Servers started one after another (or side by side) on one database, as instances of one service. */
+export interface OneDatabase {
+  /** Starts an instance; `clock` as TestServerOptions. */
+  start(clock?: () => number): Promise<TestServer>;
+  /** Stops an instance (as `close()`: its background jobs let their work go). */
+  stop(app: TestServer): Promise<void>;
+  /** Stops what is still running and drops the database. */
+  drop(): Promise<void>;
+}
+
+/** A fresh database of `database`'s kind for instances started and stopped by the suite. */
+export async function oneDatabase(database: TestDatabase, env: Record<string, string> = {}): Promise<OneDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-test-'));
+  const created = await database.create(dataDir);
+  const config = testConfig(dataDir, created.url, env);
+  const running = new Set<RunningServer>();
+  return {
+    async start(clock) {
+      const server = await startServer(config, createLogger('silent'), { clock });
+      running.add(server);
+      return { url: server.url, grpcAddress: undefined, config, server, database: database.name };
+    },
+    async stop(app) {
+      running.delete(app.server);
+      await app.server.close();
+    },
+    async drop() {
+      for (const server of running) await server.close();
+      running.clear();
+      await created.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

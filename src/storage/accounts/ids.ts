@@ -1,4 +1,4 @@
-// Prefixed random identifiers and secrets (`org_…`, `app_…`, `usr_…`, `ak_…`, `pe_…`, `rpj_…`, `whe_…`, `evt_…`, `whd_…`, `bud_…`, `as_…`).
+// Prefixed random identifiers and secrets (`org_…`, `app_…`, `usr_…`, `ak_…`, `pe_…`, `rpj_…`, `whe_…`, `evt_…`, `whd_…`, `bud_…`, `exp_…`, `as_…`).
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -14,8 +14,8 @@ function randomBase62(length: number): string {
   return out;
 }
 
-/** `pe`: an organization's price entry; `rpj`: a re-pricing job; `whe`, `evt`, `whd`: a webhook endpoint, event, delivery; `bud`: a budget. */
-export type IdPrefix = 'org' | 'app' | 'usr' | 'ak' | 'pe' | 'rpj' | 'whe' | 'evt' | 'whd' | 'bud';
+/** `pe`: an organization's price entry; `rpj`: a re-pricing job; `whe`, `evt`, `whd`: a webhook endpoint, event, delivery; `bud`: a budget; `exp`: an export. */
+export type IdPrefix = 'org' | 'app' | 'usr' | 'ak' | 'pe' | 'rpj' | 'whe' | 'evt' | 'whd' | 'bud' | 'exp';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(20)}`;

@@ -30,6 +30,7 @@ import * as spendRollups from './20261209000200_spend_rollups.js';
 import * as budgets from './20261210000100_budgets.js';
 import * as spendSlotRollups from './20261212000100_spend_slot_rollups.js';
 import * as dashboardSessions from './20261213000100_dashboard_sessions.js';
+import * as exportJobs from './20261214000100_exports.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -67,6 +68,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261210000100_budgets', budgets],
   ['20261212000100_spend_slot_rollups', spendSlotRollups],
   ['20261213000100_dashboard_sessions', dashboardSessions],
+  ['20261214000100_exports', exportJobs],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,18 +1,21 @@
 // The repricing_jobs table (README.md beside this file): a job's row as the management API
 // creates, lists, reads and cancels it, and the lease by which one worker of any instance works on
-// it. A job's position (the hour being worked on, the last span done in it, whether a span of it
-// changed) is written only by the worker holding the lease, in the transactions of
-// ./span-repricing.ts; every one of them first checks and renews the lease (fencedJobUpdate).
+// it (../jobs/leases.ts). A job's position (the hour being worked on, the last span done in it,
+// whether a span of it changed) is written only by the worker holding the lease, in the
+// transactions of ./span-repricing.ts; every one of them first checks and renews the lease (fencedRepricingUpdate).
 import type { Knex } from 'knex';
 import { bigintAsText } from '../database.js';
-import { readKeysetList, type SortColumn } from '../keyset.js';
+import { listApplicationJobs, newestFirst } from '../jobs/job-lists.js';
 import type { ListPage, WindowedListRequest } from '../paging.js';
 import type { Run } from '../sql/dialect.js';
 import { dialectFor } from '../sql/index.js';
 import { HOUR_NS, hourStartOf } from '../spans/read-sources.js';
-import { affectedRows } from '../transactions.js';
+import { claimableJobIds, claimLeasedJob, fencedJobUpdate, leaseFree, type Lease, type LeasedTable } from '../jobs/leases.js';
 
 export const REPRICING_JOBS = 'repricing_jobs';
+
+/** The table as the lease statements (../jobs/leases.ts) name it. */
+export const REPRICING_TABLE: LeasedTable = { name: REPRICING_JOBS, state: 'status' };
 
 export const REPRICING_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type RepricingStatus = (typeof REPRICING_STATUSES)[number];
@@ -193,28 +196,15 @@ export async function cancelRepricingJobRow(trx: Knex.Transaction, id: string, n
   await trx(REPRICING_JOBS).where({ id }).update({ status: 'cancelled', finished_at: now });
 }
 
-/** The list order as a keyset: newest first, ties by id descending (created_at is epoch milliseconds). */
-export const REPRICING_JOB_ORDER: SortColumn[] = [
-  { column: 'j.created_at', order: 'desc', integer: true },
-  { column: 'j.id', order: 'desc', integer: false },
-];
+/** The list order as a keyset: newest first. */
+export const REPRICING_JOB_ORDER = newestFirst('j');
 
 export async function listRepricingJobs(
   knex: Knex,
   applicationId: string,
   page: WindowedListRequest,
 ): Promise<ListPage<RepricingJobRecord>> {
-  return readKeysetList(
-    knex,
-    knex({ j: REPRICING_JOBS }).where('j.application_id', applicationId),
-    {
-      columns: jobColumns(knex) as string[],
-      order: REPRICING_JOB_ORDER,
-      toItem: (row: JobRow) => fromRow(row),
-      keyOf: (item) => [String(item.createdAt), item.id],
-    },
-    page,
-  );
+  return listApplicationJobs(knex, { table: REPRICING_JOBS, alias: 'j', columns: jobColumns(knex), toItem: fromRow }, applicationId, page);
 }
 
 /**
@@ -223,31 +213,22 @@ export async function listRepricingJobs(
  * re-priced spans to rebuild, no instance holding it. Jobs of deleted applications are left.
  */
 function claimable(query: Knex.QueryBuilder, now: number, alias: string): Knex.QueryBuilder {
-  return query
-    .where((lease) => lease.whereNull(`${alias}.lease_owner`).orWhere(`${alias}.lease_expires_at`, '<=', now))
-    .where((work) =>
-      work
-        .whereIn(`${alias}.status`, UNFINISHED_STATUSES)
-        .orWhere((stopped) => stopped.whereIn(`${alias}.status`, ['cancelled', 'failed']).where(`${alias}.hour_repriced`, 1)),
-    );
+  return leaseFree(query, now, alias).where((work) =>
+    work
+      .whereIn(`${alias}.status`, UNFINISHED_STATUSES)
+      .orWhere((stopped) => stopped.whereIn(`${alias}.status`, ['cancelled', 'failed']).where(`${alias}.hour_repriced`, 1)),
+  );
 }
 
 /** Up to `limit` jobs a worker may take now, oldest first. */
 export async function claimableRepricingJobs(knex: Knex, now: number, limit: number): Promise<string[]> {
-  const rows = (await claimable(knex({ j: REPRICING_JOBS }), now, 'j')
-    .join({ a: 'applications' }, 'a.id', 'j.application_id')
-    .whereNull('a.deleted_at')
-    .orderBy([{ column: 'j.created_at' }, { column: 'j.id' }])
-    .limit(limit)
-    .select('j.id')) as Array<{ id: string }>;
-  return rows.map((row) => row.id);
+  return claimableJobIds(knex, REPRICING_TABLE, (query, alias) => claimable(query, now, alias), limit);
 }
 
 /**
  * Takes job `id` for `owner` until `now + leaseMs`, when it is still what claimableRepricingJobs
- * found: one conditional UPDATE, so of several instances taking it at once exactly one does (on
- * Galera the others fail certification, are retried and find it taken). A queued job becomes
- * running. Resolves with the job and its position, or undefined when another took it first.
+ * found (claimLeasedJob). Resolves with the job and its position, or undefined when another took
+ * it first.
  */
 export async function claimRepricingJob(
   knex: Knex,
@@ -256,14 +237,8 @@ export async function claimRepricingJob(
   now: number,
   leaseMs: number,
 ): Promise<LeasedJob | undefined> {
-  const taken = await claimable(knex(REPRICING_JOBS).where({ id }), now, REPRICING_JOBS).update({
-    lease_owner: owner,
-    lease_expires_at: now + leaseMs,
-    status: knex.raw(`CASE WHEN status = 'queued' THEN 'running' ELSE status END`),
-    started_at: knex.raw('COALESCE(started_at, ?)', [now]),
-  });
-  if (taken !== 1) return undefined;
-  return readLeasedJob(knex, id, owner);
+  const taken = await claimLeasedJob(knex, REPRICING_TABLE, id, owner, { now, leaseMs }, (query, alias) => claimable(query, now, alias));
+  return taken ? readLeasedJob(knex, id, owner) : undefined;
 }
 
 /** The job and its position, when `owner` holds it. */
@@ -299,41 +274,19 @@ export function positionColumns(position: RepricingPosition): Record<string, str
   };
 }
 
+/** The lease a worker holds on `job`. */
+export const repricingLeaseOf = (job: LeasedJob): Lease => ({ id: job.record.id, owner: job.owner });
+
 /**
- * Renews the lease of `job` to `now + leaseMs` and writes `changes`, when `job.owner` still holds
- * it and its status is one of `statuses`: the first statement of every transaction of the worker.
- * False when the job was taken over or cancelled meanwhile (nothing written). It writes the job's
- * row, so a cancel waits for the transaction, and across Galera nodes the loser of a takeover
- * fails certification.
+ * fencedJobUpdate of ../jobs/leases.ts on the job's row, its status one of `statuses`
+ * (running by default): the first statement of every transaction of the worker.
  */
-export async function fencedJobUpdate(
+export async function fencedRepricingUpdate(
   db: Knex,
   run: Run,
   job: LeasedJob,
   changes: Record<string, unknown>,
   { now, leaseMs, statuses = ['running'] }: { now: number; leaseMs: number; statuses?: readonly RepricingStatus[] },
 ): Promise<boolean> {
-  const result = await run(
-    db(REPRICING_JOBS)
-      .where({ id: job.record.id, lease_owner: job.owner })
-      .whereIn('status', statuses)
-      .update({ lease_expires_at: now + leaseMs, ...changes }),
-  );
-  return affectedRows(result) === 1;
-}
-
-/** Lets the job go (a worker that stops): another instance, or this one after a restart, takes it at once. */
-export async function releaseRepricingJob(knex: Knex, job: LeasedJob): Promise<void> {
-  await knex(REPRICING_JOBS).where({ id: job.record.id, lease_owner: job.owner }).update({ lease_owner: null, lease_expires_at: null });
-}
-
-/**
- * Marks a running job failed with `message`, letting it go; its position stays, so that the hour
- * it was on is rebuilt if a span of it was re-priced (claimable takes it for that).
- */
-export async function failRepricingJob(knex: Knex, job: LeasedJob, message: string, now: number): Promise<boolean> {
-  const failed = await knex(REPRICING_JOBS)
-    .where({ id: job.record.id, lease_owner: job.owner, status: 'running' })
-    .update({ status: 'failed', error: message, finished_at: now, lease_owner: null, lease_expires_at: null });
-  return failed === 1;
+  return fencedJobUpdate(db, run, REPRICING_TABLE, repricingLeaseOf(job), changes, { now, leaseMs, states: statuses });
 }

@@ -13,7 +13,7 @@ import { SPAN_ORDER } from '../spans/reads/span-pages.js';
 import { SPAN_PRICING_COLUMNS, SPAN_TOKEN_COLUMNS, type SpanRow } from '../spans/span-row.js';
 import { betweenNanos } from '../spans/time-bounds.js';
 import { bulkWriteTransaction, lockingWriteTransaction, runCompiled } from '../transactions.js';
-import { fencedJobUpdate, firstHourOf, positionColumns, type LeasedJob, type RepricingPosition } from './repricing-jobs.js';
+import { fencedRepricingUpdate, firstHourOf, positionColumns, type LeasedJob, type RepricingPosition } from './repricing-jobs.js';
 
 /**
  * The reasons an unpriced span may have that a price can change, so a job prices it again: no
@@ -112,7 +112,7 @@ export async function repriceBatch(knex: Knex, job: LeasedJob, price: Pricer, li
   const window = hourInWindow(job, hourNs);
   return bulkWriteTransaction(knex, async (transaction) => {
     const { db, run } = transaction;
-    if (!(await fencedJobUpdate(db, run, job, {}, timing))) return { kind: 'lost' };
+    if (!(await fencedRepricingUpdate(db, run, job, {}, timing))) return { kind: 'lost' };
     const dialect = dialectFor(db);
     const read = repricedSpans(db, job, window.fromNs, window.toNs)
       .select('s.trace_id', 's.span_id', 's.model', 's.provider', ...SPAN_TOKEN_COLUMNS.map((column) => `s.${column}`))
@@ -188,7 +188,7 @@ export async function advanceToHour(knex: Knex, job: LeasedJob, nextHourNs: bigi
         }
       : { ...positionColumns(position), hours_done: Number((nextHourNs - firstHourOf(job.record)) / HOUR_NS) };
   return lockingWriteTransaction(knex, async (transaction): Promise<HourOutcome> => {
-    if (!(await fencedJobUpdate(transaction.db, transaction.run, job, changes, timing))) return { kind: 'lost' };
+    if (!(await fencedRepricingUpdate(transaction.db, transaction.run, job, changes, timing))) return { kind: 'lost' };
     if (job.position.hourRepriced && job.position.hourNs !== null)
       await rebuildHourIn(transaction, job.record.applicationId, job.position.hourNs);
     return nextHourNs === undefined ? { kind: 'succeeded' } : { kind: 'advanced', position };
@@ -204,7 +204,7 @@ export async function rebuildStoppedHour(knex: Knex, job: LeasedJob, timing: Job
   const changes = { hour_repriced: 0, lease_owner: null, lease_expires_at: null };
   return lockingWriteTransaction(knex, async (transaction) => {
     const stopped: { statuses: Array<'cancelled' | 'failed'> } = { statuses: ['cancelled', 'failed'] };
-    if (!(await fencedJobUpdate(transaction.db, transaction.run, job, changes, { ...timing, ...stopped }))) return false;
+    if (!(await fencedRepricingUpdate(transaction.db, transaction.run, job, changes, { ...timing, ...stopped }))) return false;
     if (job.position.hourRepriced && job.position.hourNs !== null)
       await rebuildHourIn(transaction, job.record.applicationId, job.position.hourNs);
     return true;

@@ -16,7 +16,7 @@ import type { ListPage, ListRequest } from '../paging.js';
 import type { AnalyticsQuery, AnalyticsRows } from './reads/analytics-reads.js';
 import type { RecentSpansQuery, SeqRange } from './reads/live-reads.js';
 import type { MetricRanks } from './reads/metric-ranks.js';
-import type { WindowFilter } from './reads/span-pages.js';
+import type { SnapshotRead, WindowFilter } from './reads/span-pages.js';
 import type { StoredSpan } from './stored-span.js';
 import type { SpanRow } from './span-row.js';
 import type { TraceDetail, TraceDetailRequest } from './traces/trace-detail.js';
@@ -48,6 +48,17 @@ export interface SpanStore {
   spanPage(query: WindowFilter & ListRequest): Promise<ListPage<StoredSpan>>;
   /** POST /traces: the traces whose root starts in the window and that match, in the query's sort (latest first by default). */
   tracePage(query: TraceQuery & ListRequest): Promise<ListPage<StoredTraceSummary>>;
+  /**
+   * POST /engine/exports at grain spans: the next spans of spanPage's list (same window, filter,
+   * order) after a key, received by the export's snapshot; no total.
+   */
+  snapshotSpans(query: WindowFilter & SnapshotRead): Promise<StoredSpan[]>;
+  /**
+   * POST /engine/exports at grain traces: the next summaries of tracePage's list in its default
+   * order after a key, whose root (and, searching child spans, a matching span) was received by
+   * the export's snapshot; no total.
+   */
+  snapshotTraces(query: WindowFilter & Pick<TraceQuery, 'searchChildSpans'> & SnapshotRead): Promise<StoredTraceSummary[]>;
   /** GET /traces/{trace_id}: the summary and a page of spans in start order; undefined when no span is stored. */
   trace(request: TraceDetailRequest): Promise<TraceDetail | undefined>;
   /**
@@ -72,10 +83,11 @@ export type { SpanRow } from './span-row.js';
 export { SPAN_TEXT_COLUMNS } from './span-row.js';
 export { slotValue, type IndexedSlot } from './indexed-slots.js';
 export { MAX_STORED_INTEGER } from './time-bounds.js';
-export { SPAN_ORDER, type WindowFilter } from './reads/span-pages.js';
+export { SPAN_ORDER, spanKey, type SnapshotRead, type WindowFilter } from './reads/span-pages.js';
 export {
   TRACE_ORDER,
   TRACE_SORTS,
+  traceKey,
   traceOrder,
   type StoredTraceSummary,
   type TraceQuery,

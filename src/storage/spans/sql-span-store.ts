@@ -14,9 +14,9 @@ import {
   unclaimedBetween,
 } from './reads/live-reads.js';
 import { traceMetricRanks } from './reads/metric-ranks.js';
-import { findSpans } from './reads/span-pages.js';
+import { findSpans, snapshotSpans } from './reads/span-pages.js';
 import { findTraceDetail } from './traces/trace-detail.js';
-import { findTraces } from './traces/trace-pages.js';
+import { findTraces, snapshotTraces } from './traces/trace-pages.js';
 import { purgeBatch } from './writes/span-purge.js';
 import { storeSpans } from './writes/span-writer.js';
 
@@ -25,6 +25,8 @@ export function sqlSpanStore(knex: Knex): SpanStore {
     store: (rows, options) => storeSpans(knex, rows, options),
     spanPage: (query) => findSpans(knex, query),
     tracePage: (query) => findTraces(knex, query),
+    snapshotSpans: (query) => snapshotSpans(knex, query),
+    snapshotTraces: (query) => snapshotTraces(knex, query),
     trace: (request) => findTraceDetail(knex, request),
     metrics: (request, plan) => traceMetricRanks(knex, request, plan),
     analytics: (request, plan) => analyticsRows(knex, request, plan),

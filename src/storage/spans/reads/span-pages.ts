@@ -133,3 +133,25 @@ export async function findSpans(knex: Knex, query: WindowFilter & ListRequest): 
   );
   return { ...page, nextKey };
 }
+
+/**
+ * Where a bulk export reads on (POST /engine/exports): after `after` in list order (from the start
+ * when null), `limit` records at most, of what was received at or before `receivedBy` (epoch
+ * milliseconds, the service's clock at receipt: `spans.received_at`).
+ */
+export interface SnapshotRead {
+  receivedBy: number;
+  after: string[] | null;
+  limit: number;
+}
+
+/**
+ * The next spans of a span export: the spans POST /engine/query pages through for the same window
+ * and filter (matchingSpans, in SPAN_ORDER from the keyset on, along spans_newest_first), received
+ * by the snapshot. No total is counted.
+ */
+export async function snapshotSpans(knex: Knex, query: WindowFilter & SnapshotRead): Promise<StoredSpan[]> {
+  const matching = matchingSpans(knex, query).where('s.received_at', '<=', query.receivedBy);
+  if (query.after) matching.modify(afterKey(dialectFor(knex), SPAN_ORDER, query.after));
+  return ((await spanPageQuery(knex, matching).limit(query.limit)) as Array<Record<string, unknown>>).map(normaliseSpan);
+}

@@ -8,7 +8,7 @@ import { lookAheadWindow, pageAndTotal, readPage, withNextKey, type ListPage, ty
 import { dialectFor } from '../../sql/index.js';
 import { compileFilter } from '../filter-sql.js';
 import { targetOfResolved, type FieldTarget, type FilterColumn, type TraceSummaryColumn } from '../filter-targets.js';
-import type { WindowFilter } from '../reads/span-pages.js';
+import type { SnapshotRead, WindowFilter } from '../reads/span-pages.js';
 import { asNumber } from '../stored-span.js';
 import { betweenNanos } from '../time-bounds.js';
 import { matchRows, slotValueMatch, type SlotValueMatch } from '../slots/trace-slot-values.js';
@@ -90,6 +90,8 @@ export interface TraceQuery extends WindowFilter {
    * holds no trace.
    */
   spanTimes?: SpanTimes | null;
+  /** Only what was received by then (epoch milliseconds): an export's snapshot (matchingTraces). */
+  receivedBy?: number;
 }
 
 /**
@@ -114,23 +116,39 @@ export function spanTimesQuery(knex: Knex, query: WindowFilter): Knex.QueryBuild
     .select({ first: bigintAsText(knex, 'MIN(t.min_start_time_unix_nano)'), last: bigintAsText(knex, 'MAX(t.max_end_time_unix_nano)') });
 }
 
-/** Traces whose root starts in the window and that match the filter (a builder over `traces t`). */
+/** The trace's root span, as `r`. */
+function joinRoot(builder: Knex.QueryBuilder): Knex.QueryBuilder {
+  return builder.join({ r: 'spans' }, (join) => {
+    join.on('r.application_id', 't.application_id').andOn('r.trace_id', 't.trace_id').andOn('r.span_id', 't.root_span_id');
+  });
+}
+
+/**
+ * Traces whose root starts in the window and that match the filter (a builder over `traces t`).
+ * With `query.receivedBy` (an export's snapshot), only traces whose root span was received by
+ * then, matched (with searchChildSpans) by a span received by then.
+ */
 export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder {
   const dialect = dialectFor(knex);
+  const { receivedBy } = query;
   const builder = knex({ t: 'traces' })
     .where('t.application_id', query.applicationId)
     // A trace without a root (no parentless and no SERVER span) belongs to no window.
     .whereNotNull('t.root_start_time_unix_nano')
     .modify(betweenNanos(dialect, 't.root_start_time_unix_nano', query.startNs, query.endNs));
+  if (receivedBy !== undefined) joinRoot(builder).where('r.received_at', '<=', receivedBy);
   if (query.filter === null) return builder;
   // trace.* fields read the summary of the span's trace: `t`, the trace at hand.
   const traceColumn = (name: TraceSummaryColumn) => `t.${name}`;
   if (query.searchChildSpans) {
-    // A value of an indexed attribute: the traces filed under it (trace-slot-values.ts).
-    const match = slotValueMatch(query.filter, query.indexedSlots);
-    if (match) return builder.whereIn('t.trace_id', matchRows(knex, query.applicationId, match, 'v').select('v.trace_id'));
-    if (query.spanTimes !== undefined)
-      return builder.join(matchingSpanTraces(knex, query, query.filter, query.spanTimes), 'm.trace_id', 't.trace_id');
+    // The indexed values and the span-time range know nothing of receipt: a snapshot reads the spans.
+    if (receivedBy === undefined) {
+      // A value of an indexed attribute: the traces filed under it (trace-slot-values.ts).
+      const match = slotValueMatch(query.filter, query.indexedSlots);
+      if (match) return builder.whereIn('t.trace_id', matchRows(knex, query.applicationId, match, 'v').select('v.trace_id'));
+      if (query.spanTimes !== undefined)
+        return builder.join(matchingSpanTraces(knex, query, query.filter, query.spanTimes), 'm.trace_id', 't.trace_id');
+    }
     const where = compileFilter(query.filter, { dialect, column: (name) => `s.${name}`, traceColumn, indexedSlots: query.indexedSlots });
     return builder.whereExists((exists) => {
       exists
@@ -139,6 +157,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
         .whereRaw('s.application_id = t.application_id')
         .whereRaw('s.trace_id = t.trace_id')
         .where(where as (inner: Knex.QueryBuilder) => void);
+      if (receivedBy !== undefined) exists.where('s.received_at', '<=', receivedBy);
     });
   }
   const onSummary = (name: FilterColumn) => SUMMARY_COLUMNS.has(name);
@@ -146,11 +165,7 @@ export function matchingTraces(knex: Knex, query: TraceQuery): Knex.QueryBuilder
     if (target.kind === 'trace') return false;
     return target.kind === 'attribute' || !onSummary(target.column);
   });
-  if (needsRoot) {
-    builder.join({ r: 'spans' }, (join) => {
-      join.on('r.application_id', 't.application_id').andOn('r.trace_id', 't.trace_id').andOn('r.span_id', 't.root_span_id');
-    });
-  }
+  if (needsRoot && receivedBy === undefined) joinRoot(builder);
   const where = compileFilter(query.filter, {
     dialect,
     column: (name) => (onSummary(name) ? `t.${name}` : `r.${name}`),
@@ -208,6 +223,17 @@ function slotMatchedTraceKeys(knex: Knex, query: TraceQuery, match: SlotValueMat
     .distinct('v.application_id', 'v.trace_id', 'v.min_start_time_unix_nano')
     .modify(inWindow('v'));
   return knex.from(distinct.as('t'));
+}
+
+/** A row of tracePageQuery() as a summary. */
+function summaryOf(row: Record<string, unknown>): StoredTraceSummary {
+  return {
+    ...(row as unknown as StoredTraceSummary),
+    duration_ms: asNumber(row.duration_ms),
+    spans_count: asNumber(row.spans_count),
+    total_cost: asNumber(row.total_cost),
+    error_count: asNumber(row.error_count),
+  };
 }
 
 /** ORDER BY of a keyset. */
@@ -294,13 +320,7 @@ export async function findTraces(knex: Knex, query: TraceQuery & ListRequest): P
           ? await deepTracePageQuery(knex, matching, { limit: read.limit, offset: read.offset }, order)
           : await readPage(tracePageQuery(knex, matching, order), read)
       ) as Array<Record<string, unknown>>;
-      const summaries = rows.map((row) => ({
-        ...(row as unknown as StoredTraceSummary),
-        duration_ms: asNumber(row.duration_ms),
-        spans_count: asNumber(row.spans_count),
-        total_cost: asNumber(row.total_cost),
-        error_count: asNumber(row.error_count),
-      }));
+      const summaries = rows.map(summaryOf);
       const found = withNextKey(summaries, query.limit, (summary) => summaryKey(sort, summary));
       nextKey = found.nextKey;
       return found.items;
@@ -308,4 +328,23 @@ export async function findTraces(knex: Knex, query: TraceQuery & ListRequest): P
     query,
   );
   return { ...page, nextKey };
+}
+
+/** A summary's position in the default list order (TRACE_ORDER): its earliest start, then trace_id. */
+export function traceKey(summary: StoredTraceSummary): string[] {
+  return summaryKey(DEFAULT_TRACE_SORT, summary);
+}
+
+/**
+ * The next summaries of a trace export: the traces POST /traces pages through in its default
+ * order (start_time desc) for the same window, filter and searchChildSpans, from the keyset on,
+ * restricted to the snapshot as matchingTraces() says. No total is counted.
+ */
+export async function snapshotTraces(
+  knex: Knex,
+  query: WindowFilter & Pick<TraceQuery, 'searchChildSpans'> & SnapshotRead,
+): Promise<StoredTraceSummary[]> {
+  const matching = matchingTraces(knex, query);
+  if (query.after) matching.modify(afterKey(dialectFor(knex), TRACE_ORDER, query.after));
+  return ((await tracePageQuery(knex, matching, TRACE_ORDER).limit(query.limit)) as Array<Record<string, unknown>>).map(summaryOf);
 }
