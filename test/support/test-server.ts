@@ -29,7 +29,8 @@ export interface TestServerOptions {
 /** The configuration of a test server on the database at `databaseUrl`, `env` over the defaults. */
 export function testConfig(dataDir: string, databaseUrl: string, env: Record<string, string> = {}): Config {
   // No gRPC port unless the suite asks for one (GRPC_PORT: '0' binds a free port). No background
-  // trace fold unless the suite asks for one: tests that fold run it themselves, at chosen points.
+  // trace fold or export worker unless the suite asks for one: tests that fold or export run them
+  // themselves, at chosen points, and the worker's polls stay out of tests that count statements.
   return loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -38,6 +39,7 @@ export function testConfig(dataDir: string, databaseUrl: string, env: Record<str
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
     TRACE_FOLD_INTERVAL_SECONDS: '0',
+    EXPORT_INTERVAL_SECONDS: '0',
     ...env,
   });
 }

@@ -136,6 +136,14 @@ onEachDatabase(
       expect(await pendingTraces(knex, caller.appId)).to.equal(0);
     });
   },
-  { GRPC_PORT: '0' },
+  // The other background jobs off: their polls would be counted among the statements the pass sends.
+  {
+    GRPC_PORT: '0',
+    REPRICING_INTERVAL_SECONDS: '0',
+    INDEXING_BACKFILL_INTERVAL_SECONDS: '0',
+    BUDGET_EVALUATION_INTERVAL_SECONDS: '0',
+    WEBHOOK_DELIVERY_INTERVAL_SECONDS: '0',
+    RETENTION_PURGE_INTERVAL_SECONDS: '0',
+  },
   { clock: () => now },
 );
