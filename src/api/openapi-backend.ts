@@ -58,7 +58,7 @@ export function createOpenApiBackend({ definition, coerceRequests }: BackendOpti
     strict: true,
     // Validators are compiled when an operation is first used, not at start: compiling every
     // request and response validator of both documents took 1.8 s of each start (the service
-    // never uses the response ones), against about 5 ms once for an operation's first request.
+    // never uses the response ones), against 5 to 15 ms once, at an operation's first request.
     // Quick mode also dereferences the document synchronously (dereference-json-schema, which
     // keeps circular references such as FilterNode's).
     quick: true,

@@ -357,8 +357,7 @@ export interface paths {
          * Export spans or traces to a file (asynchronous)
          * @description Added in 1.11.0. Starts a bulk export of the spans (or trace summaries) of the
          *     application named by `X-Vendor-App-Id` that the same query pages through, as one
-         *     file: NDJSON or CSV (Parquet is accepted by the schema and, for now, answered 422 at
-         *     `["body", "format"]`). Answers `202` at once with the job (`state: queued`) and its URL
+         *     file: NDJSON, CSV or Parquet. Answers `202` at once with the job (`state: queued`) and its URL
          *     in `Location`; read its progress there (`getExport`) and download the file from its
          *     `download_path` once it has `succeeded` (`downloadExport`). The rules every export
          *     follows (snapshot, order, limits, expiry) are in the `Exports` tag.
@@ -1728,7 +1727,7 @@ export interface components {
         ExportGrain: "spans" | "traces";
         /**
          * @description Added in 1.11.0. The file's format: `ndjson` (`application/x-ndjson`), `csv`
-         *     (`text/csv`), `parquet` (`application/vnd.apache.parquet`; not available yet: a 422).
+         *     (`text/csv`), `parquet` (`application/vnd.apache.parquet`).
          * @enum {string}
          */
         ExportFormat: "ndjson" | "csv" | "parquet";

@@ -31,7 +31,7 @@ for (const database of testDatabases()) {
     /** Uninterrupted files of each format, to compare with. */
     async function references(app: TestServer, caller: EngineCaller): Promise<Map<string, Buffer>> {
       const files = new Map<string, Buffer>();
-      for (const format of ['ndjson', 'csv']) {
+      for (const format of ['ndjson', 'csv', 'parquet']) {
         const created = await createExport(app, caller, { format });
         await app.server.exporter.runOnce();
         expect((await readExport(app, caller, created.body.id)).state).to.equal('succeeded');
@@ -61,7 +61,7 @@ for (const database of testDatabases()) {
       await storeRandomSpans(app, randomSpans(caller.appId, 5, 150));
       const expected = await references(app, caller);
       const total = expected.get('ndjson')!.toString().split('\n').length - 1;
-      for (const format of ['ndjson', 'csv']) {
+      for (const format of ['ndjson', 'csv', 'parquet']) {
         const id = (await createExport(app, caller, { format })).body.id as string;
         await stopPartway(app, id);
         const next = await start();

@@ -100,6 +100,14 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
     return expectedAnalytics(stored, { startNs: start, endNs: end }, body, widthNs);
   }
 
+  /** The application's indexed attributes as stored. */
+  async function state() {
+    const row = (await knex()('applications').where({ id: caller.appId }).first('indexed_attributes_state')) as {
+      indexed_attributes_state: string;
+    };
+    return parseIndexedAttributes(row.indexed_attributes_state);
+  }
+
   /** Makes every stored slot_rollups row's max(cost) 1000 (the counts stay, so the buckets still look counted). */
   async function tamper(): Promise<void> {
     await knex()('slot_rollups').where({ application_id: caller.appId }).update({ cost_max: 1000 });
@@ -161,14 +169,6 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
     const before = rows(caller.appId);
     await storeSpans(knex(), before);
     await setIndexedPaths(knex(), caller.appId, [PATH], false);
-    const state = async () =>
-      parseIndexedAttributes(
-        (
-          (await knex()('applications').where({ id: caller.appId }).first('indexed_attributes_state')) as {
-            indexed_attributes_state: string;
-          }
-        ).indexed_attributes_state,
-      );
     // Spans stored while the backfill runs carry the new key's values under its generation.
     const during = rows(caller.appId, [['claude', 20_000_000_000n, 128]], SPANS.length);
     await storeSpans(knex(), withSlotValues(during, [PATH]), { traceSlots: writtenSlots(await state()) });
@@ -196,14 +196,6 @@ onEachDatabase('POST /engine/analytics from the roll-ups per indexed attribute v
     const stored = rows(caller.appId);
     await storeSpans(knex(), stored);
     await setIndexedPaths(knex(), caller.appId, [PATH], false);
-    const state = async () =>
-      parseIndexedAttributes(
-        (
-          (await knex()('applications').where({ id: caller.appId }).first('indexed_attributes_state')) as {
-            indexed_attributes_state: string;
-          }
-        ).indexed_attributes_state,
-      );
     // A rebuild of the first hour (npm run rebuild, a re-pricing job) while the slot's column is not filled yet.
     await rebuildDerivedData(knex(), { applicationId: caller.appId, fromNs: START, toNs: START + HOUR });
     expect(await slotRollupSpans(3600)).to.equal(0);
