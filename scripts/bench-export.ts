@@ -105,14 +105,26 @@ class Api {
   ) {}
 
   async call<T>(method: string, pathAndQuery: string, body?: unknown, expected = 200): Promise<T> {
-    const response = await fetch(new URL(pathAndQuery, this.url), {
-      method,
-      headers: { ...this.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
+    const text = body === undefined ? '' : JSON.stringify(body);
+    const headers = { ...this.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      // A connection per call: making a window's requests blocks this process for seconds, long
+      // enough for the service to close an idle keep-alive connection that a pool would reuse.
+      const request = http.request(
+        new URL(pathAndQuery, this.url),
+        { method, agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(text) } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          response.on('error', reject);
+        },
+      );
+      request.on('error', reject);
+      request.end(text);
     });
-    const text = await response.text();
-    if (response.status !== expected) throw new Error(`${method} ${pathAndQuery} answered ${response.status}: ${text.slice(0, 300)}`);
-    return JSON.parse(text) as T;
+    if (answer.status !== expected) throw new Error(`${method} ${pathAndQuery} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+    return JSON.parse(answer.text) as T;
   }
 
   createExport(request: { grain: 'spans' | 'traces'; format: string }): Promise<ExportJob> {
@@ -137,7 +149,7 @@ class Api {
   download(filePath: string): Promise<{ bytes: number; lines: number; seconds: number; head: Buffer; tail: Buffer }> {
     return new Promise((resolve, reject) => {
       const started = performance.now();
-      const request = http.get(new URL(filePath, this.url), { headers: this.headers }, (response) => {
+      const request = http.get(new URL(filePath, this.url), { agent: false, headers: this.headers }, (response) => {
         if (response.statusCode !== 200) {
           response.resume();
           reject(new Error(`GET ${filePath} answered ${response.statusCode}`));
