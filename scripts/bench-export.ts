@@ -27,7 +27,8 @@
 //    (scripts/lib/bench-workload.ts, 512 spans each, 4 senders on keep-alive connections) into a
 //    scratch application of another organization for BENCH_INGEST_SECONDS (30) at most, or
 //    BENCH_INGEST_SPANS (786,432) at most, in four windows: without an export, with one, with one,
-//    without (interleaved, so that other load on the machine weighs on both alike). "With": an
+//    without (interleaved, so that other load on the machine weighs on both alike), repeated
+//    BENCH_INGEST_ROUNDS (1) times. "With": an
 //    NDJSON export of the main day is created and taken by the worker first; the window ends early
 //    if the export ends, and the export is cancelled after it. After each window, untimed, the
 //    service's fold files the window's traces. A refused request (503 when the one SQLite
@@ -70,6 +71,8 @@ const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 30);
 const INGEST_BATCH = 512;
 const INGEST_SPANS = Math.ceil(Number(process.env.BENCH_INGEST_SPANS ?? 786_432) / INGEST_BATCH) * INGEST_BATCH;
 const SENDERS = 4;
+/** Each round is the four windows without, with, with, without. */
+const INGEST_ROUNDS = Number(process.env.BENCH_INGEST_ROUNDS ?? 1);
 const POLL_MS = 250;
 const SCRATCH_APPLICATION = 'bench:export ingestion';
 /** The last bytes of a download kept: a Parquet footer (about 2.2 kB per row group, docs/exports-parquet.md) fits. */
@@ -432,8 +435,9 @@ async function measure(database: string, data: BenchData, databasePid: number | 
     const ingestToken = await apiKeyToken(knex, service.url, scratch, ['write:traces']);
     const ingestHeaders = { authorization: `Bearer ${ingestToken}`, 'x-vendor-app-id': scratch };
     const windows: IngestWindow[] = [];
-    for (const withExport of [false, true, true, false])
-      windows.push(await ingestWindow(api, ingestHeaders, knex, { bench: applicationId, scratch }, pids, withExport));
+    for (let round = 0; round < INGEST_ROUNDS; round += 1)
+      for (const withExport of [false, true, true, false])
+        windows.push(await ingestWindow(api, ingestHeaders, knex, { bench: applicationId, scratch }, pids, withExport));
     const [{ stored }] = (await knex('spans').where({ application_id: scratch }).count({ stored: '*' })) as Array<{
       stored: number | string;
     }>;
@@ -481,7 +485,7 @@ function report({ database, load, exports, windows }: Measured): string {
   const without = windows.filter((window) => !window.withExport).map((window) => window.spans / window.seconds);
   const beside = windows.filter((window) => window.withExport).map((window) => window.spans / window.seconds);
   return [
-    `${database}: the main day (${TRACES * 10} spans, ${TRACES} traces) of ${SCALE.totalSpans} spans stored; ` +
+    `${database}: the main day, ${rfc3339(DAY_START_NS).slice(0, 10)} (${TRACES} traces of 10 spans seeded; ${exports[0]?.rows ?? '?'} spans start in it), of ${SCALE.totalSpans} spans stored; ` +
       `EXPORT_BATCH_ROWS ${process.env.EXPORT_BATCH_ROWS ?? 2000}, EXPORT_SETTLE_SECONDS 0; 1-minute load average ${load[0].toFixed(1)} before, ${load[1].toFixed(1)} after; ${os.cpus().length} cores, Node ${process.version}`,
     '',
     '| export (grain, format) | records | seconds, creation → succeeded | of which before a worker took it | records/s | file bytes | bytes a record | download s | download MB/s | CPU ms per 1,000 records: service | database server |',
@@ -493,7 +497,7 @@ function report({ database, load, exports, windows }: Measured): string {
         `${perThousand(row.serviceCpu, row.rows)} | ${perThousand(row.databaseCpu, row.rows)} |`,
     ),
     '',
-    `OTLP/HTTP ingestion into another application (${INGEST_BATCH} spans a request, ${SENDERS} senders, ${INGEST_SECONDS} s or ${INGEST_SPANS} spans a window at most), without and beside an NDJSON export of the main day:`,
+    `OTLP/HTTP ingestion into another application (${INGEST_BATCH} spans a request, ${SENDERS} senders, ${INGEST_SECONDS} s or ${INGEST_SPANS} spans a window at most, ${INGEST_ROUNDS} round(s) of four windows), without and beside an NDJSON export of the main day:`,
     '',
     '| window | seconds | spans | spans/s | requests refused | export records written meanwhile (records/s) | CPU of the window: service | database server |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
