@@ -28,13 +28,13 @@
 //    scratch application of another organization for BENCH_INGEST_SECONDS (30) at most, or
 //    BENCH_INGEST_SPANS (786,432) at most, in four windows: without an export, with one, with one,
 //    without (interleaved, so that other load on the machine weighs on both alike), repeated
-//    BENCH_INGEST_ROUNDS (1) times. "With": an
-//    NDJSON export of the main day is created and taken by the worker first; the window ends early
-//    if the export ends, and the export is cancelled after it. After each window, untimed, the
-//    service's fold files the window's traces. A refused request (503 when the one SQLite
-//    connection is busy past its wait) is counted, not sent again. Afterwards every accepted span
-//    must be stored; then the scratch application's spans are purged (the retention purger's own
-//    batches) and it is deleted, so that bench:query's data stays as it expects.
+//    BENCH_INGEST_ROUNDS (1) times. "With": an NDJSON export of the main day is created and taken
+//    by the worker first; the window ends early if the export ends, and the export is cancelled
+//    after it. After each window, untimed, the service's fold files the window's traces, every
+//    accepted span must be stored, and the scratch application's spans are purged (the retention
+//    purger's own batches), so that each window starts from the same tables. A refused request
+//    (503 when the one SQLite connection is busy past its wait) is counted, not sent again. At the
+//    end the scratch application is deleted, so that bench:query's data stays as it expects.
 //
 // CPU from /proc: the service's, and the database server's when it runs on this machine (SQLite
 // runs inside the service). Results go to stdout as tables to paste; progress to stderr.
@@ -215,22 +215,27 @@ async function dropExports(knex: Knex, applicationId: string): Promise<void> {
   await knex(EXPORTS).where({ application_id: applicationId }).del();
 }
 
-/** Purges every span of the scratch applications (left by this run or an interrupted one) and deletes them. */
-async function dropScratchApplications(knex: Knex): Promise<void> {
+/** Purges every span of the application in the retention purger's own batches (derived data with them). */
+async function purgeSpans(knex: Knex, applicationId: string): Promise<void> {
   const spans = sqlSpanStore(knex);
+  const started = performance.now();
+  let purged = 0;
+  for (let batch = 0; batch < 100_000; batch += 1) {
+    const { deleted, full } = await spans.purge({ applicationId, beforeNs: null, limit: 10_000 });
+    purged += deleted;
+    if (!full) break;
+  }
+  log(`  purged ${purged} spans of the scratch application in ${Math.round((performance.now() - started) / 1000)} s`);
+}
+
+/** Purges the spans of the scratch applications (left by this run or an interrupted one) and deletes them. */
+async function dropScratchApplications(knex: Knex): Promise<void> {
   const scratch = (await knex('applications').where({ name: SCRATCH_APPLICATION }).whereNull('deleted_at').select('id')) as Array<{
     id: string;
   }>;
   for (const { id } of scratch) {
-    const started = performance.now();
-    let purged = 0;
-    for (let batch = 0; batch < 100_000; batch += 1) {
-      const { deleted, full } = await spans.purge({ applicationId: id, beforeNs: null, limit: 10_000 });
-      purged += deleted;
-      if (!full) break;
-    }
+    await purgeSpans(knex, id);
     await writeTransaction(knex, (trx) => softDeleteApplicationWithKeys(trx, id, Date.now()));
-    log(`  purged ${purged} spans of the scratch application ${id} in ${Math.round((performance.now() - started) / 1000)} s`);
   }
 }
 
@@ -385,6 +390,14 @@ async function ingestWindow(
   if (refused > 0) log(`  ${refused} requests refused, the first: ${firstRefusal}`);
   if (accepted === 0) throw new Error('every ingestion request was refused');
   await untilFolded(knex, ids.scratch);
+  const [{ stored }] = (await knex('spans').where({ application_id: ids.scratch }).count({ stored: '*' })) as Array<{
+    stored: number | string;
+  }>;
+  if (Number(stored) !== accepted * INGEST_BATCH)
+    throw new Error(`the scratch application holds ${stored} spans; ${accepted * INGEST_BATCH} were accepted`);
+  // Every window's workload has the same start times: left in place, a window's spans would land
+  // among the last one's in the clustered index and each window would start from larger tables.
+  await purgeSpans(knex, ids.scratch);
   const window: IngestWindow = {
     withExport,
     seconds,
@@ -438,11 +451,6 @@ async function measure(database: string, data: BenchData, databasePid: number | 
     for (let round = 0; round < INGEST_ROUNDS; round += 1)
       for (const withExport of [false, true, true, false])
         windows.push(await ingestWindow(api, ingestHeaders, knex, { bench: applicationId, scratch }, pids, withExport));
-    const [{ stored }] = (await knex('spans').where({ application_id: scratch }).count({ stored: '*' })) as Array<{
-      stored: number | string;
-    }>;
-    const sent = windows.reduce((sum, window) => sum + window.spans, 0);
-    if (Number(stored) !== sent) throw new Error(`the scratch application holds ${stored} spans; ${sent} were accepted`);
     return { database, load: [loadBefore, os.loadavg()[0]], exports, windows };
   } finally {
     service.child.kill('SIGTERM');
