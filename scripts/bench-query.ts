@@ -22,10 +22,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import mysql from 'mysql2/promise';
-import { migrateToLatest } from '../src/storage/migrations/index.js';
-import { foldApplication } from '../src/storage/spans/fold/trace-folding.js';
 import { percentileAt } from '../src/traces/trace-metrics.js';
 import { analyticsCases } from './lib/bench-query-analytics.js';
 import { firstValue, RATIO_TARGET, sqlNumber, type BenchCase, type SqlRow, type SqlStatement } from './lib/bench-query-case.js';
@@ -39,40 +37,12 @@ import {
   MODEL_ATTRIBUTE_PATH,
   PRIOR_DAYS,
   PRIOR_DENSITY_DIVISOR,
-  seedSpans,
   type BenchScale,
 } from './lib/bench-query-workload.js';
-import { apiKeyToken, databaseUrl as databaseUrlOn, log, startService } from './lib/bench-service.js';
+import { defaultDatabase, mysqlBenchData, tracesPerDay } from './lib/bench-query-data.js';
+import { apiKeyToken, log, startService } from './lib/bench-service.js';
 import { OverBudget, timedWithinBudget, type Timing } from './lib/bounded-timing.js';
 import { answerDifference, type AnswerValue } from './lib/same-answer.js';
-import { seedApplication, seedOrganization } from './lib/seed-accounts.js';
-
-const DEFAULT_TRACES_PER_DAY = 100_000;
-
-/** Traces of the main day: BENCH_TRACES, else BENCH_SPANS_PER_DAY / 10, else BENCH_SCALE (1m, 10m), else 100,000. */
-function tracesPerDay(): number {
-  const { BENCH_TRACES, BENCH_SPANS_PER_DAY, BENCH_SCALE } = process.env;
-  let traces = DEFAULT_TRACES_PER_DAY;
-  if (BENCH_TRACES) traces = Number(BENCH_TRACES);
-  else if (BENCH_SPANS_PER_DAY) traces = Number(BENCH_SPANS_PER_DAY) / 10;
-  else if (BENCH_SCALE) {
-    const scales: Record<string, number> = { '1m': 100_000, '10m': 1_000_000 };
-    const scaled = scales[BENCH_SCALE.toLowerCase()];
-    if (scaled === undefined) throw new Error(`BENCH_SCALE is 1m or 10m (spans a day), not ${BENCH_SCALE}`);
-    traces = scaled;
-  }
-  if (!Number.isInteger(traces) || traces < 1)
-    throw new Error('the main day needs a whole, positive number of traces (BENCH_SPANS_PER_DAY a multiple of 10)');
-  return traces;
-}
-
-/** The default scale keeps the database it always had; another scale gets its own, named by its spans a day. */
-function defaultDatabase(traces: number): string {
-  if (traces === DEFAULT_TRACES_PER_DAY) return 'spanledger_bench_query';
-  const spans = traces * 10;
-  const label = spans % 1_000_000 === 0 ? `${spans / 1_000_000}m` : spans % 1000 === 0 ? `${spans / 1000}k` : String(spans);
-  return `spanledger_bench_query_${label}`;
-}
 
 const SERVER_URL = process.env.BENCH_MYSQL_URL;
 const TRACES = tracesPerDay();
@@ -88,18 +58,6 @@ function chosen(benchCase: BenchCase): boolean {
   return ONLY === undefined || ONLY.has(label) || ONLY.has(label.replace(/\d+$/, ''));
 }
 
-function databaseUrl(name: string): string {
-  return databaseUrlOn(SERVER_URL as string, name);
-}
-
-function knexFor(url: string, connections = 1): Knex {
-  return knexFactory({
-    client: 'mysql2',
-    connection: { uri: url, supportBigNumbers: true, bigNumberStrings: true, charset: 'utf8mb4' } as Knex.MySql2ConnectionConfig,
-    pool: { min: 0, max: connections },
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // The service and its caller.
 
@@ -107,29 +65,6 @@ function knexFor(url: string, connections = 1): Knex {
 async function benchCaller(knex: Knex, applicationId: string, serviceUrl: string): Promise<Record<string, string>> {
   const token = await apiKeyToken(knex, serviceUrl, applicationId, ['read:traces']);
   return { authorization: `Bearer ${token}`, 'x-vendor-app-id': applicationId, 'content-type': 'application/json' };
-}
-
-/**
- * The bench's application when the database already holds every trace and span of the scale (the
- * main day and the days before it). Counted from the trace summaries, which the span writer keeps
- * in the same transactions as the spans: COUNT(*) over 16 million spans would take a minute or more.
- */
-async function seededApplication(knex: Knex): Promise<string | undefined> {
-  if (process.env.BENCH_RESEED === '1' || !(await knex.schema.hasTable('applications'))) return undefined;
-  // Seeded before applications could index attributes: seeded again.
-  if (!(await knex.schema.hasColumn('applications', 'indexed_attributes_state'))) return undefined;
-  const existing = (await knex('applications').where({ name: 'bench:query' }).first('id', 'indexed_attributes_state')) as
-    { id: string; indexed_attributes_state: string | null } | undefined;
-  if (!existing) return undefined;
-  // Data seeded with the model indexed or not, as this run asks (BENCH_INDEX_MODEL).
-  if ((existing.indexed_attributes_state ?? '').includes(MODEL_ATTRIBUTE_PATH) !== INDEX_MODEL) return undefined;
-  const [stored] = (await knex('traces')
-    .where('application_id', existing.id)
-    .select(knex.raw('COUNT(*) AS traces, SUM(spans_count) AS spans'))) as Array<{
-    traces: number | string;
-    spans: number | string | null;
-  }>;
-  return Number(stored?.traces) === SCALE.totalTraces && Number(stored?.spans) === SCALE.totalSpans ? existing.id : undefined;
 }
 
 /** The generation the model's slot files its per-trace values under; undefined when the model is not indexed. */
@@ -140,14 +75,6 @@ async function modelSlotGeneration(knex: Knex, applicationId: string): Promise<n
     ? (JSON.parse(row.indexed_attributes_state) as { slots: Array<{ path: string; since: number } | null> }).slots[0]
     : null;
   return slot?.path === MODEL_ATTRIBUTE_PATH ? slot.since : undefined;
-}
-
-/** The bench's organization and application (the name is how seededApplication() finds it again). */
-async function createApplication(knex: Knex): Promise<string> {
-  return seedApplication(knex, await seedOrganization(knex, { name: 'Bench' }), {
-    name: 'bench:query',
-    indexedAttributes: INDEX_MODEL ? [MODEL_ATTRIBUTE_PATH] : [],
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -525,40 +452,8 @@ function runsOf(timing: Timing<unknown>): string {
 async function main(): Promise<void> {
   if (!SERVER_URL)
     throw new Error('set BENCH_MYSQL_URL, e.g. mysql://user:password@127.0.0.1:3307/mysql (the bench creates its own database there)');
-  const url = databaseUrl(DATABASE);
-  const admin = knexFor(SERVER_URL);
-  await admin.raw(`CREATE DATABASE IF NOT EXISTS \`${DATABASE}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  let knex = knexFor(url, 8);
-  let applicationId = await seededApplication(knex);
+  const { knex, url, applicationId } = await mysqlBenchData(SERVER_URL, DATABASE, SCALE);
   const priorSpans = SCALE.totalSpans - TRACES * 10;
-  if (applicationId) {
-    // Migrated in place: a migration that rolls up stored spans shows its time here.
-    const migrating = performance.now();
-    await migrateToLatest(knex);
-    log(
-      `reusing the ${SCALE.totalSpans} spans already in ${DATABASE} (BENCH_RESEED=1 to rebuild); migrations took ${Math.round((performance.now() - migrating) / 1000)} s`,
-    );
-  } else {
-    // A fresh database: the current migrations, and no leftovers to delete.
-    await knex.destroy();
-    await admin.raw(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
-    await admin.raw(`CREATE DATABASE \`${DATABASE}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-    knex = knexFor(url, 8);
-    await migrateToLatest(knex);
-    applicationId = await createApplication(knex);
-    log(
-      `seeding ${TRACES * 10} spans in ${TRACES} traces over the main day and ${priorSpans} over the ${PRIOR_DAYS} days before into ${DATABASE} …`,
-    );
-    const started = performance.now();
-    await seedSpans(knex, applicationId, SCALE);
-    log(`  seeded in ${Math.round((performance.now() - started) / 1000)} s`);
-  }
-  await admin.destroy();
-  // The trace fold files what is pending (every stored trace after the migration that adds it),
-  // as the service does in the background; its time shows here.
-  const folding = performance.now();
-  const folded = await foldApplication(knex, applicationId, 5000);
-  log(`filed ${folded} pending trace summaries in ${Math.round((performance.now() - folding) / 1000)} s`);
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spanledger-bench-'));
   const service = await startService(url, dataDir);

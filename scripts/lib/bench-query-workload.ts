@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { parseIndexedAttributes, writtenSlots } from '../../src/storage/accounts/indexed-attributes.js';
 import { NO_LLM_CALL, type SpanRow } from '../../src/storage/spans/span-row.js';
 import { storeSpans } from '../../src/storage/spans/writes/span-writer.js';
+import { dialectFor } from '../../src/storage/sql/index.js';
 import { log } from './bench-service.js';
 
 export const SPANS_PER_TRACE = 10;
@@ -283,5 +284,5 @@ export async function seedSpans(knex: Knex, applicationId: string, scale: BenchS
       }
     }),
   );
-  await knex.raw('ANALYZE TABLE spans, traces');
+  await knex.raw(dialectFor(knex).name === 'sqlite' ? 'ANALYZE' : 'ANALYZE TABLE spans, traces');
 }
