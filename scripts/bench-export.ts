@@ -202,17 +202,34 @@ async function whileIn(api: Api, job: ExportJob, states: ReadonlyArray<ExportJob
 // ---------------------------------------------------------------------------------------------
 // Cleaning up: nothing of a run stays in the bench database.
 
+/**
+ * `work` again while SQLite answers busy: the bench writes to the file beside the service's one
+ * connection (its fold, its export housekeeping), which the service itself never has to share.
+ */
+async function retryBusy<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= 100 || !String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')) throw error;
+      await sleep(100);
+    }
+  }
+}
+
 /** Ends every export of the application and deletes their parts (the housekeeping's bounded deletes) and records. */
 async function dropExports(knex: Knex, applicationId: string): Promise<void> {
   // Marked dead here rather than waiting a day for their expiry: the housekeeping deletes dead jobs' parts.
-  await knex(EXPORTS).where({ application_id: applicationId }).whereIn('state', ['queued', 'running']).update({ state: 'cancelled' });
-  await knex(EXPORTS).where({ application_id: applicationId, state: 'succeeded' }).update({ state: 'expired' });
+  await retryBusy(() =>
+    knex(EXPORTS).where({ application_id: applicationId }).whereIn('state', ['queued', 'running']).update({ state: 'cancelled' }),
+  );
+  await retryBusy(() => knex(EXPORTS).where({ application_id: applicationId, state: 'succeeded' }).update({ state: 'expired' }));
   const ids = knex(EXPORTS).where({ application_id: applicationId }).select('id');
   for (let pass = 0; pass < 10_000; pass += 1) {
     if ((await knex(EXPORT_PARTS).whereIn('export_id', ids).first('export_id')) === undefined) break;
-    await exportHousekeeping(knex, Date.now(), 0);
+    await retryBusy(() => exportHousekeeping(knex, Date.now(), 0));
   }
-  await knex(EXPORTS).where({ application_id: applicationId }).del();
+  await retryBusy(() => knex(EXPORTS).where({ application_id: applicationId }).del());
 }
 
 /** Purges every span of the application in the retention purger's own batches (derived data with them). */
@@ -221,7 +238,7 @@ async function purgeSpans(knex: Knex, applicationId: string): Promise<void> {
   const started = performance.now();
   let purged = 0;
   for (let batch = 0; batch < 100_000; batch += 1) {
-    const { deleted, full } = await spans.purge({ applicationId, beforeNs: null, limit: 10_000 });
+    const { deleted, full } = await retryBusy(() => spans.purge({ applicationId, beforeNs: null, limit: 10_000 }));
     purged += deleted;
     if (!full) break;
   }
@@ -235,7 +252,7 @@ async function dropScratchApplications(knex: Knex): Promise<void> {
   }>;
   for (const { id } of scratch) {
     await purgeSpans(knex, id);
-    await writeTransaction(knex, (trx) => softDeleteApplicationWithKeys(trx, id, Date.now()));
+    await retryBusy(() => writeTransaction(knex, (trx) => softDeleteApplicationWithKeys(trx, id, Date.now())));
   }
 }
 
