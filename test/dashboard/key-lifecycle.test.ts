@@ -127,6 +127,17 @@ onEachDatabase('dashboard key lifecycle', (app) => {
       expect(await row.getByTestId('key-expiry').locator('time').getAttribute('datetime')).to.equal(new Date(expected).toISOString());
       expect(await exportStatus(app(), apiKey, secret)).to.equal(200);
 
+      // With times in UTC (the header's switch), the field shows and reads the expiry in UTC.
+      await page.getByLabel('Times in').selectOption('utc');
+      await row.getByRole('button', { name: 'Edit expiring exporter' }).click();
+      const inUtc = page.getByRole('form', { name: 'Edit expiring exporter' }).getByLabel('Expires (UTC; empty: never)');
+      expect(await inUtc.inputValue()).to.equal(new Date(expected).toISOString().slice(0, 16));
+      await inUtc.fill('2032-01-02T03:04');
+      await page.getByRole('form', { name: 'Edit expiring exporter' }).getByRole('button', { name: 'Save key' }).click();
+      await row.getByTestId('key-expiry').filter({ hasText: '2032-01-02 03:04:00 UTC' }).waitFor();
+      expect(await storedExpiry(app(), apiKey)).to.equal(Date.UTC(2032, 0, 2, 3, 4));
+      await page.getByLabel('Times in').selectOption('local');
+
       // Rotate leaving the old secret an hour: both work; the panel and the row say until when.
       await row.getByRole('button', { name: 'Rotate secret of expiring exporter' }).click();
       await page

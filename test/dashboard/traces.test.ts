@@ -772,8 +772,18 @@ onEachDatabase('dashboard times, dark theme and small screens', (app) => {
       // The cost in its currency, noise-free.
       expect(await page.locator('table.traces-table tbody tr td').nth(5).innerText()).to.equal('0.0042 USD');
 
+      const localFrom = await page.getByLabel('From (local time)').inputValue();
       await page.getByLabel('Times in').selectOption('utc');
       await startCell.filter({ hasText: formatDateTime(start / 1e6, 'UTC') }).waitFor();
+      // The time range's fields follow the switch: the same instant, now written and typed in UTC.
+      expect(Date.parse(`${await page.getByLabel('From (UTC)').inputValue()}Z`)).to.equal(Date.parse(`${localFrom}:00-03:30`));
+      await page.getByLabel('From (UTC)').fill('2026-11-20T10:00');
+      await page.getByLabel('To (UTC)').fill('2026-11-21T10:00');
+      await page.getByRole('button', { name: 'Apply', exact: true }).click();
+      await page.waitForURL(
+        /from=2026-11-20T10%3A00%3A00\.000Z&to=2026-11-21T10%3A00%3A00\.000Z|from=2026-11-20T10:00:00\.000Z&to=2026-11-21T10:00:00\.000Z/,
+      );
+      await page.goBack();
       await page.reload();
       await waitForList(page, [traceId]);
       expect(await page.getByLabel('Times in').inputValue()).to.equal('utc');

@@ -12,6 +12,9 @@ import {
   formatDay,
   formatIsoText,
   formatUnixNano,
+  inputValue,
+  inputZoneLabel,
+  instantOfInput,
   readZoneChoice,
   saveZoneChoice,
   zoneName,
@@ -73,6 +76,20 @@ describe('dashboard time format', () => {
     const days = [0, 1, 2].map((day) => Date.UTC(2026, 10, 28 + day, 12) / 1000);
     expect(axisTimeLabels(days, 'UTC', false)).to.deep.equal(['11-28 12:00', '11-29 12:00', '11-30 12:00']);
     expect(axisTimeLabels([Date.UTC(2026, 10, 28) / 1000, null], 'UTC', true)).to.deep.equal(['2026-11-28', '']);
+  });
+
+  it('fills and reads datetime-local fields in the chosen zone, to the minute (or second)', () => {
+    expect(inputValue(INSTANT, 'UTC')).to.equal('2026-11-28T14:05');
+    expect(inputValue(INSTANT, 'UTC', { seconds: true })).to.equal('2026-11-28T14:05:09');
+    expect(inputValue(INSTANT, 'America/St_Johns')).to.equal('2026-11-28T10:35');
+    expect(inputValue(Number.NaN, 'UTC')).to.equal('');
+    expect(instantOfInput('2026-11-28T14:05', 'UTC')).to.equal(Date.UTC(2026, 10, 28, 14, 5));
+    expect(instantOfInput('2026-11-28T14:05:09', 'UTC')).to.equal(Date.UTC(2026, 10, 28, 14, 5, 9));
+    // The browser's own zone (here the test process's): a value read back gives the instant it was written from.
+    const minute = Date.UTC(2026, 6, 1, 23, 59);
+    expect(instantOfInput(inputValue(minute, undefined), undefined)).to.equal(minute);
+    for (const text of ['', '2026-11-28', '2026-11-28 14:05', 'soon']) expect(instantOfInput(text, 'UTC'), text).to.be.NaN;
+    expect([inputZoneLabel('UTC'), inputZoneLabel(undefined)]).to.deep.equal(['UTC', 'local time']);
   });
 
   it('remembers the zone choice: local unless UTC was chosen, and survives a storage that throws', () => {

@@ -1,19 +1,19 @@
 // What the key views decide about a key's lifecycle outside of rendering (management 1.4.0):
-// its expiry as a `datetime-local` field holds it (the browser's local time, to the minute) and
+// its expiry as a `datetime-local` field holds it (in the page's zone, UTC or local, to the minute) and
 // back as RFC 3339, whether it has passed, and the grace periods a rotation offers.
 import type { ApiKey } from './management';
+import { inputValue, instantOfInput, type TimeZone } from './time-format';
 
-/** `YYYY-MM-DDTHH:MM` in local time, as `<input type="datetime-local">` shows it; '' for none. */
-export function localInputValue(iso: string | null): string {
-  if (!iso) return '';
-  const date = new Date(iso);
-  const two = (value: number) => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}T${two(date.getHours())}:${two(date.getMinutes())}`;
+/** `YYYY-MM-DDTHH:MM` in the page's zone, as `<input type="datetime-local">` shows it; '' for none. */
+export function expiryInputValue(iso: string | null, zone: TimeZone): string {
+  return iso ? inputValue(Date.parse(iso), zone) : '';
 }
 
-/** The RFC 3339 instant a `datetime-local` value means in this browser's time zone; null for ''. */
-export function expiryFromInput(value: string): string | null {
-  return value === '' ? null : new Date(value).toISOString();
+/** The RFC 3339 instant a `datetime-local` value means in the page's zone; null for ''. A value that is no time is sent as typed, for the service to refuse. */
+export function expiryFromInput(value: string, zone: TimeZone): string | null {
+  if (value === '') return null;
+  const instant = instantOfInput(value, zone);
+  return Number.isNaN(instant) ? value : new Date(instant).toISOString();
 }
 
 export function isExpired(key: Pick<ApiKey, 'expires_at'>, now = Date.now()): boolean {

@@ -139,3 +139,25 @@ export function axisTimeLabels(splits: ReadonlyArray<number | null>, zone: TimeZ
     return span > 86_400 ? `${parts.date.slice(5)} ${clock}` : clock;
   });
 }
+
+/**
+ * An instant as a `datetime-local` input holds it in the chosen zone: `2026-11-28T14:05`
+ * (`…:09` with `seconds`). The inputs follow the zone the page writes times in, so a time read
+ * off a table can be typed back as it reads.
+ */
+export function inputValue(epochMs: number, zone: TimeZone, options: { seconds?: boolean } = {}): string {
+  const parts = partsOf(epochMs, zone);
+  if (!parts) return '';
+  return `${parts.date}T${options.seconds ? parts.clock : parts.clock.slice(0, 5)}`;
+}
+
+/** The instant a `datetime-local` value means in the chosen zone (UTC, or the browser's own); NaN for no time. */
+export function instantOfInput(value: string, zone: TimeZone): number {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return Number.NaN;
+  return zone === 'UTC' ? Date.parse(`${value}Z`) : new Date(value).getTime();
+}
+
+/** How a field's label names the zone its value is in: `UTC` or `local time`. */
+export function inputZoneLabel(zone: TimeZone): string {
+  return zone === 'UTC' ? 'UTC' : 'local time';
+}

@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import { call, management } from '../api';
 import { listApiKeys, type ApiKey, type AssignablePermission } from '../management';
-import { expiryFromInput, GRACE_CHOICES, isExpired, localInputValue } from '../key-lifecycle';
+import { expiryFromInput, expiryInputValue, GRACE_CHOICES, isExpired } from '../key-lifecycle';
 import { useAsync } from '../use-async';
 import { useRefreshWhileVisible } from '../use-refresh-while-visible';
 import { ActionError } from './action-error';
@@ -16,7 +16,7 @@ import { placeIssues } from '../validation-messages';
 import { ConfirmButton } from './confirm-button';
 import type { RevealedSecret } from './key-secret-panel';
 import { useAction } from './use-action';
-import { formatIsoText } from '../time-format';
+import { formatIsoText, inputZoneLabel } from '../time-format';
 import { useTimeZone } from '../use-time-zone';
 
 /** The fields of the key forms a 422 can name beside them. */
@@ -32,13 +32,14 @@ function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string;
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<AssignablePermission[]>(['write:traces']);
   const [expiry, setExpiry] = useState('');
+  const zone = useTimeZone();
   const action = useAction();
   const issues = placeIssues(action.issues, KEY_FIELDS);
   const submit = async (event: Event) => {
     event.preventDefault();
     let created: RevealedSecret | undefined;
     const done = await action.run(async () => {
-      const expiresAt = expiryFromInput(expiry);
+      const expiresAt = expiryFromInput(expiry, zone);
       const body = { app_id: applicationId, name: name.trim(), permissions, ...(expiresAt ? { expires_at: expiresAt } : {}) };
       const key = await call(management.POST('/api-keys', { body }));
       created = {
@@ -77,11 +78,12 @@ function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string;
   );
 }
 
-/** The key's expiry in the browser's local time; empty means the key never expires. */
+/** The key's expiry in the page's zone; empty means the key never expires. */
 function ExpiryField({ value, onChange }: { value: string; onChange(value: string): void }) {
+  const zone = useTimeZone();
   return (
     <label>
-      Expires (local time; empty: never)
+      Expires ({inputZoneLabel(zone)}; empty: never)
       <input type="datetime-local" value={value} onInput={(event) => onChange((event.target as HTMLInputElement).value)} />
     </label>
   );
@@ -90,14 +92,15 @@ function ExpiryField({ value, onChange }: { value: string; onChange(value: strin
 function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: boolean): void }) {
   const [name, setName] = useState(apiKey.name);
   const [permissions, setPermissions] = useState<AssignablePermission[]>(apiKey.permissions);
-  const shownExpiry = localInputValue(apiKey.expires_at);
+  const zone = useTimeZone();
+  const shownExpiry = expiryInputValue(apiKey.expires_at, zone);
   const [expiry, setExpiry] = useState(shownExpiry);
   const action = useAction();
   const issues = placeIssues(action.issues, KEY_FIELDS);
   const submit = async (event: Event) => {
     event.preventDefault();
     // Sent only when changed: an expiry already past may not be sent again (it must lie ahead).
-    const body = { name: name.trim(), permissions, ...(expiry !== shownExpiry ? { expires_at: expiryFromInput(expiry) } : {}) };
+    const body = { name: name.trim(), permissions, ...(expiry !== shownExpiry ? { expires_at: expiryFromInput(expiry, zone) } : {}) };
     if (await action.run(() => call(management.PATCH('/api-keys/{api_key}', { params: { path: { api_key: apiKey.api_key } }, body }))))
       onDone(true);
   };

@@ -1,9 +1,12 @@
-// Picks the time window of a data view: a quick range ending now, or an absolute range (in the
-// browser's local time). The choice goes into the URL (ui/src/view-query.ts).
-import { useState } from 'preact/hooks';
+// Picks the time window of a data view: a quick range ending now, or an absolute range, typed in
+// the zone the page writes times in (UTC or local, the header's switch). The choice goes into the
+// URL (ui/src/view-query.ts) as instants, so a link means the same window in any zone.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { QUICK_RANGES, absoluteRangeQuery, quickRangeQuery, readTimeWindow, type QuickRange } from '../view-query';
 import { withQuery } from './application-picker';
+import { inputValue, inputZoneLabel, instantOfInput } from '../time-format';
+import { useTimeZone } from '../use-time-zone';
 
 const QUICK_LABELS: Record<QuickRange, string> = {
   '15m': 'Last 15 minutes',
@@ -13,23 +16,27 @@ const QUICK_LABELS: Record<QuickRange, string> = {
   '7d': 'Last 7 days',
 };
 
-/** `YYYY-MM-DDTHH:mm` in local time, what a datetime-local input holds. */
-function localInputValue(date: Date): string {
-  const shifted = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
-  return shifted.toISOString().slice(0, 16);
-}
-
 export function TimeRangePicker() {
   const { path, query, route } = useLocation();
   const window = readTimeWindow(query);
-  const [from, setFrom] = useState(localInputValue(window.start));
-  const [to, setTo] = useState(localInputValue(window.end));
+  const zone = useTimeZone();
+  const [from, setFrom] = useState(inputValue(window.start.getTime(), zone));
+  const [to, setTo] = useState(inputValue(window.end.getTime(), zone));
+  // The fields follow a switch of zone: they show the same instants, in the new zone.
+  const shownZone = useRef(zone);
+  useEffect(() => {
+    const previous = shownZone.current;
+    if (previous === zone) return;
+    shownZone.current = zone;
+    setFrom((value) => inputValue(instantOfInput(value, previous), zone));
+    setTo((value) => inputValue(instantOfInput(value, previous), zone));
+  }, [zone]);
   const [problem, setProblem] = useState<string>();
   const go = (changes: Record<string, string | undefined>) => route(withQuery(path, query, changes));
   const applyAbsolute = (event: Event) => {
     event.preventDefault();
-    const start = new Date(from);
-    const end = new Date(to);
+    const start = new Date(instantOfInput(from, zone));
+    const end = new Date(instantOfInput(to, zone));
     if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end) {
       setProblem('The start must be before the end');
       return;
@@ -56,11 +63,11 @@ export function TimeRangePicker() {
       </label>
       <form class="absolute-range" onSubmit={applyAbsolute}>
         <label>
-          From
+          From ({inputZoneLabel(zone)})
           <input type="datetime-local" value={from} onInput={(event) => setFrom((event.target as HTMLInputElement).value)} />
         </label>
         <label>
-          To
+          To ({inputZoneLabel(zone)})
           <input type="datetime-local" value={to} onInput={(event) => setTo((event.target as HTMLInputElement).value)} />
         </label>
         <button type="submit">Apply</button>
