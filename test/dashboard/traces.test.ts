@@ -727,6 +727,18 @@ async function overflow(page: Page): Promise<number> {
   return (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
 }
 
+/** The controls and charts that run past the screen's right edge (a wide table may scroll; these must fit). */
+async function controlsOffScreen(page: Page): Promise<string[]> {
+  return page.locator('main select, main input, main button, main fieldset, main canvas').evaluateAll((controls) =>
+    controls
+      .filter((control) => {
+        const box = control.getBoundingClientRect();
+        return box.width > 0 && !control.closest('table') && box.right > window.innerWidth;
+      })
+      .map((control) => control.outerHTML.slice(0, 80)),
+  );
+}
+
 /** What POST /traces answers for one root span name: its start, in Unix nanoseconds. */
 async function startOf(app: TestServer, seeded: SeededTraces, name: string): Promise<number> {
   const now = Date.now();
@@ -832,6 +844,7 @@ onEachDatabase('dashboard times, dark theme and small screens', (app) => {
         await page.goto(`${app().url}${path}`);
         await ready();
         expect(await overflow(page), `${name}: wider than the screen by`).to.be.at.most(0);
+        expect(await controlsOffScreen(page), `${name}: controls past the screen's edge`).to.deep.equal([]);
         expect(await accessibilityViolations(page), `${name}, dark theme at 390 px`).to.deep.equal([]);
         if (name === 'trace') {
           const ticks = await page.locator('.wf-tick').evaluateAll((items) =>
