@@ -729,13 +729,16 @@ async function overflow(page: Page): Promise<number> {
 
 /** The controls and charts that run past the screen's right edge (a wide table may scroll; these must fit). */
 async function controlsOffScreen(page: Page): Promise<string[]> {
-  return page.locator('main select, main input, main button, main fieldset, main canvas').evaluateAll((controls) =>
-    controls
-      .filter((control) => {
-        const box = control.getBoundingClientRect();
-        return box.width > 0 && !control.closest('table') && box.right > window.innerWidth;
-      })
-      .map((control) => control.outerHTML.slice(0, 80)),
+  const width = (await page.evaluate('window.innerWidth')) as number;
+  return page.locator('main select, main input, main button, main fieldset, main canvas').evaluateAll(
+    (controls, screenWidth) =>
+      controls
+        .filter((control) => {
+          const box = control.getBoundingClientRect();
+          return box.width > 0 && !control.closest('table') && box.right > screenWidth;
+        })
+        .map((control) => control.outerHTML.slice(0, 80)),
+    width,
   );
 }
 
