@@ -57,7 +57,7 @@ export interface AuthenticationOptions {
   acceptBasic?: boolean;
 }
 
-function invalidToken(reason: AuthFailure, message: string): AuthenticationError {
+export function invalidToken(reason: AuthFailure, message: string): AuthenticationError {
   return new AuthenticationError(reason, message, `Bearer error="invalid_token", error_description="${message}"`);
 }
 

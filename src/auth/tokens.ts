@@ -90,6 +90,19 @@ export interface SignInLinkClaims {
   name: string | undefined;
 }
 
+/**
+ * The audience of an export's download link (engine `createExportLink`): never the API audience,
+ * so a link cannot be sent as a bearer token, and no bearer token works as a link.
+ */
+export const EXPORT_LINK_AUDIENCE = 'spanledger-export-download';
+
+export interface ExportLinkClaims {
+  exportId: string;
+  applicationId: string;
+  /** When the link stops working, in epoch milliseconds. */
+  expiresAtMs: number;
+}
+
 interface Issuer {
   name: string;
   keys: JWTVerifyGetKey;
@@ -142,7 +155,14 @@ export class TokenService {
     return { keys: [this.signingKey.publicJwk] };
   }
 
-  private async sign(claims: JWTPayload, subject: string, ttlSeconds: number, audience = this.config.tokenAudience): Promise<string> {
+  /** Signs claims that expire `ttlSeconds` from now, or at `expiresAtSeconds` (epoch seconds) when given. */
+  private async sign(
+    claims: JWTPayload,
+    subject: string,
+    ttlSeconds: number,
+    audience = this.config.tokenAudience,
+    expiresAtSeconds = Math.floor(Date.now() / 1000) + ttlSeconds,
+  ): Promise<string> {
     return new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: this.signingKey.kid, typ: 'JWT' })
       .setIssuer(this.config.tokenIssuer)
@@ -150,7 +170,7 @@ export class TokenService {
       .setSubject(subject)
       .setIssuedAt()
       .setJti(randomUUID())
-      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+      .setExpirationTime(expiresAtSeconds)
       .sign(this.signingKey.privateKey);
   }
 
@@ -167,22 +187,28 @@ export class TokenService {
     return this.sign({ token_use: 'sign_in_link', email: user.email, name: user.name }, user.subject, ttlSeconds, SIGN_IN_LINK_AUDIENCE);
   }
 
-  /** Checks a sign-in link's token: signed by this service, for sign-in, not expired. */
-  async verifySignInLink(token: string): Promise<SignInLinkClaims> {
+  /** A link's claims: signed by this service for the audience and use, not expired. */
+  private async verifyLink(token: string, audience: string, use: string, what: string): Promise<JWTPayload> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.issuers[0].keys, {
         algorithms: [SIGNING_ALGORITHM],
         issuer: this.config.tokenIssuer,
-        audience: SIGN_IN_LINK_AUDIENCE,
+        audience,
         clockTolerance: this.config.clockToleranceSeconds,
         requiredClaims: ['exp', 'sub', 'jti'],
       }));
     } catch (error) {
       const code = (error as { code?: string }).code;
-      throw new InvalidTokenError(`sign-in link rejected: ${code ?? 'invalid'}`, (code && JOSE_FAILURES[code]) || 'rejected');
+      throw new InvalidTokenError(`${what} rejected: ${code ?? 'invalid'}`, (code && JOSE_FAILURES[code]) || 'rejected');
     }
-    if (payload.token_use !== 'sign_in_link') throw new InvalidTokenError('not a sign-in link', 'invalid_claims');
+    if (payload.token_use !== use) throw new InvalidTokenError(`not a ${what}`, 'invalid_claims');
+    return payload;
+  }
+
+  /** Checks a sign-in link's token: signed by this service, for sign-in, not expired. */
+  async verifySignInLink(token: string): Promise<SignInLinkClaims> {
+    const payload = await this.verifyLink(token, SIGN_IN_LINK_AUDIENCE, 'sign_in_link', 'sign-in link');
     const text = (name: string) => (typeof payload[name] === 'string' && payload[name] !== '' ? (payload[name] as string) : undefined);
     return {
       linkId: payload.jti as string,
@@ -191,6 +217,19 @@ export class TokenService {
       email: text('email'),
       name: text('name'),
     };
+  }
+
+  /** An export's download link token: names the export and its application, works until `expiresAtSeconds` (epoch seconds). */
+  signExportLink(link: { exportId: string; applicationId: string; expiresAtSeconds: number }): Promise<string> {
+    const claims = { token_use: 'export_download', app_id: link.applicationId };
+    return this.sign(claims, link.exportId, 0, EXPORT_LINK_AUDIENCE, link.expiresAtSeconds);
+  }
+
+  /** Checks an export's download link token: signed by this service, for a download, not expired. */
+  async verifyExportLink(token: string): Promise<ExportLinkClaims> {
+    const payload = await this.verifyLink(token, EXPORT_LINK_AUDIENCE, 'export_download', 'download link');
+    if (typeof payload.app_id !== 'string') throw new InvalidTokenError('download link lacks its application', 'invalid_claims');
+    return { exportId: payload.sub as string, applicationId: payload.app_id, expiresAtMs: (payload.exp as number) * 1000 };
   }
 
   /** The token `POST /auth/token` answers: names the key, its application, organization and secret generation. */
@@ -227,8 +266,8 @@ export class TokenService {
     }
     const subject = payload.sub as string;
     // A sign-in link is exchanged once for a token (docs/dashboard.md), never sent as one itself.
-    if (issuer.name === this.config.tokenIssuer && payload.token_use === 'sign_in_link')
-      throw new InvalidTokenError('a sign-in link is not a bearer token', 'invalid_claims');
+    if (issuer.name === this.config.tokenIssuer && (payload.token_use === 'sign_in_link' || payload.token_use === 'export_download'))
+      throw new InvalidTokenError('a link is not a bearer token', 'invalid_claims');
     if (issuer.name === this.config.tokenIssuer && payload.token_use === 'api_key') {
       if (typeof payload.app_id !== 'string' || typeof payload.org_id !== 'string' || typeof payload.gen !== 'number') {
         throw new InvalidTokenError('API key token lacks its application, organization or generation', 'invalid_claims');

@@ -3,7 +3,7 @@
 import type { operations } from '../generated/engine.js';
 import type { HandlerMap } from '../operations/handler.js';
 import type { ServiceDeps } from '../operations/service-deps.js';
-import { downloadExport } from './export-file.js';
+import { createExportLink, downloadExport, downloadExportByLink } from './export-file.js';
 import { cancelExport, createExport, getExport, listExports } from './exports.js';
 import { exportTraces } from './export-traces.js';
 import { getAnalytics } from './get-analytics.js';
@@ -31,5 +31,7 @@ export function engineHandlers(deps: ServiceDeps): EngineHandlers {
     getExport: getExport(deps),
     cancelExport: cancelExport(deps),
     downloadExport: downloadExport(deps),
+    createExportLink: createExportLink(deps),
+    downloadExportByLink: downloadExportByLink(deps),
   } satisfies Required<EngineHandlers>;
 }

@@ -495,6 +495,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/engine/exports/{export_id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a time-limited download link for an export's file
+         * @description Added in 1.12.0. A link to the file of a `succeeded` export that works without
+         *     credentials until it expires, for a tool that cannot send an `Authorization` header
+         *     (a warehouse's loader, `curl` on another machine, a browser): `GET` its
+         *     `download_path` (`downloadExportByLink`) on the service's origin. It answers what
+         *     `downloadExport` answers, `Range` included.
+         *
+         *     **Lifetime.** `expires_in` seconds (60 to 86400, 3600 unless given), and never past
+         *     the result's own `expires_at`: `expires_at` in the answer says which. The link is
+         *     signed by the service (the key of `/.well-known/jwks.json`, so every instance that
+         *     shares it accepts the link); it names the export and its application and nothing else,
+         *     so anyone holding it can download that one file until it expires, as with S3's or
+         *     GCS's signed URLs: share it as you would the file. It cannot be revoked one by one:
+         *     cancelling is not possible once succeeded, but the link stops working (410) when the
+         *     result expires, and (404) when the application is deleted. Making a link writes
+         *     nothing; each call answers a new one. It takes no request body.
+         *
+         *     **Not yet, or no longer.** As for `downloadExport`: a job still `queued` or
+         *     `running` is a 409; one `expired`, `cancelled` or `failed` a 410.
+         *
+         *     **Who may call it:** members and owners of the organization owning the application
+         *     (users holding `read:traces`), or API keys of that application holding
+         *     `read:traces`. An API key naming another application of its organization gets a
+         *     403; one naming an application of another organization, or none that exists, a 404.
+         */
+        post: operations["createExportLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/engine/exports/{export_id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export's file with a link (no credentials)
+         * @description Added in 1.12.0. The file of a `succeeded` export, for the holder of a link from
+         *     `createExportLink`: no `Authorization` and no `X-Vendor-App-Id` (the link names the
+         *     application; both are ignored when sent). The answers are those of `downloadExport`:
+         *     the file streamed with `Accept-Ranges`, a strong `ETag`, one `Range` as 206, 416 past
+         *     the end, and `HEAD` without the file; 410 once the result expired.
+         *
+         *     A `token` that is not a link of this service, was changed, or has expired is a 401
+         *     (`WWW-Authenticate: Bearer error="invalid_token"`); a link of an export that is no
+         *     longer stored, or of a deleted application, is a 404. A link never works as a bearer
+         *     token, nor a bearer token as a link.
+         */
+        get: operations["downloadExportByLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/traces": {
         parameters: {
             query?: never;
@@ -1777,6 +1848,18 @@ export interface components {
             code: "byte_limit" | "time_limit" | "internal";
             message: string;
         };
+        /** @description Added in 1.12.0. A time-limited link to an export's file (`createExportLink`). */
+        ExportLink: {
+            /** @description The export whose file the link downloads. */
+            export_id: string;
+            /** @description The path and query to `GET` on the service's origin (`downloadExportByLink`); it carries the signed token. */
+            download_path: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working, RFC 3339 in UTC: `expires_in` after it was made, or the result's `expires_at` if sooner.
+             */
+            expires_at: string;
+        };
         /**
          * @description Added in 1.11.0. An export job (`createExport`), its query echoed, its state and
          *     progress. Times are RFC 3339 UTC with milliseconds (the window keeps nanoseconds where
@@ -1976,6 +2059,97 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The whole file. */
+        ExportFile: {
+            headers: {
+                "Accept-Ranges": components["headers"]["AcceptRanges"];
+                ETag: components["headers"]["ExportETag"];
+                "Content-Length": components["headers"]["ExportContentLength"];
+                "Content-Disposition": components["headers"]["ExportContentDisposition"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                 *       "span_id": "53995c3f42cd8ad8",
+                 *       "span_start_time_unix_nano": 1795355100223456800,
+                 *       "model": "gemini-2.5-flash-001",
+                 *       "tokens": {
+                 *         "input": 5120,
+                 *         "output": 1680,
+                 *         "cache_read": 4096,
+                 *         "cache_creation": null,
+                 *         "total": 6800
+                 *       },
+                 *       "cost": 0.0042
+                 *     }
+                 */
+                "application/x-ndjson": components["schemas"]["ExportRecord"];
+                /**
+                 * @example trace_id,span_id,span_start_time_unix_nano,model,tokens,cost
+                 *     4bf92f3577b34da6a3ce929d0e0e4736,53995c3f42cd8ad8,1795355100223456789,gemini-2.5-flash-001,"{""input"":5120,""output"":1680,""cache_read"":4096,""cache_creation"":null,""total"":6800}",0.0042
+                 */
+                "text/csv": string;
+                "application/vnd.apache.parquet": string;
+            };
+        };
+        /** @description The byte range asked for. */
+        ExportFileRange: {
+            headers: {
+                "Accept-Ranges": components["headers"]["AcceptRanges"];
+                ETag: components["headers"]["ExportETag"];
+                "Content-Length": components["headers"]["ExportContentLength"];
+                "Content-Disposition": components["headers"]["ExportContentDisposition"];
+                /**
+                 * @description The range sent and the file's size, `bytes a-b/size`.
+                 * @example bytes 1048576-29120454/29120455
+                 */
+                "Content-Range"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/x-ndjson": string;
+                "text/csv": string;
+                "application/vnd.apache.parquet": string;
+            };
+        };
+        /** @description The range starts past the end of the file; `Content-Range` gives its size. */
+        ExportRangeNotSatisfiable: {
+            headers: {
+                /**
+                 * @description `bytes *\/size`.
+                 * @example bytes *\/29120455
+                 */
+                "Content-Range"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "the range bytes=29120455- starts past the end of the file (29120455 bytes)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The job has no file (any more): its result expired, or it was cancelled or failed. */
+        ExportGone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "the result of export exp_4Tn8Wq2Zx6Lc9Vb1Mk3P expired at 2026-11-24T08:00:41.977Z (results are kept 24 hours); create the export again",
+                 *       "code": "export_expired",
+                 *       "export_id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                 *       "state": "expired"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExportGone"];
             };
         };
         /**
@@ -3601,59 +3775,79 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The whole file. */
-            200: {
+            200: components["responses"]["ExportFile"];
+            206: components["responses"]["ExportFileRange"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ExportNotFound"];
+            /** @description The job is still `queued` or `running`; read its progress at `getExport`. */
+            409: {
                 headers: {
-                    "Accept-Ranges": components["headers"]["AcceptRanges"];
-                    ETag: components["headers"]["ExportETag"];
-                    "Content-Length": components["headers"]["ExportContentLength"];
-                    "Content-Disposition": components["headers"]["ExportContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
-                     *       "span_id": "53995c3f42cd8ad8",
-                     *       "span_start_time_unix_nano": 1795355100223456800,
-                     *       "model": "gemini-2.5-flash-001",
-                     *       "tokens": {
-                     *         "input": 5120,
-                     *         "output": 1680,
-                     *         "cache_read": 4096,
-                     *         "cache_creation": null,
-                     *         "total": 6800
-                     *       },
-                     *       "cost": 0.0042
+                     *       "detail": "export exp_4Tn8Wq2Zx6Lc9Vb1Mk3P is running (14000 rows written); download it once it has succeeded",
+                     *       "code": "export_not_finished",
+                     *       "export_id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "state": "running"
                      *     }
                      */
-                    "application/x-ndjson": components["schemas"]["ExportRecord"];
-                    /**
-                     * @example trace_id,span_id,span_start_time_unix_nano,model,tokens,cost
-                     *     4bf92f3577b34da6a3ce929d0e0e4736,53995c3f42cd8ad8,1795355100223456789,gemini-2.5-flash-001,"{""input"":5120,""output"":1680,""cache_read"":4096,""cache_creation"":null,""total"":6800}",0.0042
-                     */
-                    "text/csv": string;
-                    "application/vnd.apache.parquet": string;
+                    "application/json": components["schemas"]["ExportConflict"];
                 };
             };
-            /** @description The byte range asked for. */
-            206: {
+            410: components["responses"]["ExportGone"];
+            416: components["responses"]["ExportRangeNotSatisfiable"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createExportLink: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Seconds the link works, 60 to 86400 (one day); 3600 unless given. Capped at the result's `expires_at`.
+                 * @example 900
+                 */
+                expires_in?: number;
+            };
+            header: {
+                /**
+                 * @description The id of the application the request is about. Missing or malformed: 422. An
+                 *     application that does not exist, was deleted, or lies outside the caller's
+                 *     organizations: 404. For an API key, another application of the key's organization:
+                 *     403; an application of another organization: 404 (existence is never revealed).
+                 * @example app_7Hq2LmP9xK4vT1sR
+                 */
+                "X-Vendor-App-Id": components["parameters"]["VendorAppId"];
+            };
+            path: {
+                /**
+                 * @description Added in 1.11.0. The export's id (`exp_…`). An unknown id, or one of another application, is a 404.
+                 * @example exp_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                 */
+                export_id: components["parameters"]["ExportIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new link. */
+            201: {
                 headers: {
-                    "Accept-Ranges": components["headers"]["AcceptRanges"];
-                    ETag: components["headers"]["ExportETag"];
-                    "Content-Length": components["headers"]["ExportContentLength"];
-                    "Content-Disposition": components["headers"]["ExportContentDisposition"];
-                    /**
-                     * @description The range sent and the file's size, `bytes a-b/size`.
-                     * @example bytes 1048576-29120454/29120455
-                     */
-                    "Content-Range"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": string;
-                    "text/csv": string;
-                    "application/vnd.apache.parquet": string;
+                    /**
+                     * @example {
+                     *       "export_id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
+                     *       "download_path": "/engine/exports/exp_4Tn8Wq2Zx6Lc9Vb1Mk3P/download?token=eyJhbGciOiJFUzI1NiIsImtpZCI6IjEiLCJ0eXAiOiJKV1QifQ.eyJ0b2tlbl91c2UiOiJleHBvcnRfZG93bmxvYWQifQ.c2lnbmF0dXJl",
+                     *       "expires_at": "2026-11-23T09:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExportLink"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -3676,42 +3870,48 @@ export interface operations {
                     "application/json": components["schemas"]["ExportConflict"];
                 };
             };
-            /** @description The job has no file (any more): its result expired, or it was cancelled or failed. */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "the result of export exp_4Tn8Wq2Zx6Lc9Vb1Mk3P expired at 2026-11-24T08:00:41.977Z (results are kept 24 hours); create the export again",
-                     *       "code": "export_expired",
-                     *       "export_id": "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P",
-                     *       "state": "expired"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ExportGone"];
-                };
+            410: components["responses"]["ExportGone"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadExportByLink: {
+        parameters: {
+            query: {
+                /** @description The signed token of the link, as `download_path` carries it. */
+                token: string;
             };
-            /** @description The range starts past the end of the file; `Content-Range` gives its size. */
-            416: {
-                headers: {
-                    /**
-                     * @description `bytes *\/size`.
-                     * @example bytes *\/29120455
-                     */
-                    "Content-Range"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "the range bytes=29120455- starts past the end of the file (29120455 bytes)"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorDetail"];
-                };
+            header?: {
+                /**
+                 * @description One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 §14.2).
+                 * @example bytes=1048576-
+                 */
+                Range?: string;
+                /**
+                 * @description The `ETag` of the file the range continues; another value answers the whole file.
+                 * @example "exp_4Tn8Wq2Zx6Lc9Vb1Mk3P-29120455"
+                 */
+                "If-Range"?: string;
             };
+            path: {
+                /**
+                 * @description Added in 1.11.0. The export's id (`exp_…`). An unknown id, or one of another application, is a 404.
+                 * @example exp_4Tn8Wq2Zx6Lc9Vb1Mk3P
+                 */
+                export_id: components["parameters"]["ExportIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ExportFile"];
+            206: components["responses"]["ExportFileRange"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["ExportNotFound"];
+            410: components["responses"]["ExportGone"];
+            416: components["responses"]["ExportRangeNotSatisfiable"];
             422: components["responses"]["ValidationFailed"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];

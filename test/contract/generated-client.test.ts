@@ -379,6 +379,14 @@ onEachDatabase(
       expect((await engine.GET('/engine/exports', { params: { header: APP } })).data?.pagination.total).to.equal(1);
       const file = await engine.GET('/engine/exports/{export_id}/file', { ...exportPath, parseAs: 'text' });
       expect((file.data as string).trim().split('\n')).to.have.length(2);
+      // The same file through a download link, whose token the generated client sends as its query.
+      const link = await engine.POST('/engine/exports/{export_id}/links', { params: { ...exportPath.params, query: { expires_in: 600 } } });
+      const token = new URL(link.data?.download_path as string, 'http://link.invalid').searchParams.get('token') as string;
+      const byLink = await engine.GET('/engine/exports/{export_id}/download', {
+        params: { path: exportPath.params.path, query: { token } },
+        parseAs: 'text',
+      });
+      expect(byLink.data).to.equal(file.data);
       const second = await engine.POST('/engine/exports', { params: { query: WINDOW, header: APP }, body: { grain: 'traces' } });
       const cancelled = await engine.POST('/engine/exports/{export_id}/cancel', {
         params: { path: { export_id: second.data?.id as string }, header: APP },

@@ -130,20 +130,39 @@ export interface Download {
 }
 
 /** GET (or HEAD) of an export's file as bytes; the answer is checked against the document. */
-export async function download(
+export function download(
   app: TestServer,
   caller: EngineCaller,
   id: string,
   headers: Record<string, string> = {},
   method = 'GET',
 ): Promise<Download> {
-  const path = `/engine/exports/${id}/file`;
-  const response = await fetch(new URL(path, app.url), { method, headers: { ...caller.headers, ...headers } });
+  return fetchFile(app, `/engine/exports/${id}/file`, { ...caller.headers, ...headers }, method);
+}
+
+/** GET (or HEAD) of a download link's path (createExportLink), with no credentials unless `headers` has some. */
+export function downloadByLink(
+  app: TestServer,
+  downloadPath: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<Download> {
+  return fetchFile(app, downloadPath, headers, method);
+}
+
+async function fetchFile(app: TestServer, path: string, headers: Record<string, string>, method: string): Promise<Download> {
+  const url = new URL(path, app.url);
+  const response = await fetch(url, { method, headers });
   const bytes = Buffer.from(await response.arrayBuffer());
   const text = bytes.toString('utf8');
   const contentType = response.headers.get('content-type') ?? '';
   const body = contentType.includes('application/json') && text !== '' ? JSON.parse(text) : text;
-  await assertMatchesContract(method === 'HEAD' ? 'GET' : method, path, { status: response.status, headers: response.headers, body, text });
+  await assertMatchesContract(method === 'HEAD' ? 'GET' : method, url.pathname, {
+    status: response.status,
+    headers: response.headers,
+    body,
+    text,
+  });
   return { status: response.status, headers: response.headers, bytes };
 }
 
