@@ -872,6 +872,68 @@ onEachDatabase('dashboard times, dark theme and small screens', (app) => {
   });
 });
 
+onEachDatabase(
+  'dashboard exports',
+  (app) => {
+    const browser = useBrowser();
+    let seeded: SeededTraces;
+
+    before(async function () {
+      this.timeout(60_000);
+      seeded = await seedTraces(app());
+    });
+
+    it('exports the traces the list shows, follows the job, and downloads the file through its link', async () => {
+      const watch = await openPage(browser());
+      const { page } = watch;
+      try {
+        await signIn(app(), watch, seeded.member);
+        const filter = { field: 'service_name', op: 'eq', value: 'filler' };
+        const listed = await apiTraces(app(), seeded, filter);
+        expect(listed.ids.length).to.be.greaterThan(1);
+        await page.goto(`${app().url}/ui/traces?app=${seeded.appId}&filter=${encodeURIComponent(JSON.stringify(filter))}`);
+        await waitForList(page, listed.ids);
+        await page.locator('details.export-panel summary').click();
+        const form = page.getByRole('form', { name: 'Export' });
+        await form.getByLabel('The traces listed (newest first)').check();
+        await form.getByLabel('Format').selectOption('csv');
+        await form.getByRole('button', { name: 'Export' }).click();
+        const state = page.getByTestId('export-state');
+        await state.filter({ hasText: /Export (queued|running)/ }).waitFor();
+        await app().server.exporter.runOnce();
+        const link = page.getByRole('link', { name: 'Download CSV file' });
+        await link.waitFor();
+        expect(await state.innerText()).to.match(/^Export ready: [\d,]+ records, [\d,]+ bytes\./);
+        expect(await accessibilityViolations(page), 'traces view with an export').to.deep.equal([]);
+
+        // The link works by itself (no session, no token): the traces of the filter, one a row.
+        const href = (await link.getAttribute('href')) as string;
+        expect(href).to.match(/^\/engine\/exports\/exp_\w+\/download\?token=/);
+        const file = await fetch(new URL(href, app().url));
+        expect(file.status).to.equal(200);
+        const rows = (await file.text()).trim().split('\r\n');
+        expect(rows[0]?.split(',')[0]).to.equal('trace_id');
+        const exported = rows.slice(1).map((row) => row.split(',')[0]);
+        // Every page of the API's walk, in one fixed window, as a cursor needs.
+        const window = { start: new Date(Date.now() - 86_400_000).toISOString(), end: new Date(Date.now() + 60_000).toISOString() };
+        const all = await apiTraces(app(), seeded, filter, false, undefined, window);
+        const everyFiller = [...all.ids];
+        for (let next = all.nextCursor; next;) {
+          const more = await apiTraces(app(), seeded, filter, false, next, window);
+          expect(more.status).to.equal(200);
+          everyFiller.push(...more.ids);
+          next = more.nextCursor;
+        }
+        expect(exported).to.deep.equal(everyFiller);
+        expectNothingRan(watch);
+      } finally {
+        await watch.context.close();
+      }
+    });
+  },
+  { EXPORT_SETTLE_SECONDS: '0' },
+);
+
 describe('filter builder logic', () => {
   it('reads the fields, operators and node kinds from the engine document', async () => {
     const { default: YAML } = await import('yaml');

@@ -15,6 +15,7 @@ import {
   inputValue,
   inputZoneLabel,
   instantOfInput,
+  textInZone,
   readZoneChoice,
   saveZoneChoice,
   zoneName,
@@ -90,6 +91,10 @@ describe('dashboard time format', () => {
     expect(instantOfInput(inputValue(minute, undefined), undefined)).to.equal(minute);
     for (const text of ['', '2026-11-28', '2026-11-28 14:05', 'soon']) expect(instantOfInput(text, 'UTC'), text).to.be.NaN;
     expect([inputZoneLabel('UTC'), inputZoneLabel(undefined)]).to.deep.equal(['UTC', 'local time']);
+    // A text typed in one zone, shown in another: the same instant; as typed in its own zone.
+    expect(textInZone({ text: '2026-11-28T14:05', zone: 'UTC' }, 'UTC')).to.equal('2026-11-28T14:05');
+    expect(textInZone({ text: '2026-11-28T14:05', zone: 'UTC' }, 'America/St_Johns')).to.equal('2026-11-28T10:35');
+    expect(textInZone({ text: '', zone: 'UTC' }, undefined)).to.equal('');
   });
 
   it('remembers the zone choice: local unless UTC was chosen, and survives a storage that throws', () => {

@@ -161,3 +161,14 @@ export function instantOfInput(value: string, zone: TimeZone): number {
 export function inputZoneLabel(zone: TimeZone): string {
   return zone === 'UTC' ? 'UTC' : 'local time';
 }
+
+/** A field's text and the zone it was typed in. */
+export interface ZonedText {
+  text: string;
+  zone: TimeZone;
+}
+
+/** The field's text in `zone`: as typed, or the same instant rewritten there ('' for no time). */
+export function textInZone(typed: ZonedText, zone: TimeZone): string {
+  return typed.zone === zone ? typed.text : inputValue(instantOfInput(typed.text, typed.zone), zone);
+}

@@ -17,7 +17,7 @@ import { ConfirmButton } from './confirm-button';
 import type { RevealedSecret } from './key-secret-panel';
 import { useAction } from './use-action';
 import { formatIsoText, inputZoneLabel } from '../time-format';
-import { useTimeZone } from '../use-time-zone';
+import { useTimeZone, useZonedText } from '../use-time-zone';
 
 /** The fields of the key forms a 422 can name beside them. */
 const KEY_FIELDS = ['permissions'] as const;
@@ -31,7 +31,7 @@ function formError(error: string, issues: ReturnType<typeof placeIssues>): strin
 function ApiKeyCreateForm({ applicationId, onCreated }: { applicationId: string; onCreated(secret: RevealedSecret): void }) {
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<AssignablePermission[]>(['write:traces']);
-  const [expiry, setExpiry] = useState('');
+  const [expiry, setExpiry] = useZonedText(() => '');
   const zone = useTimeZone();
   const action = useAction();
   const issues = placeIssues(action.issues, KEY_FIELDS);
@@ -94,7 +94,7 @@ function ApiKeyEditForm({ apiKey, onDone }: { apiKey: ApiKey; onDone(saved: bool
   const [permissions, setPermissions] = useState<AssignablePermission[]>(apiKey.permissions);
   const zone = useTimeZone();
   const shownExpiry = expiryInputValue(apiKey.expires_at, zone);
-  const [expiry, setExpiry] = useState(shownExpiry);
+  const [expiry, setExpiry] = useZonedText((shown) => expiryInputValue(apiKey.expires_at, shown));
   const action = useAction();
   const issues = placeIssues(action.issues, KEY_FIELDS);
   const submit = async (event: Event) => {

@@ -1,12 +1,12 @@
 // Picks the time window of a data view: a quick range ending now, or an absolute range, typed in
 // the zone the page writes times in (UTC or local, the header's switch). The choice goes into the
 // URL (ui/src/view-query.ts) as instants, so a link means the same window in any zone.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { QUICK_RANGES, absoluteRangeQuery, quickRangeQuery, readTimeWindow, type QuickRange } from '../view-query';
 import { withQuery } from './application-picker';
 import { inputValue, inputZoneLabel, instantOfInput } from '../time-format';
-import { useTimeZone } from '../use-time-zone';
+import { useTimeZone, useZonedText } from '../use-time-zone';
 
 const QUICK_LABELS: Record<QuickRange, string> = {
   '15m': 'Last 15 minutes',
@@ -20,17 +20,8 @@ export function TimeRangePicker() {
   const { path, query, route } = useLocation();
   const window = readTimeWindow(query);
   const zone = useTimeZone();
-  const [from, setFrom] = useState(inputValue(window.start.getTime(), zone));
-  const [to, setTo] = useState(inputValue(window.end.getTime(), zone));
-  // The fields follow a switch of zone: they show the same instants, in the new zone.
-  const shownZone = useRef(zone);
-  useEffect(() => {
-    const previous = shownZone.current;
-    if (previous === zone) return;
-    shownZone.current = zone;
-    setFrom((value) => inputValue(instantOfInput(value, previous), zone));
-    setTo((value) => inputValue(instantOfInput(value, previous), zone));
-  }, [zone]);
+  const [from, setFrom] = useZonedText((shown) => inputValue(window.start.getTime(), shown));
+  const [to, setTo] = useZonedText((shown) => inputValue(window.end.getTime(), shown));
   const [problem, setProblem] = useState<string>();
   const go = (changes: Record<string, string | undefined>) => route(withQuery(path, query, changes));
   const applyAbsolute = (event: Event) => {

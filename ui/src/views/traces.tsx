@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiError, call, engine } from '../api';
 import { ApplicationPicker, withQuery } from '../components/application-picker';
+import { ExportPanel } from '../components/export-panel';
 import { describeFilter } from '../describe-filter';
 import { FilterBuilder, type FilterIssue } from '../components/filter-builder';
 import { TimeRangePicker } from '../components/time-range-picker';
@@ -94,6 +95,9 @@ export function Traces() {
               onPage={(page) => route(withQuery(path, query, { page: page > 1 ? String(page) : undefined }), true)}
               onFilterIssues={setFilterIssues}
             />
+          )}
+          {!problem && (
+            <ExportPanel app={app} filter={filter} searchChildren={searchChildren} window={() => windowParams(readTimeWindow(query))} />
           )}
         </>
       )}
