@@ -164,7 +164,7 @@ export async function startServer(
   repricer.start();
   // The engine's record shapes: an export holds exactly what POST /engine/query and POST /traces answer.
   const records = { spans: spanRecord, traces: traceSummary };
-  const exporter = new Exporter({ knex, spans, logger, config: config.exports, records, clock });
+  const exporter = new Exporter({ knex, spans, logger, config: config.exports, records, clock, ingestBusy: () => ingestActivity.busy() });
   exporter.start();
   const webhookDeliverer = new WebhookDeliverer({ knex, logger, config: config.webhooks, resolve: options.webhookResolver });
   webhookDeliverer.start();

@@ -12,6 +12,7 @@ import type { ServiceDeps } from '../operations/service-deps.js';
 import { invalidToken } from '../auth/authenticate.js';
 import { InvalidTokenError } from '../auth/tokens.js';
 import { byteRange } from '../exports/byte-ranges.js';
+import { fileType } from '../exports/compression.js';
 import { fileStream } from '../exports/export-file.js';
 import { asOf, downloadable, EXPORT_NOT_FOUND } from '../exports/export-jobs.js';
 import { formatOf } from '../exports/formats/index.js';
@@ -32,14 +33,15 @@ async function exportFileReply({ knex, config, clock = Date.now }: ServiceDeps, 
   const job = await succeededExport(knex, request.applicationId, request.exportId, clock(), config.exports.retentionHours);
   const format = formatOf(job.format);
   if (!format) throw new Error(`export ${job.id} has the format ${job.format}, which this release cannot serve`);
+  const { contentType, extension } = fileType(format, job.compression);
   const size = job.bytes;
   // The file of an export never changes once it has succeeded: its id and size name it.
   const etag = `"${job.id}-${size}"`;
   const headers: Record<string, string> = {
     'Accept-Ranges': 'bytes',
     ETag: etag,
-    'Content-Type': format.contentType,
-    'Content-Disposition': `attachment; filename="${job.id}.${format.extension}"`,
+    'Content-Type': contentType,
+    'Content-Disposition': `attachment; filename="${job.id}.${extension}"`,
   };
   const range = byteRange(request.range, request.ifRange, etag, size);
   if (range.kind === 'unsatisfiable')

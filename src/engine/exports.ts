@@ -30,6 +30,7 @@ export function exportJobBody(stored: ExportJobRecord, now: number): Schemas['Ex
     state: job.state,
     grain: job.grain,
     format: job.format,
+    compression: job.compression,
     columns: job.columns,
     filter: job.filter === null ? null : (JSON.parse(job.filter) as Schemas['FilterNode']),
     search_child_spans: job.searchChildSpans,
@@ -73,6 +74,13 @@ export function createExport({ knex, config, clock = Date.now }: ServiceDeps): O
         type: 'value_error',
       });
     if (!formatOf(format)) issues.push({ loc: ['body', 'format'], msg: `${format} is not available yet`, type: 'value_error' });
+    const compression = request.query.compression ?? 'none';
+    if (compression !== 'none' && format === 'parquet')
+      issues.push({
+        loc: ['query', 'compression'],
+        msg: 'a Parquet file compresses its own column chunks: compression applies to ndjson and csv',
+        type: 'value_error',
+      });
     if (issues.length > 0 || !parsed) throw new RequestValidationError(issues);
     const window = requiredWindow(parsed);
     const now = clock();
@@ -86,6 +94,7 @@ export function createExport({ knex, config, clock = Date.now }: ServiceDeps): O
         filter: body.filter === undefined || body.filter === null ? null : JSON.stringify(body.filter),
         grain,
         format,
+        compression,
         columns: body.columns ?? null,
         searchChildSpans: grain === 'traces' && body.search_child_spans === true,
       },

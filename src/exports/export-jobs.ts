@@ -13,6 +13,7 @@ import {
   cancelExportJobRow,
   insertExportJob,
   lockExportJob,
+  type ExportCompression,
   type ExportFormatName,
   type ExportGrain,
   type ExportJobRecord,
@@ -35,6 +36,7 @@ export interface ExportQuery {
   filter: string | null;
   grain: ExportGrain;
   format: ExportFormatName;
+  compression: ExportCompression;
   columns: string[] | null;
   searchChildSpans: boolean;
 }

@@ -459,7 +459,9 @@ export interface paths {
          * Download an export's file (resumable with Range)
          * @description Added in 1.11.0. The file of a `succeeded` export, streamed: `application/x-ndjson`
          *     (one record a line, each ended by `\n`), `text/csv; charset=utf-8` or
-         *     `application/vnd.apache.parquet`, as an attachment named `<export_id>.<ndjson|csv|parquet>`.
+         *     `application/vnd.apache.parquet`, as an attachment named `<export_id>.<ndjson|csv|parquet>`;
+         *     a file made with `compression=gzip` (1.12.0) is `application/gzip`, named
+         *     `<export_id>.<ndjson|csv>.gz`.
          *     Any instance of the service serves it (the file is kept in the database). `HEAD`
          *     answers the same status and headers without the file.
          *
@@ -1803,6 +1805,15 @@ export interface components {
          */
         ExportFormat: "ndjson" | "csv" | "parquet";
         /**
+         * @description Added in 1.12.0. How the file is compressed: `none`, or `gzip` (NDJSON and CSV only).
+         *     A gzip file is a series of gzip members, one a batch of records, which every gzip reader
+         *     reads as one stream (RFC 1952, section 2.2); its bytes, `progress.bytes` and ranges are
+         *     the compressed ones.
+         * @default none
+         * @enum {string}
+         */
+        ExportCompression: "none" | "gzip";
+        /**
          * @description Added in 1.11.0. `queued` (waiting for a worker, at least `EXPORT_SETTLE_SECONDS`
          *     after its snapshot), `running`, `succeeded` (the file can be downloaded until
          *     `expires_at`), `failed` (`error` says why; nothing to download), `cancelled`,
@@ -1872,6 +1883,7 @@ export interface components {
             state: components["schemas"]["ExportState"];
             grain: components["schemas"]["ExportGrain"];
             format: components["schemas"]["ExportFormat"];
+            compression: components["schemas"]["ExportCompression"];
             /** @description The columns asked for, in the file's order; `null` for every field of the grain's record. */
             columns: string[] | null;
             /** @description The filter as sent; `null` when none. */
@@ -2093,6 +2105,7 @@ export interface components {
                  *     4bf92f3577b34da6a3ce929d0e0e4736,53995c3f42cd8ad8,1795355100223456789,gemini-2.5-flash-001,"{""input"":5120,""output"":1680,""cache_read"":4096,""cache_creation"":null,""total"":6800}",0.0042
                  */
                 "text/csv": string;
+                "application/gzip": string;
                 "application/vnd.apache.parquet": string;
             };
         };
@@ -2113,6 +2126,7 @@ export interface components {
             content: {
                 "application/x-ndjson": string;
                 "text/csv": string;
+                "application/gzip": string;
                 "application/vnd.apache.parquet": string;
             };
         };
@@ -2391,7 +2405,7 @@ export interface components {
          */
         ExportContentLength: number;
         /**
-         * @description `attachment; filename="<export_id>.<ndjson|csv|parquet>"`.
+         * @description `attachment; filename="<export_id>.<ndjson|csv|parquet>"`, or `<export_id>.<ndjson|csv>.gz` for a gzip file (1.12.0).
          * @example attachment; filename="exp_4Tn8Wq2Zx6Lc9Vb1Mk3P.csv"
          */
         ExportContentDisposition: string;
@@ -3426,6 +3440,7 @@ export interface operations {
                      *           "state": "running",
                      *           "grain": "traces",
                      *           "format": "ndjson",
+                     *           "compression": "none",
                      *           "columns": null,
                      *           "filter": null,
                      *           "search_child_spans": false,
@@ -3476,6 +3491,16 @@ export interface operations {
                  * @example 2026-11-22T14:00:00.000Z
                  */
                 end_time: components["parameters"]["EndTime"];
+                /**
+                 * @description Added in 1.12.0. `gzip` writes an NDJSON or CSV file gzip-compressed (RFC 1952,
+                 *     `application/gzip`, downloaded as `<export_id>.<ndjson|csv>.gz`): usually 15 to 25
+                 *     times smaller, so far less of the organization's byte limit, and read as it is by
+                 *     `gunzip`, `zcat`, Python's `gzip`, pandas, DuckDB, BigQuery and Snowflake. `none`
+                 *     (the default) writes it uncompressed. A Parquet file compresses its own column
+                 *     chunks: `gzip` with `format: parquet` is a 422 at `["query", "compression"]`.
+                 * @example gzip
+                 */
+                compression?: components["schemas"]["ExportCompression"];
             };
             header: {
                 /**
@@ -3515,6 +3540,7 @@ export interface operations {
                      *       "state": "queued",
                      *       "grain": "spans",
                      *       "format": "csv",
+                     *       "compression": "none",
                      *       "columns": [
                      *         "trace_id",
                      *         "span_id",
@@ -3617,6 +3643,7 @@ export interface operations {
                      *       "state": "succeeded",
                      *       "grain": "spans",
                      *       "format": "csv",
+                     *       "compression": "none",
                      *       "columns": [
                      *         "trace_id",
                      *         "span_id",
@@ -3694,6 +3721,7 @@ export interface operations {
                      *       "state": "cancelled",
                      *       "grain": "spans",
                      *       "format": "ndjson",
+                     *       "compression": "none",
                      *       "columns": null,
                      *       "filter": null,
                      *       "search_child_spans": false,

@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ExportConfig } from '../config.js';
 import { FilterTimeLimitError } from '../errors.js';
+import { compressedBatch } from '../exports/compression.js';
 import { exportReader, type ExportReader } from '../exports/export-reads.js';
 import type { ExportFormat } from '../exports/formats/format.js';
 import { formatOf } from '../exports/formats/index.js';
@@ -37,12 +38,23 @@ export interface ExporterDeps {
   records: ExportRecords;
   /** The clock of snapshots, settling and expiry (Date.now by default; tests move it). */
   clock?: () => number;
+  /** Whether this process's ingestion is storing spans now (src/ingest/ingest-activity.ts): a job gives way to it. */
+  ingestBusy?: () => boolean;
+  /** How a job waits when it gives way (a timer by default; tests record the waits). */
+  giveWay?: (ms: number) => Promise<void>;
 }
+
+/** The longest a job gives way to ingestion after one batch: it never stalls behind a steady stream of spans. */
+export const GIVE_WAY_MAX_MS = 2000;
 
 /** Why a job failed, as its `error` tells it: a fault of ours says only that, its cause is in the log. */
 export function exportErrorOf(error: unknown): ExportError {
   if (error instanceof RegexTimeLimitExceeded) return { code: 'time_limit', message: new FilterTimeLimitError(error.limitMs).message };
   return { code: 'internal', message: 'the export failed on an internal error of the service; create it again' };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {
@@ -109,8 +121,10 @@ export class Exporter extends LeasedJobWorker<LeasedExport> {
         await this.release(job);
         return;
       }
+      const started = performance.now();
       const write = await this.nextBatch(job, format, reader);
       const outcome = await writeBatch(knex, job, write, limits, this.timing());
+      const batchMs = performance.now() - started;
       if (outcome.kind === 'lost') return;
       worked.batches += 1;
       if (outcome.kind === 'byte_limit') {
@@ -123,6 +137,9 @@ export class Exporter extends LeasedJobWorker<LeasedExport> {
       }
       job.position = outcome.position;
       job.record = { ...job.record, rows: job.record.rows + write.rows, bytes: job.record.bytes + write.bytes.length };
+      // While spans are being stored, wait as long as the batch took before the next one: the
+      // job runs at half its pace and leaves the event loop and the database to ingestion.
+      if (this.deps.ingestBusy?.()) await (this.deps.giveWay ?? sleep)(Math.min(batchMs, GIVE_WAY_MAX_MS));
     }
   }
 
@@ -154,7 +171,7 @@ export class Exporter extends LeasedJobWorker<LeasedExport> {
     const last = records.length < limit;
     if (last) chunks.push(format.tail(columns, state, offset));
     return {
-      bytes: concat(chunks),
+      bytes: compressedBatch(job.record.compression, concat(chunks)),
       rows: records.length,
       after: lastKey ?? job.position.after,
       formatState: state === null || state === undefined ? null : JSON.stringify(state),

@@ -11,6 +11,7 @@
 // draft <-> FilterNode conversions.
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { expect } from 'chai';
+import { gunzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import {
   addChild,
@@ -897,11 +898,12 @@ onEachDatabase(
         const form = page.getByRole('form', { name: 'Export' });
         await form.getByLabel('The traces listed (newest first)').check();
         await form.getByLabel('Format').selectOption('csv');
+        await form.getByLabel(/^Compress \(gzip/).check();
         await form.getByRole('button', { name: 'Export' }).click();
         const state = page.getByTestId('export-state');
         await state.filter({ hasText: /Export (queued|running)/ }).waitFor();
         await app().server.exporter.runOnce();
-        const link = page.getByRole('link', { name: 'Download CSV file' });
+        const link = page.getByRole('link', { name: 'Download CSV file (gzip)' });
         await link.waitFor();
         expect(await state.innerText()).to.match(/^Export ready: [\d,]+ records, [\d,]+ bytes\./);
         expect(await accessibilityViolations(page), 'traces view with an export').to.deep.equal([]);
@@ -911,7 +913,11 @@ onEachDatabase(
         expect(href).to.match(/^\/engine\/exports\/exp_\w+\/download\?token=/);
         const file = await fetch(new URL(href, app().url));
         expect(file.status).to.equal(200);
-        const rows = (await file.text()).trim().split('\r\n');
+        expect(file.headers.get('content-type')).to.equal('application/gzip');
+        const rows = gunzipSync(Buffer.from(await file.arrayBuffer()))
+          .toString('utf8')
+          .trim()
+          .split('\r\n');
         expect(rows[0]?.split(',')[0]).to.equal('trace_id');
         const exported = rows.slice(1).map((row) => row.split(',')[0]);
         // Every page of the API's walk, in one fixed window, as a cursor needs.

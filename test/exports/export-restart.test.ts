@@ -7,8 +7,18 @@ import { expect } from 'chai';
 import { EXPORTS } from '../../src/storage/exports/export-jobs.js';
 import { engineCaller, type EngineCaller } from '../support/auth.js';
 import { testDatabases } from '../support/databases.js';
-import { createExport, download, randomSpans, readExport, storeRandomSpans } from '../support/exports.js';
+import { createExport, download, randomSpans, readExport, storeRandomSpans, WINDOW } from '../support/exports.js';
 import { oneDatabase, type OneDatabase, type TestServer } from '../support/test-server.js';
+
+/** The files compared: each format, and a gzip one (one gzip member a batch). */
+const KINDS: Array<{ format: string; compression?: string }> = [
+  { format: 'ndjson' },
+  { format: 'csv' },
+  { format: 'parquet' },
+  { format: 'csv', compression: 'gzip' },
+];
+const nameOf = (kind: { format: string; compression?: string }) => (kind.compression ? `${kind.format}.gz` : kind.format);
+const queryOf = (kind: { compression?: string }) => (kind.compression ? { ...WINDOW, compression: kind.compression } : WINDOW);
 
 for (const database of testDatabases()) {
   describe(`export jobs across instances [${database.name}]`, function () {
@@ -31,11 +41,11 @@ for (const database of testDatabases()) {
     /** Uninterrupted files of each format, to compare with. */
     async function references(app: TestServer, caller: EngineCaller): Promise<Map<string, Buffer>> {
       const files = new Map<string, Buffer>();
-      for (const format of ['ndjson', 'csv', 'parquet']) {
-        const created = await createExport(app, caller, { format });
+      for (const kind of KINDS) {
+        const created = await createExport(app, caller, { format: kind.format }, queryOf(kind));
         await app.server.exporter.runOnce();
         expect((await readExport(app, caller, created.body.id)).state).to.equal('succeeded');
-        files.set(format, (await download(app, caller, created.body.id)).bytes);
+        files.set(nameOf(kind), (await download(app, caller, created.body.id)).bytes);
       }
       return files;
     }
@@ -61,8 +71,9 @@ for (const database of testDatabases()) {
       await storeRandomSpans(app, randomSpans(caller.appId, 5, 150));
       const expected = await references(app, caller);
       const total = expected.get('ndjson')!.toString().split('\n').length - 1;
-      for (const format of ['ndjson', 'csv', 'parquet']) {
-        const id = (await createExport(app, caller, { format })).body.id as string;
+      for (const kind of KINDS) {
+        const format = nameOf(kind);
+        const id = (await createExport(app, caller, { format: kind.format }, queryOf(kind))).body.id as string;
         await stopPartway(app, id);
         const next = await start();
         // The process that stopped let the job go mid-way.

@@ -131,6 +131,7 @@ export async function seedExport(knex: Knex, organizationId: string, application
       filter: null,
       grain: 'spans',
       format: 'ndjson',
+      compression: 'none',
       columns: null,
       searchChildSpans: false,
     },

@@ -92,6 +92,8 @@ export async function storeRandomSpans(app: TestServer, rows: SpanRow[]): Promis
 }
 
 export type ExportBody = Record<string, unknown>;
+/** The query of POST /engine/exports: the window, and `compression` when asked. */
+export type ExportQuery = Record<string, string>;
 
 /** The parts of an export's file stored now. */
 export async function storedParts(app: TestServer, id: string): Promise<number> {
@@ -100,7 +102,12 @@ export async function storedParts(app: TestServer, id: string): Promise<number> 
 }
 
 /** POST /engine/exports over `query` (the window by default); the answer, 202 expected by the caller. */
-export function createExport(app: TestServer, caller: EngineCaller, body: ExportBody = {}, query = WINDOW): Promise<ApiResponse> {
+export function createExport(
+  app: TestServer,
+  caller: EngineCaller,
+  body: ExportBody = {},
+  query: ExportQuery = WINDOW,
+): Promise<ApiResponse> {
   return call(app.url, 'POST', '/engine/exports', { query, headers: caller.headers, json: body });
 }
 
@@ -109,7 +116,7 @@ export async function exportNow(
   app: TestServer,
   caller: EngineCaller,
   body: ExportBody = {},
-  query = WINDOW,
+  query: ExportQuery = WINDOW,
 ): Promise<Record<string, any>> {
   const created = await createExport(app, caller, body, query);
   expect(created.status, created.text).to.equal(202);

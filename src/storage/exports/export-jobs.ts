@@ -19,6 +19,8 @@ export const EXPORT_GRAINS = ['spans', 'traces'] as const;
 export type ExportGrain = (typeof EXPORT_GRAINS)[number];
 export const EXPORT_FORMATS = ['ndjson', 'csv', 'parquet'] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_COMPRESSIONS = ['none', 'gzip'] as const;
+export type ExportCompression = (typeof EXPORT_COMPRESSIONS)[number];
 
 /** The states of a job that counts against its organization's active jobs. */
 export const ACTIVE_STATES: readonly ExportState[] = ['queued', 'running'];
@@ -41,6 +43,8 @@ export interface ExportJobRecord {
   state: ExportState;
   grain: ExportGrain;
   format: ExportFormatName;
+  /** How the file is compressed: `none`, or `gzip` (each batch's bytes one gzip member). */
+  compression: ExportCompression;
   /** The columns chosen, in the file's order; null: every field of the grain's record. */
   columns: string[] | null;
   /** The filter as sent, as JSON text; null: none. */
@@ -80,6 +84,7 @@ interface JobRow {
   state: ExportState;
   grain: ExportGrain;
   format: ExportFormatName;
+  compression: ExportCompression;
   columns: string | null;
   filter: string | null;
   search_child_spans: number | boolean | string;
@@ -108,6 +113,7 @@ const JOB_COLUMNS = [
   'state',
   'grain',
   'format',
+  'compression',
   'columns',
   'filter',
   'search_child_spans',
@@ -137,6 +143,7 @@ function fromRow(row: JobRow): ExportJobRecord {
     state: row.state,
     grain: row.grain,
     format: row.format,
+    compression: row.compression,
     columns: row.columns === null ? null : (JSON.parse(row.columns) as string[]),
     filter: row.filter,
     searchChildSpans: Number(row.search_child_spans) === 1 || row.search_child_spans === true,
@@ -161,6 +168,7 @@ export async function insertExportJob(trx: Knex.Transaction, job: ExportJobRecor
     state: job.state,
     grain: job.grain,
     format: job.format,
+    compression: job.compression,
     columns: job.columns === null ? null : JSON.stringify(job.columns),
     filter: job.filter,
     search_child_spans: job.searchChildSpans ? 1 : 0,

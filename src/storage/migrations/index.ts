@@ -31,6 +31,7 @@ import * as budgets from './20261210000100_budgets.js';
 import * as spendSlotRollups from './20261212000100_spend_slot_rollups.js';
 import * as dashboardSessions from './20261213000100_dashboard_sessions.js';
 import * as exportJobs from './20261214000100_exports.js';
+import * as exportCompression from './20261215000100_export_compression.js';
 import { MIGRATIONS_TABLE, migrateUnderLock, type MigrationWait } from './migration-lock.js';
 
 interface Migration {
@@ -69,6 +70,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261212000100_spend_slot_rollups', spendSlotRollups],
   ['20261213000100_dashboard_sessions', dashboardSessions],
   ['20261214000100_exports', exportJobs],
+  ['20261215000100_export_compression', exportCompression],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,5 +1,6 @@
 // Exports what the trace list shows (docs/dashboard.md, "Exports"): the traces of the window and
-// filter (with the child-span switch), or the spans the filter matches, as CSV, NDJSON or Parquet.
+// filter (with the child-span switch), or the spans the filter matches, as CSV, NDJSON or Parquet,
+// gzip-compressed if asked.
 // The job is made by the service in the background (engine `createExport`); the panel follows it
 // until it has succeeded and then offers its file through a download link (`createExportLink`),
 // a plain same-origin link the browser saves without the page holding the file.
@@ -35,6 +36,7 @@ interface ExportPanelProps {
 export function ExportPanel({ app, filter, searchChildren, window }: ExportPanelProps) {
   const [grain, setGrain] = useState<Grain>('traces');
   const [format, setFormat] = useState<Format>('csv');
+  const [gzip, setGzip] = useState(false);
   const [job, setJob] = useState<ExportJob>();
   const [link, setLink] = useState<string>();
   const action = useAction();
@@ -71,7 +73,8 @@ export function ExportPanel({ app, filter, searchChildren, window }: ExportPanel
         ...(filter === undefined ? {} : { filter }),
         ...(grain === 'traces' ? { search_child_spans: searchChildren } : {}),
       };
-      setJob(await call(engine.POST('/engine/exports', { params: { header, query: window() }, body })));
+      const compression = gzip && format !== 'parquet' ? 'gzip' : 'none';
+      setJob(await call(engine.POST('/engine/exports', { params: { header, query: { ...window(), compression } }, body })));
     });
   };
 
@@ -100,6 +103,15 @@ export function ExportPanel({ app, filter, searchChildren, window }: ExportPanel
             ))}
           </select>
         </label>
+        <label>
+          <input
+            type="checkbox"
+            checked={gzip && format !== 'parquet'}
+            disabled={format === 'parquet'}
+            onChange={(event) => setGzip((event.target as HTMLInputElement).checked)}
+          />
+          Compress (gzip; Parquet is compressed inside)
+        </label>
         <button type="submit" disabled={action.busy || job?.state === 'queued' || job?.state === 'running'}>
           Export
         </button>
@@ -126,7 +138,7 @@ function ExportState({ job, link }: { job: ExportJob; link: string | undefined }
           Export ready: {written}.{' '}
           {link && (
             <a href={link} download>
-              Download {job.format.toUpperCase()} file
+              Download {job.format.toUpperCase()} file{job.compression === 'gzip' ? ' (gzip)' : ''}
             </a>
           )}
         </p>
