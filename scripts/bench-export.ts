@@ -16,7 +16,7 @@
 // is raised so that the files of one run fit. EXPORT_BATCH_ROWS is the service's (2,000 unless set).
 //
 // 1. Exports, one at a time: the main day at grain `spans`, no filter, in each format of
-//    BENCH_EXPORT_FORMATS (ndjson,csv,parquet), then at grain `traces` as NDJSON. Each is created,
+//    BENCH_EXPORT_FORMATS (ndjson,csv,parquet,ndjson.gz,csv.gz: `.gz` with compression=gzip), then at grain `traces` as NDJSON. Each is created,
 //    polled every 250 ms until it ends (BENCH_EXPORT_BUDGET_SECONDS, 1,200, at most: then it is
 //    cancelled and the run fails), and downloaded as a stream, its bytes counted and not kept
 //    (the last 16 MiB of a Parquet file are, for its footer). Checked: the job's rows equal the
@@ -40,6 +40,7 @@
 // runs inside the service). Results go to stdout as tables to paste; progress to stderr.
 import fs from 'node:fs';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
@@ -65,7 +66,7 @@ const SQLITE = process.env.BENCH_SQLITE !== '0';
 const TRACES = tracesPerDay();
 const SCALE = benchScale(TRACES);
 const MYSQL_DATABASE = process.env.BENCH_QUERY_DATABASE ?? defaultDatabase(TRACES);
-const FORMATS = (process.env.BENCH_EXPORT_FORMATS ?? 'ndjson,csv,parquet').split(',').map((name) => name.trim());
+const FORMATS = (process.env.BENCH_EXPORT_FORMATS ?? 'ndjson,csv,parquet,ndjson.gz,csv.gz').split(',').map((name) => name.trim());
 const EXPORT_BUDGET_MS = Number(process.env.BENCH_EXPORT_BUDGET_SECONDS ?? 1200) * 1000;
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 30);
 const INGEST_BATCH = 512;
@@ -130,8 +131,11 @@ class Api {
     return JSON.parse(answer.text) as T;
   }
 
+  /** `format` may end in `.gz`: that format with `compression=gzip`. */
   createExport(request: { grain: 'spans' | 'traces'; format: string }): Promise<ExportJob> {
-    return this.call('POST', `/engine/exports?${MAIN_DAY}`, request, 202);
+    const [format, gz] = request.format.split('.');
+    const query = gz === 'gz' ? `${MAIN_DAY}&compression=gzip` : MAIN_DAY;
+    return this.call('POST', `/engine/exports?${query}`, { grain: request.grain, format }, 202);
   }
 
   getExport(id: string): Promise<ExportJob> {
@@ -148,8 +152,8 @@ class Api {
     return (await this.call<{ pagination: { total: number } }>('POST', `/traces?${MAIN_DAY}&limit=1`, { filter: null })).pagination.total;
   }
 
-  /** Streams the file, counting its bytes and line ends; keeps only its last TAIL_BYTES. */
-  download(filePath: string): Promise<{ bytes: number; lines: number; seconds: number; head: Buffer; tail: Buffer }> {
+  /** Streams the file, counting its bytes and line ends (gunzipped, with `gzip`); keeps only its last TAIL_BYTES. */
+  download(filePath: string, gzip = false): Promise<{ bytes: number; lines: number; seconds: number; head: Buffer; tail: Buffer }> {
     return new Promise((resolve, reject) => {
       const started = performance.now();
       const request = http.get(new URL(filePath, this.url), { agent: false, headers: this.headers }, (response) => {
@@ -163,21 +167,25 @@ class Api {
         let head = Buffer.alloc(0);
         let tail: Buffer[] = [];
         let tailBytes = 0;
-        response.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
+        // The bytes sent are counted as they come; the lines in what they decompress to.
+        const content = gzip ? response.pipe(zlib.createGunzip()) : response;
+        if (gzip) response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        content.on('data', (chunk: Buffer) => {
+          if (!gzip) bytes += chunk.length;
           for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
           if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4)]);
           tail.push(chunk);
           tailBytes += chunk.length;
           while (tail.length > 1 && tailBytes - (tail[0] as Buffer).length >= TAIL_BYTES) tailBytes -= (tail.shift() as Buffer).length;
         });
-        response.on('end', () => {
+        content.on('end', () => {
           const seconds = (performance.now() - started) / 1000;
           const whole = Buffer.concat(tail);
           tail = [];
           resolve({ bytes, lines, seconds, head: head.subarray(0, 4), tail: whole.subarray(Math.max(0, whole.length - TAIL_BYTES)) });
         });
         response.on('error', reject);
+        content.on('error', reject);
       });
       request.on('error', reject);
     });
@@ -292,7 +300,7 @@ async function measureExport(
   const [serviceAfter, databaseAfter] = [cpuOf(pids.service) as number, cpuOf(pids.database)];
   if (job.state !== 'succeeded') throw new Error(`export ${what} ended ${job.state}: ${JSON.stringify(job.error)}`);
   if (job.progress.rows !== expected) throw new Error(`export ${what} holds ${job.progress.rows} records, the query ${expected}`);
-  const file = await api.download(job.download_path as string);
+  const file = await api.download(job.download_path as string, format.endsWith('.gz'));
   if (file.bytes !== job.progress.bytes)
     throw new Error(`export ${what}: downloaded ${file.bytes} bytes, the job wrote ${job.progress.bytes}`);
   checkRecords(format, file, expected);
@@ -315,8 +323,8 @@ async function measureExport(
 /** The file holds the records: a line each (and CSV's header line), or the Parquet footer's row count. */
 function checkRecords(format: string, file: { lines: number; head: Buffer; tail: Buffer }, expected: number): void {
   let records: number;
-  if (format === 'ndjson') records = file.lines;
-  else if (format === 'csv') records = file.lines - 1;
+  if (format.startsWith('ndjson')) records = file.lines;
+  else if (format.startsWith('csv')) records = file.lines - 1;
   else {
     if (file.head.toString('latin1') !== 'PAR1') throw new Error('the Parquet file does not open with PAR1');
     records = Number(parquetMetadata(file.tail).num_rows);
