@@ -99,8 +99,11 @@ export const EXPORT_LINK_AUDIENCE = 'spanledger-export-download';
 export interface ExportLinkClaims {
   exportId: string;
   applicationId: string;
-  /** When the link stops working, in epoch milliseconds. */
-  expiresAtMs: number;
+}
+
+/** The epoch second `ttlSeconds` from now, as a token's `exp`. */
+function inSeconds(ttlSeconds: number): number {
+  return Math.floor(Date.now() / 1000) + ttlSeconds;
 }
 
 interface Issuer {
@@ -155,14 +158,8 @@ export class TokenService {
     return { keys: [this.signingKey.publicJwk] };
   }
 
-  /** Signs claims that expire `ttlSeconds` from now, or at `expiresAtSeconds` (epoch seconds) when given. */
-  private async sign(
-    claims: JWTPayload,
-    subject: string,
-    ttlSeconds: number,
-    audience = this.config.tokenAudience,
-    expiresAtSeconds = Math.floor(Date.now() / 1000) + ttlSeconds,
-  ): Promise<string> {
+  /** Signs claims that expire at `expiresAtSeconds` (epoch seconds; inSeconds() for a time to live). */
+  private async sign(claims: JWTPayload, subject: string, expiresAtSeconds: number, audience = this.config.tokenAudience): Promise<string> {
     return new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: this.signingKey.kid, typ: 'JWT' })
       .setIssuer(this.config.tokenIssuer)
@@ -179,12 +176,17 @@ export class TokenService {
     user: { subject: string; email?: string; name?: string; permissions: readonly Permission[] },
     ttlSeconds: number,
   ): Promise<string> {
-    return this.sign({ email: user.email, name: user.name, permissions: [...user.permissions] }, user.subject, ttlSeconds);
+    return this.sign({ email: user.email, name: user.name, permissions: [...user.permissions] }, user.subject, inSeconds(ttlSeconds));
   }
 
   /** A one-time dashboard sign-in link's token for a local user (`npm run sign-in-link`). */
   signSignInLink(user: { subject: string; email?: string; name?: string }, ttlSeconds: number): Promise<string> {
-    return this.sign({ token_use: 'sign_in_link', email: user.email, name: user.name }, user.subject, ttlSeconds, SIGN_IN_LINK_AUDIENCE);
+    return this.sign(
+      { token_use: 'sign_in_link', email: user.email, name: user.name },
+      user.subject,
+      inSeconds(ttlSeconds),
+      SIGN_IN_LINK_AUDIENCE,
+    );
   }
 
   /** A link's claims: signed by this service for the audience and use, not expired. */
@@ -222,14 +224,14 @@ export class TokenService {
   /** An export's download link token: names the export and its application, works until `expiresAtSeconds` (epoch seconds). */
   signExportLink(link: { exportId: string; applicationId: string; expiresAtSeconds: number }): Promise<string> {
     const claims = { token_use: 'export_download', app_id: link.applicationId };
-    return this.sign(claims, link.exportId, 0, EXPORT_LINK_AUDIENCE, link.expiresAtSeconds);
+    return this.sign(claims, link.exportId, link.expiresAtSeconds, EXPORT_LINK_AUDIENCE);
   }
 
   /** Checks an export's download link token: signed by this service, for a download, not expired. */
   async verifyExportLink(token: string): Promise<ExportLinkClaims> {
     const payload = await this.verifyLink(token, EXPORT_LINK_AUDIENCE, 'export_download', 'download link');
     if (typeof payload.app_id !== 'string') throw new InvalidTokenError('download link lacks its application', 'invalid_claims');
-    return { exportId: payload.sub as string, applicationId: payload.app_id, expiresAtMs: (payload.exp as number) * 1000 };
+    return { exportId: payload.sub as string, applicationId: payload.app_id };
   }
 
   /** The token `POST /auth/token` answers: names the key, its application, organization and secret generation. */
@@ -237,7 +239,7 @@ export class TokenService {
     return this.sign(
       { token_use: 'api_key', app_id: key.applicationId, org_id: key.organizationId, gen: key.generation },
       key.apiKey,
-      this.config.accessTokenTtlSeconds,
+      inSeconds(this.config.accessTokenTtlSeconds),
     );
   }
 

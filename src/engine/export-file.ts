@@ -28,6 +28,11 @@ interface FileRequest {
   head: boolean;
 }
 
+/** What both downloads read of their request besides the export: the range asked for, and whether it is a HEAD. */
+function rangeOf(request: { headers: { range?: string; 'if-range'?: string }; incoming: { method?: string } }) {
+  return { range: request.headers.range, ifRange: request.headers['if-range'], head: request.incoming.method === 'HEAD' };
+}
+
 /** The reply to a download of the application's export: the file, a range of it, 416, or the 404/409/410 of its state. */
 async function exportFileReply({ knex, config, clock = Date.now }: ServiceDeps, request: FileRequest): Promise<BodyReply> {
   const job = await succeededExport(knex, request.applicationId, request.exportId, clock(), config.exports.retentionHours);
@@ -64,13 +69,7 @@ async function succeededExport(knex: Knex, applicationId: string, exportId: stri
 
 export function downloadExport(deps: ServiceDeps): OperationHandler<operations['downloadExport']> {
   return async (request) =>
-    exportFileReply(deps, {
-      applicationId: request.headers['x-vendor-app-id'],
-      exportId: request.params.export_id,
-      range: request.headers.range,
-      ifRange: request.headers['if-range'],
-      head: request.incoming.method === 'HEAD',
-    });
+    exportFileReply(deps, { applicationId: request.headers['x-vendor-app-id'], exportId: request.params.export_id, ...rangeOf(request) });
 }
 
 /** The seconds a link works when `expires_in` is not given (the document's default). */
@@ -109,12 +108,6 @@ export function downloadExportByLink(deps: ServiceDeps): OperationHandler<operat
     // A link names one export: another id in the path is not what it was made for.
     if (link.exportId !== request.params.export_id) throw invalidToken('invalid_claims', 'the link was made for another export');
     if (!(await activeApplication(deps.knex, link.applicationId))) throw new NotFoundError(EXPORT_NOT_FOUND);
-    return exportFileReply(deps, {
-      applicationId: link.applicationId,
-      exportId: link.exportId,
-      range: request.headers.range,
-      ifRange: request.headers['if-range'],
-      head: request.incoming.method === 'HEAD',
-    });
+    return exportFileReply(deps, { applicationId: link.applicationId, exportId: link.exportId, ...rangeOf(request) });
   };
 }

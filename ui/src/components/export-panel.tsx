@@ -13,8 +13,8 @@ import { ActionError } from './action-error';
 import { useAction } from './use-action';
 
 type ExportJob = components['schemas']['ExportJob'];
-type Grain = 'traces' | 'spans';
-type Format = 'csv' | 'ndjson' | 'parquet';
+type Grain = components['schemas']['ExportGrain'];
+type Format = components['schemas']['ExportFormat'];
 
 const FORMATS: ReadonlyArray<[Format, string]> = [
   ['csv', 'CSV'],
